@@ -1,0 +1,15 @@
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/** Startup refusal that names every bad or missing variable at once. */
+export class ConfigError extends Error {
+  readonly code = 'config.invalid';
+  constructor(readonly problems: ConfigProblem[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { ConfigError } from './config-error.ts';
+
+/** The environment as this process sees it; only string values matter. */
+export type Env = Record<string, string | undefined>;
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+
+const port = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(65535).default(fallback),
+  );
+
+const positiveInt = (fallback: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(fallback));
+
+const nonNegativeInt = (fallback: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).default(fallback));
+
+const httpUrl = z.preprocess(
+  emptyToUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+);
+
+const databaseUrl = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+);
+
+export const roles = ['viewer', 'operator', 'approver', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+/** `key:role,key:role`; a key may appear once. */
+const apiKeys = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const keys = new Map<string, Role>();
+      if (raw === undefined) return keys;
+      for (const [index, entry] of raw.split(',').entries()) {
+        const trimmed = entry.trim();
+        const separator = trimmed.lastIndexOf(':');
+        const key = trimmed.slice(0, separator);
+        const role = trimmed.slice(separator + 1) as Role;
+        if (separator <= 0 || !roles.includes(role)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `entry ${index + 1} must look like KEY:ROLE with ROLE one of ${roles.join(', ')}`,
+          });
+          continue;
+        }
+        if (keys.has(key)) {
+          ctx.addIssue({ code: 'custom', message: `entry ${index + 1} repeats a key` });
+        }
+        keys.set(key, role);
+      }
+      return keys;
+    }),
+);
+
+const logLevel = z.preprocess(
+  emptyToUndefined,
+  z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+);
+
+const gatewayEnv = z.object({
+  PORT: port(4000),
+  HOST: optionalString,
+  DATABASE_URL: databaseUrl,
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
+  LOG_LEVEL: logLevel,
+  PAYOUT_API_URL: httpUrl,
+  PAYOUT_AGENT_ID: optionalString,
+  PAYOUT_API_TOKEN: optionalString,
+  PAYOUT_PRIVATE_KEY_FILE: optionalString,
+  PAYOUT_WEBHOOK_SECRET: optionalString,
+  PAYOUT_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  PAYOUT_HEADERS_TIMEOUT_MS: positiveInt(15_000),
+  PAYOUT_BODY_TIMEOUT_MS: positiveInt(15_000),
+  PAYOUT_MAX_RETRIES: nonNegativeInt(3),
+  GATEWAY_PUBLIC_URL: httpUrl,
+  GATEWAY_API_KEYS: apiKeys,
+});
+
+/** Required together once the gateway talks to a real upstream. */
+const remoteOnly = [
+  'PAYOUT_AGENT_ID',
+  'PAYOUT_API_TOKEN',
+  'PAYOUT_PRIVATE_KEY_FILE',
+  'PAYOUT_WEBHOOK_SECRET',
+] as const;
+
+export interface PayoutClientSettings {
+  agentId: string;
+  apiToken: string;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxRetries: number;
+}
+
+export interface GatewayConfig {
+  port: number;
+  /** undefined means "decide from the mode": loopback for the embedded sandbox. */
+  host: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof logLevel>;
+  publicUrl: string | undefined;
+  apiKeys: Map<string, Role>;
+  payout:
+    | ({ mode: 'embedded' } & PayoutClientSettings & { webhookSecret: string | undefined })
+    | ({ mode: 'remote'; apiUrl: string; privateKeyFile: string; webhookSecret: string } & PayoutClientSettings);
+}
+
+export const EMBEDDED_AGENT_ID = 'sandbox-agent';
+
+export function loadGatewayConfig(env: Env): GatewayConfig {
+  const parsed = parseEnv(gatewayEnv, env);
+  if (parsed.PAYOUT_API_URL !== undefined) {
+    const missing = remoteOnly.filter((name) => parsed[name] === undefined);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        missing.map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' })),
+      );
+    }
+  }
+  const client: PayoutClientSettings = {
+    agentId: parsed.PAYOUT_AGENT_ID ?? EMBEDDED_AGENT_ID,
+    // The embedded sandbox lives in this process; a token made per run is enough.
+    apiToken: parsed.PAYOUT_API_TOKEN ?? '',
+    connectTimeoutMs: parsed.PAYOUT_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: parsed.PAYOUT_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: parsed.PAYOUT_BODY_TIMEOUT_MS,
+    maxRetries: parsed.PAYOUT_MAX_RETRIES,
+  };
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    dataDir: parsed.DATA_DIR,
+    logLevel: parsed.LOG_LEVEL,
+    publicUrl: parsed.GATEWAY_PUBLIC_URL,
+    apiKeys: parsed.GATEWAY_API_KEYS,
+    payout:
+      parsed.PAYOUT_API_URL === undefined
+        ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }
+        : {
+            mode: 'remote',
+            ...client,
+            apiUrl: parsed.PAYOUT_API_URL,
+            privateKeyFile: parsed.PAYOUT_PRIVATE_KEY_FILE!,
+            webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET!,
+          },
+  };
+}
+
+const rate = z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(1).default(0));
+const decimalAmount = (fallback: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+\.\d{2}$/, 'must be an amount with two decimals, such as 1000.00')
+      .default(fallback),
+  );
+
+const sandboxEnv = z.object({
+  SANDBOX_PORT: port(4010),
+  HOST: optionalString,
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
+  LOG_LEVEL: logLevel,
+  PAYOUT_AGENT_ID: z.preprocess(emptyToUndefined, z.string().default(EMBEDDED_AGENT_ID)),
+  PAYOUT_API_TOKEN: z.preprocess(emptyToUndefined, z.string().default('sandbox-token')),
+  PAYOUT_PUBLIC_KEY_FILE: optionalString,
+  PAYOUT_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().default('sandbox-webhook-secret')),
+  SANDBOX_BALANCE: decimalAmount('10000000.00'),
+  SANDBOX_OVERDRAFT: decimalAmount('0.00'),
+  SANDBOX_EXPIRY_MS: positiveInt(24 * 60 * 60 * 1000),
+  SANDBOX_IN_PROGRESS_MS: nonNegativeInt(3_000),
+  SANDBOX_WEBHOOK_ATTEMPTS: positiveInt(8),
+  SANDBOX_WEBHOOK_BACKOFF_MS: positiveInt(500),
+  SANDBOX_LATENCY_MS: nonNegativeInt(0),
+  SANDBOX_JITTER_MS: nonNegativeInt(0),
+  SANDBOX_FAIL_BEFORE_RATE: rate,
+  SANDBOX_FAIL_AFTER_RATE: rate,
+  SANDBOX_DROP_RATE: rate,
+  SANDBOX_SLOW_RATE: rate,
+  SANDBOX_SLOW_MS: nonNegativeInt(30_000),
+});
+
+export type SandboxEnv = z.infer<typeof sandboxEnv>;
+
+export function loadSandboxEnv(env: Env): SandboxEnv {
+  return parseEnv(sandboxEnv, env);
+}
+
+function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? '(environment)'),
+      message: issue.message,
+    })),
+  );
+}

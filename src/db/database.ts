@@ -1,0 +1,61 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from './generated/client.ts';
+import { applyMigrations } from './migrations.ts';
+
+export type { PrismaClient };
+
+export interface Database {
+  readonly prisma: PrismaClient;
+  readonly kind: 'pglite' | 'postgresql';
+  /** Applies pending migrations; returns the names applied now. */
+  migrate(): Promise<string[]>;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { databaseUrl: string }
+  /** Embedded PGlite; `dataDir` undefined means in memory (tests). */
+  | { dataDir: string | undefined };
+
+/** PostgreSQL through @prisma/adapter-pg when a URL is given, otherwise embedded PGlite. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if ('databaseUrl' in target) {
+    const factory = new PrismaPg({ connectionString: target.databaseUrl });
+    return wrap('postgresql', new PrismaClient({ adapter: factory }), () => new PrismaPg({ connectionString: target.databaseUrl }), async () => {});
+  }
+  let dataPath: string | undefined;
+  if (target.dataDir !== undefined) {
+    dataPath = join(target.dataDir, 'pglite');
+    mkdirSync(dataPath, { recursive: true });
+  }
+  const pglite = await PGlite.create(dataPath);
+  const factory = new PrismaPGlite(pglite);
+  return wrap('pglite', new PrismaClient({ adapter: factory }), () => factory, () => pglite.close());
+}
+
+function wrap(
+  kind: Database['kind'],
+  prisma: PrismaClient,
+  migrationAdapter: () => SqlMigrationAwareDriverAdapterFactory,
+  closeDriver: () => Promise<void>,
+): Database {
+  return {
+    prisma,
+    kind,
+    migrate: () => applyMigrations(migrationAdapter()),
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
+    async close() {
+      await prisma.$disconnect();
+      await closeDriver();
+    },
+  };
+}

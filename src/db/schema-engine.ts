@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import type { SchemaEngine } from '@prisma/schema-engine-wasm';
+
+type Bindings = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
+
+let bindings: Promise<Bindings> | undefined;
+
+/** The slice of the WebAssembly global used here (@types/node 20 does not declare it). */
+interface WasmApi {
+  instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/**
+ * The package's ESM entry imports its .wasm file directly, which Node cannot do, so the
+ * module is instantiated here by hand (see DESIGN.md, Prisma section). Done once per process.
+ */
+function loadBindings(): Promise<Bindings> {
+  bindings ??= (async () => {
+    const bg = await import('@prisma/schema-engine-wasm/schema_engine_bg');
+    const require = createRequire(import.meta.url);
+    const wasmFile = join(dirname(require.resolve('@prisma/schema-engine-wasm')), 'schema_engine_bg.wasm');
+    const { instance } = await wasm.instantiate(await readFile(wasmFile), { './schema_engine_bg.js': bg });
+    bg.__wbg_set_wasm(instance.exports as never);
+    (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+    return bg;
+  })();
+  return bindings;
+}
+
+export async function openSchemaEngine(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  schema: { path: string; content: string },
+): Promise<SchemaEngine> {
+  const bg = await loadBindings();
+  return bg.SchemaEngine.new(
+    { datamodels: [[schema.path, schema.content]] },
+    // The engine reports its own progress as JSON lines; nothing there is for users.
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(adapter),
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * Money as the partner API writes it: digits, `.`, exactly two decimals. Arithmetic
+ * happens on integer minor units (bigint) so no value ever passes through a float.
+ */
+export const MONEY_VALUE = /^(0|[1-9]\d{0,15})\.\d{2}$/;
+export const SIGNED_MONEY_VALUE = /^-?(0|[1-9]\d{0,15})\.\d{2}$/;
+
+export class MoneyFormatError extends Error {
+  readonly code = 'money.format';
+  constructor(readonly value: string) {
+    super(`"${value}" is not an amount with two decimals such as 1234.50`);
+    this.name = 'MoneyFormatError';
+  }
+}
+
+export function isMoneyValue(value: string): boolean {
+  return MONEY_VALUE.test(value);
+}
+
+export function toMinorUnits(value: string): bigint {
+  if (!MONEY_VALUE.test(value)) throw new MoneyFormatError(value);
+  return BigInt(value.replace('.', ''));
+}
+
+export function fromMinorUnits(minor: bigint): string {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(3, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/** Basis-point share of an amount, rounded up to the next minor unit (fees round against the payer). */
+export function basisPoints(minor: bigint, bps: bigint): bigint {
+  return (minor * bps + 9_999n) / 10_000n;
+}

@@ -1,0 +1,320 @@
+import { Agent, request } from 'undici';
+import type { z } from 'zod';
+import type { Logger } from '../log/logger.ts';
+import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from './backoff.ts';
+import {
+  PayoutApiError,
+  PayoutError,
+  PayoutNetworkError,
+  PayoutResponseError,
+  PaymentConflictError,
+  PaymentOutcomeUnknownError,
+  type NetworkPhase,
+} from './errors.ts';
+import {
+  Balance,
+  Balances,
+  ErrorBody,
+  Payment,
+  PaymentId,
+  ProviderInfo,
+  ProviderSummary,
+  type PaymentPayload,
+  type ProviderCode,
+} from './models.ts';
+import { recipientDifferences } from './compare.ts';
+import { signPayment } from './signature.ts';
+
+export interface PayoutClientOptions {
+  baseUrl: string;
+  agentId: string;
+  apiToken: string;
+  privateKeyPem: string;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Extra attempts after the first for calls that are safe to repeat. */
+  maxRetries: number;
+  backoff?: BackoffOptions;
+  /** A Retry-After longer than this is not waited for: the error is returned instead. */
+  maxRetryAfterMs?: number;
+  logger?: Logger;
+  random?: () => number;
+}
+
+export interface ListPaymentsQuery {
+  limit?: number;
+  offset?: number;
+  /** YYYY-MM-DD */
+  from?: string;
+  /** YYYY-MM-DD */
+  to?: string;
+}
+
+export interface CreatePaymentResult {
+  payment: Payment;
+  /** The payment already existed with the same details (an earlier attempt took effect). */
+  existed: boolean;
+}
+
+export interface ExecutePaymentResult {
+  payment: Payment;
+  /** The answer to execute was lost and the payment was read back instead. */
+  readBack: boolean;
+}
+
+type Method = 'GET' | 'PUT' | 'POST';
+interface CallSpec<T extends z.ZodType> {
+  method: Method;
+  path: string;
+  schema: T;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Typed client for the partner Payout API (spec: Endpoints). GETs are retried; create
+ * is retried only with the same paymentId; execute is never repeated without first
+ * reading the payment back as READY.
+ */
+export class PayoutClient {
+  readonly agentId: string;
+  private readonly dispatcher: Agent;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly backoff: BackoffOptions;
+  private readonly random: () => number;
+
+  constructor(private readonly options: PayoutClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.origin = url.origin;
+    this.agentId = options.agentId;
+    this.basePath = `${url.pathname.replace(/\/+$/, '')}/partner/payout/v2/agents/${encodeURIComponent(options.agentId)}`;
+    this.backoff = options.backoff ?? { baseMs: 200, maxMs: 5_000 };
+    this.random = options.random ?? Math.random;
+    this.dispatcher = new Agent({
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 64,
+    });
+  }
+
+  getBalance(): Promise<Balance> {
+    return this.read({ method: 'GET', path: '/balance', schema: Balance });
+  }
+
+  getBalances(): Promise<Balances> {
+    return this.read({ method: 'GET', path: '/balances', schema: Balances });
+  }
+
+  listProviders(): Promise<ProviderSummary[]> {
+    return this.read({ method: 'GET', path: '/providers', schema: ProviderSummary.array() });
+  }
+
+  getProvider(code: ProviderCode): Promise<ProviderInfo> {
+    return this.read({ method: 'GET', path: `/providers/${encodeURIComponent(code)}`, schema: ProviderInfo });
+  }
+
+  getPayment(paymentId: string): Promise<Payment> {
+    return this.read({ method: 'GET', path: paymentPath(paymentId), schema: Payment });
+  }
+
+  listPayments(query: ListPaymentsQuery = {}): Promise<Payment[]> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.read({ method: 'GET', path: `/payments${search}`, schema: Payment.array() });
+  }
+
+  /**
+   * PUT with the same paymentId until it answers; `payout.resource.exists` then means an
+   * earlier attempt (ours or a caller's) created it, so it is read back and compared.
+   */
+  async createPayment(paymentId: string, payload: PaymentPayload): Promise<CreatePaymentResult> {
+    PaymentId.parse(paymentId);
+    const signature = signPayment(this.options.privateKeyPem, this.agentId, paymentId, payload);
+    const spec = {
+      method: 'PUT',
+      path: paymentPath(paymentId),
+      schema: Payment,
+      body: payload,
+      headers: { 'content-type': 'application/json', signature },
+    } as const;
+    let lastError: PayoutError | undefined;
+    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
+      if (attempt > 0) await this.pause(attempt - 1, lastError);
+      try {
+        return { payment: await this.call(spec), existed: false };
+      } catch (error) {
+        if (error instanceof PayoutApiError && error.code === 'payout.resource.exists') {
+          return { payment: await this.readBackExisting(paymentId, payload), existed: true };
+        }
+        if (!(error instanceof PayoutError) || !error.retryable) throw error;
+        lastError = error;
+      }
+    }
+    return this.settleCreate(paymentId, payload, lastError!);
+  }
+
+  /**
+   * POST execute once. When the answer is lost (network, timeout, 5xx) the payment is
+   * read back (spec, Endpoints rule 5); only a payment read as READY is executed again.
+   */
+  async executePayment(paymentId: string): Promise<ExecutePaymentResult> {
+    PaymentId.parse(paymentId);
+    const spec = { method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment } as const;
+    let lastError: PayoutError | undefined;
+    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
+      if (attempt > 0) await this.pause(attempt - 1, lastError);
+      try {
+        return { payment: await this.call(spec), readBack: attempt > 0 };
+      } catch (error) {
+        if (!(error instanceof PayoutError) || !error.retryable) throw error;
+        lastError = error;
+      }
+      const current = await this.readBack(paymentId, 'execute', lastError);
+      if (current.status.value !== 'READY') return { payment: current, readBack: true };
+      this.options.logger?.warn({ paymentId, attempt }, 'execute answer lost; payment still READY, executing again');
+    }
+    throw new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: lastError });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async readBackExisting(paymentId: string, payload: PaymentPayload): Promise<Payment> {
+    const existing = await this.getPayment(paymentId);
+    const differences = recipientDifferences(payload, existing);
+    if (differences.length > 0) {
+      throw new PaymentConflictError(paymentId, differences);
+    }
+    return existing;
+  }
+
+  /** Retries ran out without an answer: the payment either exists as we sent it, or not at all. */
+  private async settleCreate(paymentId: string, payload: PaymentPayload, lastError: PayoutError): Promise<CreatePaymentResult> {
+    try {
+      return { payment: await this.readBackExisting(paymentId, payload), existed: true };
+    } catch (error) {
+      if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') throw lastError;
+      if (error instanceof PaymentConflictError) throw error;
+      throw new PaymentOutcomeUnknownError(paymentId, 'create', { cause: lastError });
+    }
+  }
+
+  private async readBack(paymentId: string, operation: 'create' | 'execute', cause: PayoutError | undefined): Promise<Payment> {
+    try {
+      return await this.getPayment(paymentId);
+    } catch {
+      throw new PaymentOutcomeUnknownError(paymentId, operation, { cause });
+    }
+  }
+
+  /** Safe-to-repeat calls: network failures, 5xx and 429 are retried with backoff. */
+  private async read<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    let lastError: PayoutError | undefined;
+    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
+      if (attempt > 0) await this.pause(attempt - 1, lastError);
+      try {
+        return await this.call(spec);
+      } catch (error) {
+        if (!(error instanceof PayoutError) || !error.retryable) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError!;
+  }
+
+  private async pause(retry: number, error: PayoutError | undefined): Promise<void> {
+    const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
+    const limit = this.options.maxRetryAfterMs ?? 30_000;
+    if (hinted !== undefined && hinted > limit) throw error;
+    const delay = Math.max(hinted ?? 0, backoffDelay(retry, this.backoff, this.random));
+    this.options.logger?.debug({ retry: retry + 1, delayMs: delay, code: error?.code }, 'retrying payout call');
+    await sleep(delay);
+  }
+
+  private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    const path = `${this.basePath}${spec.path}`;
+    const what = { method: spec.method, path: spec.path };
+    const started = performance.now();
+    let status: number;
+    let text: string;
+    let retryAfter: string | undefined;
+    let phase: NetworkPhase = 'connect';
+    try {
+      const response = await request(`${this.origin}${path}`, {
+        method: spec.method,
+        dispatcher: this.dispatcher,
+        headers: {
+          authorization: `Bearer ${this.options.apiToken}`,
+          accept: 'application/json',
+          ...spec.headers,
+        },
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      });
+      phase = 'body';
+      status = response.statusCode;
+      const header = response.headers['retry-after'];
+      retryAfter = Array.isArray(header) ? header[0] : header;
+      text = await response.body.text();
+    } catch (error) {
+      throw toNetworkError(error, phase, what);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    this.options.logger?.debug({ ...what, status, durationMs }, 'payout call');
+    const json = parseJson(text);
+    if (status < 200 || status > 299) {
+      const body = ErrorBody.safeParse(json);
+      if (!body.success) {
+        throw new PayoutResponseError(status, what, `error response is not an Error object: ${snippet(text)}`);
+      }
+      throw new PayoutApiError(status, body.data, what, retryAfter);
+    }
+    const parsed = spec.schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new PayoutResponseError(status, what, `${issue?.path.join('.') || '(body)'}: ${issue?.message}`);
+    }
+    return parsed.data;
+  }
+}
+
+function paymentPath(paymentId: string): string {
+  return `/payments/${encodeURIComponent(paymentId)}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function snippet(text: string): string {
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}
+
+const timeoutPhases: Record<string, NetworkPhase> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function toNetworkError(error: unknown, phase: NetworkPhase, what: { method: string; path: string }): PayoutNetworkError {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code in timeoutPhases) {
+    return new PayoutNetworkError(timeoutPhases[code]!, true, what, { cause: error });
+  }
+  if (typeof code === 'string' && notSentCodes.has(code)) {
+    return new PayoutNetworkError('connect', false, what, { cause: error });
+  }
+  return new PayoutNetworkError(phase === 'connect' ? 'socket' : phase, false, what, { cause: error });
+}

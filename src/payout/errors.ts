@@ -1,0 +1,113 @@
+import type { ErrorBody } from './models.ts';
+
+/** Every failure of a Payout API call is one of these, each with a stable `code`. */
+export abstract class PayoutError extends Error {
+  abstract readonly code: string;
+  /** True when the same request may succeed if sent again later. */
+  abstract readonly retryable: boolean;
+}
+
+/** The upstream answered with an Error object (any non-2xx). */
+export class PayoutApiError extends PayoutError {
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly serviceName: string;
+  readonly userMessage: string;
+  readonly description: string;
+  readonly traceId: string;
+  readonly dateTime: string;
+  readonly details: Record<string, string[]>;
+
+  constructor(
+    readonly httpStatus: number,
+    body: ErrorBody,
+    readonly request: { method: string; path: string },
+    /** Seconds or date from a Retry-After header, for 429 and 503. */
+    readonly retryAfter?: string,
+  ) {
+    super(`${request.method} ${request.path} failed with ${httpStatus} ${body.errorCode}: ${body.description}`);
+    this.name = 'PayoutApiError';
+    this.code = body.errorCode;
+    this.serviceName = body.serviceName;
+    this.userMessage = body.userMessage;
+    this.description = body.description;
+    this.traceId = body.traceId;
+    this.dateTime = body.dateTime;
+    this.details = body.cause ?? {};
+    this.retryable = httpStatus >= 500 || httpStatus === 429;
+  }
+}
+
+export type NetworkPhase = 'connect' | 'headers' | 'body' | 'socket';
+
+/** No answer: refused, reset, dropped or timed out. Whether the call took effect is unknown. */
+export class PayoutNetworkError extends PayoutError {
+  readonly retryable = true;
+  readonly code: 'network.error' | 'network.timeout';
+  /** True when the request cannot have reached the upstream (connect phase). */
+  readonly notSent: boolean;
+
+  constructor(
+    readonly phase: NetworkPhase,
+    readonly timedOut: boolean,
+    readonly request: { method: string; path: string },
+    options: { cause: unknown },
+  ) {
+    super(
+      `${request.method} ${request.path}: ${timedOut ? `${phase} timeout` : `${phase} failure`} (${describeCause(options.cause)})`,
+      options,
+    );
+    this.name = 'PayoutNetworkError';
+    this.code = timedOut ? 'network.timeout' : 'network.error';
+    this.notSent = phase === 'connect';
+  }
+}
+
+/** The upstream answered, but not with what the spec promises. */
+export class PayoutResponseError extends PayoutError {
+  readonly code = 'upstream.invalid-response';
+  readonly retryable = false;
+  constructor(
+    readonly httpStatus: number,
+    readonly request: { method: string; path: string },
+    problem: string,
+  ) {
+    super(`${request.method} ${request.path} returned ${httpStatus} with an unexpected body: ${problem}`);
+    this.name = 'PayoutResponseError';
+  }
+}
+
+/** A paymentId already exists upstream with a different amount or recipient. */
+export class PaymentConflictError extends PayoutError {
+  readonly code = 'payout.payment.conflict';
+  readonly retryable = false;
+  constructor(
+    readonly paymentId: string,
+    readonly differences: string[],
+  ) {
+    super(`payment ${paymentId} already exists with a different ${differences.join(', ')}`);
+    this.name = 'PaymentConflictError';
+  }
+}
+
+/** Reading back could not tell whether a create or execute took effect: a person must look. */
+export class PaymentOutcomeUnknownError extends PayoutError {
+  readonly code = 'payout.outcome.unknown';
+  readonly retryable = false;
+  constructor(
+    readonly paymentId: string,
+    readonly operation: 'create' | 'execute',
+    options: { cause: unknown },
+  ) {
+    super(`could not tell whether ${operation} of payment ${paymentId} took effect: ${describeCause(options.cause)}`, options);
+    this.name = 'PaymentOutcomeUnknownError';
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
+  }
+  return String(cause);
+}

@@ -1,0 +1,40 @@
+import { ConfigError } from '../config/config-error.ts';
+import type { Logger } from '../log/logger.ts';
+
+/** Startup failures: a configuration problem prints its list; anything else its stack. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Startup failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+}
+
+/**
+ * On SIGINT or SIGTERM, runs the steps in order (stop taking work, drain, close the
+ * database); a second signal exits at once.
+ */
+export function onShutdown(logger: Logger, steps: Array<() => Promise<void>>): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal, exiting now');
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    let code = 0;
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (error) {
+        code = 1;
+        logger.error({ err: error }, 'shutdown step failed');
+      }
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', (signal) => void stop(signal));
+  process.on('SIGTERM', (signal) => void stop(signal));
+}

@@ -1,0 +1,285 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { basisPoints, fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import type { Balance, Balances, Payment, PaymentPayload, StatusErrorCode } from '../payout/models.ts';
+import { SandboxApiError } from './api-error.ts';
+import type { SandboxProvider } from './catalogue.ts';
+import { DAY_MS, formatDateTime, utcDate } from './clock.ts';
+import { sandboxOutcome, type SandboxOutcome } from './outcomes.ts';
+
+export interface LedgerOptions {
+  balanceMinor: bigint;
+  overdraftMinor: bigint;
+  /** How long a READY payment waits for execute before it EXPIRES. */
+  expiryMs: number;
+  /** How long an IN_PROGRESS payment takes to settle on its own. */
+  inProgressMs: number;
+  now: () => number;
+  onStatusChange: (payment: Payment) => void;
+}
+
+/** Per paymentId: calls received, and how many of them changed anything. */
+export interface PaymentEffects {
+  paymentId: string;
+  status: string;
+  createCalls: number;
+  creates: number;
+  executeCalls: number;
+  executions: number;
+  debited: string;
+}
+
+interface Entry {
+  payment: Payment;
+  createdAt: number;
+  sequence: number;
+  outcome: SandboxOutcome;
+  chargeMinor: bigint;
+  effects: { createCalls: number; creates: number; executeCalls: number; executions: number; debitedMinor: bigint };
+  timer?: NodeJS.Timeout;
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  from: string;
+  to: string;
+}
+
+/** Search window of the list without dates and of single reads (spec, Endpoints rules 3 and 4). */
+export const SEARCH_WINDOW_DAYS = 50;
+
+/**
+ * The sandbox's money and payments. Every transition happens synchronously, so two
+ * requests for one payment can never both take effect.
+ */
+export class SandboxLedger {
+  private readonly entries = new Map<string, Entry>();
+  private readonly calls = new Map<string, { createCalls: number; executeCalls: number }>();
+  private balanceMinor: bigint;
+  private balanceUpdatedAt: number;
+  private sequence = 0;
+
+  constructor(private readonly options: LedgerOptions) {
+    this.balanceMinor = options.balanceMinor;
+    this.balanceUpdatedAt = options.now();
+  }
+
+  balance(): Balance {
+    return {
+      balance: rub(this.balanceMinor),
+      overdraft: rub(this.options.overdraftMinor),
+      available: rub(this.availableMinor()),
+      updatedTime: formatDateTime(this.balanceUpdatedAt),
+    };
+  }
+
+  balances(): Balances {
+    const { balance, available, updatedTime } = this.balance();
+    return { RUB: { balance, available, updatedTime } };
+  }
+
+  noteCall(operation: 'create' | 'execute', paymentId: string): void {
+    const entry = this.entries.get(paymentId);
+    const counters = entry?.effects ?? this.pendingCalls(paymentId);
+    if (operation === 'create') counters.createCalls++;
+    else counters.executeCalls++;
+  }
+
+  assertAbsent(paymentId: string): void {
+    if (this.entries.has(paymentId)) {
+      throw new SandboxApiError('payout.resource.exists', `payment ${paymentId} already exists`, {
+        paymentId: ['a payment with this identifier already exists'],
+      });
+    }
+  }
+
+  create(paymentId: string, payload: PaymentPayload, provider: SandboxProvider): Payment {
+    this.assertAbsent(paymentId);
+    const now = this.options.now();
+    const amountMinor = toMinorUnits(payload.amount.value);
+    const commissionMinor = maxBigint(basisPoints(amountMinor, provider.commissionBps), provider.commissionMinMinor);
+    const outcome = sandboxOutcome(provider.code, payload.recipientDetails.fields);
+    const pending = this.calls.get(paymentId) ?? { createCalls: 0, executeCalls: 0 };
+    this.calls.delete(paymentId);
+    const payment: Payment = {
+      paymentId,
+      creationDateTime: formatDateTime(now),
+      expirationDateTime: formatDateTime(now + this.options.expiryMs),
+      status: outcome.failAtCreate
+        ? failed(now, 'BILLING_DECLINED', 'The recipient billing refused the payment at creation')
+        : { value: 'READY', changedDateTime: formatDateTime(now) },
+      amount: { ...payload.amount },
+      recipientDetails: { providerCode: provider.code, fields: { ...payload.recipientDetails.fields } },
+      commission: rub(commissionMinor),
+      ...(payload.webhookUrl === undefined ? {} : { webhookUrl: payload.webhookUrl }),
+      ...(payload.customFields === undefined ? {} : { customFields: { ...payload.customFields } }),
+    };
+    const entry: Entry = {
+      payment,
+      createdAt: now,
+      sequence: this.sequence++,
+      outcome,
+      chargeMinor: amountMinor + commissionMinor,
+      effects: { ...pending, creates: 1, executions: 0, debitedMinor: 0n },
+    };
+    this.entries.set(paymentId, entry);
+    if (!outcome.failAtCreate) this.schedule(entry, this.options.expiryMs, () => this.expire(entry));
+    return clone(payment);
+  }
+
+  execute(paymentId: string): Payment {
+    const entry = this.find(paymentId);
+    this.expireIfDue(entry);
+    if (entry.payment.status.value !== 'READY') return clone(entry.payment);
+    clearTimeout(entry.timer);
+    entry.effects.executions++;
+    if (entry.chargeMinor > this.availableMinor()) {
+      this.transition(entry, failed(this.options.now(), 'INSUFFICIENT_FUNDS', 'Not enough funds on the agent balance'));
+      return clone(entry.payment);
+    }
+    if (entry.outcome.execute === 'FAILED') {
+      this.transition(entry, failed(this.options.now(), 'BILLING_DECLINED', 'The recipient billing declined the payment'));
+      return clone(entry.payment);
+    }
+    // IN_PROGRESS holds the money at once, as a bank would; a later failure returns it.
+    this.debit(entry, entry.chargeMinor);
+    if (entry.outcome.execute === 'COMPLETED') {
+      this.complete(entry);
+    } else {
+      this.transition(entry, { value: 'IN_PROGRESS', changedDateTime: formatDateTime(this.options.now()) });
+      this.schedule(entry, this.options.inProgressMs, () => this.settle(entry));
+    }
+    return clone(entry.payment);
+  }
+
+  get(paymentId: string): Payment {
+    const entry = this.find(paymentId);
+    this.expireIfDue(entry);
+    return clone(entry.payment);
+  }
+
+  list(query: ListQuery): Payment[] {
+    const matching = [...this.entries.values()]
+      .filter((entry) => {
+        const day = utcDate(entry.createdAt);
+        return day >= query.from && day <= query.to;
+      })
+      .sort((a, b) => b.createdAt - a.createdAt || b.sequence - a.sequence);
+    return matching.slice(query.offset, query.offset + query.limit).map((entry) => {
+      this.expireIfDue(entry);
+      return clone(entry.payment);
+    });
+  }
+
+  effects(paymentId: string): PaymentEffects | undefined {
+    const entry = this.entries.get(paymentId);
+    if (entry !== undefined) return describeEffects(entry);
+    const pending = this.calls.get(paymentId);
+    return pending && { paymentId, status: 'NONE', ...pending, creates: 0, executions: 0, debited: '0.00' };
+  }
+
+  allEffects(): PaymentEffects[] {
+    return [...this.entries.values()].map(describeEffects);
+  }
+
+  close(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+  }
+
+  private find(paymentId: string): Entry {
+    const entry = this.entries.get(paymentId);
+    if (entry === undefined || entry.createdAt < this.options.now() - SEARCH_WINDOW_DAYS * DAY_MS) {
+      throw new SandboxApiError('payout.payment.not-found', `payment ${paymentId} not found`, {
+        paymentId: ['no payment with this identifier in the last 50 days'],
+      });
+    }
+    return entry;
+  }
+
+  private pendingCalls(paymentId: string) {
+    let counters = this.calls.get(paymentId);
+    if (counters === undefined) {
+      counters = { createCalls: 0, executeCalls: 0 };
+      this.calls.set(paymentId, counters);
+    }
+    return counters;
+  }
+
+  private availableMinor(): bigint {
+    return this.balanceMinor + this.options.overdraftMinor;
+  }
+
+  private debit(entry: Entry, minor: bigint): void {
+    this.balanceMinor -= minor;
+    entry.effects.debitedMinor += minor;
+    this.balanceUpdatedAt = this.options.now();
+  }
+
+  private complete(entry: Entry): void {
+    this.transition(entry, { value: 'COMPLETED', changedDateTime: formatDateTime(this.options.now()) }, {
+      transactionId: randomUUID(),
+      rrn: String(randomInt(100_000_000_000, 999_999_999_999)),
+    });
+  }
+
+  private settle(entry: Entry): void {
+    if (entry.payment.status.value !== 'IN_PROGRESS') return;
+    if (entry.outcome.settle === 'COMPLETED') {
+      this.complete(entry);
+      return;
+    }
+    this.debit(entry, -entry.effects.debitedMinor);
+    this.transition(entry, failed(this.options.now(), 'BILLING_DECLINED', 'The recipient billing declined the payment'));
+  }
+
+  private expireIfDue(entry: Entry): void {
+    if (entry.payment.status.value === 'READY' && this.options.now() >= entry.createdAt + this.options.expiryMs) {
+      this.expire(entry);
+    }
+  }
+
+  private expire(entry: Entry): void {
+    if (entry.payment.status.value !== 'READY') return;
+    clearTimeout(entry.timer);
+    this.transition(entry, failed(this.options.now(), 'EXPIRED', 'The payment was not executed in time'), undefined, 'EXPIRED');
+  }
+
+  private transition(
+    entry: Entry,
+    status: Payment['status'],
+    billingDetails?: Payment['billingDetails'],
+    value: Payment['status']['value'] = status.value,
+  ): void {
+    entry.payment.status = { ...status, value };
+    if (billingDetails !== undefined) entry.payment.billingDetails = billingDetails;
+    this.options.onStatusChange(clone(entry.payment));
+  }
+
+  private schedule(entry: Entry, delayMs: number, action: () => void): void {
+    clearTimeout(entry.timer);
+    // setTimeout overflows past ~24.8 days; the lazy expiry check covers longer waits.
+    entry.timer = setTimeout(action, Math.min(delayMs, 2 ** 31 - 1));
+    entry.timer.unref();
+  }
+}
+
+function failed(now: number, errorCode: StatusErrorCode, errorMessage: string): Payment['status'] {
+  return { value: 'FAILED', changedDateTime: formatDateTime(now), errorCode, errorMessage };
+}
+
+function rub(minor: bigint) {
+  return { currency: 'RUB' as const, value: fromMinorUnits(minor) };
+}
+
+function maxBigint(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function clone(payment: Payment): Payment {
+  return structuredClone(payment);
+}
+
+function describeEffects(entry: Entry): PaymentEffects {
+  const { debitedMinor, ...counts } = entry.effects;
+  return { paymentId: entry.payment.paymentId, status: entry.payment.status.value, ...counts, debited: fromMinorUnits(debitedMinor) };
+}

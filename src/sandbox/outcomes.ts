@@ -1,0 +1,65 @@
+import type { ProviderCode } from '../payout/models.ts';
+
+/**
+ * The spec's sandbox outcome table: one recipient field's value picks what happens.
+ * `execute` is the status execute moves a READY payment to; `settle` is where an
+ * IN_PROGRESS payment ends up on its own. Values not in the table succeed.
+ */
+export interface SandboxOutcome {
+  failAtCreate: boolean;
+  execute: 'COMPLETED' | 'FAILED' | 'IN_PROGRESS';
+  settle: 'COMPLETED' | 'FAILED';
+}
+
+export const testCards = {
+  completed: '2200000000000004',
+  createFailed: '2200000000000012',
+  executeFailed: '2200000000000020',
+  inProgress: '2200000000000038',
+  /** Extension beyond the spec's table: IN_PROGRESS, then FAILED. */
+  inProgressThenFailed: '2200000000000046',
+} as const;
+
+const success: SandboxOutcome = { failAtCreate: false, execute: 'COMPLETED', settle: 'COMPLETED' };
+const createFailed: SandboxOutcome = { ...success, failAtCreate: true };
+const executeFailed: SandboxOutcome = { ...success, execute: 'FAILED' };
+const inProgress: SandboxOutcome = { ...success, execute: 'IN_PROGRESS' };
+const inProgressThenFailed: SandboxOutcome = { ...success, execute: 'IN_PROGRESS', settle: 'FAILED' };
+
+const byCard: Record<string, SandboxOutcome> = {
+  [testCards.completed]: success,
+  [testCards.createFailed]: createFailed,
+  [testCards.executeFailed]: executeFailed,
+  [testCards.inProgress]: inProgress,
+  [testCards.inProgressThenFailed]: inProgressThenFailed,
+};
+
+const bySbpBankId: Record<string, SandboxOutcome> = {
+  sbp_bank_id_success: success,
+  sbp_bank_id_create_failed: createFailed,
+  sbp_bank_id_execute_failed: executeFailed,
+  sbp_bank_id_execute_in_progress: inProgress,
+  sbp_bank_id_execute_in_progress_failed: inProgressThenFailed,
+};
+
+const byToken: Record<string, SandboxOutcome> = {
+  token_success: success,
+  token_create_failed: createFailed,
+  token_execute_failed: executeFailed,
+  token_execute_in_progress: inProgress,
+  token_execute_in_progress_failed: inProgressThenFailed,
+};
+
+const selectors: Partial<Record<ProviderCode, { field: string; table: Record<string, SandboxOutcome> }>> = {
+  'bank-card-russia': { field: 'pan', table: byCard },
+  'bank-card-russia-fio': { field: 'pan', table: byCard },
+  'bank-card-russia-gph': { field: 'pan', table: byCard },
+  'sbp-b2c': { field: 'bankId', table: bySbpBankId },
+  'bank-card-token': { field: 'account', table: byToken },
+};
+
+export function sandboxOutcome(providerCode: ProviderCode, fields: Record<string, string>): SandboxOutcome {
+  const selector = selectors[providerCode];
+  const value = selector === undefined ? undefined : fields[selector.field];
+  return (value !== undefined && selector?.table[value]) || success;
+}

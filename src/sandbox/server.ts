@@ -1,0 +1,228 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log/logger.ts';
+import { toMinorUnits } from '../money/money.ts';
+import { sleep } from '../payout/backoff.ts';
+import { SandboxApiError } from './api-error.ts';
+import { FaultInjector, FaultRule, noFaults, type FaultKind, type FaultRates } from './faults.ts';
+import { SandboxLedger } from './ledger.ts';
+import { routePartner, type PartnerRoute } from './partner-routes.ts';
+import { WebhookSender } from './webhook-sender.ts';
+
+export interface SandboxOptions {
+  agentId: string;
+  apiToken: string;
+  /** The partner's RSA public key: payment creation signatures are checked with it. */
+  publicKeyPem: string;
+  webhookSecret: string;
+  /** Starting balance, e.g. "10000000.00". */
+  balance?: string;
+  overdraft?: string;
+  expiryMs?: number;
+  inProgressMs?: number;
+  webhookAttempts?: number;
+  webhookBackoffMs?: number;
+  faults?: Partial<FaultRates>;
+  now?: () => number;
+  random?: () => number;
+  logger?: Logger;
+}
+
+export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
+/** Sandbox-only routes live here, away from the partner paths. */
+export const INSPECTION_PREFIX = '/_sandbox/';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface Sandbox {
+  readonly server: Server;
+  readonly ledger: SandboxLedger;
+  readonly faults: FaultInjector;
+  readonly webhooks: WebhookSender;
+  /** Resolves to the base URL, e.g. http://127.0.0.1:4010 */
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A faithful stand-in for the partner Payout API, for development, tests and benchmarks. */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const now = options.now ?? Date.now;
+  const webhooks = new WebhookSender({
+    agentId: options.agentId,
+    secret: options.webhookSecret,
+    attempts: options.webhookAttempts ?? 8,
+    backoffMs: options.webhookBackoffMs ?? 500,
+    logger: options.logger,
+  });
+  const ledger = new SandboxLedger({
+    balanceMinor: toMinorUnits(options.balance ?? '10000000.00'),
+    overdraftMinor: toMinorUnits(options.overdraft ?? '0.00'),
+    expiryMs: options.expiryMs ?? 24 * 60 * 60 * 1000,
+    inProgressMs: options.inProgressMs ?? 3_000,
+    now,
+    onStatusChange: (payment) => webhooks.notify(payment),
+  });
+  const faults = new FaultInjector({ ...noFaults, ...options.faults }, options.random);
+  const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.logger?.error({ err: error }, 'sandbox request failed');
+      if (!res.headersSent) send(res, 500, new SandboxApiError('internal.error', 'unexpected sandbox failure').toBody(now()));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    try {
+      if (url.pathname.startsWith(INSPECTION_PREFIX)) {
+        authenticate(req);
+        await inspect(req, res, url.pathname.slice(INSPECTION_PREFIX.length).split('/'));
+        return;
+      }
+      if (!url.pathname.startsWith(PARTNER_PREFIX)) {
+        throw new SandboxApiError('validation.error', `no method ${req.method} ${url.pathname}`, undefined, { httpStatus: 404 });
+      }
+      const [agentId = '', ...rest] = url.pathname.slice(PARTNER_PREFIX.length).split('/').map(decodeURIComponent);
+      authenticate(req);
+      if (agentId !== options.agentId) {
+        throw new SandboxApiError('auth.forbidden', `the token has no rights for agent ${agentId}`);
+      }
+      const route = routePartner(
+        { method: req.method ?? 'GET', agentId, rest, query: url.searchParams, headers: req.headers, body: () => readBody(req) },
+        context,
+      );
+      await serveWithFaults(route, res);
+    } catch (error) {
+      if (!(error instanceof SandboxApiError)) throw error;
+      send(res, error.httpStatus, error.toBody(now()), error.retryAfterSeconds);
+    }
+  }
+
+  function authenticate(req: IncomingMessage): void {
+    const header = req.headers.authorization;
+    if (header === undefined || header === '') {
+      throw new SandboxApiError('auth.failed', 'the Authorization header is missing');
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (match === null) throw new SandboxApiError('auth.error', 'the Authorization header must be "Bearer <token>"');
+    if (match[1] !== options.apiToken) throw new SandboxApiError('auth.failed', 'the access token is not known');
+  }
+
+  async function serveWithFaults(route: PartnerRoute, res: ServerResponse): Promise<void> {
+    const delay = faults.latency();
+    if (delay > 0) await sleep(delay);
+    const fault: FaultKind | undefined = faults.draw(route.operation);
+    if (fault === 'drop-before') return void res.socket?.destroy();
+    if (fault === 'fail-before') throw injected();
+    if (fault === 'rate-limit') {
+      throw new SandboxApiError('payout.provider.unavailable', 'too many requests (injected)', undefined, {
+        httpStatus: 429,
+        retryAfterSeconds: 1,
+      });
+    }
+    let result: unknown;
+    let failure: SandboxApiError | undefined;
+    try {
+      result = await route.run();
+    } catch (error) {
+      if (!(error instanceof SandboxApiError)) throw error;
+      failure = error;
+    }
+    if (fault === 'drop-after') return void res.socket?.destroy();
+    if (fault === 'fail-after') throw injected();
+    if (fault === 'slow') await sleep(faults.rates.slowMs);
+    if (failure !== undefined) throw failure;
+    send(res, 200, result);
+  }
+
+  function injected(): SandboxApiError {
+    return new SandboxApiError('payout.internal.error', 'internal error (injected fault)', undefined, { httpStatus: 500 });
+  }
+
+  async function inspect(req: IncomingMessage, res: ServerResponse, parts: string[]): Promise<void> {
+    const [area, id] = parts.map(decodeURIComponent);
+    if (area === 'payments' && req.method === 'GET' && id === undefined) {
+      return send(res, 200, { payments: ledger.allEffects() });
+    }
+    if (area === 'payments' && req.method === 'GET' && id !== undefined) {
+      const effects = ledger.effects(id);
+      if (effects === undefined) throw new SandboxApiError('payout.payment.not-found', `no calls for payment ${id}`);
+      return send(res, 200, effects);
+    }
+    if (area === 'webhooks' && req.method === 'GET') return send(res, 200, { attempts: webhooks.attempts() });
+    if (area === 'faults' && req.method === 'GET') return send(res, 200, { rates: faults.rates, pending: faults.pending() });
+    if (area === 'faults' && req.method === 'DELETE') {
+      faults.clear();
+      return send(res, 204, undefined);
+    }
+    if (area === 'faults' && req.method === 'POST') {
+      const parsed = FaultRule.safeParse(parseJsonOrUndefined(await readBody(req)));
+      if (!parsed.success) {
+        throw new SandboxApiError('validation.error', 'a fault rule is {operation?, kind, times?}', {
+          body: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+        });
+      }
+      faults.add(parsed.data);
+      return send(res, 201, parsed.data);
+    }
+    throw new SandboxApiError('validation.error', `no sandbox route ${req.method} ${INSPECTION_PREFIX}${parts.join('/')}`, undefined, {
+      httpStatus: 404,
+    });
+  }
+
+  return {
+    server,
+    ledger,
+    faults,
+    webhooks,
+    listen(port = 0, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shownHost}:${address.port}`);
+        });
+      });
+    },
+    async close() {
+      ledger.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await webhooks.close();
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, retryAfterSeconds?: number): void {
+  if (retryAfterSeconds !== undefined) res.setHeader('retry-after', String(retryAfterSeconds));
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new SandboxApiError('validation.error', 'the body is larger than 1 MiB', { body: ['too large'] }, { httpStatus: 413 });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,60 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../log/logger.ts';
+import type { PayoutClient } from '../payout/client.ts';
+
+export interface GatewayServerDeps {
+  db: Database;
+  client: PayoutClient;
+  logger: Logger;
+}
+
+const READY_CHECK_TIMEOUT_MS = 3_000;
+
+/** The gateway's HTTP surface, created apart from listening so tests can drive it. */
+export function createGatewayServer(deps: GatewayServerDeps): Server {
+  return createServer((req, res) => {
+    route(req, res, deps).catch((error: unknown) => {
+      deps.logger.error({ err: error }, 'request failed');
+      if (!res.headersSent) json(res, 500, { error: 'internal error' });
+      else res.destroy();
+    });
+  });
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+  if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
+  if (path === '/readyz' && req.method === 'GET') {
+    const checks = await readiness(deps);
+    const ready = Object.values(checks).every((check) => check === 'ok');
+    return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+  }
+  json(res, 404, { error: `no route ${req.method} ${path}` });
+}
+
+/** Database answering and upstream answering; each check bounded so a probe never hangs. */
+async function readiness(deps: GatewayServerDeps): Promise<Record<string, string>> {
+  const run = async (check: () => Promise<unknown>) => {
+    try {
+      await withTimeout(check(), READY_CHECK_TIMEOUT_MS);
+      return 'ok';
+    } catch (error) {
+      return error instanceof Error ? `failing: ${error.message}` : 'failing';
+    }
+  };
+  const [database, upstream] = await Promise.all([run(() => deps.db.ping()), run(() => deps.client.getBalance())]);
+  return { database, upstream };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
