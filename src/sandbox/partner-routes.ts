@@ -19,6 +19,8 @@ export interface PartnerRequest {
 
 export interface PartnerRoute {
   operation: Operation;
+  /** For create and execute: whose calls the inspection routes count. */
+  paymentId?: string;
   /** Runs the operation; its effect happens synchronously once `run` is called. */
   run: () => Promise<unknown>;
 }
@@ -62,14 +64,14 @@ export function routePartner(request: PartnerRequest, context: PartnerContext): 
     return { operation: 'get', run: async () => context.ledger.get(id) };
   }
   if (resource === 'payments' && id !== undefined && is('PUT', resource, id)) {
-    return { operation: 'create', run: () => createPayment(request, id, context) };
+    return { operation: 'create', paymentId: id, run: () => createPayment(request, id, context) };
   }
   if (resource === 'payments' && id !== undefined && action === 'execute' && is('POST', resource, id, action)) {
     return {
       operation: 'execute',
+      paymentId: id,
       run: async () => {
         checkPaymentId(id);
-        context.ledger.noteCall('execute', id);
         return context.ledger.execute(id);
       },
     };
@@ -113,8 +115,6 @@ async function createPayment(request: PartnerRequest, paymentId: string, context
       Signature: ['does not match the payment'],
     });
   }
-  // Counted only once authenticated: an unsigned call could not have paid anyone.
-  context.ledger.noteCall('create', paymentId);
   context.ledger.assertAbsent(paymentId);
   const provider = validatePayment(payload);
   return context.ledger.create(paymentId, payload, provider);

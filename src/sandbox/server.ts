@@ -111,6 +111,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   async function serveWithFaults(route: PartnerRoute, res: ServerResponse): Promise<void> {
+    if (route.paymentId !== undefined && (route.operation === 'create' || route.operation === 'execute')) {
+      ledger.noteCall(route.operation, route.paymentId);
+    }
     const delay = faults.latency();
     if (delay > 0) await sleep(delay);
     const fault: FaultKind | undefined = faults.draw(route.operation);

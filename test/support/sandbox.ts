@@ -1,0 +1,95 @@
+import { request } from 'undici';
+import { PayoutClient, type PayoutClientOptions } from '../../src/payout/client.ts';
+import type { PaymentPayload } from '../../src/payout/models.ts';
+import { signPayment } from '../../src/payout/signature.ts';
+import type { FaultRule } from '../../src/sandbox/faults.ts';
+import { createSandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
+import { testPrivateKey, testPublicKey } from './keys.ts';
+
+export const AGENT = 'agent-1';
+export const TOKEN = 'test-token';
+export const WEBHOOK_SECRET = 'webhook-secret';
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** A sandbox on a free loopback port, with helpers that speak raw HTTP to it. */
+export async function startSandbox(options: Partial<SandboxOptions> = {}) {
+  const sandbox = createSandbox({
+    agentId: AGENT,
+    apiToken: TOKEN,
+    publicKeyPem: testPublicKey,
+    webhookSecret: WEBHOOK_SECRET,
+    webhookBackoffMs: 20,
+    ...options,
+  });
+  const url = await sandbox.listen();
+  const clients: PayoutClient[] = [];
+
+  async function raw(
+    method: string,
+    path: string,
+    init: { body?: string; headers?: Record<string, string>; token?: string | null } = {},
+  ): Promise<RawResponse> {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
+    const response = await request(`${url}${path}`, { method: method as 'GET', headers, body: init.body });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+  }
+
+  const agentPath = (rest: string, agent = AGENT) => `/partner/payout/v2/agents/${agent}${rest}`;
+
+  return {
+    sandbox,
+    url,
+    raw,
+    agentPath,
+    get: (rest: string, init?: Parameters<typeof raw>[2]) => raw('GET', agentPath(rest), init),
+    /** PUT a payment signed with the test key, as a partner would. */
+    create(paymentId: string, payload: PaymentPayload, init: { signature?: string; headers?: Record<string, string> } = {}) {
+      const signature = init.signature ?? signPayment(testPrivateKey, AGENT, paymentId, payload);
+      return raw('PUT', agentPath(`/payments/${encodeURIComponent(paymentId)}`), {
+        body: JSON.stringify(payload),
+        headers: { 'content-type': 'application/json', signature, ...init.headers },
+      });
+    },
+    execute: (paymentId: string) => raw('POST', agentPath(`/payments/${encodeURIComponent(paymentId)}/execute`)),
+    effects: async (paymentId: string) => (await raw('GET', `/_sandbox/payments/${encodeURIComponent(paymentId)}`)).body,
+    addFault: (rule: Partial<FaultRule> & Pick<FaultRule, 'kind'>) => raw('POST', '/_sandbox/faults', {
+      body: JSON.stringify(rule),
+      headers: { 'content-type': 'application/json' },
+    }),
+    client(overrides: Partial<PayoutClientOptions> = {}) {
+      const client = new PayoutClient({
+        baseUrl: url,
+        agentId: AGENT,
+        apiToken: TOKEN,
+        privateKeyPem: testPrivateKey,
+        connectTimeoutMs: 1_000,
+        headersTimeoutMs: 2_000,
+        bodyTimeoutMs: 2_000,
+        maxRetries: 3,
+        backoff: { baseMs: 5, maxMs: 20 },
+        ...overrides,
+      });
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((client) => client.close()));
+      await sandbox.close();
+    },
+  };
+}
+
+export type TestSandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+export const sbpPayment = (bankId: string, amount = '100.00', extra: Partial<PaymentPayload> = {}): PaymentPayload => ({
+  amount: { value: amount, currency: 'RUB' },
+  recipientDetails: { providerCode: 'sbp-b2c', fields: { account: '79001234567', bankId } },
+  ...extra,
+});
