@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
-import { openSchemaEngine } from './schema-engine.ts';
+import { withSchemaEngine } from './schema-engine.ts';
 
 const projectRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
@@ -35,16 +35,11 @@ export async function readMigrations(dir = migrationsDir): Promise<MigrationList
 
 /** Applies what is not yet applied and records it in `_prisma_migrations`, like `prisma migrate deploy`. */
 export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await openSchemaEngine(adapter, await readSchema());
-  try {
-    const { appliedMigrationNames } = await engine.applyMigrations({
-      migrationsList: await readMigrations(),
-      filters: noFilter,
-    });
+  const migrationsList = await readMigrations();
+  return withSchemaEngine(adapter, await readSchema(), async (engine) => {
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilter });
     return appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
+  });
 }
 
 /**
@@ -53,20 +48,17 @@ export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFac
  */
 export async function pendingSchemaChange(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
   const schema = await readSchema();
-  const engine = await openSchemaEngine(adapter, schema);
-  try {
-    const migrations = await readMigrations();
-    const { stdout } = await engine.diff({
+  const migrations = await readMigrations();
+  const { stdout } = await withSchemaEngine(adapter, schema, (engine) =>
+    engine.diff({
       from: migrations.migrationDirectories.length === 0 ? { tag: 'empty' } : { tag: 'migrations', ...migrations },
       to: { tag: 'schemaDatamodel', files: [schema] },
       script: true,
       exitCode: null,
       filters: noFilter,
-    });
-    return isEmptyScript(stdout ?? '') ? '' : (stdout ?? '');
-  } finally {
-    engine.free();
-  }
+    }),
+  );
+  return isEmptyScript(stdout ?? '') ? '' : (stdout ?? '');
 }
 
 /** Writes prisma/migrations/<timestamp>_<name>/migration.sql; returns the folder name. */

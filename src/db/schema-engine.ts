@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
   bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
@@ -34,15 +35,40 @@ function loadBindings(): Promise<Bindings> {
   return bindings;
 }
 
-export async function openSchemaEngine(
+/**
+ * Runs `work` with a schema engine over the adapter, then closes every connection the
+ * engine opened: freeing the engine alone leaves its session (and Prisma's migration
+ * advisory lock) open, and the next engine would wait 10 s for that lock.
+ */
+export async function withSchemaEngine<T>(
   adapter: SqlMigrationAwareDriverAdapterFactory,
   schema: { path: string; content: string },
-): Promise<SchemaEngine> {
+  work: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
   const bg = await loadBindings();
-  return bg.SchemaEngine.new(
+  const opened: SqlDriverAdapter[] = [];
+  const track = async (connect: () => Promise<SqlDriverAdapter>) => {
+    const connection = await connect();
+    opened.push(connection);
+    return connection;
+  };
+  const tracking: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    connect: () => track(() => adapter.connect()),
+    connectToShadowDb: () => track(() => adapter.connectToShadowDb()),
+  };
+  const engine = await bg.SchemaEngine.new(
     { datamodels: [[schema.path, schema.content]] },
     // The engine reports its own progress as JSON lines; nothing there is for users.
     () => {},
-    bindMigrationAwareSqlAdapterFactory(adapter),
+    bindMigrationAwareSqlAdapterFactory(tracking),
   );
+  try {
+    return await work(engine);
+  } finally {
+    engine.free();
+    // A connection the engine already closed may refuse a second close; that is fine.
+    await Promise.allSettled(opened.map((connection) => connection.dispose()));
+  }
 }

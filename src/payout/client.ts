@@ -178,9 +178,10 @@ export class PayoutClient {
       }
       const current = await this.readBack(paymentId, 'execute', lastError);
       if (current.status.value !== 'READY') return { payment: current, readBack: true };
-      this.options.logger?.warn({ paymentId, attempt }, 'execute answer lost; payment still READY, executing again');
+      this.options.logger?.warn({ paymentId, attempt }, 'execute answer lost; payment still READY');
     }
-    throw new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: lastError });
+    // Every read said READY: execute has not taken effect, so the error is safe to report as is.
+    throw lastError!;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../src/app/start-gateway.ts';
+import { loadGatewayConfig } from '../src/config/env.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
+
+const logger = createLogger({ level: 'silent' });
+
+async function getJson(url: string) {
+  const response = await request(url);
+  return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
+}
+
+describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', () => {
+  let dataDir: string;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'payout-gateway-'));
+    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir }), logger);
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('listens on loopback only and answers /healthz', async () => {
+    expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await getJson(`${gateway.url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('is ready: database migrated and the embedded sandbox answering', async () => {
+    expect(await getJson(`${gateway.url}/readyz`)).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { database: 'ok', upstream: 'ok' } },
+    });
+    expect(gateway.db.kind).toBe('pglite');
+    expect(gateway.upstream.sandbox).toBeDefined();
+  });
+
+  it('reaches the embedded sandbox through the signed client path', async () => {
+    const { payment } = await gateway.upstream.client.createPayment('start-1', {
+      amount: { value: '10.00', currency: 'RUB' },
+      recipientDetails: { providerCode: 'bank-card-token', fields: { account: 'token_success' } },
+    });
+    expect(payment.status.value).toBe('READY');
+  });
+
+  it('answers unknown paths with 404', async () => {
+    expect((await getJson(`${gateway.url}/nope`)).status).toBe(404);
+  });
+});
+
+describe.each(testDatabaseKinds().filter((kind) => kind.name === 'postgresql'))('gateway on $name', (kind) => {
+  let test: TestDatabase;
+  let gateway: RunningGateway;
+  let dataDir: string;
+  beforeAll(async () => {
+    test = await kind.create();
+    dataDir = await mkdtemp(join(tmpdir(), 'payout-gateway-pg-'));
+    const databaseUrl = 'databaseUrl' in test.target ? test.target.databaseUrl : '';
+    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl }), logger);
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await test.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('migrates the database at startup and is ready', async () => {
+    expect(gateway.db.kind).toBe('postgresql');
+    expect((await getJson(`${gateway.url}/readyz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+
+export interface TestDatabase {
+  db: Database;
+  /** For code that opens its own connection (startGateway, the CLI). */
+  target: { databaseUrl: string } | { dataDir: undefined };
+  drop(): Promise<void>;
+}
+
+export interface TestDatabaseKind {
+  name: 'pglite' | 'postgresql';
+  create(): Promise<TestDatabase>;
+}
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. Each call makes a fresh database. */
+export function testDatabaseKinds(): TestDatabaseKind[] {
+  const kinds: TestDatabaseKind[] = [
+    {
+      name: 'pglite',
+      async create() {
+        const db = await openDatabase({ dataDir: undefined });
+        return { db, target: { dataDir: undefined }, drop: () => db.close() };
+      },
+    },
+  ];
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl !== undefined && adminUrl !== '') {
+    kinds.push({
+      name: 'postgresql',
+      async create() {
+        const name = `payout_test_${randomBytes(6).toString('hex')}`;
+        await admin(adminUrl, `CREATE DATABASE "${name}"`);
+        const url = new URL(adminUrl);
+        url.pathname = `/${name}`;
+        const db = await openDatabase({ databaseUrl: url.toString() });
+        return {
+          db,
+          target: { databaseUrl: url.toString() },
+          async drop() {
+            await db.close();
+            await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+          },
+        };
+      },
+    });
+  }
+  return kinds;
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
