@@ -17,10 +17,17 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
-  const db = await openDatabase(databaseTarget(config));
-  const applied = await db.migrate();
-  logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+  // Upstream first: a bad key file should stop startup before the database is touched.
   const upstream = await connectUpstream(config, logger);
+  let db: Database;
+  try {
+    db = await openDatabase(databaseTarget(config));
+    const applied = await db.migrate();
+    logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
   const server = createGatewayServer({ db, client: upstream.client, logger });
   // The embedded sandbox has no credentials worth guarding, so it stays on loopback by default.
   const host = config.host ?? (config.payout.mode === 'embedded' ? '127.0.0.1' : '0.0.0.0');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from './config-error.ts';
+import { ConfigError, type ConfigProblem } from './config-error.ts';
 
 /** The environment as this process sees it; only string values matter. */
 export type Env = Record<string, string | undefined>;
@@ -128,15 +128,14 @@ export interface GatewayConfig {
 export const EMBEDDED_AGENT_ID = 'sandbox-agent';
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
-  const parsed = parseEnv(gatewayEnv, env);
-  if (parsed.PAYOUT_API_URL !== undefined) {
-    const missing = remoteOnly.filter((name) => parsed[name] === undefined);
-    if (missing.length > 0) {
-      throw new ConfigError(
-        missing.map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' })),
-      );
-    }
-  }
+  const isSet = (name: string) => (env[name] ?? '').trim() !== '';
+  // Reported together with any other problem, so one restart fixes everything.
+  const missing: ConfigProblem[] = isSet('PAYOUT_API_URL')
+    ? remoteOnly
+        .filter((name) => !isSet(name))
+        .map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' }))
+    : [];
+  const parsed = parseEnv(gatewayEnv, env, missing);
   const client: PayoutClientSettings = {
     agentId: parsed.PAYOUT_AGENT_ID ?? EMBEDDED_AGENT_ID,
     // The embedded sandbox lives in this process; a token made per run is enough.
@@ -207,13 +206,15 @@ export function loadSandboxEnv(env: Env): SandboxEnv {
   return parseEnv(sandboxEnv, env);
 }
 
-function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
+function parseEnv<T extends z.ZodType>(schema: T, env: Env, extra: ConfigProblem[] = []): z.infer<T> {
   const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => ({
+  const problems = [
+    ...(result.error?.issues ?? []).map((issue) => ({
       variable: String(issue.path[0] ?? '(environment)'),
       message: issue.message,
     })),
-  );
+    ...extra,
+  ];
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
+  return result.data;
 }
