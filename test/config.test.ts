@@ -42,12 +42,18 @@ describe('gateway configuration', () => {
 
   it('requires credentials, key and webhook secret for a real upstream, naming each missing one', () => {
     const found = problems(() => loadGatewayConfig({ PAYOUT_API_URL: 'https://payout.example', PAYOUT_AGENT_ID: 'a' }));
-    expect(Object.keys(found).sort()).toEqual(['PAYOUT_API_TOKEN', 'PAYOUT_PRIVATE_KEY_FILE', 'PAYOUT_WEBHOOK_SECRET']);
+    expect(Object.keys(found).sort()).toEqual([
+      'GATEWAY_API_KEYS',
+      'PAYOUT_API_TOKEN',
+      'PAYOUT_PRIVATE_KEY_FILE',
+      'PAYOUT_WEBHOOK_SECRET',
+    ]);
   });
 
   it('reports missing credentials together with other bad variables', () => {
     const found = problems(() => loadGatewayConfig({ PORT: 'x', PAYOUT_API_URL: 'https://payout.example' }));
     expect(Object.keys(found).sort()).toEqual([
+      'GATEWAY_API_KEYS',
       'PAYOUT_AGENT_ID',
       'PAYOUT_API_TOKEN',
       'PAYOUT_PRIVATE_KEY_FILE',
@@ -63,8 +69,15 @@ describe('gateway configuration', () => {
       PAYOUT_API_TOKEN: 'token',
       PAYOUT_PRIVATE_KEY_FILE: '/keys/p.pem',
       PAYOUT_WEBHOOK_SECRET: 'secret',
+      GATEWAY_API_KEYS: 'k:admin',
     });
     expect(config.payout).toMatchObject({ mode: 'remote', apiUrl: 'https://payout.example', agentId: 'agent' });
+  });
+
+  it('serves anonymous use on loopback only', () => {
+    expect(problems(() => loadGatewayConfig({ HOST: '0.0.0.0' })).HOST).toMatch(/loopback/);
+    expect(loadGatewayConfig({ HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+    expect(loadGatewayConfig({ HOST: '0.0.0.0', GATEWAY_API_KEYS: 'k:viewer' }).host).toBe('0.0.0.0');
   });
 
   it('parses GATEWAY_API_KEYS as key:role pairs', () => {

@@ -35,7 +35,7 @@ describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', ()
   it('is ready: database migrated and the embedded sandbox answering', async () => {
     expect(await getJson(`${gateway.url}/readyz`)).toEqual({
       status: 200,
-      body: { status: 'ready', checks: { database: 'ok', upstream: 'ok' } },
+      body: { status: 'ready', checks: { database: 'ok', migrations: 'ok', upstream: 'ok' } },
     });
     expect(gateway.db.kind).toBe('pglite');
     expect(gateway.upstream.sandbox).toBeDefined();

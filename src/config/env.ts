@@ -92,6 +92,8 @@ const gatewayEnv = z.object({
   PAYOUT_MAX_RETRIES: nonNegativeInt(3),
   GATEWAY_PUBLIC_URL: httpUrl,
   GATEWAY_API_KEYS: apiKeys,
+  PROVIDER_CACHE_TTL_MS: nonNegativeInt(5 * 60_000),
+  RECONCILE_INTERVAL_MS: positiveInt(5_000),
 });
 
 /** Required together once the gateway talks to a real upstream. */
@@ -120,12 +122,15 @@ export interface GatewayConfig {
   logLevel: z.infer<typeof logLevel>;
   publicUrl: string | undefined;
   apiKeys: Map<string, Role>;
+  providerCacheTtlMs: number;
+  reconcileIntervalMs: number;
   payout:
     | ({ mode: 'embedded' } & PayoutClientSettings & { webhookSecret: string | undefined })
     | ({ mode: 'remote'; apiUrl: string; privateKeyFile: string; webhookSecret: string } & PayoutClientSettings);
 }
 
 export const EMBEDDED_AGENT_ID = 'sandbox-agent';
+const loopback = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const isSet = (name: string) => (env[name] ?? '').trim() !== '';
@@ -135,6 +140,14 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
         .filter((name) => !isSet(name))
         .map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' }))
     : [];
+  // Without keys anyone who can reach the port may pay: only for the local sandbox.
+  const hasKeys = isSet('GATEWAY_API_KEYS');
+  if (isSet('PAYOUT_API_URL') && !hasKeys) {
+    missing.push({ variable: 'GATEWAY_API_KEYS', message: 'is required when PAYOUT_API_URL is set (anonymous use is only for the embedded sandbox)' });
+  }
+  if (!hasKeys && isSet('HOST') && !loopback.has(env.HOST!.trim())) {
+    missing.push({ variable: 'HOST', message: 'must be a loopback address while GATEWAY_API_KEYS is unset (anonymous local use)' });
+  }
   const parsed = parseEnv(gatewayEnv, env, missing);
   const client: PayoutClientSettings = {
     agentId: parsed.PAYOUT_AGENT_ID ?? EMBEDDED_AGENT_ID,
@@ -153,6 +166,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     logLevel: parsed.LOG_LEVEL,
     publicUrl: parsed.GATEWAY_PUBLIC_URL,
     apiKeys: parsed.GATEWAY_API_KEYS,
+    providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
+    reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
     payout:
       parsed.PAYOUT_API_URL === undefined
         ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }

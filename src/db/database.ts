@@ -5,7 +5,14 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/client.ts';
-import { applyMigrations } from './migrations.ts';
+import { applyMigrations, readMigrations } from './migrations.ts';
+
+let committed: Promise<string[]> | undefined;
+/** The folders shipped with this build; they do not change while the process runs. */
+function committedMigrations(): Promise<string[]> {
+  committed ??= readMigrations().then((list) => list.migrationDirectories.map((d) => d.path));
+  return committed;
+}
 
 export type { PrismaClient };
 
@@ -16,6 +23,8 @@ export interface Database {
   migrate(): Promise<string[]>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+  /** Migration folders not (successfully) applied to this database. */
+  pendingMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -52,6 +61,12 @@ function wrap(
     migrate: () => applyMigrations(migrationAdapter()),
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
+    },
+    async pendingMigrations() {
+      const rows = await prisma.$queryRaw<Array<{ migration_name: string }>>`
+        SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+      const applied = new Set(rows.map((row) => row.migration_name));
+      return (await committedMigrations()).filter((name) => !applied.has(name));
     },
     async close() {
       await prisma.$disconnect();

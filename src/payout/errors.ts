@@ -1,16 +1,17 @@
 import type { ErrorBody } from './models.ts';
 
 /** Every failure of a Payout API call is one of these, each with a stable `code`. */
-export abstract class PayoutError extends Error {
-  abstract readonly code: string;
+export class PayoutError extends Error {
+  // Set by each subclass; the base is concrete only so GraphQL can map it as one type.
+  declare readonly code: string;
   /** True when the same request may succeed if sent again later. */
-  abstract readonly retryable: boolean;
+  declare readonly retryable: boolean;
 }
 
 /** The upstream answered with an Error object (any non-2xx). */
 export class PayoutApiError extends PayoutError {
-  readonly code: string;
-  readonly retryable: boolean;
+  override readonly code: string;
+  override readonly retryable: boolean;
   readonly serviceName: string;
   readonly userMessage: string;
   readonly description: string;
@@ -42,8 +43,8 @@ export type NetworkPhase = 'connect' | 'headers' | 'body' | 'socket';
 
 /** No answer: refused, reset, dropped or timed out. Whether the call took effect is unknown. */
 export class PayoutNetworkError extends PayoutError {
-  readonly retryable = true;
-  readonly code: 'network.error' | 'network.timeout';
+  override readonly retryable = true;
+  override readonly code: 'network.error' | 'network.timeout';
   /** True when the request cannot have reached the upstream (connect phase). */
   readonly notSent: boolean;
 
@@ -65,8 +66,8 @@ export class PayoutNetworkError extends PayoutError {
 
 /** The upstream answered, but not with what the spec promises. */
 export class PayoutResponseError extends PayoutError {
-  readonly code = 'upstream.invalid-response';
-  readonly retryable = false;
+  override readonly code = 'upstream.invalid-response';
+  override readonly retryable = false;
   constructor(
     readonly httpStatus: number,
     readonly request: { method: string; path: string },
@@ -79,8 +80,8 @@ export class PayoutResponseError extends PayoutError {
 
 /** A paymentId already exists upstream with a different amount or recipient. */
 export class PaymentConflictError extends PayoutError {
-  readonly code = 'payout.payment.conflict';
-  readonly retryable = false;
+  override readonly code = 'payout.payment.conflict';
+  override readonly retryable = false;
   constructor(
     readonly paymentId: string,
     readonly differences: string[],
@@ -92,8 +93,8 @@ export class PaymentConflictError extends PayoutError {
 
 /** Reading back could not tell whether a create or execute took effect: a person must look. */
 export class PaymentOutcomeUnknownError extends PayoutError {
-  readonly code = 'payout.outcome.unknown';
-  readonly retryable = false;
+  override readonly code = 'payout.outcome.unknown';
+  override readonly retryable = false;
   constructor(
     readonly paymentId: string,
     readonly operation: 'create' | 'execute',

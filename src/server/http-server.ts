@@ -1,15 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Database } from '../db/database.ts';
+import type { GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PayoutClient } from '../payout/client.ts';
+import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
 
 export interface GatewayServerDeps {
   db: Database;
   client: PayoutClient;
+  yoga: GatewayYoga;
+  webhooks: WebhookIntakeDeps;
   logger: Logger;
 }
 
 const READY_CHECK_TIMEOUT_MS = 3_000;
+/** GraphQL documents and variables; file uploads have their own limit. */
+export const MAX_GRAPHQL_BODY_BYTES = 1024 * 1024;
 
 /** The gateway's HTTP surface, created apart from listening so tests can drive it. */
 export function createGatewayServer(deps: GatewayServerDeps): Server {
@@ -24,6 +30,12 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
 
 async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+  if (path === '/graphql') {
+    if (tooLarge(req)) return json(res, 413, { errors: [{ message: `request body over ${MAX_GRAPHQL_BODY_BYTES} bytes` }] });
+    await deps.yoga.handleNodeRequestAndResponse(req, res);
+    return;
+  }
+  if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     const checks = await readiness(deps);
@@ -33,7 +45,12 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   json(res, 404, { error: `no route ${req.method} ${path}` });
 }
 
-/** Database answering and upstream answering; each check bounded so a probe never hangs. */
+function tooLarge(req: IncomingMessage): boolean {
+  if ((req.headers['content-type'] ?? '').startsWith('multipart/')) return false;
+  return Number(req.headers['content-length'] ?? 0) > MAX_GRAPHQL_BODY_BYTES;
+}
+
+/** Database answering and migrated, upstream answering; each check bounded so a probe never hangs. */
 async function readiness(deps: GatewayServerDeps): Promise<Record<string, string>> {
   const run = async (check: () => Promise<unknown>) => {
     try {
@@ -43,8 +60,15 @@ async function readiness(deps: GatewayServerDeps): Promise<Record<string, string
       return error instanceof Error ? `failing: ${error.message}` : 'failing';
     }
   };
-  const [database, upstream] = await Promise.all([run(() => deps.db.ping()), run(() => deps.client.getBalance())]);
-  return { database, upstream };
+  const [database, migrations, upstream] = await Promise.all([
+    run(() => deps.db.ping()),
+    run(async () => {
+      const pending = await deps.db.pendingMigrations();
+      if (pending.length > 0) throw new Error(`not applied: ${pending.join(', ')}`);
+    }),
+    run(() => deps.client.getBalance()),
+  ]);
+  return { database, migrations, upstream };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

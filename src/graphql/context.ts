@@ -1,0 +1,24 @@
+import type { Role } from '../config/env.ts';
+import type { PrismaClient } from '../db/database.ts';
+import type { PayoutClient } from '../payout/client.ts';
+import type { PaymentEvents } from '../payments/events.ts';
+import type { PaymentService } from '../payments/payment-service.ts';
+import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
+import type { PaymentTracker } from '../payments/tracker.ts';
+
+/** Long-lived parts the resolvers use; one set per gateway process. */
+export interface GatewayServices {
+  client: PayoutClient;
+  payments: PaymentService;
+  catalogue: ProviderCatalogue;
+  tracker: PaymentTracker;
+  events: PaymentEvents;
+  prisma: PrismaClient;
+}
+
+export interface GraphQLContext {
+  role: Role;
+  /** Fingerprint of the API key that made the request (never the key), or "anonymous". */
+  caller: string;
+  services: GatewayServices;
+}

@@ -1,0 +1,11 @@
+import { builder } from './builder.ts';
+import './types/scalars.ts';
+import './types/enums.ts';
+import './types/errors.ts';
+import './types/balance.ts';
+import './types/provider.ts';
+import './types/payment.ts';
+import './types/payment-mutations.ts';
+import './types/payment-subscription.ts';
+
+export const schema = builder.toSchema();

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { PaymentId } from '../../payout/models.ts';
+import { PaymentInputError } from '../../payments/input-error.ts';
+import type { PaymentView } from '../../payments/payment-service.ts';
+import { builder } from '../builder.ts';
+import { CurrencyEnum } from './enums.ts';
+import { paymentErrors } from './errors.ts';
+import { Payment } from './payment.ts';
+import { inputPathFor, recipientFromInput, RecipientInput } from './recipient-input.ts';
+
+const paymentIdSchema = PaymentId;
+const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
+
+const KeyValueInput = builder.inputType('KeyValueInput', {
+  fields: (t) => ({
+    key: t.string({ required: true, validate: { minLength: 1, maxLength: 64 } }),
+    value: t.string({ required: true, validate: { maxLength: 256 } }),
+  }),
+});
+
+const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
+  fields: (t) => ({
+    paymentId: t.id({
+      description: 'Your idempotency key, 1 to 36 characters. Sending the same one again never pays twice. A UUID is made when absent.',
+      validate: { schema: paymentIdSchema },
+    }),
+    amount: t.field({ type: 'Decimal', required: true }),
+    currency: t.field({ type: CurrencyEnum, defaultValue: 'RUB' }),
+    recipient: t.field({ type: RecipientInput, required: true }),
+    webhookUrl: t.string({
+      description: 'Where the upstream posts status changes. Default: this gateway’s /webhooks/payout.',
+      validate: { schema: webhookUrlSchema },
+    }),
+    customFields: t.field({
+      type: [KeyValueInput],
+      validate: { maxLength: [20, { message: 'at most 20 custom fields' }] },
+    }),
+    execute: t.boolean({ defaultValue: false, description: 'Execute right after creating it.' }),
+  }),
+});
+
+const paymentResult = (name: string) => ({
+  types: paymentErrors,
+  union: { name: `${name}Result` },
+  result: { name: `${name}Success` },
+  dataField: { name: 'payment' },
+});
+
+builder.mutationFields((t) => ({
+  createPayment: t.field({
+    type: Payment,
+    description: 'Creates a payment (and executes it when `execute` is true). Checked against the provider’s live limits and fields first.',
+    authScopes: { pay: true },
+    errors: paymentResult('CreatePayment'),
+    args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
+    resolve: async (_root, { input }, { services, caller }): Promise<PaymentView> => {
+      const recipient = recipientFromInput(input.recipient as never);
+      const customFields = input.customFields?.length ? Object.fromEntries(input.customFields.map((f) => [f.key, f.value])) : undefined;
+      try {
+        return await services.payments.create({
+          paymentId: input.paymentId == null ? undefined : String(input.paymentId),
+          payload: {
+            amount: { value: input.amount, currency: input.currency ?? 'RUB' },
+            recipientDetails: { providerCode: recipient.provider, fields: recipient.fields },
+            ...(input.webhookUrl == null ? {} : { webhookUrl: input.webhookUrl }),
+            ...(customFields === undefined ? {} : { customFields }),
+          },
+          execute: input.execute ?? false,
+          requestedBy: caller,
+        });
+      } catch (error) {
+        if (!(error instanceof PaymentInputError)) throw error;
+        throw new PaymentInputError(error.problems.map((p) => ({ ...p, path: inputPathFor(p.path, recipient.provider) })));
+      }
+    },
+  }),
+  executePayment: t.field({
+    type: Payment,
+    description: 'Executes a READY payment. Safe to repeat: a final payment is returned as it is.',
+    authScopes: { pay: true },
+    errors: paymentResult('ExecutePayment'),
+    args: { paymentId: t.arg.id({ required: true, validate: { schema: paymentIdSchema } }) },
+    resolve: (_root, { paymentId }, { services }) => services.payments.execute(String(paymentId)),
+  }),
+}));

@@ -1,0 +1,197 @@
+import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import type { TrackedStatus } from '../../db/generated/enums.ts';
+import { maskRecipientFields } from '../../log/mask.ts';
+import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../payout/models.ts';
+import type { PaymentView } from '../../payments/payment-service.ts';
+import { localOnly } from '../../payments/status.ts';
+import { builder } from '../builder.ts';
+import { Money } from './balance.ts';
+import {
+  PaymentErrorCodeEnum,
+  PaymentStatusEnum,
+  PayoutErrorCodeEnum,
+  ProviderCodeEnum,
+  TrackingStatusEnum,
+  payoutErrorCode,
+} from './enums.ts';
+
+export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyValue').implement({
+  fields: (t) => ({ key: t.exposeString('key'), value: t.exposeString('value') }),
+});
+
+const BillingDetailsType = builder.objectRef<BillingDetails>('BillingDetails').implement({
+  description: 'What the recipient’s side reported about the payment.',
+  fields: (t) => ({
+    transactionId: t.string({ nullable: true, resolve: (b) => b.transactionId ?? null }),
+    rrn: t.string({ nullable: true, resolve: (b) => b.rrn ?? null }),
+    accountNumber: t.string({ nullable: true, resolve: (b) => b.accountNumber ?? null }),
+    accountInfo: t.string({ nullable: true, resolve: (b) => b.accountInfo ?? null }),
+    receiptUrl: t.string({ nullable: true, resolve: (b) => b.receiptUrl ?? null }),
+  }),
+});
+
+interface HistoryEntry {
+  status: TrackedStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  source: string;
+  changedAt: Date | null;
+  recordedAt: Date;
+}
+
+const PaymentStatusChange = builder.objectRef<HistoryEntry>('PaymentStatusChange').implement({
+  fields: (t) => ({
+    status: t.field({ type: TrackingStatusEnum, resolve: (h) => h.status }),
+    errorCode: t.string({ nullable: true, resolve: (h) => h.errorCode }),
+    errorMessage: t.string({ nullable: true, resolve: (h) => h.errorMessage }),
+    source: t.string({
+      description: 'How the gateway learned it: request, create, execute, read, webhook or reconcile.',
+      resolve: (h) => h.source,
+    }),
+    changedAt: t.field({ type: 'DateTime', nullable: true, description: 'The upstream’s time of the change.', resolve: (h) => h.changedAt }),
+    recordedAt: t.field({ type: 'DateTime', resolve: (h) => h.recordedAt }),
+  }),
+});
+
+const isStatusErrorCode = (code: string | null | undefined): code is StatusErrorCode =>
+  code != null && (statusErrorCodes as readonly string[]).includes(code);
+
+function amountOf(view: PaymentView): MoneyShape {
+  if (view.upstream !== undefined) return view.upstream.amount;
+  return { value: view.tracked!.amount.toFixed(2), currency: view.tracked!.currency as 'RUB' };
+}
+
+export const Payment = builder.objectRef<PaymentView>('Payment').implement({
+  description: 'A payment as the upstream reports it, merged with the gateway’s own record of it.',
+  fields: (t) => ({
+    paymentId: t.exposeID('paymentId'),
+    status: t.field({
+      type: PaymentStatusEnum,
+      nullable: true,
+      description: 'The upstream status; null while the upstream has not confirmed the payment.',
+      resolve: ({ upstream, tracked }) =>
+        upstream?.status.value ??
+        (tracked !== undefined && !localOnly.has(tracked.status) ? (tracked.status as never) : null),
+    }),
+    trackingStatus: t.field({
+      type: TrackingStatusEnum,
+      nullable: true,
+      description: 'The gateway’s record; null for a payment it never tracked.',
+      resolve: ({ tracked }) => tracked?.status ?? null,
+    }),
+    errorCode: t.field({
+      type: PaymentErrorCodeEnum,
+      nullable: true,
+      resolve: ({ upstream, tracked }) =>
+        upstream?.status.errorCode ?? (isStatusErrorCode(tracked?.errorCode) ? tracked.errorCode : null),
+    }),
+    errorMessage: t.string({
+      nullable: true,
+      resolve: ({ upstream, tracked }) => upstream?.status.errorMessage ?? tracked?.errorMessage ?? null,
+    }),
+    trackingErrorCode: t.field({
+      type: PayoutErrorCodeEnum,
+      nullable: true,
+      description: 'For REJECTED and UNKNOWN: the error that ended the attempt.',
+      resolve: ({ tracked }) =>
+        tracked !== undefined && localOnly.has(tracked.status) && tracked.errorCode !== null
+          ? (payoutErrorCode(tracked.errorCode) as never)
+          : null,
+    }),
+    statusChangedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: ({ upstream, tracked }) =>
+        upstream !== undefined ? new Date(upstream.status.changedDateTime) : (tracked?.statusChangedAt ?? null),
+    }),
+    amount: t.field({ type: Money, resolve: amountOf }),
+    commission: t.field({
+      type: Money,
+      nullable: true,
+      resolve: ({ upstream, tracked }) =>
+        upstream?.commission ??
+        (tracked?.commission != null ? { value: tracked.commission.toFixed(2), currency: tracked.currency as 'RUB' } : null),
+    }),
+    provider: t.field({
+      type: ProviderCodeEnum,
+      resolve: ({ upstream, tracked }) => upstream?.recipientDetails.providerCode ?? (tracked!.providerCode as never),
+    }),
+    recipient: t.field({
+      type: [KeyValue],
+      description: 'Recipient fields by their upstream names; card numbers and accounts masked.',
+      resolve: ({ upstream, tracked }) =>
+        Object.entries(
+          upstream !== undefined
+            ? maskRecipientFields(upstream.recipientDetails.fields)
+            : (tracked!.recipient as Record<string, string>),
+        ).map(([key, value]) => ({ key, value })),
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      resolve: ({ upstream, tracked }) =>
+        upstream !== undefined ? new Date(upstream.creationDateTime) : (tracked!.upstreamCreatedAt ?? tracked!.createdAt),
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: ({ upstream, tracked }) =>
+        upstream !== undefined ? new Date(upstream.expirationDateTime) : (tracked?.expiresAt ?? null),
+    }),
+    billingDetails: t.field({
+      type: BillingDetailsType,
+      nullable: true,
+      resolve: ({ upstream, tracked }) =>
+        upstream?.billingDetails ?? (tracked?.billingDetails as BillingDetails | null | undefined) ?? null,
+    }),
+    customFields: t.field({
+      type: [KeyValue],
+      resolve: ({ upstream, tracked }) =>
+        Object.entries(upstream?.customFields ?? (tracked?.customFields as Record<string, string> | null) ?? {}).map(
+          ([key, value]) => ({ key, value }),
+        ),
+    }),
+    webhookUrl: t.string({ nullable: true, resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null }),
+    tracked: t.boolean({ description: 'Whether the gateway keeps a record of it.', resolve: ({ tracked }) => tracked !== undefined }),
+    batchId: t.id({ nullable: true, resolve: ({ tracked }) => tracked?.batchId ?? null }),
+    batchRow: t.int({ nullable: true, description: 'Line of the batch file it came from.', resolve: ({ tracked }) => tracked?.batchRow ?? null }),
+    history: t.field({
+      type: [PaymentStatusChange],
+      description: 'Every status the gateway has seen, oldest first.',
+      resolve: ({ tracked }) => tracked?.history ?? [],
+    }),
+  }),
+});
+
+/** The upstream list pages by limit/offset; cursors here are offsets. */
+const MAX_PAGE = 99;
+
+builder.queryFields((t) => ({
+  payment: t.field({
+    type: Payment,
+    nullable: true,
+    description: 'One payment, read from the upstream now and merged with the gateway’s record.',
+    authScopes: { read: true },
+    args: { paymentId: t.arg.id({ required: true }) },
+    resolve: (_root, { paymentId }, { services }) => services.payments.read(String(paymentId)),
+  }),
+  payments: t.connection({
+    type: Payment,
+    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). At most ${MAX_PAGE} per page.`,
+    authScopes: { read: true },
+    args: {
+      from: t.arg({ type: 'Date', description: 'First creation date, inclusive.' }),
+      to: t.arg({ type: 'Date', description: 'Last creation date, inclusive.' }),
+    },
+    resolve: (_root, args, { services }) =>
+      resolveOffsetConnection({ args, defaultSize: 20, maxSize: MAX_PAGE }, async ({ limit, offset }) => {
+        const page = await services.client.listPayments({
+          limit,
+          offset,
+          from: args.from ?? undefined,
+          to: args.to ?? undefined,
+        });
+        const tracked = await services.tracker.findMany(page.map((p) => p.paymentId));
+        return page.map((upstream) => ({ paymentId: upstream.paymentId, upstream, tracked: tracked.get(upstream.paymentId) }));
+      }),
+  }),
+}));

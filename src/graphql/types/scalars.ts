@@ -1,0 +1,70 @@
+import { GraphQLError, Kind } from 'graphql';
+import { MONEY_VALUE, SIGNED_MONEY_VALUE } from '../../money/money.ts';
+import { builder } from '../builder.ts';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Money travels as a string with exactly two decimals ("1500.00"). A JSON number is
+ * refused: it may already have been through a float on the client's side.
+ */
+builder.scalarType('Decimal', {
+  description: 'An amount as a string with exactly two decimals, e.g. "1500.00". Numbers are refused.',
+  serialize: (value) => {
+    const text = typeof value === 'string' ? value : (value as { toFixed(digits: number): string }).toFixed(2);
+    if (!SIGNED_MONEY_VALUE.test(text)) throw new GraphQLError(`not a money value: ${text}`);
+    return text;
+  },
+  parseValue: (value) => parseDecimal(value),
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('Decimal must be a string such as "1500.00", not a number');
+    return parseDecimal(ast.value);
+  },
+});
+
+function parseDecimal(value: unknown): string {
+  if (typeof value !== 'string') throw new GraphQLError('Decimal must be a string such as "1500.00", not a number');
+  if (!MONEY_VALUE.test(value)) {
+    throw new GraphQLError(`"${value}" is not an amount with exactly two decimals and no sign, such as "1500.00"`);
+  }
+  return value;
+}
+
+builder.scalarType('DateTime', {
+  description: 'An instant as ISO 8601 with offset, e.g. "2026-11-22T10:00:00Z".',
+  serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
+  parseValue: (value) => parseDateTime(value),
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseDateTime(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+  return date;
+}
+
+builder.scalarType('Date', {
+  description: 'A calendar date YYYY-MM-DD (UTC).',
+  serialize: (value) => value,
+  parseValue: (value) => parseDate(value),
+  parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseDate(value: unknown): string {
+  if (typeof value !== 'string' || !DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
+      new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+    throw new GraphQLError('Date must be a real calendar date YYYY-MM-DD');
+  }
+  return value;
+}
+
+builder.scalarType('File', {
+  description: 'A file sent as a GraphQL multipart request upload.',
+  serialize: () => {
+    throw new GraphQLError('File is an input only');
+  },
+  parseValue: (value) => {
+    if (!(value instanceof File)) throw new GraphQLError('File must be sent as a multipart upload');
+    return value;
+  },
+});

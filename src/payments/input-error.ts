@@ -1,0 +1,14 @@
+export interface FieldProblem {
+  /** Where the bad value is, e.g. ["amount"] or ["recipient", "pan"] (the spec's field names). */
+  path: string[];
+  message: string;
+}
+
+/** A payment request refused before any upstream call, naming each bad field. */
+export class PaymentInputError extends Error {
+  readonly code = 'input.invalid';
+  constructor(readonly problems: FieldProblem[]) {
+    super(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '));
+    this.name = 'PaymentInputError';
+  }
+}

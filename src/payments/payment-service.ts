@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log/logger.ts';
+import type { PayoutClient } from '../payout/client.ts';
+import { PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
+import type { Payment, PaymentPayload } from '../payout/models.ts';
+import { checkPaymentAgainstProvider } from './check-payment.ts';
+import { PaymentInputError } from './input-error.ts';
+import type { ProviderCatalogue } from './provider-catalogue.ts';
+import { finalTracked } from './status.ts';
+import type { PaymentTracker, StatusSource, TrackedPayment } from './tracker.ts';
+
+/** A payment as the gateway shows it: the upstream's view when it has one, and its own record. */
+export interface PaymentView {
+  paymentId: string;
+  upstream?: Payment;
+  tracked?: TrackedPayment;
+}
+
+export interface CreatePaymentRequest {
+  paymentId?: string;
+  payload: PaymentPayload;
+  /** Execute right after a successful create. */
+  execute: boolean;
+  requestedBy?: string;
+}
+
+export interface PaymentServiceDeps {
+  client: PayoutClient;
+  tracker: PaymentTracker;
+  catalogue: ProviderCatalogue;
+  /** Where the upstream should send status webhooks; known once the gateway listens. */
+  webhookUrl: () => string | undefined;
+  logger: Logger;
+}
+
+/**
+ * Creating, executing and reading payments with tracking around every upstream call:
+ * recorded before, updated after, and never sent twice (the client settles lost answers).
+ */
+export class PaymentService {
+  constructor(private readonly deps: PaymentServiceDeps) {}
+
+  async create(request: CreatePaymentRequest): Promise<PaymentView> {
+    const { client, tracker, catalogue } = this.deps;
+    const provider = await catalogue.get(request.payload.recipientDetails.providerCode);
+    if (provider === undefined) {
+      throw new PaymentInputError([{ path: ['recipient'], message: `provider ${request.payload.recipientDetails.providerCode} is not offered` }]);
+    }
+    const problems = checkPaymentAgainstProvider(request.payload, provider);
+    if (problems.length > 0) throw new PaymentInputError(problems);
+
+    const paymentId = request.paymentId ?? randomUUID();
+    const payload: PaymentPayload = { ...request.payload, webhookUrl: request.payload.webhookUrl ?? this.deps.webhookUrl() };
+    if (payload.webhookUrl === undefined) delete payload.webhookUrl;
+    await tracker.recordIntent({ paymentId, agentId: client.agentId, payload, requestedBy: request.requestedBy });
+
+    let created: Payment;
+    try {
+      created = (await client.createPayment(paymentId, payload)).payment;
+    } catch (error) {
+      await this.recordFailure(paymentId, error, 'create');
+      throw error;
+    }
+    await tracker.applyUpstream(paymentId, { status: created.status, payment: created }, 'create');
+    if (request.execute && created.status.value === 'READY') return this.execute(paymentId);
+    return this.view(paymentId, created);
+  }
+
+  /** Executes once; a payment already final is returned as it is, without a call. */
+  async execute(paymentId: string): Promise<PaymentView> {
+    const tracked = await this.deps.tracker.find(paymentId);
+    if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
+    let executed: Payment;
+    try {
+      executed = (await this.deps.client.executePayment(paymentId)).payment;
+    } catch (error) {
+      await this.recordFailure(paymentId, error, 'execute');
+      throw error;
+    }
+    await this.deps.tracker.applyUpstream(paymentId, { status: executed.status, payment: executed }, 'execute');
+    return this.view(paymentId, executed);
+  }
+
+  /**
+   * The upstream's current view merged with the local record; the read also updates the
+   * record. Null when neither knows the payment.
+   */
+  async read(paymentId: string): Promise<PaymentView | null> {
+    let upstream: Payment | undefined;
+    try {
+      upstream = await this.deps.client.getPayment(paymentId);
+    } catch (error) {
+      if (!(error instanceof PayoutApiError && error.code === 'payout.payment.not-found')) throw error;
+    }
+    if (upstream !== undefined) {
+      await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'read');
+    }
+    const tracked = (await this.deps.tracker.find(paymentId)) ?? undefined;
+    if (upstream === undefined && tracked === undefined) return null;
+    return { paymentId, upstream, tracked };
+  }
+
+  /** One read-back of a payment whose outcome is not settled yet (IN_PROGRESS or UNKNOWN). */
+  async reconcile(paymentId: string): Promise<void> {
+    try {
+      const upstream = await this.deps.client.getPayment(paymentId);
+      const outcome = await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'reconcile');
+      if (outcome !== 'applied') await this.deps.tracker.postponeCheck(paymentId);
+    } catch (error) {
+      this.deps.logger.warn({ paymentId, code: (error as PayoutError).code }, 'reconciliation read failed');
+      await this.deps.tracker.postponeCheck(paymentId);
+    }
+  }
+
+  private async view(paymentId: string, upstream: Payment): Promise<PaymentView> {
+    return { paymentId, upstream, tracked: (await this.deps.tracker.find(paymentId)) ?? undefined };
+  }
+
+  private async recordFailure(paymentId: string, error: unknown, source: StatusSource): Promise<void> {
+    if (error instanceof PaymentOutcomeUnknownError) {
+      await this.deps.tracker.markLocal(paymentId, 'UNKNOWN', { code: error.code, message: error.message }, source);
+    } else if (source === 'create' && error instanceof PayoutError) {
+      // The client settles lost answers by reading back, so an error here means no payment exists.
+      await this.deps.tracker.markLocal(paymentId, 'REJECTED', { code: error.code, message: error.message }, source);
+    }
+  }
+}
