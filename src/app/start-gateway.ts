@@ -27,12 +27,18 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+/** Parts made elsewhere: tests bring their own sandbox and database. */
+export interface GatewayParts {
+  upstream?: Upstream;
+  db?: Database;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, parts: GatewayParts = {}): Promise<RunningGateway> {
   // Upstream first: a bad key file should stop startup before the database is touched.
-  const upstream = await connectUpstream(config, logger);
+  const upstream = parts.upstream ?? (await connectUpstream(config, logger));
   let db: Database;
   try {
-    db = await openDatabase(databaseTarget(config));
+    db = parts.db ?? (await openDatabase(databaseTarget(config)));
     const applied = await db.migrate();
     logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
   } catch (error) {

@@ -55,6 +55,7 @@ function wrap(
   migrationAdapter: () => SqlMigrationAwareDriverAdapterFactory,
   closeDriver: () => Promise<void>,
 ): Database {
+  let closing: Promise<void> | undefined;
   return {
     prisma,
     kind,
@@ -68,9 +69,13 @@ function wrap(
       const applied = new Set(rows.map((row) => row.migration_name));
       return (await committedMigrations()).filter((name) => !applied.has(name));
     },
-    async close() {
-      await prisma.$disconnect();
-      await closeDriver();
+    close() {
+      // Shared between a gateway and its owner (tests): the second close is a no-op.
+      closing ??= (async () => {
+        await prisma.$disconnect();
+        await closeDriver();
+      })();
+      return closing;
     },
   };
 }

@@ -40,9 +40,13 @@ export function createGraphQLServer(deps: { services: GatewayServices; keys: Api
     maskedErrors: {
       // A query that fails upstream says which upstream error, never the HTTP code or a stack.
       maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
+        // Duck-typed: graphql ships CJS and ESM builds, and a loader that mixes them has two GraphQLError classes.
+        const original = (error as { originalError?: unknown }).originalError ?? error;
         if (original instanceof PayoutError) {
+          const { nodes, path } = error as GraphQLError;
           return new GraphQLError(`Payout API error ${original.code}`, {
+            nodes,
+            path,
             extensions: {
               code: 'PAYOUT_ERROR',
               payoutErrorCode: payoutErrorCode(original.code),

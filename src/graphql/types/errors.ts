@@ -1,4 +1,4 @@
-import { PayoutApiError, PayoutError } from '../../payout/errors.ts';
+import { PayoutError, type PayoutApiError } from '../../payout/errors.ts';
 import { PaymentInputError, type FieldProblem } from '../../payments/input-error.ts';
 import { builder } from '../builder.ts';
 import { PayoutErrorCodeEnum, payoutErrorCode } from './enums.ts';
@@ -11,6 +11,12 @@ const ErrorCause = builder.objectRef<{ parameter: string; messages: string[] }>(
   }),
 });
 
+/**
+ * The errors plugin hands resolvers a proxy whose prototype is the registered class
+ * (PayoutError), so subclass fields are read by name rather than by instanceof.
+ */
+const api = (error: PayoutError): Partial<PayoutApiError> => error as Partial<PayoutApiError>;
+
 builder.objectType(PayoutError, {
   name: 'PayoutError',
   description: 'The Payout API refused the call or could not be reached; nothing was paid unless `code` says otherwise.',
@@ -19,15 +25,13 @@ builder.objectType(PayoutError, {
     code: t.field({ type: PayoutErrorCodeEnum, resolve: (error) => payoutErrorCode(error.code) as never }),
     upstreamCode: t.string({ description: 'The code exactly as received.', resolve: (error) => error.code }),
     retryable: t.boolean({ description: 'The same request may succeed later.', resolve: (error) => error.retryable }),
-    userMessage: t.string({ nullable: true, resolve: (error) => (error instanceof PayoutApiError ? error.userMessage : null) }),
-    traceId: t.string({ nullable: true, resolve: (error) => (error instanceof PayoutApiError ? error.traceId : null) }),
-    httpStatus: t.int({ nullable: true, resolve: (error) => (error instanceof PayoutApiError ? error.httpStatus : null) }),
+    userMessage: t.string({ nullable: true, resolve: (error) => api(error).userMessage ?? null }),
+    traceId: t.string({ nullable: true, resolve: (error) => api(error).traceId ?? null }),
+    httpStatus: t.int({ nullable: true, resolve: (error) => api(error).httpStatus ?? null }),
     causes: t.field({
       type: [ErrorCause],
       resolve: (error) =>
-        error instanceof PayoutApiError
-          ? Object.entries(error.details).map(([parameter, messages]) => ({ parameter, messages }))
-          : [],
+        Object.entries(api(error).details ?? {}).map(([parameter, messages]) => ({ parameter, messages })),
     }),
   }),
 });
