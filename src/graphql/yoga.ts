@@ -70,7 +70,7 @@ export function createGraphQLServer(deps: { services: GatewayServices; keys: Api
     plugins: [
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       EnvelopArmorPlugin({
-        maxDepth: { n: 10 },
+        maxDepth: { n: 8 },
         costLimit: { maxCost: 5000 },
         maxAliases: { n: 15 },
         maxDirectives: { n: 20 },

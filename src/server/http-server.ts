@@ -32,7 +32,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
   if (path === '/graphql') {
     if (tooLarge(req)) return json(res, 413, { errors: [{ message: `request body over ${MAX_GRAPHQL_BODY_BYTES} bytes` }] });
-    await deps.yoga.handleNodeRequestAndResponse(req, res);
+    await deps.yoga.handle(req, res);
     return;
   }
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);

@@ -176,7 +176,7 @@ builder.queryFields((t) => ({
   }),
   payments: t.connection({
     type: Payment,
-    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). At most ${MAX_PAGE} per page.`,
+    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). At most ${MAX_PAGE} per page; a larger "first" is cut to ${MAX_PAGE}.`,
     authScopes: { read: true },
     args: {
       from: t.arg({ type: 'Date', description: 'First creation date, inclusive.' }),
