@@ -1,5 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../log/logger.ts';
@@ -30,6 +31,8 @@ export function createGraphQLServer(deps: { services: GatewayServices; keys: Api
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: { title: 'payout-gateway', defaultQuery: exampleQuery },
+    // The bundled GraphiQL works without internet; yoga's default page loads it from a CDN.
+    renderGraphiQL,
     multipart: true,
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),

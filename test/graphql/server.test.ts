@@ -126,3 +126,18 @@ describe('health', () => {
     expect(JSON.parse(ready.text).checks.upstream).toMatch(/failing/);
   });
 });
+
+describe('samples/*.graphql', () => {
+  it('are valid against the schema', async () => {
+    const { readdirSync } = await import('node:fs');
+    const { parse, validate } = await import('graphql');
+    const { schema } = await import('../../src/graphql/schema.ts');
+    const dir = new URL('../../samples/', import.meta.url);
+    const files = readdirSync(dir).filter((name) => name.endsWith('.graphql'));
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    for (const file of files) {
+      const errors = validate(schema, parse(readFileSync(new URL(file, dir), 'utf8')));
+      expect(errors.map((e) => `${file}: ${e.message}`)).toEqual([]);
+    }
+  });
+});
