@@ -1,0 +1,36 @@
+/** Recipient fields by their spec names; a column of each may appear in the file. */
+export const recipientColumns = [
+  'pan',
+  'account',
+  'bankId',
+  'lastName',
+  'firstName',
+  'middleName',
+  'purpose',
+  'cardholder_name',
+  'cardholder_lastname',
+  'description',
+] as const;
+
+export const baseColumns = ['reference', 'provider', 'amount', 'currency'] as const;
+export const requiredColumns = ['provider', 'amount'] as const;
+export const CUSTOM_PREFIX = 'custom.';
+
+const canonical = new Map<string, string>(
+  [...baseColumns, ...recipientColumns].map((name) => [name.toLowerCase(), name]),
+);
+
+export type ColumnResult = { name: string } | { error: string };
+
+/** A header cell's column: known names in any case, or `custom.<key>`. */
+export function columnFor(header: string): ColumnResult {
+  const text = header.trim();
+  const known = canonical.get(text.toLowerCase());
+  if (known !== undefined) return { name: known };
+  if (text.toLowerCase().startsWith(CUSTOM_PREFIX) && text.length > CUSTOM_PREFIX.length) {
+    return { name: `${CUSTOM_PREFIX}${text.slice(CUSTOM_PREFIX.length)}` };
+  }
+  return {
+    error: `unknown column "${text}"; known columns are ${[...baseColumns, ...recipientColumns].join(', ')} and custom.<key>`,
+  };
+}
