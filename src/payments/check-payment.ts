@@ -12,16 +12,17 @@ export function checkPaymentAgainstProvider(payload: PaymentPayload, provider: P
   const { amount, recipientDetails } = payload;
   const limit = provider.info.amountLimits[amount.currency];
   if (!isMoneyValue(amount.value)) {
-    problems.push({ path: ['amount'], message: `"${amount.value}" is not an amount with two decimals such as 1500.00` });
+    problems.push({ path: ['amount'], code: 'amount.format', message: `"${amount.value}" is not an amount with two decimals such as 1500.00` });
   } else if (amount.value === '0.00') {
-    problems.push({ path: ['amount'], message: 'must be greater than 0.00' });
+    problems.push({ path: ['amount'], code: 'amount.zero', message: 'must be greater than 0.00' });
   } else if (limit === undefined) {
-    problems.push({ path: ['currency'], message: `${provider.code} does not pay in ${amount.currency}` });
+    problems.push({ path: ['currency'], code: 'currency.unsupported', message: `${provider.code} does not pay in ${amount.currency}` });
   } else {
     const minor = toMinorUnits(amount.value);
     if (minor < toMinorUnits(limit.min) || minor > toMinorUnits(limit.max)) {
       problems.push({
         path: ['amount'],
+        code: 'amount.limit',
         message: `${amount.value} is outside the ${provider.code} limits ${limit.min}–${limit.max} ${amount.currency}`,
       });
     }
@@ -31,18 +32,23 @@ export function checkPaymentAgainstProvider(payload: PaymentPayload, provider: P
     known.add(parameter.extKey);
     const value = recipientDetails.fields[parameter.extKey];
     if (value === undefined || value === '') {
-      if (parameter.required) problems.push({ path: ['recipient', parameter.extKey], message: `is required for ${provider.code}` });
+      if (parameter.required) {
+        problems.push({ path: ['recipient', parameter.extKey], code: 'field.required', message: `is required for ${provider.code}` });
+      }
       continue;
     }
     if (parameter.validationPattern !== undefined && !matches(parameter.validationPattern, value)) {
       problems.push({
         path: ['recipient', parameter.extKey],
+        code: 'field.pattern',
         message: `does not match the ${provider.code} pattern ${parameter.validationPattern}`,
       });
     }
   }
   for (const key of Object.keys(recipientDetails.fields)) {
-    if (!known.has(key)) problems.push({ path: ['recipient', key], message: `is not a parameter of ${provider.code}` });
+    if (!known.has(key)) {
+      problems.push({ path: ['recipient', key], code: 'field.not-for-provider', message: `is not a parameter of ${provider.code}` });
+    }
   }
   return problems;
 }

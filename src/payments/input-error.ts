@@ -2,6 +2,8 @@ export interface FieldProblem {
   /** Where the bad value is, e.g. ["amount"] or ["recipient", "pan"] (the spec's field names). */
   path: string[];
   message: string;
+  /** Stable code for reports: amount.limit, field.required, field.pattern, … */
+  code?: string;
 }
 
 /** A payment request refused before any upstream call, naming each bad field. */

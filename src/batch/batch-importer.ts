@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../db/database.ts';
+import type { Batch, Prisma } from '../db/generated/client.ts';
+import type { Logger } from '../log/logger.ts';
+import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import type { PayoutClient } from '../payout/client.ts';
+import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
+import { CsvFileError, openPayrollCsv } from './csv-reader.ts';
+import { validateRow, type RowProblem, type ValidRow } from './validate-row.ts';
+
+export interface BatchLimits {
+  maxRows: number;
+  maxBytes: number;
+}
+
+export interface ImportRequest {
+  source: AsyncIterable<Uint8Array>;
+  name?: string;
+  fileName?: string;
+  /** Import a file whose exact bytes were imported before. */
+  force?: boolean;
+  uploadedBy?: string;
+}
+
+/** Rows are written in chunks of this many, so memory stays flat as files grow. */
+const CHUNK = 500;
+
+/** Batch ids are short so that `{batchId}-{line}-r{attempt}` fits the 36-character paymentId. */
+export function newBatchId(): string {
+  return `b${randomBytes(8).toString('hex').slice(0, 11)}`;
+}
+
+export function paymentIdFor(batchId: string, line: number, attempt: number): string {
+  return attempt === 1 ? `${batchId}-${line}` : `${batchId}-${line}-r${attempt}`;
+}
+
+/**
+ * Reads a payroll file into a batch: every row validated against the live provider
+ * details, every problem stored with its line and column, then the whole-file checks
+ * (duplicate references and rows, the total against the balance, a file imported before).
+ * The batch ends VALIDATED, or REJECTED when any error was found.
+ */
+export class BatchImporter {
+  constructor(
+    private readonly deps: {
+      prisma: PrismaClient;
+      catalogue: ProviderCatalogue;
+      client: PayoutClient;
+      limits: BatchLimits;
+      logger: Logger;
+    },
+  ) {}
+
+  async import(request: ImportRequest): Promise<Batch> {
+    const { prisma } = this.deps;
+    const id = newBatchId();
+    await prisma.batch.create({
+      data: {
+        id,
+        name: request.name ?? request.fileName ?? id,
+        fileName: request.fileName ?? null,
+        fileHash: '0'.repeat(64),
+        fileBytes: 0,
+        uploadedBy: request.uploadedBy ?? null,
+      },
+    });
+    const providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
+    const state = new ImportState(id, prisma);
+    let digest = { bytes: 0, sha256: '0'.repeat(64) };
+    let readable = true;
+    try {
+      const csv = await openPayrollCsv(request.source, { maxBytes: this.deps.limits.maxBytes });
+      for await (const row of csv.rows) {
+        if (state.rows >= this.deps.limits.maxRows) {
+          state.fileProblem('file.too-many-rows', `the file has more than ${this.deps.limits.maxRows} rows`);
+          break;
+        }
+        const { valid, problems } = validateRow(row, providers);
+        await state.add(row.line, row.cells.reference, valid, problems);
+      }
+      digest = csv.digest();
+    } catch (error) {
+      if (!(error instanceof CsvFileError)) throw error;
+      readable = false;
+      for (const problem of error.problems) state.problems.push({ ...problem, severity: 'error' });
+    }
+    await state.flush();
+    await this.fileChecks(state, digest.sha256, request.force ?? false, readable);
+    await state.flush();
+    const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
+    const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
+    const batch = await prisma.batch.update({
+      where: { id },
+      data: {
+        status: errors > 0 ? 'REJECTED' : 'VALIDATED',
+        fileHash: digest.sha256,
+        fileBytes: digest.bytes,
+        rowCount: state.rows,
+        validCount: state.validRows,
+        invalidCount: state.rows - state.validRows,
+        warningCount: warnings,
+        totalAmount: fromMinorUnits(state.totalMinor),
+        validatedAt: new Date(),
+      },
+    });
+    this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
+    return batch;
+  }
+
+  private async fileChecks(state: ImportState, sha256: string, force: boolean, readable: boolean): Promise<void> {
+    if (!readable) return;
+    const earlier = await this.deps.prisma.batch.findFirst({
+      where: { fileHash: sha256, id: { not: state.batchId }, status: { not: 'REJECTED' } },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, createdAt: true },
+    });
+    if (earlier !== null && !force) {
+      state.fileProblem(
+        'file.duplicate',
+        `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; import with force to pay it again`,
+      );
+    }
+    if (state.validRows === 0 && state.rows > 0) state.fileProblem('file.no-valid-rows', 'no row can be paid');
+    if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
+    try {
+      const balance = await this.deps.client.getBalance();
+      if (state.totalMinor > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
+        state.fileProblem(
+          'balance.insufficient',
+          `the valid rows total ${fromMinorUnits(state.totalMinor)} RUB but only ${balance.available.value} is available (commission comes on top)`,
+        );
+      }
+    } catch (error) {
+      state.problems.push({
+        line: null,
+        column: null,
+        code: 'balance.unknown',
+        severity: 'warning',
+        message: `the balance could not be read (${(error as Error).message}); check it before approving`,
+      });
+    }
+  }
+}
+
+/** Counters and buffers of one import; rows and problems go to the database in chunks. */
+class ImportState {
+  rows = 0;
+  validRows = 0;
+  totalMinor = 0n;
+  problems: RowProblem[] = [];
+  private items: Prisma.BatchItemCreateManyInput[] = [];
+  private readonly references = new Map<string, number>();
+  private readonly recipients = new Map<string, number>();
+
+  constructor(
+    readonly batchId: string,
+    private readonly prisma: PrismaClient,
+  ) {}
+
+  fileProblem(code: string, message: string): void {
+    this.problems.push({ line: null, column: null, code, severity: 'error', message });
+  }
+
+  async add(line: number, reference: string | undefined, valid: ValidRow | undefined, problems: RowProblem[]): Promise<void> {
+    this.rows++;
+    const all = [...problems, ...this.duplicates(line, reference, valid)];
+    this.problems.push(...all);
+    const firstError = all.find((p) => p.severity === 'error');
+    if (valid !== undefined && firstError === undefined) {
+      this.validRows++;
+      this.totalMinor += toMinorUnits(valid.amount);
+    }
+    if (valid !== undefined) {
+      this.items.push({
+        batchId: this.batchId,
+        line,
+        reference: valid.reference ?? null,
+        paymentId: paymentIdFor(this.batchId, line, 1),
+        providerCode: valid.providerCode,
+        amount: valid.amount,
+        currency: valid.currency,
+        fields: valid.fields,
+        customFields: valid.customFields ?? undefined,
+        status: firstError === undefined ? 'PENDING' : 'INVALID',
+        errorCode: firstError?.code ?? null,
+        errorMessage: firstError?.message ?? null,
+      });
+    }
+    if (this.items.length >= CHUNK || this.problems.length >= CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.items.length > 0) {
+      await this.prisma.batchItem.createMany({ data: this.items });
+      this.items = [];
+    }
+    if (this.problems.length > 0) {
+      await this.prisma.batchProblem.createMany({ data: this.problems.map((p) => ({ ...p, batchId: this.batchId })) });
+      this.problems = [];
+    }
+  }
+
+  /** A repeated reference is an error; the same recipient and amount twice, a warning. */
+  private duplicates(line: number, reference: string | undefined, valid: ValidRow | undefined): RowProblem[] {
+    const found: RowProblem[] = [];
+    if (reference !== undefined) {
+      const first = this.references.get(reference);
+      if (first !== undefined) {
+        found.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `"${reference}" is also on line ${first}` });
+      } else this.references.set(reference, line);
+    }
+    if (valid === undefined) return found;
+    const key = JSON.stringify([valid.providerCode, valid.amount, Object.entries(valid.fields).sort()]);
+    const same = this.recipients.get(key);
+    if (same !== undefined) {
+      found.push({ line, column: null, code: 'row.duplicate', severity: 'warning', message: `same provider, recipient and amount as line ${same}` });
+    } else this.recipients.set(key, line);
+    return found;
+  }
+}
