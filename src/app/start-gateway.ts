@@ -11,6 +11,10 @@ import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import { Reconciler } from '../payments/reconciler.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
+import { BatchEvents } from '../batch/batch-events.ts';
+import { BatchImporter } from '../batch/batch-importer.ts';
+import { BatchService } from '../batch/batch-service.ts';
+import { BatchWorker } from '../batch/worker.ts';
 import { ApiKeys } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
@@ -22,8 +26,9 @@ export interface RunningGateway {
   services: GatewayServices;
   yoga: GatewayYoga;
   reconciler: Reconciler;
+  worker: BatchWorker;
   server: Server;
-  /** Ordered shutdown: stop taking requests, stop background work, then the upstream, then the database. */
+  /** Ordered shutdown: stop taking requests, let the worker finish its items, stop background work, then the upstream, then the database. */
   stop(): Promise<void>;
 }
 
@@ -51,7 +56,24 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   const tracker = new PaymentTracker(db.prisma, events);
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const payments = new PaymentService({ client: upstream.client, tracker, catalogue, webhookUrl: () => webhookUrl, logger });
-  const services: GatewayServices = { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma };
+  const batchEvents = new BatchEvents();
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
+  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
+  const services: GatewayServices = {
+    client: upstream.client,
+    payments,
+    catalogue,
+    tracker,
+    events,
+    prisma: db.prisma,
+    importer,
+    batches,
+    batchEvents,
+  };
+  const worker = new BatchWorker(
+    { prisma: db.prisma, client: upstream.client, tracker, batches, events: batchEvents, webhookUrl: () => webhookUrl, logger },
+    config.worker,
+  );
   const keys = new ApiKeys(config.apiKeys);
   const yoga = createGraphQLServer({ services, keys, logger });
   const server = createGatewayServer({
@@ -79,6 +101,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
 
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
   reconciler.start();
+  if (config.worker.inProcess) worker.start();
 
   return {
     url,
@@ -87,10 +110,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     services,
     yoga,
     reconciler,
+    worker,
     server,
     async stop() {
       server.closeIdleConnections();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker.stop();
       await reconciler.stop();
       // Open SSE subscriptions would hold the server open forever.
       server.closeAllConnections();

@@ -8,6 +8,13 @@ const emptyToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalBoolean = z.preprocess(
+  emptyToUndefined,
+  z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
+);
 
 const port = (fallback: number) =>
   z.preprocess(
@@ -94,6 +101,14 @@ const gatewayEnv = z.object({
   GATEWAY_API_KEYS: apiKeys,
   PROVIDER_CACHE_TTL_MS: nonNegativeInt(5 * 60_000),
   RECONCILE_INTERVAL_MS: positiveInt(5_000),
+  GATEWAY_SINGLE_USER: optionalBoolean,
+  WORKER_IN_PROCESS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
+  WORKER_CONCURRENCY: positiveInt(8),
+  WORKER_BATCH_CONCURRENCY: positiveInt(8),
+  WORKER_RATE_LIMIT: nonNegativeInt(0),
+  WORKER_LEASE_MS: positiveInt(60_000),
+  BATCH_MAX_ROWS: positiveInt(500_000),
+  BATCH_MAX_FILE_BYTES: positiveInt(100 * 1024 * 1024),
 });
 
 /** Required together once the gateway talks to a real upstream. */
@@ -124,6 +139,16 @@ export interface GatewayConfig {
   apiKeys: Map<string, Role>;
   providerCacheTtlMs: number;
   reconcileIntervalMs: number;
+  /** One person may upload and approve the same batch (default: only in anonymous local use). */
+  singleUser: boolean;
+  worker: {
+    inProcess: boolean;
+    concurrency: number;
+    perBatchConcurrency: number;
+    ratePerSecond: number;
+    leaseMs: number;
+  };
+  batchLimits: { maxRows: number; maxBytes: number };
   payout:
     | ({ mode: 'embedded' } & PayoutClientSettings & { webhookSecret: string | undefined })
     | ({ mode: 'remote'; apiUrl: string; privateKeyFile: string; webhookSecret: string } & PayoutClientSettings);
@@ -168,6 +193,15 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     apiKeys: parsed.GATEWAY_API_KEYS,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
     reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
+    singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.size === 0,
+    worker: {
+      inProcess: parsed.WORKER_IN_PROCESS,
+      concurrency: parsed.WORKER_CONCURRENCY,
+      perBatchConcurrency: parsed.WORKER_BATCH_CONCURRENCY,
+      ratePerSecond: parsed.WORKER_RATE_LIMIT,
+      leaseMs: parsed.WORKER_LEASE_MS,
+    },
+    batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
     payout:
       parsed.PAYOUT_API_URL === undefined
         ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }

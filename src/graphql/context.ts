@@ -1,3 +1,6 @@
+import type { BatchEvents } from '../batch/batch-events.ts';
+import type { BatchImporter } from '../batch/batch-importer.ts';
+import type { BatchService } from '../batch/batch-service.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -14,6 +17,9 @@ export interface GatewayServices {
   tracker: PaymentTracker;
   events: PaymentEvents;
   prisma: PrismaClient;
+  importer: BatchImporter;
+  batches: BatchService;
+  batchEvents: BatchEvents;
 }
 
 export interface GraphQLContext {

@@ -1,0 +1,183 @@
+import type { PrismaClient } from '../db/database.ts';
+import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generated/client.ts';
+import { fromMinorUnits } from '../money/money.ts';
+import { paymentIdFor } from './batch-importer.ts';
+import type { BatchEvents } from './batch-events.ts';
+
+/** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
+export class BatchStateError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BatchStateError';
+  }
+}
+
+/** Item statuses a worker still has to move; the rest are final for the current attempt. */
+export const activeItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'];
+const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
+
+export interface StatusCount {
+  status: BatchItemStatus;
+  count: number;
+  amount: string;
+}
+
+export interface BatchProgress {
+  counts: StatusCount[];
+  /** Rows finished per second since the run started. */
+  throughput: number | null;
+  /** Seconds until the remaining rows are done at that pace. */
+  secondsLeft: number | null;
+}
+
+/**
+ * The batch lifecycle after import: approve (by someone other than the uploader unless
+ * the deployment is single-user), cancel, pay failed rows again, and finishing a run.
+ */
+export class BatchService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly events: BatchEvents,
+    private readonly options: { singleUser: boolean },
+  ) {}
+
+  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean }): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
+      throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
+    }
+    const validRowsOnly = request.validRowsOnly ?? false;
+    if (batch.status === 'REJECTED') {
+      if (!validRowsOnly) {
+        throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
+      }
+      const fileErrors = await this.prisma.batchProblem.count({ where: { batchId, line: null, severity: 'error' } });
+      if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
+      if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
+    } else if (batch.status !== 'VALIDATED') {
+      throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
+    }
+    const now = new Date();
+    const updated = await this.transition(batchId, batch.status, {
+      status: 'RUNNING',
+      validRowsOnly,
+      approvedBy: request.approver,
+      approvedAt: now,
+      startedAt: now,
+    });
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /** Stops starting new payments; those already sent finish and are tracked. */
+  async cancel(batchId: string): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!['VALIDATED', 'REJECTED', 'RUNNING'].includes(batch.status)) {
+      throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
+    }
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: batch.status },
+        data: { status: 'CANCELLED', cancelledAt: new Date() },
+      });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      // Rows not yet sent, and rows created but not executed, will not be paid.
+      await tx.batchItem.updateMany({
+        where: { batchId, status: { in: ['PENDING', 'READY'] } },
+        data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
+      });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
+    await this.finishIfDone(batchId);
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /** Pays FAILED and EXPIRED rows again, each with a new paymentId; NEEDS_REVIEW rows are left to a person. */
+  async retryFailed(batchId: string): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!['COMPLETED_WITH_FAILURES', 'RUNNING'].includes(batch.status)) {
+      throw new BatchStateError('batch.not-retryable', `failed rows of a ${batch.status} batch cannot be paid again`);
+    }
+    const failed = await this.prisma.batchItem.findMany({
+      where: { batchId, status: { in: ['FAILED', 'EXPIRED'] } },
+      select: { id: true, line: true, attempt: true },
+    });
+    if (failed.length === 0) throw new BatchStateError('batch.nothing-to-retry', 'the batch has no FAILED or EXPIRED rows');
+    await this.prisma.$transaction(async (tx) => {
+      for (const item of failed) {
+        await tx.batchItem.update({
+          where: { id: item.id },
+          data: {
+            attempt: item.attempt + 1,
+            paymentId: paymentIdFor(batchId, item.line, item.attempt + 1),
+            status: 'PENDING',
+            errorCode: null,
+            errorMessage: null,
+            billingDetails: undefined,
+            retries: 0,
+            notBefore: null,
+            finishedAt: null,
+          },
+        });
+      }
+      await tx.batch.update({ where: { id: batchId }, data: { status: 'RUNNING', finishedAt: null } });
+    });
+    this.events.publish(batchId);
+    return this.get(batchId);
+  }
+
+  /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
+  async finishIfDone(batchId: string): Promise<void> {
+    const active = await this.prisma.batchItem.count({ where: { batchId, status: { in: [...activeItemStatuses] } } });
+    if (active > 0) return;
+    const failed = await this.prisma.batchItem.count({ where: { batchId, status: { in: [...failedItemStatuses] } } });
+    const now = new Date();
+    await this.prisma.batch.updateMany({
+      where: { id: batchId, status: 'RUNNING' },
+      data: { status: failed > 0 ? 'COMPLETED_WITH_FAILURES' : 'COMPLETED', finishedAt: now },
+    });
+    await this.prisma.batch.updateMany({ where: { id: batchId, status: 'CANCELLED', finishedAt: null }, data: { finishedAt: now } });
+    this.events.publish(batchId);
+  }
+
+  async progress(batch: Batch): Promise<BatchProgress> {
+    const groups = await this.prisma.batchItem.groupBy({
+      by: ['status'],
+      where: { batchId: batch.id },
+      _count: { _all: true },
+      _sum: { amount: true },
+    });
+    const counts = groups
+      .map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? fromMinorUnits(0n) }))
+      .sort((a, b) => a.status.localeCompare(b.status));
+    const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
+    const finished = counts
+      .filter((c) => !activeItemStatuses.includes(c.status) && c.status !== 'INVALID')
+      .reduce((sum, c) => sum + c.count, 0);
+    if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
+    const seconds = ((batch.finishedAt ?? new Date()).getTime() - batch.startedAt.getTime()) / 1000;
+    const throughput = seconds > 0 ? finished / seconds : null;
+    return {
+      counts,
+      throughput,
+      secondsLeft: throughput !== null && throughput > 0 ? active / throughput : active === 0 ? 0 : null,
+    };
+  }
+
+  async get(batchId: string): Promise<Batch> {
+    const batch = await this.prisma.batch.findUnique({ where: { id: batchId } });
+    if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
+    return batch;
+  }
+
+  private async transition(batchId: string, from: BatchStatus, data: Prisma.BatchUpdateManyMutationInput): Promise<Batch> {
+    // Conditional on the state read, so two approvers racing cannot both start it.
+    const changed = await this.prisma.batch.updateMany({ where: { id: batchId, status: from }, data });
+    if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+    return this.get(batchId);
+  }
+}
