@@ -54,7 +54,10 @@ export class BatchService {
       if (!validRowsOnly) {
         throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
       }
-      const fileErrors = await this.prisma.batchProblem.count({ where: { batchId, line: null, severity: 'error' } });
+      // Problems of the whole file have no line, or line 1 (the header).
+      const fileErrors = await this.prisma.batchProblem.count({
+        where: { batchId, severity: 'error', OR: [{ line: null }, { line: 1 }] },
+      });
       if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
       if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
     } else if (batch.status !== 'VALIDATED') {
