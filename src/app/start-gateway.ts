@@ -81,6 +81,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     client: upstream.client,
     yoga,
     webhooks: { prisma: db.prisma, tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger },
+    keys,
     logger,
   });
 

@@ -1,4 +1,5 @@
-import { EventEmitter, on } from 'node:events';
+import { EventEmitter } from 'node:events';
+import { listen } from '../events/subscription.ts';
 
 /** In-process notice that a batch's counts may have changed, for batchProgress subscriptions. */
 export class BatchEvents {
@@ -9,10 +10,10 @@ export class BatchEvents {
   }
 
   publish(batchId: string): void {
-    this.emitter.emit(batchId);
+    this.emitter.emit(batchId, batchId);
   }
 
-  async *subscribe(batchId: string): AsyncGenerator<void> {
-    for await (const _ of on(this.emitter, batchId)) yield;
+  subscribe(batchId: string): AsyncIterableIterator<string> {
+    return listen<string>(this.emitter, batchId);
   }
 }

@@ -1,4 +1,5 @@
-import { EventEmitter, on } from 'node:events';
+import { EventEmitter } from 'node:events';
+import { listen } from '../events/subscription.ts';
 
 export interface PaymentChanged {
   paymentId: string;
@@ -20,11 +21,7 @@ export class PaymentEvents {
     this.emitter.emit(change.paymentId, change);
   }
 
-  async *subscribe(paymentId: string, signal?: AbortSignal): AsyncGenerator<PaymentChanged> {
-    try {
-      for await (const [change] of on(this.emitter, paymentId, { signal })) yield change as PaymentChanged;
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'AbortError') throw error;
-    }
+  subscribe(paymentId: string): AsyncIterableIterator<PaymentChanged> {
+    return listen<PaymentChanged>(this.emitter, paymentId);
   }
 }

@@ -4,12 +4,15 @@ import type { GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
+import type { ApiKeys } from './api-keys.ts';
+import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 
 export interface GatewayServerDeps {
   db: Database;
   client: PayoutClient;
   yoga: GatewayYoga;
   webhooks: WebhookIntakeDeps;
+  keys: ApiKeys;
   logger: Logger;
 }
 
@@ -36,6 +39,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     return;
   }
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
+  if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     const checks = await readiness(deps);

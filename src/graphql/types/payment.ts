@@ -19,7 +19,7 @@ export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyVa
   fields: (t) => ({ key: t.exposeString('key'), value: t.exposeString('value') }),
 });
 
-const BillingDetailsType = builder.objectRef<BillingDetails>('BillingDetails').implement({
+export const BillingDetailsType = builder.objectRef<BillingDetails>('BillingDetails').implement({
   description: 'What the recipient’s side reported about the payment.',
   fields: (t) => ({
     transactionId: t.string({ nullable: true, resolve: (b) => b.transactionId ?? null }),

@@ -64,7 +64,11 @@ builder.scalarType('File', {
     throw new GraphQLError('File is an input only');
   },
   parseValue: (value) => {
-    if (!(value instanceof File)) throw new GraphQLError('File must be sent as a multipart upload');
-    return value;
+    // Yoga's File may come from @whatwg-node rather than Node's own class: checked by shape.
+    const file = value as Partial<File> | null;
+    if (typeof file?.stream !== 'function' || typeof file.name !== 'string') {
+      throw new GraphQLError('File must be sent as a multipart upload (GraphQL multipart request spec)');
+    }
+    return value as File;
   },
 });

@@ -1,0 +1,265 @@
+import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import { BatchStateError, type BatchProgress } from '../../batch/batch-service.ts';
+import { coalesce } from '../../events/subscription.ts';
+import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
+import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
+import { maskRecipientFields } from '../../log/mask.ts';
+import type { BillingDetails } from '../../payout/models.ts';
+import { builder } from '../builder.ts';
+import type { GraphQLContext } from '../context.ts';
+import { Money } from './balance.ts';
+import { ProviderCodeEnum } from './enums.ts';
+import { KeyValue, BillingDetailsType } from './payment.ts';
+
+const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
+const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
+  description: 'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation.',
+  values: Object.values(BatchItemStatus),
+});
+const ProblemSeverityEnum = builder.enumType('ProblemSeverity', { values: { ERROR: { value: 'error' }, WARNING: { value: 'warning' } } });
+
+builder.objectType(BatchStateError, {
+  name: 'BatchError',
+  description: 'The batch is in the wrong state for this, or the wrong person asked.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    code: t.string({ description: 'Stable code, e.g. batch.same-person, batch.not-approvable.', resolve: (e) => e.code }),
+  }),
+});
+
+const BatchProblem = builder.objectRef<BatchProblemRow>('BatchProblem').implement({
+  fields: (t) => ({
+    line: t.int({ nullable: true, description: 'File line (the header is 1); null for the whole file.', resolve: (p) => p.line }),
+    column: t.string({ nullable: true, resolve: (p) => p.column }),
+    code: t.exposeString('code', { description: 'Stable code, e.g. amount.format, field.pattern, reference.duplicate.' }),
+    severity: t.field({ type: ProblemSeverityEnum, resolve: (p) => p.severity as never }),
+    message: t.exposeString('message'),
+  }),
+});
+
+const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchStatusCount').implement({
+  fields: (t) => ({
+    status: t.field({ type: BatchItemStatusEnum, resolve: (c) => c.status }),
+    count: t.exposeInt('count'),
+    amount: t.field({ type: 'Decimal', resolve: (c) => c.amount }),
+  }),
+});
+
+export const BatchItem = builder.objectRef<BatchItemRow>('BatchItem').implement({
+  fields: (t) => ({
+    line: t.exposeInt('line'),
+    reference: t.string({ nullable: true, resolve: (i) => i.reference }),
+    paymentId: t.exposeID('paymentId'),
+    attempt: t.exposeInt('attempt', { description: '1, then 2, 3 … each time failed rows are paid again.' }),
+    status: t.field({ type: BatchItemStatusEnum, resolve: (i) => i.status }),
+    provider: t.field({ type: ProviderCodeEnum, resolve: (i) => i.providerCode as never }),
+    amount: t.field({ type: Money, resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }) }),
+    recipient: t.field({
+      type: [KeyValue],
+      description: 'Card numbers and accounts masked.',
+      resolve: (i) => Object.entries(maskRecipientFields(i.fields as Record<string, string>)).map(([key, value]) => ({ key, value })),
+    }),
+    errorCode: t.string({ nullable: true, resolve: (i) => i.errorCode }),
+    errorMessage: t.string({ nullable: true, resolve: (i) => i.errorMessage }),
+    billingDetails: t.field({ type: BillingDetailsType, nullable: true, resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
+    retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
+  }),
+});
+
+/**
+ * Progress is computed once per loaded batch row, however many of its fields are asked
+ * for; each subscription event loads the row afresh, so it never sees stale counts.
+ */
+const progressCache = new WeakMap<BatchRow, Promise<BatchProgress>>();
+function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
+  let progress = progressCache.get(batch);
+  if (progress === undefined) {
+    progress = context.services.batches.progress(batch);
+    progressCache.set(batch, progress);
+  }
+  return progress;
+}
+
+export const Batch = builder.objectRef<BatchRow>('Batch').implement({
+  description: 'One uploaded payroll file and its run.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    fileName: t.string({ nullable: true, resolve: (b) => b.fileName }),
+    status: t.field({ type: BatchStatusEnum, resolve: (b) => b.status }),
+    rowCount: t.exposeInt('rowCount'),
+    validCount: t.exposeInt('validCount'),
+    invalidCount: t.exposeInt('invalidCount'),
+    warningCount: t.exposeInt('warningCount'),
+    totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+    validRowsOnly: t.exposeBoolean('validRowsOnly'),
+    uploadedBy: t.string({ nullable: true, resolve: (b) => b.uploadedBy }),
+    approvedBy: t.string({ nullable: true, resolve: (b) => b.approvedBy }),
+    createdAt: t.field({ type: 'DateTime', resolve: (b) => b.createdAt }),
+    approvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.approvedAt }),
+    startedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.startedAt }),
+    finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.finishedAt }),
+    cancelledAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.cancelledAt }),
+    counts: t.field({
+      type: [StatusCount],
+      description: 'Rows and their amounts per status.',
+      resolve: async (b, _args, context) => (await progressOf(b, context)).counts,
+    }),
+    throughput: t.float({
+      nullable: true,
+      description: 'Rows finished per second since the run started.',
+      resolve: async (b, _args, context) => (await progressOf(b, context)).throughput,
+    }),
+    secondsLeft: t.float({
+      nullable: true,
+      description: 'Estimated seconds until every row is finished, at the pace so far.',
+      resolve: async (b, _args, context) => (await progressOf(b, context)).secondsLeft,
+    }),
+    problems: t.field({
+      type: [BatchProblem],
+      description: 'Validation problems in file order (the whole report: /batches/{id}/problems.csv).',
+      args: {
+        limit: t.arg.int({ defaultValue: 100, validate: { min: 1, max: 1000 } }),
+        offset: t.arg.int({ defaultValue: 0, validate: { min: 0 } }),
+        severity: t.arg({ type: ProblemSeverityEnum }),
+      },
+      resolve: (b, args, { services }) =>
+        services.prisma.batchProblem.findMany({
+          where: { batchId: b.id, ...(args.severity == null ? {} : { severity: args.severity }) },
+          orderBy: [{ line: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }],
+          take: args.limit ?? 100,
+          skip: args.offset ?? 0,
+        }),
+    }),
+    resultsUrl: t.string({ description: 'CSV of every row and its outcome (same API key).', resolve: (b) => `/batches/${b.id}/results.csv` }),
+    items: t.connection({
+      type: BatchItem,
+      args: { status: t.arg({ type: BatchItemStatusEnum }) },
+      resolve: (b, args, { services }) =>
+        resolveOffsetConnection({ args, defaultSize: 50, maxSize: 500 }, ({ limit, offset }) =>
+          services.prisma.batchItem.findMany({
+            where: { batchId: b.id, ...(args.status == null ? {} : { status: args.status }) },
+            orderBy: [{ line: 'asc' }],
+            take: limit,
+            skip: offset,
+          }),
+        ),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  batch: t.field({
+    type: Batch,
+    nullable: true,
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, { services }) => services.prisma.batch.findUnique({ where: { id: String(id) } }),
+  }),
+  batches: t.connection({
+    type: Batch,
+    description: 'Batches, newest first.',
+    authScopes: { read: true },
+    args: { status: t.arg({ type: BatchStatusEnum }) },
+    resolve: (_root, args, { services }) =>
+      resolveOffsetConnection({ args, defaultSize: 20, maxSize: 100 }, ({ limit, offset }) =>
+        services.prisma.batch.findMany({
+          where: args.status == null ? {} : { status: args.status },
+          orderBy: { createdAt: 'desc' },
+          take: limit,
+          skip: offset,
+        }),
+      ),
+  }),
+}));
+
+const batchResult = (name: string) => ({
+  types: [BatchStateError],
+  union: { name: `${name}Result` },
+  result: { name: `${name}Success` },
+  dataField: { name: 'batch' },
+});
+
+builder.mutationFields((t) => ({
+  importBatch: t.field({
+    type: Batch,
+    description: 'Uploads a payroll CSV (GraphQL multipart request). The batch comes back VALIDATED, or REJECTED with its problems.',
+    authScopes: { pay: true },
+    errors: batchResult('ImportBatch'),
+    args: {
+      file: t.arg({ type: 'File', required: true }),
+      name: t.arg.string({ validate: { maxLength: 200 } }),
+      force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
+    },
+    resolve: (_root, { file, name, force }, { services, caller }) =>
+      services.importer.import({
+        source: chunksOf(file.stream()),
+        fileName: file.name,
+        ...(name == null ? {} : { name }),
+        force: force ?? false,
+        uploadedBy: caller,
+      }),
+  }),
+  approveBatch: t.field({
+    type: Batch,
+    description: 'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader.',
+    authScopes: { approve: true },
+    errors: batchResult('ApproveBatch'),
+    args: {
+      id: t.arg.id({ required: true }),
+      validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
+    },
+    resolve: (_root, { id, validRowsOnly }, { services, caller }) =>
+      services.batches.approve(String(id), { approver: caller, validRowsOnly: validRowsOnly ?? false }),
+  }),
+  cancelBatch: t.field({
+    type: Batch,
+    description: 'Stops starting new payments; those already sent finish and are tracked.',
+    authScopes: { pay: true, approve: true },
+    errors: batchResult('CancelBatch'),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, { services }) => services.batches.cancel(String(id)),
+  }),
+  retryFailedItems: t.field({
+    type: Batch,
+    description: 'Pays FAILED and EXPIRED rows again, each with a new paymentId. NEEDS_REVIEW rows are left to a person.',
+    authScopes: { pay: true },
+    errors: batchResult('RetryFailedItems'),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, { services }) => services.batches.retryFailed(String(id)),
+  }),
+}));
+
+/** At most this often per subscriber, however fast rows finish. */
+const PROGRESS_INTERVAL_MS = 250;
+const finishedStatuses: ReadonlySet<string> = new Set(['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED']);
+
+builder.subscriptionFields((t) => ({
+  batchProgress: t.field({
+    type: Batch,
+    description: 'The batch now, then again whenever its rows change (at most 4 times a second); ends once the batch is finished.',
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: (_root, { id }, { services }) =>
+      coalesce(services.batchEvents.subscribe(String(id)), PROGRESS_INTERVAL_MS, async () => {
+        const batch = await services.prisma.batch.findUnique({ where: { id: String(id) }, select: { status: true, finishedAt: true } });
+        return batch === null || finishedStatuses.has(batch.status) || (batch.status === 'CANCELLED' && batch.finishedAt !== null);
+      }),
+    resolve: async (_event, { id }, { services }) => services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),
+  }),
+}));
+
+/** Reads any WHATWG stream (yoga's may be a ponyfill that Node's Readable.fromWeb refuses). */
+async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { FormData, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleFile } from '../support/batch.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: 'op:operator,op2:operator,ap:approver,v:viewer,ad:admin' },
+    sandbox: { inProgressMs: 50 },
+  });
+});
+afterAll(() => gw.close());
+
+const BATCH_FIELDS = `id name fileName status rowCount validCount invalidCount warningCount totalAmount { value }
+  uploadedBy approvedBy counts { status count amount } resultsUrl
+  problems { line column code severity message }`;
+
+/** A GraphQL multipart request over real HTTP, as a browser or curl would send it. */
+async function upload(key: string, content: Buffer | string, fileName: string, extra: Record<string, unknown> = {}) {
+  const form = new FormData();
+  form.append(
+    'operations',
+    JSON.stringify({
+      query: `mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) {
+        __typename ... on ImportBatchSuccess { batch { ${BATCH_FIELDS} } } ... on BatchError { code message } } }`,
+      variables: { file: null, ...extra },
+    }),
+  );
+  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.append('0', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), fileName);
+  const response = await request(`${gw.gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1' },
+    body: form,
+  });
+  return (await response.body.json()) as { data?: any; errors?: Array<{ message: string }> };
+}
+
+const batchQuery = (id: string, key = 'v') => gw.gql(`{ batch(id: "${id}") { ${BATCH_FIELDS} } }`, {}, key);
+
+describe('a payroll file through GraphQL', () => {
+  let batchId: string;
+
+  it('imports the sample file by multipart upload and validates it', async () => {
+    const reply = await upload('op', readFileSync(sampleFile('payroll-valid.csv')), 'payroll-valid.csv', { force: true });
+    const batch = reply.data.importBatch.batch;
+    expect(batch).toMatchObject({ status: 'VALIDATED', fileName: 'payroll-valid.csv', rowCount: 10, validCount: 10, totalAmount: { value: '50950.60' }, problems: [] });
+    expect(batch.uploadedBy).toMatch(/^key:/);
+    batchId = batch.id;
+  });
+
+  it('is approved by an approver, not by an operator', async () => {
+    const byOperator = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, 'op2');
+    expect(byOperator.body.errors?.[0]?.message).toMatch(/Not authorized/);
+    const approved = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename ... on ApproveBatchSuccess { batch { status approvedBy } } } }`, {}, 'ap');
+    expect(approved.body.data.approveBatch.batch.status).toBe('RUNNING');
+  });
+
+  it('runs to the expected final counts, every sandbox outcome represented', async () => {
+    const batch = await eventually(async () => {
+      const reply = await batchQuery(batchId);
+      expect(reply.body.data.batch.status).toBe('COMPLETED_WITH_FAILURES');
+      return reply.body.data.batch;
+    }, 20_000);
+    expect(batch.counts).toEqual([
+      { status: 'COMPLETED', count: 7, amount: '46950.60' },
+      { status: 'FAILED', count: 3, amount: '4000.00' },
+    ]);
+    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { line reference status errorCode recipient { key value } } } } } }`, {}, 'v');
+    expect(items.body.data.batch.items.edges.map((e: any) => e.node.reference)).toEqual(['EMP-007', 'EMP-008', 'EMP-010']);
+  });
+
+  it('exports the results as CSV with masked card numbers', async () => {
+    const response = await gw.http(`/batches/${batchId}/results.csv`, { headers: { authorization: 'Bearer v' } });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/csv/);
+    const lines = response.text.replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toBe('line,reference,provider,amount,currency,recipient,payment_id,attempt,status,error_code,error_message,transaction_id,rrn');
+    expect(lines[1]).toMatch(/^2,EMP-001,bank-card-russia,15000\.00,RUB,.*pan=2200\*{8}0004.*,COMPLETED,,,[0-9a-f-]{36},\d{12}$/);
+    expect(response.text).not.toContain('2200000000000004');
+  });
+
+  it('refuses the export without a key', async () => {
+    expect((await gw.http(`/batches/${batchId}/results.csv`)).status).toBe(401);
+    expect((await gw.http('/batches/nope/results.csv', { headers: { authorization: 'Bearer v' } })).status).toBe(404);
+  });
+
+  it('pays failed rows again when asked, with new payment ids', async () => {
+    const reply = await gw.gql(`mutation { retryFailedItems(id: "${batchId}") { __typename ... on RetryFailedItemsSuccess { batch { status } } } }`, {}, 'op');
+    expect(reply.body.data.retryFailedItems.batch.status).toBe('RUNNING');
+    await eventually(async () => expect((await batchQuery(batchId)).body.data.batch.status).toBe('COMPLETED_WITH_FAILURES'), 20_000);
+    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { paymentId } } } } }`, {}, 'v');
+    expect(items.body.data.batch.items.edges.map((e: any) => e.node.paymentId)).toEqual([`${batchId}-8-r2`, `${batchId}-9-r2`, `${batchId}-11-r2`]);
+  });
+});
+
+describe('refusals', () => {
+  it('reports row errors with line numbers, and the report as CSV', async () => {
+    const reply = await upload('op', readFileSync(sampleFile('payroll-errors.csv')), 'payroll-errors.csv');
+    const batch = reply.data.importBatch.batch;
+    expect(batch.status).toBe('REJECTED');
+    expect(batch.problems[0]).toEqual({ line: 2, column: 'provider', code: 'provider.unknown', severity: 'ERROR', message: expect.stringContaining('paypal') });
+    const report = await gw.http(`/batches/${batch.id}/problems.csv`, { headers: { authorization: 'Bearer v' } });
+    expect(report.text).toContain('2,provider,error,provider.unknown,');
+  });
+
+  it('refuses the same file twice unless forced', async () => {
+    const content = 'provider,amount,account\nbank-card-token,77.00,token_success\n';
+    expect((await upload('op', content, 'a.csv')).data.importBatch.batch.status).toBe('VALIDATED');
+    const again = (await upload('op', content, 'a.csv')).data.importBatch.batch;
+    expect(again.status).toBe('REJECTED');
+    expect(again.problems[0].code).toBe('file.duplicate');
+    expect((await upload('op', content, 'a.csv', { force: true })).data.importBatch.batch.status).toBe('VALIDATED');
+  });
+
+  it('does not let the uploader approve their own batch', async () => {
+    const batch = (await upload('ad', 'provider,amount,account\nbank-card-token,78.00,token_success\n', 'b.csv')).data.importBatch.batch;
+    const reply = await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename ... on BatchError { code } } }`, {}, 'ad');
+    expect(reply.body.data.approveBatch).toEqual({ __typename: 'BatchError', code: 'batch.same-person' });
+  });
+
+  it('does not let a viewer upload', async () => {
+    const reply = await upload('v', 'provider,amount\n', 'c.csv');
+    expect(reply.errors?.[0]?.message).toMatch(/Not authorized/);
+  });
+
+  it('neutralises cells a spreadsheet would run as formulas', async () => {
+    const batch = (await upload('op', 'reference,provider,amount,account\n"=HYPERLINK(""http://x"")",bank-card-token,79.00,token_success\n', 'd.csv')).data.importBatch.batch;
+    const csv = await gw.http(`/batches/${batch.id}/results.csv`, { headers: { authorization: 'Bearer v' } });
+    expect(csv.text).toContain(`"'=HYPERLINK(""http://x"")"`);
+  });
+
+  it('cancels a batch before it runs', async () => {
+    const batch = (await upload('op', 'provider,amount,account\nbank-card-token,80.00,token_success\n', 'e.csv')).data.importBatch.batch;
+    const reply = await gw.gql(`mutation { cancelBatch(id: "${batch.id}") { __typename ... on CancelBatchSuccess { batch { status } } } }`, {}, 'ap');
+    expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
+  });
+});
+
+describe('batchProgress over SSE', () => {
+  it('streams the batch until it finishes', async () => {
+    const batch = (await upload('op', 'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n', 'f.csv')).data.importBatch.batch;
+    const stream = await request(`${gw.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer v', 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }` }),
+    });
+    const statuses: string[] = [];
+    const reading = (async () => {
+      let buffer = '';
+      for await (const chunk of stream.body) {
+        buffer += chunk.toString();
+        for (const match of buffer.matchAll(/"batchProgress":\{"status":"(\w+)"/g)) statuses.push(match[1]!);
+        buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 1);
+        if (buffer.includes('event: complete') || statuses.includes('COMPLETED')) break;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, 'ap');
+    await reading;
+    stream.body.destroy();
+    expect(statuses[0]).toBe('VALIDATED');
+    expect(statuses).toContain('RUNNING');
+    expect(statuses.at(-1)).toBe('COMPLETED');
+  });
+});
