@@ -64,8 +64,46 @@ export class BatchImporter {
         uploadedBy: request.uploadedBy ?? null,
       },
     });
+    const { state, digest } = await this.scan(request, new ImportState(id, prisma));
+    const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
+    const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
+    const batch = await prisma.batch.update({
+      where: { id },
+      data: {
+        status: errors > 0 ? 'REJECTED' : 'VALIDATED',
+        fileHash: digest.sha256,
+        fileBytes: digest.bytes,
+        rowCount: state.rows,
+        validCount: state.validRows,
+        invalidCount: state.rows - state.validRows,
+        warningCount: warnings,
+        totalAmount: fromMinorUnits(state.totalMinor),
+        validatedAt: new Date(),
+      },
+    });
+    this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
+    return batch;
+  }
+
+  /** The same checks as import, writing nothing: for `payout batch validate`. */
+  async validate(request: ImportRequest): Promise<ValidationReport> {
+    const { state } = await this.scan(request, new ImportState(undefined, this.deps.prisma));
+    const problems = state.report;
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    return {
+      payable: errors === 0,
+      rowCount: state.rows,
+      validCount: state.validRows,
+      invalidCount: state.rows - state.validRows,
+      errorCount: errors,
+      warningCount: problems.length - errors,
+      totalAmount: fromMinorUnits(state.totalMinor),
+      problems,
+    };
+  }
+
+  private async scan(request: ImportRequest, state: ImportState) {
     const providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
-    const state = new ImportState(id, prisma);
     let digest = { bytes: 0, sha256: '0'.repeat(64) };
     let readable = true;
     try {
@@ -87,30 +125,13 @@ export class BatchImporter {
     await state.flush();
     await this.fileChecks(state, digest.sha256, request.force ?? false, readable);
     await state.flush();
-    const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
-    const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
-    const batch = await prisma.batch.update({
-      where: { id },
-      data: {
-        status: errors > 0 ? 'REJECTED' : 'VALIDATED',
-        fileHash: digest.sha256,
-        fileBytes: digest.bytes,
-        rowCount: state.rows,
-        validCount: state.validRows,
-        invalidCount: state.rows - state.validRows,
-        warningCount: warnings,
-        totalAmount: fromMinorUnits(state.totalMinor),
-        validatedAt: new Date(),
-      },
-    });
-    this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
-    return batch;
+    return { state, digest };
   }
 
   private async fileChecks(state: ImportState, sha256: string, force: boolean, readable: boolean): Promise<void> {
     if (!readable) return;
     const earlier = await this.deps.prisma.batch.findFirst({
-      where: { fileHash: sha256, id: { not: state.batchId }, status: { not: 'REJECTED' } },
+      where: { fileHash: sha256, ...(state.batchId === undefined ? {} : { id: { not: state.batchId } }), status: { not: 'REJECTED' } },
       orderBy: { createdAt: 'asc' },
       select: { id: true, createdAt: true },
     });
@@ -142,18 +163,33 @@ export class BatchImporter {
   }
 }
 
-/** Counters and buffers of one import; rows and problems go to the database in chunks. */
+export interface ValidationReport {
+  payable: boolean;
+  rowCount: number;
+  validCount: number;
+  invalidCount: number;
+  errorCount: number;
+  warningCount: number;
+  totalAmount: string;
+  problems: RowProblem[];
+}
+
+/**
+ * Counters and buffers of one import; rows and problems go to the database in chunks.
+ * Without a batch id (validation only) nothing is written and problems are kept in `report`.
+ */
 class ImportState {
   rows = 0;
   validRows = 0;
   totalMinor = 0n;
   problems: RowProblem[] = [];
+  readonly report: RowProblem[] = [];
   private items: Prisma.BatchItemCreateManyInput[] = [];
   private readonly references = new Map<string, number>();
   private readonly recipients = new Map<string, number>();
 
   constructor(
-    readonly batchId: string,
+    readonly batchId: string | undefined,
     private readonly prisma: PrismaClient,
   ) {}
 
@@ -172,10 +208,10 @@ class ImportState {
     }
     if (valid !== undefined) {
       this.items.push({
-        batchId: this.batchId,
+        batchId: this.batchId ?? '',
         line,
         reference: valid.reference ?? null,
-        paymentId: paymentIdFor(this.batchId, line, 1),
+        paymentId: paymentIdFor(this.batchId ?? '', line, 1),
         providerCode: valid.providerCode,
         amount: valid.amount,
         currency: valid.currency,
@@ -190,12 +226,18 @@ class ImportState {
   }
 
   async flush(): Promise<void> {
+    if (this.batchId === undefined) {
+      this.report.push(...this.problems);
+      this.problems = [];
+      this.items = [];
+      return;
+    }
     if (this.items.length > 0) {
       await this.prisma.batchItem.createMany({ data: this.items });
       this.items = [];
     }
     if (this.problems.length > 0) {
-      await this.prisma.batchProblem.createMany({ data: this.problems.map((p) => ({ ...p, batchId: this.batchId })) });
+      await this.prisma.batchProblem.createMany({ data: this.problems.map((p) => ({ ...p, batchId: this.batchId! })) });
       this.problems = [];
     }
   }

@@ -1,0 +1,76 @@
+import type { GatewayConfig } from '../config/env.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { databaseTarget } from '../db/target.ts';
+import type { GatewayServices } from '../graphql/context.ts';
+import type { Logger } from '../log/logger.ts';
+import { PaymentEvents } from '../payments/events.ts';
+import { PaymentService } from '../payments/payment-service.ts';
+import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
+import { Reconciler } from '../payments/reconciler.ts';
+import { PaymentTracker } from '../payments/tracker.ts';
+import { BatchEvents } from '../batch/batch-events.ts';
+import { BatchImporter } from '../batch/batch-importer.ts';
+import { BatchService } from '../batch/batch-service.ts';
+import { BatchWorker } from '../batch/worker.ts';
+import { connectUpstream, type Upstream } from './upstream.ts';
+
+/** Parts made elsewhere: tests bring their own sandbox and database. */
+export interface RuntimeParts {
+  upstream?: Upstream;
+  db?: Database;
+}
+
+/** Everything but HTTP: shared by the gateway, `npm run worker` and the CLI. */
+export interface Runtime {
+  db: Database;
+  upstream: Upstream;
+  services: GatewayServices;
+  worker: BatchWorker;
+  reconciler: Reconciler;
+  /** Where the upstream should send webhooks; the gateway sets it once it listens. */
+  webhookUrl: string | undefined;
+  /** Stops the worker (its items finish first) and the reconciler, then the upstream, then the database. */
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<Runtime> {
+  // Upstream first: a bad key file should stop startup before the database is touched.
+  const upstream = parts.upstream ?? (await connectUpstream(config, logger));
+  let db: Database;
+  try {
+    db = parts.db ?? (await openDatabase(databaseTarget(config)));
+    const applied = await db.migrate();
+    logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
+
+  const runtime = { webhookUrl: config.publicUrl === undefined ? undefined : `${config.publicUrl}/webhooks/payout` } as Runtime;
+  const webhookUrl = () => runtime.webhookUrl;
+  const events = new PaymentEvents();
+  const tracker = new PaymentTracker(db.prisma, events);
+  const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
+  const payments = new PaymentService({ client: upstream.client, tracker, catalogue, webhookUrl, logger });
+  const batchEvents = new BatchEvents();
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
+  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
+  const worker = new BatchWorker(
+    { prisma: db.prisma, client: upstream.client, tracker, batches, events: batchEvents, webhookUrl, logger },
+    config.worker,
+  );
+  const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
+  return Object.assign(runtime, {
+    db,
+    upstream,
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents },
+    worker,
+    reconciler,
+    async close() {
+      await worker.stop();
+      await reconciler.stop();
+      await upstream.close();
+      await db.close();
+    },
+  });
+}

@@ -1,0 +1,29 @@
+
+/** Plain aligned columns: readable in a terminal, and greppable when redirected. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export const SHOWN_PROBLEMS = 50;
+
+export interface ShownProblem {
+  line: number | null;
+  column: string | null;
+  severity: string;
+  code: string;
+  message: string;
+}
+
+export function problemTable(problems: ShownProblem[]): string {
+  const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => [
+    p.line === null ? 'file' : String(p.line),
+    p.column ?? '',
+    p.severity,
+    p.code,
+    p.message.length > 100 ? `${p.message.slice(0, 99)}…` : p.message,
+  ]);
+  const more = problems.length > SHOWN_PROBLEMS ? `\n… and ${problems.length - SHOWN_PROBLEMS} more` : '';
+  return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], shown)}${more}`;
+}
