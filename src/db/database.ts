@@ -59,13 +59,21 @@ function wrap(
   return {
     prisma,
     kind,
-    migrate: () => applyMigrations(migrationAdapter()),
+    async migrate() {
+      // Loading the wasm engine takes seconds; most starts have nothing to apply.
+      if ((await this.pendingMigrations()).length === 0) return [];
+      return applyMigrations(migrationAdapter());
+    },
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },
     async pendingMigrations() {
-      const rows = await prisma.$queryRaw<Array<{ migration_name: string }>>`
-        SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+      const [table] = await prisma.$queryRaw<Array<{ name: string | null }>>`SELECT to_regclass('_prisma_migrations')::text AS name`;
+      const rows =
+        table?.name == null
+          ? []
+          : await prisma.$queryRaw<Array<{ migration_name: string }>>`
+              SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
       const applied = new Set(rows.map((row) => row.migration_name));
       return (await committedMigrations()).filter((name) => !applied.has(name));
     },

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleFile } from './support/batch.ts';
+
+const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+let dataDir: string;
+
+/** The CLI as a user runs it: its own process, its own embedded database and sandbox. */
+function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-'));
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+describe('payout CLI', () => {
+  it('validate prints the problems with line numbers and exits 1 for a file that is not payable', async () => {
+    const result = await payout(['batch', 'validate', sampleFile('payroll-errors.csv')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warnings/);
+    expect(result.stdout).toMatch(/^2\s+provider\s+error\s+provider\.unknown/m);
+    expect(result.stdout).toMatch(/^14\s+reference\s+error\s+reference\.duplicate\s+"ERR-12" is also on line 13/m);
+    expect(result.stdout).toContain('The file cannot be paid as it is.');
+  });
+
+  it('validate exits 0 for a payable file, and writes nothing', async () => {
+    const result = await payout(['batch', 'validate', sampleFile('payroll-1251-semicolon.csv')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('4 rows, 4 valid');
+  });
+
+  it('run --yes pays the sample file with progress, then status and export report it', async () => {
+    const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes', '--concurrency', '4']);
+    expect(run.code).toBe(4);
+    // The progress bar goes to stderr, as progress should.
+    expect(run.stderr).toMatch(/10\/10 rows \| paid 46950\.60 RUB \| failed 3/);
+    expect(run.stdout).toMatch(/COMPLETED\s+7\s+46950\.60/);
+    expect(run.stdout).toMatch(/FAILED\s+3\s+4000\.00/);
+    const batchId = /Batch (b[0-9a-f]{11})/.exec(run.stdout)![1]!;
+
+    const status = await payout(['batch', 'status', batchId]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('COMPLETED_WITH_FAILURES');
+
+    const output = join(dataDir, 'results.csv');
+    const exported = await payout(['batch', 'export', batchId, '-o', output]);
+    expect(exported.code).toBe(0);
+    const csv = await readFile(output, 'utf8');
+    expect(csv.trim().split('\r\n')).toHaveLength(11);
+    expect(csv).not.toContain('2200000000000004');
+  });
+
+  it('refuses to pay the same file again, and without a terminal asks for --yes', async () => {
+    const again = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('file.duplicate');
+    const unconfirmed = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('pass --yes');
+  });
+
+  it('names a missing file and an unknown batch', async () => {
+    expect((await payout(['batch', 'validate', 'nope.csv'])).stderr).toContain('no such file: nope.csv');
+    const unknown = await payout(['batch', 'status', 'bnothere']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no batch bnothere');
+  });
+});
