@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
-import type { Batch, Prisma } from '../db/generated/client.ts';
+import { bulkInsert, type BulkColumn } from '../db/bulk-insert.ts';
+import type { Batch } from '../db/generated/client.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -163,6 +164,48 @@ export class BatchImporter {
   }
 }
 
+interface NewItem {
+  batchId: string;
+  line: number;
+  reference: string | null;
+  paymentId: string;
+  providerCode: string;
+  amount: string;
+  currency: string;
+  fields: Record<string, string>;
+  customFields: Record<string, string> | null;
+  status: 'PENDING' | 'INVALID';
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
+const itemColumns: BulkColumn<NewItem>[] = [
+  { name: 'batchId', value: (i) => i.batchId },
+  { name: 'line', cast: 'integer', value: (i) => i.line },
+  { name: 'reference', value: (i) => i.reference },
+  { name: 'paymentId', value: (i) => i.paymentId },
+  { name: 'providerCode', value: (i) => i.providerCode },
+  { name: 'amount', cast: 'numeric', value: (i) => i.amount },
+  { name: 'currency', value: (i) => i.currency },
+  { name: 'fields', cast: 'jsonb', value: (i) => json(i.fields) },
+  { name: 'customFields', cast: 'jsonb', value: (i) => json(i.customFields) },
+  { name: 'status', cast: '"BatchItemStatus"', value: (i) => i.status },
+  { name: 'errorCode', value: (i) => i.errorCode },
+  { name: 'errorMessage', value: (i) => i.errorMessage },
+  { name: 'updatedAt', cast: 'timestamptz', value: () => new Date().toISOString() },
+];
+
+const problemColumns: BulkColumn<RowProblem & { batchId: string }>[] = [
+  { name: 'batchId', value: (p) => p.batchId },
+  { name: 'line', cast: 'integer', value: (p) => p.line },
+  { name: 'column', value: (p) => p.column },
+  { name: 'code', value: (p) => p.code },
+  { name: 'severity', value: (p) => p.severity },
+  { name: 'message', value: (p) => p.message },
+];
+
 export interface ValidationReport {
   payable: boolean;
   rowCount: number;
@@ -184,7 +227,7 @@ class ImportState {
   totalMinor = 0n;
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
-  private items: Prisma.BatchItemCreateManyInput[] = [];
+  private items: NewItem[] = [];
   private readonly references = new Map<string, number>();
   private readonly recipients = new Map<string, number>();
 
@@ -216,7 +259,7 @@ class ImportState {
         amount: valid.amount,
         currency: valid.currency,
         fields: valid.fields,
-        customFields: valid.customFields ?? undefined,
+        customFields: valid.customFields ?? null,
         status: firstError === undefined ? 'PENDING' : 'INVALID',
         errorCode: firstError?.code ?? null,
         errorMessage: firstError?.message ?? null,
@@ -232,14 +275,11 @@ class ImportState {
       this.items = [];
       return;
     }
-    if (this.items.length > 0) {
-      await this.prisma.batchItem.createMany({ data: this.items });
-      this.items = [];
-    }
-    if (this.problems.length > 0) {
-      await this.prisma.batchProblem.createMany({ data: this.problems.map((p) => ({ ...p, batchId: this.batchId! })) });
-      this.problems = [];
-    }
+    const batchId = this.batchId;
+    await bulkInsert(this.prisma, 'BatchItem', itemColumns, this.items);
+    this.items = [];
+    await bulkInsert(this.prisma, 'BatchProblem', problemColumns, this.problems.map((problem) => ({ ...problem, batchId })));
+    this.problems = [];
   }
 
   /** A repeated reference is an error; the same recipient and amount twice, a warning. */
@@ -252,7 +292,8 @@ class ImportState {
       } else this.references.set(reference, line);
     }
     if (valid === undefined) return found;
-    const key = JSON.stringify([valid.providerCode, valid.amount, Object.entries(valid.fields).sort()]);
+    // A digest, not the text: these keys are the one thing kept per row for the whole file.
+    const key = createHash('sha1').update(JSON.stringify([valid.providerCode, valid.amount, Object.entries(valid.fields).sort()])).digest('base64');
     const same = this.recipients.get(key);
     if (same !== undefined) {
       found.push({ line, column: null, code: 'row.duplicate', severity: 'warning', message: `same provider, recipient and amount as line ${same}` });

@@ -8,7 +8,7 @@ import type { PayoutClient } from '../payout/client.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
-import type { BatchService } from './batch-service.ts';
+import { activeItemStatuses, type BatchService } from './batch-service.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
@@ -168,7 +168,8 @@ export class BatchWorker {
         where: { id: item.id, leaseOwner: this.owner },
         data: { leaseOwner: null, leaseExpiresAt: null },
       });
-      await this.deps.batches.finishIfDone(item.batchId);
+      // Only a row that reached its end can be the batch's last.
+      if (!activeItemStatuses.includes(item.status)) await this.deps.batches.finishIfDone(item.batchId);
       this.deps.events.publish(item.batchId);
     }
   }
@@ -207,7 +208,7 @@ export class BatchWorker {
       return;
     }
     if (await this.move(item, 'CREATING', { status: 'READY', retries: 0, notBefore: null })) {
-      await this.execute({ ...item, status: 'READY' }, 'READY');
+      await this.execute(item, 'READY');
     }
   }
 
