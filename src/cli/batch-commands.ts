@@ -109,33 +109,39 @@ export async function resumeCommand(batchId: string, context: CliContext): Promi
 async function payWithProgress(runtime: Runtime, batchId: string, context: CliContext): Promise<number> {
   const { services, worker } = runtime;
   const bar = new SingleBar({
-    format: '{bar} {percentage}% | {value}/{total} rows | paid {paid} RUB | failed {failed} | {rate} rows/s | ETA {eta_formatted}',
+    format: '{bar} {percentage}% | {value}/{total} rows | paid {paid} RUB | failed {failed} | {rate} rows/s | ETA {eta_formatted}{note}',
     hideCursor: true,
     noTTYOutput: true,
     notTTYSchedule: 2_000,
     etaBuffer: 50,
   });
   let interrupted = false;
+  let note = '';
+  let stopped = false;
   const onSignal = () => {
     if (interrupted) process.exit(exitCodes.interrupted);
     interrupted = true;
-    context.out('\nStopping: no new payments are started; waiting for those in flight (Ctrl-C again to quit at once).');
+    // Said on the bar itself: a separate line would be overwritten by its next redraw.
+    note = ' | stopping: no new payments, waiting for those in flight (Ctrl-C again to quit)';
     void worker.stop();
   };
   process.on('SIGINT', onSignal);
   const start = await services.batches.get(batchId);
   const total = start.validRowsOnly || start.status === 'RUNNING' ? start.validCount : start.rowCount;
-  bar.start(total, 0, { paid: '0.00', failed: 0, rate: '0.0' });
+  bar.start(total, 0, { paid: '0.00', failed: 0, rate: '0.0', note });
   const refresh = async () => {
     const batch = await services.batches.get(batchId);
     const progress = await services.batches.progress(batch);
     const of = (status: string) => progress.counts.find((c) => c.status === status);
     const done = progress.counts.filter((c) => !['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'INVALID'].includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const failed = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'].reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
-    bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1) });
+    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note });
     return batch;
   };
-  const ticker = setInterval(() => void refresh().catch(() => {}), 250);
+  let refreshing: Promise<unknown> = Promise.resolve();
+  const ticker = setInterval(() => {
+    refreshing = refresh().catch(() => {});
+  }, 250);
   try {
     await worker.drain(async () => interrupted || !['RUNNING'].includes((await services.batches.get(batchId)).status));
     await worker.stop();
@@ -143,7 +149,9 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     clearInterval(ticker);
     process.off('SIGINT', onSignal);
   }
+  await refreshing;
   const batch = await refresh();
+  stopped = true;
   bar.stop();
   context.out(await statusText(runtime, batch));
   if (interrupted) {
