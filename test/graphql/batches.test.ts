@@ -141,6 +141,20 @@ describe('refusals', () => {
   });
 });
 
+describe('batches', () => {
+  it('lists batches newest first, filtered by status', async () => {
+    const all = await gw.gql('{ batches(first: 100) { edges { node { id status createdAt } } pageInfo { hasNextPage } } }', {}, 'v');
+    const nodes = all.body.data.batches.edges.map((e: any) => e.node);
+    expect(nodes.length).toBeGreaterThanOrEqual(5);
+    const times = nodes.map((n: any) => Date.parse(n.createdAt));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    const rejected = await gw.gql('{ batches(status: REJECTED) { edges { node { status } } } }', {}, 'v');
+    const statuses = rejected.body.data.batches.edges.map((e: any) => e.node.status);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set(['REJECTED']));
+  });
+});
+
 describe('batchProgress over SSE', () => {
   it('streams the batch until it finishes', async () => {
     const batch = (await upload('op', 'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n', 'f.csv')).data.importBatch.batch;
