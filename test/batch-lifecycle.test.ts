@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
-import { BatchWorker } from '../src/batch/worker.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { fileSource, sampleFile, textSource } from './support/batch.ts';
+import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;
@@ -15,12 +13,7 @@ const s = () => gw.services();
 const db = () => gw.db.prisma;
 let amount = 10;
 const oneRow = (account = 'token_success') => textSource(`provider,amount,account\nbank-card-token,${amount++}.00,${account}\n`);
-function worker() {
-  return new BatchWorker(
-    { prisma: db(), client: s().client, tracker: s().tracker, batches: s().batches, events: s().batchEvents, webhookUrl: () => undefined, logger: createLogger({ level: 'silent' }) },
-    { pollMs: 20, retryBaseMs: 20 },
-  );
-}
+const worker = () => testWorker(gw);
 const until = (batchId: string, statuses: string[]) => async () =>
   statuses.includes((await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status);
 

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchItemStatus } from '../src/db/generated/client.ts';
-import { BatchWorker } from '../src/batch/worker.ts';
-import { createLogger } from '../src/log/logger.ts';
 import type { PaymentPayload } from '../src/payout/models.ts';
-import { textSource } from './support/batch.ts';
+import { testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
@@ -21,13 +19,7 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
 
   const db = () => gw.db.prisma;
   const webhookUrl = () => `${gw.gateway.url}/webhooks/payout`;
-  function worker() {
-    const s = gw.services();
-    return new BatchWorker(
-      { prisma: db(), client: s.client, tracker: s.tracker, batches: s.batches, events: s.batchEvents, webhookUrl, logger: createLogger({ level: 'silent' }) },
-      { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000 },
-    );
-  }
+  const worker = () => testWorker(gw, {}, webhookUrl());
 
   let rowAmount = 100;
   /** A running one-row batch whose item a dead worker left in `status`. */

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentIdFor } from '../src/batch/batch-importer.ts';
-import { BatchWorker } from '../src/batch/worker.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { fileSource, sampleFile, textSource } from './support/batch.ts';
+import type { WorkerOptions } from '../src/batch/worker.ts';
+import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
-
-const quick = { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000 };
 
 describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
   let gw: TestGateway;
@@ -17,13 +14,7 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
 
   const services = () => gw.services();
   const db = () => gw.db.prisma;
-  function worker(options: Partial<ConstructorParameters<typeof BatchWorker>[1]> = {}) {
-    const s = services();
-    return new BatchWorker(
-      { prisma: db(), client: s.client, tracker: s.tracker, batches: s.batches, events: s.batchEvents, webhookUrl: () => `${gw.gateway.url}/webhooks/payout`, logger: createLogger({ level: 'silent' }) },
-      { ...quick, ...options },
-    );
-  }
+  const worker = (options: Partial<WorkerOptions> = {}) => testWorker(gw, options, `${gw.gateway.url}/webhooks/payout`);
   const finished = (batchId: string) => async () => {
     const batch = await db().batch.findUniqueOrThrow({ where: { id: batchId } });
     return !['RUNNING', 'VALIDATED'].includes(batch.status);

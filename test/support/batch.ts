@@ -1,8 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { BatchImporter } from '../../src/batch/batch-importer.ts';
+import { BatchWorker, type WorkerOptions } from '../../src/batch/worker.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { ProviderCatalogue } from '../../src/payments/provider-catalogue.ts';
 import type { TestDatabase } from './database.ts';
+import type { TestGateway } from './gateway.ts';
 import type { TestSandbox } from './sandbox.ts';
 
 export const sampleFile = (name: string) => new URL(`../../samples/${name}`, import.meta.url).pathname;
@@ -24,4 +26,13 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
     limits,
     logger: createLogger({ level: 'silent' }),
   });
+}
+
+/** A worker over a test gateway's parts, polling fast so tests wait little. */
+export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}, webhookUrl?: string): BatchWorker {
+  const s = gw.services();
+  return new BatchWorker(
+    { prisma: gw.db.prisma, client: s.client, tracker: s.tracker, batches: s.batches, events: s.batchEvents, webhookUrl: () => webhookUrl, logger: createLogger({ level: 'silent' }) },
+    { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000, ...options },
+  );
 }

@@ -9,6 +9,7 @@ import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
 import { ProviderCodeEnum } from './enums.ts';
+import { typedResult } from './errors.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
 
 const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
@@ -174,12 +175,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const batchResult = (name: string) => ({
-  types: [BatchStateError],
-  union: { name: `${name}Result` },
-  result: { name: `${name}Success` },
-  dataField: { name: 'batch' },
-});
+const batchResult = (name: string) => typedResult(name, [BatchStateError], 'batch');
 
 builder.mutationFields((t) => ({
   importBatch: t.field({

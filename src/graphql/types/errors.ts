@@ -54,3 +54,8 @@ builder.objectType(PaymentInputError, {
 
 /** The typed errors every payment mutation may return. */
 export const paymentErrors = [PayoutError, PaymentInputError];
+
+/** Errors-plugin options naming a mutation's result union `<Name>Result` and its success type `<Name>Success { <dataField> }`. */
+export function typedResult(name: string, types: Array<new (...args: never[]) => Error>, dataField: string) {
+  return { types, union: { name: `${name}Result` }, result: { name: `${name}Success` }, dataField: { name: dataField } };
+}

@@ -4,7 +4,7 @@ import { PaymentInputError } from '../../payments/input-error.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { builder } from '../builder.ts';
 import { CurrencyEnum } from './enums.ts';
-import { paymentErrors } from './errors.ts';
+import { paymentErrors, typedResult } from './errors.ts';
 import { Payment } from './payment.ts';
 import { inputPathFor, recipientFromInput, RecipientInput } from './recipient-input.ts';
 
@@ -39,12 +39,7 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
   }),
 });
 
-const paymentResult = (name: string) => ({
-  types: paymentErrors,
-  union: { name: `${name}Result` },
-  result: { name: `${name}Success` },
-  dataField: { name: 'payment' },
-});
+const paymentResult = (name: string) => typedResult(name, paymentErrors, 'payment');
 
 builder.mutationFields((t) => ({
   createPayment: t.field({
