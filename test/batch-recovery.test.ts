@@ -89,6 +89,14 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
     expect(await gw.sb.effects(item.paymentId)).toMatchObject({ executeCalls: 1 });
   });
 
+  it('a batch cancelled while a row was being created does not execute that row', async () => {
+    const { batch, item } = await crashedItem('CREATING');
+    await gw.services().batches.cancel(batch.id);
+    await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
+    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled' });
+    expect(await gw.sb.effects(item.paymentId)).toMatchObject({ creates: 1, executeCalls: 0 });
+  });
+
   it('leaves an item alone while its lease is still held', async () => {
     const { batch, item } = await crashedItem('CREATING', new Date(Date.now() + 60 * 60_000));
     let polls = 0;

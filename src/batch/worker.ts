@@ -214,7 +214,7 @@ export class BatchWorker {
 
   /** Only a payment known to be READY is executed; the state is EXECUTING before the call. */
   private async execute(item: BatchItem, from: 'READY' | 'EXECUTING'): Promise<void> {
-    if (from === 'READY' && !(await this.move(item, 'READY', { status: 'EXECUTING' }))) return;
+    if (from === 'READY' && !(await this.startExecuting(item))) return;
     let payment: Payment;
     try {
       await this.rate.take();
@@ -227,7 +227,8 @@ export class BatchWorker {
       }
       if (!(error instanceof PayoutError)) throw error;
       if (error instanceof PayoutApiError && !error.retryable) {
-        await this.move(item, 'EXECUTING', review(error));
+        // A refusal is an answer (not paid); only a payment the upstream cannot find is a puzzle.
+        await this.move(item, 'EXECUTING', error.code === 'payout.payment.not-found' ? review(error) : failedWith(error));
         return;
       }
       // Every read said READY: not executed. Try again later, from READY.
@@ -236,6 +237,28 @@ export class BatchWorker {
     }
     await this.deps.tracker.applyUpstream(item.paymentId, { status: payment.status, payment }, 'execute');
     await this.move(item, 'EXECUTING', fromPayment(payment, item.retries));
+  }
+
+  /**
+   * READY -> EXECUTING, only while the batch still runs: a batch cancelled while this row
+   * was being created must not have it executed. Such a row ends CANCELLED instead.
+   */
+  private async startExecuting(item: BatchItem): Promise<boolean> {
+    const changed = await this.deps.prisma.batchItem.updateMany({
+      where: { id: item.id, status: 'READY', leaseOwner: this.owner, batch: { status: 'RUNNING' } },
+      data: { status: 'EXECUTING' },
+    });
+    if (changed.count === 1) {
+      item.status = 'EXECUTING';
+      return true;
+    }
+    await this.move(item, 'READY', {
+      status: 'CANCELLED',
+      errorCode: 'batch.cancelled',
+      errorMessage: 'the batch was cancelled before this payment was executed',
+      finishedAt: new Date(),
+    });
+    return false;
   }
 
   /** After a crash between writing EXECUTING and recording the answer: read before anything else. */
@@ -292,7 +315,7 @@ export class BatchWorker {
       });
       return;
     }
-    await this.move(item, from, { status: 'FAILED', errorCode: error.code, errorMessage: error.message, finishedAt: new Date() });
+    await this.move(item, from, failedWith(error));
   }
 
   private async retryOrReview(item: BatchItem, from: BatchItemStatus, error: PayoutError): Promise<void> {
@@ -351,6 +374,10 @@ function fromPayment(payment: Payment, checks = 0): Prisma.BatchItemUpdateManyMu
 
 function inProgressCheck(checks: number): Date {
   return new Date(Date.now() + Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** checks));
+}
+
+function failedWith(error: PayoutError): Prisma.BatchItemUpdateManyMutationInput {
+  return { status: 'FAILED', errorCode: error.code, errorMessage: error.message, finishedAt: new Date(), notBefore: null };
 }
 
 function review(error: PayoutError): Prisma.BatchItemUpdateManyMutationInput {
