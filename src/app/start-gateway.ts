@@ -26,6 +26,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     yoga,
     webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger },
     keys,
+    // The file plus the multipart envelope around it.
+    maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
   });
 

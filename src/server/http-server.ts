@@ -13,6 +13,8 @@ export interface GatewayServerDeps {
   yoga: GatewayYoga;
   webhooks: WebhookIntakeDeps;
   keys: ApiKeys;
+  /** Multipart uploads (batch files) may be this large. */
+  maxUploadBytes: number;
   logger: Logger;
 }
 
@@ -34,7 +36,10 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
 async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
   if (path === '/graphql') {
-    if (tooLarge(req)) return json(res, 413, { errors: [{ message: `request body over ${MAX_GRAPHQL_BODY_BYTES} bytes` }] });
+    const limit = (req.headers['content-type'] ?? '').startsWith('multipart/') ? deps.maxUploadBytes : MAX_GRAPHQL_BODY_BYTES;
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      return json(res, 413, { errors: [{ message: `request body over ${limit} bytes` }] });
+    }
     await deps.yoga.handle(req, res);
     return;
   }
@@ -47,11 +52,6 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
   }
   json(res, 404, { error: `no route ${req.method} ${path}` });
-}
-
-function tooLarge(req: IncomingMessage): boolean {
-  if ((req.headers['content-type'] ?? '').startsWith('multipart/')) return false;
-  return Number(req.headers['content-length'] ?? 0) > MAX_GRAPHQL_BODY_BYTES;
 }
 
 /** Database answering and migrated, upstream answering; each check bounded so a probe never hangs. */
