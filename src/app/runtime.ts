@@ -49,7 +49,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const runtime = { webhookUrl: config.publicUrl === undefined ? undefined : `${config.publicUrl}/webhooks/payout` } as Runtime;
   const webhookUrl = () => runtime.webhookUrl;
   const events = new PaymentEvents();
-  const tracker = new PaymentTracker(db.prisma, events);
+  const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const payments = new PaymentService({ client: upstream.client, tracker, catalogue, webhookUrl, logger });
   const batchEvents = new BatchEvents();

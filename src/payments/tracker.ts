@@ -38,11 +38,17 @@ export const RECONCILE_MAX_DELAY_MS = 5 * 60_000;
  * row lock, and a status only ever moves forward (see status.ts).
  */
 export class PaymentTracker {
+  private readonly agentId: string;
+  private readonly now: () => Date;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly events: PaymentEvents,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    options: { agentId: string; now?: () => Date },
+  ) {
+    this.agentId = options.agentId;
+    this.now = options.now ?? (() => new Date());
+  }
 
   /** Records a payment as PENDING before its create call; false when it was known already. */
   async recordIntent(intent: PaymentIntent): Promise<boolean> {
@@ -50,14 +56,7 @@ export class PaymentTracker {
     const inserted = await this.prisma.payment.createMany({
       data: [
         {
-          paymentId: intent.paymentId,
-          agentId: intent.agentId,
-          amount: payload.amount.value,
-          currency: payload.amount.currency,
-          providerCode: payload.recipientDetails.providerCode,
-          recipient: maskRecipientFields(payload.recipientDetails.fields),
-          webhookUrl: payload.webhookUrl ?? null,
-          customFields: payload.customFields ?? undefined,
+          ...paymentRow(intent.paymentId, intent.agentId, payload),
           requestedBy: intent.requestedBy ?? null,
           batchId: intent.batchId ?? null,
           batchRow: intent.batchRow ?? null,
@@ -191,14 +190,7 @@ export class PaymentTracker {
     const status = payment.status.value as TrackedStatus;
     await tx.payment.create({
       data: {
-        paymentId: payment.paymentId,
-        agentId: '',
-        amount: payment.amount.value,
-        currency: payment.amount.currency,
-        providerCode: payment.recipientDetails.providerCode,
-        recipient: maskRecipientFields(payment.recipientDetails.fields),
-        webhookUrl: payment.webhookUrl ?? null,
-        customFields: payment.customFields ?? undefined,
+        ...paymentRow(payment.paymentId, this.agentId, payment),
         status,
         errorCode: payment.status.errorCode ?? null,
         errorMessage: payment.status.errorMessage ?? null,
@@ -217,6 +209,20 @@ export class PaymentTracker {
       },
     });
   }
+}
+
+/** The columns a payment request and an upstream Payment share; the recipient stored masked. */
+function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayload, 'amount' | 'recipientDetails' | 'webhookUrl' | 'customFields'>) {
+  return {
+    paymentId,
+    agentId,
+    amount: source.amount.value,
+    currency: source.amount.currency,
+    providerCode: source.recipientDetails.providerCode,
+    recipient: maskRecipientFields(source.recipientDetails.fields),
+    webhookUrl: source.webhookUrl ?? null,
+    customFields: source.customFields ?? undefined,
+  };
 }
 
 async function lockPayment(tx: Prisma.TransactionClient, paymentId: string) {

@@ -22,7 +22,7 @@ describe.each(testDatabaseKinds())('payment tracker on $name', (kind) => {
   beforeAll(async () => {
     test = await kind.create();
     await test.db.migrate();
-    tracker = new PaymentTracker(test.db.prisma, events, () => now);
+    tracker = new PaymentTracker(test.db.prisma, events, { agentId: 'agent-1', now: () => now });
   });
   afterAll(() => test.drop());
 
@@ -102,7 +102,7 @@ describe.each(testDatabaseKinds())('payment tracker on $name', (kind) => {
       commission: { value: '10.00', currency: 'RUB' as const },
     };
     expect(await tracker.applyUpstream('elsewhere-2', { status: payment.status, payment }, 'read')).toBe('applied');
-    expect((await tracker.find('elsewhere-2'))!).toMatchObject({ status: 'READY', recipient: { account: '*******4567' } });
+    expect((await tracker.find('elsewhere-2'))!).toMatchObject({ status: 'READY', agentId: 'agent-1', recipient: { account: '*******4567' } });
   });
 
   it('schedules IN_PROGRESS and UNKNOWN for read-back with growing delays', async () => {
