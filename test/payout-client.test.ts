@@ -179,10 +179,10 @@ describe('retries of reads', () => {
   });
 
   it('retries a dropped connection and a timeout', async () => {
-    const quick = sb.client({ headersTimeoutMs: 150 });
+    const quick = sb.client({ headersTimeoutMs: 500 });
     await sb.addFault({ operation: 'balance', kind: 'drop-before' });
     await sb.addFault({ operation: 'balance', kind: 'slow' });
-    sb.sandbox.faults.rates.slowMs = 1_000;
+    sb.sandbox.faults.rates.slowMs = 2_500;
     expect((await quick.getBalance()).available.currency).toBe('RUB');
   });
 
@@ -210,8 +210,8 @@ describe('create: retried only with the same paymentId, settled by reading back'
 
   it('after a timeout on create, settles the same way', async () => {
     const id = newId();
-    const quick = sb.client({ headersTimeoutMs: 150 });
-    sb.sandbox.faults.rates.slowMs = 1_000;
+    const quick = sb.client({ headersTimeoutMs: 500 });
+    sb.sandbox.faults.rates.slowMs = 2_500;
     await sb.addFault({ operation: 'create', kind: 'slow' });
     expect((await quick.createPayment(id, sbpPayment('sbp_bank_id_success'))).existed).toBe(true);
     expect((await sb.effects(id)).creates).toBe(1);
@@ -289,8 +289,8 @@ describe('execute: never repeated blindly', () => {
 
   it('after a timeout, reads back instead of repeating', async () => {
     const id = await ready();
-    const quick = sb.client({ headersTimeoutMs: 150 });
-    sb.sandbox.faults.rates.slowMs = 1_000;
+    const quick = sb.client({ headersTimeoutMs: 500 });
+    sb.sandbox.faults.rates.slowMs = 2_500;
     await sb.addFault({ operation: 'execute', kind: 'slow' });
     expect(await quick.executePayment(id)).toMatchObject({ readBack: true, payment: { status: { value: 'COMPLETED' } } });
     expect(await sb.effects(id)).toMatchObject({ executeCalls: 1, executions: 1 });

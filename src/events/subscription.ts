@@ -100,3 +100,22 @@ export function coalesce(source: AsyncIterableIterator<unknown>, intervalMs: num
     },
   };
 }
+
+/** `first`, then whatever `rest` yields; return() reaches `rest` at once. */
+export function startWith<T>(first: T, rest: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  let sent = false;
+  return {
+    next: () => {
+      if (sent) return rest.next();
+      sent = true;
+      return Promise.resolve({ value: first, done: false });
+    },
+    return: async () => {
+      await rest.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -164,16 +164,20 @@ describe('batchProgress over SSE', () => {
       body: JSON.stringify({ query: `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }` }),
     });
     const statuses: string[] = [];
+    let attached: () => void = () => {};
+    const firstEvent = new Promise<void>((resolve) => (attached = resolve));
     const reading = (async () => {
       let buffer = '';
       for await (const chunk of stream.body) {
         buffer += chunk.toString();
         for (const match of buffer.matchAll(/"batchProgress":\{"status":"(\w+)"/g)) statuses.push(match[1]!);
         buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 1);
+        if (statuses.length > 0) attached();
         if (buffer.includes('event: complete') || statuses.includes('COMPLETED')) break;
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first event is the batch as it stands: approving after it, no change can be missed.
+    await firstEvent;
     await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, 'ap');
     await reading;
     stream.body.destroy();

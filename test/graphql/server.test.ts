@@ -79,7 +79,7 @@ describe('abuse limits', () => {
 });
 
 describe('subscriptions over SSE', () => {
-  it('pushes each status change of a payment', async () => {
+  it('sends the payment as it stands, then each status change', async () => {
     const paymentId = 'sse-1';
     const created = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
@@ -95,20 +95,23 @@ describe('subscriptions over SSE', () => {
     });
     expect(stream.statusCode).toBe(200);
     const seen: string[] = [];
+    let attached: () => void = () => {};
+    const firstEvent = new Promise<void>((resolve) => (attached = resolve));
     const reading = (async () => {
       let buffer = '';
       for await (const chunk of stream.body) {
         buffer += chunk.toString();
         for (const match of buffer.matchAll(/"trackingStatus":"(\w+)"/g)) if (!seen.includes(match[1]!)) seen.push(match[1]!);
+        if (seen.length > 0) attached();
         if (seen.includes('COMPLETED')) break;
       }
     })();
-    // Give the subscription a moment to attach before the first change.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first event is the payment as it stands: from then on no change can be missed.
+    await firstEvent;
     await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'admin-key');
     await reading;
     stream.body.destroy();
-    expect(seen).toEqual(['IN_PROGRESS', 'COMPLETED']);
+    expect(seen).toEqual(['READY', 'IN_PROGRESS', 'COMPLETED']);
   });
 });
 
