@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile } from '../support/batch.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { subscribeSse } from '../support/sse.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -158,29 +159,18 @@ describe('batches', () => {
 describe('batchProgress over SSE', () => {
   it('streams the batch until it finishes', async () => {
     const batch = (await upload('op', 'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n', 'f.csv')).data.importBatch.batch;
-    const stream = await request(`${gw.gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer v', 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }` }),
-    });
-    const statuses: string[] = [];
-    let attached: () => void = () => {};
-    const firstEvent = new Promise<void>((resolve) => (attached = resolve));
-    const reading = (async () => {
-      let buffer = '';
-      for await (const chunk of stream.body) {
-        buffer += chunk.toString();
-        for (const match of buffer.matchAll(/"batchProgress":\{"status":"(\w+)"/g)) statuses.push(match[1]!);
-        buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 1);
-        if (statuses.length > 0) attached();
-        if (buffer.includes('event: complete') || statuses.includes('COMPLETED')) break;
-      }
-    })();
+    const sse = await subscribeSse(
+      `${gw.gateway.url}/graphql`,
+      { authorization: 'Bearer v' },
+      `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }`,
+      (data) => data.batchProgress.status,
+      (values) => values.includes('COMPLETED'),
+    );
     // The first event is the batch as it stands: approving after it, no change can be missed.
-    await firstEvent;
+    await sse.first;
     await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, 'ap');
-    await reading;
-    stream.body.destroy();
+    await sse.done;
+    const statuses = sse.values;
     expect(statuses[0]).toBe('VALIDATED');
     expect(statuses).toContain('RUNNING');
     expect(statuses.at(-1)).toBe('COMPLETED');

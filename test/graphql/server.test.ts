@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { auditServer } from 'graphql-http';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedSchema } from '../../src/graphql/print-schema.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { subscribeSse } from '../support/sse.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -88,29 +88,19 @@ describe('subscriptions over SSE', () => {
     );
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
 
-    const stream = await request(`${gw.gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: `subscription { paymentUpdated(paymentId: "${paymentId}") { paymentId trackingStatus } }` }),
-    });
-    expect(stream.statusCode).toBe(200);
-    const seen: string[] = [];
-    let attached: () => void = () => {};
-    const firstEvent = new Promise<void>((resolve) => (attached = resolve));
-    const reading = (async () => {
-      let buffer = '';
-      for await (const chunk of stream.body) {
-        buffer += chunk.toString();
-        for (const match of buffer.matchAll(/"trackingStatus":"(\w+)"/g)) if (!seen.includes(match[1]!)) seen.push(match[1]!);
-        if (seen.length > 0) attached();
-        if (seen.includes('COMPLETED')) break;
-      }
-    })();
+    const sse = await subscribeSse(
+      `${gw.gateway.url}/graphql`,
+      auth,
+      `subscription { paymentUpdated(paymentId: "${paymentId}") { paymentId trackingStatus } }`,
+      (data) => data.paymentUpdated.trackingStatus,
+      (values) => values.includes('COMPLETED'),
+    );
+    expect(sse.statusCode).toBe(200);
     // The first event is the payment as it stands: from then on no change can be missed.
-    await firstEvent;
+    await sse.first;
     await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'admin-key');
-    await reading;
-    stream.body.destroy();
+    await sse.done;
+    const seen = [...new Set(sse.values)];
     expect(seen).toEqual(['READY', 'IN_PROGRESS', 'COMPLETED']);
   });
 });
