@@ -106,7 +106,8 @@ export type BillingDetails = z.infer<typeof BillingDetails>;
 export const Status = z.object({
   value: StatusCode,
   changedDateTime: DateTimeString,
-  errorCode: StatusErrorCode.optional(),
+  /** Kept as sent: a code newer than this client (see statusErrorCodes) must break nothing. */
+  errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
 });
 export type Status = z.infer<typeof Status>;

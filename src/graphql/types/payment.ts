@@ -83,7 +83,13 @@ export const Payment = builder.objectRef<PaymentView>('Payment').implement({
       type: PaymentErrorCodeEnum,
       nullable: true,
       resolve: ({ upstream, tracked }) =>
-        upstream?.status.errorCode ?? (isStatusErrorCode(tracked?.errorCode) ? tracked.errorCode : null),
+        [upstream?.status.errorCode, tracked?.errorCode].find(isStatusErrorCode) ?? null,
+    }),
+    upstreamErrorCode: t.string({
+      nullable: true,
+      description: 'The upstream’s status error code exactly as sent, also one newer than this gateway knows (then `errorCode` is null).',
+      resolve: ({ upstream, tracked }) =>
+        upstream?.status.errorCode ?? (tracked !== undefined && !localOnly.has(tracked.status) ? tracked.errorCode : null),
     }),
     errorMessage: t.string({
       nullable: true,
