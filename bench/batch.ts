@@ -83,7 +83,7 @@ async function run(): Promise<void> {
       const payBatch = await gateway.services.importer.import({ source: createReadStream(payFile), force: true });
       await gateway.services.batches.approve(payBatch.id, { approver: 'bench' });
       const worker = new (await import('../src/batch/worker.ts')).BatchWorker(
-        { prisma: db.prisma, client, tracker: gateway.services.tracker, batches: gateway.services.batches, events: gateway.services.batchEvents, webhookUrl: () => undefined, logger },
+        { prisma: db.prisma, client, attempts: new (await import('../src/payments/attempt.ts')).PaymentAttempts(client), paymentEvents: gateway.services.events, batchEvents: gateway.services.batchEvents, webhookUrl: () => undefined, logger },
         { concurrency, perBatchConcurrency: concurrency, pollMs: 50 },
       );
       const payStart = performance.now();

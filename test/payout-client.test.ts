@@ -1,11 +1,8 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../src/payout/client.ts';
 import {
-  PaymentConflictError,
-  PaymentOutcomeUnknownError,
   PayoutApiError,
   PayoutNetworkError,
   PayoutResponseError,
@@ -50,7 +47,7 @@ describe('reads', () => {
 
   it('lists and reads payments', async () => {
     const id = newId();
-    await client.createPayment(id, sbpPayment('sbp_bank_id_success'));
+    await client.putPayment(id, sbpPayment('sbp_bank_id_success'));
     expect((await client.listPayments({ limit: 1 }))[0]?.paymentId).toBe(id);
     expect((await client.getPayment(id)).status.value).toBe('READY');
   });
@@ -74,7 +71,7 @@ describe('errors', () => {
 
   it('keeps cause entries keyed by parameter', async () => {
     const payload = sbpPayment('sbp_bank_id_success', '5.00');
-    const error = await caught(client.createPayment(newId(), payload));
+    const error = await caught(client.putPayment(newId(), payload));
     expect(error).toBeInstanceOf(PayoutApiError);
     expect((error as PayoutApiError).details.amount?.[0]).toMatch(/between/);
   });
@@ -94,7 +91,7 @@ describe('errors', () => {
   });
 
   it('refuses an invalid paymentId before calling', async () => {
-    await expect(client.createPayment('x'.repeat(37), sbpPayment('sbp_bank_id_success'))).rejects.toThrow(/1 to 36/);
+    await expect(client.putPayment('x'.repeat(37), sbpPayment('sbp_bank_id_success'))).rejects.toThrow(/1 to 36/);
   });
 });
 
@@ -146,11 +143,41 @@ describe('malformed upstream answers', () => {
     expect(hits).toBe(1);
   });
 
-  it('reports an error status without an Error object', async () => {
+  it('reports an error status without an Error object as retryable: it proves nothing', async () => {
     reply = { status: 502, body: '<html>Bad gateway</html>' };
     const error = await caught(odd.getBalance());
     expect(error).toBeInstanceOf(PayoutResponseError);
-    expect(error).toMatchObject({ httpStatus: 502 });
+    expect(error).toMatchObject({ httpStatus: 502, retryable: true });
+  });
+
+  it('reports a 2xx body cut short as retryable', async () => {
+    reply = { status: 200, body: '{"available": {"curr' };
+    expect(await caught(odd.getBalance())).toMatchObject({ code: 'upstream.invalid-response', retryable: true });
+  });
+
+  it('treats "try later" codes as retryable whatever the HTTP status, and not as a refusal', async () => {
+    for (const errorCode of ['payout.provider.unavailable', 'payout.billing.timeout']) {
+      reply = {
+        status: 400,
+        body: JSON.stringify({ serviceName: 's', errorCode, userMessage: 'u', description: 'd', traceId: 't', dateTime: '2026-11-22T10:00:00+03:00' }),
+      };
+      const error = (await caught(odd.getBalance())) as PayoutApiError;
+      expect(error).toMatchObject({ code: errorCode, retryable: true, refused: false });
+    }
+  });
+
+  it('keeps a status error code newer than the client knows', async () => {
+    const payment = {
+      paymentId: 'p1',
+      creationDateTime: '2026-11-22T10:00:00+03:00',
+      expirationDateTime: '2026-11-23T10:00:00+03:00',
+      status: { value: 'FAILED', changedDateTime: '2026-11-22T10:00:01+03:00', errorCode: 'PROVIDER_NEW_CODE_2027' },
+      amount: { currency: 'RUB', value: '10.00' },
+      recipientDetails: { providerCode: 'sbp-b2c', fields: { account: '79001234567', bankId: 'b' } },
+      commission: { currency: 'RUB', value: '0.10' },
+    };
+    reply = { status: 200, body: JSON.stringify(payment) };
+    expect((await odd.getPayment('p1')).status.errorCode).toBe('PROVIDER_NEW_CODE_2027');
   });
 });
 
@@ -186,148 +213,4 @@ describe('retries of reads', () => {
     expect((await quick.getBalance()).available.currency).toBe('RUB');
   });
 
-});
-
-describe('create: retried only with the same paymentId, settled by reading back', () => {
-  it('creates once when the first attempt fails before taking effect', async () => {
-    const id = newId();
-    await sb.addFault({ operation: 'create', kind: 'fail-before' });
-    const result = await client.createPayment(id, sbpPayment('sbp_bank_id_success'));
-    expect(result).toMatchObject({ existed: false, payment: { paymentId: id, status: { value: 'READY' } } });
-    expect(await sb.effects(id)).toMatchObject({ createCalls: 2, creates: 1 });
-  });
-
-  it.each(['fail-after', 'drop-after'] as const)(
-    'after %s, reads the payment back on payout.resource.exists and returns it',
-    async (kind) => {
-      const id = newId();
-      await sb.addFault({ operation: 'create', kind });
-      const result = await client.createPayment(id, sbpPayment('sbp_bank_id_success'));
-      expect(result).toMatchObject({ existed: true, payment: { paymentId: id, status: { value: 'READY' } } });
-      expect(await sb.effects(id)).toMatchObject({ createCalls: 2, creates: 1 });
-    },
-  );
-
-  it('after a timeout on create, settles the same way', async () => {
-    const id = newId();
-    const quick = sb.client({ headersTimeoutMs: 500 });
-    sb.sandbox.faults.rates.slowMs = 2_500;
-    await sb.addFault({ operation: 'create', kind: 'slow' });
-    expect((await quick.createPayment(id, sbpPayment('sbp_bank_id_success'))).existed).toBe(true);
-    expect((await sb.effects(id)).creates).toBe(1);
-  });
-
-  it('when every attempt fails after taking effect, reads back once retries run out', async () => {
-    const id = newId();
-    await sb.addFault({ operation: 'create', kind: 'fail-after', times: 4 });
-    const result = await client.createPayment(id, sbpPayment('sbp_bank_id_success'));
-    expect(result.existed).toBe(true);
-    expect(await sb.effects(id)).toMatchObject({ createCalls: 4, creates: 1 });
-  });
-
-  it('when every attempt fails before taking effect, reports the last error (nothing was created)', async () => {
-    const id = newId();
-    await sb.addFault({ operation: 'create', kind: 'fail-before', times: 4 });
-    const error = await caught(client.createPayment(id, sbpPayment('sbp_bank_id_success')));
-    expect(error).toMatchObject({ httpStatus: 500, code: 'payout.internal.error' });
-    expect((await sb.get(`/payments/${id}`)).status).toBe(404);
-  });
-
-  it('reports an unknown outcome when neither create nor the read back answers', async () => {
-    const id = newId();
-    // 4 create attempts, then the read back and its 3 retries.
-    await sb.addFault({ operation: 'any', kind: 'fail-after', times: 8 });
-    const error = await caught(client.createPayment(id, sbpPayment('sbp_bank_id_success')));
-    expect(error).toBeInstanceOf(PaymentOutcomeUnknownError);
-    expect(error).toMatchObject({ code: 'payout.outcome.unknown', operation: 'create', paymentId: id });
-    expect((await sb.effects(id)).creates).toBe(1);
-  });
-
-  it('returns the existing payment for a repeated create with the same details', async () => {
-    const id = newId();
-    await client.createPayment(id, sbpPayment('sbp_bank_id_success'));
-    expect((await client.createPayment(id, sbpPayment('sbp_bank_id_success'))).existed).toBe(true);
-    expect((await sb.effects(id)).creates).toBe(1);
-  });
-
-  it('refuses a paymentId that exists with another amount or recipient', async () => {
-    const id = newId();
-    await client.createPayment(id, sbpPayment('sbp_bank_id_success', '100.00'));
-    const error = await caught(client.createPayment(id, sbpPayment('sbp_bank_id_execute_failed', '200.00')));
-    expect(error).toBeInstanceOf(PaymentConflictError);
-    expect((error as PaymentConflictError).differences).toEqual(['amount', 'recipient field bankId']);
-  });
-
-  it('signs with its private key: a key the sandbox does not know is refused with 401', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const stranger = sb.client({ privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, maxRetries: 0 });
-    expect(await caught(stranger.createPayment(newId(), sbpPayment('sbp_bank_id_success')))).toMatchObject({
-      httpStatus: 401,
-      code: 'auth.failed',
-    });
-  });
-});
-
-describe('execute: never repeated blindly', () => {
-  async function ready(bankId = 'sbp_bank_id_success') {
-    const id = newId();
-    await client.createPayment(id, sbpPayment(bankId));
-    return id;
-  }
-
-  it('executes a READY payment', async () => {
-    const id = await ready();
-    expect(await client.executePayment(id)).toMatchObject({ readBack: false, payment: { status: { value: 'COMPLETED' } } });
-  });
-
-  it.each(['fail-after', 'drop-after'] as const)('after %s, reads back the completed payment and does not execute again', async (kind) => {
-    const id = await ready();
-    await sb.addFault({ operation: 'execute', kind });
-    expect(await client.executePayment(id)).toMatchObject({ readBack: true, payment: { status: { value: 'COMPLETED' } } });
-    expect(await sb.effects(id)).toMatchObject({ executeCalls: 1, executions: 1, debited: '110.00' });
-  });
-
-  it('after a timeout, reads back instead of repeating', async () => {
-    const id = await ready();
-    const quick = sb.client({ headersTimeoutMs: 500 });
-    sb.sandbox.faults.rates.slowMs = 2_500;
-    await sb.addFault({ operation: 'execute', kind: 'slow' });
-    expect(await quick.executePayment(id)).toMatchObject({ readBack: true, payment: { status: { value: 'COMPLETED' } } });
-    expect(await sb.effects(id)).toMatchObject({ executeCalls: 1, executions: 1 });
-  });
-
-  it('executes again only after reading the payment as READY', async () => {
-    const id = await ready();
-    await sb.addFault({ operation: 'execute', kind: 'drop-before' });
-    expect(await client.executePayment(id)).toMatchObject({ readBack: true, payment: { status: { value: 'COMPLETED' } } });
-    expect(await sb.effects(id)).toMatchObject({ executeCalls: 2, executions: 1 });
-  });
-
-  it('returns IN_PROGRESS read back as it is', async () => {
-    const id = await ready('sbp_bank_id_execute_in_progress');
-    await sb.addFault({ operation: 'execute', kind: 'fail-after' });
-    expect(await client.executePayment(id)).toMatchObject({ readBack: true, payment: { status: { value: 'IN_PROGRESS' } } });
-  });
-
-  it('reports the last error when every attempt failed before taking effect', async () => {
-    const id = await ready();
-    await sb.addFault({ operation: 'execute', kind: 'fail-before', times: 4 });
-    expect(await caught(client.executePayment(id))).toMatchObject({ httpStatus: 500 });
-    expect(await sb.effects(id)).toMatchObject({ executeCalls: 4, executions: 0, status: 'READY' });
-  });
-
-  it('reports an unknown outcome when the read back fails too', async () => {
-    const id = await ready();
-    await sb.addFault({ operation: 'execute', kind: 'fail-after' });
-    await sb.addFault({ operation: 'get', kind: 'fail-before', times: 4 });
-    const error = await caught(client.executePayment(id));
-    expect(error).toBeInstanceOf(PaymentOutcomeUnknownError);
-    expect(error).toMatchObject({ operation: 'execute' });
-    expect((await sb.effects(id)).executions).toBe(1);
-  });
-
-  it('does not retry a 404', async () => {
-    expect(await caught(client.executePayment('never-created'))).toMatchObject({ httpStatus: 404, code: 'payout.payment.not-found' });
-    expect((await sb.effects('never-created')).executeCalls).toBe(1);
-  });
 });

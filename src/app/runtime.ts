@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { databaseTarget } from '../db/target.ts';
 import type { GatewayServices } from '../graphql/context.ts';
 import type { Logger } from '../log/logger.ts';
+import { PaymentAttempts } from '../payments/attempt.ts';
 import { PaymentEvents } from '../payments/events.ts';
 import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
@@ -51,12 +52,13 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const events = new PaymentEvents();
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
-  const payments = new PaymentService({ client: upstream.client, tracker, catalogue, webhookUrl, logger });
+  const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
+  const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
   const batchEvents = new BatchEvents();
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
   const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
   const worker = new BatchWorker(
-    { prisma: db.prisma, client: upstream.client, tracker, batches, events: batchEvents, webhookUrl, logger },
+    { prisma: db.prisma, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, logger },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);

@@ -1,7 +1,8 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
-import { paymentIdFor } from './batch-importer.ts';
+import { activeItemStatuses } from './item-states.ts';
+import { finishBatches } from './sql/finish-batches.ts';
 import type { BatchEvents } from './batch-events.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
@@ -15,9 +16,6 @@ export class BatchStateError extends Error {
   }
 }
 
-/** Item statuses a worker still has to move; the rest are final for the current attempt. */
-export const activeItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'];
-const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
 
 export interface StatusCount {
   status: BatchItemStatus;
@@ -99,35 +97,36 @@ export class BatchService {
     return updated;
   }
 
-  /** Pays FAILED and EXPIRED rows again, each with a new paymentId; NEEDS_REVIEW rows are left to a person. */
+  /**
+   * Pays FAILED and EXPIRED rows of a finished run again, each under a new paymentId
+   * (`…-r2`, `…-r3`); NEEDS_REVIEW rows are left to a person. Only once the run has ended,
+   * so no worker is still settling a row that this would reopen. The worker checks each
+   * previous payment is still unpaid before paying the row again.
+   */
   async retryFailed(batchId: string): Promise<Batch> {
-    const batch = await this.get(batchId);
-    if (!['COMPLETED_WITH_FAILURES', 'RUNNING'].includes(batch.status)) {
-      throw new BatchStateError('batch.not-retryable', `failed rows of a ${batch.status} batch cannot be paid again`);
-    }
-    const failed = await this.prisma.batchItem.findMany({
-      where: { batchId, status: { in: ['FAILED', 'EXPIRED'] } },
-      select: { id: true, line: true, attempt: true },
-    });
-    if (failed.length === 0) throw new BatchStateError('batch.nothing-to-retry', 'the batch has no FAILED or EXPIRED rows');
     await this.prisma.$transaction(async (tx) => {
-      for (const item of failed) {
-        await tx.batchItem.update({
-          where: { id: item.id },
-          data: {
-            attempt: item.attempt + 1,
-            paymentId: paymentIdFor(batchId, item.line, item.attempt + 1),
-            status: 'PENDING',
-            errorCode: null,
-            errorMessage: null,
-            billingDetails: undefined,
-            retries: 0,
-            notBefore: null,
-            finishedAt: null,
-          },
-        });
+      const reopened = await tx.batch.updateMany({
+        where: { id: batchId, status: 'COMPLETED_WITH_FAILURES' },
+        data: { status: 'RUNNING', finishedAt: null },
+      });
+      if (reopened.count === 0) {
+        const batch = await tx.batch.findUnique({ where: { id: batchId } });
+        if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
+        throw new BatchStateError(
+          'batch.not-retryable',
+          batch.status === 'RUNNING'
+            ? 'the batch is still running; failed rows can be paid again once it has finished'
+            : `failed rows of a ${batch.status} batch cannot be paid again`,
+        );
       }
-      await tx.batch.update({ where: { id: batchId }, data: { status: 'RUNNING', finishedAt: null } });
+      // One statement for any number of rows; the new paymentId is paymentIdFor(batchId, line, attempt + 1).
+      const count = await tx.$executeRaw`
+        UPDATE "BatchItem"
+        SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = 'PENDING',
+          "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
+          "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
+        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED')`;
+      if (count === 0) throw new BatchStateError('batch.nothing-to-retry', 'the batch has no FAILED or EXPIRED rows');
     });
     this.events.publish(batchId);
     return this.get(batchId);
@@ -135,15 +134,7 @@ export class BatchService {
 
   /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
   async finishIfDone(batchId: string): Promise<void> {
-    const active = await this.prisma.batchItem.count({ where: { batchId, status: { in: [...activeItemStatuses] } } });
-    if (active > 0) return;
-    const failed = await this.prisma.batchItem.count({ where: { batchId, status: { in: [...failedItemStatuses] } } });
-    const now = new Date();
-    await this.prisma.batch.updateMany({
-      where: { id: batchId, status: 'RUNNING' },
-      data: { status: failed > 0 ? 'COMPLETED_WITH_FAILURES' : 'COMPLETED', finishedAt: now },
-    });
-    await this.prisma.batch.updateMany({ where: { id: batchId, status: 'CANCELLED', finishedAt: null }, data: { finishedAt: now } });
+    await finishBatches(this.prisma, [batchId]);
     this.events.publish(batchId);
   }
 

@@ -1,29 +1,38 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { PrismaClient } from '../db/database.ts';
-import type { BatchItem, BatchItemStatus, Prisma } from '../db/generated/client.ts';
 import type { Logger } from '../log/logger.ts';
+import { maskRecipientFields } from '../log/mask.ts';
 import { sleep } from '../payout/backoff.ts';
 import type { PayoutClient } from '../payout/client.ts';
-import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
-import type { PaymentTracker } from '../payments/tracker.ts';
-import { activeItemStatuses, type BatchService } from './batch-service.ts';
+import type { CreateOutcome, PaymentAttempts } from '../payments/attempt.ts';
+import type { PaymentEvents } from '../payments/events.ts';
+import { RECONCILE_FIRST_DELAY_MS } from '../payments/tracker.ts';
+import { paymentIdFor } from './batch-importer.ts';
 import type { BatchEvents } from './batch-events.ts';
+import { GroupCommit } from './group-commit.ts';
+import { changeAfter, holdForReview, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { beginCreate, type CreateIntent } from './sql/begin-create.ts';
+import { claimItems, type ClaimedItem } from './sql/claim-items.ts';
+import { finishBatches } from './sql/finish-batches.ts';
+import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from './sql/move-items.ts';
+import { renewLeases } from './sql/renew-leases.ts';
+import { settleFromPayments } from './sql/settle-from-payments.ts';
 
 export interface WorkerOptions {
-  /** Items in flight at once, over all batches. */
+  /** Upstream calls in flight at once, over all batches. */
   concurrency: number;
-  /** Items in flight at once within one batch (at most `concurrency`). */
+  /** Upstream calls in flight at once within one batch (at most `concurrency`). */
   perBatchConcurrency: number;
   /** Upstream calls per second at most; 0 for no cap. */
   ratePerSecond: number;
-  /** How long a claim holds; a crashed worker's items are taken over after this. */
+  /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */
   leaseMs: number;
   /** Wait between looks for work when there is none. */
   pollMs: number;
-  /** Transient failures (network, 5xx, 429, provider unavailable) retried per item before it is FAILED. */
+  /** Retries of a row whose attempt proved nothing (or failed transiently) before it ends. */
   maxRetries: number;
   /** First retry delay; doubles with each retry, with jitter. */
   retryBaseMs: number;
@@ -42,77 +51,279 @@ export const defaultWorkerOptions: WorkerOptions = {
 export interface WorkerDeps {
   prisma: PrismaClient;
   client: PayoutClient;
-  tracker: PaymentTracker;
-  batches: BatchService;
-  events: BatchEvents;
+  attempts: PaymentAttempts;
+  paymentEvents: PaymentEvents;
+  batchEvents: BatchEvents;
   webhookUrl: () => string | undefined;
   logger: Logger;
 }
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
+/** Failed writes of one row's state are tried this often before the row is left to its lease. */
+const WRITE_TRIES = 4;
+
+/** A claimed row while this worker pays it. */
+interface Held extends ClaimedItem {
+  readonly lost: AbortController;
+}
 
 /**
- * Pays batch items. Items are claimed from the database in one statement (FOR UPDATE
- * SKIP LOCKED) with a lease, so several workers share the work and a crashed worker's
- * items are resumed once its lease runs out. Each item's state is written before and
- * after every upstream call, and every write is conditional on the item still being in
- * the state this worker saw and leased: a cancelled or taken-over item is left alone.
+ * Pays batch rows: a claim loop around payments/attempt.ts. Rows are claimed in groups
+ * (one statement), their state changes are written in groups (group-commit.ts: one
+ * statement for every row that reached the same step meanwhile), and each write is fenced
+ * by the lease token. A heartbeat keeps the leases of rows in flight; a row whose lease is
+ * gone is abandoned at once, with no further upstream call. Database errors never end the
+ * worker: the loop backs off and goes on, and a row whose write failed is left to its lease.
  */
 export class BatchWorker {
   readonly owner = `worker-${randomBytes(4).toString('hex')}`;
   private readonly options: WorkerOptions;
-  private readonly global: LimitFunction;
+  private readonly calls: LimitFunction;
   private readonly perBatch = new Map<string, LimitFunction>();
   private readonly rate: RateLimiter;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly held = new Map<bigint, Held>();
+  private readonly tasks = new Set<Promise<void>>();
+  private readonly policy: RetryPolicy;
+  private readonly begins: GroupCommit<CreateIntent, boolean>;
+  private readonly moves: GroupCommit<ItemMove, MoveResult>;
   private loop: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
+  private wake: () => void = () => {};
 
   constructor(
     private readonly deps: WorkerDeps,
     options: Partial<WorkerOptions> = {},
   ) {
     this.options = { ...defaultWorkerOptions, ...options };
-    this.global = pLimit(this.options.concurrency);
+    this.calls = pLimit(this.options.concurrency);
     this.rate = new RateLimiter(this.options.ratePerSecond);
+    this.policy = {
+      maxRetries: this.options.maxRetries,
+      delay: (retry) => jittered(this.options.retryBaseMs * 2 ** retry),
+      inProgressDelay: (check) => Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** check),
+    };
+    this.begins = new GroupCommit((intents) => beginCreate(deps.prisma, deps.client.agentId, intents));
+    this.moves = new GroupCommit((moves) => this.writeMoves(moves));
   }
 
   /** Works in the background until stop(). */
   start(): void {
     this.stopping = false;
-    this.loop ??= this.run(async () => this.stopping).finally(() => {
+    this.loop ??= this.run(async () => false, null).finally(() => {
       this.loop = undefined;
     });
   }
 
-  /** Works until `done` says so (and nothing is in flight); for the CLI and tests. */
-  async drain(done: () => Promise<boolean>): Promise<void> {
-    await this.run(async () => this.stopping || (this.inFlight.size === 0 && (await done())));
+  /**
+   * Works until `done` says so and nothing is in flight; for the CLI and tests. With a
+   * batch id, only that batch's rows are claimed.
+   */
+  async drain(done: () => Promise<boolean>, batchId: string | null = null): Promise<void> {
+    this.stopping = false;
+    await this.run(async () => this.held.size === 0 && (await done()), batchId);
   }
 
-  /** Stops claiming and waits for the items in flight (each ends in a recorded state). */
+  /** Stops claiming and waits for the rows in flight (each ends in a recorded state). */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake();
     await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.tasks]);
   }
 
-  private async run(finished: () => Promise<boolean>): Promise<void> {
-    while (!(await finished())) {
-      const free = this.options.concurrency - this.inFlight.size;
-      const claimed = free > 0 && !this.stopping ? await this.claim(free) : [];
-      for (const item of claimed) {
-        const task = this.limitFor(item.batchId)(() => this.global(() => this.process(item)))
-          .catch((error: unknown) => this.deps.logger.error({ err: error, paymentId: item.paymentId }, 'batch item failed unexpectedly; it resumes when its lease ends'))
-          .finally(() => this.inFlight.delete(task));
-        this.inFlight.add(task);
+  private async run(finished: () => Promise<boolean>, batchId: string | null): Promise<void> {
+    const maxHeld = this.options.concurrency * 2;
+    let failures = 0;
+    let idleSince = 0;
+    this.startHeartbeat();
+    try {
+      while (!this.stopping) {
+        try {
+          if (await finished()) break;
+          const room = maxHeld - this.held.size;
+          // Claim in groups: a claim for one row at a time would cost a statement per row.
+          const claimed = room >= Math.max(1, maxHeld / 4) ? await this.claim(room, batchId) : [];
+          for (const item of claimed) this.begin(item);
+          failures = 0;
+          if (claimed.length > 0) continue;
+          if (this.held.size === 0 && Date.now() - idleSince >= this.options.pollMs) {
+            idleSince = Date.now();
+            await this.sweep();
+          }
+          await this.idle();
+        } catch (error) {
+          failures++;
+          const delay = Math.min(30_000, this.options.pollMs * 2 ** Math.min(failures, 6));
+          this.deps.logger.error({ err: error, retryInMs: delay }, 'batch worker: database error; going on after a pause');
+          await this.idle(delay);
+        }
       }
-      if (claimed.length === 0) {
-        if (this.inFlight.size > 0) await Promise.race([...this.inFlight, sleep(this.options.pollMs)]);
-        else await sleep(this.options.pollMs);
+    } finally {
+      if (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+      this.stopHeartbeat();
+    }
+  }
+
+  /** Waits until a row finishes, stop() is called, or the poll interval passes. */
+  private idle(ms = this.options.pollMs): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const previous = this.wake;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        previous();
+        done();
+      };
+    });
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = () => {};
+    wake();
+  }
+
+  private claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
+    return claimItems(this.deps.prisma, {
+      owner: this.owner,
+      token: randomUUID(),
+      leaseMs: this.options.leaseMs,
+      inFlight: [...this.held.keys()],
+      batchId,
+      limit,
+    });
+  }
+
+  /** With nothing to do: settle rows from payments seen final elsewhere, and end finished batches. */
+  private async sweep(): Promise<void> {
+    const settled = await settleFromPayments(this.deps.prisma);
+    const finished = await finishBatches(this.deps.prisma, null);
+    for (const batchId of new Set([...settled, ...finished])) this.deps.batchEvents.publish(batchId);
+  }
+
+  private begin(item: ClaimedItem): void {
+    const held: Held = { ...item, lost: new AbortController() };
+    this.held.set(item.id, held);
+    const task = this.pay(held)
+      .catch((error: unknown) => {
+        if (held.lost.signal.aborted) return;
+        this.deps.logger.error({ err: error, paymentId: held.paymentId }, 'batch row interrupted; it resumes when its lease ends');
+      })
+      .finally(() => {
+        this.held.delete(item.id);
+        this.tasks.delete(task);
+        this.notify();
+      });
+    this.tasks.add(task);
+  }
+
+  /** One row from the state it was claimed in to its next resting state. */
+  private async pay(row: Held): Promise<void> {
+    const signal = row.lost.signal;
+    let stage: Stage;
+    let outcome: CreateOutcome;
+    switch (row.status) {
+      case 'PENDING':
+      case 'CREATING': {
+        if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
+        if (!(await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved))) return;
+        row.status = 'CREATING';
+        outcome = await this.call(row, () => this.deps.attempts.create(row.paymentId, this.payloadOf(row), signal));
+        if (outcome.kind === 'ready') {
+          if (!(await this.startExecuting(row, outcome.payment))) return;
+          outcome = await this.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+          stage = 'execute';
+        } else stage = 'create';
+        break;
+      }
+      case 'READY':
+        if (!(await this.startExecuting(row, null))) return;
+        outcome = await this.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+        stage = 'execute';
+        break;
+      case 'EXECUTING':
+        outcome = await this.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
+        stage = 'execute';
+        break;
+      case 'IN_PROGRESS':
+        outcome = await this.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal));
+        stage = 'read';
+        break;
+    }
+    await this.move(row, changeAfter(stage, outcome, row.retries, this.policy), false);
+  }
+
+  /**
+   * A retried row (attempt > 1) is paid under a new paymentId only while the previous one
+   * is still unpaid: a late webhook or answer may have completed it since it was marked failed.
+   */
+  private async previousAttemptNotPaid(row: Held): Promise<boolean> {
+    const previousId = paymentIdFor(row.batchId, row.line, row.attempt - 1);
+    const read = await this.call(row, () => this.deps.attempts.read(previousId, undefined, row.lost.signal));
+    if (read.kind === 'failed' || read.kind === 'ready') return true;
+    const why =
+      read.kind === 'unknown'
+        ? `could not be read (${read.error.message})`
+        : read.kind === 'not-paid'
+          ? 'is not found upstream'
+          : `is now ${read.payment.status.value}`;
+    await this.move(row, holdForReview('batch.previous-attempt', `the previous attempt ${previousId} ${why}; not paid again`, row.retries), false);
+    return false;
+  }
+
+  /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
+  private async startExecuting(row: Held, payment: Payment | null): Promise<boolean> {
+    return (await this.move(row, startExecuting(payment), true)) === 'EXECUTING';
+  }
+
+  /** Writes the row's next state; returns it, or null when the row is no longer this worker's. */
+  private async move(row: Held, change: RowChange, keepLease: boolean): Promise<string | null> {
+    const result = await this.write(row, () => this.moves.push(this.moveOf(row, change, keepLease)), (moved) => moved.status === null);
+    if (result === false || result.status === null) return null;
+    row.status = result.status as Held['status'];
+    row.retries = change.retries;
+    return result.status;
+  }
+
+  /** A write of this row's state, tried again on database errors; false when the row is lost. */
+  private async write<T>(row: Held, send: () => Promise<T>, lost: (result: T) => boolean): Promise<T | false> {
+    for (let tries = 1; ; tries++) {
+      if (row.lost.signal.aborted) return false;
+      try {
+        const result = await send();
+        if (lost(result)) {
+          row.lost.abort(new Error('the row was taken over or cancelled'));
+          this.deps.logger.info({ paymentId: row.paymentId }, 'batch row changed elsewhere (taken over or cancelled); leaving it');
+          return false;
+        }
+        return result;
+      } catch (error) {
+        if (tries >= WRITE_TRIES) {
+          // The state written before the call is durable: whoever claims the row next resumes from it.
+          row.lost.abort(error);
+          this.deps.logger.error({ err: error, paymentId: row.paymentId }, 'could not record a batch row; it resumes when its lease ends');
+          return false;
+        }
+        await sleep(jittered(200 * 2 ** tries));
       }
     }
+  }
+
+  private async call<T>(row: Held, run: () => Promise<T>): Promise<T> {
+    const perBatch = this.limitFor(row.batchId);
+    return perBatch(() =>
+      this.calls(async () => {
+        row.lost.signal.throwIfAborted();
+        await this.rate.take();
+        row.lost.signal.throwIfAborted();
+        return run();
+      }),
+    );
   }
 
   private limitFor(batchId: string): LimitFunction {
@@ -124,263 +335,129 @@ export class BatchWorker {
     return limit;
   }
 
-  /** One statement: pick due items no one holds, lease them to this worker. */
-  private async claim(limit: number): Promise<BatchItem[]> {
-    const now = new Date();
-    const leaseEnd = new Date(now.getTime() + this.options.leaseMs);
-    const rows = await this.deps.prisma.$queryRaw<Array<{ id: bigint }>>`
-      UPDATE "BatchItem" SET "leaseOwner" = ${this.owner}, "leaseExpiresAt" = ${leaseEnd}
-      WHERE id IN (
-        SELECT i.id FROM "BatchItem" i JOIN "Batch" b ON b.id = i."batchId"
-        WHERE b.status IN ('RUNNING', 'CANCELLED')
-          AND i.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
-          AND (i."leaseExpiresAt" IS NULL OR i."leaseExpiresAt" < ${now})
-          AND (i."notBefore" IS NULL OR i."notBefore" <= ${now})
-        ORDER BY i."batchId", i.line
-        LIMIT ${limit}
-        FOR UPDATE OF i SKIP LOCKED)
-      RETURNING id`;
-    if (rows.length === 0) return [];
-    return this.deps.prisma.batchItem.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { line: 'asc' } });
-  }
-
-  private async process(item: BatchItem): Promise<void> {
-    try {
-      switch (item.status) {
-        case 'PENDING':
-        case 'CREATING':
-          await this.create(item);
-          break;
-        case 'READY':
-          await this.execute(item, 'READY');
-          break;
-        case 'EXECUTING':
-          await this.resumeExecute(item);
-          break;
-        case 'IN_PROGRESS':
-          await this.settle(item);
-          break;
-        default:
-          break;
+  private async writeMoves(moves: ItemMove[]): Promise<MoveResult[]> {
+    const results = await moveItems(this.deps.prisma, moves);
+    const touched = new Set<string>();
+    const ended = new Set<string>();
+    results.forEach((result, index) => {
+      const move = moves[index]!;
+      if (result.paymentStatus !== null && move.payment !== null) {
+        this.deps.paymentEvents.publish({ paymentId: move.payment.paymentId, status: result.paymentStatus });
       }
-    } finally {
-      await this.deps.prisma.batchItem.updateMany({
-        where: { id: item.id, leaseOwner: this.owner },
-        data: { leaseOwner: null, leaseExpiresAt: null },
-      });
-      // Only a row that reached its end can be the batch's last.
-      if (!activeItemStatuses.includes(item.status)) await this.deps.batches.finishIfDone(item.batchId);
-      this.deps.events.publish(item.batchId);
-    }
-  }
-
-  private async create(item: BatchItem): Promise<void> {
-    if (!(await this.move(item, item.status, { status: 'CREATING' }))) return;
-    const payload = this.payloadOf(item);
-    await this.deps.tracker.recordIntent({
-      paymentId: item.paymentId,
-      agentId: this.deps.client.agentId,
-      payload,
-      batchId: item.batchId,
-      batchRow: item.line,
+      if (result.batchId === null) return;
+      touched.add(result.batchId);
+      if (move.release) ended.add(result.batchId);
     });
-    let payment: Payment;
-    try {
-      await this.rate.take();
-      payment = (await this.deps.client.createPayment(item.paymentId, payload)).payment;
-    } catch (error) {
-      if (error instanceof PaymentOutcomeUnknownError || error instanceof PaymentConflictError) {
-        if (error instanceof PaymentOutcomeUnknownError) {
-          await this.deps.tracker.markLocal(item.paymentId, 'UNKNOWN', { code: error.code, message: error.message }, 'create');
-        }
-        await this.move(item, 'CREATING', review(error));
-        return;
-      }
-      if (!(error instanceof PayoutError)) throw error;
-      // The client settles lost answers by reading back: reaching here, nothing was created.
-      await this.deps.tracker.markLocal(item.paymentId, 'REJECTED', { code: error.code, message: error.message }, 'create');
-      await this.retryOrFail(item, 'CREATING', 'PENDING', error);
-      return;
-    }
-    await this.deps.tracker.applyUpstream(item.paymentId, { status: payment.status, payment }, 'create');
-    if (payment.status.value !== 'READY') {
-      await this.move(item, 'CREATING', fromPayment(payment));
-      return;
-    }
-    if (await this.move(item, 'CREATING', { status: 'READY', retries: 0, notBefore: null })) {
-      await this.execute(item, 'READY');
-    }
+    // Once per group, not per row: only a group with rows that came to rest can end a batch.
+    if (ended.size > 0) await finishBatches(this.deps.prisma, [...ended]);
+    for (const batchId of touched) this.deps.batchEvents.publish(batchId);
+    return results;
   }
 
-  /** Only a payment known to be READY is executed; the state is EXECUTING before the call. */
-  private async execute(item: BatchItem, from: 'READY' | 'EXECUTING'): Promise<void> {
-    if (from === 'READY' && !(await this.startExecuting(item))) return;
-    let payment: Payment;
-    try {
-      await this.rate.take();
-      payment = (await this.deps.client.executePayment(item.paymentId)).payment;
-    } catch (error) {
-      if (error instanceof PaymentOutcomeUnknownError) {
-        await this.deps.tracker.markLocal(item.paymentId, 'UNKNOWN', { code: error.code, message: error.message }, 'execute');
-        await this.move(item, 'EXECUTING', review(error));
-        return;
-      }
-      if (!(error instanceof PayoutError)) throw error;
-      if (error instanceof PayoutApiError && !error.retryable) {
-        // A refusal is an answer (not paid); only a payment the upstream cannot find is a puzzle.
-        await this.move(item, 'EXECUTING', error.code === 'payout.payment.not-found' ? review(error) : failedWith(error));
-        return;
-      }
-      // Every read said READY: not executed. Try again later, from READY.
-      await this.retryOrFail(item, 'EXECUTING', 'READY', error);
-      return;
-    }
-    await this.deps.tracker.applyUpstream(item.paymentId, { status: payment.status, payment }, 'execute');
-    await this.move(item, 'EXECUTING', fromPayment(payment, item.retries));
+  private startHeartbeat(): void {
+    if (this.heartbeat !== undefined) return;
+    let beating = false;
+    this.heartbeat = setInterval(() => {
+      if (beating || this.held.size === 0) return;
+      beating = true;
+      const rows = [...this.held.values()];
+      renewLeases(this.deps.prisma, rows, this.options.leaseMs)
+        .then((kept) => {
+          for (const row of rows) {
+            if (!kept.has(row.id) && this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
+          }
+        })
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))
+        .finally(() => {
+          beating = false;
+        });
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat.unref();
   }
 
-  /**
-   * READY -> EXECUTING, only while the batch still runs: a batch cancelled while this row
-   * was being created must not have it executed. Such a row ends CANCELLED instead.
-   */
-  private async startExecuting(item: BatchItem): Promise<boolean> {
-    const changed = await this.deps.prisma.batchItem.updateMany({
-      where: { id: item.id, status: 'READY', leaseOwner: this.owner, batch: { status: 'RUNNING' } },
-      data: { status: 'EXECUTING' },
-    });
-    if (changed.count === 1) {
-      item.status = 'EXECUTING';
-      return true;
-    }
-    await this.move(item, 'READY', {
-      status: 'CANCELLED',
-      errorCode: 'batch.cancelled',
-      errorMessage: 'the batch was cancelled before this payment was executed',
-      finishedAt: new Date(),
-    });
-    return false;
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
   }
 
-  /** After a crash between writing EXECUTING and recording the answer: read before anything else. */
-  private async resumeExecute(item: BatchItem): Promise<void> {
-    let payment: Payment;
-    try {
-      payment = await this.deps.client.getPayment(item.paymentId);
-    } catch (error) {
-      if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') {
-        await this.move(item, 'EXECUTING', review(error));
-        return;
-      }
-      if (!(error instanceof PayoutError)) throw error;
-      await this.retryOrReview(item, 'EXECUTING', error);
-      return;
-    }
-    await this.deps.tracker.applyUpstream(item.paymentId, { status: payment.status, payment }, 'read');
-    if (payment.status.value === 'READY') await this.execute(item, 'EXECUTING');
-    else await this.move(item, 'EXECUTING', fromPayment(payment, item.retries));
+  private intentOf(row: Held): CreateIntent {
+    const payload = this.payloadOf(row);
+    return {
+      id: row.id,
+      leaseToken: row.leaseToken,
+      paymentId: row.paymentId,
+      amount: row.amount,
+      currency: row.currency,
+      providerCode: row.providerCode,
+      recipient: maskRecipientFields(row.fields),
+      webhookUrl: payload.webhookUrl ?? null,
+      customFields: row.customFields,
+      batchId: row.batchId,
+      line: row.line,
+    };
   }
 
-  /** IN_PROGRESS: a webhook may already have settled it; otherwise read it back. */
-  private async settle(item: BatchItem): Promise<void> {
-    const tracked = await this.deps.tracker.find(item.paymentId);
-    if (tracked !== null && ['COMPLETED', 'FAILED', 'EXPIRED'].includes(tracked.status)) {
-      await this.move(item, 'IN_PROGRESS', {
-        status: tracked.status as BatchItemStatus,
-        errorCode: tracked.errorCode,
-        errorMessage: tracked.errorMessage,
-        billingDetails: (tracked.billingDetails ?? undefined) as Prisma.InputJsonValue | undefined,
-        finishedAt: new Date(),
-        notBefore: null,
-      });
-      return;
-    }
-    try {
-      const payment = await this.deps.client.getPayment(item.paymentId);
-      await this.deps.tracker.applyUpstream(item.paymentId, { status: payment.status, payment }, 'reconcile');
-      await this.move(item, 'IN_PROGRESS', fromPayment(payment, item.retries + 1));
-    } catch (error) {
-      if (!(error instanceof PayoutError)) throw error;
-      await this.move(item, 'IN_PROGRESS', { retries: item.retries + 1, notBefore: inProgressCheck(item.retries + 1) });
-    }
+  private moveOf(row: Held, change: RowChange, keepLease: boolean): ItemMove {
+    return {
+      id: row.id,
+      leaseToken: row.leaseToken,
+      from: row.status,
+      to: change.to,
+      onlyIfRunning: keepLease,
+      errorCode: change.errorCode,
+      errorMessage: change.errorMessage,
+      billingDetails: change.payment?.billingDetails ?? null,
+      retries: change.retries,
+      delayMs: change.delayMs,
+      finished: change.finished,
+      release: !keepLease,
+      payment: this.factOf(row, change),
+    };
   }
 
-  private async retryOrFail(item: BatchItem, from: BatchItemStatus, back: 'PENDING' | 'READY', error: PayoutError): Promise<void> {
-    if (error.retryable && item.retries < this.options.maxRetries) {
-      await this.move(item, from, {
-        status: back,
-        retries: item.retries + 1,
-        notBefore: new Date(Date.now() + this.retryDelay(item.retries)),
-        errorCode: error.code,
-        errorMessage: error.message,
-      });
-      return;
+  /** What the row's change says about its payment record. */
+  private factOf(row: Held, change: RowChange): PaymentFact | null {
+    const source = row.status === 'IN_PROGRESS' ? 'reconcile' : row.status === 'CREATING' ? 'create' : 'execute';
+    const base = { paymentId: row.paymentId, source, checkInMs: RECONCILE_FIRST_DELAY_MS };
+    const { payment } = change;
+    if (payment !== null) {
+      return {
+        ...base,
+        status: payment.status.value,
+        errorCode: payment.status.errorCode ?? null,
+        errorMessage: payment.status.errorMessage ?? null,
+        changedAt: payment.status.changedDateTime,
+        commission: payment.commission.value,
+        upstreamCreatedAt: payment.creationDateTime,
+        expiresAt: payment.expirationDateTime,
+        billingDetails: payment.billingDetails ?? null,
+      };
     }
-    await this.move(item, from, failedWith(error));
+    if (change.localPayment === null) return null;
+    return {
+      ...base,
+      status: change.localPayment,
+      errorCode: change.errorCode,
+      errorMessage: change.errorMessage,
+      changedAt: null,
+      commission: null,
+      upstreamCreatedAt: null,
+      expiresAt: null,
+      billingDetails: null,
+    };
   }
 
-  private async retryOrReview(item: BatchItem, from: BatchItemStatus, error: PayoutError): Promise<void> {
-    if (item.retries < this.options.maxRetries) {
-      await this.move(item, from, { retries: item.retries + 1, notBefore: new Date(Date.now() + this.retryDelay(item.retries)) });
-    } else {
-      await this.move(item, from, review(error));
-    }
-  }
-
-  private retryDelay(retries: number): number {
-    const ceiling = this.options.retryBaseMs * 2 ** retries;
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  }
-
-  /** The write that guards everything: only if the item is still as this worker saw and leased it. */
-  private async move(item: BatchItem, from: BatchItemStatus, data: Prisma.BatchItemUpdateManyMutationInput): Promise<boolean> {
-    const changed = await this.deps.prisma.batchItem.updateMany({
-      where: { id: item.id, status: from, leaseOwner: this.owner },
-      data,
-    });
-    if (changed.count === 0) {
-      this.deps.logger.info({ paymentId: item.paymentId, from }, 'batch item changed elsewhere (cancelled or taken over); leaving it');
-      return false;
-    }
-    item.status = (data.status as BatchItemStatus | undefined) ?? item.status;
-    return true;
-  }
-
-  private payloadOf(item: BatchItem): PaymentPayload {
+  private payloadOf(row: Held): PaymentPayload {
     const webhookUrl = this.deps.webhookUrl();
     return {
-      amount: { value: item.amount.toFixed(2), currency: item.currency as 'RUB' },
-      recipientDetails: { providerCode: item.providerCode as PaymentPayload['recipientDetails']['providerCode'], fields: item.fields as Record<string, string> },
+      amount: { value: row.amount, currency: row.currency as 'RUB' },
+      recipientDetails: { providerCode: row.providerCode as PaymentPayload['recipientDetails']['providerCode'], fields: row.fields },
       ...(webhookUrl === undefined ? {} : { webhookUrl }),
-      ...(item.customFields === null ? {} : { customFields: item.customFields as Record<string, string> }),
+      ...(row.customFields === null ? {} : { customFields: row.customFields }),
     };
   }
 }
 
-/** The item state a payment status means. */
-function fromPayment(payment: Payment, checks = 0): Prisma.BatchItemUpdateManyMutationInput {
-  const status = payment.status.value;
-  const billing = payment.billingDetails === undefined ? {} : { billingDetails: payment.billingDetails };
-  if (status === 'IN_PROGRESS') return { status: 'IN_PROGRESS', retries: checks, notBefore: inProgressCheck(checks), ...billing };
-  if (status === 'READY' || status === 'CREATED') return { status: 'READY', notBefore: null };
-  return {
-    status,
-    errorCode: payment.status.errorCode ?? null,
-    errorMessage: payment.status.errorMessage ?? null,
-    finishedAt: new Date(),
-    notBefore: null,
-    ...billing,
-  };
+function jittered(ceiling: number): number {
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
-
-function inProgressCheck(checks: number): Date {
-  return new Date(Date.now() + Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** checks));
-}
-
-function failedWith(error: PayoutError): Prisma.BatchItemUpdateManyMutationInput {
-  return { status: 'FAILED', errorCode: error.code, errorMessage: error.message, finishedAt: new Date(), notBefore: null };
-}
-
-function review(error: PayoutError): Prisma.BatchItemUpdateManyMutationInput {
-  return { status: 'NEEDS_REVIEW', errorCode: error.code, errorMessage: error.message, finishedAt: new Date(), notBefore: null };
-}
-

@@ -1,3 +1,4 @@
+import { activeItemStatuses, failedItemStatuses } from '../batch/item-states.ts';
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -133,8 +134,8 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     const batch = await services.batches.get(batchId);
     const progress = await services.batches.progress(batch);
     const of = (status: string) => progress.counts.find((c) => c.status === status);
-    const done = progress.counts.filter((c) => !['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'INVALID'].includes(c.status)).reduce((sum, c) => sum + c.count, 0);
-    const failed = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'].reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
+    const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && c.status !== 'INVALID').reduce((sum, c) => sum + c.count, 0);
+    const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
     if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note });
     return batch;
   };
@@ -143,7 +144,8 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     refreshing = refresh().catch(() => {});
   }, 250);
   try {
-    await worker.drain(async () => interrupted || !['RUNNING'].includes((await services.batches.get(batchId)).status));
+    // Only this batch: `payout batch run` must not pay other batches that happen to be running.
+    await worker.drain(async () => interrupted || (await services.batches.get(batchId)).status !== 'RUNNING', batchId);
     await worker.stop();
   } finally {
     clearInterval(ticker);

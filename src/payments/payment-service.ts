@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
 import type { PayoutClient } from '../payout/client.ts';
-import { PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
+import { PayoutApiError, type PayoutError } from '../payout/errors.ts';
+import type { CreateOutcome, PaymentAttempts } from './attempt.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from './check-payment.ts';
 import { PaymentInputError } from './input-error.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 import { finalTracked } from './status.ts';
-import type { PaymentTracker, StatusSource, TrackedPayment } from './tracker.ts';
+import type { PaymentTracker, TrackedPayment } from './tracker.ts';
 
 /** A payment as the gateway shows it: the upstream's view when it has one, and its own record. */
 export interface PaymentView {
@@ -26,6 +27,7 @@ export interface CreatePaymentRequest {
 
 export interface PaymentServiceDeps {
   client: PayoutClient;
+  attempts: PaymentAttempts;
   tracker: PaymentTracker;
   catalogue: ProviderCatalogue;
   /** Where the upstream should send status webhooks; known once the gateway listens. */
@@ -35,7 +37,7 @@ export interface PaymentServiceDeps {
 
 /**
  * Creating, executing and reading payments with tracking around every upstream call:
- * recorded before, updated after, and never sent twice (the client settles lost answers).
+ * recorded before, updated after; attempt.ts settles lost answers so nothing is paid twice.
  */
 export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
@@ -54,31 +56,19 @@ export class PaymentService {
     if (payload.webhookUrl === undefined) delete payload.webhookUrl;
     await tracker.recordIntent({ paymentId, agentId: client.agentId, payload, requestedBy: request.requestedBy });
 
-    let created: Payment;
-    try {
-      created = (await client.createPayment(paymentId, payload)).payment;
-    } catch (error) {
-      await this.recordFailure(paymentId, error, 'create');
-      throw error;
+    const outcome = await this.deps.attempts.create(paymentId, payload);
+    if (outcome.kind === 'ready' && request.execute) {
+      await tracker.applyUpstream(paymentId, { status: outcome.payment.status, payment: outcome.payment }, 'create');
+      return this.execute(paymentId);
     }
-    await tracker.applyUpstream(paymentId, { status: created.status, payment: created }, 'create');
-    if (request.execute && created.status.value === 'READY') return this.execute(paymentId);
-    return this.view(paymentId, created);
+    return this.settle(paymentId, outcome, 'create');
   }
 
   /** Executes once; a payment already final is returned as it is, without a call. */
   async execute(paymentId: string): Promise<PaymentView> {
     const tracked = await this.deps.tracker.find(paymentId);
     if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
-    let executed: Payment;
-    try {
-      executed = (await this.deps.client.executePayment(paymentId)).payment;
-    } catch (error) {
-      await this.recordFailure(paymentId, error, 'execute');
-      throw error;
-    }
-    await this.deps.tracker.applyUpstream(paymentId, { status: executed.status, payment: executed }, 'execute');
-    return this.view(paymentId, executed);
+    return this.settle(paymentId, await this.deps.attempts.execute(paymentId), 'execute');
   }
 
   /**
@@ -116,12 +106,24 @@ export class PaymentService {
     return { paymentId, upstream, tracked: (await this.deps.tracker.find(paymentId)) ?? undefined };
   }
 
-  private async recordFailure(paymentId: string, error: unknown, source: StatusSource): Promise<void> {
-    if (error instanceof PaymentOutcomeUnknownError) {
-      await this.deps.tracker.markLocal(paymentId, 'UNKNOWN', { code: error.code, message: error.message }, source);
-    } else if (source === 'create' && error instanceof PayoutError) {
-      // The client settles lost answers by reading back, so an error here means no payment exists.
-      await this.deps.tracker.markLocal(paymentId, 'REJECTED', { code: error.code, message: error.message }, source);
+  /** Records what an attempt proved; anything short of a payment becomes a typed error. */
+  private async settle(paymentId: string, outcome: CreateOutcome, source: 'create' | 'execute'): Promise<PaymentView> {
+    const { tracker } = this.deps;
+    switch (outcome.kind) {
+      case 'ready':
+      case 'paid':
+      case 'in-progress':
+      case 'failed':
+        await tracker.applyUpstream(paymentId, { status: outcome.payment.status, payment: outcome.payment }, source);
+        return this.view(paymentId, outcome.payment);
+      case 'not-paid':
+        // Refused or absent at create: nothing exists upstream under this id (the table in
+        // status.ts keeps an UNKNOWN payment from being called REJECTED).
+        if (source === 'create') await tracker.markLocal(paymentId, 'REJECTED', { code: outcome.error.code, message: outcome.error.message }, source);
+        throw outcome.error;
+      case 'unknown':
+        await tracker.markLocal(paymentId, 'UNKNOWN', { code: outcome.error.code, message: outcome.error.message }, source);
+        throw outcome.error;
     }
   }
 }

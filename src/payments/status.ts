@@ -1,20 +1,36 @@
 import type { TrackedStatus } from '../db/generated/enums.ts';
 
 /**
- * Order in which a payment's status may move. Upstream statuses only move forward, so a
- * late or repeated webhook can never take a payment back; the local states (not yet
- * confirmed, refused, unknown) give way to anything the upstream reports.
+ * Where a tracked payment's status may go next. Upstream statuses only move forward, so a
+ * late or repeated webhook can never take a payment back; the local states (PENDING: sent,
+ * not confirmed; REJECTED: refused at create; UNKNOWN: an answer was lost) give way to
+ * anything the upstream reports. Every writer (tracker.ts and the batch worker's grouped
+ * writes, which turn this table into SQL) follows it.
+ *
+ * | from \ to   | REJECTED | UNKNOWN | CREATED | READY | IN_PROGRESS | final |
+ * |-------------|----------|---------|---------|-------|-------------|-------|
+ * | PENDING     | yes      | yes     | yes     | yes   | yes         | yes   |
+ * | REJECTED    |          | yes     | yes     | yes   | yes         | yes   |
+ * | UNKNOWN     |          |         | yes     | yes   | yes         | yes   |
+ * | CREATED     |          | yes     |         | yes   | yes         | yes   |
+ * | READY       |          | yes     |         |       | yes         | yes   |
+ * | IN_PROGRESS |          |         |         |       |             | yes   |
+ * | final       |          |         |         |       |             |       |
+ *
+ * UNKNOWN never follows IN_PROGRESS: the payment is known to be executing, and a lost
+ * answer about it does not undo that. REJECTED never follows UNKNOWN: an earlier send may
+ * have created the payment, so a later refusal proves nothing about it.
  */
-const rank: Record<TrackedStatus, number> = {
-  PENDING: 0,
-  REJECTED: 0,
-  UNKNOWN: 0,
-  CREATED: 1,
-  READY: 2,
-  IN_PROGRESS: 3,
-  EXPIRED: 4,
-  FAILED: 4,
-  COMPLETED: 4,
+const next: Record<TrackedStatus, readonly TrackedStatus[]> = {
+  PENDING: ['REJECTED', 'UNKNOWN', 'CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'],
+  REJECTED: ['UNKNOWN', 'CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'],
+  UNKNOWN: ['CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'],
+  CREATED: ['UNKNOWN', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'],
+  READY: ['UNKNOWN', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'],
+  IN_PROGRESS: ['EXPIRED', 'FAILED', 'COMPLETED'],
+  EXPIRED: [],
+  FAILED: [],
+  COMPLETED: [],
 };
 
 export const finalTracked: ReadonlySet<TrackedStatus> = new Set(['EXPIRED', 'FAILED', 'COMPLETED']);
@@ -22,14 +38,15 @@ export const localOnly: ReadonlySet<TrackedStatus> = new Set(['PENDING', 'REJECT
 
 export type Move = 'advance' | 'same' | 'stale';
 
-export function compareMove(current: TrackedStatus, next: TrackedStatus): Move {
-  if (current === next) return 'same';
-  if (finalTracked.has(current)) return 'stale';
-  // Losing track of an outcome can happen at any point before a final status.
-  if (next === 'UNKNOWN') return 'advance';
-  if (localOnly.has(current) && localOnly.has(next)) return 'advance';
-  return rank[next] > rank[current] ? 'advance' : 'stale';
+export function compareMove(current: TrackedStatus, to: TrackedStatus): Move {
+  if (current === to) return 'same';
+  return next[current].includes(to) ? 'advance' : 'stale';
 }
+
+/** Every allowed (from, to) pair, for writers that apply the table in SQL. */
+export const allowedMoves: ReadonlyArray<readonly [TrackedStatus, TrackedStatus]> = Object.entries(next).flatMap(([from, tos]) =>
+  tos.map((to) => [from as TrackedStatus, to] as const),
+);
 
 /** Statuses the reconciler reads back until they settle. */
 export const needsReconciling: ReadonlySet<TrackedStatus> = new Set(['IN_PROGRESS', 'UNKNOWN']);

@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
@@ -22,8 +23,7 @@ import {
   type PaymentPayload,
   type ProviderCode,
 } from './models.ts';
-import { recipientDifferences } from './compare.ts';
-import { signPayment } from './signature.ts';
+import { signPaymentAsync } from './signature.ts';
 
 export interface PayoutClientOptions {
   baseUrl: string;
@@ -51,16 +51,9 @@ export interface ListPaymentsQuery {
   to?: string;
 }
 
-export interface CreatePaymentResult {
-  payment: Payment;
-  /** The payment already existed with the same details (an earlier attempt took effect). */
-  existed: boolean;
-}
-
-export interface ExecutePaymentResult {
-  payment: Payment;
-  /** The answer to execute was lost and the payment was read back instead. */
-  readBack: boolean;
+export interface CallOptions {
+  /** Aborted when the caller no longer owns the payment (a worker that lost its lease). */
+  signal?: AbortSignal;
 }
 
 type Method = 'GET' | 'PUT' | 'POST';
@@ -70,12 +63,13 @@ interface CallSpec<T extends z.ZodType> {
   schema: T;
   body?: unknown;
   headers?: Record<string, string>;
+  signal?: AbortSignal;
 }
 
 /**
- * Typed client for the partner Payout API (spec: Endpoints). GETs are retried; create
- * is retried only with the same paymentId; execute is never repeated without first
- * reading the payment back as READY.
+ * Typed client for the partner Payout API (spec: Endpoints). Reads are retried with
+ * backoff; create and execute are sent once per call, and payments/attempt.ts decides
+ * when one may be sent again.
  */
 export class PayoutClient {
   readonly agentId: string;
@@ -84,8 +78,10 @@ export class PayoutClient {
   private readonly basePath: string;
   private readonly backoff: BackoffOptions;
   private readonly random: () => number;
+  private readonly privateKey: KeyObject;
 
   constructor(private readonly options: PayoutClientOptions) {
+    this.privateKey = createPrivateKey(options.privateKeyPem);
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.agentId = options.agentId;
@@ -117,8 +113,8 @@ export class PayoutClient {
     return this.read({ method: 'GET', path: `/providers/${encodeURIComponent(code)}`, schema: ProviderInfo });
   }
 
-  getPayment(paymentId: string): Promise<Payment> {
-    return this.read({ method: 'GET', path: paymentPath(paymentId), schema: Payment });
+  getPayment(paymentId: string, options: CallOptions = {}): Promise<Payment> {
+    return this.read({ method: 'GET', path: paymentPath(paymentId), schema: Payment, signal: options.signal });
   }
 
   listPayments(query: ListPaymentsQuery = {}): Promise<Payment[]> {
@@ -131,89 +127,30 @@ export class PayoutClient {
   }
 
   /**
-   * PUT with the same paymentId until it answers; `payout.resource.exists` then means an
-   * earlier attempt (ours or a caller's) created it, so it is read back and compared.
+   * One signed PUT, never repeated here: what a lost or garbled answer means for the
+   * payment is decided by payments/attempt.ts, which reads the payment back.
    */
-  async createPayment(paymentId: string, payload: PaymentPayload): Promise<CreatePaymentResult> {
+  async putPayment(paymentId: string, payload: PaymentPayload, options: CallOptions = {}): Promise<Payment> {
     PaymentId.parse(paymentId);
-    const signature = signPayment(this.options.privateKeyPem, this.agentId, paymentId, payload);
-    const spec = {
+    const signature = await signPaymentAsync(this.privateKey, this.agentId, paymentId, payload);
+    return this.call({
       method: 'PUT',
       path: paymentPath(paymentId),
       schema: Payment,
       body: payload,
       headers: { 'content-type': 'application/json', signature },
-    } as const;
-    let lastError: PayoutError | undefined;
-    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
-      if (attempt > 0) await this.pause(attempt - 1, lastError);
-      try {
-        return { payment: await this.call(spec), existed: false };
-      } catch (error) {
-        if (error instanceof PayoutApiError && error.code === 'payout.resource.exists') {
-          return { payment: await this.readBackExisting(paymentId, payload), existed: true };
-        }
-        if (!(error instanceof PayoutError) || !error.retryable) throw error;
-        lastError = error;
-      }
-    }
-    return this.settleCreate(paymentId, payload, lastError!);
+      signal: options.signal,
+    });
   }
 
-  /**
-   * POST execute once. When the answer is lost (network, timeout, 5xx) the payment is
-   * read back (spec, Endpoints rule 5); only a payment read as READY is executed again.
-   */
-  async executePayment(paymentId: string): Promise<ExecutePaymentResult> {
+  /** One POST execute, never repeated here (see putPayment). */
+  async postExecute(paymentId: string, options: CallOptions = {}): Promise<Payment> {
     PaymentId.parse(paymentId);
-    const spec = { method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment } as const;
-    let lastError: PayoutError | undefined;
-    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
-      if (attempt > 0) await this.pause(attempt - 1, lastError);
-      try {
-        return { payment: await this.call(spec), readBack: attempt > 0 };
-      } catch (error) {
-        if (!(error instanceof PayoutError) || !error.retryable) throw error;
-        lastError = error;
-      }
-      const current = await this.readBack(paymentId, 'execute', lastError);
-      if (current.status.value !== 'READY') return { payment: current, readBack: true };
-      this.options.logger?.warn({ paymentId, attempt }, 'execute answer lost; payment still READY');
-    }
-    // Every read said READY: execute has not taken effect, so the error is safe to report as is.
-    throw lastError!;
+    return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal });
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close();
-  }
-
-  private async readBackExisting(paymentId: string, payload: PaymentPayload): Promise<Payment> {
-    const existing = await this.getPayment(paymentId);
-    const differences = recipientDifferences(payload, existing);
-    if (differences.length > 0) {
-      throw new PaymentConflictError(paymentId, differences);
-    }
-    return existing;
-  }
-
-  /** Retries ran out without an answer: the payment either exists as we sent it, or not at all. */
-  private async settleCreate(paymentId: string, payload: PaymentPayload, lastError: PayoutError): Promise<CreatePaymentResult> {
-    try {
-      return { payment: await this.readBackExisting(paymentId, payload), existed: true };
-    } catch (error) {
-      if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') throw lastError;
-      if (error instanceof PaymentConflictError) throw error;
-      throw new PaymentOutcomeUnknownError(paymentId, 'create', { cause: lastError });
-    }
-  }
-
-  private async readBack(paymentId: string, operation: 'create' | 'execute', cause: PayoutError | undefined): Promise<Payment> {
-    try {
-      return await this.getPayment(paymentId);
-    } catch {
-      throw new PaymentOutcomeUnknownError(paymentId, operation, { cause });
-    }
   }
 
   /** Safe-to-repeat calls: network failures, 5xx and 429 are retried with backoff. */
@@ -221,6 +158,7 @@ export class PayoutClient {
     let lastError: PayoutError | undefined;
     for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
       if (attempt > 0) await this.pause(attempt - 1, lastError);
+      spec.signal?.throwIfAborted();
       try {
         return await this.call(spec);
       } catch (error) {
@@ -258,6 +196,7 @@ export class PayoutClient {
           ...spec.headers,
         },
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal: spec.signal,
       });
       phase = 'body';
       status = response.statusCode;
@@ -265,6 +204,7 @@ export class PayoutClient {
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await response.body.text();
     } catch (error) {
+      if (spec.signal?.aborted) throw spec.signal.reason;
       throw toNetworkError(error, phase, what);
     }
     const durationMs = Math.round(performance.now() - started);
@@ -273,10 +213,11 @@ export class PayoutClient {
     if (status < 200 || status > 299) {
       const body = ErrorBody.safeParse(json);
       if (!body.success) {
-        throw new PayoutResponseError(status, what, `error response is not an Error object: ${snippet(text)}`);
+        throw new PayoutResponseError(status, what, `error response is not an Error object: ${snippet(text)}`, json === undefined);
       }
       throw new PayoutApiError(status, body.data, what, retryAfter);
     }
+    if (json === undefined) throw new PayoutResponseError(status, what, `the body is not JSON: ${snippet(text)}`, true);
     const parsed = spec.schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

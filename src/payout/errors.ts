@@ -1,4 +1,4 @@
-import type { ErrorBody } from './models.ts';
+import { transientErrorCodes, type ErrorBody } from './models.ts';
 
 /** Every failure of a Payout API call is one of these, each with a stable `code`. */
 export class PayoutError extends Error {
@@ -35,7 +35,16 @@ export class PayoutApiError extends PayoutError {
     this.traceId = body.traceId;
     this.dateTime = body.dateTime;
     this.details = body.cause ?? {};
-    this.retryable = httpStatus >= 500 || httpStatus === 429;
+    // Some codes mean "try later" whatever status the upstream put them under.
+    this.retryable = httpStatus >= 500 || httpStatus === 429 || transientErrorCodes.has(body.errorCode);
+  }
+
+  /**
+   * Proof that the call changed nothing: a 4xx Error object for a request that was
+   * processed and refused. A 5xx, a 429 or a "try later" code proves nothing.
+   */
+  get refused(): boolean {
+    return this.httpStatus >= 400 && this.httpStatus < 500 && !this.retryable;
   }
 }
 
@@ -64,17 +73,23 @@ export class PayoutNetworkError extends PayoutError {
   }
 }
 
-/** The upstream answered, but not with what the spec promises. */
+/**
+ * The upstream answered, but not with what the spec promises: a proxy's HTML 502, a body
+ * cut short, a shape that does not parse. Whether the call took effect is unknown.
+ */
 export class PayoutResponseError extends PayoutError {
   override readonly code = 'upstream.invalid-response';
-  override readonly retryable = false;
+  override readonly retryable: boolean;
   constructor(
     readonly httpStatus: number,
     readonly request: { method: string; path: string },
     problem: string,
+    /** The body was not JSON at all (cut short, an HTML page): asking again may work. */
+    unreadable = false,
   ) {
     super(`${request.method} ${request.path} returned ${httpStatus} with an unexpected body: ${problem}`);
     this.name = 'PayoutResponseError';
+    this.retryable = httpStatus >= 500 || httpStatus === 429 || unreadable;
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, createSign, createVerify, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSign, createVerify, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { PaymentPayload, Webhook } from './models.ts';
 
 /**
@@ -21,8 +21,20 @@ export function paymentSignatureString(agentId: string, paymentId: string, paylo
 }
 
 /** SHA256withRSA (PKCS#1 v1.5, deterministic), Base64. */
-export function signPayment(privateKeyPem: string, agentId: string, paymentId: string, payload: PaymentPayload): string {
-  return createSign('sha256').update(paymentSignatureString(agentId, paymentId, payload), 'utf8').sign(privateKeyPem, 'base64');
+export function signPayment(privateKey: string | KeyObject, agentId: string, paymentId: string, payload: PaymentPayload): string {
+  return createSign('sha256').update(paymentSignatureString(agentId, paymentId, payload), 'utf8').sign(privateKey, 'base64');
+}
+
+/**
+ * The same signature made on libuv's thread pool: an RSA-2048 signature costs 0.5–0.7 ms
+ * of CPU, which at hundreds of payments a second would otherwise stall the event loop.
+ * The key is a KeyObject made once; parsing the PEM on every call tripled the cost.
+ */
+export function signPaymentAsync(privateKey: KeyObject, agentId: string, paymentId: string, payload: PaymentPayload): Promise<string> {
+  const data = Buffer.from(paymentSignatureString(agentId, paymentId, payload), 'utf8');
+  return new Promise((resolve, reject) => {
+    sign('sha256', data, privateKey, (error, signature) => (error === null ? resolve(signature.toString('base64')) : reject(error)));
+  });
 }
 
 export function verifyPaymentSignature(

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { BatchImporter } from '../../src/batch/batch-importer.ts';
 import { BatchWorker, type WorkerOptions } from '../../src/batch/worker.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { PaymentAttempts } from '../../src/payments/attempt.ts';
 import { ProviderCatalogue } from '../../src/payments/provider-catalogue.ts';
 import type { TestDatabase } from './database.ts';
 import type { TestGateway } from './gateway.ts';
@@ -32,7 +33,15 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
 export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}, webhookUrl?: string): BatchWorker {
   const s = gw.services();
   return new BatchWorker(
-    { prisma: gw.db.prisma, client: s.client, tracker: s.tracker, batches: s.batches, events: s.batchEvents, webhookUrl: () => webhookUrl, logger: createLogger({ level: 'silent' }) },
+    {
+      prisma: gw.db.prisma,
+      client: s.client,
+      attempts: new PaymentAttempts(s.client, { backoff: { baseMs: 5, maxMs: 20 } }),
+      paymentEvents: s.events,
+      batchEvents: s.batchEvents,
+      webhookUrl: () => webhookUrl,
+      logger: createLogger({ level: 'silent' }),
+    },
     { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000, ...options },
   );
 }

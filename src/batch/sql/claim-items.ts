@@ -1,0 +1,51 @@
+import type { PrismaClient } from '../../db/database.ts';
+
+/** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
+export interface ClaimedItem {
+  id: bigint;
+  batchId: string;
+  line: number;
+  paymentId: string;
+  attempt: number;
+  providerCode: string;
+  /** Decimal string, never a float. */
+  amount: string;
+  currency: string;
+  fields: Record<string, string>;
+  customFields: Record<string, string> | null;
+  status: 'PENDING' | 'CREATING' | 'READY' | 'EXECUTING' | 'IN_PROGRESS';
+  retries: number;
+  leaseToken: string;
+}
+
+/**
+ * One statement: pick due rows no one holds (SKIP LOCKED, so workers never wait on each
+ * other), lease them on the database's clock, and return what paying them needs. A new
+ * token with every claim fences out whoever held a row before. Rows this worker still has
+ * in flight are never returned to it again.
+ */
+const sql = `
+UPDATE "BatchItem" AS i
+SET "leaseOwner" = $1, "leaseToken" = $2::uuid, "leaseExpiresAt" = now() + $3 * interval '1 millisecond', "updatedAt" = now()
+FROM (
+  SELECT c.id FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
+  WHERE b.status IN ('RUNNING', 'CANCELLED')
+    AND c.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
+    AND (c."leaseExpiresAt" IS NULL OR c."leaseExpiresAt" < now())
+    AND (c."notBefore" IS NULL OR c."notBefore" <= now())
+    AND c.id <> ALL($4::bigint[])
+    AND ($5::text IS NULL OR c."batchId" = $5::text)
+  ORDER BY c."batchId", c.line
+  LIMIT $6
+  FOR UPDATE OF c SKIP LOCKED
+) AS picked
+WHERE i.id = picked.id
+RETURNING i.id, i."batchId", i.line, i."paymentId", i.attempt, i."providerCode", i.amount::text AS amount, i.currency,
+  i.fields, i."customFields", i.status::text AS status, i.retries, i."leaseToken"::text AS "leaseToken"`;
+
+export function claimItems(
+  prisma: PrismaClient,
+  claim: { owner: string; token: string; leaseMs: number; inFlight: bigint[]; batchId: string | null; limit: number },
+): Promise<ClaimedItem[]> {
+  return prisma.$queryRawUnsafe<ClaimedItem[]>(sql, claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit);
+}

@@ -1,0 +1,144 @@
+import type { PrismaClient } from '../../db/database.ts';
+import { allowedMoves } from '../../payments/status.ts';
+import type { BillingDetails } from '../../payout/models.ts';
+
+/** One row's change of state after an upstream answer, with what it taught about the payment. */
+export interface ItemMove {
+  id: bigint;
+  leaseToken: string;
+  /** The state this worker last wrote: the write applies only if the row is still in it. */
+  from: string;
+  to: string;
+  /** READY → EXECUTING only while the batch runs; a cancelled batch's row ends CANCELLED instead. */
+  onlyIfRunning: boolean;
+  errorCode: string | null;
+  errorMessage: string | null;
+  billingDetails: BillingDetails | null;
+  retries: number;
+  /** When the row is due again, from the database's clock; null for now / never. */
+  delayMs: number | null;
+  finished: boolean;
+  /** Give the lease up (the row is final, or waits for a later claim). */
+  release: boolean;
+  payment: PaymentFact | null;
+}
+
+/** A payment status learned from the upstream (or a local one: UNKNOWN, REJECTED). */
+export interface PaymentFact {
+  paymentId: string;
+  status: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  changedAt: string | null;
+  commission: string | null;
+  upstreamCreatedAt: string | null;
+  expiresAt: string | null;
+  billingDetails: BillingDetails | null;
+  source: string;
+  /** When the reconciler should first read an IN_PROGRESS or UNKNOWN payment back. */
+  checkInMs: number;
+}
+
+export interface MoveResult {
+  /** The row's state after the write, or null when it was no longer this worker's. */
+  status: string | null;
+  batchId: string | null;
+  /** The payment's status when the fact advanced it (see payments/status.ts), else null. */
+  paymentStatus: string | null;
+}
+
+const allowedPairs = allowedMoves.map(([from, to]) => `('${from}', '${to}')`).join(', ');
+
+/**
+ * A group of row moves in one statement. Row writes are fenced by the lease token and the
+ * state this worker last wrote, so a worker that lost a row changes nothing. Payment facts
+ * are recorded whatever happened to the row (they are true either way), and only where
+ * payments/status.ts allows the move, with a history entry each.
+ */
+const sql = `
+WITH input AS (
+  SELECT * FROM unnest(
+    $1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], $8::jsonb[], $9::int[], $10::int[], $11::bool[], $12::bool[],
+    $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::numeric[], $19::timestamptz[], $20::timestamptz[], $21::jsonb[], $22::text[], $23::int[])
+  AS t(id, token, "from", "to", "onlyIfRunning", "errorCode", "errorMessage", "billingDetails", retries, "delayMs", finished, release,
+    "paymentId", "payStatus", "payErrorCode", "payErrorMessage", "changedAt", commission, "upstreamCreatedAt", "expiresAt", "payBilling", source, "checkInMs")
+), target AS (
+  SELECT input.*, (input."onlyIfRunning" AND b.status <> 'RUNNING') AS cancelled
+  FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
+), moved AS (
+  UPDATE "BatchItem" AS i SET
+    status = (CASE WHEN t.cancelled THEN 'CANCELLED' ELSE t."to" END)::"BatchItemStatus",
+    "errorCode" = CASE WHEN t.cancelled THEN 'batch.cancelled' ELSE t."errorCode" END,
+    "errorMessage" = CASE WHEN t.cancelled THEN 'the batch was cancelled before this payment was executed' ELSE t."errorMessage" END,
+    "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
+    retries = t.retries,
+    "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
+    "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,
+    "leaseOwner" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseOwner" END,
+    "leaseToken" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseToken" END,
+    "leaseExpiresAt" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseExpiresAt" END,
+    "updatedAt" = now()
+  FROM target AS t
+  WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"
+  RETURNING i.id, i.status::text AS status, i."batchId"
+), payments AS (
+  UPDATE "Payment" AS p SET
+    status = t."payStatus"::"TrackedStatus",
+    "errorCode" = t."payErrorCode",
+    "errorMessage" = t."payErrorMessage",
+    "statusChangedAt" = COALESCE(t."changedAt", p."statusChangedAt"),
+    commission = COALESCE(t.commission, p.commission),
+    "upstreamCreatedAt" = COALESCE(t."upstreamCreatedAt", p."upstreamCreatedAt"),
+    "expiresAt" = COALESCE(t."expiresAt", p."expiresAt"),
+    "billingDetails" = COALESCE(t."payBilling", p."billingDetails"),
+    "nextCheckAt" = CASE WHEN t."payStatus" IN ('IN_PROGRESS', 'UNKNOWN') THEN now() + t."checkInMs" * interval '1 millisecond' ELSE NULL END,
+    "checkAttempts" = 0,
+    "updatedAt" = now()
+  FROM input AS t
+  WHERE p."paymentId" = t."paymentId" AND t."payStatus" IS NOT NULL
+    AND (p.status::text, t."payStatus") IN (${allowedPairs})
+  RETURNING p."paymentId", p.status::text AS status
+), history AS (
+  INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorCode", "errorMessage", source, "changedAt")
+  SELECT t."paymentId", t."payStatus"::"TrackedStatus", t."payErrorCode", t."payErrorMessage", t.source, t."changedAt"
+  FROM input AS t JOIN payments ON payments."paymentId" = t."paymentId"
+)
+SELECT input.id, moved.status, moved."batchId", payments.status AS "paymentStatus"
+FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN payments ON payments."paymentId" = input."paymentId"`;
+
+export async function moveItems(prisma: PrismaClient, moves: ItemMove[]): Promise<MoveResult[]> {
+  const column = <T>(pick: (move: ItemMove) => T) => moves.map(pick);
+  const fact = <T>(pick: (fact: PaymentFact) => T) => moves.map((move) => (move.payment === null ? null : pick(move.payment)));
+  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+  const rows = await prisma.$queryRawUnsafe<Array<{ id: bigint; status: string | null; batchId: string | null; paymentStatus: string | null }>>(
+    sql,
+    column((m) => m.id),
+    column((m) => m.leaseToken),
+    column((m) => m.from),
+    column((m) => m.to),
+    column((m) => m.onlyIfRunning),
+    column((m) => m.errorCode),
+    column((m) => m.errorMessage),
+    column((m) => json(m.billingDetails)),
+    column((m) => m.retries),
+    column((m) => m.delayMs),
+    column((m) => m.finished),
+    column((m) => m.release),
+    column((m) => m.payment?.paymentId ?? null),
+    fact((f) => f.status),
+    fact((f) => f.errorCode),
+    fact((f) => f.errorMessage),
+    fact((f) => f.changedAt),
+    fact((f) => f.commission),
+    fact((f) => f.upstreamCreatedAt),
+    fact((f) => f.expiresAt),
+    fact((f) => json(f.billingDetails)),
+    fact((f) => f.source),
+    fact((f) => f.checkInMs),
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return moves.map((move) => {
+    const row = byId.get(move.id);
+    return { status: row?.status ?? null, batchId: row?.batchId ?? null, paymentStatus: row?.paymentStatus ?? null };
+  });
+}

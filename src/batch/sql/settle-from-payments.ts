@@ -1,0 +1,21 @@
+import type { PrismaClient } from '../../db/database.ts';
+
+/**
+ * IN_PROGRESS rows whose payment a webhook (or the reconciler) has already seen final take
+ * that outcome without another upstream read. Rows leased by a worker are left to it.
+ */
+const sql = `
+UPDATE "BatchItem" AS i
+SET status = p.status::text::"BatchItemStatus", "errorCode" = p."errorCode", "errorMessage" = p."errorMessage",
+  "billingDetails" = COALESCE(p."billingDetails", i."billingDetails"), "finishedAt" = now(), "notBefore" = NULL,
+  "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
+FROM "Payment" AS p
+WHERE i.status = 'IN_PROGRESS' AND p."paymentId" = i."paymentId" AND p.status IN ('COMPLETED', 'FAILED', 'EXPIRED')
+  AND (i."leaseExpiresAt" IS NULL OR i."leaseExpiresAt" < now())
+RETURNING i."batchId"`;
+
+/** Returns the batches that had rows settled. */
+export async function settleFromPayments(prisma: PrismaClient): Promise<string[]> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ batchId: string }>>(sql);
+  return [...new Set(rows.map((row) => row.batchId))];
+}

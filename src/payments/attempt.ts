@@ -1,0 +1,180 @@
+import type { PayoutClient } from '../payout/client.ts';
+import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from '../payout/backoff.ts';
+import { recipientDifferences } from '../payout/compare.ts';
+import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
+import type { Payment, PaymentPayload } from '../payout/models.ts';
+
+/**
+ * What one attempt at a payment came to. A closed set: anything that is not proven is
+ * `unknown`, and only `not-paid` lets a caller pay the same row again under a new id.
+ *
+ * | kind        | proven by                                                        |
+ * |-------------|------------------------------------------------------------------|
+ * | paid        | the upstream says COMPLETED                                      |
+ * | in-progress | the upstream says IN_PROGRESS                                    |
+ * | failed      | the upstream says FAILED or EXPIRED (no money moved)             |
+ * | not-paid    | a 4xx Error object (`refused`), or a read-back that finds the    |
+ * |             | payment absent after create or READY after execute               |
+ * | unknown     | nothing: the answer was lost and reading back did not settle it  |
+ */
+export type Outcome =
+  | { kind: 'paid'; payment: Payment }
+  | { kind: 'in-progress'; payment: Payment }
+  | { kind: 'failed'; payment: Payment }
+  | { kind: 'not-paid'; proof: NotPaidProof; error: PayoutError }
+  | { kind: 'unknown'; error: PayoutError };
+
+export type NotPaidProof = 'refused' | 'absent' | 'ready';
+
+/** After create: READY (execute may follow), or already an outcome. */
+export type CreateOutcome = { kind: 'ready'; payment: Payment } | Outcome;
+
+export interface AttemptOptions {
+  /** Sends of the same create or execute at most, when answers are lost. */
+  maxSends: number;
+  /** Wait between sends; Retry-After is honoured up to `maxRetryAfterMs`. */
+  backoff: BackoffOptions;
+  maxRetryAfterMs: number;
+  random?: () => number;
+}
+
+export const defaultAttemptOptions: AttemptOptions = {
+  maxSends: 3,
+  backoff: { baseMs: 200, maxMs: 5_000 },
+  maxRetryAfterMs: 30_000,
+};
+
+/**
+ * Creating and executing a payment so that it is never paid twice (DESIGN.md, decision 5):
+ * create is repeated only with the same paymentId, execute is sent again only after a
+ * read-back shows the payment still READY, and every lost or garbled answer is settled by
+ * reading the payment (spec, Endpoints rule 5). Used by GraphQL and the batch worker alike;
+ * what is durable before each call is the caller's business.
+ */
+export class PaymentAttempts {
+  private readonly options: AttemptOptions;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly client: PayoutClient,
+    options: Partial<AttemptOptions> = {},
+  ) {
+    this.options = { ...defaultAttemptOptions, ...options };
+    this.random = this.options.random ?? Math.random;
+  }
+
+  /** PUT with the same paymentId until an answer proves something, then read back. */
+  async create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+    let lastError: PayoutError | undefined;
+    for (let send = 0; send < this.options.maxSends; send++) {
+      if (send > 0) await this.pause(send - 1, lastError, signal);
+      try {
+        return fromStatus(await this.client.putPayment(paymentId, payload, { signal }));
+      } catch (error) {
+        if (!(error instanceof PayoutError)) throw error;
+        if (error instanceof PayoutApiError && error.code === 'payout.resource.exists') {
+          return this.readExisting(paymentId, payload, error, signal);
+        }
+        if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
+        lastError = error;
+      }
+    }
+    return this.readExisting(paymentId, payload, lastError!, signal);
+  }
+
+  /**
+   * POST execute of a payment known to be READY. A lost answer is read back; only a
+   * payment read as READY is executed again.
+   */
+  async execute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+    let lastError: PayoutError | undefined;
+    for (let send = 0; send < this.options.maxSends; send++) {
+      if (send > 0) await this.pause(send - 1, lastError, signal);
+      try {
+        const answer = fromStatus(await this.client.postExecute(paymentId, { signal }));
+        if (answer.kind !== 'ready') return answer;
+      } catch (error) {
+        if (!(error instanceof PayoutError)) throw error;
+        if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
+        lastError = error;
+      }
+      const read = await this.read(paymentId, lastError, signal);
+      if (read.kind !== 'ready') return read;
+    }
+    // Every read said READY: execute has not taken effect.
+    return { kind: 'not-paid', proof: 'ready', error: lastError ?? stillReady(paymentId) };
+  }
+
+  /** After a crash between "executing" and its answer: read first, execute only if READY. */
+  async resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+    const read = await this.read(paymentId, undefined, signal);
+    return read.kind === 'ready' ? this.execute(paymentId, signal) : read;
+  }
+
+  /**
+   * The payment as it stands; READY is reported as such for the caller to decide, and a
+   * payment the upstream does not know as `not-paid` (absent).
+   */
+  async read(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
+    try {
+      return fromStatus(await this.client.getPayment(paymentId, { signal }));
+    } catch (error) {
+      if (!(error instanceof PayoutError)) throw error;
+      if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') {
+        return { kind: 'not-paid', proof: 'absent', error };
+      }
+      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: cause ?? error }) };
+    }
+  }
+
+  /** A create whose answers were lost or that found the id taken: what exists upstream? */
+  private async readExisting(paymentId: string, payload: PaymentPayload, cause: PayoutError, signal?: AbortSignal): Promise<CreateOutcome> {
+    let existing: Payment;
+    try {
+      existing = await this.client.getPayment(paymentId, { signal });
+    } catch (error) {
+      if (!(error instanceof PayoutError)) throw error;
+      if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found' && cause.code !== 'payout.resource.exists') {
+        return { kind: 'not-paid', proof: 'absent', error: cause };
+      }
+      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'create', { cause }) };
+    }
+    const differences = recipientDifferences(payload, existing);
+    if (differences.length > 0) {
+      // Someone else's payment holds this id: ours was refused, and theirs is not ours to settle.
+      return { kind: 'not-paid', proof: 'refused', error: new PaymentConflictError(paymentId, differences) };
+    }
+    return fromStatus(existing);
+  }
+
+  private async pause(retry: number, error: PayoutError | undefined, signal?: AbortSignal): Promise<void> {
+    const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
+    const delay = Math.max(Math.min(hinted ?? 0, this.options.maxRetryAfterMs), backoffDelay(retry, this.options.backoff, this.random));
+    await sleep(delay);
+    signal?.throwIfAborted();
+  }
+}
+
+/** What a Payment's status proves. CREATED is not yet payable: it counts as not settled. */
+function fromStatus(payment: Payment): CreateOutcome {
+  switch (payment.status.value) {
+    case 'READY':
+      return { kind: 'ready', payment };
+    case 'COMPLETED':
+      return { kind: 'paid', payment };
+    case 'IN_PROGRESS':
+      return { kind: 'in-progress', payment };
+    case 'FAILED':
+    case 'EXPIRED':
+      return { kind: 'failed', payment };
+    case 'CREATED':
+      return {
+        kind: 'unknown',
+        error: new PaymentOutcomeUnknownError(payment.paymentId, 'create', { cause: new Error('the payment is CREATED, not yet READY') }),
+      };
+  }
+}
+
+function stillReady(paymentId: string): PayoutError {
+  return new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: new Error('the payment still reads READY') });
+}
