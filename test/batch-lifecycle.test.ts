@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
 import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
+import { eventually } from './support/eventually.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;
@@ -66,16 +67,27 @@ describe('approval', () => {
 });
 
 describe('cancel', () => {
-  it('stops starting new payments; nothing of a cancelled batch is paid', async () => {
+  it('stops starting new payments: a row being created when the batch is cancelled is never executed, the rest never sent', async () => {
     const rows = Array.from({ length: 5 }, (_, i) => `bank-card-token,${200 + i}.00,token_success`).join('\n');
     const batch = await s().importer.import({ source: textSource(`provider,amount,account\n${rows}\n`), uploadedBy: 'key:a' });
     await s().batches.approve(batch.id, { approver: 'key:b' });
+    // The worker's first create takes effect and its answer is held: the cancel lands mid-payment.
+    await gw.sb.addFault({ operation: 'create', kind: 'hold-after' });
+    const w = testWorker(gw, { concurrency: 1, perBatchConcurrency: 1 });
+    w.start();
+    await eventually(() => expect(gw.sb.sandbox.held()).toHaveLength(1), 60_000);
+    const heldId = gw.sb.sandbox.held()[0]!.paymentId!;
     const cancelled = await s().batches.cancel(batch.id);
     expect(cancelled.status).toBe('CANCELLED');
-    await worker().drain(async () => true);
+    gw.sb.sandbox.releaseHeld();
+    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), 60_000);
+    await w.stop();
     const items = await db().batchItem.findMany({ where: { batchId: batch.id } });
     expect(items.every((i) => i.status === 'CANCELLED')).toBe(true);
-    for (const item of items) expect((await gw.sb.raw('GET', `/_sandbox/payments/${item.paymentId}`)).status).toBe(404);
+    expect(await gw.sb.effects(heldId)).toMatchObject({ creates: 1, executeCalls: 0 });
+    for (const item of items.filter((i) => i.paymentId !== heldId)) {
+      expect((await gw.sb.raw('GET', `/_sandbox/payments/${item.paymentId}`)).status).toBe(404);
+    }
     expect(await refusal(s().batches.cancel(batch.id))).toBe('batch.not-cancellable');
   });
 });

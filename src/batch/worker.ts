@@ -231,9 +231,15 @@ export class BatchWorker {
       case 'PENDING':
       case 'CREATING': {
         if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
-        if (!(await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved))) return;
-        row.status = 'CREATING';
-        outcome = await this.call(row, () => this.deps.attempts.create(row.paymentId, this.payloadOf(row), signal));
+        // CREATING is written inside the call's slot: a row still waiting for one stays
+        // PENDING, so a cancel that comes meanwhile ends it without a create.
+        const created = await this.call(row, async () => {
+          if (!(await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved))) return null;
+          row.status = 'CREATING';
+          return this.deps.attempts.create(row.paymentId, this.payloadOf(row), signal);
+        });
+        if (created === null) return;
+        outcome = created;
         if (outcome.kind === 'ready') {
           if (!(await this.startExecuting(row, outcome.payment))) return;
           outcome = await this.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
