@@ -87,6 +87,7 @@ export class BatchWorker {
   private readonly policy: RetryPolicy;
   private readonly begins: GroupCommit<CreateIntent, boolean>;
   private readonly moves: GroupCommit<ItemMove, MoveResult>;
+  private readonly finishes: GroupCommit<string, undefined>;
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -106,6 +107,11 @@ export class BatchWorker {
     };
     this.begins = new GroupCommit((intents) => beginCreate(deps.prisma, deps.client.agentId, intents));
     this.moves = new GroupCommit((moves) => this.writeMoves(moves));
+    this.finishes = new GroupCommit(async (batchIds) => {
+      for (const batchId of await finishBatches(deps.prisma, [...new Set(batchIds)])) deps.batchEvents.publish(batchId);
+      this.notify();
+      return batchIds.map(() => undefined);
+    });
   }
 
   /** Works in the background until stop(). */
@@ -354,8 +360,15 @@ export class BatchWorker {
       touched.add(result.batchId);
       if (move.release) ended.add(result.batchId);
     });
-    // Once per group, not per row: only a group with rows that came to rest can end a batch.
-    if (ended.size > 0) await finishBatches(this.deps.prisma, [...ended]);
+    // Once per group, not per row, and off the rows' path: only a group with rows that came
+    // to rest can end a batch, and a failure here is caught up by the idle sweep.
+    for (const batchId of ended) {
+      const finishing = this.finishes
+        .push(batchId)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, batchId }, 'could not end a batch yet; the sweep will'))
+        .finally(() => this.tasks.delete(finishing));
+      this.tasks.add(finishing);
+    }
     for (const batchId of touched) this.deps.batchEvents.publish(batchId);
     return results;
   }
