@@ -90,6 +90,32 @@ describe('payroll CSV reading', () => {
     expect(problems[0]).toMatchObject({ code: 'csv.syntax' });
   });
 
+  it('names the line and column of a quote inside an unquoted cell, never echoing the cell', async () => {
+    const problems = await fileError('provider,amount,pan\nbank-card-russia,1,2200000000000004\nbank-card-russia,1,4276123456789012"x\n');
+    expect(problems).toEqual([{ line: 3, column: 'pan', code: 'csv.syntax', message: expect.stringMatching(/quote/) }]);
+    expect(JSON.stringify(problems)).not.toContain('4276123456789012');
+  });
+
+  it('names the line where a never-closed quote opens', async () => {
+    const problems = await fileError('provider,amount\nsbp-b2c,1\nsbp-b2c,"1\n\nsbp-b2c,2\n');
+    expect(problems[0]).toMatchObject({ line: 3, code: 'csv.syntax' });
+  });
+
+  it.each([
+    ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le')])],
+    ['UTF-16LE without a BOM', Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le')],
+    ['UTF-16BE with a BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le').swap16()])],
+    ['a NUL byte in a cell', Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n')],
+    ['a NUL byte after the first 64 KiB', Buffer.from(`provider,amount,description\n${'sbp-b2c,1,ok\n'.repeat(6_000)}sbp-b2c,1,\u0000\n`)],
+  ])('refuses %s as an encoding problem', async (_name, data) => {
+    expect((await fileError(data))[0]).toMatchObject({ code: 'file.encoding' });
+  });
+
+  it('refuses a header with absurdly many columns as one problem', async () => {
+    const problems = await fileError(`provider,amount,${'x,'.repeat(200_000)}y\nsbp-b2c,1\n`, 10_000_000);
+    expect(problems).toEqual([{ line: 1, column: null, code: 'column.too-many', message: expect.stringMatching(/200003 columns/) }]);
+  });
+
   it('refuses a file over the size limit while streaming', async () => {
     const big = `provider,amount\n${'sbp-b2c,1\n'.repeat(20_000)}`;
     expect((await fileError(big, 100_000))[0]).toMatchObject({ code: 'file.too-large' });

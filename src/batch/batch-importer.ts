@@ -1,12 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import { bulkInsert, type BulkColumn } from '../db/bulk-insert.ts';
 import type { Batch } from '../db/generated/client.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
-import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
-import { CsvFileError, openPayrollCsv } from './csv-reader.ts';
+import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
+import { quoteCell, redactCardNumbers } from './cell-text.ts';
+import { CsvFileError, openPayrollCsv, type FileProblem } from './csv-reader.ts';
+import { recipientKey } from './row-key.ts';
+import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
 import { validateRow, type RowProblem, type ValidRow } from './validate-row.ts';
 
 export interface BatchLimits {
@@ -18,7 +22,7 @@ export interface ImportRequest {
   source: AsyncIterable<Uint8Array>;
   name?: string;
   fileName?: string;
-  /** Import a file whose exact bytes were imported before. */
+  /** Import a file that was imported before (and not rejected). */
   force?: boolean;
   uploadedBy?: string;
 }
@@ -35,11 +39,27 @@ export function paymentIdFor(batchId: string, line: number, attempt: number): st
   return attempt === 1 ? `${batchId}-${line}` : `${batchId}-${line}-r${attempt}`;
 }
 
+/** An import that cannot go on, with what to tell the person who uploaded the file. */
+class ImportFailure extends Error {
+  constructor(readonly problem: FileProblem) {
+    super(problem.message);
+    this.name = 'ImportFailure';
+  }
+}
+
+const failed = (message: string): FileProblem => ({ line: null, column: null, code: 'import.failed', message });
+
+/** A batch's columns known from the upload; `name` null means the batch id. */
+type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy'> & { name: string | null };
+
 /**
- * Reads a payroll file into a batch: every row validated against the live provider
- * details, every problem stored with its line and column, then the whole-file checks
- * (duplicate references and rows, the total against the balance, a file imported before).
- * The batch ends VALIDATED, or REJECTED when any error was found.
+ * Reads a payroll file into a batch: the upload is spooled to disk and hashed first, so a
+ * file imported before is refused before any row is read (the normalised-content key is
+ * unique in the database, so two imports of one file at once give one batch); then every
+ * row is validated against the live provider details, every problem stored with its line
+ * and column, then the whole-file checks (the total against the balance). The batch ends
+ * VALIDATED, or REJECTED when any error was found or the import failed for any reason: no
+ * import leaves a batch VALIDATING behind.
  */
 export class BatchImporter {
   constructor(
@@ -53,42 +73,63 @@ export class BatchImporter {
   ) {}
 
   async import(request: ImportRequest): Promise<Batch> {
-    const { prisma } = this.deps;
-    const id = newBatchId();
-    await prisma.batch.create({
-      data: {
-        id,
-        name: request.name ?? request.fileName ?? id,
-        fileName: request.fileName ?? null,
-        fileHash: '0'.repeat(64),
-        fileBytes: 0,
-        uploadedBy: request.uploadedBy ?? null,
-      },
+    const fields = (file: { sha256: string; bytes: number }): BatchFields => ({
+      name: request.name ?? request.fileName ?? null,
+      fileName: request.fileName ?? null,
+      fileHash: file.sha256,
+      fileBytes: file.bytes,
+      uploadedBy: request.uploadedBy ?? null,
     });
-    const { state, digest } = await this.scan(request, new ImportState(id, prisma));
-    const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
-    const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
-    const batch = await prisma.batch.update({
-      where: { id },
-      data: {
-        status: errors > 0 ? 'REJECTED' : 'VALIDATED',
-        fileHash: digest.sha256,
-        fileBytes: digest.bytes,
-        rowCount: state.rows,
-        validCount: state.validRows,
-        invalidCount: state.rows - state.validRows,
-        warningCount: warnings,
-        totalAmount: fromMinorUnits(state.totalMinor),
-        validatedAt: new Date(),
-      },
-    });
-    this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
-    return batch;
+    let file: SpooledUpload;
+    try {
+      file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'upload could not be spooled');
+      return this.createRejected(fields({ sha256: '0'.repeat(64), bytes: 0 }), failed('the file could not be stored for reading; try again later'));
+    }
+    try {
+      if (file.problem !== undefined || file.key === undefined) {
+        return await this.createRejected(fields(file), file.problem ?? failed('the file could not be read'));
+      }
+      const force = request.force ?? false;
+      const earlier = force ? null : await this.earlierImport(file.key, file.sha256);
+      if (earlier !== null) return await this.createRejected(fields(file), duplicateOf(earlier));
+      const claimed = await this.claim(fields(file), force ? null : file.key);
+      if (claimed.status === 'REJECTED') return claimed;
+      return await this.validateInto(claimed.id, file);
+    } finally {
+      await file.remove();
+    }
   }
 
-  /** The same checks as import, writing nothing: for `payout batch validate`. */
+  /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
   async validate(request: ImportRequest): Promise<ValidationReport> {
-    const { state } = await this.scan(request, new ImportState(undefined, this.deps.prisma));
+    const state = new ImportState(undefined, this.deps.prisma);
+    let file: SpooledUpload | undefined;
+    try {
+      file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
+      if (file.problem !== undefined || file.key === undefined) {
+        state.record({ ...(file.problem ?? failed('the file could not be read')), severity: 'error' });
+      } else {
+        if (!(request.force ?? false)) {
+          const earlier = await this.earlierImport(file.key, file.sha256);
+          if (earlier !== null) state.record({ ...duplicateOf(earlier), severity: 'error' });
+        }
+        const source = file.read();
+        try {
+          await this.scan(source, state);
+        } finally {
+          source.destroy();
+        }
+      }
+      await state.flush();
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'file validation failed');
+      state.record({ ...failureProblem(error), severity: 'error' });
+      await state.flush();
+    } finally {
+      await file?.remove();
+    }
     const problems = state.report;
     const errors = problems.filter((p) => p.severity === 'error').length;
     return {
@@ -103,12 +144,132 @@ export class BatchImporter {
     };
   }
 
-  private async scan(request: ImportRequest, state: ImportState) {
-    const providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
-    let digest = { bytes: 0, sha256: '0'.repeat(64) };
+  /**
+   * Writes the batch holding the file's key. The unique index decides between two imports
+   * of one file at once: the loser is rejected as a duplicate of the winner.
+   */
+  private async claim(fields: BatchFields, key: string | null): Promise<Batch> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const id = newBatchId();
+        return await this.deps.prisma.batch.create({ data: { ...fields, id, name: fields.name ?? id, fileKey: key } });
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= 3) throw error;
+        const holder = key === null ? null : await this.keyHolder(key);
+        // No holder: the batch id was taken, or the holder was rejected meanwhile and let go of the key.
+        if (holder !== null) return this.createRejected(fields, duplicateOf(holder));
+      }
+    }
+  }
+
+  /**
+   * The batch this file was imported as, if any. Only a hint before the claim (which is
+   * what settles a race), but it names the batch holding the key first.
+   */
+  private async earlierImport(key: string, sha256: string) {
+    return (await this.keyHolder(key)) ?? (await this.unkeyedEarlier(sha256));
+  }
+
+  private keyHolder(key: string) {
+    return this.deps.prisma.batch.findUnique({ where: { fileKey: key }, select: { id: true, createdAt: true, status: true } });
+  }
+
+  /**
+   * Batches without a key that still count: forced imports, and those imported before keys
+   * existed. Only the exact bytes can be matched for them.
+   */
+  private unkeyedEarlier(sha256: string) {
+    return this.deps.prisma.batch.findFirst({
+      where: { fileHash: sha256, fileKey: null, status: { notIn: ['REJECTED', 'VALIDATING'] } },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, createdAt: true, status: true },
+    });
+  }
+
+  /** A batch refused before any row is read: one problem, no rows, no key. */
+  private async createRejected(fields: BatchFields, problem: FileProblem): Promise<Batch> {
+    const id = newBatchId();
+    const batch = await this.deps.prisma.batch.create({
+      data: {
+        ...fields,
+        id,
+        name: fields.name ?? id,
+        status: 'REJECTED',
+        validatedAt: new Date(),
+        problems: { create: [{ ...problem, severity: 'error', message: redactCardNumbers(problem.message) }] },
+      },
+    });
+    this.deps.logger.info({ batchId: batch.id, code: problem.code }, 'batch rejected before reading rows');
+    return batch;
+  }
+
+  private async validateInto(id: string, file: SpooledUpload): Promise<Batch> {
+    const { prisma } = this.deps;
+    const state = new ImportState(id, prisma);
+    const source = file.read();
+    try {
+      await this.scan(source, state);
+      const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
+      const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
+      const rejected = errors > 0;
+      const batch = await prisma.batch.update({
+        where: { id },
+        data: {
+          status: rejected ? 'REJECTED' : 'VALIDATED',
+          // A rejected file is fixed and uploaded again: it must not count as imported.
+          ...(rejected ? { fileKey: null } : {}),
+          rowCount: state.rows,
+          validCount: state.validRows,
+          invalidCount: state.rows - state.validRows,
+          warningCount: warnings,
+          totalAmount: fromMinorUnits(state.totalMinor),
+          validatedAt: new Date(),
+        },
+      });
+      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
+      return batch;
+    } catch (error) {
+      return await this.fail(id, state, error);
+    } finally {
+      source.destroy();
+    }
+  }
+
+  /** Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever. */
+  private async fail(id: string, state: ImportState, error: unknown): Promise<Batch> {
+    this.deps.logger.error({ err: error, batchId: id }, 'batch import failed');
+    try {
+      await this.deps.prisma.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
+      return await this.deps.prisma.batch.update({
+        where: { id },
+        data: {
+          status: 'REJECTED',
+          fileKey: null,
+          rowCount: state.rows,
+          validCount: 0,
+          invalidCount: state.rows,
+          validatedAt: new Date(),
+        },
+      });
+    } catch (second) {
+      // The database itself is gone: nothing more can be recorded here.
+      this.deps.logger.error({ err: second, batchId: id }, 'failed import could not be recorded');
+      throw error;
+    }
+  }
+
+  private async scan(source: AsyncIterable<Uint8Array>, state: ImportState): Promise<void> {
+    let providers: Map<string, ProviderDetails>;
+    try {
+      providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
+    } catch (error) {
+      throw new ImportFailure(
+        failed(`the provider details could not be read from the payout service (${redactCardNumbers((error as Error).message ?? String(error)).slice(0, 200)}); import the file again later`),
+      );
+    }
     let readable = true;
     try {
-      const csv = await openPayrollCsv(request.source, { maxBytes: this.deps.limits.maxBytes });
+      const csv = await openPayrollCsv(source, { maxBytes: this.deps.limits.maxBytes });
       for await (const row of csv.rows) {
         if (state.rows >= this.deps.limits.maxRows) {
           state.fileProblem('file.too-many-rows', `the file has more than ${this.deps.limits.maxRows} rows`);
@@ -117,31 +278,17 @@ export class BatchImporter {
         const { valid, problems } = validateRow(row, providers);
         await state.add(row.line, row.cells.reference, valid, problems);
       }
-      digest = csv.digest();
     } catch (error) {
       if (!(error instanceof CsvFileError)) throw error;
       readable = false;
-      for (const problem of error.problems) state.problems.push({ ...problem, severity: 'error' });
+      for (const problem of error.problems) state.record({ ...problem, severity: 'error' });
     }
     await state.flush();
-    await this.fileChecks(state, digest.sha256, request.force ?? false, readable);
+    if (readable) await this.fileChecks(state);
     await state.flush();
-    return { state, digest };
   }
 
-  private async fileChecks(state: ImportState, sha256: string, force: boolean, readable: boolean): Promise<void> {
-    if (!readable) return;
-    const earlier = await this.deps.prisma.batch.findFirst({
-      where: { fileHash: sha256, ...(state.batchId === undefined ? {} : { id: { not: state.batchId } }), status: { not: 'REJECTED' } },
-      orderBy: { createdAt: 'asc' },
-      select: { id: true, createdAt: true },
-    });
-    if (earlier !== null && !force) {
-      state.fileProblem(
-        'file.duplicate',
-        `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; import with force to pay it again`,
-      );
-    }
+  private async fileChecks(state: ImportState): Promise<void> {
     if (state.validRows === 0 && state.rows > 0) state.fileProblem('file.no-valid-rows', 'no row can be paid');
     if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
     try {
@@ -153,7 +300,7 @@ export class BatchImporter {
         );
       }
     } catch (error) {
-      state.problems.push({
+      state.record({
         line: null,
         column: null,
         code: 'balance.unknown',
@@ -162,6 +309,22 @@ export class BatchImporter {
       });
     }
   }
+}
+
+function duplicateOf(earlier: { id: string; createdAt: Date; status: string }): FileProblem {
+  const still = earlier.status === 'VALIDATING' ? ' (it is still being validated)' : '';
+  return {
+    line: null,
+    column: null,
+    code: 'file.duplicate',
+    message: `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}${still}; import with force to pay it again`,
+  };
+}
+
+/** What the uploader is told; the error itself (which may quote data) goes to the log only. */
+function failureProblem(error: unknown): FileProblem {
+  if (error instanceof ImportFailure) return error.problem;
+  return failed('the file could not be imported because of an internal error (logged); nothing from it will be paid, import it again');
 }
 
 interface NewItem {
@@ -237,13 +400,23 @@ class ImportState {
   ) {}
 
   fileProblem(code: string, message: string): void {
-    this.problems.push({ line: null, column: null, code, severity: 'error', message });
+    this.record({ line: null, column: null, code, severity: 'error', message });
+  }
+
+  /** Every problem passes here: cells may hold card numbers, problems are shown to many. */
+  record(problem: RowProblem): RowProblem {
+    const safe = {
+      ...problem,
+      column: problem.column === null ? null : redactCardNumbers(problem.column),
+      message: redactCardNumbers(problem.message),
+    };
+    this.problems.push(safe);
+    return safe;
   }
 
   async add(line: number, reference: string | undefined, valid: ValidRow | undefined, problems: RowProblem[]): Promise<void> {
     this.rows++;
-    const all = [...problems, ...this.duplicates(line, reference, valid)];
-    this.problems.push(...all);
+    const all = [...problems, ...this.duplicates(line, reference, valid)].map((problem) => this.record(problem));
     const firstError = all.find((p) => p.severity === 'error');
     if (valid !== undefined && firstError === undefined) {
       this.validRows++;
@@ -270,7 +443,8 @@ class ImportState {
 
   async flush(): Promise<void> {
     if (this.batchId === undefined) {
-      this.report.push(...this.problems);
+      // One at a time: spreading an array this long into push() can overflow the stack.
+      for (const problem of this.problems) this.report.push(problem);
       this.problems = [];
       this.items = [];
       return;
@@ -288,12 +462,11 @@ class ImportState {
     if (reference !== undefined) {
       const first = this.references.get(reference);
       if (first !== undefined) {
-        found.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `"${reference}" is also on line ${first}` });
+        found.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `${quoteCell(reference)} is also on line ${first}` });
       } else this.references.set(reference, line);
     }
     if (valid === undefined) return found;
-    // A digest, not the text: these keys are the one thing kept per row for the whole file.
-    const key = createHash('sha1').update(JSON.stringify([valid.providerCode, valid.amount, Object.entries(valid.fields).sort()])).digest('base64');
+    const key = recipientKey(valid);
     const same = this.recipients.get(key);
     if (same !== undefined) {
       found.push({ line, column: null, code: 'row.duplicate', severity: 'warning', message: `same provider, recipient and amount as line ${same}` });

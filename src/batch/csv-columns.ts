@@ -1,3 +1,5 @@
+import { quoteCell } from './cell-text.ts';
+
 /** Recipient fields by their spec names; a column of each may appear in the file. */
 export const recipientColumns = [
   'pan',
@@ -15,6 +17,11 @@ export const recipientColumns = [
 export const baseColumns = ['reference', 'provider', 'amount', 'currency'] as const;
 export const requiredColumns = ['provider', 'amount'] as const;
 export const CUSTOM_PREFIX = 'custom.';
+/**
+ * The known columns are 14, the rest custom.<key>; a header far wider is not a payroll
+ * file, and listing each of its cells as a problem would be a problem of its own.
+ */
+export const MAX_COLUMNS = 200;
 
 const canonical = new Map<string, string>(
   [...baseColumns, ...recipientColumns].map((name) => [name.toLowerCase(), name]),
@@ -31,6 +38,6 @@ export function columnFor(header: string): ColumnResult {
     return { name: `${CUSTOM_PREFIX}${text.slice(CUSTOM_PREFIX.length)}` };
   }
   return {
-    error: `unknown column "${text}"; known columns are ${[...baseColumns, ...recipientColumns].join(', ')} and custom.<key>`,
+    error: `unknown column ${quoteCell(text)}; known columns are ${[...baseColumns, ...recipientColumns].join(', ')} and custom.<key>`,
   };
 }

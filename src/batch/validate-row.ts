@@ -1,6 +1,7 @@
 import { currencies, providerCodes, type Currency, type ProviderCode } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from '../payments/check-payment.ts';
 import type { ProviderDetails } from '../payments/provider-catalogue.ts';
+import { quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
@@ -46,7 +47,7 @@ export function validateRow(row: CsvRow, providers: ReadonlyMap<string, Provider
   const provider = providerText === undefined ? undefined : providers.get(providerText);
   if (providerText === undefined) error('provider', 'provider.missing', 'is empty');
   else if (provider === undefined) {
-    error('provider', 'provider.unknown', `"${cells.provider}" is not a provider; use one of ${providerCodes.join(', ')}`);
+    error('provider', 'provider.unknown', `${quoteCell(cells.provider ?? '')} is not a provider; use one of ${providerCodes.join(', ')}`);
   }
 
   const amount = cells.amount === undefined ? { error: 'is empty' } : parseCsvAmount(cells.amount);
@@ -54,7 +55,7 @@ export function validateRow(row: CsvRow, providers: ReadonlyMap<string, Provider
 
   const currencyText = (cells.currency ?? 'RUB').toUpperCase();
   const currency = (currencies as readonly string[]).includes(currencyText) ? (currencyText as Currency) : undefined;
-  if (currency === undefined) error('currency', 'currency.unknown', `"${cells.currency}" is not a currency the service pays in (${currencies.join(', ')})`);
+  if (currency === undefined) error('currency', 'currency.unknown', `${quoteCell(cells.currency ?? '')} is not a currency the service pays in (${currencies.join(', ')})`);
 
   const fields: Record<string, string> = {};
   for (const column of recipientColumns) {

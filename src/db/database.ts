@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
 
@@ -15,6 +16,7 @@ function committedMigrations(): Promise<string[]> {
 }
 
 export type { PrismaClient };
+export { DataDirInUseError } from './data-dir-lock.ts';
 
 export interface Database {
   readonly prisma: PrismaClient;
@@ -33,20 +35,38 @@ export type DatabaseTarget =
   /** Embedded PGlite; `dataDir` undefined means in memory (tests). */
   | { dataDir: string | undefined };
 
-/** PostgreSQL through @prisma/adapter-pg when a URL is given, otherwise embedded PGlite. */
+/**
+ * PostgreSQL through @prisma/adapter-pg when a URL is given, otherwise embedded PGlite.
+ * An embedded database on disk is locked to this process (DataDirInUseError names the
+ * holder): the one way every command opens it, so no two can open it at once.
+ */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('databaseUrl' in target) {
     const factory = new PrismaPg({ connectionString: target.databaseUrl });
     return wrap('postgresql', new PrismaClient({ adapter: factory }), () => new PrismaPg({ connectionString: target.databaseUrl }), async () => {});
   }
   let dataPath: string | undefined;
+  let lock: DataDirLock | undefined;
   if (target.dataDir !== undefined) {
+    lock = lockDataDir(target.dataDir);
     dataPath = join(target.dataDir, 'pglite');
-    mkdirSync(dataPath, { recursive: true });
   }
-  const pglite = await PGlite.create(dataPath);
+  let pglite: PGlite;
+  try {
+    if (dataPath !== undefined) mkdirSync(dataPath, { recursive: true });
+    pglite = await PGlite.create(dataPath);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const factory = new PrismaPGlite(pglite);
-  return wrap('pglite', new PrismaClient({ adapter: factory }), () => factory, () => pglite.close());
+  return wrap('pglite', new PrismaClient({ adapter: factory }), () => factory, async () => {
+    try {
+      await pglite.close();
+    } finally {
+      lock?.release();
+    }
+  });
 }
 
 function wrap(

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { FileKeyHash } from '../src/batch/file-key.ts';
+import { recipientKey } from '../src/batch/row-key.ts';
+
+function keyOf(data: Buffer | string, chunkSize = Infinity): string {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const hash = new FileKeyHash();
+  const size = Math.min(chunkSize, Math.max(bytes.length, 1));
+  for (let i = 0; i < bytes.length; i += size) hash.update(bytes.subarray(i, i + size));
+  return hash.digest();
+}
+
+describe('normalised file key', () => {
+  const text = 'provider,amount,description\nsbp-b2c,1.00,"two\nlines"\nsbp-b2c,2.00,x\n';
+
+  it('is the same for the file re-saved with CRLF, CR, a BOM or trailing blank lines and spaces', () => {
+    const key = keyOf(text);
+    for (const resaved of [
+      text.replace(/\n/g, '\r\n'),
+      text.replace(/\n/g, '\r'),
+      `\uFEFF${text}`,
+      `${text}\n\n`,
+      text.slice(0, -1),
+      `${text}   \t\r\n \n`,
+      `\uFEFF${text.replace(/\n/g, '\r\n')}\r\n`,
+    ]) {
+      expect(keyOf(resaved)).toBe(key);
+    }
+  });
+
+  it('does not depend on where chunks are cut, even inside a BOM or a CRLF', () => {
+    const resaved = `\uFEFF${text.replace(/\n/g, '\r\n')} \r\n`;
+    const key = keyOf(text);
+    for (const size of [1, 2, 3, 4, 5, 7, 64]) expect(keyOf(resaved, size)).toBe(key);
+  });
+
+  it('differs when the content differs, inside lines or by blank lines between rows', () => {
+    const key = keyOf(text);
+    expect(keyOf(text.replace('2.00', '2.01'))).not.toBe(key);
+    expect(keyOf(text.replace('sbp-b2c,2.00', '\nsbp-b2c,2.00'))).not.toBe(key);
+    expect(keyOf(text.replace('1.00,', '1.00 ,'))).not.toBe(key);
+    expect(keyOf(`\uFEFF\uFEFF${text}`)).not.toBe(key);
+  });
+
+  it('hashes an empty and a blank file alike, and a short file whole', () => {
+    expect(keyOf('')).toBe(keyOf(' \r\n\r\n'));
+    expect(keyOf('ab')).not.toBe(keyOf('a'));
+    expect(keyOf(Buffer.from([0xef, 0xbb]))).not.toBe(keyOf(''));
+  });
+});
+
+describe('row key for the duplicate-row warning', () => {
+  const row = { providerCode: 'bank-card-russia' as const, amount: '1500.00', fields: { pan: '2200000000000004', lastName: 'Ivanov' } };
+
+  it('takes at most 16 bytes, one byte a character', () => {
+    const key = recipientKey(row);
+    expect(key.length).toBeLessThanOrEqual(16);
+    expect(Buffer.byteLength(key, 'latin1')).toBe(key.length);
+    expect([...key].every((char) => char.charCodeAt(0) < 256)).toBe(true);
+  });
+
+  it('is the same whatever the order of the fields, and differs with provider, amount or recipient', () => {
+    const key = recipientKey(row);
+    expect(recipientKey({ ...row, fields: { lastName: 'Ivanov', pan: '2200000000000004' } })).toBe(key);
+    expect(recipientKey({ ...row, amount: '1500.01' })).not.toBe(key);
+    expect(recipientKey({ ...row, providerCode: 'bank-card-russia-fio' })).not.toBe(key);
+    expect(recipientKey({ ...row, fields: { ...row.fields, lastName: 'Ivanova' } })).not.toBe(key);
+    expect(recipientKey({ ...row, fields: { pan: '2200000000000004', firstName: 'Ivanov' } })).not.toBe(key);
+  });
+});
