@@ -122,6 +122,29 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
     expect(await item(batch.id)).toMatchObject({ status: 'FAILED', errorCode: 'PROVIDER_NEW_CODE_2027' });
   });
 
+  it.runIf(kind.name === 'postgresql')('goes on through database connections cut mid-batch, and the batch finishes', async () => {
+    gw.sb.sandbox.faults.rates.latencyMs = 5;
+    try {
+      const batch = await runningBatch(60);
+      const w = worker({ concurrency: 4, perBatchConcurrency: 4 });
+      const errors: unknown[] = [];
+      process.on('unhandledRejection', (error) => errors.push(error));
+      w.start();
+      for (let burst = 1; burst <= 3; burst++) {
+        // Each burst after more rows were paid, so the cuts land while rows are in flight.
+        await eventually(async () => expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'COMPLETED' } })).toBeGreaterThanOrEqual(burst * 10), 120_000);
+        await db().$queryRawUnsafe('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()').catch(() => {});
+      }
+      await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), 120_000);
+      expect(errors).toEqual([]);
+      for (const row of await db().batchItem.findMany({ where: { batchId: batch.id } })) {
+        expect(await gw.sb.effects(row.paymentId)).toMatchObject({ creates: 1, executions: 1 });
+      }
+    } finally {
+      gw.sb.sandbox.faults.rates.latencyMs = 0;
+    }
+  });
+
   describe('retryFailedItems', () => {
     it('clears the old transaction id and rrn of a retried row', async () => {
       const batch = await runningBatch(1, 'token_execute_failed');

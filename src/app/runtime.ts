@@ -39,7 +39,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const upstream = parts.upstream ?? (await connectUpstream(config, logger));
   let db: Database;
   try {
-    db = parts.db ?? (await openDatabase(databaseTarget(config)));
+    db = parts.db ?? (await openDatabase(databaseTarget(config), { logger }));
     const applied = await db.migrate();
     logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
   } catch (error) {

@@ -1,3 +1,4 @@
+import { DataDirInUseError } from '../db/database.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadDotEnv } from '../config/dotenv.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -70,7 +71,7 @@ function finish(code: number): void {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof CliError) {
+  if (error instanceof ConfigError || error instanceof CliError || error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(error instanceof CliError ? error.exitCode : exitCodes.usage);
   }

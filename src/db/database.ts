@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Logger } from '../log/logger.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
@@ -40,9 +41,12 @@ export type DatabaseTarget =
  * An embedded database on disk is locked to this process (DataDirInUseError names the
  * holder): the one way every command opens it, so no two can open it at once.
  */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, options: { logger?: Logger } = {}): Promise<Database> {
   if ('databaseUrl' in target) {
-    const factory = new PrismaPg({ connectionString: target.databaseUrl });
+    // A connection the server ends (a restart, pg_terminate_backend) is an 'error' event on
+    // the pool: logged, never fatal. The next query opens a new connection.
+    const onError = (err: Error) => options.logger?.warn({ err }, 'database connection lost; it is replaced on the next query');
+    const factory = new PrismaPg({ connectionString: target.databaseUrl }, { onPoolError: onError, onConnectionError: onError });
     return wrap('postgresql', new PrismaClient({ adapter: factory }), () => new PrismaPg({ connectionString: target.databaseUrl }), async () => {});
   }
   let dataPath: string | undefined;

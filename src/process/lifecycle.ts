@@ -1,9 +1,10 @@
 import { ConfigError } from '../config/config-error.ts';
+import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** Startup failures: a configuration problem prints its list; anything else its stack. */
 export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Startup failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -88,7 +88,7 @@ describe('create: sent again only with the same paymentId, settled by reading ba
     const id = await ready();
     const outcome = await attempts.create(id, sbpPayment('sbp_bank_id_execute_failed', '200.00'));
     expect(outcome).toMatchObject({ kind: 'not-paid', proof: 'refused' });
-    const error = (outcome as { error: PaymentConflictError }).error;
+    const error = (outcome as unknown as { error: PaymentConflictError }).error;
     expect(error).toBeInstanceOf(PaymentConflictError);
     expect(error.differences).toEqual(['amount', 'recipient field bankId']);
   });
