@@ -13,17 +13,13 @@ import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { readFileSync } from 'node:fs';
 
 /**
- * Import and payment throughput of the batch processor, against the sandbox with a
- * given upstream latency. Prints one line per measurement.
+ * Import throughput of the batch processor (paying is bench/pay.ts). Prints one line.
  *
- *   npx tsx bench/batch.ts --rows 100000 --pay 2000 --latency 20 --concurrency 8,32 [--database postgres://…]
+ *   npx tsx bench/import.ts --rows 100000 [--database postgres://…]
  */
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' },
-    pay: { type: 'string', default: '2000' },
-    latency: { type: 'string', default: '20' },
-    concurrency: { type: 'string', default: '8,32' },
     database: { type: 'string' },
   },
 });
@@ -48,7 +44,6 @@ async function run(): Promise<void> {
     webhookSecret: 'bench-secret',
     balance: '999999999999.00',
     inProgressMs: 100,
-    faults: { latencyMs: Number(values.latency) },
   });
   const url = await sandbox.listen();
   const client = new PayoutClient({
@@ -78,24 +73,6 @@ async function run(): Promise<void> {
       `import ${rows} rows (${(statSync(file).size / 1e6).toFixed(1)} MB) on ${db.kind}: ${seconds.toFixed(1)} s, ` +
         `${Math.round(rows / seconds)} rows/s, peak RSS +${((peakRss - rssBefore) / 1e6).toFixed(0)} MB, status ${batch.status}`,
     );
-    for (const concurrency of values.concurrency!.split(',').map(Number)) {
-      const payFile = generate(Number(values.pay));
-      const payBatch = await gateway.services.importer.import({ source: createReadStream(payFile), force: true });
-      await gateway.services.batches.approve(payBatch.id, { approver: 'bench' });
-      const worker = new (await import('../src/batch/worker.ts')).BatchWorker(
-        { prisma: db.prisma, client, attempts: new (await import('../src/payments/attempt.ts')).PaymentAttempts(client), paymentEvents: gateway.services.events, batchEvents: gateway.services.batchEvents, webhookUrl: () => undefined, logger },
-        { concurrency, perBatchConcurrency: concurrency, pollMs: 50 },
-      );
-      const payStart = performance.now();
-      await worker.drain(async () => (await db.prisma.batch.findUniqueOrThrow({ where: { id: payBatch.id } })).status !== 'RUNNING');
-      const paySeconds = (performance.now() - payStart) / 1000;
-      const effects = sandbox.ledger.allEffects().filter((e) => e.paymentId.startsWith(payBatch.id));
-      const twice = effects.filter((e) => e.creates > 1 || e.executions > 1).length;
-      console.log(
-        `pay ${values.pay} rows, upstream latency ${values.latency} ms, concurrency ${concurrency}: ${paySeconds.toFixed(1)} s, ` +
-          `${(Number(values.pay) / paySeconds).toFixed(0)} rows/s (2 upstream calls each), paid twice: ${twice}`,
-      );
-    }
   } finally {
     await gateway.stop();
     await sandbox.close();

@@ -1,0 +1,224 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { openRuntime, type Runtime } from '../src/app/runtime.ts';
+import { loadGatewayConfig } from '../src/config/env.ts';
+import { ensureDevKeyPair } from '../src/config/keys.ts';
+import { createLogger } from '../src/log/logger.ts';
+
+/**
+ * The pay path against its bound: a batch paid by one worker through the production
+ * composition (openRuntime), the sandbox in a process of its own so that each side's CPU
+ * is measured apart. Every figure is printed beside its bound or target from the same run.
+ *
+ *   npm run bench:pay -- --rows 2000 --concurrency 32 [--latency 20] [--admin-url postgres://…] [--no-pglite]
+ */
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '32' },
+    latency: { type: 'string', default: '20' },
+    'admin-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'no-pglite': { type: 'boolean', default: false },
+  },
+});
+const rows = Number(values.rows);
+const concurrency = Number(values.concurrency);
+const latency = Number(values.latency);
+const adminUrl = values['admin-url']!;
+const dir = mkdtempSync(join(tmpdir(), 'payout-bench-pay-'));
+const keys = ensureDevKeyPair(dir);
+const credentials = { PAYOUT_AGENT_ID: 'bench', PAYOUT_API_TOKEN: 'bench-token', PAYOUT_WEBHOOK_SECRET: 'bench-secret' };
+
+export interface PayFigure {
+  database: 'postgresql' | 'pglite';
+  latencyMs: number;
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** concurrency / (2 × latency): each row is two upstream calls. */
+  boundRowsPerSecond: number | null;
+  workerCpuMsPerRow: number;
+  sandboxCpuMsPerRow: number;
+  statementsPerRow: number | null;
+  paidTwice: number;
+}
+
+async function main(): Promise<void> {
+  const file = join(dir, 'payroll.csv');
+  spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'inherit' });
+  const sandbox = await startSandbox();
+  const figures: PayFigure[] = [];
+  try {
+    const kinds: Array<'postgresql' | 'pglite'> = values['no-pglite'] ? ['postgresql'] : ['postgresql', 'pglite'];
+    for (const database of kinds) {
+      for (const latencyMs of latency === 0 ? [0] : [latency, 0]) {
+        figures.push(await payOnce(database, latencyMs, file, sandbox));
+      }
+    }
+  } finally {
+    sandbox.process.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+  console.log(`\npay path, ${rows} rows, concurrency ${concurrency} (load average ${load}):`);
+  for (const f of figures) console.log(describe(f));
+}
+
+function describe(f: PayFigure): string {
+  const bound = f.boundRowsPerSecond === null ? '' : ` = ${Math.round((100 * f.rowsPerSecond) / f.boundRowsPerSecond)} % of the bound ${f.boundRowsPerSecond} (target ≥ 85 %)`;
+  const statements = f.statementsPerRow === null ? 'statements n/a (PGlite)' : `${f.statementsPerRow.toFixed(2)} SQL statements/row (target ≤ 3)`;
+  return (
+    `  ${f.database.padEnd(10)} latency ${String(f.latencyMs).padStart(2)} ms: ${f.rowsPerSecond.toFixed(0)} rows/s${bound}; ` +
+    `worker CPU ${f.workerCpuMsPerRow.toFixed(2)} ms/row (target ≤ 1.5${f.database === 'pglite' ? ', database included' : ''}), ` +
+    `sandbox CPU ${f.sandboxCpuMsPerRow.toFixed(2)} ms/row; ${statements}; paid twice: ${f.paidTwice}`
+  );
+}
+
+async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: SandboxProcess): Promise<PayFigure> {
+  await sandbox.setLatency(latencyMs);
+  const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}`;
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  if (database === 'postgresql') await admin(`CREATE DATABASE "${dbName}"`);
+  const config = loadGatewayConfig({
+    ...credentials,
+    PAYOUT_API_URL: sandbox.url,
+    PAYOUT_PRIVATE_KEY_FILE: keys.privateKeyFile,
+    GATEWAY_API_KEYS: 'bench:admin',
+    WORKER_IN_PROCESS: 'false',
+    WORKER_CONCURRENCY: String(concurrency),
+    WORKER_BATCH_CONCURRENCY: String(concurrency),
+    BATCH_MAX_ROWS: String(rows),
+    ...(database === 'postgresql' ? { DATABASE_URL: dbUrl.toString() } : { DATA_DIR: join(dir, `pglite-${latencyMs}`) }),
+  });
+  let runtime: Runtime | undefined = await openRuntime(config, createLogger({ level: 'silent' }));
+  try {
+    const { importer, batches } = runtime.services;
+    const batch = await importer.import({ source: createReadStream(file), force: true });
+    if (batch.status !== 'VALIDATED') throw new Error(`the bench file did not validate: ${batch.status}`);
+    await batches.approve(batch.id, { approver: 'bench' });
+    const statementsBefore = database === 'postgresql' ? await commits(dbName) : 0;
+    const sandboxBefore = sandbox.cpuMs();
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    await runtime.worker.drain(async () => (await batches.get(batch.id)).status !== 'RUNNING', batch.id);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const sandboxCpu = sandbox.cpuMs() - sandboxBefore;
+    const final = await batches.get(batch.id);
+    if (final.status !== 'COMPLETED') throw new Error(`the bench batch ended ${final.status}`);
+    await runtime.close();
+    runtime = undefined;
+    // Backends flush their statistics as they exit; the pool has just been closed.
+    const statementsPerRow = database === 'postgresql' ? ((await commits(dbName, true)) - statementsBefore) / rows : null;
+    const effects = (await sandbox.effects()).filter((e) => e.paymentId.startsWith(batch.id));
+    return {
+      database,
+      latencyMs,
+      rows,
+      seconds,
+      rowsPerSecond: rows / seconds,
+      boundRowsPerSecond: latencyMs === 0 ? null : Math.round(concurrency / (2 * (latencyMs / 1000))),
+      workerCpuMsPerRow: (cpu.user + cpu.system) / 1000 / rows,
+      sandboxCpuMsPerRow: sandboxCpu / rows,
+      statementsPerRow,
+      paidTwice: effects.filter((e) => e.creates > 1 || e.executions > 1).length,
+    };
+  } finally {
+    await runtime?.close();
+    if (database === 'postgresql') await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  }
+}
+
+/** Transactions committed in the database: outside a transaction, one per statement. */
+async function commits(dbName: string, afterExit = false): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    if (afterExit) {
+      for (let i = 0; i < 200; i++) {
+        const { rows: active } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [dbName]);
+        if (active[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const { rows: stats } = await client.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = $1', [dbName]);
+    return Number(stats[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface SandboxProcess {
+  url: string;
+  process: ChildProcess;
+  cpuMs(): number;
+  setLatency(ms: number): Promise<void>;
+  effects(): Promise<Array<{ paymentId: string; creates: number; executions: number }>>;
+}
+
+/** `npm run sandbox` in a child process, on a free port. */
+async function startSandbox(): Promise<SandboxProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+    env: {
+      ...process.env,
+      ...credentials,
+      PAYOUT_PUBLIC_KEY_FILE: keys.publicKeyFile,
+      SANDBOX_PORT: '0',
+      SANDBOX_BALANCE: '999999999999.00',
+      SANDBOX_IN_PROGRESS_MS: '100',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${credentials.PAYOUT_API_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`sandbox ${method} ${path}: ${response.status} ${await response.text()}`);
+    return response.status === 204 ? undefined : response.json();
+  };
+  return {
+    url,
+    process: child,
+    cpuMs() {
+      // utime and stime, in clock ticks (100 per second on Linux).
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    },
+    async setLatency(ms) {
+      await call('PATCH', '/_sandbox/faults/rates', { latencyMs: ms });
+    },
+    async effects() {
+      return ((await call('GET', '/_sandbox/payments')) as { payments: Array<{ paymentId: string; creates: number; executions: number }> }).payments;
+    },
+  };
+}
+
+await main();
