@@ -1,32 +1,53 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
 
 const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+
+/**
+ * Each CLI start loads the app under tsx: about 6 s on an idle machine, 8 to 16 s at a load
+ * of 10 on 2 cores. The limits are for a hung run only and no assertion depends on time,
+ * so they are generous: per process started, never less than three minutes per test.
+ */
+const PER_START_MS = 60_000;
+const budget = (starts: number) => Math.max(180_000, starts * PER_START_MS);
+
 let dataDir: string;
+const running = new Set<ChildProcess>();
+
+// A data directory per test: no test reads what another one paid or stored.
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-'));
+});
+afterEach(async () => {
+  // A test that timed out must not leave its CLI running (and its database open) behind.
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 /** The CLI as a user runs it: its own process, its own embedded database and sandbox. */
 function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-'));
-});
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 describe('payout CLI', () => {
   it('validate prints the problems with line numbers and exits 1 for a file that is not payable', async () => {
@@ -36,15 +57,15 @@ describe('payout CLI', () => {
     expect(result.stdout).toMatch(/^2\s+provider\s+error\s+provider\.unknown/m);
     expect(result.stdout).toMatch(/^14\s+reference\s+error\s+reference\.duplicate\s+"ERR-12" is also on line 13/m);
     expect(result.stdout).toContain('The file cannot be paid as it is.');
-  });
+  }, budget(1));
 
   it('validate exits 0 for a payable file, and writes nothing', async () => {
     const result = await payout(['batch', 'validate', sampleFile('payroll-1251-semicolon.csv')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('4 rows, 4 valid');
-  });
+  }, budget(1));
 
-  it('run --yes pays the sample file with progress, then status and export report it', async () => {
+  it('run --yes pays the sample file with progress, then status and export report it, and the same file is refused again', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes', '--concurrency', '4']);
     expect(run.code).toBe(4);
     // The progress bar goes to stderr, as progress should.
@@ -63,21 +84,22 @@ describe('payout CLI', () => {
     const csv = await readFile(output, 'utf8');
     expect(csv.trim().split('\r\n')).toHaveLength(11);
     expect(csv).not.toContain('2200000000000004');
-  });
 
-  it('refuses to pay the same file again, and without a terminal asks for --yes', async () => {
     const again = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain('file.duplicate');
+  }, budget(4));
+
+  it('without a terminal asks for --yes instead of paying', async () => {
     const unconfirmed = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('pass --yes');
-  });
+  }, budget(1));
 
   it('names a missing file and an unknown batch', async () => {
     expect((await payout(['batch', 'validate', 'nope.csv'])).stderr).toContain('no such file: nope.csv');
     const unknown = await payout(['batch', 'status', 'bnothere']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no batch bnothere');
-  });
+  }, budget(2));
 });

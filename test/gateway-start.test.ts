@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
 import { createLogger } from '../src/log/logger.ts';
-import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
+import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/database.ts';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -42,11 +42,13 @@ describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', ()
   });
 
   it('reaches the embedded sandbox through the signed client path', async () => {
-    const { payment } = await gateway.upstream.client.createPayment('start-1', {
+    const payment = await gateway.upstream.client.putPayment('start-1', {
       amount: { value: '10.00', currency: 'RUB' },
       recipientDetails: { providerCode: 'bank-card-token', fields: { account: 'token_success' } },
     });
     expect(payment.status.value).toBe('READY');
+    // The sandbox checked the RSA signature: a payment exists only if it verified.
+    expect(gateway.upstream.sandbox!.ledger.effects('start-1')).toMatchObject({ creates: 1 });
   });
 
   it('answers unknown paths with 404', async () => {
@@ -54,7 +56,29 @@ describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', ()
   });
 });
 
-describe.each(testDatabaseKinds().filter((kind) => kind.name === 'postgresql'))('gateway on $name', (kind) => {
+/**
+ * The PostgreSQL suite needs TEST_DATABASE_URL. CI sets it (.ci/run), so there its absence
+ * is a broken setup and fails; on a developer machine without it the suite shows as skipped
+ * with the reason, never silently gone.
+ */
+const postgresql = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
+const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
+
+if (postgresql !== undefined) {
+  describe('gateway on postgresql', () => postgresqlSuite(postgresql));
+} else if (inCi) {
+  describe('gateway on postgresql', () => {
+    it('has TEST_DATABASE_URL to run against', () => {
+      throw new Error('CI is set but TEST_DATABASE_URL is not: the PostgreSQL suite cannot run (see .ci/run)');
+    });
+  });
+} else {
+  describe.skip('gateway on postgresql (skipped: set TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)', () => {
+    it('migrates the database at startup and is ready', () => {});
+  });
+}
+
+function postgresqlSuite(kind: TestDatabaseKind) {
   let test: TestDatabase;
   let gateway: RunningGateway;
   let dataDir: string;
@@ -66,12 +90,12 @@ describe.each(testDatabaseKinds().filter((kind) => kind.name === 'postgresql'))(
   });
   afterAll(async () => {
     await gateway?.stop();
-    await test.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    await test?.drop();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('migrates the database at startup and is ready', async () => {
     expect(gateway.db.kind).toBe('postgresql');
     expect((await getJson(`${gateway.url}/readyz`)).status).toBe(200);
   });
-});
+}

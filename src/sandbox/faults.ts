@@ -7,32 +7,96 @@ export type Operation = (typeof operations)[number];
 /**
  * - fail-before: 500 and nothing happens.
  * - fail-after: the operation takes effect, then 500 (the ambiguous case).
+ * - fail-before-html / fail-after-html: the same as 502 / 504 with an HTML page, as a
+ *   proxy in front of the API answers; the client gets no Error object to go by.
  * - drop-before / drop-after: the connection is cut without an answer.
  * - slow: takes effect, then answers only after `slowMs` (past a client's timeout).
  * - rate-limit: 429 with Retry-After, nothing happens.
+ * - truncate-after: takes effect, then a 200 whose headers promise the whole JSON body
+ *   but whose connection closes after half of it, so the client has a 2xx it cannot read.
+ * - hold-after: takes effect, then the answer waits until released through
+ *   POST /_sandbox/faults/release, so a test can kill the caller between the effect
+ *   and the moment it could record it.
  */
-export const faultKinds = ['fail-before', 'fail-after', 'drop-before', 'drop-after', 'slow', 'rate-limit'] as const;
+export const faultKinds = [
+  'fail-before',
+  'fail-after',
+  'fail-before-html',
+  'fail-after-html',
+  'drop-before',
+  'drop-after',
+  'slow',
+  'rate-limit',
+  'truncate-after',
+  'hold-after',
+] as const;
 export type FaultKind = (typeof faultKinds)[number];
 
-export interface FaultRates {
-  latencyMs: number;
-  jitterMs: number;
-  failBeforeRate: number;
-  failAfterRate: number;
-  dropRate: number;
-  slowRate: number;
-  slowMs: number;
-}
+const rate = z.number().min(0).max(1);
+const milliseconds = z.number().int().min(0).max(600_000);
+
+/**
+ * Per-call probabilities of each fault that makes sense at random. hold-after has no
+ * rate: every held answer needs a release, which only a test that queued it gives.
+ */
+export const FaultRatesSchema = z.object({
+  latencyMs: milliseconds,
+  jitterMs: milliseconds,
+  failBeforeRate: rate,
+  failAfterRate: rate,
+  failBeforeHtmlRate: rate,
+  failAfterHtmlRate: rate,
+  dropBeforeRate: rate,
+  /** drop-after; the name predates drop-before and is kept for SANDBOX_DROP_RATE. */
+  dropRate: rate,
+  slowRate: rate,
+  rateLimitRate: rate,
+  truncateRate: rate,
+  slowMs: milliseconds,
+  /** When set, rate-drawn faults hit only these operations; queued rules keep their own. */
+  rateOperations: z.array(z.enum(operations)).optional(),
+});
+export type FaultRates = z.infer<typeof FaultRatesSchema>;
 
 export const noFaults: FaultRates = {
   latencyMs: 0,
   jitterMs: 0,
   failBeforeRate: 0,
   failAfterRate: 0,
+  failBeforeHtmlRate: 0,
+  failAfterHtmlRate: 0,
+  dropBeforeRate: 0,
   dropRate: 0,
   slowRate: 0,
+  rateLimitRate: 0,
+  truncateRate: 0,
   slowMs: 30_000,
 };
+
+const rateKinds = [
+  ['fail-before', 'failBeforeRate'],
+  ['fail-after', 'failAfterRate'],
+  ['fail-before-html', 'failBeforeHtmlRate'],
+  ['fail-after-html', 'failAfterHtmlRate'],
+  ['drop-before', 'dropBeforeRate'],
+  ['drop-after', 'dropRate'],
+  ['slow', 'slowRate'],
+  ['rate-limit', 'rateLimitRate'],
+  ['truncate-after', 'truncateRate'],
+] as const satisfies ReadonlyArray<readonly [FaultKind, keyof FaultRates]>;
+
+/** One roll picks at most one fault, so the rates share the range 0..1. */
+function ratesFitOneRoll(rates: Partial<FaultRates>): boolean {
+  return rateKinds.reduce((sum, [, key]) => sum + (rates[key] ?? 0), 0) <= 1 + 1e-9;
+}
+const rollMessage = 'the fault rates add up to more than 1';
+
+/** PUT /_sandbox/faults/rates: the whole setting; what is left out means no fault. */
+export const FaultRatesReplacement = FaultRatesSchema.partial().strict().refine(ratesFitOneRoll, rollMessage);
+/** PATCH /_sandbox/faults/rates: only the fields given change; `rateOperations: null` lifts the limit. */
+export const FaultRatesChange = FaultRatesSchema.partial()
+  .extend({ rateOperations: z.array(z.enum(operations)).nullable().optional() })
+  .strict();
 
 export const FaultRule = z.object({
   operation: z.enum([...operations, 'any']).default('any'),
@@ -63,6 +127,23 @@ export class FaultInjector {
     return this.rules.map((rule) => ({ ...rule }));
   }
 
+  /** Replaces every rate; what `next` leaves out means no fault. */
+  replaceRates(next: Partial<FaultRates>): FaultRates {
+    this.rates = withoutUndefined({ ...noFaults, ...next });
+    return this.rates;
+  }
+
+  /** Changes the rates given; throws when the result could not be drawn from one roll. */
+  changeRates(change: z.infer<typeof FaultRatesChange>): FaultRates {
+    const { rateOperations, ...rest } = change;
+    const next: FaultRates = { ...this.rates, ...withoutUndefined(rest) };
+    if (rateOperations === null) delete next.rateOperations;
+    else if (rateOperations !== undefined) next.rateOperations = rateOperations;
+    if (!ratesFitOneRoll(next)) throw new RangeError(rollMessage);
+    this.rates = next;
+    return this.rates;
+  }
+
   latency(): number {
     return this.rates.latencyMs + Math.round(this.random() * this.rates.jitterMs);
   }
@@ -75,17 +156,18 @@ export class FaultInjector {
       if (--rule.times === 0) this.rules.splice(index, 1);
       return rule.kind;
     }
+    const limit = this.rates.rateOperations;
+    if (limit !== undefined && !limit.includes(operation)) return undefined;
     const roll = this.random();
     let threshold = 0;
-    for (const [kind, rate] of [
-      ['fail-before', this.rates.failBeforeRate],
-      ['fail-after', this.rates.failAfterRate],
-      ['drop-after', this.rates.dropRate],
-      ['slow', this.rates.slowRate],
-    ] as const) {
-      threshold += rate;
+    for (const [kind, key] of rateKinds) {
+      threshold += this.rates[key];
       if (roll < threshold) return kind;
     }
     return undefined;
   }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { basisPoints, fromMinorUnits, toMinorUnits } from '../money/money.ts';
-import type { Balance, Balances, Payment, PaymentPayload, StatusErrorCode } from '../payout/models.ts';
+import type { Balance, Balances, Payment, PaymentPayload } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
 import type { SandboxProvider } from './catalogue.ts';
 import { DAY_MS, formatDateTime, utcDate } from './clock.ts';
@@ -17,7 +17,12 @@ export interface LedgerOptions {
   onStatusChange: (payment: Payment) => void;
 }
 
-/** Per paymentId: calls received, and how many of them changed anything. */
+/**
+ * Per paymentId: calls received, and how many of them took effect. A create takes
+ * effect when the payment comes to exist; an execute when it moves a READY payment on
+ * (to COMPLETED, IN_PROGRESS or FAILED). Calls refused, faulted before the effect or
+ * repeated on a payment past READY count as calls only.
+ */
 export interface PaymentEffects {
   paymentId: string;
   status: string;
@@ -28,12 +33,36 @@ export interface PaymentEffects {
   debited: string;
 }
 
+export interface MoneyTotal {
+  payments: number;
+  amount: string;
+  commission: string;
+  total: string;
+}
+
+/**
+ * The balance against the payments that moved it, for fault suites: `startingBalance`
+ * minus `balance` always equals `debited.total`, and `debited` is `completed` plus
+ * `inProgress` (IN_PROGRESS holds its money; a later failure returns it).
+ */
+export interface BalanceLedger {
+  currency: 'RUB';
+  startingBalance: string;
+  balance: string;
+  /** balance - startingBalance: negative once money went out. */
+  change: string;
+  debited: MoneyTotal;
+  completed: MoneyTotal;
+  inProgress: MoneyTotal;
+}
+
 interface Entry {
   payment: Payment;
   createdAt: number;
   sequence: number;
   outcome: SandboxOutcome;
-  chargeMinor: bigint;
+  amountMinor: bigint;
+  commissionMinor: bigint;
   effects: { createCalls: number; creates: number; executeCalls: number; executions: number; debitedMinor: bigint };
   timer?: NodeJS.Timeout;
 }
@@ -106,7 +135,7 @@ export class SandboxLedger {
       creationDateTime: formatDateTime(now),
       expirationDateTime: formatDateTime(now + this.options.expiryMs),
       status: outcome.failAtCreate
-        ? failed(now, 'BILLING_DECLINED', 'The recipient billing refused the payment at creation')
+        ? failed(now, outcome.failureCode, 'The recipient billing refused the payment at creation')
         : { value: 'READY', changedDateTime: formatDateTime(now) },
       amount: { ...payload.amount },
       recipientDetails: { providerCode: provider.code, fields: { ...payload.recipientDetails.fields } },
@@ -119,7 +148,8 @@ export class SandboxLedger {
       createdAt: now,
       sequence: this.sequence++,
       outcome,
-      chargeMinor: amountMinor + commissionMinor,
+      amountMinor,
+      commissionMinor,
       effects: { ...pending, creates: 1, executions: 0, debitedMinor: 0n },
     };
     this.entries.set(paymentId, entry);
@@ -133,16 +163,17 @@ export class SandboxLedger {
     if (entry.payment.status.value !== 'READY') return clone(entry.payment);
     clearTimeout(entry.timer);
     entry.effects.executions++;
-    if (entry.chargeMinor > this.availableMinor()) {
+    const chargeMinor = entry.amountMinor + entry.commissionMinor;
+    if (chargeMinor > this.availableMinor()) {
       this.transition(entry, failed(this.options.now(), 'INSUFFICIENT_FUNDS', 'Not enough funds on the agent balance'));
       return clone(entry.payment);
     }
     if (entry.outcome.execute === 'FAILED') {
-      this.transition(entry, failed(this.options.now(), 'BILLING_DECLINED', 'The recipient billing declined the payment'));
+      this.transition(entry, failed(this.options.now(), entry.outcome.failureCode, 'The recipient billing declined the payment'));
       return clone(entry.payment);
     }
     // IN_PROGRESS holds the money at once, as a bank would; a later failure returns it.
-    this.debit(entry, entry.chargeMinor);
+    this.debit(entry, chargeMinor);
     if (entry.outcome.execute === 'COMPLETED') {
       this.complete(entry);
     } else {
@@ -178,8 +209,29 @@ export class SandboxLedger {
     return pending && { paymentId, status: 'NONE', ...pending, creates: 0, executions: 0, debited: '0.00' };
   }
 
+  /** Every paymentId called, those whose create never took effect included. */
   allEffects(): PaymentEffects[] {
-    return [...this.entries.values()].map(describeEffects);
+    const called = [...this.calls.keys()].map((paymentId) => this.effects(paymentId)!);
+    return [...[...this.entries.values()].map(describeEffects), ...called];
+  }
+
+  balanceLedger(): BalanceLedger {
+    const completed = new MoneySum();
+    const inProgress = new MoneySum();
+    for (const entry of this.entries.values()) {
+      if (entry.effects.debitedMinor === 0n) continue;
+      const sum = entry.payment.status.value === 'COMPLETED' ? completed : inProgress;
+      sum.add(entry.amountMinor, entry.commissionMinor);
+    }
+    return {
+      currency: 'RUB',
+      startingBalance: fromMinorUnits(this.options.balanceMinor),
+      balance: fromMinorUnits(this.balanceMinor),
+      change: fromMinorUnits(this.balanceMinor - this.options.balanceMinor),
+      debited: MoneySum.of(completed, inProgress).describe(),
+      completed: completed.describe(),
+      inProgress: inProgress.describe(),
+    };
   }
 
   close(): void {
@@ -229,7 +281,7 @@ export class SandboxLedger {
       return;
     }
     this.debit(entry, -entry.effects.debitedMinor);
-    this.transition(entry, failed(this.options.now(), 'BILLING_DECLINED', 'The recipient billing declined the payment'));
+    this.transition(entry, failed(this.options.now(), entry.outcome.failureCode, 'The recipient billing declined the payment'));
   }
 
   private expireIfDue(entry: Entry): void {
@@ -263,7 +315,8 @@ export class SandboxLedger {
   }
 }
 
-function failed(now: number, errorCode: StatusErrorCode, errorMessage: string): Payment['status'] {
+/** errorCode is a plain string: the sandbox can also send codes the spec does not list. */
+function failed(now: number, errorCode: string, errorMessage: string): Payment['status'] {
   return { value: 'FAILED', changedDateTime: formatDateTime(now), errorCode, errorMessage };
 }
 
@@ -282,4 +335,35 @@ function clone(payment: Payment): Payment {
 function describeEffects(entry: Entry): PaymentEffects {
   const { debitedMinor, ...counts } = entry.effects;
   return { paymentId: entry.payment.paymentId, status: entry.payment.status.value, ...counts, debited: fromMinorUnits(debitedMinor) };
+}
+
+class MoneySum {
+  private payments = 0;
+  private amountMinor = 0n;
+  private commissionMinor = 0n;
+
+  static of(...sums: MoneySum[]): MoneySum {
+    const total = new MoneySum();
+    for (const sum of sums) {
+      total.payments += sum.payments;
+      total.amountMinor += sum.amountMinor;
+      total.commissionMinor += sum.commissionMinor;
+    }
+    return total;
+  }
+
+  add(amountMinor: bigint, commissionMinor: bigint): void {
+    this.payments++;
+    this.amountMinor += amountMinor;
+    this.commissionMinor += commissionMinor;
+  }
+
+  describe(): MoneyTotal {
+    return {
+      payments: this.payments,
+      amount: fromMinorUnits(this.amountMinor),
+      commission: fromMinorUnits(this.commissionMinor),
+      total: fromMinorUnits(this.amountMinor + this.commissionMinor),
+    };
+  }
 }

@@ -1,10 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { sleep } from '../payout/backoff.ts';
 import { SandboxApiError } from './api-error.ts';
-import { FaultInjector, FaultRule, noFaults, type FaultKind, type FaultRates } from './faults.ts';
+import {
+  FaultInjector,
+  FaultRatesChange,
+  FaultRatesReplacement,
+  FaultRule,
+  noFaults,
+  type FaultKind,
+  type FaultRates,
+  type Operation,
+} from './faults.ts';
 import { SandboxLedger } from './ledger.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
 import { WebhookSender } from './webhook-sender.ts';
@@ -33,11 +43,21 @@ export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
 export const INSPECTION_PREFIX = '/_sandbox/';
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** An answer a hold-after fault keeps back; the effect has already happened. */
+export interface HeldAnswer {
+  operation: Operation;
+  paymentId?: string;
+}
+
 export interface Sandbox {
   readonly server: Server;
   readonly ledger: SandboxLedger;
   readonly faults: FaultInjector;
   readonly webhooks: WebhookSender;
+  /** Answers held by hold-after, whether or not their caller is still there. */
+  held(): HeldAnswer[];
+  /** Lets every held answer go out as it would have; resolves to how many there were. */
+  releaseHeld(): number;
   /** Resolves to the base URL, e.g. http://127.0.0.1:4010 */
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
@@ -61,7 +81,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     now,
     onStatusChange: (payment) => webhooks.notify(payment),
   });
-  const faults = new FaultInjector({ ...noFaults, ...options.faults }, options.random);
+  const faults = new FaultInjector(noFaults, options.random);
+  faults.replaceRates(options.faults ?? {});
+  const held = new Map<HeldAnswer, () => void>();
   const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
 
   const server = createServer((req, res) => {
@@ -119,6 +141,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const fault: FaultKind | undefined = faults.draw(route.operation);
     if (fault === 'drop-before') return void res.socket?.destroy();
     if (fault === 'fail-before') throw injected();
+    if (fault === 'fail-before-html') return sendProxyPage(res, 502);
     if (fault === 'rate-limit') {
       throw new SandboxApiError('payout.provider.unavailable', 'too many requests (injected)', undefined, {
         httpStatus: 429,
@@ -135,9 +158,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
     if (fault === 'drop-after') return void res.socket?.destroy();
     if (fault === 'fail-after') throw injected();
+    if (fault === 'fail-after-html') return sendProxyPage(res, 504);
     if (fault === 'slow') await sleep(faults.rates.slowMs);
+    if (fault === 'hold-after') await hold(route);
+    if (fault === 'truncate-after') {
+      return failure === undefined ? sendTruncated(res, 200, result) : sendTruncated(res, failure.httpStatus, failure.toBody(now()));
+    }
     if (failure !== undefined) throw failure;
     send(res, 200, result);
+  }
+
+  function hold({ operation, paymentId }: PartnerRoute): Promise<void> {
+    const answer: HeldAnswer = paymentId === undefined ? { operation } : { operation, paymentId };
+    return new Promise((resolve) => held.set(answer, resolve));
+  }
+
+  function releaseHeld(): number {
+    const waiting = [...held.values()];
+    held.clear();
+    for (const release of waiting) release();
+    return waiting.length;
   }
 
   function injected(): SandboxApiError {
@@ -146,6 +186,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   async function inspect(req: IncomingMessage, res: ServerResponse, parts: string[]): Promise<void> {
     const [area, id] = parts.map(decodeURIComponent);
+    if (area === 'faults' && id !== undefined) return inspectFaults(req, res, id);
+    if (area === 'balance-ledger' && req.method === 'GET' && id === undefined) return send(res, 200, ledger.balanceLedger());
     if (area === 'payments' && req.method === 'GET' && id === undefined) {
       return send(res, 200, { payments: ledger.allEffects() });
     }
@@ -155,7 +197,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return send(res, 200, effects);
     }
     if (area === 'webhooks' && req.method === 'GET') return send(res, 200, { attempts: webhooks.attempts() });
-    if (area === 'faults' && req.method === 'GET') return send(res, 200, { rates: faults.rates, pending: faults.pending() });
+    if (area === 'faults' && req.method === 'GET') {
+      return send(res, 200, { rates: faults.rates, pending: faults.pending(), held: held.size, holding: [...held.keys()] });
+    }
     if (area === 'faults' && req.method === 'DELETE') {
       faults.clear();
       return send(res, 204, undefined);
@@ -170,9 +214,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       faults.add(parsed.data);
       return send(res, 201, parsed.data);
     }
-    throw new SandboxApiError('validation.error', `no sandbox route ${req.method} ${INSPECTION_PREFIX}${parts.join('/')}`, undefined, {
-      httpStatus: 404,
-    });
+    throw noRoute(req, parts);
+  }
+
+  async function inspectFaults(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+    if (sub === 'release' && req.method === 'POST') return send(res, 200, { released: releaseHeld() });
+    if (sub !== 'rates') throw noRoute(req, ['faults', sub]);
+    if (req.method === 'GET') return send(res, 200, faults.rates);
+    if (req.method === 'PUT') {
+      return send(res, 200, faults.replaceRates(parseOrRefuse(FaultRatesReplacement, await readBody(req), 'fault rates')));
+    }
+    if (req.method === 'PATCH') {
+      const change = parseOrRefuse(FaultRatesChange, await readBody(req), 'fault rates');
+      try {
+        return send(res, 200, faults.changeRates(change));
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new SandboxApiError('validation.error', error.message, { body: [error.message] });
+      }
+    }
+    throw noRoute(req, ['faults', sub]);
   }
 
   return {
@@ -191,13 +252,49 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         });
       });
     },
+    held: () => [...held.keys()].map((answer) => ({ ...answer })),
+    releaseHeld,
     async close() {
+      // A held answer would keep its request open past close; its caller sees the socket end.
+      releaseHeld();
       ledger.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await webhooks.close();
     },
   };
+}
+
+function noRoute(req: IncomingMessage, parts: string[]): SandboxApiError {
+  return new SandboxApiError('validation.error', `no sandbox route ${req.method} ${INSPECTION_PREFIX}${parts.join('/')}`, undefined, {
+    httpStatus: 404,
+  });
+}
+
+function parseOrRefuse<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  const parsed = schema.safeParse(parseJsonOrUndefined(text));
+  if (parsed.success) return parsed.data;
+  throw new SandboxApiError('validation.error', `invalid ${what}`, {
+    body: parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`),
+  });
+}
+
+/** What a reverse proxy in front of the API answers when the API behind it fails or times out. */
+function sendProxyPage(res: ServerResponse, status: 502 | 504): void {
+  const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out';
+  res.writeHead(status, { 'content-type': 'text/html' }).end(`<html><body><h1>${title}</h1></body></html>`);
+}
+
+/**
+ * Promises the whole body in Content-Length, sends half, then ends the connection: the
+ * client has its status and headers but the body stream fails before it is complete.
+ * The socket is ended (FIN) only once the half is flushed, never reset, so the bytes
+ * sent always arrive and the client cannot mistake it for a dropped connection.
+ */
+function sendTruncated(res: ServerResponse, status: number, body: unknown): void {
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) });
+  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.end());
 }
 
 function send(res: ServerResponse, status: number, body: unknown, retryAfterSeconds?: number): void {

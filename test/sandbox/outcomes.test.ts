@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentPayload, ProviderCode } from '../../src/payout/models.ts';
-import { testCards } from '../../src/sandbox/outcomes.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statusErrorCodes, type PaymentPayload, type ProviderCode } from '../../src/payout/models.ts';
+import { testCards, UNLISTED_STATUS_ERROR_CODE } from '../../src/sandbox/outcomes.ts';
 import { eventually } from '../support/eventually.ts';
 import { sbpPayment, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
+// A sandbox per test: the balance checks below must see only their own payments.
 let sb: TestSandbox;
-beforeAll(async () => {
+beforeEach(async () => {
   sb = await startSandbox({ inProgressMs: 50 });
 });
-afterAll(() => sb.close());
+afterEach(() => sb.close());
 
 let sequence = 0;
 const newId = () => `outcome-${++sequence}`;
@@ -105,6 +106,26 @@ describe('sandbox outcome table', () => {
         expect((await sb.get(`/payments/${id}`)).body.status).toMatchObject({ value: 'FAILED', errorCode: 'BILLING_DECLINED' }),
       );
     }
+    expect((await sb.get('/balance')).body.balance.value).toBe(before);
+  });
+});
+
+describe('a status errorCode the spec does not list (sandbox extension)', () => {
+  it.each([
+    ['sbp-b2c', 'sbp_bank_id_execute_failed_new_code'],
+    ['bank-card-token', 'token_execute_failed_new_code'],
+    ['bank-card-russia', testCards.executeFailedNewCode],
+  ] as const)('%s with %s ends FAILED at execute with PROVIDER_NEW_CODE_2027 and takes no money', async (provider, value) => {
+    expect(UNLISTED_STATUS_ERROR_CODE).toBe('PROVIDER_NEW_CODE_2027');
+    expect(statusErrorCodes).not.toContain(UNLISTED_STATUS_ERROR_CODE);
+    const before = (await sb.get('/balance')).body.balance.value;
+    const id = newId();
+    expect((await sb.create(id, payloadFor(provider, value))).body.status.value).toBe('READY');
+    const executed = await sb.execute(id);
+    expect(executed.status).toBe(200);
+    expect(executed.body.status).toMatchObject({ value: 'FAILED', errorCode: 'PROVIDER_NEW_CODE_2027', errorMessage: expect.any(String) });
+    expect((await sb.get(`/payments/${id}`)).body.status.errorCode).toBe('PROVIDER_NEW_CODE_2027');
+    expect(await sb.effects(id)).toMatchObject({ executions: 1, debited: '0.00' });
     expect((await sb.get('/balance')).body.balance.value).toBe(before);
   });
 });

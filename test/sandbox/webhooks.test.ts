@@ -40,6 +40,15 @@ describe('status webhooks (spec: Events)', () => {
     expect(hook.received[0]!.body.status).toMatchObject({ value: 'FAILED', errorCode: 'BILLING_DECLINED', errorMessage: expect.any(String) });
   });
 
+  it('carries a status errorCode the spec does not list exactly as it is', async () => {
+    const { sb, hook } = await setup();
+    await sb.create('w2n', sbpPayment('sbp_bank_id_execute_failed_new_code', '100.00', { webhookUrl: hook.url }));
+    await sb.execute('w2n');
+    await eventually(() => expect(hook.received).toHaveLength(1));
+    expect(hook.received[0]!.body.status).toMatchObject({ value: 'FAILED', errorCode: 'PROVIDER_NEW_CODE_2027' });
+    expect(verifyWebhookSignature(WEBHOOK_SECRET, hook.received[0]!.body, hook.received[0]!.signature)).toBe(true);
+  });
+
   it('notifies expiry', async () => {
     const { sb, hook } = await setup({ expiryMs: 30 });
     await sb.create('w3', sbpPayment('sbp_bank_id_success', '100.00', { webhookUrl: hook.url }));
@@ -66,10 +75,16 @@ describe('status webhooks (spec: Events)', () => {
   });
 
   it('sends nothing for a payment without webhookUrl', async () => {
-    const { sb } = await setup();
+    const { sb, hook } = await setup();
     await sb.create('w6', sbpPayment('sbp_bank_id_success'));
     await sb.execute('w6');
+    // A later payment's notification arriving proves the sender has dealt with w6's change by now.
+    await sb.create('w7', sbpPayment('sbp_bank_id_success', '100.00', { webhookUrl: hook.url }));
+    await sb.execute('w7');
+    await eventually(() => expect(hook.received.map((w) => w.body.paymentId)).toEqual(['w7']));
     await sb.sandbox.webhooks.idle();
-    expect((await sb.raw('GET', '/_sandbox/webhooks')).body.attempts).toEqual([]);
+    const attempts = (await sb.raw('GET', '/_sandbox/webhooks')).body.attempts;
+    expect(attempts.map((a: { paymentId: string }) => a.paymentId)).toEqual(['w7']);
+    expect(hook.attempts()).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { PayoutClient, type PayoutClientOptions } from '../../src/payout/client.ts';
 import type { PaymentPayload } from '../../src/payout/models.ts';
 import { signPayment } from '../../src/payout/signature.ts';
-import type { FaultRule } from '../../src/sandbox/faults.ts';
+import type { FaultRates, FaultRule } from '../../src/sandbox/faults.ts';
 import { createSandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
 import { testPrivateKey, testPublicKey } from './keys.ts';
 
@@ -14,6 +14,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** The body as received; `body` is it parsed when it is JSON. */
+  text: string;
 }
 
 /** A sandbox on a free loopback port, with helpers that speak raw HTTP to it. */
@@ -38,7 +40,9 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}) {
     if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
     const response = await request(`${url}${path}`, { method: method as 'GET', headers, body: init.body });
     const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+    // Injected proxy pages are HTML; everything else the sandbox answers is JSON.
+    const isHtml = String(response.headers['content-type'] ?? '').startsWith('text/html');
+    return { status: response.statusCode, headers: response.headers, body: text === '' || isHtml ? undefined : JSON.parse(text), text };
   }
 
   const agentPath = (rest: string, agent = AGENT) => `/partner/payout/v2/agents/${agent}${rest}`;
@@ -63,6 +67,19 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}) {
       body: JSON.stringify(rule),
       headers: { 'content-type': 'application/json' },
     }),
+    /** GET /_sandbox/faults: rates, queued rules and held answers. */
+    faultState: async () => (await raw('GET', '/_sandbox/faults')).body as { rates: FaultRates; pending: FaultRule[]; held: number; holding: Array<{ operation: string; paymentId?: string }> },
+    /** PUT /_sandbox/faults/rates: replaces every rate (left out means no fault). */
+    setRates: (rates: Partial<FaultRates>) => raw('PUT', '/_sandbox/faults/rates', {
+      body: JSON.stringify(rates),
+      headers: { 'content-type': 'application/json' },
+    }),
+    /** PATCH /_sandbox/faults/rates: changes only the rates given. */
+    changeRates: (rates: Partial<Omit<FaultRates, 'rateOperations'>> & { rateOperations?: FaultRates['rateOperations'] | null }) =>
+      raw('PATCH', '/_sandbox/faults/rates', { body: JSON.stringify(rates), headers: { 'content-type': 'application/json' } }),
+    releaseHeld: () => raw('POST', '/_sandbox/faults/release'),
+    balanceLedger: async () => (await raw('GET', '/_sandbox/balance-ledger')).body,
+    allEffects: async () => (await raw('GET', '/_sandbox/payments')).body.payments as Array<Record<string, unknown> & { paymentId: string }>,
     client(overrides: Partial<PayoutClientOptions> = {}) {
       const client = new PayoutClient({
         baseUrl: url,
