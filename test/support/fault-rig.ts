@@ -1,0 +1,323 @@
+import { describe, it } from 'vitest';
+import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import type { Batch } from '../../src/db/generated/client.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import type { SandboxOptions } from '../../src/sandbox/server.ts';
+import { textSource } from './batch.ts';
+import { testDatabaseKinds, type TestDatabase } from './database.ts';
+import { installTransitionAudit } from './fault-audit.ts';
+import type { Reconciliation } from './fault-reconcile.ts';
+import { testPrivateKeyFile } from './keys.ts';
+import { killAllWorkers, spawnWorker, type WorkerProcess } from './processes.ts';
+import { AGENT, startSandbox, TOKEN, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
+
+const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
+
+/**
+ * The fault suite needs real processes sharing a real PostgreSQL. Without
+ * TEST_DATABASE_URL it is skipped where anyone can see it, and fails on CI, where a
+ * silently skipped safety net would look like a passing one.
+ */
+export function describeFaultSuite(name: string, body: () => void): void {
+  if (postgres !== undefined) {
+    describe(name, body);
+  } else if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
+    describe(name, () => {
+      it('runs on PostgreSQL', () => {
+        throw new Error('TEST_DATABASE_URL is not set: the fault suite runs on PostgreSQL only, and CI must provide one');
+      });
+    });
+  } else {
+    const reason = 'TEST_DATABASE_URL is not set; the fault suite runs on PostgreSQL only';
+    console.warn(`skipping "${name}": ${reason}`);
+    describe.skip(`${name} [skipped: ${reason}]`, body);
+  }
+}
+
+/** Generous: these only bound a broken run; a passing run never waits for them. */
+export const SCENARIO_TIMEOUT_MS = 12 * 60_000;
+
+export const activeStatuses = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'] as const;
+
+export interface Progress {
+  batchStatus: string;
+  total: number;
+  active: number;
+  /** Rows in a final state or NEEDS_REVIEW. */
+  settled: number;
+  byStatus: Record<string, number>;
+  /** Changes whenever any row is written: a stalled run keeps it still. */
+  signature: string;
+}
+
+interface UntilOptions {
+  limitMs?: number;
+  everyMs?: number;
+  /** A reason to stop waiting at once (nothing can make the condition true any more). */
+  abort?: () => string | undefined;
+  /** Extra context for the error when the wait ends without the condition. */
+  diagnose?: () => Promise<string>;
+}
+
+/**
+ * Polls `check` until it returns something other than undefined/false. Errors count as
+ * "not yet" (the database may be restarting its connections), the last one is reported.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, options: UntilOptions = {}): Promise<T> {
+  const limitMs = options.limitMs ?? 5 * 60_000;
+  const deadline = Date.now() + limitMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    const aborted = options.abort?.();
+    if (aborted !== undefined || Date.now() > deadline) {
+      const context = options.diagnose === undefined ? '' : await options.diagnose().catch((error) => `(no diagnosis: ${String(error)})`);
+      const why = aborted ?? `gave up after ${Math.round(limitMs / 1000)} s`;
+      throw new Error(`waiting for ${what}: ${why}${lastError === undefined ? '' : `; last error: ${String(lastError)}`}\n${context}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 200));
+  }
+}
+
+export interface RigOptions {
+  sandbox?: Partial<SandboxOptions>;
+  /** Environment for every worker process, over the defaults below. */
+  workerEnv?: Record<string, string>;
+}
+
+/** Enough for any batch here, so no row fails for want of money. */
+export const STARTING_BALANCE = '999999999.00';
+
+/**
+ * One scenario's world: a sandbox in this process, a fresh PostgreSQL database, the
+ * services a gateway uses to import and approve batches (no worker in this process),
+ * and the worker processes the scenario starts.
+ */
+export class FaultRig {
+  readonly workers: WorkerProcess[] = [];
+  private spawned = 0;
+
+  private constructor(
+    readonly sb: TestSandbox,
+    readonly database: TestDatabase,
+    readonly databaseUrl: string,
+    readonly runtime: Runtime,
+    private readonly workerEnv: Record<string, string>,
+  ) {}
+
+  static async start(options: RigOptions = {}): Promise<FaultRig> {
+    if (postgres === undefined) throw new Error('the fault suite needs TEST_DATABASE_URL');
+    const sb = await startSandbox({ balance: STARTING_BALANCE, inProgressMs: 200, ...options.sandbox });
+    let database: TestDatabase | undefined;
+    try {
+      database = await postgres.create();
+      const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
+      const shared = {
+        DATABASE_URL: databaseUrl,
+        PAYOUT_API_URL: sb.url,
+        PAYOUT_AGENT_ID: AGENT,
+        PAYOUT_API_TOKEN: TOKEN,
+        PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
+        PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        GATEWAY_API_KEYS: 'fault-suite-key:admin',
+      };
+      const config = loadGatewayConfig({ ...shared, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
+      const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {
+        db: database.db,
+        upstream: { client: sb.client(), webhookSecret: WEBHOOK_SECRET, close: async () => {} },
+      });
+      await installTransitionAudit(database.db.prisma);
+      const workerEnv = {
+        ...shared,
+        // The start-up line at info names the worker's lease owner (see processes.ts).
+        LOG_LEVEL: 'info',
+        WORKER_CONCURRENCY: '8',
+        // A dead or paused worker's rows are taken over within seconds, not a minute.
+        WORKER_LEASE_MS: '2000',
+        RECONCILE_INTERVAL_MS: '1000',
+        PAYOUT_CONNECT_TIMEOUT_MS: '2000',
+        PAYOUT_HEADERS_TIMEOUT_MS: '10000',
+        PAYOUT_BODY_TIMEOUT_MS: '10000',
+        PAYOUT_MAX_RETRIES: '3',
+        ...options.workerEnv,
+      };
+      return new FaultRig(sb, database, databaseUrl, runtime, workerEnv);
+    } catch (error) {
+      await database?.drop();
+      await sb.close();
+      throw error;
+    }
+  }
+
+  get prisma() {
+    return this.database.db.prisma;
+  }
+
+  startWorker(env: Record<string, string> = {}): WorkerProcess {
+    const worker = spawnWorker(`w${++this.spawned}`, { ...this.workerEnv, ...env });
+    this.workers.push(worker);
+    return worker;
+  }
+
+  liveWorkers(): WorkerProcess[] {
+    return this.workers.filter((worker) => worker.alive);
+  }
+
+  /** Workers that ended without the test ending them: a crash is a finding in every scenario. */
+  unexpectedExits(): string[] {
+    return this.workers
+      .filter((worker) => !worker.alive && !worker.killedByTest)
+      .map((worker) => `${worker.describe()}\n${worker.crashReport()}`);
+  }
+
+  /** For aborting a wait: the first worker that exited on its own, named (its crash comes with the diagnosis). */
+  firstUnexpectedExit(): string | undefined {
+    const worker = this.workers.find((w) => !w.alive && !w.killedByTest);
+    return worker === undefined ? undefined : `${worker.describe()} on its own`;
+  }
+
+  async importApproved(csv: string, name: string): Promise<Batch> {
+    const { importer, batches } = this.runtime.services;
+    const batch = await importer.import({ source: textSource(csv), name, force: true, uploadedBy: 'fault-suite-uploader' });
+    if (batch.status !== 'VALIDATED') {
+      const problems = await this.prisma.batchProblem.findMany({ where: { batchId: batch.id }, take: 5 });
+      throw new Error(`the fault suite's file did not validate (${batch.status}): ${JSON.stringify(problems)}`);
+    }
+    return batches.approve(batch.id, { approver: 'fault-suite-approver' });
+  }
+
+  async progress(batchId: string): Promise<Progress> {
+    const groups = await this.prisma.$queryRaw<Array<{ status: string; n: number; touched: Date | null }>>`
+      SELECT status::text AS status, count(*)::int AS n, max("updatedAt") AS touched
+      FROM "BatchItem" WHERE "batchId" = ${batchId} GROUP BY status`;
+    const batch = await this.prisma.batch.findUniqueOrThrow({ where: { id: batchId }, select: { status: true } });
+    const byStatus = Object.fromEntries(groups.map((g) => [g.status, g.n]));
+    const total = groups.reduce((sum, g) => sum + g.n, 0);
+    const active = groups.filter((g) => (activeStatuses as readonly string[]).includes(g.status)).reduce((sum, g) => sum + g.n, 0);
+    const touched = groups.reduce((latest, g) => Math.max(latest, g.touched?.getTime() ?? 0), 0);
+    return { batchStatus: batch.status, total, active, settled: total - active, byStatus, signature: `${JSON.stringify(byStatus)}@${touched}` };
+  }
+
+  /** Active rows each worker holds under an unexpired lease right now. */
+  async leasesByOwner(batchId: string): Promise<Map<string, number>> {
+    const rows = await this.prisma.$queryRaw<Array<{ owner: string; n: number }>>`
+      SELECT "leaseOwner" AS owner, count(*)::int AS n FROM "BatchItem"
+      WHERE "batchId" = ${batchId} AND "leaseOwner" IS NOT NULL AND "leaseExpiresAt" > now()
+        AND status::text IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
+      GROUP BY 1`;
+    return new Map(rows.map((row) => [row.owner, row.n]));
+  }
+
+  /**
+   * Waits for a live, running worker to hold at least one active row and resolves to
+   * one (chosen by `pick`); to undefined when the batch has no active row left.
+   */
+  async workerHoldingRows(
+    batchId: string,
+    pick: (candidates: WorkerProcess[]) => WorkerProcess = (candidates) => candidates[0]!,
+  ): Promise<WorkerProcess | undefined> {
+    const found = await until(
+      'a live worker holding leased rows',
+      async () => {
+        const leases = await this.leasesByOwner(batchId);
+        const holding = this.liveWorkers().filter((w) => !w.stopped && w.owner !== undefined && (leases.get(w.owner) ?? 0) > 0);
+        if (holding.length > 0) return { worker: pick(holding) };
+        return (await this.progress(batchId)).active === 0 ? { worker: undefined } : undefined;
+      },
+      { abort: () => this.noWorkerLeft(), diagnose: () => this.diagnose(batchId) },
+    );
+    return found.worker;
+  }
+
+  /**
+   * Until no row is active and the batch is no longer RUNNING. Fails early when no
+   * worker is left to do the work, when `abort` says so, or when nothing at all was
+   * written for `stallMs` (the longest backoff here is far shorter).
+   */
+  async waitForBatchEnd(batchId: string, options: { limitMs?: number; stallMs?: number; abort?: () => string | undefined } = {}): Promise<Progress> {
+    const stallMs = options.stallMs ?? 120_000;
+    let signature = '';
+    let since = Date.now();
+    let stalled: string | undefined;
+    return until(
+      `batch ${batchId} to finish`,
+      async () => {
+        const progress = await this.progress(batchId);
+        if (progress.signature !== signature) {
+          signature = progress.signature;
+          since = Date.now();
+        } else if (Date.now() - since > stallMs) {
+          stalled = `nothing was written for ${Math.round(stallMs / 1000)} s`;
+        }
+        return progress.active === 0 && progress.batchStatus !== 'RUNNING' ? progress : undefined;
+      },
+      {
+        limitMs: options.limitMs ?? 8 * 60_000,
+        everyMs: 500,
+        abort: () => options.abort?.() ?? this.noWorkerLeft() ?? stalled,
+        diagnose: () => this.diagnose(batchId),
+      },
+    );
+  }
+
+  noWorkerLeft(): string | undefined {
+    return this.liveWorkers().length === 0 ? 'no worker process is left running' : undefined;
+  }
+
+  async diagnose(batchId: string): Promise<string> {
+    const progress = await this.progress(batchId).catch((error) => String(error));
+    const workers = this.workers.map((w) => `  ${w.describe()}`).join('\n');
+    const dead = this.workers
+      .filter((w) => !w.alive && !w.killedByTest)
+      .map((w) => `--- ${w.name} ---\n${w.crashReport()}`)
+      .join('\n');
+    return `progress: ${JSON.stringify(progress)}\nworkers:\n${workers}\n${dead}`;
+  }
+
+  async close(): Promise<void> {
+    await killAllWorkers();
+    await this.runtime.close().catch(() => {});
+    await this.sb.close();
+    await this.database.drop();
+  }
+}
+
+/**
+ * The one line each scenario prints when it ends, passed or failed: rows, kills,
+ * duplicates, NEEDS_REVIEW count and seconds, plus what the scenario adds.
+ */
+export class ScenarioSummary {
+  private readonly started = Date.now();
+  private readonly facts: Record<string, string | number> = { rows: '?', kills: 0, duplicates: '?', needsReview: '?' };
+
+  constructor(private readonly name: string) {}
+
+  set(facts: Record<string, string | number>): void {
+    Object.assign(this.facts, facts);
+  }
+
+  reconciled(result: Reconciliation): void {
+    const { createCalls, creates, executeCalls, executions } = result.upstream;
+    this.set({
+      rows: result.rows,
+      duplicates: result.duplicates,
+      needsReview: result.needsReview,
+      violations: result.violations.length,
+      statuses: JSON.stringify(result.byStatus),
+      // Calls received / took effect: repeats and read-backs after faults show up as the gap.
+      creates: `${createCalls}/${creates}`,
+      executes: `${executeCalls}/${executions}`,
+    });
+  }
+
+  print(): void {
+    const facts = { ...this.facts, seconds: Math.round((Date.now() - this.started) / 1000) };
+    console.log(`[fault suite] ${this.name}: ${Object.entries(facts).map(([key, value]) => `${key}=${value}`).join(' ')}`);
+  }
+}
