@@ -11,6 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Each file gets its own process: its own database, ports and sandbox.
     pool: 'forks',
     testTimeout: 30_000,

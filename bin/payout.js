@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx, like `npm start`; nothing is compiled ahead.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// The CLI as built to dist/ at install (npm run build): no TypeScript is compiled at run time.
+process.setSourceMapsEnabled(true);
+await import('../dist/payout.js');

@@ -8,8 +8,8 @@ import { sampleFile } from './support/batch.ts';
 const bin = new URL('../bin/payout.js', import.meta.url).pathname;
 
 /**
- * Each CLI start loads the app under tsx: about 6 s on an idle machine, 8 to 16 s at a load
- * of 10 on 2 cores. The limits are for a hung run only and no assertion depends on time,
+ * Each CLI start loads the built app (dist/, built by test/global-setup.ts): a few seconds
+ * at most, more on a loaded machine. The limits are for a hung run only and no assertion depends on time,
  * so they are generous: per process started, never less than three minutes per test.
  */
 const PER_START_MS = 60_000;

@@ -1,11 +1,22 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { withSchemaEngine } from './schema-engine.ts';
 
-const projectRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+/** The folder holding prisma/: two up from src/db/, one up from dist/ (the build). */
+function findProjectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'prisma', 'schema.prisma'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('prisma/schema.prisma not found above the running code');
+    dir = parent;
+  }
+  return dir;
+}
+const projectRoot = findProjectRoot();
 export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
 export const schemaFile = join(projectRoot, 'prisma', 'schema.prisma');
 const noFilter = { externalTables: [], externalEnums: [] };
