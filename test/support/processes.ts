@@ -117,8 +117,9 @@ const running = new Set<WorkerProcess>();
 let exitHookInstalled = false;
 
 /**
- * Starts `src/worker-main.ts` under tsx with only the given environment (plus what Node
- * needs to run), so nothing from the test process's environment or a .env leaks in.
+ * Starts the built worker (`npm run worker`: dist/worker.js, built from the current source
+ * by test/global-setup.ts) with only the given environment (plus what Node needs to run),
+ * so nothing from the test process's environment or a .env leaks in.
  */
 export function spawnWorker(name: string, env: Record<string, string>): WorkerProcess {
   if (!exitHookInstalled) {
@@ -131,7 +132,7 @@ export function spawnWorker(name: string, env: Record<string, string>): WorkerPr
   const inherited = Object.fromEntries(
     ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/worker.js'], {
     cwd: repoRoot,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
