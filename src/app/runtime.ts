@@ -58,7 +58,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
   const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
   const worker = new BatchWorker(
-    { prisma: db.prisma, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, logger },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, logger },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);

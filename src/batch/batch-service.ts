@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../db/database.ts';
+import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
 import { activeItemStatuses } from './item-states.ts';
@@ -134,7 +134,7 @@ export class BatchService {
 
   /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
   async finishIfDone(batchId: string): Promise<void> {
-    await finishBatches(this.prisma, [batchId]);
+    await finishBatches(prismaQuery(this.prisma), [batchId]);
     this.events.publish(batchId);
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { PrismaClient } from '../db/database.ts';
+import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { maskRecipientFields } from '../log/mask.ts';
 import { sleep } from '../payout/backoff.ts';
@@ -49,7 +49,8 @@ export const defaultWorkerOptions: WorkerOptions = {
 };
 
 export interface WorkerDeps {
-  prisma: PrismaClient;
+  /** The database's raw SQL (Database.query): the worker's statements are all hand-written. */
+  query: SqlQuery;
   client: PayoutClient;
   attempts: PaymentAttempts;
   paymentEvents: PaymentEvents;
@@ -82,7 +83,7 @@ export class BatchWorker {
   private readonly calls: LimitFunction;
   private readonly perBatch = new Map<string, LimitFunction>();
   private readonly rate: RateLimiter;
-  private readonly held = new Map<bigint, Held>();
+  private readonly held = new Map<string, Held>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly policy: RetryPolicy;
   private readonly begins: GroupCommit<CreateIntent, boolean>;
@@ -105,10 +106,10 @@ export class BatchWorker {
       delay: (retry) => jittered(this.options.retryBaseMs * 2 ** retry),
       inProgressDelay: (check) => Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** check),
     };
-    this.begins = new GroupCommit((intents) => beginCreate(deps.prisma, deps.client.agentId, intents));
+    this.begins = new GroupCommit((intents) => beginCreate(deps.query, deps.client.agentId, intents));
     this.moves = new GroupCommit((moves) => this.writeMoves(moves));
     this.finishes = new GroupCommit(async (batchIds) => {
-      for (const batchId of await finishBatches(deps.prisma, [...new Set(batchIds)])) deps.batchEvents.publish(batchId);
+      for (const batchId of await finishBatches(deps.query, [...new Set(batchIds)])) deps.batchEvents.publish(batchId);
       this.notify();
       return batchIds.map(() => undefined);
     });
@@ -195,7 +196,7 @@ export class BatchWorker {
   }
 
   private claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
-    return claimItems(this.deps.prisma, {
+    return claimItems(this.deps.query, {
       owner: this.owner,
       token: randomUUID(),
       leaseMs: this.options.leaseMs,
@@ -207,8 +208,8 @@ export class BatchWorker {
 
   /** With nothing to do: settle rows from payments seen final elsewhere, and end finished batches. */
   private async sweep(): Promise<void> {
-    const settled = await settleFromPayments(this.deps.prisma);
-    const finished = await finishBatches(this.deps.prisma, null);
+    const settled = await settleFromPayments(this.deps.query);
+    const finished = await finishBatches(this.deps.query, null);
     for (const batchId of new Set([...settled, ...finished])) this.deps.batchEvents.publish(batchId);
   }
 
@@ -348,7 +349,7 @@ export class BatchWorker {
   }
 
   private async writeMoves(moves: ItemMove[]): Promise<MoveResult[]> {
-    const results = await moveItems(this.deps.prisma, moves);
+    const results = await moveItems(this.deps.query, moves);
     const touched = new Set<string>();
     const ended = new Set<string>();
     results.forEach((result, index) => {
@@ -380,7 +381,7 @@ export class BatchWorker {
       if (beating || this.held.size === 0) return;
       beating = true;
       const rows = [...this.held.values()];
-      renewLeases(this.deps.prisma, rows, this.options.leaseMs)
+      renewLeases(this.deps.query, rows, this.options.leaseMs)
         .then((kept) => {
           for (const row of rows) {
             if (!kept.has(row.id) && this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));

@@ -34,7 +34,7 @@ export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}
   const s = gw.services();
   return new BatchWorker(
     {
-      prisma: gw.db.prisma,
+      query: gw.db.query,
       client: s.client,
       attempts: new PaymentAttempts(s.client, { backoff: { baseMs: 5, maxMs: 20 } }),
       paymentEvents: s.events,

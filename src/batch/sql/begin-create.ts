@@ -1,7 +1,7 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { SqlQuery } from '../../db/database.ts';
 
 export interface CreateIntent {
-  id: bigint;
+  id: string;
   leaseToken: string;
   paymentId: string;
   amount: string;
@@ -40,14 +40,13 @@ WITH input AS (
   INSERT INTO "PaymentStatusEvent" ("paymentId", status, source)
   SELECT "paymentId", 'PENDING', 'request' FROM intents
 )
-SELECT id FROM moved`;
+SELECT id::text AS id FROM moved`;
 
 /** Returns, per intent in order, whether the row is still this worker's (now CREATING). */
-export async function beginCreate(prisma: PrismaClient, agentId: string, intents: CreateIntent[]): Promise<boolean[]> {
+export async function beginCreate(query: SqlQuery, agentId: string, intents: CreateIntent[]): Promise<boolean[]> {
   const column = <T>(pick: (intent: CreateIntent) => T) => intents.map(pick);
   const json = (value: Record<string, string> | null) => (value === null ? null : JSON.stringify(value));
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: bigint }>>(
-    sql,
+  const rows = await query<{ id: string }>(sql, [
     column((i) => i.id),
     column((i) => i.leaseToken),
     column((i) => i.paymentId),
@@ -60,7 +59,7 @@ export async function beginCreate(prisma: PrismaClient, agentId: string, intents
     column((i) => i.batchId),
     column((i) => i.line),
     agentId,
-  );
+  ]);
   const moved = new Set(rows.map((row) => row.id));
   return intents.map((intent) => moved.has(intent.id));
 }

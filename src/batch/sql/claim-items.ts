@@ -1,8 +1,9 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { SqlQuery } from '../../db/database.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
 export interface ClaimedItem {
-  id: bigint;
+  /** The row's bigint id as text. */
+  id: string;
   batchId: string;
   line: number;
   paymentId: string;
@@ -40,12 +41,12 @@ FROM (
   FOR UPDATE OF c SKIP LOCKED
 ) AS picked
 WHERE i.id = picked.id
-RETURNING i.id, i."batchId", i.line, i."paymentId", i.attempt, i."providerCode", i.amount::text AS amount, i.currency,
+RETURNING i.id::text AS id, i."batchId", i.line, i."paymentId", i.attempt, i."providerCode", i.amount::text AS amount, i.currency,
   i.fields, i."customFields", i.status::text AS status, i.retries, i."leaseToken"::text AS "leaseToken"`;
 
 export function claimItems(
-  prisma: PrismaClient,
-  claim: { owner: string; token: string; leaseMs: number; inFlight: bigint[]; batchId: string | null; limit: number },
+  query: SqlQuery,
+  claim: { owner: string; token: string; leaseMs: number; inFlight: string[]; batchId: string | null; limit: number },
 ): Promise<ClaimedItem[]> {
-  return prisma.$queryRawUnsafe<ClaimedItem[]>(sql, claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit);
+  return query<ClaimedItem>(sql, [claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit]);
 }

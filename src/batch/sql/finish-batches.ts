@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { SqlQuery } from '../../db/database.ts';
 
 /**
  * Ends every given batch (all RUNNING and CANCELLED ones when `batchIds` is null) that has
@@ -22,7 +22,7 @@ WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
     WHERE a."batchId" = b.id AND a.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'))
 RETURNING b.id`;
 
-export async function finishBatches(prisma: PrismaClient, batchIds: string[] | null): Promise<string[]> {
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(sql, batchIds);
+export async function finishBatches(query: SqlQuery, batchIds: string[] | null): Promise<string[]> {
+  const rows = await query<{ id: string }>(sql, [batchIds]);
   return rows.map((row) => row.id);
 }

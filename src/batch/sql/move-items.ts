@@ -1,10 +1,10 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { SqlQuery } from '../../db/database.ts';
 import { allowedMoves } from '../../payments/status.ts';
 import type { BillingDetails } from '../../payout/models.ts';
 
 /** One row's change of state after an upstream answer, with what it taught about the payment. */
 export interface ItemMove {
-  id: bigint;
+  id: string;
   leaseToken: string;
   /** The state this worker last wrote: the write applies only if the row is still in it. */
   from: string;
@@ -103,15 +103,14 @@ WITH input AS (
   SELECT t."paymentId", t."payStatus"::"TrackedStatus", t."payErrorCode", t."payErrorMessage", t.source, t."changedAt"
   FROM input AS t JOIN payments ON payments."paymentId" = t."paymentId"
 )
-SELECT input.id, moved.status, moved."batchId", payments.status AS "paymentStatus"
+SELECT input.id::text AS id, moved.status, moved."batchId", payments.status AS "paymentStatus"
 FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN payments ON payments."paymentId" = input."paymentId"`;
 
-export async function moveItems(prisma: PrismaClient, moves: ItemMove[]): Promise<MoveResult[]> {
+export async function moveItems(query: SqlQuery, moves: ItemMove[]): Promise<MoveResult[]> {
   const column = <T>(pick: (move: ItemMove) => T) => moves.map(pick);
   const fact = <T>(pick: (fact: PaymentFact) => T) => moves.map((move) => (move.payment === null ? null : pick(move.payment)));
   const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: bigint; status: string | null; batchId: string | null; paymentStatus: string | null }>>(
-    sql,
+  const rows = await query<{ id: string; status: string | null; batchId: string | null; paymentStatus: string | null }>(sql, [
     column((m) => m.id),
     column((m) => m.leaseToken),
     column((m) => m.from),
@@ -135,7 +134,7 @@ export async function moveItems(prisma: PrismaClient, moves: ItemMove[]): Promis
     fact((f) => json(f.billingDetails)),
     fact((f) => f.source),
     fact((f) => f.checkInMs),
-  );
+  ]);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return moves.map((move) => {
     const row = byId.get(move.id);

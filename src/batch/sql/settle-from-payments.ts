@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { SqlQuery } from '../../db/database.ts';
 
 /**
  * IN_PROGRESS rows whose payment a webhook (or the reconciler) has already seen final take
@@ -15,7 +15,7 @@ WHERE i.status = 'IN_PROGRESS' AND p."paymentId" = i."paymentId" AND p.status IN
 RETURNING i."batchId"`;
 
 /** Returns the batches that had rows settled. */
-export async function settleFromPayments(prisma: PrismaClient): Promise<string[]> {
-  const rows = await prisma.$queryRawUnsafe<Array<{ batchId: string }>>(sql);
+export async function settleFromPayments(query: SqlQuery): Promise<string[]> {
+  const rows = await query<{ batchId: string }>(sql, []);
   return [...new Set(rows.map((row) => row.batchId))];
 }
