@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchImporter } from '../src/batch/batch-importer.ts';
-import { testImporter, textSource } from './support/batch.ts';
-import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
-import { startSandbox, type TestSandbox } from './support/sandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { importFixture, textSource } from './support/batch.ts';
+import { testDatabaseKinds } from './support/database.ts';
 
 /** Sources that each hold back their last byte until all have started: the imports overlap for sure. */
 function startingTogether(text: string, count: number): AsyncIterable<Uint8Array>[] {
@@ -20,29 +18,16 @@ function startingTogether(text: string, count: number): AsyncIterable<Uint8Array
 }
 
 describe.each(testDatabaseKinds())('duplicate files on $name', (kind) => {
-  let sb: TestSandbox;
-  let test: TestDatabase;
-  let importer: BatchImporter;
-  beforeAll(async () => {
-    sb = await startSandbox({ balance: '200000.00' });
-    test = await kind.create();
-    await test.db.migrate();
-    importer = testImporter(sb, test, { maxRows: 50, maxBytes: 100_000 });
-  });
-  afterAll(async () => {
-    await sb.close();
-    await test.drop();
-  });
+  const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
+  const { problemsOf } = fx;
 
-  const problemsOf = (batchId: string) =>
-    test.db.prisma.batchProblem.findMany({ where: { batchId }, orderBy: [{ line: 'asc' }, { id: 'asc' }] });
   let serial = 0;
   /** A payable file no other test imports. */
   const payroll = () => `provider,amount,account,description\nbank-card-token,10.00,token_success,case ${++serial}\nbank-card-token,12.50,token_success,two\n`;
 
   it('gives one batch when the same file is imported several times at once', async () => {
     const text = payroll();
-    const batches = await Promise.all(startingTogether(text, 4).map((source) => importer.import({ source })));
+    const batches = await Promise.all(startingTogether(text, 4).map((source) => fx.importer.import({ source })));
     const kept = batches.filter((b) => b.status !== 'REJECTED');
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatchObject({ status: 'VALIDATED', fileKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
@@ -62,55 +47,55 @@ describe.each(testDatabaseKinds())('duplicate files on $name', (kind) => {
     ['with trailing spaces and blank lines, CRLF and a BOM at once', (text: string) => `\uFEFF${text.replace(/\n/g, '\r\n')}  \r\n\r\n\t`],
   ])('refuses the same file re-saved %s, without reading its rows', async (_name, resave) => {
     const text = payroll();
-    const first = await importer.import({ source: textSource(text) });
+    const first = await fx.importer.import({ source: textSource(text) });
     expect(first.status).toBe('VALIDATED');
-    const again = await importer.import({ source: textSource(resave(text)) });
+    const again = await fx.importer.import({ source: textSource(resave(text)) });
     expect(again).toMatchObject({ status: 'REJECTED', rowCount: 0, fileKey: null });
     expect(again.fileHash).not.toBe(first.fileHash);
     expect(await problemsOf(again.id)).toEqual([expect.objectContaining({ code: 'file.duplicate', message: expect.stringContaining(first.id) })]);
-    expect(await test.db.prisma.batchItem.count({ where: { batchId: again.id } })).toBe(0);
+    expect(await fx.test.db.prisma.batchItem.count({ where: { batchId: again.id } })).toBe(0);
   });
 
   it('takes a changed file as a new one', async () => {
     const text = payroll();
-    await importer.import({ source: textSource(text) });
-    const changed = await importer.import({ source: textSource(text.replace('12.50', '12.51')) });
+    await fx.importer.import({ source: textSource(text) });
+    const changed = await fx.importer.import({ source: textSource(text.replace('12.50', '12.51')) });
     expect(changed.status).toBe('VALIDATED');
   });
 
   it('imports a forced repeat without a key, and keeps refusing unforced ones', async () => {
     const text = payroll();
-    const first = await importer.import({ source: textSource(text) });
-    const forced = await importer.import({ source: textSource(text.replace(/\n/g, '\r\n')), force: true });
+    const first = await fx.importer.import({ source: textSource(text) });
+    const forced = await fx.importer.import({ source: textSource(text.replace(/\n/g, '\r\n')), force: true });
     expect(forced).toMatchObject({ status: 'VALIDATED', fileKey: null });
-    const again = await importer.import({ source: textSource(text) });
+    const again = await fx.importer.import({ source: textSource(text) });
     expect((await problemsOf(again.id)).map((p) => p.message)).toEqual([expect.stringContaining(first.id)]);
   });
 
   it('lets a rejected file be uploaded again', async () => {
     const text = `provider,amount,account\nbank-card-token,0.00,token_success\nbank-card-token,1.00,token_${++serial}\n`;
-    const first = await importer.import({ source: textSource(text) });
+    const first = await fx.importer.import({ source: textSource(text) });
     expect(first).toMatchObject({ status: 'REJECTED', fileKey: null });
-    const again = await importer.import({ source: textSource(text) });
+    const again = await fx.importer.import({ source: textSource(text) });
     expect(again.status).toBe('REJECTED');
     expect((await problemsOf(again.id)).map((p) => p.code)).not.toContain('file.duplicate');
   });
 
   it('refuses the exact bytes of a batch imported before files had keys', async () => {
     const text = payroll();
-    const first = await importer.import({ source: textSource(text) });
+    const first = await fx.importer.import({ source: textSource(text) });
     // As a batch from before the key column looks: the same hash of the bytes, no key.
-    await test.db.prisma.batch.update({ where: { id: first.id }, data: { fileKey: null } });
-    const again = await importer.import({ source: textSource(text) });
+    await fx.test.db.prisma.batch.update({ where: { id: first.id }, data: { fileKey: null } });
+    const again = await fx.importer.import({ source: textSource(text) });
     expect((await problemsOf(again.id)).map((p) => [p.code, p.message.includes(first.id)])).toEqual([['file.duplicate', true]]);
   });
 
   it('reports a duplicate when only validating', async () => {
     const text = payroll();
-    const first = await importer.import({ source: textSource(text) });
-    const report = await importer.validate({ source: textSource(`\uFEFF${text}`) });
+    const first = await fx.importer.import({ source: textSource(text) });
+    const report = await fx.importer.validate({ source: textSource(`\uFEFF${text}`) });
     expect(report.payable).toBe(false);
     expect(report.problems).toContainEqual(expect.objectContaining({ code: 'file.duplicate', message: expect.stringContaining(first.id) }));
-    expect((await importer.validate({ source: textSource(text), force: true })).payable).toBe(true);
+    expect((await fx.importer.validate({ source: textSource(text), force: true })).payable).toBe(true);
   });
 });

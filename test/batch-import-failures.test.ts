@@ -1,12 +1,11 @@
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BatchImporter } from '../src/batch/batch-importer.ts';
 import type { PrismaClient } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';
-import { testImporter, textSource } from './support/batch.ts';
-import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
-import { startSandbox, type TestSandbox } from './support/sandbox.ts';
+import { importFixture, textSource } from './support/batch.ts';
+import { testDatabaseKinds } from './support/database.ts';
 
 const PAN = '4276123456789012';
 
@@ -26,24 +25,11 @@ function failingRawWrites(prisma: PrismaClient): PrismaClient {
 }
 
 describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
-  let sb: TestSandbox;
-  let test: TestDatabase;
-  let importer: BatchImporter;
+  const fx = importFixture(kind, { maxRows: 50, maxBytes: 2_000_000 });
+  const { problemsOf } = fx;
   const logger = createLogger({ level: 'silent' });
-  beforeAll(async () => {
-    sb = await startSandbox({ balance: '200000.00' });
-    test = await kind.create();
-    await test.db.migrate();
-    importer = testImporter(sb, test, { maxRows: 50, maxBytes: 2_000_000 });
-  });
-  afterAll(async () => {
-    await sb.close();
-    await test.drop();
-  });
 
-  const problemsOf = (batchId: string) =>
-    test.db.prisma.batchProblem.findMany({ where: { batchId }, orderBy: [{ line: 'asc' }, { id: 'asc' }] });
-  const stored = (batchId: string) => test.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+  const stored = (batchId: string) => fx.test.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
   /** Each file made distinct, so the duplicate check never answers for the case under test. */
   let serial = 0;
   const unique = () => `custom.case${++serial}`;
@@ -61,7 +47,7 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
     ['UTF-16BE with a BOM', (text: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()])],
   ])('refuses %s as an encoding problem', async (_name, encode) => {
     const text = `provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`;
-    const batch = await importer.import({ source: bytesSource(encode(text)) });
+    const batch = await fx.importer.import({ source: bytesSource(encode(text)) });
     expect(batch.status).toBe('REJECTED');
     const problems = await expectRejected(batch.id, 'file.encoding');
     expect(problems[0]!.message).toMatch(/UTF-16/);
@@ -69,21 +55,21 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
 
   it('refuses a NUL byte in a UTF-8 cell before it reaches the database', async () => {
     const text = `provider,amount,account,description,${unique()}\nbank-card-token,10.00,token_success,a\u0000b,x\n`;
-    const batch = await importer.import({ source: textSource(text) });
+    const batch = await fx.importer.import({ source: textSource(text) });
     const problems = await expectRejected(batch.id, 'file.encoding');
     expect(problems[0]!.message).toMatch(/NUL byte/);
-    expect(await test.db.prisma.batchItem.count({ where: { batchId: batch.id } })).toBe(0);
+    expect(await fx.test.db.prisma.batchItem.count({ where: { batchId: batch.id } })).toBe(0);
   });
 
   it('refuses a NUL byte in a windows-1251 file', async () => {
     const text = `provider;amount;account;description;${unique()}\nbank-card-token;10,00;token_success;Зарплата\u0000;x\n`;
-    const batch = await importer.import({ source: bytesSource(iconv.encode(text, 'win1251')) });
+    const batch = await fx.importer.import({ source: bytesSource(iconv.encode(text, 'win1251')) });
     await expectRejected(batch.id, 'file.encoding');
   });
 
   it('refuses a header of 200,000 columns as one clear problem', async () => {
     const header = `provider,amount,${Array.from({ length: 200_000 }, (_, i) => `c${i}`).join(',')}`;
-    const batch = await importer.import({ source: textSource(`${header}\nsbp-b2c,1\n`) });
+    const batch = await fx.importer.import({ source: textSource(`${header}\nsbp-b2c,1\n`) });
     const problems = await expectRejected(batch.id, 'column.too-many');
     expect(problems).toHaveLength(1);
     expect(problems[0]!.message).toMatch(/200002 columns/);
@@ -91,27 +77,27 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
 
   it('reports a quote inside an unquoted card number by line and column, never echoing the number', async () => {
     const text = `provider,amount,pan,${unique()}\nbank-card-russia,100.00,2200000000000004,x\nbank-card-russia,100.00,${PAN}"x,y\n`;
-    const batch = await importer.import({ source: textSource(text) });
+    const batch = await fx.importer.import({ source: textSource(text) });
     const problems = await expectRejected(batch.id, 'csv.syntax');
     expect(problems.find((p) => p.code === 'csv.syntax')).toMatchObject({ line: 3, column: 'pan' });
     for (const problem of problems) expect(`${problem.column} ${problem.message}`).not.toContain(PAN);
-    const report = await importer.validate({ source: textSource(text) });
+    const report = await fx.importer.validate({ source: textSource(text) });
     expect(report.problems.find((p) => p.code === 'csv.syntax')).toMatchObject({ line: 3, column: 'pan' });
     expect(JSON.stringify(report.problems)).not.toContain(PAN);
   });
 
   it('never echoes a card number from a file whose header is a data row', async () => {
-    const batch = await importer.import({ source: textSource(`bank-card-russia,100.00,${PAN},${unique()}\nbank-card-russia,100.00,${PAN},x\n`) });
+    const batch = await fx.importer.import({ source: textSource(`bank-card-russia,100.00,${PAN},${unique()}\nbank-card-russia,100.00,${PAN},x\n`) });
     const problems = await expectRejected(batch.id, 'column.unknown');
     expect(JSON.stringify(problems.map((p) => [p.column, p.message]))).not.toContain(PAN);
     expect(problems.map((p) => p.column)).toContain('4276********9012');
   });
 
   it('ends REJECTED saying why when the provider details cannot be read', async () => {
-    const client = sb.client();
+    const client = fx.sb.client();
     const catalogue = new ProviderCatalogue(client, 60_000);
     catalogue.all = () => Promise.reject(new Error('upstream unavailable'));
-    const broken = new BatchImporter({ prisma: test.db.prisma, catalogue, client, limits: { maxRows: 50, maxBytes: 100_000 }, logger });
+    const broken = new BatchImporter({ prisma: fx.test.db.prisma, catalogue, client, limits: { maxRows: 50, maxBytes: 100_000 }, logger });
     const text = `provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`;
     const batch = await broken.import({ source: textSource(text) });
     const [problem] = await expectRejected(batch.id, 'import.failed');
@@ -121,9 +107,9 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
   });
 
   it('ends REJECTED when the database fails in the middle of the rows', async () => {
-    const client = sb.client();
+    const client = fx.sb.client();
     const broken = new BatchImporter({
-      prisma: failingRawWrites(test.db.prisma),
+      prisma: failingRawWrites(fx.test.db.prisma),
       catalogue: new ProviderCatalogue(client, 60_000),
       client,
       limits: { maxRows: 50, maxBytes: 100_000 },
@@ -140,12 +126,12 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
       yield Buffer.from(`provider,amount,account,${unique()}\nbank-card-token,10.00,tok`);
       throw new Error('aborted');
     }
-    const batch = await importer.import({ source: broken() });
+    const batch = await fx.importer.import({ source: broken() });
     const [problem] = await expectRejected(batch.id, 'import.failed');
     expect(problem!.message).toMatch(/could not be received/);
   });
 
   it('leaves no batch VALIDATING after any of these', async () => {
-    expect(await test.db.prisma.batch.count({ where: { status: 'VALIDATING' } })).toBe(0);
+    expect(await fx.test.db.prisma.batch.count({ where: { status: 'VALIDATING' } })).toBe(0);
   });
 });

@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchImporter } from '../src/batch/batch-importer.ts';
-import { fileSource, sampleFile, testImporter, textSource } from './support/batch.ts';
-import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
-import { startSandbox, type TestSandbox } from './support/sandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { fileSource, importFixture, sampleFile, textSource } from './support/batch.ts';
+import { testDatabaseKinds } from './support/database.ts';
 
 describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
-  let sb: TestSandbox;
-  let test: TestDatabase;
-  let importer: BatchImporter;
-  beforeAll(async () => {
-    sb = await startSandbox({ balance: '200000.00' });
-    test = await kind.create();
-    await test.db.migrate();
-    importer = testImporter(sb, test, { maxRows: 50, maxBytes: 100_000 });
-  });
-  afterAll(async () => {
-    await sb.close();
-    await test.drop();
-  });
+  const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
+  const { problemsOf } = fx;
 
-  const problemsOf = (batchId: string) =>
-    test.db.prisma.batchProblem.findMany({ where: { batchId }, orderBy: [{ line: 'asc' }, { id: 'asc' }] });
 
   it('validates the sample payroll file covering every provider', async () => {
-    const batch = await importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: 'payroll-valid.csv', uploadedBy: 'key:a' });
+    const batch = await fx.importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: 'payroll-valid.csv', uploadedBy: 'key:a' });
     expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 10, validCount: 10, invalidCount: 0, warningCount: 0, name: 'payroll-valid.csv' });
     expect(batch.totalAmount.toFixed(2)).toBe('50950.60');
     expect(batch.fileHash).toMatch(/^[0-9a-f]{64}$/);
-    const items = await test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
+    const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     expect(items.map((i) => i.providerCode)).toEqual(expect.arrayContaining(['bank-card-russia', 'bank-card-russia-fio', 'bank-card-russia-gph', 'bank-card-token', 'sbp-b2c', 'sbp-fio']));
     expect(items[1]).toMatchObject({ line: 3, reference: 'EMP-002', paymentId: `${batch.id}-3`, status: 'PENDING', fields: expect.objectContaining({ pan: '2200000000000004' }) });
     expect(items[1]!.amount.toFixed(2)).toBe('12500.50');
@@ -35,16 +20,16 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   });
 
   it('reads the windows-1251 semicolon file a Russian-locale spreadsheet exports', async () => {
-    const batch = await importer.import({ source: fileSource(sampleFile('payroll-1251-semicolon.csv')) });
+    const batch = await fx.importer.import({ source: fileSource(sampleFile('payroll-1251-semicolon.csv')) });
     expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 4, validCount: 4 });
     expect(batch.totalAmount.toFixed(2)).toBe('65846.17');
-    const items = await test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
+    const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     expect(items[0]!.fields).toMatchObject({ lastName: 'Иванов', description: 'Зарплата за ноябрь' });
     expect(items[3]!.fields).toMatchObject({ description: 'Аванс; 2-я часть' });
   });
 
   it('reports every kind of row error with its line, column and code', async () => {
-    const batch = await importer.import({ source: fileSource(sampleFile('payroll-errors.csv')) });
+    const batch = await fx.importer.import({ source: fileSource(sampleFile('payroll-errors.csv')) });
     expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 18, validCount: 2 });
     const problems = (await problemsOf(batch.id)).map((p) => [p.line, p.column, p.code, p.severity]);
     expect(problems).toEqual([
@@ -72,44 +57,44 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   });
 
   it('refuses the same file again unless forced', async () => {
-    const first = await importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
+    const first = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
     expect(first.status).toBe('VALIDATED');
-    const again = await importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
+    const again = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
     expect(again.status).toBe('REJECTED');
     const [problem] = await problemsOf(again.id);
     expect(problem).toMatchObject({ line: null, code: 'file.duplicate', message: expect.stringContaining(first.id) });
-    const forced = await importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'), force: true });
+    const forced = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'), force: true });
     expect(forced.status).toBe('VALIDATED');
   });
 
   it('refuses a total above the available balance', async () => {
     const rows = Array.from({ length: 3 }, (_, i) => `bank-card-token,90000.00,token_${i}`).join('\n');
-    const batch = await importer.import({ source: textSource(`provider,amount,account\n${rows}\n`) });
+    const batch = await fx.importer.import({ source: textSource(`provider,amount,account\n${rows}\n`) });
     expect(batch.status).toBe('REJECTED');
     expect((await problemsOf(batch.id)).map((p) => p.code)).toEqual(['balance.insufficient']);
   });
 
   it('refuses more rows than allowed', async () => {
     const rows = Array.from({ length: 51 }, (_, i) => `bank-card-token,1.00,tok_${i}`).join('\n');
-    const batch = await importer.import({ source: textSource(`provider,amount,account\n${rows}\n`) });
+    const batch = await fx.importer.import({ source: textSource(`provider,amount,account\n${rows}\n`) });
     expect(batch.status).toBe('REJECTED');
     expect((await problemsOf(batch.id)).map((p) => p.code)).toContain('file.too-many-rows');
   });
 
   it('refuses a file larger than allowed', async () => {
     const rows = Array.from({ length: 40 }, (_, i) => `bank-card-token,1.00,tok_${i},${'x'.repeat(3000)}`).join('\n');
-    const batch = await importer.import({ source: textSource(`provider,amount,account,description\n${rows}\n`) });
+    const batch = await fx.importer.import({ source: textSource(`provider,amount,account,description\n${rows}\n`) });
     expect((await problemsOf(batch.id)).map((p) => p.code)).toContain('file.too-large');
   });
 
   it('refuses unknown columns, naming them', async () => {
-    const batch = await importer.import({ source: textSource('provider,amount,iban\nsbp-b2c,1.00,DE00\n') });
+    const batch = await fx.importer.import({ source: textSource('provider,amount,iban\nsbp-b2c,1.00,DE00\n') });
     expect(batch.status).toBe('REJECTED');
     expect(await problemsOf(batch.id)).toEqual([expect.objectContaining({ line: 1, column: 'iban', code: 'column.unknown' })]);
   });
 
   it('refuses a file with a header and no rows', async () => {
-    const batch = await importer.import({ source: textSource('provider,amount\n') });
+    const batch = await fx.importer.import({ source: textSource('provider,amount\n') });
     expect((await problemsOf(batch.id)).map((p) => p.code)).toEqual(['file.no-rows']);
   });
 });

@@ -4,9 +4,11 @@ import { BatchWorker, type WorkerOptions } from '../../src/batch/worker.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { PaymentAttempts } from '../../src/payments/attempt.ts';
 import { ProviderCatalogue } from '../../src/payments/provider-catalogue.ts';
-import type { TestDatabase } from './database.ts';
+import { afterAll, beforeAll } from 'vitest';
+import type { BatchProblem } from '../../src/db/generated/client.ts';
+import type { TestDatabase, TestDatabaseKind } from './database.ts';
 import type { TestGateway } from './gateway.ts';
-import type { TestSandbox } from './sandbox.ts';
+import { startSandbox, type TestSandbox } from './sandbox.ts';
 
 export const sampleFile = (name: string) => new URL(`../../samples/${name}`, import.meta.url).pathname;
 
@@ -44,4 +46,30 @@ export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}
     },
     { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000, ...options },
   );
+}
+
+export interface ImportFixture {
+  sb: TestSandbox;
+  test: TestDatabase;
+  importer: BatchImporter;
+  problemsOf(batchId: string): Promise<BatchProblem[]>;
+}
+
+/** A sandbox, a fresh database of the given kind and an importer over both, for one describe block. */
+export function importFixture(kind: TestDatabaseKind, limits = { maxRows: 50, maxBytes: 100_000 }): ImportFixture {
+  const fx = {
+    problemsOf: (batchId: string) =>
+      fx.test.db.prisma.batchProblem.findMany({ where: { batchId }, orderBy: [{ line: 'asc' }, { id: 'asc' }] }),
+  } as ImportFixture;
+  beforeAll(async () => {
+    fx.sb = await startSandbox({ balance: '200000.00' });
+    fx.test = await kind.create();
+    await fx.test.db.migrate();
+    fx.importer = testImporter(fx.sb, fx.test, limits);
+  });
+  afterAll(async () => {
+    await fx.sb.close();
+    await fx.test.drop();
+  });
+  return fx;
 }
