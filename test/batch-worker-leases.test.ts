@@ -96,6 +96,15 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
     expect(await status(batch.id)).toBe('COMPLETED');
   });
 
+  it('rejects an import whose process died, giving its file key up', async () => {
+    const batch = await services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`) });
+    // As a killed importer leaves it: VALIDATING, holding the key, started long ago.
+    await db().batch.update({ where: { id: batch.id }, data: { status: 'VALIDATING', fileKey: 'f'.repeat(64), createdAt: new Date(Date.now() - 2 * 60 * 60_000) } });
+    await worker().drain(async () => (await status(batch.id)) !== 'VALIDATING');
+    expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'REJECTED', fileKey: null });
+    expect(await db().batchProblem.findMany({ where: { batchId: batch.id, code: 'import.interrupted' } })).toHaveLength(1);
+  });
+
   it('keeps the retry budget of each stage: transient failures at create do not use up those of execute', async () => {
     const batch = await runningBatch();
     const { paymentId } = await item(batch.id);

@@ -19,6 +19,7 @@ import { claimItems, type ClaimedItem } from './sql/claim-items.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from './sql/move-items.ts';
 import { renewLeases } from './sql/renew-leases.ts';
+import { rejectStaleImports } from './sql/reject-stale-imports.ts';
 import { settleFromPayments } from './sql/settle-from-payments.ts';
 
 export interface WorkerOptions {
@@ -61,6 +62,8 @@ export interface WorkerDeps {
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
+/** An import still VALIDATING after this long has lost its process (see reject-stale-imports.ts). */
+const STALE_IMPORT_MS = 30 * 60_000;
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
 
@@ -206,11 +209,15 @@ export class BatchWorker {
     });
   }
 
-  /** With nothing to do: settle rows from payments seen final elsewhere, and end finished batches. */
+  /**
+   * With nothing to do: settle rows from payments seen final elsewhere, end finished
+   * batches, and reject imports whose process died.
+   */
   private async sweep(): Promise<void> {
     const settled = await settleFromPayments(this.deps.query);
     const finished = await finishBatches(this.deps.query, null);
-    for (const batchId of new Set([...settled, ...finished])) this.deps.batchEvents.publish(batchId);
+    const rejected = await rejectStaleImports(this.deps.query, STALE_IMPORT_MS);
+    for (const batchId of new Set([...settled, ...finished, ...rejected])) this.deps.batchEvents.publish(batchId);
   }
 
   private begin(item: ClaimedItem): void {
