@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { testCard as card } from './test-card.ts';
 
 /**
  * Writes a large, valid payroll CSV for benchmarks: every provider in turn, amounts in
@@ -35,17 +36,6 @@ function amount(i: number): string {
   return `${Math.floor(kopecks / 100)}.${String(kopecks % 100).padStart(2, '0')}`;
 }
 
-/** A Luhn-valid card number that the sandbox treats as an ordinary success. */
-function card(i: number): string {
-  const body = `4${String(100_000_000_000_00 + i).slice(-14)}`;
-  let sum = 0;
-  for (let k = 0; k < body.length; k++) {
-    let digit = Number(body[body.length - 1 - k]);
-    if (k % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return `${body}${(10 - (sum % 10)) % 10}`;
-}
 
 const out = createWriteStream(values.out!);
 out.write(`${header}\n`);

@@ -3,6 +3,7 @@
  * duplicate-row warnings), and a chosen share of rows whose recipient value makes the
  * sandbox fail or delay the payment, so faults land on every kind of outcome.
  */
+import { testCard as card } from '../../samples/test-card.ts';
 
 export type Outcome = 'success' | 'createFailed' | 'executeFailed' | 'inProgress' | 'inProgressFailed' | 'executeFailedNewCode';
 
@@ -66,16 +67,4 @@ function weightedPattern(mix: OutcomeMix): Outcome[] {
     for (let k = 0; k < slots; k++) pattern.push(outcome);
   }
   return pattern;
-}
-
-/** A Luhn-valid card number the sandbox treats as an ordinary success. */
-function card(i: number): string {
-  const body = `4${String(100_000_000_000_00 + i).slice(-14)}`;
-  let sum = 0;
-  for (let k = 0; k < body.length; k++) {
-    let digit = Number(body[body.length - 1 - k]);
-    if (k % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return `${body}${(10 - (sum % 10)) % 10}`;
 }
