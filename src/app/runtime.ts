@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/env.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { databaseTarget } from '../db/target.ts';
+import { createPgEventTarget, type SharedEventTarget } from '../events/pg-event-target.ts';
 import type { GatewayServices } from '../graphql/context.ts';
 import type { Logger } from '../log/logger.ts';
 import { PaymentAttempts } from '../payments/attempt.ts';
@@ -11,6 +12,8 @@ import { Reconciler } from '../payments/reconciler.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
 import { BatchEvents } from '../batch/batch-events.ts';
 import { BatchImporter } from '../batch/batch-importer.ts';
+import { CardDataVault } from '../batch/card-data.ts';
+import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
@@ -30,12 +33,15 @@ export interface Runtime {
   reconciler: Reconciler;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
   webhookUrl: string | undefined;
-  /** Stops the worker (its items finish first) and the reconciler, then the upstream, then the database. */
+  /** Stops the worker (its items finish first) and the reconciler, then the events, the upstream, then the database. */
   close(): Promise<void>;
 }
 
 export async function openRuntime(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<Runtime> {
   // Upstream first: a bad key file should stop startup before the database is touched.
+  // The card data key likewise, before anything is opened (a key file is made in embedded mode).
+  const keyring = loadDataKeyring(config.cardData, { dataDir: config.dataDir, embedded: config.payout.mode === 'embedded' });
+  const cardData = new CardDataVault(keyring, config.cardData.retentionDays);
   const upstream = parts.upstream ?? (await connectUpstream(config, logger));
   let db: Database;
   try {
@@ -49,16 +55,22 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
 
   const runtime = { webhookUrl: config.publicUrl === undefined ? undefined : `${config.publicUrl}/webhooks/payout` } as Runtime;
   const webhookUrl = () => runtime.webhookUrl;
-  const events = new PaymentEvents();
+  // Decision 8: on PostgreSQL, events reach every gateway and worker process through
+  // LISTEN/NOTIFY; PGlite is one process, its events stay in it.
+  const eventTarget: SharedEventTarget | undefined =
+    db.kind === 'postgresql' && config.databaseUrl !== undefined
+      ? createPgEventTarget({ connectionString: config.databaseUrl, query: db.query, logger })
+      : undefined;
+  const events = new PaymentEvents(eventTarget);
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
   const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
-  const batchEvents = new BatchEvents();
+  const batchEvents = new BatchEvents(eventTarget);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
-  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
+  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, logger },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
@@ -71,6 +83,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     async close() {
       await worker.stop();
       await reconciler.stop();
+      // After the worker: its last events are sent before the pool closes.
+      await eventTarget?.close();
       await upstream.close();
       await db.close();
     },

@@ -1,27 +1,36 @@
-import { EventEmitter } from 'node:events';
-import { listen } from '../events/subscription.ts';
+import { createPubSub, map, pipe, type PubSub } from 'graphql-yoga';
 
 export interface PaymentChanged {
   paymentId: string;
+  /** The status written, or `resync` when events may have been missed (read the payment again). */
   status: string;
 }
 
+type Topics = { payment: [paymentId: string, change: PaymentChanged] };
+
 /**
- * In-process fan-out of payment status changes to GraphQL subscriptions. Several
- * gateway processes each learn changes from their own webhooks and reconciliation.
+ * Payment status changes for GraphQL subscriptions, as a yoga pubsub. Without an event
+ * target they stay in this process (PGlite: one process); with the PostgreSQL event target
+ * (src/events/pg-event-target.ts) a change published by any gateway or worker reaches
+ * subscribers in every process on the same database.
  */
 export class PaymentEvents {
-  private readonly emitter = new EventEmitter();
+  private readonly pubsub: PubSub<Topics>;
 
-  constructor() {
-    this.emitter.setMaxListeners(0);
+  constructor(eventTarget?: EventTarget) {
+    this.pubsub = createPubSub<Topics>(eventTarget === undefined ? {} : { eventTarget: eventTarget as never });
   }
 
   publish(change: PaymentChanged): void {
-    this.emitter.emit(change.paymentId, change);
+    // Only what subscribers need: the NOTIFY payload stays small.
+    this.pubsub.publish('payment', change.paymentId, { paymentId: change.paymentId, status: change.status });
   }
 
   subscribe(paymentId: string): AsyncIterableIterator<PaymentChanged> {
-    return listen<PaymentChanged>(this.emitter, paymentId);
+    // A null detail is the event target's "you may have missed events".
+    return pipe(
+      this.pubsub.subscribe('payment', paymentId),
+      map((change: PaymentChanged | null) => change ?? { paymentId, status: 'resync' }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { BatchStateError, type BatchProgress } from '../../batch/batch-service.ts';
-import { coalesce } from '../../events/subscription.ts';
+import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
@@ -237,12 +237,16 @@ builder.subscriptionFields((t) => ({
     description: 'The batch now, then again whenever its rows change (at most 4 times a second); ends once the batch is finished.',
     authScopes: { read: true },
     args: { id: t.arg.id({ required: true }) },
+    // Events from any process (src/events) only prompt a read: what is sent is the batch as
+    // read, and the stream ends once a finished batch has been sent. A cancelled batch is
+    // finished once its payments in flight have settled (finishedAt).
     subscribe: (_root, { id }, { services }) =>
-      coalesce(services.batchEvents.subscribe(String(id)), PROGRESS_INTERVAL_MS, async () => {
-        const batch = await services.prisma.batch.findUnique({ where: { id: String(id) }, select: { status: true, finishedAt: true } });
-        return batch === null || finishedStatuses.has(batch.status) || (batch.status === 'CANCELLED' && batch.finishedAt !== null);
+      followState(services.batchEvents.subscribe(String(id)), {
+        read: () => services.prisma.batch.findUnique({ where: { id: String(id) } }),
+        isFinal: (batch) => batch === null || finishedStatuses.has(batch.status) || (batch.status === 'CANCELLED' && batch.finishedAt !== null),
+        intervalMs: PROGRESS_INTERVAL_MS,
       }),
-    resolve: async (_event, { id }, { services }) => services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),
+    resolve: async (batch, { id }, { services }) => batch ?? services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),
   }),
 }));
 

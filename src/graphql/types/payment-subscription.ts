@@ -1,18 +1,24 @@
-import { startWith } from '../../events/subscription.ts';
+import { finalTracked } from '../../payments/status.ts';
+import { followState } from '../../events/subscription.ts';
 import { builder } from '../builder.ts';
 import { Payment } from './payment.ts';
 
 builder.subscriptionFields((t) => ({
   paymentUpdated: t.field({
     type: Payment,
+    // Changes from any gateway or worker process reach here (src/events); the stream ends
+    // after a final status (COMPLETED, FAILED, EXPIRED) has been sent.
     description: 'The payment as it stands now, then again on each status change (from webhooks, reads or reconciliation).',
     authScopes: { read: true },
     args: { paymentId: t.arg.id({ required: true }) },
-    subscribe: (_root, { paymentId }, { services }) =>
-      startWith({ paymentId: String(paymentId), status: 'current' }, services.events.subscribe(String(paymentId))),
-    resolve: async (_change, { paymentId }, { services }) => ({
-      paymentId: String(paymentId),
-      tracked: (await services.tracker.find(String(paymentId))) ?? undefined,
-    }),
+    subscribe: (_root, { paymentId }, { services }) => {
+      const id = String(paymentId);
+      return followState(services.events.subscribe(id), {
+        read: async () => ({ paymentId: id, tracked: (await services.tracker.find(id)) ?? undefined }),
+        isFinal: ({ tracked }) => tracked !== undefined && finalTracked.has(tracked.status),
+        same: (a, b) => a.tracked?.status === b.tracked?.status,
+      });
+    },
+    resolve: (payment) => payment,
   }),
 }));
