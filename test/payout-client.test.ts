@@ -122,7 +122,9 @@ describe('malformed upstream answers', () => {
     reply = { status: 200, body: JSON.stringify({ available: { currency: 'RUB', value: 12.5 } }) };
     const error = await caught(odd.getBalance());
     expect(error).toBeInstanceOf(PayoutResponseError);
-    expect((error as Error).message).toMatch(/available\.value/);
+    expect((error as PayoutResponseError).problem).toMatch(/available\.value/);
+    // The message a caller may see names no transport detail.
+    expect((error as Error).message).not.toMatch(/GET|\/balance|200/);
   });
 
   it('does not retry a 4xx', async () => {

@@ -26,7 +26,9 @@ export class PayoutApiError extends PayoutError {
     /** Seconds or date from a Retry-After header, for 429 and 503. */
     readonly retryAfter?: string,
   ) {
-    super(`${request.method} ${request.path} failed with ${httpStatus} ${body.errorCode}: ${body.description}`);
+    // What the caller may see: the upstream's own words. Method, path and HTTP status stay
+    // in fields for logs, never in the message (they are transport details).
+    super(`the Payout API refused the call (${body.errorCode}): ${body.description}`);
     this.name = 'PayoutApiError';
     this.code = body.errorCode;
     this.serviceName = body.serviceName;
@@ -63,10 +65,7 @@ export class PayoutNetworkError extends PayoutError {
     readonly request: { method: string; path: string },
     options: { cause: unknown },
   ) {
-    super(
-      `${request.method} ${request.path}: ${timedOut ? `${phase} timeout` : `${phase} failure`} (${describeCause(options.cause)})`,
-      options,
-    );
+    super(timedOut ? `the Payout API did not answer in time (${phase})` : `the connection to the Payout API failed (${phase})`, options);
     this.name = 'PayoutNetworkError';
     this.code = timedOut ? 'network.timeout' : 'network.error';
     this.notSent = phase === 'connect';
@@ -80,6 +79,8 @@ export class PayoutNetworkError extends PayoutError {
 export class PayoutResponseError extends PayoutError {
   override readonly code = 'upstream.invalid-response';
   override readonly retryable: boolean;
+  /** What was wrong, with a snippet of the body: for logs. */
+  readonly problem: string;
   constructor(
     readonly httpStatus: number,
     readonly request: { method: string; path: string },
@@ -87,8 +88,9 @@ export class PayoutResponseError extends PayoutError {
     /** The body was not JSON at all (cut short, an HTML page): asking again may work. */
     unreadable = false,
   ) {
-    super(`${request.method} ${request.path} returned ${httpStatus} with an unexpected body: ${problem}`);
+    super('the Payout API answered with something other than what its specification promises');
     this.name = 'PayoutResponseError';
+    this.problem = problem;
     this.retryable = httpStatus >= 500 || httpStatus === 429 || unreadable;
   }
 }
@@ -115,15 +117,7 @@ export class PaymentOutcomeUnknownError extends PayoutError {
     readonly operation: 'create' | 'execute',
     options: { cause: unknown },
   ) {
-    super(`could not tell whether ${operation} of payment ${paymentId} took effect: ${describeCause(options.cause)}`, options);
+    super(`could not tell whether ${operation} of payment ${paymentId} took effect; it is read back again later`, options);
     this.name = 'PaymentOutcomeUnknownError';
   }
-}
-
-function describeCause(cause: unknown): string {
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
-  }
-  return String(cause);
 }

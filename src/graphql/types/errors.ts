@@ -27,7 +27,6 @@ builder.objectType(PayoutError, {
     retryable: t.boolean({ description: 'The same request may succeed later.', resolve: (error) => error.retryable }),
     userMessage: t.string({ nullable: true, resolve: (error) => api(error).userMessage ?? null }),
     traceId: t.string({ nullable: true, resolve: (error) => api(error).traceId ?? null }),
-    httpStatus: t.int({ nullable: true, resolve: (error) => api(error).httpStatus ?? null }),
     causes: t.field({
       type: [ErrorCause],
       resolve: (error) =>
