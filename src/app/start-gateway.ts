@@ -19,15 +19,26 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   const runtime = await openRuntime(config, logger, parts);
   const { db, upstream, services } = runtime;
   const keys = new ApiKeys(config.apiKeys);
-  const yoga = createGraphQLServer({ services, keys, logger });
+  const yoga = createGraphQLServer({
+    services,
+    keys,
+    logger,
+    webhookTargets: {
+      allowPrivate: config.webhookAllowPrivate,
+      embeddedUpstream: config.payout.mode === 'embedded',
+      ownWebhookUrl: () => runtime.webhookUrl,
+    },
+    corsOrigins: config.corsOrigins,
+    // The file plus the multipart envelope around it.
+    maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
+  });
   const server = createGatewayServer({
     db,
     client: upstream.client,
     yoga,
     webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger },
     keys,
-    // The file plus the multipart envelope around it.
-    maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
+    corsOrigins: config.corsOrigins,
     logger,
   });
 

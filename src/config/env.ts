@@ -77,6 +77,40 @@ const apiKeys = z.preprocess(
     }),
 );
 
+/**
+ * `GATEWAY_CORS_ORIGINS`: browser origins allowed to call the gateway, each exactly as a
+ * browser sends it in `Origin`; a path, wildcard or trailing slash would never match one.
+ */
+const corsOrigins = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const origins: string[] = [];
+      if (raw === undefined) return origins;
+      for (const [index, entry] of raw.split(',').entries()) {
+        const trimmed = entry.trim();
+        let origin: string | undefined;
+        try {
+          const url = new URL(trimmed);
+          if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+        } catch {
+          origin = undefined;
+        }
+        if (origin !== trimmed) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `entry ${index + 1} "${trimmed}" is not an origin: scheme, host and optional port only, such as https://app.example.com`,
+          });
+          continue;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    }),
+);
+
 const logLevel = z.preprocess(
   emptyToUndefined,
   z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -99,6 +133,8 @@ const gatewayEnv = z.object({
   PAYOUT_MAX_RETRIES: nonNegativeInt(3),
   GATEWAY_PUBLIC_URL: httpUrl,
   GATEWAY_API_KEYS: apiKeys,
+  GATEWAY_CORS_ORIGINS: corsOrigins,
+  GATEWAY_WEBHOOK_ALLOW_PRIVATE: optionalBoolean,
   PROVIDER_CACHE_TTL_MS: nonNegativeInt(5 * 60_000),
   RECONCILE_INTERVAL_MS: positiveInt(5_000),
   GATEWAY_SINGLE_USER: optionalBoolean,
@@ -137,6 +173,10 @@ export interface GatewayConfig {
   logLevel: z.infer<typeof logLevel>;
   publicUrl: string | undefined;
   apiKeys: Map<string, Role>;
+  /** Browser origins given CORS access; empty means none (CORS off). */
+  corsOrigins: string[];
+  /** Payment webhookUrl may point at private, loopback or link-local addresses. */
+  webhookAllowPrivate: boolean;
   providerCacheTtlMs: number;
   reconcileIntervalMs: number;
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
@@ -191,6 +231,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     logLevel: parsed.LOG_LEVEL,
     publicUrl: parsed.GATEWAY_PUBLIC_URL,
     apiKeys: parsed.GATEWAY_API_KEYS,
+    corsOrigins: parsed.GATEWAY_CORS_ORIGINS,
+    webhookAllowPrivate: parsed.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? false,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
     reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
     singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.size === 0,

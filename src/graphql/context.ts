@@ -8,6 +8,7 @@ import type { PaymentEvents } from '../payments/events.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
 import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
+import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 
 /** Long-lived parts the resolvers use; one set per gateway process. */
 export interface GatewayServices {
@@ -27,4 +28,6 @@ export interface GraphQLContext {
   /** Fingerprint of the API key that made the request (never the key), or "anonymous". */
   caller: string;
   services: GatewayServices;
+  /** Where a caller's webhookUrl may point (payments/webhook-target.ts). */
+  webhookTargets: WebhookTargetPolicy;
 }

@@ -6,6 +6,8 @@ import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../log/logger.ts';
 import { PayoutError } from '../payout/errors.ts';
 import type { ApiKeys } from '../server/api-keys.ts';
+import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
+import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
 import { payoutErrorCode } from './types/enums.ts';
 import { schema } from './schema.ts';
@@ -24,8 +26,20 @@ query Overview {
  * multipart uploads). Every operation needs an API key unless the gateway runs in
  * anonymous local mode; limits on depth, cost, aliases and tokens stop abusive queries.
  */
-export function createGraphQLServer(deps: { services: GatewayServices; keys: ApiKeys; logger: Logger }): GatewayYoga {
+export interface GraphQLServerDeps {
+  services: GatewayServices;
+  keys: ApiKeys;
+  logger: Logger;
+  webhookTargets: WebhookTargetPolicy;
+  /** GATEWAY_CORS_ORIGINS; empty turns CORS off. */
+  corsOrigins: readonly string[];
+  /** A multipart request: the batch file plus its envelope. */
+  maxUploadBytes: number;
+}
+
+export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
   const log = deps.logger.child({ component: 'graphql' });
+  const corsOrigins = new Set(deps.corsOrigins);
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -33,7 +47,22 @@ export function createGraphQLServer(deps: { services: GatewayServices; keys: Api
     graphiql: { title: 'payout-gateway', defaultQuery: exampleQuery },
     // The bundled GraphiQL works without internet; yoga's default page loads it from a CDN.
     renderGraphiQL,
+    // Yoga's default answers every origin with credentials allowed; only listed ones get headers.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      if (origin === null || !corsOrigins.has(origin)) return false;
+      return {
+        origin: [origin],
+        credentials: true,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['authorization', 'content-type', 'x-graphql-yoga-csrf'],
+        maxAge: 600,
+      };
+    },
     multipart: true,
+    // Yoga's cap is one number for every kind of body (25 MB unless told); useBodyLimits
+    // counts the same bytes with a cap per kind and says which limit was met.
+    maxRequestBodySize: false,
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -68,9 +97,10 @@ export function createGraphQLServer(deps: { services: GatewayServices; keys: Api
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }
-      return { ...caller, services: deps.services };
+      return { ...caller, services: deps.services, webhookTargets: deps.webhookTargets };
     },
     plugins: [
+      useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       EnvelopArmorPlugin({
         maxDepth: { n: 8 },

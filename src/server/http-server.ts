@@ -6,6 +6,7 @@ import type { PayoutClient } from '../payout/client.ts';
 import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
+import { refuseForeignBrowser } from './browser-guard.ts';
 
 export interface GatewayServerDeps {
   db: Database;
@@ -13,14 +14,12 @@ export interface GatewayServerDeps {
   yoga: GatewayYoga;
   webhooks: WebhookIntakeDeps;
   keys: ApiKeys;
-  /** Multipart uploads (batch files) may be this large. */
-  maxUploadBytes: number;
+  /** GATEWAY_CORS_ORIGINS, also trusted by the key-less browser guard. */
+  corsOrigins: readonly string[];
   logger: Logger;
 }
 
 const READY_CHECK_TIMEOUT_MS = 3_000;
-/** GraphQL documents and variables; file uploads have their own limit. */
-export const MAX_GRAPHQL_BODY_BYTES = 1024 * 1024;
 
 /** The gateway's HTTP surface, created apart from listening so tests can drive it. */
 export function createGatewayServer(deps: GatewayServerDeps): Server {
@@ -35,14 +34,12 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
 
 async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
-  if (path === '/graphql') {
-    const limit = (req.headers['content-type'] ?? '').startsWith('multipart/') ? deps.maxUploadBytes : MAX_GRAPHQL_BODY_BYTES;
-    if (Number(req.headers['content-length'] ?? 0) > limit) {
-      return json(res, 413, { errors: [{ message: `request body over ${limit} bytes` }] });
-    }
-    await deps.yoga.handle(req, res);
-    return;
+  const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
+  if (refusal !== undefined) {
+    return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
   }
+  // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
+  if (path === '/graphql') return deps.yoga.handle(req, res);
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });

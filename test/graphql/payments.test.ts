@@ -5,7 +5,8 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // One test sends webhooks to a dead loopback port on purpose.
+  gw = await startTestGateway({ env: { GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true' } });
 });
 afterAll(() => gw.close());
 
@@ -235,7 +236,7 @@ describe('upstream failures become typed PayoutErrors', () => {
 
   it('an execute that cannot be settled is UNKNOWN, and reconciliation settles it later', async () => {
     // No webhook may arrive here: it would settle the payment before reconciliation does.
-    const input = sbp('sbp_bank_id_success', { webhookUrl: 'http://127.0.0.1:9/nobody' });
+    const input = sbp('sbp_bank_id_success', { webhookUrl: 'http://127.0.0.1:9/nobody' }); // loopback: GATEWAY_WEBHOOK_ALLOW_PRIVATE above
     await create(input);
     await gw.sb.addFault({ operation: 'execute', kind: 'fail-after' });
     await gw.sb.addFault({ operation: 'get', kind: 'fail-before', times: 4 });

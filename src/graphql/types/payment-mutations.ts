@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
+import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';
 import { CurrencyEnum } from './enums.ts';
 import { paymentErrors, typedResult } from './errors.ts';
@@ -9,6 +10,7 @@ import { Payment } from './payment.ts';
 import { inputPathFor, recipientFromInput, RecipientInput } from './recipient-input.ts';
 
 const paymentIdSchema = PaymentId;
+// Only the shape here; where it may point is webhook-target.ts's call, made in the resolver.
 const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
 const KeyValueInput = builder.inputType('KeyValueInput', {
@@ -48,7 +50,13 @@ builder.mutationFields((t) => ({
     authScopes: { pay: true },
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: async (_root, { input }, { services, caller }): Promise<PaymentView> => {
+    resolve: async (_root, { input }, { services, caller, webhookTargets }): Promise<PaymentView> => {
+      if (input.webhookUrl != null) {
+        const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
+        if (problem !== undefined) {
+          throw new PaymentInputError([{ path: ['input', 'webhookUrl'], code: 'webhook-url.refused', message: problem }]);
+        }
+      }
       const recipient = recipientFromInput(input.recipient as never);
       const customFields = input.customFields?.length ? Object.fromEntries(input.customFields.map((f) => [f.key, f.value])) : undefined;
       try {

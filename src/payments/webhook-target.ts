@@ -1,0 +1,111 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+/** Every address a name resolves to; injectable so tests need no DNS. */
+export type ResolveAll = (hostname: string) => Promise<Array<{ address: string }>>;
+
+export interface WebhookTargetPolicy {
+  /** GATEWAY_WEBHOOK_ALLOW_PRIVATE: private, loopback and link-local targets are accepted. */
+  allowPrivate: boolean;
+  /** The upstream is the embedded sandbox, which posts from this process: plain http may reach loopback. */
+  embeddedUpstream: boolean;
+  /** The gateway's own webhook endpoint, always a fit target. */
+  ownWebhookUrl?: () => string | undefined;
+  resolve?: ResolveAll;
+}
+
+const resolveWithDns: ResolveAll = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Addresses a webhook must not reach: whoever sends it (the embedded sandbox in this very
+ * process, or the partner) would post signed JSON into a network the caller cannot see.
+ */
+const internal = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // CGNAT; also Alibaba's metadata 100.100.100.200
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local; the cloud metadata service 169.254.169.254
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved and broadcast
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique-local; AWS's IPv6 metadata fd00:ec2::254
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv6');
+}
+
+/** An IPv4 address carried inside IPv6 (::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d), else undefined. */
+function embeddedIpv4(address: string): string | undefined {
+  const match = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+  if (match === null) return undefined;
+  if (match[1] !== undefined) return match[1];
+  const high = parseInt(match[2]!, 16);
+  const low = parseInt(match[3]!, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+function isInternal(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return internal.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const v4 = embeddedIpv4(address);
+  return v4 !== undefined ? internal.check(v4, 'ipv4') : internal.check(address, 'ipv6');
+}
+
+function isLoopback(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
+  const family = isIP(hostname);
+  return (family === 4 && hostname.startsWith('127.')) || (family === 6 && hostname === '::1');
+}
+
+/**
+ * Why a webhookUrl is refused, as a message for the caller, or undefined when it may be
+ * used. The name is resolved here, at creation; whoever delivers resolves it again later,
+ * so this stops the plain cases and the reader of docs/security.md knows the rest.
+ */
+export async function webhookTargetProblem(raw: string, policy: WebhookTargetPolicy): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute https URL';
+  }
+  if (policy.ownWebhookUrl?.() === raw) return undefined;
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  // WHATWG URL has already turned 0x7f.1, 2130706433 and friends into dotted IPv4.
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const loopback = isLoopback(hostname);
+  if (url.protocol !== 'https:') {
+    if (url.protocol !== 'http:') return 'must be an https URL';
+    if (!(policy.embeddedUpstream && loopback)) {
+      return policy.embeddedUpstream ? 'must be an https URL (plain http only to localhost with the embedded sandbox)' : 'must be an https URL';
+    }
+  }
+  if (policy.allowPrivate) return undefined;
+  const refused = `may not point at a private, loopback, link-local or metadata address (${hostname}); set GATEWAY_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
+  if (loopback) return refused;
+  if (isIP(hostname) !== 0) return isInternal(hostname) ? refused : undefined;
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = await (policy.resolve ?? resolveWithDns)(hostname);
+  } catch {
+    return `host ${hostname} could not be resolved`;
+  }
+  if (addresses.length === 0) return `host ${hostname} could not be resolved`;
+  const inside = addresses.find((a) => isInternal(a.address));
+  return inside === undefined
+    ? undefined
+    : `may not point at a private, loopback, link-local or metadata address (${hostname} resolves to ${inside.address}); set GATEWAY_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
+}
