@@ -13,8 +13,8 @@ export interface BodyLimits {
 
 /**
  * One cap per kind of body, counted on the bytes as they are read, so a chunked body or
- * one with a false Content-Length meets the same limit as an honest one. Yoga's own
- * maxRequestBodySize is a single number for every kind, set to the larger upload cap.
+ * one with a false Content-Length meets the same limit as an honest one. It stands in for
+ * yoga's maxRequestBodySize, a single number for every kind (turned off in yoga.ts).
  */
 export function useBodyLimits(limits: BodyLimits): Plugin {
   return {
