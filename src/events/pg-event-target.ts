@@ -88,12 +88,12 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
   });
 
   let queue: string[] = [];
-  let scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  /** A flush to come: on the next tick, or after a backoff once the database refused one. */
+  let scheduled: { kind: 'tick'; handle: NodeJS.Immediate } | { kind: 'retry'; handle: NodeJS.Timeout } | undefined;
   let flushing: Promise<void> | undefined;
   let failures = 0;
 
   const flush = async (): Promise<void> => {
-    scheduled = undefined;
     while (queue.length > 0) {
       const payloads = queue.slice(0, FLUSH_SIZE);
       try {
@@ -104,14 +104,17 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
         const delay = Math.max(100, backoffDelay(failures++, { baseMs: 250, maxMs: 10_000 }));
         logger.warn({ err, queued: queue.length, retryInMs: delay }, 'could not send events to other processes; retrying');
         if (!closed) {
-          scheduled = setTimeout(() => void run(), delay);
-          scheduled.unref();
+          const handle = setTimeout(() => void run(), delay);
+          handle.unref();
+          scheduled = { kind: 'retry', handle };
         }
         return;
       }
     }
   };
   const run = (): Promise<void> => {
+    // Whatever was scheduled has fired: a flush in progress takes up what is queued now.
+    scheduled = undefined;
     flushing ??= flush().finally(() => {
       flushing = undefined;
       if (queue.length > 0 && scheduled === undefined && !closed) schedule();
@@ -119,7 +122,7 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
     return flushing;
   };
   const schedule = () => {
-    scheduled ??= setImmediate(() => void run());
+    scheduled ??= { kind: 'tick', handle: setImmediate(() => void run()) };
   };
 
   let closed = false;
@@ -174,11 +177,9 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
     async close() {
       if (closed) return;
       closed = true;
-      if (scheduled !== undefined) {
-        clearTimeout(scheduled as NodeJS.Timeout);
-        clearImmediate(scheduled as NodeJS.Immediate);
-        scheduled = undefined;
-      }
+      if (scheduled?.kind === 'tick') clearImmediate(scheduled.handle);
+      if (scheduled?.kind === 'retry') clearTimeout(scheduled.handle);
+      scheduled = undefined;
       // One last attempt for what is queued (a worker's final events), then stop listening.
       await (flushing ?? Promise.resolve());
       if (queue.length > 0) await run();

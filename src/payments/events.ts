@@ -1,10 +1,13 @@
-import { createPubSub, map, pipe, type PubSub } from 'graphql-yoga';
+import { createPubSub, map, pipe, SlidingBuffer, type PubSub } from 'graphql-yoga';
 
 export interface PaymentChanged {
   paymentId: string;
   /** The status written, or `resync` when events may have been missed (read the payment again). */
   status: string;
 }
+
+/** Events kept per subscriber that has not read them yet. */
+const SUBSCRIBER_BACKLOG = 1_024;
 
 type Topics = { payment: [paymentId: string, change: PaymentChanged] };
 
@@ -18,7 +21,13 @@ export class PaymentEvents {
   private readonly pubsub: PubSub<Topics>;
 
   constructor(eventTarget?: EventTarget) {
-    this.pubsub = createPubSub<Topics>(eventTarget === undefined ? {} : { eventTarget: eventTarget as never });
+    this.pubsub = createPubSub<Topics>({
+      ...(eventTarget === undefined ? {} : { eventTarget: eventTarget as never }),
+      // Without a buffer a subscriber more than 1,024 events behind makes publish throw (in a
+      // worker publishing a large group at once). Subscribers read the state again on any
+      // event, so dropping the oldest of a backlog loses nothing they need.
+      repeaterBuffer: new SlidingBuffer(SUBSCRIBER_BACKLOG),
+    });
   }
 
   publish(change: PaymentChanged): void {
