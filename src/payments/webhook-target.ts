@@ -14,7 +14,20 @@ export interface WebhookTargetPolicy {
   resolve?: ResolveAll;
 }
 
-const resolveWithDns: ResolveAll = (hostname) => lookup(hostname, { all: true, verbatim: true });
+/** getaddrinfo has no timeout of its own, and a payment request should not wait on a dead resolver. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+const resolveWithDns: ResolveAll = async (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no DNS answer within ${RESOLVE_TIMEOUT_MS} ms`)), RESOLVE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /**
  * Addresses a webhook must not reach: whoever sends it (the embedded sandbox in this very
