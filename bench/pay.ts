@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -90,6 +91,8 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
     ...credentials,
     PAYOUT_API_URL: sandbox.url,
     PAYOUT_PRIVATE_KEY_FILE: keys.privateKeyFile,
+    // A real upstream needs a configured card data key; any 32 bytes do for a benchmark.
+    PAYOUT_DATA_KEY: randomBytes(32).toString('base64'),
     GATEWAY_API_KEYS: 'bench:admin',
     WORKER_IN_PROCESS: 'false',
     WORKER_CONCURRENCY: String(concurrency),

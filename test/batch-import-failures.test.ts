@@ -6,6 +6,7 @@ import { createLogger } from '../src/log/logger.ts';
 import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';
 import { importFixture, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
+import { testCardData } from './support/card-data.ts';
 
 const PAN = '4276123456789012';
 
@@ -97,7 +98,7 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
     const client = fx.sb.client();
     const catalogue = new ProviderCatalogue(client, 60_000);
     catalogue.all = () => Promise.reject(new Error('upstream unavailable'));
-    const broken = new BatchImporter({ prisma: fx.test.db.prisma, catalogue, client, limits: { maxRows: 50, maxBytes: 100_000 }, logger });
+    const broken = new BatchImporter({ prisma: fx.test.db.prisma, catalogue, client, limits: { maxRows: 50, maxBytes: 100_000 }, cardData: testCardData(), logger });
     const text = `provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`;
     const batch = await broken.import({ source: textSource(text) });
     const [problem] = await expectRejected(batch.id, 'import.failed');
@@ -113,6 +114,7 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
       catalogue: new ProviderCatalogue(client, 60_000),
       client,
       limits: { maxRows: 50, maxBytes: 100_000 },
+      cardData: testCardData(),
       logger,
     });
     const batch = await broken.import({ source: textSource(`provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileSource, importFixture, sampleFile, textSource } from './support/batch.ts';
+import { testCardData } from './support/card-data.ts';
 import { testDatabaseKinds } from './support/database.ts';
 
 describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
@@ -14,7 +15,9 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
     expect(batch.fileHash).toMatch(/^[0-9a-f]{64}$/);
     const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     expect(items.map((i) => i.providerCode)).toEqual(expect.arrayContaining(['bank-card-russia', 'bank-card-russia-fio', 'bank-card-russia-gph', 'bank-card-token', 'sbp-b2c', 'sbp-fio']));
-    expect(items[1]).toMatchObject({ line: 3, reference: 'EMP-002', paymentId: `${batch.id}-3`, status: 'PENDING', fields: expect.objectContaining({ pan: '2200000000000004' }) });
+    // Stored masked, with the full fields sealed beside (spaces of the card number removed).
+    expect(items[1]).toMatchObject({ line: 3, reference: 'EMP-002', paymentId: `${batch.id}-3`, status: 'PENDING', fields: expect.objectContaining({ pan: '2200********0004' }) });
+    expect(testCardData().open(items[1]!.fields, { batchId: batch.id, line: 3 })).toMatchObject({ pan: '2200000000000004', lastName: 'Petrova' });
     expect(items[1]!.amount.toFixed(2)).toBe('12500.50');
     expect(items[0]!.customFields).toEqual({ employeeId: '1001' });
   });

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentIdFor } from '../src/batch/batch-importer.ts';
 import type { BatchWorker, WorkerOptions } from '../src/batch/worker.ts';
 import { testWorker, textSource } from './support/batch.ts';
+import { testCardData } from './support/card-data.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { eventually } from './support/eventually.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
@@ -168,8 +169,11 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
     it('never pays a row again when its earlier payment turned out paid after all', async () => {
       const batch = await runningBatch();
       await worker().drain(ended(batch.id));
-      // As the old worker left it: FAILED after an answer it could not read, though the payment completed.
-      await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'upstream.invalid-response' } });
+      // As the old worker left it: FAILED after an answer it could not read, though the payment completed
+      // (a FAILED row keeps its sealed card data, which the COMPLETED one gave up).
+      const paid = await item(batch.id);
+      const fields = testCardData().seal({ account: 'token_success' }, { batchId: batch.id, line: paid.line });
+      await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields } });
       await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES' } });
       await services().batches.retryFailed(batch.id);
       await worker().drain(ended(batch.id));

@@ -12,6 +12,8 @@ import { Reconciler } from '../payments/reconciler.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
 import { BatchEvents } from '../batch/batch-events.ts';
 import { BatchImporter } from '../batch/batch-importer.ts';
+import { CardDataVault } from '../batch/card-data.ts';
+import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
@@ -37,6 +39,9 @@ export interface Runtime {
 
 export async function openRuntime(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<Runtime> {
   // Upstream first: a bad key file should stop startup before the database is touched.
+  // The card data key likewise, before anything is opened (a key file is made in embedded mode).
+  const keyring = loadDataKeyring(config.cardData, { dataDir: config.dataDir, embedded: config.payout.mode === 'embedded' });
+  const cardData = new CardDataVault(keyring, config.cardData.retentionDays);
   const upstream = parts.upstream ?? (await connectUpstream(config, logger));
   let db: Database;
   try {
@@ -63,9 +68,9 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
   const batchEvents = new BatchEvents(eventTarget);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
-  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, logger });
+  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, logger },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify';
 import type { PrismaClient } from '../db/database.ts';
-import { maskRecipientFields } from '../log/mask.ts';
+import { maskedRecipient } from './card-data.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
 const PAGE = 1_000;
@@ -38,7 +38,8 @@ export async function* resultRows(prisma: PrismaClient, batchId: string): AsyncG
     if (items.length === 0) return;
     for (const item of items) {
       const billing = (item.billingDetails ?? {}) as { transactionId?: string; rrn?: string };
-      const recipient = Object.entries(maskRecipientFields(item.fields as Record<string, string>))
+      // Masked fields only; the sealed recipient (while a row may still be paid) is never exported.
+      const recipient = Object.entries(maskedRecipient(item.fields))
         .map(([key, value]) => `${key}=${value}`)
         .join('; ');
       yield [

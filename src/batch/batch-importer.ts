@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PrismaClient } from '../db/database.ts';
+import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import { bulkInsert, type BulkColumn } from '../db/bulk-insert.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
@@ -7,9 +7,12 @@ import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
+import { maskRecipientFields } from '../log/mask.ts';
+import type { CardDataVault, StoredRecipient } from './card-data.ts';
 import { quoteCell, redactCardNumbers } from './cell-text.ts';
 import { CsvFileError, openPayrollCsv, type FileProblem } from './csv-reader.ts';
 import { recipientKey } from './row-key.ts';
+import { scrubCardData } from './sql/scrub-card-data.ts';
 import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
 import { validateRow, type RowProblem, type ValidRow } from './validate-row.ts';
 
@@ -68,6 +71,8 @@ export class BatchImporter {
       catalogue: ProviderCatalogue;
       client: PayoutClient;
       limits: BatchLimits;
+      /** Seals the recipient of every payable row; invalid rows keep only the masked form. */
+      cardData: CardDataVault;
       logger: Logger;
     },
   ) {}
@@ -104,7 +109,7 @@ export class BatchImporter {
 
   /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
   async validate(request: ImportRequest): Promise<ValidationReport> {
-    const state = new ImportState(undefined, this.deps.prisma);
+    const state = new ImportState(undefined, this.deps.prisma, this.deps.cardData);
     let file: SpooledUpload | undefined;
     try {
       file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
@@ -205,7 +210,7 @@ export class BatchImporter {
 
   private async validateInto(id: string, file: SpooledUpload): Promise<Batch> {
     const { prisma } = this.deps;
-    const state = new ImportState(id, prisma);
+    const state = new ImportState(id, prisma, this.deps.cardData);
     const source = file.read();
     try {
       await this.scan(source, state);
@@ -226,6 +231,8 @@ export class BatchImporter {
           validatedAt: new Date(),
         },
       });
+      // A file with errors of its own can never be approved: its rows need no card data.
+      if (rejected) await scrubCardData(prismaQuery(prisma), { batchIds: [id], retentionDays: null });
       this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
       return batch;
     } catch (error) {
@@ -240,7 +247,7 @@ export class BatchImporter {
     this.deps.logger.error({ err: error, batchId: id }, 'batch import failed');
     try {
       await this.deps.prisma.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
-      return await this.deps.prisma.batch.update({
+      const rejected = await this.deps.prisma.batch.update({
         where: { id },
         data: {
           status: 'REJECTED',
@@ -251,6 +258,11 @@ export class BatchImporter {
           validatedAt: new Date(),
         },
       });
+      // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
+      await scrubCardData(prismaQuery(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
+        this.deps.logger.warn({ err: scrub, batchId: id }, 'card data of a failed import not dropped yet; the sweep will'),
+      );
+      return rejected;
     } catch (second) {
       // The database itself is gone: nothing more can be recorded here.
       this.deps.logger.error({ err: second, batchId: id }, 'failed import could not be recorded');
@@ -335,7 +347,8 @@ interface NewItem {
   providerCode: string;
   amount: string;
   currency: string;
-  fields: Record<string, string>;
+  /** Sealed (and masked beside) for payable rows; only masked for invalid ones, which are never paid. */
+  fields: StoredRecipient;
   customFields: Record<string, string> | null;
   status: 'PENDING' | 'INVALID';
   errorCode: string | null;
@@ -397,6 +410,7 @@ class ImportState {
   constructor(
     readonly batchId: string | undefined,
     private readonly prisma: PrismaClient,
+    private readonly cardData: CardDataVault,
   ) {}
 
   fileProblem(code: string, message: string): void {
@@ -422,18 +436,19 @@ class ImportState {
       this.validRows++;
       this.totalMinor += toMinorUnits(valid.amount);
     }
-    if (valid !== undefined) {
+    if (valid !== undefined && this.batchId !== undefined) {
+      const payable = firstError === undefined;
       this.items.push({
-        batchId: this.batchId ?? '',
+        batchId: this.batchId,
         line,
         reference: valid.reference ?? null,
-        paymentId: paymentIdFor(this.batchId ?? '', line, 1),
+        paymentId: paymentIdFor(this.batchId, line, 1),
         providerCode: valid.providerCode,
         amount: valid.amount,
         currency: valid.currency,
-        fields: valid.fields,
+        fields: payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields),
         customFields: valid.customFields ?? null,
-        status: firstError === undefined ? 'PENDING' : 'INVALID',
+        status: payable ? 'PENDING' : 'INVALID',
         errorCode: firstError?.code ?? null,
         errorMessage: firstError?.message ?? null,
       });

@@ -3,6 +3,7 @@ import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generate
 import { fromMinorUnits } from '../money/money.ts';
 import { activeItemStatuses } from './item-states.ts';
 import { finishBatches } from './sql/finish-batches.ts';
+import { scrubCardData } from './sql/scrub-card-data.ts';
 import type { BatchEvents } from './batch-events.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
@@ -125,8 +126,13 @@ export class BatchService {
         SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = 'PENDING',
           "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
           "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED')`;
-      if (count === 0) throw new BatchStateError('batch.nothing-to-retry', 'the batch has no FAILED or EXPIRED rows');
+        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED') AND (fields -> '$sealed') IS NOT NULL`;
+      if (count === 0) {
+        throw new BatchStateError(
+          'batch.nothing-to-retry',
+          'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS)',
+        );
+      }
     });
     this.events.publish(batchId);
     return this.get(batchId);
@@ -134,7 +140,10 @@ export class BatchService {
 
   /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
   async finishIfDone(batchId: string): Promise<void> {
-    await finishBatches(prismaQuery(this.prisma), [batchId]);
+    const query = prismaQuery(this.prisma);
+    await finishBatches(query, [batchId]);
+    // Rows cancelled here, and every row of a batch that has ended, keep only masked card data.
+    await scrubCardData(query, { batchIds: [batchId], retentionDays: null });
     this.events.publish(batchId);
   }
 

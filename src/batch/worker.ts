@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { maskRecipientFields } from '../log/mask.ts';
 import { sleep } from '../payout/backoff.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
@@ -11,6 +10,8 @@ import type { PaymentEvents } from '../payments/events.ts';
 import { RECONCILE_FIRST_DELAY_MS } from '../payments/tracker.ts';
 import { paymentIdFor } from './batch-importer.ts';
 import type { BatchEvents } from './batch-events.ts';
+import { maskedRecipient, type CardDataVault } from './card-data.ts';
+import { UnknownDataKeyError } from '../crypto/envelope.ts';
 import { GroupCommit } from './group-commit.ts';
 import { changeAfter, holdForReview, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -20,6 +21,8 @@ import { finishBatches } from './sql/finish-batches.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from './sql/move-items.ts';
 import { renewLeases } from './sql/renew-leases.ts';
 import { rejectStaleImports } from './sql/reject-stale-imports.ts';
+import { protectLegacyRows } from './sql/protect-legacy-rows.ts';
+import { scrubCardData } from './sql/scrub-card-data.ts';
 import { settleFromPayments } from './sql/settle-from-payments.ts';
 
 export interface WorkerOptions {
@@ -57,6 +60,8 @@ export interface WorkerDeps {
   paymentEvents: PaymentEvents;
   batchEvents: BatchEvents;
   webhookUrl: () => string | undefined;
+  /** Opens the sealed recipient of a row right before its create is signed and sent. */
+  cardData: CardDataVault;
   logger: Logger;
 }
 
@@ -66,6 +71,8 @@ const IN_PROGRESS_MAX_CHECK_MS = 60_000;
 const STALE_IMPORT_MS = 30 * 60_000;
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
+/** A row sealed under a key this worker lacks waits this long for one that has it (or a restart with it). */
+const UNKNOWN_KEY_DELAY_MS = 60_000;
 
 /** A claimed row while this worker pays it. */
 interface Held extends ClaimedItem {
@@ -112,7 +119,9 @@ export class BatchWorker {
     this.begins = new GroupCommit((intents) => beginCreate(deps.query, deps.client.agentId, intents));
     this.moves = new GroupCommit((moves) => this.writeMoves(moves));
     this.finishes = new GroupCommit(async (batchIds) => {
-      for (const batchId of await finishBatches(deps.query, [...new Set(batchIds)])) deps.batchEvents.publish(batchId);
+      const ended = await finishBatches(deps.query, [...new Set(batchIds)]);
+      if (ended.length > 0) await scrubCardData(deps.query, { batchIds: ended, retentionDays: null });
+      for (const batchId of ended) deps.batchEvents.publish(batchId);
       this.notify();
       return batchIds.map(() => undefined);
     });
@@ -217,6 +226,10 @@ export class BatchWorker {
     const settled = await settleFromPayments(this.deps.query);
     const finished = await finishBatches(this.deps.query, null);
     const rejected = await rejectStaleImports(this.deps.query, STALE_IMPORT_MS);
+    // Card data of rows that can no longer be paid, and of failed rows past the retention period.
+    await scrubCardData(this.deps.query, { batchIds: null, retentionDays: this.deps.cardData.retentionDays });
+    // Rows an earlier version stored in clear: sealed or masked, a group per sweep.
+    await protectLegacyRows(this.deps.query, this.deps.cardData);
     for (const batchId of new Set([...settled, ...finished, ...rejected])) this.deps.batchEvents.publish(batchId);
   }
 
@@ -247,12 +260,20 @@ export class BatchWorker {
         if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
         // CREATING is written inside the call's slot: a row still waiting for one stays
         // PENDING, so a cancel that comes meanwhile ends it without a create.
-        const created = await this.call(row, async () => {
+        const created = await this.call(row, async (): Promise<CreateOutcome | Unreadable | null> => {
+          // Opened here, in the call's slot: the full recipient lives only as long as this call.
+          let payload: PaymentPayload;
+          try {
+            payload = this.payloadOf(row);
+          } catch (error) {
+            return { kind: 'unreadable', error: error as Error };
+          }
           if (!(await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved))) return null;
           row.status = 'CREATING';
-          return this.deps.attempts.create(row.paymentId, this.payloadOf(row), signal);
+          return this.deps.attempts.create(row.paymentId, payload, signal);
         });
         if (created === null) return;
+        if (created.kind === 'unreadable') return this.unreadable(row, created.error);
         outcome = created;
         if (outcome.kind === 'ready') {
           if (!(await this.startExecuting(row, outcome.payment))) return;
@@ -294,6 +315,31 @@ export class BatchWorker {
           : `is now ${read.payment.status.value}`;
     await this.move(row, holdForReview('batch.previous-attempt', `the previous attempt ${previousId} ${why}; not paid again`, row.retries), false);
     return false;
+  }
+
+  /**
+   * A row whose card data cannot be opened is never sent. A key this worker lacks is a
+   * configuration matter: the row waits (another worker, or this one restarted with the key,
+   * pays it). Data that is gone or does not authenticate ends the row: FAILED before any
+   * create, NEEDS_REVIEW once a create may have been sent.
+   */
+  private async unreadable(row: Held, error: Error): Promise<void> {
+    const code = (error as { code?: string }).code ?? 'card-data.unreadable';
+    if (error instanceof UnknownDataKeyError) {
+      this.deps.logger.error({ paymentId: row.paymentId, kid: error.kid, code }, 'batch row sealed under a data key this worker does not have; waiting');
+      await this.move(
+        row,
+        { to: row.status, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: UNKNOWN_KEY_DELAY_MS, finished: false },
+        false,
+      );
+      return;
+    }
+    this.deps.logger.error({ paymentId: row.paymentId, code }, 'batch row card data cannot be read; not paid');
+    const change: RowChange =
+      row.status === 'PENDING'
+        ? { to: 'FAILED', errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
+        : holdForReview(code, `${error.message}; a create may have been sent, so it is not sent again`, row.retries);
+    await this.move(row, change, false);
   }
 
   /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
@@ -408,7 +454,7 @@ export class BatchWorker {
   }
 
   private intentOf(row: Held): CreateIntent {
-    const payload = this.payloadOf(row);
+    const webhookUrl = this.deps.webhookUrl();
     return {
       id: row.id,
       leaseToken: row.leaseToken,
@@ -416,8 +462,8 @@ export class BatchWorker {
       amount: row.amount,
       currency: row.currency,
       providerCode: row.providerCode,
-      recipient: maskRecipientFields(row.fields),
-      webhookUrl: payload.webhookUrl ?? null,
+      recipient: maskedRecipient(row.fields),
+      webhookUrl: webhookUrl ?? null,
       customFields: row.customFields,
       batchId: row.batchId,
       line: row.line,
@@ -478,11 +524,20 @@ export class BatchWorker {
     const webhookUrl = this.deps.webhookUrl();
     return {
       amount: { value: row.amount, currency: row.currency as 'RUB' },
-      recipientDetails: { providerCode: row.providerCode as PaymentPayload['recipientDetails']['providerCode'], fields: row.fields },
+      recipientDetails: {
+        providerCode: row.providerCode as PaymentPayload['recipientDetails']['providerCode'],
+        fields: this.deps.cardData.open(row.fields, row),
+      },
       ...(webhookUrl === undefined ? {} : { webhookUrl }),
       ...(row.customFields === null ? {} : { customFields: row.customFields }),
     };
   }
+}
+
+/** A row whose sealed recipient could not be opened: no create is sent. */
+interface Unreadable {
+  kind: 'unreadable';
+  error: Error;
 }
 
 function jittered(ceiling: number): number {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DataKeySettings } from '../crypto/data-keys.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 
 /** The environment as this process sees it; only string values matter. */
@@ -145,6 +146,10 @@ const gatewayEnv = z.object({
   WORKER_LEASE_MS: positiveInt(60_000),
   BATCH_MAX_ROWS: positiveInt(500_000),
   BATCH_MAX_FILE_BYTES: positiveInt(100 * 1024 * 1024),
+  PAYOUT_DATA_KEY: optionalString,
+  PAYOUT_DATA_KEY_FILE: optionalString,
+  PAYOUT_DATA_KEYS_OLD: optionalString,
+  CARD_DATA_RETENTION_DAYS: z.preprocess(emptyToUndefined, z.coerce.number().min(0).default(30)),
 });
 
 /** Required together once the gateway talks to a real upstream. */
@@ -189,6 +194,8 @@ export interface GatewayConfig {
     leaseMs: number;
   };
   batchLimits: { maxRows: number; maxBytes: number };
+  /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
+  cardData: DataKeySettings & { retentionDays: number };
   payout:
     | ({ mode: 'embedded' } & PayoutClientSettings & { webhookSecret: string | undefined })
     | ({ mode: 'remote'; apiUrl: string; privateKeyFile: string; webhookSecret: string } & PayoutClientSettings);
@@ -244,6 +251,12 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       leaseMs: parsed.WORKER_LEASE_MS,
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
+    cardData: {
+      key: parsed.PAYOUT_DATA_KEY,
+      keyFile: parsed.PAYOUT_DATA_KEY_FILE,
+      oldKeys: (parsed.PAYOUT_DATA_KEYS_OLD ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+      retentionDays: parsed.CARD_DATA_RETENTION_DAYS,
+    },
     payout:
       parsed.PAYOUT_API_URL === undefined
         ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }

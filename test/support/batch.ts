@@ -9,6 +9,7 @@ import type { BatchProblem } from '../../src/db/generated/client.ts';
 import type { TestDatabase, TestDatabaseKind } from './database.ts';
 import type { TestGateway } from './gateway.ts';
 import { startSandbox, type TestSandbox } from './sandbox.ts';
+import { testCardData } from './card-data.ts';
 
 export const sampleFile = (name: string) => new URL(`../../samples/${name}`, import.meta.url).pathname;
 
@@ -27,6 +28,7 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
     catalogue: new ProviderCatalogue(client, 60_000),
     client,
     limits,
+    cardData: testCardData(),
     logger: createLogger({ level: 'silent' }),
   });
 }
@@ -42,6 +44,7 @@ export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}
       paymentEvents: s.events,
       batchEvents: s.batchEvents,
       webhookUrl: () => webhookUrl,
+      cardData: testCardData(),
       logger: createLogger({ level: 'silent' }),
     },
     { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000, ...options },

@@ -11,6 +11,7 @@ import type { Reconciliation } from './fault-reconcile.ts';
 import { testPrivateKeyFile } from './keys.ts';
 import { killAllWorkers, spawnWorker, type WorkerProcess } from './processes.ts';
 import { AGENT, startSandbox, TOKEN, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
+import { TEST_DATA_KEY } from './card-data.ts';
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 
@@ -126,6 +127,7 @@ export class FaultRig {
         PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
         PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
         GATEWAY_API_KEYS: 'fault-suite-key:admin',
+        PAYOUT_DATA_KEY: TEST_DATA_KEY,
       };
       const config = loadGatewayConfig({ ...shared, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
       const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {

@@ -4,6 +4,7 @@ import { loadGatewayConfig, type Env } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './database.ts';
 import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
+import { TEST_DATA_KEY } from './card-data.ts';
 
 export interface GraphQLReply {
   status: number;
@@ -21,7 +22,7 @@ export async function startTestGateway(options: {
 } = {}) {
   const sb: TestSandbox = await startSandbox({ inProgressMs: 100, ...options.sandbox });
   const test: TestDatabase = await (options.database ?? testDatabaseKinds()[0]!).create();
-  const config = loadGatewayConfig({ PORT: '0', RECONCILE_INTERVAL_MS: '100000', ...options.env });
+  const config = loadGatewayConfig({ PORT: '0', RECONCILE_INTERVAL_MS: '100000', PAYOUT_DATA_KEY: TEST_DATA_KEY, ...options.env });
   const client = sb.client();
   let gateway: RunningGateway;
   try {

@@ -1,4 +1,5 @@
 import type { SqlQuery } from '../../db/database.ts';
+import type { StoredRecipient } from '../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
 export interface ClaimedItem {
@@ -12,7 +13,8 @@ export interface ClaimedItem {
   /** Decimal string, never a float. */
   amount: string;
   currency: string;
-  fields: Record<string, string>;
+  /** As stored: masked fields plus the sealed full ones (card-data.ts), opened only to send the create. */
+  fields: StoredRecipient;
   customFields: Record<string, string> | null;
   status: 'PENDING' | 'CREATING' | 'READY' | 'EXECUTING' | 'IN_PROGRESS';
   retries: number;

@@ -71,6 +71,8 @@ WITH input AS (
     "errorCode" = CASE WHEN t.cancelled THEN 'batch.cancelled' ELSE t."errorCode" END,
     "errorMessage" = CASE WHEN t.cancelled THEN 'the batch was cancelled before this payment was executed' ELSE t."errorMessage" END,
     "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
+    -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
+    fields = CASE WHEN t.cancelled OR t."to" IN ('COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID') THEN i.fields - '$sealed'::text ELSE i.fields END,
     retries = t.retries,
     "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
     "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,

@@ -8,6 +8,8 @@ const sql = `
 UPDATE "BatchItem" AS i
 SET status = p.status::text::"BatchItemStatus", "errorCode" = p."errorCode", "errorMessage" = p."errorMessage",
   "billingDetails" = COALESCE(p."billingDetails", i."billingDetails"), "finishedAt" = now(), "notBefore" = NULL,
+  -- Paid: the sealed recipient is dropped (card-data.ts); FAILED and EXPIRED may be paid again.
+  fields = CASE WHEN p.status = 'COMPLETED' THEN i.fields - '$sealed'::text ELSE i.fields END,
   "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
 FROM "Payment" AS p
 WHERE i.status = 'IN_PROGRESS' AND p."paymentId" = i."paymentId" AND p.status IN ('COMPLETED', 'FAILED', 'EXPIRED')

@@ -1,0 +1,66 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { DataKeyring } from './data-keys.ts';
+
+/** What is stored: AES-256-GCM ciphertext with its nonce, tag and the id of the key. */
+// A type, not an interface: it must pass as JSON (Prisma's InputJsonValue) as it is.
+export type Envelope = {
+  v: 1;
+  kid: string;
+  iv: string;
+  tag: string;
+  ct: string;
+};
+
+/** The envelope names a key this process does not have (rotated out, or another deployment's). */
+export class UnknownDataKeyError extends Error {
+  readonly code = 'card-data.unknown-key';
+  constructor(readonly kid: string) {
+    super(`the data key ${kid} is not configured (PAYOUT_DATA_KEY, PAYOUT_DATA_KEYS_OLD)`);
+    this.name = 'UnknownDataKeyError';
+  }
+}
+
+/** The envelope is malformed or fails authentication (altered, or moved to another row). */
+export class BrokenEnvelopeError extends Error {
+  readonly code: string = 'card-data.unreadable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'BrokenEnvelopeError';
+  }
+}
+
+/**
+ * Encrypts with the current key. `context` is bound as additional authenticated data, so an
+ * envelope copied to another row (another context) does not decrypt.
+ */
+export function seal(keyring: DataKeyring, plaintext: Buffer, context: string): Envelope {
+  const { id, key } = keyring.current;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return { v: 1, kid: id, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
+}
+
+export function isEnvelope(value: unknown): value is Envelope {
+  if (typeof value !== 'object' || value === null) return false;
+  const e = value as Record<string, unknown>;
+  return e.v === 1 && typeof e.kid === 'string' && typeof e.iv === 'string' && typeof e.tag === 'string' && typeof e.ct === 'string';
+}
+
+export function open(keyring: DataKeyring, envelope: unknown, context: string): Buffer {
+  if (!isEnvelope(envelope)) throw new BrokenEnvelopeError('the encrypted recipient is malformed');
+  const dataKey = keyring.find(envelope.kid);
+  if (dataKey === undefined) throw new UnknownDataKeyError(envelope.kid);
+  const iv = Buffer.from(envelope.iv, 'base64');
+  const tag = Buffer.from(envelope.tag, 'base64');
+  if (iv.length !== 12 || tag.length !== 16) throw new BrokenEnvelopeError('the encrypted recipient is malformed');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', dataKey.key, iv, { authTagLength: 16 });
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(Buffer.from(envelope.ct, 'base64')), decipher.final()]);
+  } catch {
+    throw new BrokenEnvelopeError('the encrypted recipient does not authenticate (altered, or not this row’s)');
+  }
+}
