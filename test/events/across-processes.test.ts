@@ -203,6 +203,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
       () => false,
     );
     expect(sse.statusCode).toBe(200);
+    seenSoFar = () => sse.values.join(' ');
     const ended = endedFlag(sse.done);
     await sse.first;
     await gql(gatewayB, 'ad', `mutation { executePayment(paymentId: "${paymentId}") { __typename } }`);
