@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
@@ -21,6 +22,8 @@ const KEYS = 'op:operator,ap:approver,v:viewer,ad:admin';
 const ROWS = 200;
 /** Bounds a broken run only. */
 const LIMIT_MS = 120_000;
+/** Log lines searched for the listener's warning. */
+const TAIL = 2_000;
 
 describe.skipIf(postgres === undefined)('events across gateway and worker processes on PostgreSQL', () => {
   let sb: TestSandbox;
@@ -184,6 +187,41 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     expect([...counts].sort((x, y) => x - y)).toEqual(counts);
     expect(seen.at(-1)).toEqual({ status: 'COMPLETED', completed: ROWS });
     expect(seen.filter((s) => s.status === 'COMPLETED')).toHaveLength(1);
+  }, 300_000);
+
+  it('batchProgress on gateway A survives its listener connection being cut mid-run, and still ends with the final state', async () => {
+    const rows = 50;
+    const lines = ['reference,provider,amount,account'];
+    for (let i = 0; i < rows; i++) lines.push(`C-${i + 1},bank-card-token,${300 + i}.${String(i % 100).padStart(2, '0')},token_success`);
+    const batch = await upload(gatewayB, `${lines.join('\n')}\n`);
+    const sse = await subscribeSse(
+      `${gatewayA}/graphql`,
+      { authorization: 'Bearer v' },
+      `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }`,
+      (data) => `${data.batchProgress.status}:${data.batchProgress.counts.find((c: any) => c.status === 'COMPLETED')?.count ?? 0}`,
+      () => false,
+    );
+    seenSoFar = () => sse.values.join(' ');
+    const ended = endedFlag(sse.done);
+    await sse.first;
+    await queueFault(sb, { operation: 'execute', kind: 'hold-after', times: 1 });
+    await gql(gatewayB, 'ap', `mutation { approveBatch(id: "${batch.id}") { __typename } }`);
+    await waitFor('progress on A while one answer is held', async () => (await heldAnswers(sb)).length > 0 && sse.values.some((v) => v.startsWith('RUNNING:') && v !== 'RUNNING:0'));
+
+    // The server ends every events listener (only gateway A has one: nothing else subscribes).
+    const admin = new pg.Client({ connectionString: (database.target as { databaseUrl: string }).databaseUrl });
+    await admin.connect();
+    try {
+      const cut = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'payout-gateway events'`);
+      expect(cut.rows.length).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    await releaseHeld(sb);
+    await waitFor('the stream to end after the final state', () => ended.ended);
+    expect(sse.values.at(-1)).toBe(`COMPLETED:${rows}`);
+    expect(processes.map((p) => p.alive)).toEqual([true, true]);
+    expect(processes[0]!.logTail(TAIL)).toContain('event listener connection lost');
   }, 300_000);
 
   it('paymentUpdated on gateway A follows a payment executed on B whose webhooks B applies, and ends at COMPLETED', async () => {

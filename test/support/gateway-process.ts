@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const TAIL_LINES = 200;
+const TAIL_LINES = 2_000;
 
 /**
  * A gateway in a real process (`npm start`: dist/main.js, built from the current source by
@@ -15,7 +15,7 @@ export class GatewayProcess {
   readonly pid: number;
   readonly ready: Promise<string>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private alive = true;
+  private running = true;
   private readonly tail: string[] = [];
 
   private constructor(
@@ -25,7 +25,7 @@ export class GatewayProcess {
     this.pid = child.pid!;
     this.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
-        this.alive = false;
+        this.running = false;
         resolve({ code, signal });
       }),
     );
@@ -63,12 +63,16 @@ export class GatewayProcess {
     return gateway;
   }
 
+  get alive(): boolean {
+    return this.running;
+  }
+
   logTail(lines = 40): string {
     return this.tail.slice(-lines).join('\n');
   }
 
   async kill(): Promise<void> {
-    if (this.alive) this.child.kill('SIGKILL');
+    if (this.running) this.child.kill('SIGKILL');
     await this.exited;
   }
 
