@@ -11,6 +11,7 @@ import { RECONCILE_FIRST_DELAY_MS } from '../payments/tracker.ts';
 import { paymentIdFor } from './batch-importer.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { maskedRecipient, type CardDataVault } from './card-data.ts';
+import { redactCardNumbers } from './cell-text.ts';
 import { UnknownDataKeyError } from '../crypto/envelope.ts';
 import { GroupCommit } from './group-commit.ts';
 import { changeAfter, holdForReview, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
@@ -478,7 +479,7 @@ export class BatchWorker {
       to: change.to,
       onlyIfRunning: keepLease,
       errorCode: change.errorCode,
-      errorMessage: change.errorMessage,
+      errorMessage: safeMessage(change.errorMessage),
       billingDetails: change.payment?.billingDetails ?? null,
       retries: change.retries,
       delayMs: change.delayMs,
@@ -498,7 +499,7 @@ export class BatchWorker {
         ...base,
         status: payment.status.value,
         errorCode: payment.status.errorCode ?? null,
-        errorMessage: payment.status.errorMessage ?? null,
+        errorMessage: safeMessage(payment.status.errorMessage ?? null),
         changedAt: payment.status.changedDateTime,
         commission: payment.commission.value,
         upstreamCreatedAt: payment.creationDateTime,
@@ -511,7 +512,7 @@ export class BatchWorker {
       ...base,
       status: change.localPayment,
       errorCode: change.errorCode,
-      errorMessage: change.errorMessage,
+      errorMessage: safeMessage(change.errorMessage),
       changedAt: null,
       commission: null,
       upstreamCreatedAt: null,
@@ -538,6 +539,11 @@ export class BatchWorker {
 interface Unreadable {
   kind: 'unreadable';
   error: Error;
+}
+
+/** Upstream words are stored and shown to many: a card number an upstream message might echo is masked. */
+function safeMessage(message: string | null): string | null {
+  return message === null ? null : redactCardNumbers(message);
 }
 
 function jittered(ceiling: number): number {
