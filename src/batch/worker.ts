@@ -186,19 +186,16 @@ export class BatchWorker {
     }
   }
 
-  /** Waits until a row finishes, stop() is called, or the poll interval passes. */
+  /** Waits until a row finishes, stop() is called, or the poll interval passes (one waiter: the loop). */
   private idle(ms = this.options.pollMs): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const previous = this.wake;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.wake === done) this.wake = () => {};
         resolve();
-      }
-      this.wake = () => {
-        previous();
-        done();
       };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 
