@@ -14,7 +14,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // Each file gets its own process: its own database, ports and sandbox.
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds for a hung run only; no test depends on time. Generous because the suite must
+    // pass on a shared 2-core machine at a load of 10 or more (a first start migrates the
+    // embedded database through the wasm schema engine: seconds when idle, a minute loaded).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
   },
 });
