@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { collectLines } from './processes.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const TAIL_LINES = 2_000;
@@ -80,17 +81,6 @@ export class GatewayProcess {
     this.tail.push(line);
     if (this.tail.length > TAIL_LINES) this.tail.shift();
   }
-}
-
-function collectLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buffer = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buffer += chunk;
-    const lines = buffer.split('\n');
-    buffer = lines.pop()!;
-    for (const line of lines) if (line !== '') onLine(line);
-  });
 }
 
 const running = new Set<GatewayProcess>();

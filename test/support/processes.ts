@@ -102,7 +102,8 @@ export class WorkerProcess {
   }
 }
 
-function collectLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+/** Calls `onLine` for each complete, non-empty line of a child's output. */
+export function collectLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
   let buffer = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
