@@ -12,8 +12,7 @@ import { scrubCardData } from '../src/batch/sql/scrub-card-data.ts';
 import { BatchWorker } from '../src/batch/worker.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
-import { PaymentAttempts } from '../src/payments/attempt.ts';
-import { textSource } from './support/batch.ts';
+import { testWorker, textSource } from './support/batch.ts';
 import { testCardData } from './support/card-data.ts';
 import { testDatabaseKinds, type TestDatabaseKind } from './support/database.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
@@ -119,19 +118,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
         done();
       },
     });
-    return new BatchWorker(
-      {
-        query: gw.db.query,
-        client: s.client,
-        attempts: new PaymentAttempts(s.client, { backoff: { baseMs: 5, maxMs: 20 } }),
-        paymentEvents: s.events,
-        batchEvents: s.batchEvents,
-        webhookUrl: () => `${gw.gateway.url}/webhooks/payout`,
-        cardData,
-        logger: createLogger({ level: 'trace' }, sink),
-      },
-      { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000 },
-    );
+    return testWorker(gw, {}, `${gw.gateway.url}/webhooks/payout`, { cardData, logger: createLogger({ level: 'trace' }, sink) });
   }
   const ended = (batchId: string) => async () => {
     const batch = await db().batch.findUniqueOrThrow({ where: { id: batchId } });

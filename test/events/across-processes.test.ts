@@ -3,9 +3,8 @@ import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { freePort, GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
-import { testPrivateKeyFile } from '../support/keys.ts';
-import { killAllWorkers, spawnWorker, type WorkerProcess } from '../support/processes.ts';
-import { AGENT, startSandbox, TOKEN, WEBHOOK_SECRET, type TestSandbox } from '../support/sandbox.ts';
+import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from '../support/processes.ts';
+import { startSandbox, type TestSandbox } from '../support/sandbox.ts';
 import { heldAnswers, queueFault, releaseHeld } from '../support/fault-sandbox.ts';
 import { subscribeSse } from '../support/sse.ts';
 
@@ -40,14 +39,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     await database.db.migrate();
     const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
     const shared = {
-      DATABASE_URL: databaseUrl,
-      PAYOUT_API_URL: sb.url,
-      PAYOUT_AGENT_ID: AGENT,
-      PAYOUT_API_TOKEN: TOKEN,
-      PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
-      PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      // For the card-data work: a key for remote mode (ignored where not yet read).
-      PAYOUT_DATA_KEY: Buffer.alloc(32, 9).toString('base64'),
+      ...remoteEnv(databaseUrl, sb.url),
       GATEWAY_API_KEYS: KEYS,
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_IN_PROCESS: 'false',

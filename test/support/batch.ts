@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { BatchImporter } from '../../src/batch/batch-importer.ts';
-import { BatchWorker, type WorkerOptions } from '../../src/batch/worker.ts';
+import { BatchWorker, type WorkerDeps, type WorkerOptions } from '../../src/batch/worker.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { PaymentAttempts } from '../../src/payments/attempt.ts';
 import { ProviderCatalogue } from '../../src/payments/provider-catalogue.ts';
@@ -34,7 +34,7 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
 }
 
 /** A worker over a test gateway's parts, polling fast so tests wait little. */
-export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}, webhookUrl?: string): BatchWorker {
+export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}, webhookUrl?: string, deps: Partial<WorkerDeps> = {}): BatchWorker {
   const s = gw.services();
   return new BatchWorker(
     {
@@ -46,6 +46,7 @@ export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}
       webhookUrl: () => webhookUrl,
       cardData: testCardData(),
       logger: createLogger({ level: 'silent' }),
+      ...deps,
     },
     { pollMs: 20, retryBaseMs: 20, leaseMs: 2_000, ...options },
   );

@@ -8,10 +8,8 @@ import { textSource } from './batch.ts';
 import { testDatabaseKinds, type TestDatabase } from './database.ts';
 import { installTransitionAudit } from './fault-audit.ts';
 import type { Reconciliation } from './fault-reconcile.ts';
-import { testPrivateKeyFile } from './keys.ts';
-import { killAllWorkers, spawnWorker, type WorkerProcess } from './processes.ts';
-import { AGENT, startSandbox, TOKEN, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
-import { TEST_DATA_KEY } from './card-data.ts';
+import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from './processes.ts';
+import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 
@@ -119,16 +117,7 @@ export class FaultRig {
     try {
       database = await postgres.create();
       const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
-      const shared = {
-        DATABASE_URL: databaseUrl,
-        PAYOUT_API_URL: sb.url,
-        PAYOUT_AGENT_ID: AGENT,
-        PAYOUT_API_TOKEN: TOKEN,
-        PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
-        PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-        GATEWAY_API_KEYS: 'fault-suite-key:admin',
-        PAYOUT_DATA_KEY: TEST_DATA_KEY,
-      };
+      const shared = { ...remoteEnv(databaseUrl, sb.url), GATEWAY_API_KEYS: 'fault-suite-key:admin' };
       const config = loadGatewayConfig({ ...shared, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
       const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {
         db: database.db,

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_DATA_KEY } from './card-data.ts';
+import { testPrivateKeyFile } from './keys.ts';
+import { AGENT, TOKEN, WEBHOOK_SECRET } from './sandbox.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -147,4 +150,17 @@ export function spawnWorker(name: string, env: Record<string, string>): WorkerPr
 /** SIGKILL (which also ends a stopped process) for every worker still running; waits for each. */
 export async function killAllWorkers(): Promise<void> {
   await Promise.all([...running].map((worker) => worker.kill()));
+}
+
+/** What every gateway or worker process of a test needs: the database, the test sandbox as its upstream, the test keys. */
+export function remoteEnv(databaseUrl: string, sandboxUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PAYOUT_API_URL: sandboxUrl,
+    PAYOUT_AGENT_ID: AGENT,
+    PAYOUT_API_TOKEN: TOKEN,
+    PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
+    PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PAYOUT_DATA_KEY: TEST_DATA_KEY,
+  };
 }
