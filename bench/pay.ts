@@ -9,6 +9,7 @@ import { openRuntime, type Runtime } from '../src/app/runtime.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { report } from './report.ts';
 
 /**
  * The pay path against its bound: a batch paid by one worker through the production
@@ -59,7 +60,9 @@ async function main(): Promise<void> {
     const kinds: Array<'postgresql' | 'pglite'> = values['no-pglite'] ? ['postgresql'] : ['postgresql', 'pglite'];
     for (const database of kinds) {
       for (const latencyMs of latency === 0 ? [0] : [latency, 0]) {
-        figures.push(await payOnce(database, latencyMs, file, sandbox));
+        const figure = await payOnce(database, latencyMs, file, sandbox);
+        reportFigure(figure);
+        figures.push(figure);
       }
     }
   } finally {
@@ -69,6 +72,33 @@ async function main(): Promise<void> {
   const load = loadavg().map((n) => n.toFixed(2)).join(' ');
   console.log(`\npay path, ${rows} rows, concurrency ${concurrency} (load average ${load}):`);
   for (const f of figures) console.log(describe(f));
+}
+
+function reportFigure(f: PayFigure): void {
+  const detail = `${f.database === 'postgresql' ? 'PostgreSQL' : 'PGlite'}, upstream latency ${f.latencyMs} ms, ${f.rows} rows, concurrency ${concurrency}`;
+  const percent = f.boundRowsPerSecond === null ? undefined : (100 * f.rowsPerSecond) / f.boundRowsPerSecond;
+  report({
+    bench: 'pay',
+    name: 'rows paid per second',
+    value: Math.round(f.rowsPerSecond),
+    unit: 'rows/s',
+    target: percent === undefined ? '—' : `≥ 85 % of the bound ${f.boundRowsPerSecond} (got ${Math.round(percent)} %)`,
+    ...(percent === undefined ? {} : { met: percent >= 85 }),
+    detail,
+  });
+  report({
+    bench: 'pay',
+    name: f.database === 'pglite' ? 'worker CPU per row, database included' : 'worker CPU per row',
+    value: Number(f.workerCpuMsPerRow.toFixed(2)),
+    unit: 'ms',
+    target: f.database === 'pglite' ? '—' : '≤ 1.5',
+    ...(f.database === 'pglite' ? {} : { met: f.workerCpuMsPerRow <= 1.5 }),
+    detail: `${detail}; sandbox ${f.sandboxCpuMsPerRow.toFixed(2)} ms/row`,
+  });
+  if (f.statementsPerRow !== null) {
+    report({ bench: 'pay', name: 'SQL statements per row', value: Number(f.statementsPerRow.toFixed(2)), unit: '', target: '≤ 3', met: f.statementsPerRow <= 3, detail });
+  }
+  report({ bench: 'pay', name: 'rows paid twice', value: f.paidTwice, unit: '', target: '0', met: f.paidTwice === 0, detail });
 }
 
 function describe(f: PayFigure): string {
