@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "BatchItem_reference_idx" ON "BatchItem"("reference");
