@@ -1,10 +1,13 @@
 import { currencies, providerCodes, type Currency, type ProviderCode } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from '../payments/check-payment.ts';
 import type { ProviderDetails } from '../payments/provider-catalogue.ts';
+import { maskPan, maskTail } from '../log/mask.ts';
 import { quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
+import { formatOf, patternMessage } from './field-formats.ts';
+import { looksDomestic, rewriteCard, rewritePhone, type Rewrite } from './field-normalise.ts';
 
 export type Severity = 'error' | 'warning';
 
@@ -33,7 +36,7 @@ const MAX_REFERENCE = 64;
  * limits, required recipient fields, their patterns, and fields the provider does not
  * take. Every problem names its line and column.
  */
-export function validateRow(row: CsvRow, providers: ReadonlyMap<string, ProviderDetails>): { valid?: ValidRow; problems: RowProblem[] } {
+export function validateRow(row: CsvRow & { padded?: readonly string[] }, providers: ReadonlyMap<string, ProviderDetails>): { valid?: ValidRow; problems: RowProblem[] } {
   const { line, cells } = row;
   const problems: RowProblem[] = [];
   const error = (column: string | null, code: string, message: string) =>
@@ -57,11 +60,13 @@ export function validateRow(row: CsvRow, providers: ReadonlyMap<string, Provider
   const currency = (currencies as readonly string[]).includes(currencyText) ? (currencyText as Currency) : undefined;
   if (currency === undefined) error('currency', 'currency.unknown', `${quoteCell(cells.currency ?? '')} is not a currency the service pays in (${currencies.join(', ')})`);
 
+  for (const column of row.padded ?? []) {
+    problems.push({ line, column, code: 'cell.trimmed', severity: 'warning', message: 'spaces at the start or end of the cell were removed' });
+  }
   const fields: Record<string, string> = {};
   for (const column of recipientColumns) {
     const value = cells[column];
-    // Card numbers are often written in groups of four.
-    if (value !== undefined) fields[column] = column === 'pan' ? value.replace(/[ \u00A0]/g, '') : value;
+    if (value !== undefined) fields[column] = provider === undefined ? value : normalise(column, value, provider, line, problems);
   }
   const customFields = Object.fromEntries(
     Object.entries(cells)
@@ -75,10 +80,12 @@ export function validateRow(row: CsvRow, providers: ReadonlyMap<string, Provider
       provider,
     )) {
       const column = problem.path[0] === 'recipient' ? (problem.path[1] ?? null) : (problem.path[0] ?? null);
-      error(column, problem.code ?? 'row.invalid', problem.message);
+      const parameter = problem.code === 'field.pattern' ? provider.info.parameters.find((p) => p.extKey === column) : undefined;
+      // The upstream's pattern is a regular expression: the person is told the format instead.
+      error(column, problem.code ?? 'row.invalid', parameter === undefined ? problem.message : patternMessage(parameter, provider.code));
     }
   }
-  if (problems.length > 0 || provider === undefined || !('value' in amount) || currency === undefined) return { problems };
+  if (problems.some((p) => p.severity === 'error') || provider === undefined || !('value' in amount) || currency === undefined) return { problems };
   return {
     problems,
     valid: {
@@ -91,4 +98,41 @@ export function validateRow(row: CsvRow, providers: ReadonlyMap<string, Provider
       ...(Object.keys(customFields).length === 0 ? {} : { customFields }),
     },
   };
+}
+
+/**
+ * A recipient value as it will be paid: phone numbers and card numbers lose separators
+ * (a warning says so, card numbers masked) when that makes them pass the provider's
+ * pattern; anything else is kept as written, so the pattern check reports it.
+ */
+function normalise(column: string, value: string, provider: ProviderDetails, line: number, problems: RowProblem[]): string {
+  const parameter = provider.info.parameters.find((p) => p.extKey === column);
+  if (parameter === undefined) return value;
+  const kind = formatOf(parameter, provider.code).kind;
+  const rewrite: Rewrite | undefined = kind === 'phone' ? rewritePhone(value) : kind === 'card' ? rewriteCard(value) : undefined;
+  const candidate = rewrite?.value ?? value;
+  if (kind === 'phone' && looksDomestic(value, candidate)) {
+    problems.push({
+      line,
+      column,
+      code: 'field.pattern',
+      severity: 'error',
+      message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
+    });
+    // One problem for the row's phone: the separators were not what was wrong.
+    return candidate;
+  }
+  if (rewrite === undefined || !passes(parameter.validationPattern, rewrite.value)) return value;
+  const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
+  problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });
+  return rewrite.value;
+}
+
+function passes(pattern: string | undefined, value: string): boolean {
+  if (pattern === undefined) return true;
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    return true;
+  }
 }

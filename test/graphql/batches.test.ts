@@ -48,7 +48,8 @@ describe('a payroll file through GraphQL', () => {
   it('imports the sample file by multipart upload and validates it', async () => {
     const reply = await upload('op', readFileSync(sampleFile('payroll-valid.csv')), 'payroll-valid.csv', { force: true });
     const batch = reply.data.importBatch.batch;
-    expect(batch).toMatchObject({ status: 'VALIDATED', fileName: 'payroll-valid.csv', rowCount: 10, validCount: 10, totalAmount: { value: '50950.60' }, problems: [] });
+    expect(batch).toMatchObject({ status: 'VALIDATED', fileName: 'payroll-valid.csv', rowCount: 10, validCount: 10, totalAmount: { value: '50950.60' } });
+    expect(batch.problems).toEqual([{ line: 3, column: 'pan', code: 'pan.normalised', severity: 'WARNING', message: 'spaces removed from the card number 2200********0004' }]);
     expect(batch.uploadedBy).toMatch(/^key:/);
     batchId = batch.id;
   });
