@@ -1,5 +1,8 @@
+import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
 import type { PrismaClient } from '../db/database.ts';
+import { toMinorUnits } from '../money/money.ts';
 import { maskedRecipient } from './card-data.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
@@ -29,8 +32,46 @@ export const resultColumns = [
   'rrn',
 ] as const;
 
-/** One line per row of the batch file with its outcome, in file order. */
+export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] as const;
+
+/**
+ * Columns that are numbers in a spreadsheet; every other column is text. Amounts are
+ * written by the export as decimal strings with a `.` and two decimals.
+ */
+const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', amount: 'money' };
+
+export type ReportKind = 'results' | 'problems';
+
+/**
+ * `csv`: UTF-8, `,`, `.` decimals, CRLF (what programs read). `excel`: what a spreadsheet
+ * set to a decimal-comma locale (ru, de, fr …) opens in columns: UTF-8 with a BOM, `;`,
+ * decimal comma, CRLF. `xlsx`: a workbook, amounts as numbers with two decimals shown.
+ */
+export const exportFormats = ['csv', 'excel', 'xlsx'] as const;
+export type ExportFormat = (typeof exportFormats)[number];
+
+export const exportMediaTypes: Readonly<Record<ExportFormat, string>> = {
+  csv: 'text/csv; charset=utf-8',
+  excel: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** The report's rows as stored, header first, card numbers masked; not yet made safe for a spreadsheet. */
+export function reportRows(prisma: PrismaClient, batchId: string, kind: ReportKind): AsyncGenerator<string[]> {
+  return kind === 'results' ? plainResultRows(prisma, batchId) : plainProblemRows(prisma, batchId);
+}
+
+/** One line per row of the batch file with its outcome, in file order (cells neutralised for CSV). */
 export async function* resultRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {
+  for await (const row of plainResultRows(prisma, batchId)) yield row.map(neutralise);
+}
+
+/** The validation report: every problem with its line, column, code and message (cells neutralised for CSV). */
+export async function* problemRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {
+  for await (const row of plainProblemRows(prisma, batchId)) yield row.map(neutralise);
+}
+
+async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {
   yield [...resultColumns];
   let after = -1n;
   for (;;) {
@@ -56,29 +97,30 @@ export async function* resultRows(prisma: PrismaClient, batchId: string): AsyncG
         item.errorMessage ?? '',
         billing.transactionId ?? '',
         billing.rrn ?? '',
-      ].map(neutralise);
+      ];
     }
     after = items.at(-1)!.id;
   }
 }
 
-/** The validation report: every problem with its line, column, code and message. */
-export async function* problemRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {
-  yield ['line', 'column', 'severity', 'code', 'message'];
+async function* plainProblemRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {
+  yield [...problemColumns];
   let after = -1n;
   for (;;) {
     const problems = await prisma.batchProblem.findMany({ where: { batchId, id: { gt: after } }, orderBy: { id: 'asc' }, take: PAGE });
     if (problems.length === 0) return;
-    for (const p of problems) {
-      yield [p.line === null ? '' : String(p.line), p.column ?? '', p.severity, p.code, p.message].map(neutralise);
-    }
+    for (const p of problems) yield [p.line === null ? '' : String(p.line), p.column ?? '', p.severity, p.code, p.message];
     after = problems.at(-1)!.id;
   }
 }
 
 /** Rows as CSV text chunks (UTF-8, comma, CRLF, quoted where needed). */
-export async function* csvChunks(rows: AsyncIterable<string[]>): AsyncGenerator<string> {
-  const stringifier = stringify({ record_delimiter: 'windows' });
+export function csvChunks(rows: AsyncIterable<string[]>): AsyncGenerator<string> {
+  return delimited(rows, ',');
+}
+
+async function* delimited(rows: AsyncIterable<string[]>, delimiter: ',' | ';'): AsyncGenerator<string> {
+  const stringifier = stringify({ record_delimiter: 'windows', delimiter });
   const output: string[] = [];
   stringifier.on('data', (chunk: Buffer | string) => output.push(String(chunk)));
   for await (const row of rows) {
@@ -88,4 +130,91 @@ export async function* csvChunks(rows: AsyncIterable<string[]>): AsyncGenerator<
   stringifier.end();
   await new Promise((resolve) => stringifier.once('end', resolve));
   if (output.length > 0) yield output.splice(0).join('');
+}
+
+/**
+ * A report (plain rows from `reportRows`, header first) in the chosen format, as chunks
+ * to write in order. The `excel` dialect starts with a BOM; plain `csv` does not.
+ */
+export async function* exportChunks(rows: AsyncIterable<string[]>, format: ExportFormat): AsyncGenerator<Buffer> {
+  if (format === 'xlsx') {
+    yield* xlsxChunks(rows);
+    return;
+  }
+  if (format === 'excel') yield Buffer.from('\uFEFF', 'utf8');
+  const cells = format === 'excel' ? decimalComma(rows) : rows;
+  for await (const text of delimited(neutralised(cells), format === 'excel' ? ';' : ',')) yield Buffer.from(text, 'utf8');
+}
+
+async function* neutralised(rows: AsyncIterable<string[]>): AsyncGenerator<string[]> {
+  for await (const row of rows) yield row.map(neutralise);
+}
+
+/** Amount columns written with a decimal comma: "1500.50" -> "1500,50". */
+async function* decimalComma(rows: AsyncIterable<string[]>): AsyncGenerator<string[]> {
+  let money: number[] | undefined;
+  for await (const row of rows) {
+    if (money === undefined) {
+      money = row.flatMap((name, index) => (numberColumns[name] === 'money' ? [index] : []));
+      yield row;
+      continue;
+    }
+    const copy = [...row];
+    for (const index of money) copy[index] = copy[index]!.replace('.', ',');
+    yield copy;
+  }
+}
+
+/** Amounts a double holds to the cent: every integer number of minor units up to 2^53. */
+const MAX_EXACT_MINOR = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A cell's value in the workbook. Amounts are worked out in integer minor units; only the
+ * cell value itself is a double, the one nearest to the exact amount, which every
+ * spreadsheet shows as that amount. (Amounts beyond 2^53 minor units stay text.)
+ */
+export function xlsxValue(kind: 'money' | 'integer' | undefined, text: string): string | number {
+  if (text === '' || kind === undefined) return text;
+  if (kind === 'integer') return /^\d{1,15}$/.test(text) ? Number(text) : text;
+  const minor = toMinorUnits(text);
+  return minor <= MAX_EXACT_MINOR ? Number(minor) / 100 : text;
+}
+
+/** Streamed: rows are committed as they come, so a large batch never sits in memory whole. */
+async function* xlsxChunks(rows: AsyncIterable<string[]>): AsyncGenerator<Buffer> {
+  const stream = new PassThrough();
+  let stopped = false;
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+  const written = (async () => {
+    const sheet = workbook.addWorksheet('Report', { views: [{ state: 'frozen', ySplit: 1 }] });
+    let kinds: Array<'money' | 'integer' | undefined> | undefined;
+    for await (const row of rows) {
+      if (stopped) return;
+      if (kinds === undefined) {
+        kinds = row.map((name) => numberColumns[name]);
+        sheet.columns = row.map((name, index) => ({
+          key: name,
+          width: Math.max(10, name.length + 2),
+          ...(kinds![index] === 'money' ? { style: { numFmt: '#,##0.00' } } : {}),
+        }));
+        const header = sheet.addRow(row);
+        header.font = { bold: true };
+        header.commit();
+        continue;
+      }
+      sheet.addRow(row.map((cell, index) => xlsxValue(kinds![index], cell))).commit();
+    }
+    sheet.commit();
+    await workbook.commit();
+  })();
+  // A failure while writing must end the reading below, not leave it waiting.
+  written.catch((error: unknown) => stream.destroy(error as Error));
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+    await written;
+  } finally {
+    // The reader went away (a client hung up): stop reading rows for nobody.
+    stopped = true;
+    stream.destroy();
+  }
 }

@@ -1,15 +1,39 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { csvChunks, problemRows, resultRows } from '../batch/batch-export.ts';
+import { exportChunks, exportFormats, exportMediaTypes, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { ApiKeys } from './api-keys.ts';
 
-const DOWNLOAD = /^\/batches\/([A-Za-z0-9]{1,16})\/(results|problems)\.csv$/;
+const DOWNLOAD = /^\/batches\/([A-Za-z0-9]{1,16})\/(results|problems)\.(csv|xlsx)$/;
 
 export function isBatchDownload(path: string): boolean {
   return DOWNLOAD.test(path);
 }
 
-/** GET /batches/{id}/results.csv and /problems.csv, for any role, streamed as they are read. */
+/**
+ * `?format=csv|excel|xlsx`, else `.xlsx` in the path, else `?locale=`: a locale that writes
+ * decimals with a comma (ru, de, fr …) gets the excel dialect, any other plain CSV.
+ */
+export function chooseFormat(extension: string, query: URLSearchParams): { format: ExportFormat } | { error: string } {
+  const asked = query.get('format');
+  if (asked !== null) {
+    return (exportFormats as readonly string[]).includes(asked)
+      ? { format: asked as ExportFormat }
+      : { error: `format must be one of ${exportFormats.join(', ')}` };
+  }
+  if (extension === 'xlsx') return { format: 'xlsx' };
+  const locale = query.get('locale');
+  if (locale === null) return { format: 'csv' };
+  try {
+    return { format: new Intl.NumberFormat(locale).format(1.5).includes(',') ? 'excel' : 'csv' };
+  } catch {
+    return { error: `locale "${locale.slice(0, 35)}" is not a language tag such as ru or en-GB` };
+  }
+}
+
+/**
+ * GET /batches/{id}/results.csv and /problems.csv (or .xlsx), for any role, streamed as
+ * they are read.
+ */
 export async function handleBatchDownload(
   req: IncomingMessage,
   res: ServerResponse,
@@ -24,21 +48,33 @@ export async function handleBatchDownload(
     res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
     return;
   }
-  const [, batchId, kind] = DOWNLOAD.exec(path)!;
+  const [, batchId, kind, extension] = DOWNLOAD.exec(path)!;
+  const chosen = chooseFormat(extension!, new URL(req.url ?? '/', 'http://gateway').searchParams);
+  if ('error' in chosen) {
+    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(`${chosen.error}\n`);
+    return;
+  }
   const batch = await deps.prisma.batch.findUnique({ where: { id: batchId! }, select: { id: true } });
   if (batch === null) {
     res.writeHead(404, { 'content-type': 'text/plain' }).end(`No batch ${batchId}.\n`);
     return;
   }
+  const { format } = chosen;
   res.writeHead(200, {
-    'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': `attachment; filename="batch-${batchId}-${kind}.csv"`,
+    'content-type': exportMediaTypes[format],
+    'content-disposition': `attachment; filename="${downloadName(batchId!, kind!, format)}"`,
   });
-  // A BOM so that spreadsheets open the UTF-8 text as UTF-8.
-  res.write('\uFEFF');
-  const rows = kind === 'results' ? resultRows(deps.prisma, batchId!) : problemRows(deps.prisma, batchId!);
-  for await (const chunk of csvChunks(rows)) {
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  // A BOM so that spreadsheets open the UTF-8 text as UTF-8 (the excel dialect has its own).
+  if (format === 'csv') res.write('\uFEFF');
+  const rows = reportRows(deps.prisma, batchId!, kind as 'results' | 'problems');
+  for await (const chunk of exportChunks(rows, format)) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
   }
   res.end();
+}
+
+/** batch-b1a2-results.csv, batch-b1a2-results-excel.csv, batch-b1a2-results.xlsx */
+export function downloadName(batchId: string, kind: string, format: ExportFormat): string {
+  return `batch-${batchId}-${kind}${format === 'excel' ? '-excel.csv' : format === 'xlsx' ? '.xlsx' : '.csv'}`;
 }
