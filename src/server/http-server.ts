@@ -6,6 +6,7 @@ import type { PayoutClient } from '../payout/client.ts';
 import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
+import { handleTemplate, isTemplate } from './templates.ts';
 import { refuseForeignBrowser } from './browser-guard.ts';
 
 export interface GatewayServerDeps {
@@ -42,6 +43,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (path === '/graphql') return deps.yoga.handle(req, res);
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
+  if (isTemplate(path)) return handleTemplate(req, res, path, { client: deps.client, keys: deps.keys });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     const checks = await readiness(deps);
