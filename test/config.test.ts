@@ -102,7 +102,7 @@ describe('sandbox configuration', () => {
     const env = loadSandboxEnv({});
     expect(env.SANDBOX_PORT).toBe(4010);
     expect(env.PAYOUT_AGENT_ID).toBe('sandbox-agent');
-    expect(env.SANDBOX_BALANCE).toBe('10000000.00');
+    expect(env.SANDBOX_BALANCE).toBe('100000000000.00');
   });
 
   it('refuses rates outside 0..1 and amounts that are not money', () => {

@@ -42,14 +42,19 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   // The card data key likewise, before anything is opened (a key file is made in embedded mode).
   const keyring = loadDataKeyring(config.cardData, { dataDir: config.dataDir, embedded: config.payout.mode === 'embedded' });
   const cardData = new CardDataVault(keyring, config.cardData.retentionDays);
-  const upstream = parts.upstream ?? (await connectUpstream(config, logger));
-  let db: Database;
+  // With the embedded sandbox the database comes first instead: its DATA_DIR lock tells a
+  // second process the database is in use before it reaches the sandbox's state beside it.
+  const remote = config.payout.mode === 'remote';
+  let upstream = remote ? (parts.upstream ?? (await connectUpstream(config, logger))) : undefined;
+  let db: Database | undefined;
   try {
     db = parts.db ?? (await openDatabase(databaseTarget(config), { logger }));
+    upstream ??= parts.upstream ?? (await connectUpstream(config, logger));
     const applied = await db.migrate();
     logger.info({ database: db.kind, applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
   } catch (error) {
-    await upstream.close();
+    await upstream?.close();
+    if (parts.db === undefined) await db?.close();
     throw error;
   }
 

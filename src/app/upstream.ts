@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { GatewayConfig } from '../config/env.ts';
 import { ensureDevKeyPair, readRsaKey } from '../config/keys.ts';
 import type { Logger } from '../log/logger.ts';
 import { PayoutClient } from '../payout/client.ts';
-import { createSandbox, type Sandbox } from '../sandbox/server.ts';
+import type { Sandbox } from '../sandbox/server.ts';
 
 export interface Upstream {
   client: PayoutClient;
@@ -37,6 +38,8 @@ export async function connectUpstream(config: GatewayConfig, logger: Logger): Pr
     });
     return { client, webhookSecret: payout.webhookSecret, close: () => client.close() };
   }
+  // Loaded only here: a gateway with a real upstream never loads the sandbox.
+  const [{ createSandbox }, { sandboxBehaviour }] = await Promise.all([import('../sandbox/server.ts'), import('../sandbox/settings.ts')]);
   const keys = ensureDevKeyPair(config.dataDir);
   const apiToken = randomBytes(24).toString('base64url');
   const webhookSecret = payout.webhookSecret ?? randomBytes(32).toString('base64url');
@@ -45,6 +48,9 @@ export async function connectUpstream(config: GatewayConfig, logger: Logger): Pr
     apiToken,
     publicKeyPem: readFileSync(keys.publicKeyFile, 'utf8'),
     webhookSecret,
+    ...sandboxBehaviour(config.sandbox),
+    // Payments, balance and idempotency records outlive the process, as the real upstream's do.
+    stateDir: join(config.dataDir, 'sandbox'),
     logger: logger.child({ component: 'sandbox' }),
   });
   const baseUrl = await sandbox.listen(0, '127.0.0.1');

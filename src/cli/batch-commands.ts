@@ -1,5 +1,5 @@
 import { activeItemStatuses, failedItemStatuses } from '../batch/item-states.ts';
-import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
@@ -8,34 +8,15 @@ import { SingleBar } from 'cli-progress';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { csvChunks, problemRows, resultRows } from '../batch/batch-export.ts';
 import { BatchStateError } from '../batch/batch-service.ts';
-import type { GatewayConfig } from '../config/env.ts';
 import type { Batch } from '../db/generated/client.ts';
-import type { Logger } from '../log/logger.ts';
+import { CliError, exitCodes } from './cli-error.ts';
+import { readable } from './input-file.ts';
+import type { CliContext } from './context.ts';
 import { problemTable, table } from './output.ts';
 
-export const exitCodes = { ok: 0, notPayable: 1, usage: 2, failures: 4, interrupted: 130 } as const;
-
-export interface CliContext {
-  config: GatewayConfig;
-  logger: Logger;
-  out: (text: string) => void;
-}
+export { CliError, exitCodes, type CliContext };
 
 const operator = () => `cli:${userInfo().username}`;
-
-function readable(file: string): AsyncIterable<Uint8Array> {
-  if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`, exitCodes.usage);
-  return createReadStream(file);
-}
-
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
 
 async function withRuntime<T>(context: CliContext, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   // The person at the terminal uploads and confirms: one trusted operator.
@@ -45,20 +26,6 @@ async function withRuntime<T>(context: CliContext, work: (runtime: Runtime) => P
   } finally {
     await runtime.close();
   }
-}
-
-export async function validateCommand(file: string, context: CliContext): Promise<number> {
-  const source = readable(file);
-  return withRuntime(context, async ({ services }) => {
-    const report = await services.importer.validate({ source, fileName: basename(file) });
-    context.out(
-      `${basename(file)}: ${report.rowCount} rows, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
-        `${report.errorCount} errors, ${report.warningCount} warnings; valid rows total ${report.totalAmount} RUB`,
-    );
-    if (report.problems.length > 0) context.out(problemTable(report.problems));
-    context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
-    return report.payable ? exitCodes.ok : exitCodes.notPayable;
-  });
 }
 
 export interface RunOptions {

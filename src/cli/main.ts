@@ -1,19 +1,16 @@
-import { DataDirInUseError } from '../db/database.ts';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadDotEnv } from '../config/dotenv.ts';
 import { ConfigError } from '../config/config-error.ts';
-import { loadGatewayConfig } from '../config/env.ts';
-import { createLogger } from '../log/logger.ts';
-import { CliError, exitCodes, exportCommand, resumeCommand, runCommand, statusCommand, validateCommand, type CliContext } from './batch-commands.ts';
+import { DataDirInUseError } from '../db/data-dir-lock.ts';
+import { CliError, exitCodes } from './cli-error.ts';
+import type { CliContext } from './context.ts';
 
-/** `payout`: bulk payouts from the terminal, on the same database and upstream as the gateway. */
-function context(): CliContext {
-  loadDotEnv();
-  const config = loadGatewayConfig(process.env);
-  // Logs go to stderr, warnings and worse only, so the command's own output stays readable.
-  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', name: 'payout' }, process.stderr);
-  return { config, logger, out: (text) => process.stdout.write(`${text}\n`) };
-}
+/**
+ * `payout`: bulk payouts from the terminal, on the same database and upstream as the gateway.
+ * This module is the command table only: each action imports what it needs when it runs,
+ * so `--help` loads commander alone and `validate` never loads the database or GraphQL.
+ */
+const context = async (): Promise<CliContext> => (await import('./context.ts')).cliContext();
+const batchCommands = () => import('./batch-commands.ts');
 
 const positiveInt = (value: string) => {
   const number = Number(value);
@@ -29,8 +26,11 @@ const batch = program.command('batch').description('Payroll CSV files: validate,
 
 batch
   .command('validate <file>')
-  .description('Check a payroll CSV without paying; exit code 1 when it is not payable.')
-  .action(async (file: string) => finish(await validateCommand(file, context())));
+  .description('Check a payroll CSV against the provider rules without paying or opening the database; exit code 1 when it is not payable.')
+  .action(async (file: string) => {
+    const { validateCommand } = await import('./validate-command.ts');
+    finish(await validateCommand(file, await context()));
+  });
 
 batch
   .command('run <file>')
@@ -40,24 +40,24 @@ batch
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
-  .action(async (file: string, options) => finish(await runCommand(file, options, context())));
+  .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context())));
 
 batch
   .command('resume <batchId>')
   .description('Go on paying a RUNNING batch (after Ctrl-C or a crash).')
-  .action(async (batchId: string) => finish(await resumeCommand(batchId, context())));
+  .action(async (batchId: string) => finish(await (await batchCommands()).resumeCommand(batchId, await context())));
 
 batch
   .command('status <batchId>')
   .description('Counts and amounts per status, timing.')
-  .action(async (batchId: string) => finish(await statusCommand(batchId, context())));
+  .action(async (batchId: string) => finish(await (await batchCommands()).statusCommand(batchId, await context())));
 
 batch
   .command('export <batchId>')
   .description('Every row and its outcome as CSV (or the validation report with --problems).')
   .option('-o, --output <file>', 'write here instead of standard output')
   .option('--problems', 'export the validation report instead of the results')
-  .action(async (batchId: string, options) => finish(await exportCommand(batchId, options, context())));
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).exportCommand(batchId, options, await context())));
 
 program
   .command('sandbox')

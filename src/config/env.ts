@@ -117,6 +117,42 @@ const logLevel = z.preprocess(
   z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 );
 
+const rate = z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(1).default(0));
+const decimalAmount = (fallback: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+\.\d{2}$/, 'must be an amount with two decimals, such as 1000.00')
+      .default(fallback),
+  );
+
+/**
+ * The sandbox's behaviour: read by `npm run sandbox` and by the gateway for its embedded
+ * sandbox alike. The balance is large enough for `samples:generate` files of a million rows.
+ */
+const sandboxSettingsSchema = z.object({
+  SANDBOX_BALANCE: decimalAmount('100000000000.00'),
+  SANDBOX_OVERDRAFT: decimalAmount('0.00'),
+  SANDBOX_EXPIRY_MS: positiveInt(24 * 60 * 60 * 1000),
+  SANDBOX_IN_PROGRESS_MS: nonNegativeInt(3_000),
+  SANDBOX_WEBHOOK_ATTEMPTS: positiveInt(8),
+  SANDBOX_WEBHOOK_BACKOFF_MS: positiveInt(500),
+  SANDBOX_LATENCY_MS: nonNegativeInt(0),
+  SANDBOX_JITTER_MS: nonNegativeInt(0),
+  SANDBOX_FAIL_BEFORE_RATE: rate,
+  SANDBOX_FAIL_AFTER_RATE: rate,
+  SANDBOX_FAIL_BEFORE_HTML_RATE: rate,
+  SANDBOX_FAIL_AFTER_HTML_RATE: rate,
+  SANDBOX_DROP_BEFORE_RATE: rate,
+  SANDBOX_DROP_RATE: rate,
+  SANDBOX_SLOW_RATE: rate,
+  SANDBOX_RATE_LIMIT_RATE: rate,
+  SANDBOX_TRUNCATE_RATE: rate,
+  SANDBOX_SLOW_MS: nonNegativeInt(30_000),
+});
+export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
+
 const gatewayEnv = z.object({
   PORT: port(4000),
   HOST: optionalString,
@@ -150,6 +186,7 @@ const gatewayEnv = z.object({
   PAYOUT_DATA_KEY_FILE: optionalString,
   PAYOUT_DATA_KEYS_OLD: optionalString,
   CARD_DATA_RETENTION_DAYS: z.preprocess(emptyToUndefined, z.coerce.number().min(0).default(30)),
+  ...sandboxSettingsSchema.shape,
 });
 
 /** Required together once the gateway talks to a real upstream. */
@@ -196,6 +233,8 @@ export interface GatewayConfig {
   batchLimits: { maxRows: number; maxBytes: number };
   /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
   cardData: DataKeySettings & { retentionDays: number };
+  /** The embedded sandbox's settings (SANDBOX_*); its state lives in DATA_DIR/sandbox. */
+  sandbox: SandboxSettings;
   payout:
     | ({ mode: 'embedded' } & PayoutClientSettings & { webhookSecret: string | undefined })
     | ({ mode: 'remote'; apiUrl: string; privateKeyFile: string; webhookSecret: string } & PayoutClientSettings);
@@ -257,6 +296,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       oldKeys: (parsed.PAYOUT_DATA_KEYS_OLD ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
       retentionDays: parsed.CARD_DATA_RETENTION_DAYS,
     },
+    sandbox: Object.fromEntries(Object.keys(sandboxSettingsSchema.shape).map((name) => [name, parsed[name as keyof SandboxSettings]])) as SandboxSettings,
     payout:
       parsed.PAYOUT_API_URL === undefined
         ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }
@@ -270,16 +310,6 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
   };
 }
 
-const rate = z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(1).default(0));
-const decimalAmount = (fallback: string) =>
-  z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^\d+\.\d{2}$/, 'must be an amount with two decimals, such as 1000.00')
-      .default(fallback),
-  );
-
 const sandboxEnv = z.object({
   SANDBOX_PORT: port(4010),
   HOST: optionalString,
@@ -289,19 +319,9 @@ const sandboxEnv = z.object({
   PAYOUT_API_TOKEN: z.preprocess(emptyToUndefined, z.string().default('sandbox-token')),
   PAYOUT_PUBLIC_KEY_FILE: optionalString,
   PAYOUT_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().default('sandbox-webhook-secret')),
-  SANDBOX_BALANCE: decimalAmount('10000000.00'),
-  SANDBOX_OVERDRAFT: decimalAmount('0.00'),
-  SANDBOX_EXPIRY_MS: positiveInt(24 * 60 * 60 * 1000),
-  SANDBOX_IN_PROGRESS_MS: nonNegativeInt(3_000),
-  SANDBOX_WEBHOOK_ATTEMPTS: positiveInt(8),
-  SANDBOX_WEBHOOK_BACKOFF_MS: positiveInt(500),
-  SANDBOX_LATENCY_MS: nonNegativeInt(0),
-  SANDBOX_JITTER_MS: nonNegativeInt(0),
-  SANDBOX_FAIL_BEFORE_RATE: rate,
-  SANDBOX_FAIL_AFTER_RATE: rate,
-  SANDBOX_DROP_RATE: rate,
-  SANDBOX_SLOW_RATE: rate,
-  SANDBOX_SLOW_MS: nonNegativeInt(30_000),
+  /** Where the standalone sandbox keeps its payments and balance (default DATA_DIR/sandbox-standalone). */
+  SANDBOX_DATA_DIR: optionalString,
+  ...sandboxSettingsSchema.shape,
 });
 
 export type SandboxEnv = z.infer<typeof sandboxEnv>;

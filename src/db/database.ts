@@ -1,14 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Logger } from '../log/logger.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { PrismaClient } from './generated/client.ts';
+import type { PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
+
+/**
+ * The drivers and Prisma's client load when a database is opened, not with this module:
+ * code that only names its types (the importer, `payout batch validate`) starts without them.
+ */
+const prismaClient = async () => (await import('./generated/client.ts')).PrismaClient;
 
 let committed: Promise<string[]> | undefined;
 /** The folders shipped with this build; they do not change while the process runs. */
@@ -61,6 +64,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     // A connection the server ends (a restart, pg_terminate_backend) is an 'error' event on
     // the pool: logged, never fatal. The next query opens a new connection.
     const onError = (err: Error) => options.logger?.warn({ err }, 'database connection lost; it is replaced on the next query');
+    const [{ default: pg }, { PrismaPg }, PrismaClient] = await Promise.all([import('pg'), import('@prisma/adapter-pg'), prismaClient()]);
     const pool = new pg.Pool({ connectionString: target.databaseUrl });
     pool.on('error', onError);
     const factory = new PrismaPg(pool, { onPoolError: onError, onConnectionError: onError });
@@ -74,13 +78,20 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     dataPath = join(target.dataDir, 'pglite');
   }
   let pglite: PGlite;
+  let loaded: [typeof import('pglite-prisma-adapter'), typeof import('./generated/client.ts').PrismaClient];
   try {
     if (dataPath !== undefined) mkdirSync(dataPath, { recursive: true });
+    const { PGlite } = await import('@electric-sql/pglite');
+    // Prisma's client loads while PGlite starts.
+    const loading = Promise.all([import('pglite-prisma-adapter'), prismaClient()]);
+    loading.catch(() => {});
     pglite = await PGlite.create(dataPath);
+    loaded = await loading;
   } catch (error) {
     lock?.release();
     throw error;
   }
+  const [{ PrismaPGlite }, PrismaClient] = loaded;
   const factory = new PrismaPGlite(pglite);
   const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pglite.query<Row>(sql, params)).rows;
   return wrap('pglite', new PrismaClient({ adapter: factory }), query, () => factory, async () => {

@@ -86,7 +86,7 @@ const rateKinds = [
 ] as const satisfies ReadonlyArray<readonly [FaultKind, keyof FaultRates]>;
 
 /** One roll picks at most one fault, so the rates share the range 0..1. */
-function ratesFitOneRoll(rates: Partial<FaultRates>): boolean {
+export function ratesFitOneRoll(rates: Partial<FaultRates>): boolean {
   return rateKinds.reduce((sum, [, key]) => sum + (rates[key] ?? 0), 0) <= 1 + 1e-9;
 }
 const rollMessage = 'the fault rates add up to more than 1';

@@ -4,6 +4,7 @@ import type { Balance, Balances, Payment, PaymentPayload } from '../payout/model
 import { SandboxApiError } from './api-error.ts';
 import type { SandboxProvider } from './catalogue.ts';
 import { DAY_MS, formatDateTime, utcDate } from './clock.ts';
+import type { LedgerLog, LedgerState, PaymentRecord } from './ledger-log.ts';
 import { sandboxOutcome, type SandboxOutcome } from './outcomes.ts';
 
 export interface LedgerOptions {
@@ -15,6 +16,8 @@ export interface LedgerOptions {
   inProgressMs: number;
   now: () => number;
   onStatusChange: (payment: Payment) => void;
+  /** A sandbox directory's state to go on from, and its log to record every change in. */
+  stored?: { state: LedgerState; log: LedgerLog };
 }
 
 /**
@@ -86,11 +89,15 @@ export class SandboxLedger {
   private readonly calls = new Map<string, { createCalls: number; executeCalls: number }>();
   private balanceMinor: bigint;
   private balanceUpdatedAt: number;
+  private readonly startingBalanceMinor: bigint;
   private sequence = 0;
 
   constructor(private readonly options: LedgerOptions) {
-    this.balanceMinor = options.balanceMinor;
-    this.balanceUpdatedAt = options.now();
+    const state = options.stored?.state;
+    this.startingBalanceMinor = state?.startingBalanceMinor ?? options.balanceMinor;
+    this.balanceMinor = state?.balanceMinor ?? options.balanceMinor;
+    this.balanceUpdatedAt = state?.balanceUpdatedAt ?? options.now();
+    for (const record of state?.payments ?? []) this.restore(record);
   }
 
   balance(): Balance {
@@ -153,6 +160,7 @@ export class SandboxLedger {
       effects: { ...pending, creates: 1, executions: 0, debitedMinor: 0n },
     };
     this.entries.set(paymentId, entry);
+    this.persist(entry);
     if (!outcome.failAtCreate) this.schedule(entry, this.options.expiryMs, () => this.expire(entry));
     return clone(payment);
   }
@@ -225,9 +233,9 @@ export class SandboxLedger {
     }
     return {
       currency: 'RUB',
-      startingBalance: fromMinorUnits(this.options.balanceMinor),
+      startingBalance: fromMinorUnits(this.startingBalanceMinor),
       balance: fromMinorUnits(this.balanceMinor),
-      change: fromMinorUnits(this.balanceMinor - this.options.balanceMinor),
+      change: fromMinorUnits(this.balanceMinor - this.startingBalanceMinor),
       debited: MoneySum.of(completed, inProgress).describe(),
       completed: completed.describe(),
       inProgress: inProgress.describe(),
@@ -236,6 +244,49 @@ export class SandboxLedger {
 
   close(): void {
     for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    this.options.stored?.log.close();
+  }
+
+  /** A payment from the sandbox directory, with its timers set again for the time left. */
+  private restore(record: PaymentRecord): void {
+    const { payment } = record;
+    const entry: Entry = {
+      payment,
+      createdAt: record.createdAt,
+      sequence: record.sequence,
+      outcome: sandboxOutcome(payment.recipientDetails.providerCode, payment.recipientDetails.fields),
+      amountMinor: BigInt(record.amountMinor),
+      commissionMinor: BigInt(record.commissionMinor),
+      effects: { ...record.effects, debitedMinor: BigInt(record.effects.debitedMinor) },
+    };
+    this.entries.set(payment.paymentId, entry);
+    this.sequence = Math.max(this.sequence, record.sequence + 1);
+    const now = this.options.now();
+    if (payment.status.value === 'READY') {
+      this.schedule(entry, Math.max(0, record.createdAt + this.options.expiryMs - now), () => this.expire(entry));
+    } else if (payment.status.value === 'IN_PROGRESS') {
+      const since = Date.parse(payment.status.changedDateTime);
+      this.schedule(entry, Math.max(0, since + this.options.inProgressMs - now), () => this.settle(entry));
+    }
+  }
+
+  /** Recorded before the change is answered or notified, so a restart goes on from it. */
+  private persist(entry: Entry): void {
+    const log = this.options.stored?.log;
+    if (log === undefined) return;
+    const { debitedMinor, ...counts } = entry.effects;
+    log.append(
+      {
+        payment: entry.payment,
+        createdAt: entry.createdAt,
+        sequence: entry.sequence,
+        amountMinor: entry.amountMinor.toString(),
+        commissionMinor: entry.commissionMinor.toString(),
+        effects: { ...counts, debitedMinor: debitedMinor.toString() },
+      },
+      this.balanceMinor,
+      this.balanceUpdatedAt,
+    );
   }
 
   private find(paymentId: string): Entry {
@@ -304,6 +355,7 @@ export class SandboxLedger {
   ): void {
     entry.payment.status = { ...status, value };
     if (billingDetails !== undefined) entry.payment.billingDetails = billingDetails;
+    this.persist(entry);
     this.options.onStatusChange(clone(entry.payment));
   }
 

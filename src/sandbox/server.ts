@@ -16,6 +16,7 @@ import {
   type Operation,
 } from './faults.ts';
 import { SandboxLedger } from './ledger.ts';
+import { LedgerLog } from './ledger-log.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
@@ -36,6 +37,8 @@ export interface SandboxOptions {
   now?: () => number;
   random?: () => number;
   logger?: Logger;
+  /** Keep payments, balance and idempotency records here across restarts; in memory when unset. */
+  stateDir?: string;
 }
 
 export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
@@ -73,8 +76,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     backoffMs: options.webhookBackoffMs ?? 500,
     logger: options.logger,
   });
+  const balanceMinor = toMinorUnits(options.balance ?? '10000000.00');
+  const stored = options.stateDir === undefined ? undefined : LedgerLog.open(options.stateDir, { startingBalanceMinor: balanceMinor, now: now() });
   const ledger = new SandboxLedger({
-    balanceMinor: toMinorUnits(options.balance ?? '10000000.00'),
+    stored,
+    balanceMinor,
     overdraftMinor: toMinorUnits(options.overdraft ?? '0.00'),
     expiryMs: options.expiryMs ?? 24 * 60 * 60 * 1000,
     inProgressMs: options.inProgressMs ?? 3_000,

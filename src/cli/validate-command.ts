@@ -1,0 +1,113 @@
+import { basename, join } from 'node:path';
+import { BatchImporter } from '../batch/batch-importer.ts';
+import type { CardDataVault } from '../batch/card-data.ts';
+import type { PrismaClient } from '../db/database.ts';
+import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
+import type { PayoutClient } from '../payout/client.ts';
+import type { Balance } from '../payout/models.ts';
+import { exitCodes } from './cli-error.ts';
+import type { CliContext } from './context.ts';
+import { readable } from './input-file.ts';
+import { problemTable } from './output.ts';
+
+/** What validation reads from the upstream: the providers' rules and the balance. */
+interface ValidationUpstream {
+  catalogue: Pick<ProviderCatalogue, 'all'>;
+  client: Pick<PayoutClient, 'getBalance'>;
+  close(): Promise<void>;
+}
+
+/**
+ * `payout batch validate`: the importer's own checks on the file, without the database. So
+ * it runs next to a gateway holding the embedded database, and never writes anything; it
+ * cannot tell whether the file was imported before (`batch run` refuses a duplicate).
+ * With the embedded sandbox the providers are the sandbox's catalogue, read in-process
+ * (offline, no server, no keys); with PAYOUT_API_URL set they are read from the upstream,
+ * since its providers' limits and patterns are what the payments will be checked against.
+ */
+export async function validateCommand(file: string, context: CliContext): Promise<number> {
+  const source = readable(file);
+  const upstream = await validationUpstream(context);
+  try {
+    const importer = new BatchImporter({
+      prisma: notOpened<PrismaClient>('the database'),
+      cardData: notOpened<CardDataVault>('card data keys'),
+      catalogue: upstream.catalogue as ProviderCatalogue,
+      client: upstream.client as PayoutClient,
+      limits: context.config.batchLimits,
+      logger: context.logger,
+    });
+    // force: skips the one check that reads the database (an earlier import of the same file).
+    const report = await importer.validate({ source, fileName: basename(file), force: true });
+    context.out(
+      `${basename(file)}: ${report.rowCount} rows, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
+        `${report.errorCount} errors, ${report.warningCount} warnings; valid rows total ${report.totalAmount} RUB`,
+    );
+    if (report.problems.length > 0) context.out(problemTable(report.problems));
+    context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
+    return report.payable ? exitCodes.ok : exitCodes.notPayable;
+  } finally {
+    await upstream.close();
+  }
+}
+
+async function validationUpstream(context: CliContext): Promise<ValidationUpstream> {
+  const { config } = context;
+  const payout = config.payout;
+  if (payout.mode === 'remote') {
+    const [{ PayoutClient }, { ProviderCatalogue }, { readRsaKey }] = await Promise.all([
+      import('../payout/client.ts'),
+      import('../payments/provider-catalogue.ts'),
+      import('../config/keys.ts'),
+    ]);
+    const client = new PayoutClient({
+      baseUrl: payout.apiUrl,
+      agentId: payout.agentId,
+      apiToken: payout.apiToken,
+      privateKeyPem: readRsaKey(payout.privateKeyFile, 'PAYOUT_PRIVATE_KEY_FILE', 'private'),
+      connectTimeoutMs: payout.connectTimeoutMs,
+      headersTimeoutMs: payout.headersTimeoutMs,
+      bodyTimeoutMs: payout.bodyTimeoutMs,
+      maxRetries: payout.maxRetries,
+      logger: context.logger.child({ component: 'payout-client' }),
+    });
+    return { catalogue: new ProviderCatalogue(client, config.providerCacheTtlMs), client, close: () => client.close() };
+  }
+  const [{ sandboxProviders }, { readLedgerState }] = await Promise.all([
+    import('../sandbox/catalogue.ts'),
+    import('../sandbox/ledger-log.ts'),
+  ]);
+  const providers: ProviderDetails[] = sandboxProviders.map((p) => ({ code: p.code, name: p.info.name, info: p.info }));
+  return {
+    catalogue: { all: async () => providers },
+    client: {
+      // What the embedded sandbox would answer: its directory's balance, or the starting one.
+      async getBalance(): Promise<Balance> {
+        const state = readLedgerState(join(config.dataDir, 'sandbox'));
+        const balanceMinor = state?.balanceMinor ?? toMinorUnits(config.sandbox.SANDBOX_BALANCE);
+        const overdraftMinor = toMinorUnits(config.sandbox.SANDBOX_OVERDRAFT);
+        const rub = (minor: bigint) => ({ currency: 'RUB' as const, value: fromMinorUnits(minor) });
+        return {
+          balance: rub(balanceMinor),
+          overdraft: rub(overdraftMinor),
+          available: rub(balanceMinor + overdraftMinor),
+          updatedTime: new Date(state?.balanceUpdatedAt ?? Date.now()).toISOString(),
+        };
+      },
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * Stands where the importer takes a part validation must never use: any use is a bug,
+ * said plainly, rather than a database opened behind the user's back.
+ */
+function notOpened<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get(_target, property) {
+      throw new Error(`payout batch validate does not open ${what} (something asked for ${String(property)})`);
+    },
+  });
+}
