@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +64,44 @@ describe('payout CLI', () => {
     const result = await payout(['batch', 'validate', sampleFile('payroll-1251-semicolon.csv')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('4 rows, 4 valid');
+  }, budget(1));
+
+  it('--help lists the commands without reading the configuration or opening the database', async () => {
+    const missing = join(dataDir, 'never-made');
+    // A configuration that would stop any command that read it.
+    const result = await payout(['--help'], { DATA_DIR: missing, PORT: 'not a port' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Usage: payout/);
+    expect(result.stdout).toMatch(/batch\s/);
+    const batchHelp = await payout(['batch', '--help'], { DATA_DIR: missing, PORT: 'not a port' });
+    expect(batchHelp.stdout).toMatch(/validate \[options\] <file>|validate <file>/);
+    expect(existsSync(missing)).toBe(false);
+  }, budget(2));
+
+  it('validate writes nothing into DATA_DIR: no database, no keys, no sandbox state', async () => {
+    const result = await payout(['batch', 'validate', sampleFile('payroll-errors.csv')]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warnings/);
+    expect(await readdir(dataDir)).toEqual([]);
+  }, budget(1));
+
+  it('validate works with DATA_DIR pointing nowhere and a database that does not answer, and creates nothing', async () => {
+    const nowhere = join(dataDir, 'no', 'such', 'dir');
+    const result = await payout(['batch', 'validate', sampleFile('payroll-1251-semicolon.csv')], {
+      DATA_DIR: nowhere,
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('4 rows, 4 valid');
+    expect(result.stdout).toContain('The file can be paid.');
+    expect(existsSync(join(dataDir, 'no'))).toBe(false);
+  }, budget(1));
+
+  it('validate checks the total against the embedded sandbox balance', async () => {
+    const result = await payout(['batch', 'validate', sampleFile('payroll-valid.csv')], { SANDBOX_BALANCE: '100.00' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/balance\.insufficient\s+the valid rows total 50950\.60 RUB but only 100\.00 is available/);
   }, budget(1));
 
   it('run --yes pays the sample file with progress, then status and export report it, and the same file is refused again', async () => {

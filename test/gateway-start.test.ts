@@ -56,6 +56,60 @@ describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', ()
   });
 });
 
+describe('embedded sandbox across gateway restarts, and its SANDBOX_* settings', () => {
+  let dataDir: string;
+  let gateway: RunningGateway | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'payout-gateway-restart-'));
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps a paid payment and the balance when the gateway restarts on the same DATA_DIR', async () => {
+    const env = { PORT: '0', DATA_DIR: dataDir, SANDBOX_BALANCE: '20000.00' };
+    gateway = await startGateway(loadGatewayConfig(env), logger);
+    const payload = {
+      amount: { value: '1000.00', currency: 'RUB' as const },
+      recipientDetails: { providerCode: 'sbp-b2c' as const, fields: { account: '79001234567', bankId: 'sbp_bank_id_success' } },
+    };
+    await gateway.upstream.client.putPayment('restart-1', payload);
+    expect((await gateway.upstream.client.postExecute('restart-1')).status.value).toBe('COMPLETED');
+    await gateway.stop();
+    gateway = undefined;
+
+    gateway = await startGateway(loadGatewayConfig(env), logger);
+    expect((await gateway.upstream.client.getPayment('restart-1')).status.value).toBe('COMPLETED');
+    expect((await gateway.upstream.client.getBalance()).balance.value).toBe('18990.00');
+    await gateway.stop();
+    gateway = undefined;
+  });
+
+  it('honours SANDBOX_* for the embedded sandbox as npm run sandbox does', async () => {
+    const settings = {
+      SANDBOX_BALANCE: '777.00',
+      SANDBOX_OVERDRAFT: '23.00',
+      SANDBOX_IN_PROGRESS_MS: '1234',
+      SANDBOX_FAIL_AFTER_RATE: '0.25',
+      SANDBOX_TRUNCATE_RATE: '0.125',
+      SANDBOX_LATENCY_MS: '0',
+    };
+    const fresh = await mkdtemp(join(tmpdir(), 'payout-gateway-settings-'));
+    try {
+      gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: fresh, ...settings }), logger);
+      const sandbox = gateway.upstream.sandbox!;
+      expect(sandbox.ledger.balance()).toMatchObject({ balance: { value: '777.00' }, overdraft: { value: '23.00' }, available: { value: '800.00' } });
+      expect(sandbox.faults.rates).toMatchObject({ failAfterRate: 0.25, truncateRate: 0.125, failBeforeRate: 0 });
+      await gateway.stop();
+      gateway = undefined;
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+    expect(() => loadGatewayConfig({ SANDBOX_BALANCE: '1e6' })).toThrow(/SANDBOX_BALANCE: must be an amount with two decimals/);
+  });
+});
+
 /**
  * The PostgreSQL suite needs TEST_DATABASE_URL. CI sets it (.ci/run), so there its absence
  * is a broken setup and fails; on a developer machine without it the suite shows as skipped
