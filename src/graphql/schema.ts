@@ -7,6 +7,7 @@ import './types/provider.ts';
 import './types/payment.ts';
 import './types/payment-mutations.ts';
 import './types/payment-subscription.ts';
+import './types/payment-search.ts';
 import './types/batch.ts';
 
 export const schema = builder.toSchema();

@@ -1,0 +1,77 @@
+import { GraphQLError } from 'graphql';
+import { prismaQuery } from '../../db/database.ts';
+import { decodePosition, encodePosition, searchPayments } from '../../payments/payment-search.ts';
+import { builder } from '../builder.ts';
+import { TrackingStatusEnum } from './enums.ts';
+import { Payment } from './payment.ts';
+
+const MAX_PAGE = 100;
+const DAY_MS = 86_400_000;
+
+const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+
+builder.objectField(Payment, 'reference', (t) =>
+  t.string({
+    nullable: true,
+    description: 'The payer’s reference from the batch row the payment pays; null for payments made through GraphQL.',
+    resolve: async ({ tracked }, _args, { services }) => {
+      if (tracked?.batchId == null || tracked.batchRow == null) return null;
+      const row = await services.prisma.batchItem.findFirst({
+        where: { batchId: tracked.batchId, line: tracked.batchRow },
+        select: { reference: true },
+      });
+      return row?.reference ?? null;
+    },
+  }),
+);
+
+builder.queryField('searchPayments', (t) =>
+  t.connection({
+    type: Payment,
+    description:
+      `The gateway’s own records of payments (every payment it made, batch or single, any date range), newest first by when the gateway recorded them. ` +
+      `Filters combine with AND. Pages forward with first/after, at most ${MAX_PAGE} per page.`,
+    authScopes: { read: true },
+    args: {
+      reference: t.arg.string({ description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).', validate: { maxLength: 64 } }),
+      batchId: t.arg.id(),
+      status: t.arg({ type: TrackingStatusEnum }),
+      from: t.arg({ type: 'Date', description: 'First day (UTC), inclusive.' }),
+      to: t.arg({ type: 'Date', description: 'Last day (UTC), inclusive.' }),
+    },
+    resolve: async (_root, args, { services }) => {
+      if (args.last != null || args.before != null) throw badInput('searchPayments pages forward only: use first and after');
+      const first = args.first ?? 20;
+      if (first < 1 || first > MAX_PAGE) throw badInput(`first must be between 1 and ${MAX_PAGE}`);
+      const after = args.after == null ? undefined : decodePosition(args.after);
+      if (args.after != null && after === undefined) throw badInput('after is not a cursor of searchPayments');
+      const from = args.from == null ? undefined : new Date(`${args.from}T00:00:00Z`);
+      const before = args.to == null ? undefined : new Date(Date.parse(`${args.to}T00:00:00Z`) + DAY_MS);
+      if (from !== undefined && before !== undefined && from >= before) throw badInput('from is after to');
+      const found = await searchPayments(prismaQuery(services.prisma), {
+        ...(args.reference == null ? {} : { reference: args.reference }),
+        ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
+        ...(args.status == null ? {} : { status: args.status }),
+        ...(from === undefined ? {} : { from }),
+        ...(before === undefined ? {} : { before }),
+        ...(after === undefined ? {} : { after }),
+        limit: first + 1,
+      });
+      const page = found.slice(0, first);
+      const records = await services.tracker.findMany(page.map((p) => p.paymentId));
+      const edges = page.map((position) => ({
+        cursor: encodePosition(position),
+        node: { paymentId: position.paymentId, tracked: records.get(position.paymentId) },
+      }));
+      return {
+        edges,
+        pageInfo: {
+          hasNextPage: found.length > first,
+          hasPreviousPage: after !== undefined,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges.at(-1)?.cursor ?? null,
+        },
+      };
+    },
+  }),
+);

@@ -1,0 +1,70 @@
+import type { SqlQuery } from '../db/database.ts';
+
+export interface PaymentSearch {
+  /** The payer's own reference: the `reference` cell of the batch row the payment pays. */
+  reference?: string;
+  batchId?: string;
+  status?: string;
+  /** Recorded at or after this instant. */
+  from?: Date;
+  /** Recorded before this instant. */
+  before?: Date;
+  /** Continue after this position of the order (newest first). */
+  after?: SearchPosition;
+  limit: number;
+}
+
+/** A payment's place in the order: when the gateway recorded it, then its id (both descending). */
+export interface SearchPosition {
+  createdAt: Date;
+  paymentId: string;
+}
+
+/**
+ * The gateway's own records of payments, newest first, over any date range (the
+ * upstream's list only reaches back 50 days). Only the filters given become conditions,
+ * so each search is planned on the indexes it can use: reference through
+ * BatchItem(reference) and the row's (batchId, line), the rest on Payment's own indexes.
+ * Paged by position, not offset, so a page stays right while new payments arrive.
+ */
+export async function searchPayments(query: SqlQuery, search: PaymentSearch): Promise<SearchPosition[]> {
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const conditions: string[] = [];
+  if (search.reference !== undefined) {
+    conditions.push(
+      `EXISTS (SELECT 1 FROM "BatchItem" AS i WHERE i.reference = ${param(search.reference)} AND i."batchId" = p."batchId" AND i.line = p."batchRow")`,
+    );
+  }
+  if (search.batchId !== undefined) conditions.push(`p."batchId" = ${param(search.batchId)}`);
+  if (search.status !== undefined) conditions.push(`p.status = ${param(search.status)}::"TrackedStatus"`);
+  if (search.from !== undefined) conditions.push(`p."createdAt" >= ${param(search.from.toISOString())}::timestamptz`);
+  if (search.before !== undefined) conditions.push(`p."createdAt" < ${param(search.before.toISOString())}::timestamptz`);
+  if (search.after !== undefined) {
+    conditions.push(`(p."createdAt", p."paymentId") < (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.paymentId)})`);
+  }
+  const sql = `SELECT p."paymentId", p."createdAt" FROM "Payment" AS p
+${conditions.length === 0 ? '' : `WHERE ${conditions.join('\n  AND ')}`}
+ORDER BY p."createdAt" DESC, p."paymentId" DESC
+LIMIT ${param(search.limit)}`;
+  const rows = await query<{ paymentId: string; createdAt: Date | string }>(sql, params);
+  return rows.map((row) => ({ paymentId: row.paymentId, createdAt: new Date(row.createdAt) }));
+}
+
+/** Opaque to callers; stable across releases as long as the order is. */
+export function encodePosition(position: SearchPosition): string {
+  return Buffer.from(`${position.createdAt.toISOString()}|${position.paymentId}`, 'utf8').toString('base64url');
+}
+
+export function decodePosition(cursor: string): SearchPosition | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const bar = text.indexOf('|');
+  if (bar < 0) return undefined;
+  const createdAt = new Date(text.slice(0, bar));
+  const paymentId = text.slice(bar + 1);
+  if (Number.isNaN(createdAt.getTime()) || paymentId === '' || paymentId.length > 36) return undefined;
+  return { createdAt, paymentId };
+}
