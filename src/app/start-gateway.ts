@@ -39,6 +39,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger },
     keys,
     corsOrigins: config.corsOrigins,
+    maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
   });
 

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { redactCardNumbers } from './cell-text.ts';
 import type { FileProblem } from './csv-reader.ts';
 import { FileKeyHash } from './file-key.ts';
@@ -78,4 +80,39 @@ export async function spoolUpload(source: AsyncIterable<Uint8Array>, options: { 
     read: () => createReadStream(path, { highWaterMark: 64 * 1024 }),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** A file part of a multipart upload, received to a private temp file (see spoolPart). */
+export interface SpooledPart {
+  path: string;
+  bytes: number;
+  remove(): Promise<void>;
+}
+
+/**
+ * Writes one part of an upload to a private temp file as it arrives, so an upload costs
+ * disk, not memory, while the request is received; what reads it later opens it as a
+ * disk-backed Blob. The caller removes it (after the import, and on every error).
+ */
+export async function spoolPart(source: Readable): Promise<SpooledPart> {
+  const dir = await mkdtemp(join(tmpdir(), 'payout-upload-'));
+  const path = join(dir, 'part');
+  const remove = () => rm(dir, { recursive: true, force: true });
+  let bytes = 0;
+  try {
+    await pipeline(
+      source,
+      async function* count(chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          bytes += chunk.length;
+          yield chunk;
+        }
+      },
+      createWriteStream(path, { flags: 'wx', mode: 0o600 }),
+    );
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, bytes, remove };
 }

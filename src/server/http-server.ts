@@ -8,6 +8,8 @@ import type { ApiKeys } from './api-keys.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
 import { refuseForeignBrowser } from './browser-guard.ts';
+import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
+import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
 
 export interface GatewayServerDeps {
   db: Database;
@@ -17,6 +19,8 @@ export interface GatewayServerDeps {
   keys: ApiKeys;
   /** GATEWAY_CORS_ORIGINS, also trusted by the key-less browser guard. */
   corsOrigins: readonly string[];
+  /** A GraphQL multipart request whole: BATCH_MAX_FILE_BYTES plus the envelope. */
+  maxUploadBytes: number;
   logger: Logger;
 }
 
@@ -40,6 +44,15 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
   }
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
+  // Uploads are streamed to disk before yoga, whose multipart parsing holds files in memory.
+  if (path === '/graphql' && isMultipartUpload(req)) {
+    if (deps.keys.authenticate(req.headers.authorization) === undefined) {
+      // Refused before a byte of the file is stored; yoga says the same of other requests.
+      res.setHeader('connection', 'close').setHeader('www-authenticate', 'Bearer');
+      return json(res, 401, { errors: [{ message: 'An API key is required: send "Authorization: Bearer <key>".', extensions: { code: 'UNAUTHENTICATED' } }] });
+    }
+    return handleMultipartUpload(req, res, { yoga: deps.yoga, limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES } });
+  }
   if (path === '/graphql') return deps.yoga.handle(req, res);
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
