@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
 
@@ -128,6 +130,29 @@ describe('payout CLI', () => {
     expect(again.code).toBe(1);
     expect(again.stdout).toContain('file.duplicate');
   }, budget(4));
+
+  it('export --format excel and xlsx: columns in a Russian-locale spreadsheet, and a workbook; plain CSV has no BOM', async () => {
+    const imported = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);
+    const batchId = /Batch (b[0-9a-f]{11})/.exec(imported.stdout)![1]!;
+    const excel = join(dataDir, 'results-excel.csv');
+    expect((await payout(['batch', 'export', batchId, '--format', 'excel', '-o', excel])).code).toBe(0);
+    const bytes = await readFile(excel);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const rows: string[][] = parse(bytes, { delimiter: ';', bom: true, record_delimiter: '\r\n' });
+    expect(rows[0]!.slice(0, 4)).toEqual(['line', 'reference', 'provider', 'amount']);
+    expect(rows.slice(1).map((row) => row[3])).toEqual(expect.arrayContaining([expect.stringMatching(/^\d+,\d\d$/)]));
+    expect(bytes.toString('utf8')).toContain('Иванов');
+
+    const xlsx = join(dataDir, 'results.xlsx');
+    expect((await payout(['batch', 'export', batchId, '--format', 'xlsx', '-o', xlsx])).code).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(xlsx);
+    expect(typeof workbook.worksheets[0]!.getRow(2).getCell(4).value).toBe('number');
+
+    const plain = await payout(['batch', 'export', batchId]);
+    expect(plain.stdout).toMatch(/^line,reference,provider,amount,/);
+    expect((await payout(['batch', 'export', batchId, '--format', 'ods'])).stderr).toMatch(/Allowed choices are csv, excel, xlsx/);
+  }, budget(5));
 
   it('without a terminal asks for --yes instead of paying', async () => {
     const unconfirmed = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);

@@ -6,7 +6,7 @@ import { finished } from 'node:stream/promises';
 import { userInfo } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { csvChunks, problemRows, resultRows } from '../batch/batch-export.ts';
+import { exportChunks, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import { BatchStateError } from '../batch/batch-service.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { CliError, exitCodes } from './cli-error.ts';
@@ -139,13 +139,13 @@ export async function statusCommand(batchId: string, context: CliContext): Promi
   });
 }
 
-export async function exportCommand(batchId: string, options: { output?: string; problems?: boolean }, context: CliContext): Promise<number> {
+export async function exportCommand(batchId: string, options: { output?: string; problems?: boolean; format?: ExportFormat }, context: CliContext): Promise<number> {
   return withRuntime(context, async ({ services }) => {
     const batch = await services.prisma.batch.findUnique({ where: { id: batchId }, select: { id: true } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
-    const rows = options.problems ? problemRows(services.prisma, batchId) : resultRows(services.prisma, batchId);
+    const rows = reportRows(services.prisma, batchId, options.problems ? 'problems' : 'results');
     const target = options.output === undefined ? process.stdout : createWriteStream(options.output);
-    for await (const chunk of csvChunks(rows)) {
+    for await (const chunk of exportChunks(rows, options.format ?? 'csv')) {
       if (!target.write(chunk)) await new Promise<void>((resolve) => target.once('drain', () => resolve()));
     }
     if (target !== process.stdout) {

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { CliError, exitCodes } from './cli-error.ts';
@@ -57,6 +57,7 @@ batch
   .description('Every row and its outcome as CSV (or the validation report with --problems).')
   .option('-o, --output <file>', 'write here instead of standard output')
   .option('--problems', 'export the validation report instead of the results')
+  .addOption(new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
   .action(async (batchId: string, options) => finish(await (await batchCommands()).exportCommand(batchId, options, await context())));
 
 program
