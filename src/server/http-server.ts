@@ -8,6 +8,7 @@ import type { ApiKeys } from './api-keys.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
 import { refuseForeignBrowser } from './browser-guard.ts';
+import { isWebPage, serveWebPage } from './web-page.ts';
 import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
 
@@ -57,6 +58,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isTemplate(path)) return handleTemplate(req, res, path, { client: deps.client, keys: deps.keys });
+  if (isWebPage(path)) return serveWebPage(req, res, path);
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     const checks = await readiness(deps);

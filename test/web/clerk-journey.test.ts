@@ -1,0 +1,293 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import { createLogger } from '../../src/log/logger.ts';
+
+/**
+ * The payroll clerk's journey in a real browser (Debian's Chromium driven by
+ * playwright-core) against a real gateway with its embedded sandbox and database: every
+ * step through the page only, each page state checked with axe-core. With
+ * UPDATE_SCREENSHOTS=1 each step is saved to docs/screenshots/ for the README.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const require = createRequire(import.meta.url);
+const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
+const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
+const WAIT_MS = 90_000;
+
+const suite = existsSync(CHROMIUM) || inCi ? describe : describe.skip;
+if (!existsSync(CHROMIUM) && !inCi) {
+  console.warn(`clerk-journey: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
+}
+
+/** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
+function buildWebPage(): void {
+  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'],
+  });
+}
+
+interface Rig {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and CSP violations seen so far. */
+  problems: string[];
+}
+
+async function openPage(browser: Browser, baseURL: string): Promise<Rig> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 }, locale: 'en-GB', acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, context, problems };
+}
+
+const axeSource = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core run inside the page. It is evaluated through the DevTools protocol, which the
+ * page's Content-Security-Policy does not govern, so the policy stays as strict as served.
+ */
+async function accessibilityViolations(page: Page, state: string): Promise<string[]> {
+  await page.evaluate(await axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
+}
+
+async function step(rig: Rig, name: string): Promise<void> {
+  expect(await accessibilityViolations(rig.page, name)).toEqual([]);
+  if (screenshots) {
+    await mkdir(join(repoRoot, 'docs/screenshots'), { recursive: true });
+    await rig.page.screenshot({ path: join(repoRoot, 'docs/screenshots', `${name}.png`), fullPage: true });
+  }
+}
+
+/** Drops a file on the drop zone as a browser does: a drop event carrying a DataTransfer. */
+async function dropFile(page: Page, selector: string, path: string, type: string): Promise<void> {
+  const bytes = [...(await readFile(path))];
+  const name = path.split('/').pop()!;
+  const transfer = await page.evaluateHandle(
+    ({ bytes, name, type }) => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], name, { type }));
+      return data;
+    },
+    { bytes, name, type },
+  );
+  await page.dispatchEvent(selector, 'dragover', { dataTransfer: transfer });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer: transfer });
+}
+
+suite('the web page: a payroll clerk’s journey in Chromium', () => {
+  let dataDir: string;
+  let gateway: RunningGateway;
+  let browser: Browser;
+  let rig: Rig;
+
+  beforeAll(async () => {
+    buildWebPage();
+    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-'));
+    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir }), createLogger({ level: 'silent' }));
+    browser = await launch();
+    rig = await openPage(browser, gateway.url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the page with a strict Content-Security-Policy and long-cached hashed assets', async () => {
+    const page = await request(`${gateway.url}/`);
+    const html = await page.body.text();
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['cache-control']).toBe('no-cache');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    // No inline script and nothing from another origin.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await request(`${gateway.url}${script}`);
+    await asset.body.text();
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const again = await request(`${gateway.url}${script}`, { headers: { 'if-none-match': String(asset.headers.etag) } });
+    await again.body.text();
+    expect(again.statusCode).toBe(304);
+    const missing = await request(`${gateway.url}/assets/nope.js`);
+    await missing.body.text();
+    expect(missing.statusCode).toBe(404);
+    // The key-less browser guard covers the page too: a rebound name gets nothing.
+    const rebound = await request(`${gateway.url}/`, { headers: { host: 'evil.example' } });
+    await rebound.body.text();
+    expect(rebound.statusCode).toBe(403);
+  });
+
+  it('opens in local mode with an empty batch list', async () => {
+    const { page } = rig;
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
+    await page.getByText('Local mode: no API key needed').waitFor();
+    await page.getByText('No batches yet.').waitFor();
+    await step(rig, '01-batches-empty');
+  });
+
+  it('uploads a file with errors and shows the report grouped by problem', async () => {
+    const { page } = rig;
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
+    await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
+    await page.getByLabel('Choose a file').setInputFiles(join(repoRoot, 'samples/payroll-errors.csv'));
+    await page.getByRole('heading', { name: 'Validation report' }).waitFor();
+
+    const unknownProvider = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^provider\.unknown$/ }) });
+    await unknownProvider.getByRole('heading', { name: /Unknown payment method/ }).waitFor();
+    const firstRow = unknownProvider.locator('tbody tr').first();
+    expect(await firstRow.locator('td').nth(0).textContent()).toBe('2');
+    expect(await firstRow.locator('td').nth(1).textContent()).toBe('provider');
+    expect(await firstRow.locator('td').nth(2).textContent()).toMatch(/paypal/);
+
+    const amountFormat = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^amount\.format$/ }) });
+    expect(await amountFormat.locator('tbody tr').count()).toBeGreaterThanOrEqual(3);
+    await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^reference\.duplicate$/ }) }).waitFor();
+    // Errors first, then warnings; the batch is rejected, and a clerk may still pay the valid rows.
+    await page.locator('.upload-result .badge', { hasText: 'Rejected' }).waitFor();
+    await page.getByRole('button', { name: 'Approve valid rows only' }).waitFor();
+    await page.getByRole('button', { name: 'Discard' }).waitFor();
+    await step(rig, '02-upload-report-with-errors');
+
+    // Discarding asks first, then cancels the batch.
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.getByRole('group').getByRole('button', { name: 'Discard' }).click();
+    await page.locator('.upload-result .badge', { hasText: 'Cancelled' }).waitFor();
+  });
+
+  let batchId: string;
+
+  it('uploads a valid file by drag and drop, approves it and watches it finish', async () => {
+    const { page } = rig;
+    await dropFile(page, '.dropzone', join(repoRoot, 'samples/payroll-valid.csv'), 'text/csv');
+    // No errors; the sample's spaced card number is tidied up and reported as a warning.
+    await page.getByText('Rows: 10 · valid: 10 · with errors: 0 · warnings: 1').first().waitFor();
+    await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
+    await step(rig, '03-upload-valid');
+
+    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.getByText(/^Pay 10 rows, .+ in total \(plus commission\)\?$/).waitFor();
+    await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
+
+    await page.waitForURL(/#\/batches\/[A-Za-z0-9]+$/);
+    batchId = /#\/batches\/([A-Za-z0-9]+)$/.exec(page.url())![1]!;
+    await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
+    // The sample pays 7 rows and fails 3 (sandbox outcomes); the bar reaches 100 % only at the end.
+    await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
+    await page.getByText('10 of 10 rows finished').waitFor();
+    expect(await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('aria-valuenow')).toBe('100');
+    const paid = page.locator('.progress-panel dt', { hasText: 'Paid' }).locator('xpath=..').locator('dd');
+    expect(await paid.textContent()).toMatch(/^7 · /);
+    await page.getByRole('button', { name: 'Pay failed rows again' }).waitFor();
+    await page.locator('table.items-table tbody tr').nth(9).waitFor();
+    await step(rig, '04-batch-finished');
+
+    await page.getByLabel('Row status').selectOption('FAILED');
+    await page.locator('table.items-table tbody tr').first().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 3);
+    await step(rig, '05-batch-failed-rows');
+    await page.getByLabel('Row status').selectOption('');
+  });
+
+  it('downloads the results', async () => {
+    const { page } = rig;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Results (CSV)' }).click()]);
+    expect(download.suggestedFilename()).toBe(`batch-${batchId}-results.csv`);
+    const text = (await readFile(await download.path(), 'utf8')).replace(/^\uFEFF/, '');
+    const lines = text.trim().split(/\r?\n/);
+    expect(lines[0]).toMatch(/^line,reference,provider,amount/);
+    expect(lines).toHaveLength(11);
+    expect(lines.find((line) => line.includes('EMP-001'))).toMatch(/,COMPLETED,/);
+    expect(lines.find((line) => line.includes('EMP-007'))).toMatch(/,FAILED,/);
+    // Masked, never the full card number.
+    expect(text).not.toContain('2200000000000004');
+  });
+
+  it('finds a payment and shows its status history', async () => {
+    const { page } = rig;
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Find a payment' }).click();
+    await page.getByRole('heading', { name: 'Find a payment', level: 1 }).waitFor();
+    await page.getByLabel('Payment id or your reference').fill(`${batchId}-2`);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const card = page.locator('article.payment');
+    await card.getByRole('heading', { name: `${batchId}-2` }).waitFor();
+    await card.getByRole('table').locator('tbody tr').first().waitFor();
+    expect(await card.locator('.facts .badge').first().textContent()).toBe('Completed');
+    expect(await card.locator('.money').first().textContent()).toMatch(/15,000\.00/);
+    const history = await card.getByRole('table').locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(history.at(-1)).toBe('Completed');
+    await step(rig, '06-find-payment');
+
+    await page.getByLabel('Payment id or your reference').fill('no-such-payment');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText('No payment found for "no-such-payment".').waitFor();
+  });
+
+  it('switches to Russian, formats amounts for the locale and remembers the choice', async () => {
+    const { page } = rig;
+    await page.getByLabel('Payment id or your reference').fill(`${batchId}-2`);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.locator('article.payment').waitFor();
+    await page.getByRole('button', { name: 'Русский' }).click();
+    await page.getByRole('heading', { name: 'Поиск платежа', level: 1 }).waitFor();
+    // Russian grouping (a no-break space), decimal comma and the rouble sign.
+    expect(await page.locator('article.payment .money').first().textContent()).toMatch(/^15\s000,00\s₽$/);
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('ru');
+    await step(rig, '07-find-payment-ru');
+
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Реестры' }).click();
+    await page.getByRole('heading', { name: 'Реестры', level: 1 }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 2);
+    const names = await page.locator('table.batches tbody th a').allTextContents();
+    // Newest first.
+    expect(names).toEqual(['payroll-valid.csv', 'payroll-errors.csv']);
+    await step(rig, '08-batches-ru');
+
+    await page.getByLabel('Статус').selectOption('CANCELLED');
+    await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 1);
+    expect(await page.locator('table.batches tbody th a').allTextContents()).toEqual(['payroll-errors.csv']);
+    await page.getByRole('button', { name: 'English' }).click();
+  });
+
+  it('raised no console error or Content-Security-Policy violation on the way', () => {
+    expect(rig.problems).toEqual([]);
+  });
+});

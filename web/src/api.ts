@@ -1,0 +1,174 @@
+/**
+ * The page talks to the gateway only through its public surface: GraphQL at /graphql
+ * (JSON, multipart uploads, subscriptions as Server-Sent Events) and the download routes.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+let apiKey: string | undefined;
+
+export function setApiKey(key: string | undefined): void {
+  apiKey = key;
+}
+
+function authHeaders(): Record<string, string> {
+  return apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+}
+
+interface GraphQLBody<T> {
+  data?: T | null;
+  errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string } }>;
+}
+
+async function readReply<T>(response: Response): Promise<T> {
+  let body: GraphQLBody<T>;
+  try {
+    body = (await response.json()) as GraphQLBody<T>;
+  } catch {
+    throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
+  }
+  const first = body.errors?.[0];
+  if (first !== undefined) throw new ApiError(first.message, first.extensions?.code, response.status);
+  if (body.data == null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
+  return body.data;
+}
+
+export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...authHeaders() },
+    body: JSON.stringify({ query, variables }),
+  });
+  return readReply<T>(response);
+}
+
+/** A GraphQL multipart request (the CSRF header is needed: multipart is a form content type). */
+export async function upload<T>(query: string, file: File, variables: Record<string, unknown> = {}): Promise<T> {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({ query, variables: { ...variables, file: null } }));
+  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.append('0', file, file.name);
+  const response = await fetch('/graphql', { method: 'POST', headers: { 'x-graphql-yoga-csrf': '1', ...authHeaders() }, body: form });
+  return readReply<T>(response);
+}
+
+/**
+ * A subscription over SSE read with fetch (EventSource cannot send the Authorization
+ * header). Calls `onData` per `next` event; the returned function stops it.
+ */
+export function subscribe<T>(
+  query: string,
+  variables: Record<string, unknown>,
+  handlers: { onData: (data: T) => void; onEnd: (error?: Error) => void },
+): () => void {
+  const abort = new AbortController();
+  void (async () => {
+    try {
+      const response = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders() },
+        body: JSON.stringify({ query, variables }),
+        signal: abort.signal,
+      });
+      if (!response.ok || response.body === null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += value;
+        const events = buffer.split('\n\n');
+        buffer = events.pop() ?? '';
+        for (const event of events) {
+          const lines = event.split('\n');
+          const name = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
+          const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).join('\n');
+          if (name === 'complete') {
+            handlers.onEnd();
+            return;
+          }
+          if (name !== 'next' || data === '') continue;
+          const body = JSON.parse(data) as GraphQLBody<T>;
+          if (body.errors?.[0] !== undefined) throw new ApiError(body.errors[0].message, body.errors[0].extensions?.code, 200);
+          if (body.data != null) handlers.onData(body.data);
+        }
+      }
+      handlers.onEnd();
+    } catch (error) {
+      if (!abort.signal.aborted) handlers.onEnd(error instanceof Error ? error : new Error(String(error)));
+    }
+  })();
+  return () => abort.abort();
+}
+
+/** A download route fetched with the key, then saved under the name the gateway gives. */
+export async function download(path: string): Promise<void> {
+  const response = await fetch(path, { headers: authHeaders() });
+  if (!response.ok) throw new ApiError((await response.text()).trim() || `HTTP ${response.status}`, undefined, response.status);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? path.split('/').pop() ?? 'download';
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+export interface Access {
+  /** Key-less local mode: every request is admin. */
+  anonymous: boolean;
+  role: 'viewer' | 'operator' | 'approver' | 'admin';
+  /** The fingerprint the gateway records for this key ("anonymous" without keys). */
+  caller: string | undefined;
+  may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean };
+}
+
+const PROBE_ID = 'no-such-batch';
+
+/**
+ * What the caller may do. The schema has no "who am I" query, so each right is probed with
+ * a mutation on a batch id that cannot exist: a role without the right is refused before
+ * the resolver runs ("Not authorized"), a role with it reaches the resolver and gets
+ * batch.not-found. Nothing changes either way.
+ */
+export async function probeAccess(key: string | undefined): Promise<Access> {
+  setApiKey(key);
+  await gql<{ __typename: string }>('query Hello { __typename }');
+  const allowed = async (mutation: string) => {
+    try {
+      await gql(`mutation Probe($id: ID!) { ${mutation}(id: $id) { __typename } }`, { id: PROBE_ID });
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && /not authorized/i.test(error.message)) return false;
+      throw error;
+    }
+  };
+  const [approve, retry] = await Promise.all([allowed('approveBatch'), allowed('retryFailedItems')]);
+  const anonymous = key === undefined;
+  const role = approve && retry ? 'admin' : approve ? 'approver' : retry ? 'operator' : 'viewer';
+  return {
+    anonymous,
+    role,
+    caller: anonymous ? 'anonymous' : await fingerprint(key),
+    may: { upload: retry, approve, cancel: retry || approve, retry },
+  };
+}
+
+/** The gateway's `key:` + 12 hex digits of SHA-256; WebCrypto exists only on secure origins. */
+async function fingerprint(key: string): Promise<string | undefined> {
+  if (globalThis.crypto?.subtle === undefined) return undefined;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
+  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `key:${hex.slice(0, 12)}`;
+}

@@ -1,0 +1,106 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gql, type Access } from './api.ts';
+import { useI18n } from './i18n.ts';
+import { formatMoney } from './money.ts';
+import { APPROVE_BATCH, CANCEL_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
+import { ErrorNotice } from './parts.tsx';
+
+type Action = 'approve' | 'approveValid' | 'cancel' | 'discard' | 'retry';
+
+/** What a batch in this state allows, limited to what the caller's role may do. */
+export function actionsFor(batch: BatchDetail, access: Access): Action[] {
+  const actions: Action[] = [];
+  const failed = batch.counts.filter((c) => c.status === 'FAILED' || c.status === 'EXPIRED').reduce((sum, c) => sum + c.count, 0);
+  if (batch.status === 'VALIDATED' && access.may.approve) actions.push('approve');
+  if (batch.status === 'REJECTED' && batch.validCount > 0 && access.may.approve) actions.push('approveValid');
+  if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');
+  if (batch.status === 'RUNNING' && access.may.cancel) actions.push('cancel');
+  if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
+  return actions;
+}
+
+const labels = {
+  approve: 'batch.approve',
+  approveValid: 'batch.approveValid',
+  cancel: 'batch.cancel',
+  discard: 'batch.discard',
+  retry: 'batch.retry',
+} as const;
+
+export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail; access: Access; onChanged: (batch: BatchDetail, action: Action) => void }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [asking, setAsking] = useState<Action | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking !== undefined) confirmRef.current?.focus();
+  }, [asking]);
+
+  const actions = actionsFor(batch, access);
+  if (actions.length === 0) return null;
+
+  async function run(action: Action) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const reply =
+        action === 'approve' || action === 'approveValid'
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid' })
+          : action === 'retry'
+            ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
+            : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
+      if ('batch' in reply.result) onChanged(reply.result.batch, action);
+      else setError(new Error(`${reply.result.message} (${reply.result.code})`));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+      setAsking(undefined);
+    }
+  }
+
+  const question = (action: Action) => {
+    if (action === 'approve' || action === 'approveValid') {
+      return t('batch.confirmApprove', { count: batch.validCount, amount: formatMoney(batch.totalAmount.value, batch.totalAmount.currency, i18n.tag) });
+    }
+    return action === 'retry' ? t('batch.retry') + '?' : t('batch.confirmCancel');
+  };
+
+  return (
+    <section class="actions" aria-labelledby={`actions-${batch.id}`}>
+      <h2 id={`actions-${batch.id}`} class="visually-hidden">
+        {t('batch.actions')}
+      </h2>
+      {asking === undefined ? (
+        <div class="button-row">
+          {actions.map((action) => (
+            <button
+              type="button"
+              key={action}
+              class={action === 'approve' || action === 'approveValid' ? 'primary' : action === 'cancel' || action === 'discard' ? 'danger' : ''}
+              disabled={busy}
+              onClick={() => setAsking(action)}
+            >
+              {t(labels[action])}
+            </button>
+          ))}
+        </div>
+      ) : (
+        <div class="confirm" role="group" aria-labelledby="confirm-question">
+          <p id="confirm-question">{question(asking)}</p>
+          <div class="button-row">
+            <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
+              {t(labels[asking])}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
+              {t('common.back')}
+            </button>
+          </div>
+        </div>
+      )}
+      {error === undefined ? null : <ErrorNotice error={error} />}
+    </section>
+  );
+}

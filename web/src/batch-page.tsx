@@ -1,0 +1,311 @@
+import { useEffect, useState } from 'preact/hooks';
+import { gql, subscribe, type Access } from './api.ts';
+import { BatchActions } from './batch-actions.tsx';
+import { Downloads } from './downloads.tsx';
+import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
+import { formatNumber } from './money.ts';
+import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge } from './parts.tsx';
+import { progressOf } from './progress.ts';
+import {
+  BATCH,
+  BATCH_ITEMS,
+  BATCH_PROBLEMS,
+  BATCH_PROGRESS,
+  FINISHED_BATCH_STATUSES,
+  ITEM_STATUSES,
+  PROVIDER_NAMES,
+  type BatchDetail,
+  type BatchItem,
+  type PageInfo,
+  type Problem,
+} from './queries.ts';
+import { REPORT_LIMIT, ValidationReport } from './report.tsx';
+
+export function BatchPage({ id, access }: { id: string; access: Access }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [batch, setBatch] = useState<BatchDetail | null | undefined>();
+  const [problems, setProblems] = useState<Problem[]>([]);
+  const [error, setError] = useState<unknown>();
+  const [live, setLive] = useState(false);
+  const [notice, setNotice] = useState('');
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => {
+    let current = true;
+    setError(undefined);
+    Promise.all([
+      gql<{ batch: BatchDetail | null }>(BATCH, { id }),
+      gql<{ batch: { problems: Problem[] } | null }>(BATCH_PROBLEMS, { id, limit: REPORT_LIMIT }),
+    ]).then(
+      ([detail, report]) => {
+        if (!current) return;
+        setBatch(detail.batch);
+        setProblems(report.batch?.problems ?? []);
+      },
+      (failure: unknown) => current && setError(failure),
+    );
+    return () => {
+      current = false;
+    };
+  }, [id, generation]);
+
+  // Live progress: the subscription sends the batch now, then as its rows move, and ends
+  // once the batch is finished. Started again after an action reopens the batch.
+  const status = batch?.status;
+  useEffect(() => {
+    if (status === undefined || FINISHED_BATCH_STATUSES.includes(status) || status === 'REJECTED') return;
+    setLive(true);
+    const stop = subscribe<{ batchProgress: BatchDetail }>(BATCH_PROGRESS, { id }, {
+      onData: (data) => setBatch(data.batchProgress),
+      onEnd: (failure) => {
+        setLive(false);
+        if (failure !== undefined) setError(failure);
+      },
+    });
+    return () => {
+      stop();
+      setLive(false);
+    };
+  }, [id, status === undefined || FINISHED_BATCH_STATUSES.includes(status)]);
+
+  if (error !== undefined && batch === undefined) return <ErrorNotice error={error} onRetry={() => setGeneration((n) => n + 1)} />;
+  if (batch === undefined) return <p role="status">{t('common.loading')}</p>;
+  if (batch === null) {
+    return (
+      <>
+        <PageTitle>{t('batch.notFound', { id })}</PageTitle>
+        <a href="#/">{t('batch.back')}</a>
+      </>
+    );
+  }
+
+  const progress = progressOf(batch.counts);
+  const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
+  const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
+  return (
+    <>
+      <p class="crumbs">
+        <a href="#/">{t('batch.back')}</a>
+      </p>
+      <PageTitle>{t('batch.title', { name: batch.fileName ?? batch.name })}</PageTitle>
+      <div class="batch-head">
+        <StatusBadge status={batch.status} />
+        <span class="mono muted">{batch.id}</span>
+        <span class={`live ${live ? 'on' : ''}`}>{live ? t('batch.live') : finished ? t('batch.liveEnded') : ''}</span>
+      </div>
+
+      <dl class="facts">
+        <div>
+          <dt>{t('batch.total')}</dt>
+          <dd>
+            <Money value={batch.totalAmount} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('batch.rows')}</dt>
+          <dd>{t('report.summary', { rows: batch.rowCount, valid: batch.validCount, invalid: batch.invalidCount, warnings: batch.warningCount })}</dd>
+        </div>
+        <div>
+          <dt>{t('batch.commission')}</dt>
+          <dd class="muted">{t('batch.commissionNote')}</dd>
+        </div>
+        <div>
+          <dt>{t('batch.uploadedBy')}</dt>
+          <dd class="mono">{mine ? t('batch.you', { caller: batch.uploadedBy ?? '' }) : (batch.uploadedBy ?? '—')}</dd>
+        </div>
+        <div>
+          <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
+          <dd>{batch.approvedBy ?? (access.anonymous ? t('batch.whoApprovesLocal') : t('batch.whoApprovesText'))}</dd>
+        </div>
+        <div>
+          <dt>{t('batch.created')}</dt>
+          <dd>{formatDateTime(batch.createdAt, i18n)}</dd>
+        </div>
+        {batch.finishedAt === null ? null : (
+          <div>
+            <dt>{t('batch.finished')}</dt>
+            <dd>{formatDateTime(batch.finishedAt, i18n)}</dd>
+          </div>
+        )}
+      </dl>
+
+      {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (
+        <section class="progress-panel" aria-labelledby="progress-title">
+          <h2 id="progress-title">{t('batch.progress')}</h2>
+          <ProgressBar percent={progress.percent} label={t('batch.progress')} />
+          <p aria-live="polite" aria-atomic="true" class="progress-text">
+            {t('batch.done', { done: progress.done, total: progress.total })} · {i18n.status(batch.status)}
+          </p>
+          <dl class="facts compact">
+            <div>
+              <dt>{t('batch.paid')}</dt>
+              <dd>
+                {progress.paid.count} · <Money value={{ value: progress.paid.amount, currency: batch.totalAmount.currency }} />
+              </dd>
+            </div>
+            <div>
+              <dt>{t('batch.failed')}</dt>
+              <dd>
+                {progress.failed.count} · <Money value={{ value: progress.failed.amount, currency: batch.totalAmount.currency }} />
+              </dd>
+            </div>
+            <div>
+              <dt>{t('batch.inFlight')}</dt>
+              <dd>{progress.inFlight}</dd>
+            </div>
+            <div>
+              <dt>{t('batch.waiting')}</dt>
+              <dd>{progress.waiting}</dd>
+            </div>
+            <div>
+              <dt>{t('batch.rate')}</dt>
+              <dd>{batch.throughput == null ? '—' : t('batch.rateValue', { rate: formatNumber(batch.throughput, i18n.tag, 1) })}</dd>
+            </div>
+            <div>
+              <dt>{t('batch.left')}</dt>
+              <dd>{batch.secondsLeft == null || finished ? '—' : formatDuration(batch.secondsLeft, i18n)}</dd>
+            </div>
+          </dl>
+        </section>
+      ) : null}
+
+      <BatchActions
+        batch={batch}
+        access={access}
+        onChanged={(changed, action) => {
+          setBatch(changed);
+          setNotice(action === 'retry' ? t('batch.retried') : action === 'cancel' || action === 'discard' ? t('batch.cancelled') : t('batch.approved'));
+        }}
+      />
+      <div role="status" class="status-line">
+        {notice}
+      </div>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+
+      <Downloads batch={batch} />
+      {problems.length > 0 || batch.status === 'REJECTED' ? <ValidationReport batch={batch} problems={problems} /> : null}
+      <ItemsTable batchId={batch.id} refreshKey={`${batch.status}|${finished ? 'end' : progress.done}`} live={live} />
+    </>
+  );
+}
+
+const PAGE_SIZE = 25;
+
+function ItemsTable({ batchId, refreshKey, live }: { batchId: string; refreshKey: string; live: boolean }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [status, setStatus] = useState('');
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const [page, setPage] = useState<{ items: BatchItem[]; pageInfo: PageInfo } | undefined>();
+  const [error, setError] = useState<unknown>();
+  const after = cursors[cursors.length - 1] ?? null;
+  // While rows move, the table follows at most every 20 finished rows or on a status change.
+  const key = live ? refreshKey.replace(/\|(\d+)$/, (_, done: string) => `|${Math.floor(Number(done) / 20)}`) : refreshKey;
+
+  useEffect(() => {
+    let current = true;
+    gql<{ batch: { items: { edges: Array<{ node: BatchItem }>; pageInfo: PageInfo } } | null }>(BATCH_ITEMS, {
+      id: batchId,
+      status: status === '' ? null : status,
+      first: PAGE_SIZE,
+      after,
+    }).then(
+      (data) => {
+        if (!current || data.batch === null) return;
+        setError(undefined);
+        setPage({ items: data.batch.items.edges.map((edge) => edge.node), pageInfo: data.batch.items.pageInfo });
+      },
+      (failure: unknown) => current && setError(failure),
+    );
+    return () => {
+      current = false;
+    };
+  }, [batchId, status, after, key]);
+
+  return (
+    <section class="items" aria-labelledby="items-title">
+      <h2 id="items-title">{t('batch.items')}</h2>
+      <div class="toolbar">
+        <label>
+          {t('batch.itemStatus')}{' '}
+          <select
+            value={status}
+            onChange={(event) => {
+              setStatus((event.currentTarget as HTMLSelectElement).value);
+              setCursors([null]);
+            }}
+          >
+            <option value="">{t('common.all')}</option>
+            {ITEM_STATUSES.map((value) => (
+              <option value={value} key={value}>
+                {i18n.status(value)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      {page === undefined ? (
+        <p role="status">{t('common.loading')}</p>
+      ) : page.items.length === 0 ? (
+        <p class="empty">{t('items.empty')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="items-table">
+            <caption class="visually-hidden">{t('batch.items')}</caption>
+            <thead>
+              <tr>
+                <th scope="col" class="num">
+                  {t('items.line')}
+                </th>
+                <th scope="col">{t('items.reference')}</th>
+                <th scope="col">{t('items.provider')}</th>
+                <th scope="col" class="num">
+                  {t('items.amount')}
+                </th>
+                <th scope="col">{t('items.recipient')}</th>
+                <th scope="col">{t('items.paymentId')}</th>
+                <th scope="col">{t('items.status')}</th>
+                <th scope="col">{t('items.error')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((item) => (
+                <tr key={item.paymentId}>
+                  <td class="num">{item.line}</td>
+                  <td>{item.reference ?? '—'}</td>
+                  <td>{PROVIDER_NAMES[item.provider] ?? item.provider}</td>
+                  <td class="num">
+                    <Money value={item.amount} />
+                  </td>
+                  <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
+                  <td class="mono">
+                    {item.status === 'INVALID' ? '—' : <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>}
+                  </td>
+                  <td>
+                    <StatusBadge status={item.status} />
+                  </td>
+                  <td>{item.errorMessage ?? item.errorCode ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label={t('batch.items')}>
+        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          {t('common.previous')}
+        </button>
+        <span>{t('common.page', { page: cursors.length })}</span>
+        <button
+          type="button"
+          disabled={page?.pageInfo.hasNextPage !== true}
+          onClick={() => page?.pageInfo.endCursor != null && setCursors([...cursors, page.pageInfo.endCursor])}
+        >
+          {t('common.next')}
+        </button>
+      </nav>
+    </section>
+  );
+}

@@ -1,0 +1,142 @@
+import { useEffect, useState } from 'preact/hooks';
+import { gql, type Access } from './api.ts';
+import { formatDateTime, useI18n } from './i18n.ts';
+import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge } from './parts.tsx';
+import { progressOf } from './progress.ts';
+import { BATCHES, BATCH_STATUSES, type BatchSummary, type PageInfo } from './queries.ts';
+
+const PAGE_SIZE = 20;
+
+export function BatchesPage({ access }: { access: Access }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const [status, setStatus] = useState('');
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const [reply, setReply] = useState<{ batches: BatchSummary[]; pageInfo: PageInfo } | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [reload, setReload] = useState(0);
+  const after = cursors[cursors.length - 1] ?? null;
+
+  useEffect(() => {
+    let current = true;
+    setError(undefined);
+    gql<{ batches: { edges: Array<{ node: BatchSummary }>; pageInfo: PageInfo } }>(BATCHES, {
+      status: status === '' ? null : status,
+      first: PAGE_SIZE,
+      after,
+    }).then(
+      (data) => current && setReply({ batches: data.batches.edges.map((edge) => edge.node), pageInfo: data.batches.pageInfo }),
+      (failure: unknown) => current && setError(failure),
+    );
+    return () => {
+      current = false;
+    };
+  }, [status, after, reload]);
+
+  return (
+    <>
+      <PageTitle>{t('batches.title')}</PageTitle>
+      <div class="toolbar">
+        <label>
+          {t('batches.filter')}{' '}
+          <select
+            value={status}
+            onChange={(event) => {
+              setStatus((event.currentTarget as HTMLSelectElement).value);
+              setCursors([null]);
+            }}
+          >
+            <option value="">{t('common.all')}</option>
+            {BATCH_STATUSES.map((value) => (
+              <option value={value} key={value}>
+                {i18n.status(value)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => setReload((n) => n + 1)}>
+          {t('batches.refresh')}
+        </button>
+        {access.may.upload ? (
+          <a class="button primary" href="#/upload">
+            {t('nav.upload')}
+          </a>
+        ) : null}
+      </div>
+      {error !== undefined ? <ErrorNotice error={error} onRetry={() => setReload((n) => n + 1)} /> : null}
+      {reply === undefined && error === undefined ? <p role="status">{t('common.loading')}</p> : null}
+      {reply !== undefined && reply.batches.length === 0 ? (
+        <p class="empty">
+          {t('batches.empty')} {access.may.upload ? t('batches.emptyUpload') : ''}
+        </p>
+      ) : null}
+      {reply !== undefined && reply.batches.length > 0 ? (
+        <div class="table-wrap">
+          <table class="batches">
+            <caption class="visually-hidden">{t('batches.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('batches.name')}</th>
+                <th scope="col">{t('batches.created')}</th>
+                <th scope="col">{t('batches.status')}</th>
+                <th scope="col" class="num">
+                  {t('batches.rows')}
+                </th>
+                <th scope="col" class="num">
+                  {t('batches.valid')}
+                </th>
+                <th scope="col" class="num">
+                  {t('batches.invalid')}
+                </th>
+                <th scope="col" class="num">
+                  {t('batches.amount')}
+                </th>
+                <th scope="col">{t('batches.progress')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {reply.batches.map((batch) => {
+                const progress = progressOf(batch.counts);
+                return (
+                  <tr key={batch.id}>
+                    <th scope="row">
+                      <a href={`#/batches/${batch.id}`}>{batch.fileName ?? batch.name}</a>
+                      <div class="muted mono">{batch.id}</div>
+                    </th>
+                    <td>{formatDateTime(batch.createdAt, i18n)}</td>
+                    <td>
+                      <StatusBadge status={batch.status} />
+                    </td>
+                    <td class="num">{batch.rowCount}</td>
+                    <td class="num">{batch.validCount}</td>
+                    <td class="num">{batch.invalidCount}</td>
+                    <td class="num">
+                      <Money value={batch.totalAmount} />
+                    </td>
+                    <td class="progress-cell">
+                      <ProgressBar percent={progress.percent} label={`${batch.fileName ?? batch.name}: ${t('batches.progress')}`} />
+                      <span class="muted">{t('batch.done', { done: progress.done, total: progress.total })}</span>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <nav class="pager" aria-label={t('batches.title')}>
+        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          {t('common.previous')}
+        </button>
+        <span>{t('common.page', { page: cursors.length })}</span>
+        <button
+          type="button"
+          disabled={reply?.pageInfo.hasNextPage !== true}
+          onClick={() => reply?.pageInfo.endCursor != null && setCursors([...cursors, reply.pageInfo.endCursor])}
+        >
+          {t('common.next')}
+        </button>
+      </nav>
+    </>
+  );
+}

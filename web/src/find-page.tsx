@@ -1,0 +1,164 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, gql } from './api.ts';
+import { formatDateTime, useI18n } from './i18n.ts';
+import { navigate } from './route.ts';
+import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
+import { PAYMENT, PROVIDER_NAMES, type Payment } from './queries.ts';
+
+/** A paymentId first (read from the upstream now, merged with the gateway's record). */
+async function findPayments(query: string): Promise<Payment[]> {
+  try {
+    const reply = await gql<{ payment: Payment | null }>(PAYMENT, { paymentId: query });
+    return reply.payment === null ? [] : [reply.payment];
+  } catch (error) {
+    // The upstream's "no such payment" is an answer here, not a failure.
+    if (error instanceof ApiError && /not[-_ .]?found/i.test(error.message)) return [];
+    throw error;
+  }
+}
+
+export function FindPage({ query }: { query: string }) {
+  const { t } = useI18n();
+  const [text, setText] = useState(query);
+  const [found, setFound] = useState<{ query: string; payments: Payment[] } | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  useEffect(() => {
+    setText(query);
+    if (query === '') return;
+    let current = true;
+    setBusy(true);
+    setError(undefined);
+    findPayments(query)
+      .then(
+        (payments) => current && setFound({ query, payments }),
+        (failure: unknown) => current && setError(failure),
+      )
+      .finally(() => current && setBusy(false));
+    return () => {
+      current = false;
+    };
+  }, [query]);
+
+  return (
+    <>
+      <PageTitle>{t('find.title')}</PageTitle>
+      <form
+        class="search"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const wanted = text.trim();
+          if (wanted !== '') navigate(`/find?q=${encodeURIComponent(wanted)}`);
+        }}
+      >
+        <label for="find-query">{t('find.label')}</label>
+        <div class="search-row">
+          <input
+            id="find-query"
+            type="search"
+            value={text}
+            aria-describedby="find-hint"
+            autoComplete="off"
+            spellcheck={false}
+            onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)}
+          />
+          <button type="submit" class="primary" disabled={busy}>
+            {t('find.submit')}
+          </button>
+        </div>
+        <p id="find-hint" class="muted">
+          {t('find.hint')}
+        </p>
+      </form>
+      <div aria-live="polite">
+        {busy ? <p>{t('common.loading')}</p> : null}
+        {!busy && found !== undefined && found.payments.length === 0 ? <p class="empty">{t('find.none', { query: found.query })}</p> : null}
+      </div>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      {found?.payments.map((payment) => <PaymentCard payment={payment} key={payment.paymentId} />)}
+    </>
+  );
+}
+
+function PaymentCard({ payment }: { payment: Payment }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  return (
+    <article class="payment" aria-labelledby={`payment-${payment.paymentId}`}>
+      <h2 id={`payment-${payment.paymentId}`} class="mono">
+        {payment.paymentId}
+      </h2>
+      <dl class="facts">
+        <div>
+          <dt>{t('find.status')}</dt>
+          <dd>
+            <StatusBadge status={payment.trackingStatus ?? payment.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('find.amount')}</dt>
+          <dd>
+            <Money value={payment.amount} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('find.commission')}</dt>
+          <dd>{payment.commission === null ? '—' : <Money value={payment.commission} />}</dd>
+        </div>
+        <div>
+          <dt>{t('find.provider')}</dt>
+          <dd>{PROVIDER_NAMES[payment.provider] ?? payment.provider}</dd>
+        </div>
+        <div>
+          <dt>{t('find.recipient')}</dt>
+          <dd>{payment.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</dd>
+        </div>
+        {payment.batchId === null ? null : (
+          <div>
+            <dt>{t('find.batch')}</dt>
+            <dd>
+              <a href={`#/batches/${payment.batchId}`}>{payment.batchId}</a>
+              {payment.batchRow === null ? '' : ` · ${t('items.line')} ${payment.batchRow}`}
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>{t('find.created')}</dt>
+          <dd>{formatDateTime(payment.createdAt, i18n)}</dd>
+        </div>
+        {payment.errorMessage === null && payment.upstreamErrorCode === null ? null : (
+          <div>
+            <dt>{t('find.error')}</dt>
+            <dd>{[payment.upstreamErrorCode, payment.errorMessage].filter(Boolean).join(': ')}</dd>
+          </div>
+        )}
+      </dl>
+      <h3>{t('find.history')}</h3>
+      <table>
+        <caption class="visually-hidden">{t('find.history')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('find.when')}</th>
+            <th scope="col">{t('find.status')}</th>
+            <th scope="col">{t('find.source')}</th>
+            <th scope="col">{t('find.error')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {payment.history.map((change, index) => (
+            <tr key={index}>
+              <td>{formatDateTime(change.changedAt ?? change.recordedAt, i18n)}</td>
+              <td>
+                <StatusBadge status={change.status} />
+              </td>
+              <td>{change.source}</td>
+              <td>{[change.errorCode, change.errorMessage].filter(Boolean).join(': ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * Money arrives as decimal strings ("1500.00") and stays exact: sums are done in integer
+ * kopecks with BigInt, and Intl.NumberFormat formats the string itself (never a float).
+ */
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;
+
+export function toMinor(value: string): bigint {
+  const match = DECIMAL.exec(value.trim());
+  if (match === null) throw new Error(`not a decimal amount: ${value}`);
+  const minor = BigInt(match[2]!) * 100n + BigInt((match[3] ?? '').padEnd(2, '0'));
+  return match[1] === '-' ? -minor : minor;
+}
+
+export function fromMinor(minor: bigint): string {
+  const sign = minor < 0n ? '-' : '';
+  const abs = minor < 0n ? -minor : minor;
+  return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
+}
+
+export function sumDecimals(values: readonly string[]): string {
+  return fromMinor(values.reduce((total, value) => total + toMinor(value), 0n));
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+export function formatMoney(value: string, currency: string, locale: string): string {
+  const key = `${locale}|${currency}`;
+  let format = formatters.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    formatters.set(key, format);
+  }
+  // A numeric string is formatted exactly (Intl.NumberFormat v3), whatever its size.
+  return format.format(value as Intl.StringNumericLiteral);
+}
+
+export function formatNumber(value: number, locale: string, digits = 0): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: digits }).format(value);
+}

@@ -1,0 +1,66 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { useI18n } from './i18n.ts';
+import { formatMoney } from './money.ts';
+import type { Money as MoneyValue } from './queries.ts';
+
+export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
+  const { tag } = useI18n();
+  return <span class="money">{formatMoney(value.value, value.currency ?? 'RUB', tag)}</span>;
+}
+
+const tone: Record<string, string> = {
+  COMPLETED: 'good',
+  VALIDATED: 'info',
+  RUNNING: 'info',
+  IN_PROGRESS: 'info',
+  EXECUTING: 'info',
+  CREATING: 'info',
+  READY: 'info',
+  COMPLETED_WITH_FAILURES: 'warn',
+  NEEDS_REVIEW: 'warn',
+  UNKNOWN: 'warn',
+  REJECTED: 'bad',
+  FAILED: 'bad',
+  INVALID: 'bad',
+  EXPIRED: 'bad',
+};
+
+export function StatusBadge({ status }: { status: string | null }) {
+  const i18n = useI18n();
+  return <span class={`badge badge-${tone[status ?? ''] ?? 'plain'}`}>{i18n.status(status)}</span>;
+}
+
+export function ProgressBar({ percent, label }: { percent: number; label: string }) {
+  return (
+    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${percent}%`}>
+      <div class="progress-fill" style={{ width: `${percent}%` }} />
+    </div>
+  );
+}
+
+export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const { t } = useI18n();
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div class="notice notice-bad" role="alert">
+      <p>{t('common.error', { message })}</p>
+      {onRetry === undefined ? null : (
+        <button type="button" onClick={onRetry}>
+          {t('common.retry')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A page heading that takes focus when the page opens, so keyboard and screen reader users land on it. */
+export function PageTitle({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <h1 tabIndex={-1} ref={ref}>
+      {children}
+    </h1>
+  );
+}

@@ -1,0 +1,158 @@
+/** The GraphQL operations the page sends, with the shapes they return (schema.graphql). */
+
+export interface Money {
+  value: string;
+  currency: string;
+}
+
+export interface StatusCount {
+  status: string;
+  count: number;
+  amount: string;
+}
+
+export interface Problem {
+  line: number | null;
+  column: string | null;
+  code: string;
+  severity: 'ERROR' | 'WARNING';
+  message: string;
+}
+
+export interface BatchSummary {
+  id: string;
+  name: string;
+  fileName: string | null;
+  status: string;
+  rowCount: number;
+  validCount: number;
+  invalidCount: number;
+  warningCount: number;
+  totalAmount: Money;
+  createdAt: string;
+  counts: StatusCount[];
+}
+
+export interface BatchDetail extends BatchSummary {
+  validRowsOnly: boolean;
+  uploadedBy: string | null;
+  approvedBy: string | null;
+  approvedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  cancelledAt: string | null;
+  throughput: number | null;
+  secondsLeft: number | null;
+  resultsUrl: string;
+}
+
+export interface BatchItem {
+  line: number;
+  reference: string | null;
+  paymentId: string;
+  attempt: number;
+  status: string;
+  provider: string;
+  amount: Money;
+  recipient: Array<{ key: string; value: string }>;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export interface Payment {
+  paymentId: string;
+  status: string | null;
+  trackingStatus: string | null;
+  provider: string;
+  amount: Money;
+  commission: Money | null;
+  recipient: Array<{ key: string; value: string }>;
+  batchId: string | null;
+  batchRow: number | null;
+  createdAt: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  upstreamErrorCode: string | null;
+  history: Array<{ status: string; source: string; changedAt: string | null; recordedAt: string; errorCode: string | null; errorMessage: string | null }>;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+const SUMMARY = `id name fileName status rowCount validCount invalidCount warningCount
+  totalAmount { value currency } createdAt counts { status count amount }`;
+
+const DETAIL = `${SUMMARY} validRowsOnly uploadedBy approvedBy approvedAt startedAt finishedAt cancelledAt
+  throughput secondsLeft resultsUrl`;
+
+export const BATCHES = `query Batches($status: BatchStatus, $first: Int, $after: String) {
+  batches(status: $status, first: $first, after: $after) {
+    edges { node { ${SUMMARY} } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export const BATCH = `query Batch($id: ID!) { batch(id: $id) { ${DETAIL} } }`;
+
+export const BATCH_PROBLEMS = `query BatchProblems($id: ID!, $limit: Int) {
+  batch(id: $id) { id problems(limit: $limit) { line column code severity message } }
+}`;
+
+export const BATCH_ITEMS = `query BatchItems($id: ID!, $status: BatchItemStatus, $first: Int, $after: String) {
+  batch(id: $id) {
+    id
+    items(status: $status, first: $first, after: $after) {
+      edges { node { line reference paymentId attempt status provider amount { value currency } recipient { key value } errorCode errorMessage } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+export const BATCH_PROGRESS = `subscription BatchProgress($id: ID!) { batchProgress(id: $id) { ${DETAIL} } }`;
+
+export const IMPORT_BATCH = `mutation ImportBatch($file: File!) {
+  importBatch(file: $file) {
+    __typename
+    ... on ImportBatchSuccess { batch { ${DETAIL} } }
+    ... on BatchError { code message }
+  }
+}`;
+
+const lifecycle = (name: string, args: string, call: string) => `mutation ${name}(${args}) {
+  result: ${call} {
+    __typename
+    ... on ${name}Success { batch { ${DETAIL} } }
+    ... on BatchError { code message }
+  }
+}`;
+
+export const APPROVE_BATCH = lifecycle('ApproveBatch', '$id: ID!, $validRowsOnly: Boolean', 'approveBatch(id: $id, validRowsOnly: $validRowsOnly)');
+export const CANCEL_BATCH = lifecycle('CancelBatch', '$id: ID!', 'cancelBatch(id: $id)');
+export const RETRY_FAILED = lifecycle('RetryFailedItems', '$id: ID!', 'retryFailedItems(id: $id)');
+
+export type LifecycleResult =
+  | { __typename: 'BatchError'; code: string; message: string }
+  | { __typename: string; batch: BatchDetail };
+
+const PAYMENT_FIELDS = `paymentId status trackingStatus provider amount { value currency } commission { value currency }
+  recipient { key value } batchId batchRow createdAt errorCode errorMessage upstreamErrorCode
+  history { status source changedAt recordedAt errorCode errorMessage }`;
+
+export const PAYMENT = `query Payment($paymentId: ID!) { payment(paymentId: $paymentId) { ${PAYMENT_FIELDS} } }`;
+
+/** Rows finished for good: nothing more will happen to them without a person. */
+export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
+export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
+export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
+export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID'];
+
+export const PROVIDER_NAMES: Record<string, string> = {
+  BANK_CARD_RUSSIA: 'bank-card-russia',
+  BANK_CARD_RUSSIA_FIO: 'bank-card-russia-fio',
+  BANK_CARD_RUSSIA_GPH: 'bank-card-russia-gph',
+  BANK_CARD_TOKEN: 'bank-card-token',
+  SBP_B2C: 'sbp-b2c',
+  SBP_FIO: 'sbp-fio',
+};

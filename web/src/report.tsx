@@ -1,0 +1,56 @@
+import { useI18n } from './i18n.ts';
+import type { BatchDetail, Problem } from './queries.ts';
+
+export const REPORT_LIMIT = 500;
+
+/** The validation report: one section per problem code, errors first, lines in file order. */
+export function ValidationReport({ batch, problems }: { batch: BatchDetail; problems: readonly Problem[] }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const groups = new Map<string, Problem[]>();
+  for (const problem of problems) groups.set(problem.code, [...(groups.get(problem.code) ?? []), problem]);
+  const ordered = [...groups.entries()].sort(([, a], [, b]) => severityRank(a[0]!) - severityRank(b[0]!));
+  return (
+    <section class="report" aria-labelledby="report-title">
+      <h2 id="report-title">{t('report.title')}</h2>
+      <p class="report-summary">
+        {t('report.summary', { rows: batch.rowCount, valid: batch.validCount, invalid: batch.invalidCount, warnings: batch.warningCount })}
+      </p>
+      {problems.length === 0 ? <p class="notice notice-good">{t('report.ok')}</p> : null}
+      {ordered.map(([code, list]) => (
+        <section class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`} key={code} aria-labelledby={`group-${code}`}>
+          <h3 id={`group-${code}`}>
+            {i18n.problem(code)} {i18n.problem(code) === code ? null : <code>{code}</code>}{' '}
+            <span class="count">
+              {list[0]!.severity === 'ERROR' ? t('report.errors', { count: list.length }) : t('report.warnings', { count: list.length })}
+            </span>
+          </h3>
+          <table>
+            <caption class="visually-hidden">{i18n.problem(code)}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('report.line')}</th>
+                <th scope="col">{t('report.column')}</th>
+                <th scope="col">{t('report.message')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((problem, index) => (
+                <tr key={index}>
+                  <td class="num">{problem.line ?? t('report.file')}</td>
+                  <td>{problem.column ?? '—'}</td>
+                  <td>{problem.message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+      {problems.length >= REPORT_LIMIT ? <p class="notice">{t('report.more', { shown: REPORT_LIMIT })}</p> : null}
+    </section>
+  );
+}
+
+function severityRank(problem: Problem): number {
+  return problem.severity === 'ERROR' ? 0 : 1;
+}

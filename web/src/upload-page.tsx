@@ -1,0 +1,115 @@
+import { useRef, useState } from 'preact/hooks';
+import { gql, upload, type Access } from './api.ts';
+import { BatchActions } from './batch-actions.tsx';
+import { navigate } from './route.ts';
+import { useI18n } from './i18n.ts';
+import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
+import { BATCH_PROBLEMS, IMPORT_BATCH, type BatchDetail, type Problem } from './queries.ts';
+import { REPORT_LIMIT, ValidationReport } from './report.tsx';
+import { Downloads } from './downloads.tsx';
+
+type ImportReply = { importBatch: { __typename: 'ImportBatchSuccess'; batch: BatchDetail } | { __typename: 'BatchError'; code: string; message: string } };
+
+export function UploadPage({ access }: { access: Access }) {
+  const { t } = useI18n();
+  const [dragging, setDragging] = useState(false);
+  const [sending, setSending] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [result, setResult] = useState<{ batch: BatchDetail; problems: Problem[] } | undefined>();
+  const input = useRef<HTMLInputElement>(null);
+
+  if (!access.may.upload) {
+    return (
+      <>
+        <PageTitle>{t('upload.title')}</PageTitle>
+        <p class="notice">{t('upload.forbidden')}</p>
+      </>
+    );
+  }
+
+  async function send(file: File) {
+    setSending(file.name);
+    setError(undefined);
+    setResult(undefined);
+    try {
+      const reply = await upload<ImportReply>(IMPORT_BATCH, file);
+      if (reply.importBatch.__typename === 'BatchError') throw new Error(reply.importBatch.message);
+      const batch = reply.importBatch.batch;
+      const problems = await gql<{ batch: { problems: Problem[] } }>(BATCH_PROBLEMS, { id: batch.id, limit: REPORT_LIMIT });
+      setResult({ batch, problems: problems.batch.problems });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setSending(undefined);
+      if (input.current !== null) input.current.value = '';
+    }
+  }
+
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    const file = event.dataTransfer?.files[0];
+    if (file !== undefined) void send(file);
+  };
+
+  return (
+    <>
+      <PageTitle>{t('upload.title')}</PageTitle>
+      <p class="lead">{t('upload.intro')}</p>
+      <div
+        class={`dropzone${dragging ? ' dragging' : ''}`}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+      >
+        <p class="dropzone-title">{t('upload.drop')}</p>
+        <p>{t('upload.or')}</p>
+        <label class="button primary" for="payroll-file">
+          {t('upload.choose')}
+        </label>
+        <input
+          id="payroll-file"
+          ref={input}
+          class="visually-hidden-input"
+          type="file"
+          accept=".csv,.txt,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+          disabled={sending !== undefined}
+          onChange={(event) => {
+            const file = (event.currentTarget as HTMLInputElement).files?.[0];
+            if (file !== undefined) void send(file);
+          }}
+        />
+      </div>
+      <div aria-live="polite" class="status-line">
+        {sending === undefined ? '' : t('upload.uploading', { name: sending })}
+      </div>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      {result === undefined ? null : (
+        <div class="upload-result">
+          <div class="batch-head">
+            <h2>
+              <a href={`#/batches/${result.batch.id}`}>{result.batch.fileName ?? result.batch.name}</a>
+            </h2>
+            <StatusBadge status={result.batch.status} />
+            <span>
+              <Money value={result.batch.totalAmount} />
+            </span>
+          </div>
+          <BatchActions
+            batch={result.batch}
+            access={access}
+            onChanged={(batch, action) => {
+              if (action === 'approve' || action === 'approveValid') navigate(`/batches/${batch.id}`);
+              else setResult({ ...result, batch });
+            }}
+          />
+          <ValidationReport batch={result.batch} problems={result.problems} />
+          {result.problems.length > 0 ? <Downloads batch={result.batch} only="problems" /> : null}
+        </div>
+      )}
+    </>
+  );
+}
