@@ -16,6 +16,7 @@ import { CardDataVault } from '../batch/card-data.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
+import { GatewayMetrics } from '../ops/metrics.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
@@ -31,6 +32,8 @@ export interface Runtime {
   services: GatewayServices;
   worker: BatchWorker;
   reconciler: Reconciler;
+  /** This process's Prometheus metrics (ops/metrics.ts), fed by the client, the worker and the webhook intake. */
+  metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
   webhookUrl: string | undefined;
   /** Stops the worker (its items finish first) and the reconciler, then the events, the upstream, then the database. */
@@ -66,6 +69,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     db.kind === 'postgresql' && config.databaseUrl !== undefined
       ? createPgEventTarget({ connectionString: config.databaseUrl, query: db.query, logger })
       : undefined;
+  const metrics = new GatewayMetrics({ prisma: db.prisma, logger });
+  upstream.client.observe(metrics);
   const events = new PaymentEvents(eventTarget);
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
@@ -75,7 +80,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
   const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
@@ -85,6 +90,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents },
     worker,
     reconciler,
+    metrics,
     async close() {
       await worker.stop();
       await reconciler.stop();

@@ -5,12 +5,15 @@ import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import { ApiKeys } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
+import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
 export interface RunningGateway extends Runtime {
   url: string;
   yoga: GatewayYoga;
   server: Server;
+  /** METRICS_PORT's server, when set: /metrics without a key. */
+  metricsUrl: string | undefined;
   /** Ordered shutdown: stop taking requests, let the worker finish its items, stop background work, then the upstream, then the database. */
   stop(): Promise<void>;
 }
@@ -36,8 +39,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     db,
     client: upstream.client,
     yoga,
-    webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger },
+    webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger, deliveries: runtime.metrics },
     keys,
+    metrics: runtime.metrics,
     corsOrigins: config.corsOrigins,
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
@@ -53,6 +57,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   } catch (error) {
     await runtime.close();
     throw error;
+  }
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics.port !== undefined) {
+    try {
+      metricsServer = await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
+    } catch (error) {
+      await new Promise((resolve) => server.close(resolve));
+      await runtime.close();
+      throw error;
+    }
+    logger.info({ metricsUrl: `${metricsServer.url}/metrics` }, 'metrics served without a key on METRICS_PORT');
   }
   const address = server.address() as AddressInfo;
   const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${address.port}`;
@@ -72,7 +87,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     url,
     yoga,
     server,
+    metricsUrl: metricsServer?.url,
     async stop() {
+      await metricsServer?.close();
       server.closeIdleConnections();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.worker.stop();

@@ -5,6 +5,7 @@ import { activeItemStatuses } from './item-states.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import type { BatchEvents } from './batch-events.ts';
+import { recordAudit, systemActor, type AuditActor, type AuditEntry } from '../ops/audit.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
@@ -43,7 +44,8 @@ export class BatchService {
     private readonly options: { singleUser: boolean },
   ) {}
 
-  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean }): Promise<Batch> {
+  /** `by` is who the audit trail names (ops/audit.ts); the event commits with the approval. */
+  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean; by?: AuditActor }): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
       throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
@@ -63,19 +65,18 @@ export class BatchService {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const now = new Date();
-    const updated = await this.transition(batchId, batch.status, {
-      status: 'RUNNING',
-      validRowsOnly,
-      approvedBy: request.approver,
-      approvedAt: now,
-      startedAt: now,
-    });
+    const updated = await this.transition(
+      batchId,
+      batch.status,
+      { status: 'RUNNING', validRowsOnly, approvedBy: request.approver, approvedAt: now, startedAt: now },
+      { by: request.by ?? systemActor, entry: { action: 'batch.approve', batchId, detail: { validRowsOnly, from: batch.status } } },
+    );
     this.events.publish(batchId);
     return updated;
   }
 
   /** Stops starting new payments; those already sent finish and are tracked. */
-  async cancel(batchId: string): Promise<Batch> {
+  async cancel(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!['VALIDATED', 'REJECTED', 'RUNNING'].includes(batch.status)) {
       throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
@@ -87,10 +88,11 @@ export class BatchService {
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // Rows not yet sent, and rows created but not executed, will not be paid.
-      await tx.batchItem.updateMany({
+      const rows = await tx.batchItem.updateMany({
         where: { batchId, status: { in: ['PENDING', 'READY'] } },
         data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
+      await recordAudit(tx, by, { action: 'batch.cancel', batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     await this.finishIfDone(batchId);
@@ -104,7 +106,7 @@ export class BatchService {
    * so no worker is still settling a row that this would reopen. The worker checks each
    * previous payment is still unpaid before paying the row again.
    */
-  async retryFailed(batchId: string): Promise<Batch> {
+  async retryFailed(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     await this.prisma.$transaction(async (tx) => {
       const reopened = await tx.batch.updateMany({
         where: { id: batchId, status: 'COMPLETED_WITH_FAILURES' },
@@ -133,6 +135,7 @@ export class BatchService {
           'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS)',
         );
       }
+      await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { rows: count } });
     });
     this.events.publish(batchId);
     return this.get(batchId);
@@ -177,10 +180,19 @@ export class BatchService {
     return batch;
   }
 
-  private async transition(batchId: string, from: BatchStatus, data: Prisma.BatchUpdateManyMutationInput): Promise<Batch> {
-    // Conditional on the state read, so two approvers racing cannot both start it.
-    const changed = await this.prisma.batch.updateMany({ where: { id: batchId, status: from }, data });
-    if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-    return this.get(batchId);
+  private async transition(
+    batchId: string,
+    from: BatchStatus,
+    data: Prisma.BatchUpdateManyMutationInput,
+    audit: { by: AuditActor; entry: AuditEntry },
+  ): Promise<Batch> {
+    // Conditional on the state read, so two approvers racing cannot both start it; the audit
+    // event is written in the same transaction, so it exists exactly when the change does.
+    return this.prisma.$transaction(async (tx) => {
+      const changed = await tx.batch.updateMany({ where: { id: batchId, status: from }, data });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      await recordAudit(tx, audit.by, audit.entry);
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
   }
 }

@@ -64,6 +64,8 @@ export interface WorkerDeps {
   /** Opens the sealed recipient of a row right before its create is signed and sent. */
   cardData: CardDataVault;
   logger: Logger;
+  /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
+  claims?: { onClaim(waitedMs: readonly number[]): void };
 }
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
@@ -205,8 +207,8 @@ export class BatchWorker {
     wake();
   }
 
-  private claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
-    return claimItems(this.deps.query, {
+  private async claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
+    const claimed = await claimItems(this.deps.query, {
       owner: this.owner,
       token: randomUUID(),
       leaseMs: this.options.leaseMs,
@@ -214,6 +216,8 @@ export class BatchWorker {
       batchId,
       limit,
     });
+    if (claimed.length > 0) this.deps.claims?.onClaim(claimed.map((item) => item.waitedMs));
+    return claimed;
   }
 
   /**

@@ -8,6 +8,7 @@ import { SingleBar } from 'cli-progress';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { exportChunks, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import { BatchStateError } from '../batch/batch-service.ts';
+import { cliActor, recordAudit } from '../ops/audit.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import { readable } from './input-file.ts';
@@ -42,6 +43,10 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
   return withRuntime({ ...context, config }, async (runtime) => {
     const { services } = runtime;
     const batch = await services.importer.import({ source, fileName: basename(file), name: options.name, force: options.force, uploadedBy: operator() });
+    if (options.force === true) {
+      const detail = { fileName: basename(file), status: batch.status, rows: batch.rowCount };
+      await recordAudit(services.prisma, cliActor(), { action: 'batch.import.forced', batchId: batch.id, detail });
+    }
     context.out(summary(batch));
     const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: 51 });
     if (problems.length > 0) context.out(problemTable(problems));
@@ -55,7 +60,7 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       return exitCodes.notPayable;
     }
     try {
-      await services.batches.approve(batch.id, { approver: operator(), validRowsOnly: options.validOnly ?? false });
+      await services.batches.approve(batch.id, { approver: operator(), validRowsOnly: options.validOnly ?? false, by: cliActor() });
     } catch (error) {
       if (error instanceof BatchStateError) throw new CliError(error.message, exitCodes.notPayable);
       throw error;

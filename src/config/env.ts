@@ -186,6 +186,8 @@ const gatewayEnv = z.object({
   PAYOUT_DATA_KEY_FILE: optionalString,
   PAYOUT_DATA_KEYS_OLD: optionalString,
   CARD_DATA_RETENTION_DAYS: z.preprocess(emptyToUndefined, z.coerce.number().min(0).default(30)),
+  METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
   ...sandboxSettingsSchema.shape,
 });
 
@@ -233,6 +235,8 @@ export interface GatewayConfig {
   batchLimits: { maxRows: number; maxBytes: number };
   /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
   cardData: DataKeySettings & { retentionDays: number };
+  /** METRICS_PORT: /metrics without a key on its own port (undefined: only on the gateway's, with an admin key). */
+  metrics: { port: number | undefined; host: string };
   /** The embedded sandbox's settings (SANDBOX_*); its state lives in DATA_DIR/sandbox. */
   sandbox: SandboxSettings;
   payout:
@@ -296,6 +300,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       oldKeys: (parsed.PAYOUT_DATA_KEYS_OLD ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
       retentionDays: parsed.CARD_DATA_RETENTION_DAYS,
     },
+    metrics: { port: parsed.METRICS_PORT, host: parsed.METRICS_HOST },
     sandbox: Object.fromEntries(Object.keys(sandboxSettingsSchema.shape).map((name) => [name, parsed[name as keyof SandboxSettings]])) as SandboxSettings,
     payout:
       parsed.PAYOUT_API_URL === undefined

@@ -27,6 +27,8 @@ export interface GraphQLContext {
   role: Role;
   /** Fingerprint of the API key that made the request (never the key), or "anonymous". */
   caller: string;
+  /** The request's x-request-id (ops/request-id.ts): for the audit trail and error extensions. */
+  requestId: string;
   services: GatewayServices;
   /** Where a caller's webhookUrl may point (payments/webhook-target.ts). */
   webhookTargets: WebhookTargetPolicy;

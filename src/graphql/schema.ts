@@ -9,5 +9,6 @@ import './types/payment-mutations.ts';
 import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
+import './types/audit.ts';
 
 export const schema = builder.toSchema();

@@ -10,6 +10,7 @@ import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
 import { payoutErrorCode } from './types/enums.ts';
+import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts';
 import { schema } from './schema.ts';
 
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -97,9 +98,10 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }
-      return { ...caller, services: deps.services, webhookTargets: deps.webhookTargets };
+      return { ...caller, requestId: requestIdOf(request), services: deps.services, webhookTargets: deps.webhookTargets };
     },
     plugins: [
+      useRequestIdInErrors(),
       useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       EnvelopArmorPlugin({

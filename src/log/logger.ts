@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { requestLogFields } from '../ops/request-id.ts';
 
 export type { Logger };
 
@@ -39,6 +40,8 @@ export function createLogger(options: { level: string; name?: string }, destinat
       level: options.level,
       name: options.name,
       redact: { paths: redactPaths, censor: '[redacted]' },
+      // The id of the HTTP request being served (ops/request-id.ts) on every line it causes.
+      mixin: requestLogFields,
     },
     destination,
   );

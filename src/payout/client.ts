@@ -56,6 +56,22 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** How a call ended, in classes few enough to be a metric label. */
+export type CallOutcome = 'ok' | 'refused' | 'throttled' | 'server-error' | 'bad-response' | 'timeout' | 'network-error' | 'aborted';
+
+export interface ObservedCall {
+  method: string;
+  /** Below the agent's base path, ids included: /payments/p-1/execute. */
+  path: string;
+  outcome: CallOutcome;
+  seconds: number;
+}
+
+/** Told of every call that ends (ops/metrics.ts); must not throw. */
+export interface CallObserver {
+  onCall(call: ObservedCall): void;
+}
+
 type Method = 'GET' | 'PUT' | 'POST';
 interface CallSpec<T extends z.ZodType> {
   method: Method;
@@ -79,6 +95,7 @@ export class PayoutClient {
   private readonly backoff: BackoffOptions;
   private readonly random: () => number;
   private readonly privateKey: KeyObject;
+  private observer: CallObserver | undefined;
 
   constructor(private readonly options: PayoutClientOptions) {
     this.privateKey = createPrivateKey(options.privateKeyPem);
@@ -149,6 +166,11 @@ export class PayoutClient {
     return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal });
   }
 
+  /** Reports every call from now on to `observer` (the runtime's metrics). */
+  observe(observer: CallObserver): void {
+    this.observer = observer;
+  }
+
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
@@ -178,7 +200,35 @@ export class PayoutClient {
     await sleep(delay);
   }
 
+  /** One request and its answer; every call is reported to the observer and failures logged with the upstream's traceId. */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    const started = performance.now();
+    try {
+      const result = await this.send(spec);
+      this.observer?.onCall({ method: spec.method, path: spec.path, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
+      return result;
+    } catch (error) {
+      const outcome = outcomeOf(error, spec.signal);
+      this.observer?.onCall({ method: spec.method, path: spec.path, outcome, seconds: (performance.now() - started) / 1000 });
+      if (outcome !== 'aborted') {
+        // A refusal is often the expected answer (an id already taken, a payment not found on read-back).
+        this.options.logger?.[outcome === 'refused' ? 'info' : 'warn'](
+          {
+            method: spec.method,
+            path: spec.path,
+            outcome,
+            code: (error as { code?: unknown }).code,
+            ...(error instanceof PayoutApiError ? { traceId: error.traceId } : {}),
+            ...(spec.path.startsWith('/payments/') ? { paymentId: decodeURIComponent(spec.path.split('/')[2]!) } : {}),
+          },
+          'payout call failed',
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async send<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     const path = `${this.basePath}${spec.path}`;
     const what = { method: spec.method, path: spec.path };
     const started = performance.now();
@@ -225,6 +275,13 @@ export class PayoutClient {
     }
     return parsed.data;
   }
+}
+
+function outcomeOf(error: unknown, signal: AbortSignal | undefined): CallOutcome {
+  if (signal?.aborted) return 'aborted';
+  if (error instanceof PayoutApiError) return error.httpStatus === 429 ? 'throttled' : error.httpStatus >= 500 ? 'server-error' : 'refused';
+  if (error instanceof PayoutNetworkError) return error.code === 'network.timeout' ? 'timeout' : 'network-error';
+  return 'bad-response';
 }
 
 function paymentPath(paymentId: string): string {

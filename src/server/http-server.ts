@@ -8,6 +8,9 @@ import type { ApiKeys } from './api-keys.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
 import { refuseForeignBrowser } from './browser-guard.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import { handleGatewayMetrics, isMetricsPath } from '../ops/metrics-http.ts';
+import { tracedRequests } from '../ops/request-log.ts';
 import { isWebPage, serveWebPage } from './web-page.ts';
 import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
@@ -20,6 +23,8 @@ export interface GatewayServerDeps {
   keys: ApiKeys;
   /** GATEWAY_CORS_ORIGINS, also trusted by the key-less browser guard. */
   corsOrigins: readonly string[];
+  /** /metrics for an admin key (or key-less local use); absent, the route is not served. */
+  metrics?: GatewayMetrics;
   /** A GraphQL multipart request whole: BATCH_MAX_FILE_BYTES plus the envelope. */
   maxUploadBytes: number;
   logger: Logger;
@@ -29,11 +34,15 @@ const READY_CHECK_TIMEOUT_MS = 3_000;
 
 /** The gateway's HTTP surface, created apart from listening so tests can drive it. */
 export function createGatewayServer(deps: GatewayServerDeps): Server {
+  // Every response gets x-request-id and a log line; every line logged meanwhile carries the id.
+  const traced = tracedRequests(deps.logger);
   return createServer((req, res) => {
-    route(req, res, deps).catch((error: unknown) => {
-      deps.logger.error({ err: error }, 'request failed');
-      if (!res.headersSent) json(res, 500, { error: 'internal error' });
-      else res.destroy();
+    traced(req, res, () => {
+      route(req, res, deps).catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'request failed');
+        if (!res.headersSent) json(res, 500, { error: 'internal error', requestId: req.headers['x-request-id'] });
+        else res.destroy();
+      });
     });
   });
 }
@@ -44,6 +53,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (refusal !== undefined) {
     return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
   }
+  if (isMetricsPath(path) && deps.metrics !== undefined) return handleGatewayMetrics(req, res, { metrics: deps.metrics, keys: deps.keys });
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
   // Uploads are streamed to disk before yoga, whose multipart parsing holds files in memory.
   if (path === '/graphql' && isMultipartUpload(req)) {

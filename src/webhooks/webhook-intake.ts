@@ -11,6 +11,8 @@ export interface WebhookIntakeDeps {
   agentId: string;
   secret: string;
   logger: Logger;
+  /** Told the result of every delivery (ops/metrics.ts). */
+  deliveries?: { onDelivery(result: string): void };
 }
 
 /** A status notification is a few hundred bytes; anything near this is not one. */
@@ -25,26 +27,30 @@ type Outcome = ApplyOutcome | 'amount-mismatch';
  */
 export async function handleWebhook(req: IncomingMessage, res: ServerResponse, deps: WebhookIntakeDeps): Promise<void> {
   if (req.method !== 'POST') return reply(res, 405, { error: 'use POST' }, { allow: 'POST' });
+  const refuse = (result: string, status: number, body: unknown) => {
+    deps.deliveries?.onDelivery(result);
+    reply(res, status, body);
+  };
   const text = await readCapped(req);
-  if (text === undefined) return reply(res, 413, { error: `body larger than ${MAX_WEBHOOK_BYTES} bytes` });
+  if (text === undefined) return refuse('too-large', 413, { error: `body larger than ${MAX_WEBHOOK_BYTES} bytes` });
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return reply(res, 400, { error: 'body is not JSON' });
+    return refuse('not-json', 400, { error: 'body is not JSON' });
   }
   const parsed = Webhook.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return reply(res, 400, { error: `not a Webhook: ${issue?.path.join('.') || 'body'}: ${issue?.message}` });
+    return refuse('invalid', 400, { error: `not a Webhook: ${issue?.path.join('.') || 'body'}: ${issue?.message}` });
   }
   const webhook = parsed.data;
   const signature = req.headers.signature;
   if (!verifyWebhookSignature(deps.secret, webhook, typeof signature === 'string' ? signature : undefined)) {
     deps.logger.warn({ paymentId: webhook.paymentId }, 'webhook refused: missing or bad signature');
-    return reply(res, 401, { error: 'missing or invalid Signature' });
+    return refuse('bad-signature', 401, { error: 'missing or invalid Signature' });
   }
-  if (webhook.agentId !== deps.agentId) return reply(res, 400, { error: 'agentId is not this gateway’s agent' });
+  if (webhook.agentId !== deps.agentId) return refuse('wrong-agent', 400, { error: 'agentId is not this gateway’s agent' });
 
   const outcome = await apply(webhook, deps);
   await deps.prisma.webhookDelivery.create({
@@ -52,6 +58,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, d
   });
   const log = outcome === 'amount-mismatch' ? deps.logger.error.bind(deps.logger) : deps.logger.info.bind(deps.logger);
   log({ paymentId: webhook.paymentId, status: webhook.status.value, outcome }, 'webhook received');
+  deps.deliveries?.onDelivery(outcome);
   reply(res, 200, { outcome });
 }
 

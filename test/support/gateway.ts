@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 import { loadGatewayConfig, type Env } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './database.ts';
 import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
 import { TEST_DATA_KEY } from './card-data.ts';
@@ -19,6 +19,8 @@ export async function startTestGateway(options: {
   env?: Env;
   sandbox?: Parameters<typeof startSandbox>[0];
   database?: TestDatabaseKind;
+  /** Where the gateway logs; silent unless a test reads the lines. */
+  logger?: Logger;
 } = {}) {
   const sb: TestSandbox = await startSandbox({ inProgressMs: 100, ...options.sandbox });
   const test: TestDatabase = await (options.database ?? testDatabaseKinds()[0]!).create();
@@ -26,7 +28,7 @@ export async function startTestGateway(options: {
   const client = sb.client();
   let gateway: RunningGateway;
   try {
-    gateway = await startGateway(config, createLogger({ level: 'silent' }), {
+    gateway = await startGateway(config, options.logger ?? createLogger({ level: 'silent' }), {
       db: test.db,
       upstream: { client, webhookSecret: WEBHOOK_SECRET, close: async () => {} },
     });

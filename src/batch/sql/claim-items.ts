@@ -19,6 +19,8 @@ export interface ClaimedItem {
   status: 'PENDING' | 'CREATING' | 'READY' | 'EXECUTING' | 'IN_PROGRESS';
   retries: number;
   leaseToken: string;
+  /** Milliseconds since the row became claimable (approval, its retry time, its last write or its lease's end), database clock. */
+  waitedMs: number;
 }
 
 /**
@@ -31,7 +33,8 @@ const sql = `
 UPDATE "BatchItem" AS i
 SET "leaseOwner" = $1, "leaseToken" = $2::uuid, "leaseExpiresAt" = now() + $3 * interval '1 millisecond', "updatedAt" = now()
 FROM (
-  SELECT c.id FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
+  SELECT c.id, GREATEST(b."startedAt", c."updatedAt", c."notBefore", c."leaseExpiresAt") AS since
+  FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
   WHERE b.status IN ('RUNNING', 'CANCELLED')
     AND c.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
     AND (c."leaseExpiresAt" IS NULL OR c."leaseExpiresAt" < now())
@@ -44,7 +47,8 @@ FROM (
 ) AS picked
 WHERE i.id = picked.id
 RETURNING i.id::text AS id, i."batchId", i.line, i."paymentId", i.attempt, i."providerCode", i.amount::text AS amount, i.currency,
-  i.fields, i."customFields", i.status::text AS status, i.retries, i."leaseToken"::text AS "leaseToken"`;
+  i.fields, i."customFields", i.status::text AS status, i.retries, i."leaseToken"::text AS "leaseToken",
+  (EXTRACT(EPOCH FROM now() - picked.since) * 1000)::float8 AS "waitedMs"`;
 
 export function claimItems(
   query: SqlQuery,

@@ -4,6 +4,7 @@ import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
+import { recordAudit, requestActor } from '../../ops/audit.ts';
 import type { BillingDetails } from '../../payout/models.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
@@ -188,14 +189,21 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ validate: { maxLength: 200 } }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },
-    resolve: (_root, { file, name, force }, { services, caller }) =>
-      services.importer.import({
+    resolve: async (_root, { file, name, force }, { services, caller, role, requestId }) => {
+      const batch = await services.importer.import({
         source: chunksOf(file.stream()),
         fileName: file.name,
         ...(name == null ? {} : { name }),
         force: force ?? false,
         uploadedBy: caller,
-      }),
+      });
+      // Forcing overrides the duplicate-file safeguard: the trail says who did (the import is not one transaction).
+      if (force === true) {
+        const detail = { fileName: file.name, status: batch.status, rows: batch.rowCount };
+        await recordAudit(services.prisma, requestActor({ role, caller }, requestId), { action: 'batch.import.forced', batchId: batch.id, detail });
+      }
+      return batch;
+    },
   }),
   approveBatch: t.field({
     type: Batch,
@@ -206,8 +214,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true }),
       validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
     },
-    resolve: (_root, { id, validRowsOnly }, { services, caller }) =>
-      services.batches.approve(String(id), { approver: caller, validRowsOnly: validRowsOnly ?? false }),
+    resolve: (_root, { id, validRowsOnly }, { services, caller, role, requestId }) =>
+      services.batches.approve(String(id), { approver: caller, validRowsOnly: validRowsOnly ?? false, by: requestActor({ role, caller }, requestId) }),
   }),
   cancelBatch: t.field({
     type: Batch,
@@ -215,7 +223,7 @@ builder.mutationFields((t) => ({
     authScopes: { pay: true, approve: true },
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, { services }) => services.batches.cancel(String(id)),
+    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.cancel(String(id), requestActor({ role, caller }, requestId)),
   }),
   retryFailedItems: t.field({
     type: Batch,
@@ -223,7 +231,7 @@ builder.mutationFields((t) => ({
     authScopes: { pay: true },
     errors: batchResult('RetryFailedItems'),
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, { services }) => services.batches.retryFailed(String(id)),
+    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.retryFailed(String(id), requestActor({ role, caller }, requestId)),
   }),
 }));
 

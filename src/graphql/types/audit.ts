@@ -1,0 +1,76 @@
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
+import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
+import { auditActions } from '../../ops/audit.ts';
+import { builder } from '../builder.ts';
+import { KeyValue } from './payment.ts';
+
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 99;
+
+const AuditEvent = builder.objectRef<AuditEventRow>('AuditEvent').implement({
+  description: 'One action on money recorded by the gateway: who did it, when, to what, and in which request.',
+  fields: (t) => ({
+    at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
+    action: t.exposeString('action', { description: `One of ${auditActions.join(', ')}.` }),
+    actor: t.exposeString('actor', { description: 'The API key’s fingerprint (key:…, never the key), "local" in key-less mode, or "cli".' }),
+    role: t.string({ nullable: true, description: 'The key’s role; null for the command line.', resolve: (e) => e.role }),
+    batchId: t.id({ nullable: true, resolve: (e) => e.batchId }),
+    paymentId: t.id({ nullable: true, resolve: (e) => e.paymentId }),
+    detail: t.field({
+      type: [KeyValue],
+      description: 'A few facts about the action (counts, flags, the state it was in), sorted by key.',
+      resolve: (e) =>
+        Object.entries((e.detail ?? {}) as Record<string, unknown>)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([key, value]) => ({ key, value: String(value) })),
+    }),
+    requestId: t.string({ nullable: true, description: 'The x-request-id of the HTTP request that did it; null for the command line.', resolve: (e) => e.requestId }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  auditEvents: t.connection({
+    type: AuditEvent,
+    description: `Approvals, cancels, retries and forced imports, newest first. Admin keys only. ${DEFAULT_PAGE} per page unless "first" or "last" says otherwise; at most ${MAX_PAGE}.`,
+    // The trail names who did what: only an admin may read it (no scope in builder.ts is admin-only).
+    authScopes: (_root, _args, context) => context.role === 'admin',
+    args: {
+      batchId: t.arg.id(),
+      paymentId: t.arg.id(),
+      action: t.arg.string({ description: 'Exactly, e.g. batch.approve.' }),
+      from: t.arg({ type: 'DateTime', description: 'At or after this time.' }),
+      to: t.arg({ type: 'DateTime', description: 'Before this time.' }),
+    },
+    resolve: (_root, args, { services }) => {
+      const where: Prisma.AuditEventWhereInput = {
+        ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
+        ...(args.paymentId == null ? {} : { paymentId: String(args.paymentId) }),
+        ...(args.action == null ? {} : { action: args.action }),
+        ...(args.from == null && args.to == null ? {} : { at: { ...(args.from == null ? {} : { gte: args.from }), ...(args.to == null ? {} : { lt: args.to }) } }),
+      };
+      return resolveCursorConnection<Promise<AuditEventRow[]>>(
+        { args, defaultSize: DEFAULT_PAGE, maxSize: MAX_PAGE, toCursor: (event) => event.id.toString() },
+        // Newest first: "after" a cursor means older (smaller ids); `inverted` reads from the other end for "last".
+        ({ before, after, limit, inverted }): Promise<AuditEventRow[]> =>
+          services.prisma.auditEvent.findMany({
+            where: {
+              ...where,
+              ...(before === undefined && after === undefined
+                ? {}
+                : { id: { ...(after === undefined ? {} : { lt: cursorId(after) }), ...(before === undefined ? {} : { gt: cursorId(before) }) } }),
+            },
+            orderBy: { id: inverted ? 'asc' : 'desc' },
+            take: limit,
+          }),
+      );
+    },
+  }),
+}));
+
+function cursorId(cursor: string): bigint {
+  if (!/^\d{1,19}$/.test(cursor)) {
+    throw new GraphQLError(`"${cursor.slice(0, 40)}" is not a cursor of auditEvents`, { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return BigInt(cursor);
+}

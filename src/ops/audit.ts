@@ -1,0 +1,64 @@
+import { userInfo } from 'node:os';
+import type { PrismaClient } from '../db/database.ts';
+import type { Prisma } from '../db/generated/client.ts';
+
+/**
+ * Actions that move or stop money, or override a safeguard. Stable: they are stored and
+ * filtered on. `batch.discard` and `payment.cancel` are for the actions of those names.
+ */
+export const auditActions = ['batch.approve', 'batch.cancel', 'batch.retry', 'batch.import.forced', 'batch.discard', 'payment.cancel'] as const;
+export type AuditAction = (typeof auditActions)[number];
+
+/** Who did it: an API key's fingerprint and role, "local" (key-less mode), or "cli". */
+export interface AuditActor {
+  actor: string;
+  role: string | null;
+  /** The HTTP request's x-request-id; null outside a request. */
+  requestId: string | null;
+  /** Facts about the actor added to every event's detail (the CLI's operating-system user). */
+  detail?: AuditDetail;
+}
+
+/**
+ * A few facts about the action. Only scalars, so no recipient, row or file content can be
+ * passed in by accident (card data never belongs here).
+ */
+export type AuditDetail = Record<string, string | number | boolean | null>;
+
+export interface AuditEntry {
+  action: AuditAction;
+  batchId?: string;
+  paymentId?: string;
+  detail?: AuditDetail;
+}
+
+/** The caller of a GraphQL request or a download as the audit names it. */
+export function requestActor(caller: { role: string; caller: string }, requestId: string | undefined): AuditActor {
+  return { actor: caller.caller === 'anonymous' ? 'local' : caller.caller, role: caller.role, requestId: requestId ?? null };
+}
+
+/** The person at the terminal running `payout`. */
+export function cliActor(): AuditActor {
+  return { actor: 'cli', role: null, requestId: null, detail: { user: userInfo().username } };
+}
+
+/** When a caller gave no actor (internal use, tests): still recorded, as "system". */
+export const systemActor: AuditActor = { actor: 'system', role: null, requestId: null };
+
+type AuditWriter = Pick<PrismaClient, 'auditEvent'> | Prisma.TransactionClient;
+
+/** Writes one event; pass the transaction client so the event commits (or not) with the action. */
+export async function recordAudit(db: AuditWriter, by: AuditActor, entry: AuditEntry): Promise<void> {
+  const detail = { ...entry.detail, ...by.detail };
+  await db.auditEvent.create({
+    data: {
+      action: entry.action,
+      actor: by.actor,
+      role: by.role,
+      requestId: by.requestId,
+      batchId: entry.batchId ?? null,
+      paymentId: entry.paymentId ?? null,
+      ...(Object.keys(detail).length === 0 ? {} : { detail }),
+    },
+  });
+}

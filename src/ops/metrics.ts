@@ -1,0 +1,141 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PrismaClient } from '../db/database.ts';
+import { BatchItemStatus, TrackedStatus } from '../db/generated/enums.ts';
+import type { Logger } from '../log/logger.ts';
+import type { CallObserver, ObservedCall } from '../payout/client.ts';
+
+/** How long the database counts are reused: a scrape every few seconds costs one query per gauge. */
+const DEFAULT_COUNT_CACHE_MS = 5_000;
+
+export interface MetricsDeps {
+  prisma: PrismaClient;
+  logger: Logger;
+  countCacheMs?: number;
+}
+
+/**
+ * The process's Prometheus metrics, in a registry of its own (no global state, so several
+ * gateways in one test process never mix their numbers). The parts that make calls, claim
+ * rows or take webhooks report here through the observers they are given; the counts of
+ * payments and batch rows by status are read from the database when scraped. Labels are
+ * bounded sets (endpoint templates, outcome classes, statuses): never an id.
+ */
+export class GatewayMetrics implements CallObserver {
+  readonly registry = new Registry();
+  private readonly upstreamCalls: Counter<'endpoint' | 'outcome'>;
+  private readonly upstreamSeconds: Histogram<'endpoint' | 'outcome'>;
+  private readonly claimLag: Histogram;
+  private readonly deliveries: Counter<'result'>;
+
+  constructor(deps: MetricsDeps) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.upstreamCalls = new Counter({
+      name: 'payout_upstream_requests_total',
+      help: 'Payout API calls by endpoint and outcome (ok, refused, throttled, server-error, bad-response, timeout, network-error, aborted).',
+      labelNames: ['endpoint', 'outcome'],
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'payout_upstream_request_duration_seconds',
+      help: 'Payout API call latency, from sending to the whole answer read.',
+      labelNames: ['endpoint', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.claimLag = new Histogram({
+      name: 'payout_batch_claim_lag_seconds',
+      help: 'How long a batch row waited between becoming claimable (approval, retry due, lease ended) and a worker of this process claiming it.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'payout_webhook_deliveries_total',
+      help: 'Webhook deliveries received by result: applied, duplicate, stale, unknown-payment, amount-mismatch, or refused (bad-signature, wrong-agent, invalid, not-json, too-large).',
+      labelNames: ['result'],
+      registers,
+    });
+    const cacheMs = deps.countCacheMs ?? DEFAULT_COUNT_CACHE_MS;
+    const payments = cachedCounts(cacheMs, () =>
+      deps.prisma.payment.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
+    );
+    const items = cachedCounts(cacheMs, () =>
+      deps.prisma.batchItem.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
+    );
+    statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);
+    statusGauge('payout_batch_items', 'Batch rows in the database by status (the whole database, not this process).', Object.values(BatchItemStatus), items);
+
+    function statusGauge(name: string, help: string, statuses: string[], counts: () => Promise<ReadonlyArray<readonly [string, number]>>): void {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['status'],
+        registers,
+        async collect() {
+          let read: ReadonlyArray<readonly [string, number]>;
+          try {
+            read = await counts();
+          } catch (error) {
+            // A scrape still answers with everything else; the gauge keeps its last values.
+            deps.logger.warn({ err: error, metric: name }, 'metrics: could not count from the database');
+            return;
+          }
+          // Every status is a series, 0 included, so a status that empties drops to 0 instead of vanishing.
+          const byStatus = new Map(read);
+          for (const status of statuses) this.set({ status }, byStatus.get(status) ?? 0);
+        },
+      });
+    }
+  }
+
+  /** CallObserver: one Payout API call ended. */
+  onCall(call: ObservedCall): void {
+    const labels = { endpoint: endpointOf(call.method, call.path), outcome: call.outcome };
+    this.upstreamCalls.inc(labels);
+    this.upstreamSeconds.observe(labels, call.seconds);
+  }
+
+  /** A worker claimed rows that had waited this long (milliseconds, database clock). */
+  onClaim(waitedMs: readonly number[]): void {
+    for (const ms of waitedMs) this.claimLag.observe(Math.max(0, ms) / 1000);
+  }
+
+  /** A webhook delivery ended with this result. */
+  onDelivery(result: string): void {
+    this.deliveries.inc({ result });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/**
+ * "GET /payments/{id}" for "GET /payments/p-1": the client's paths with their ids taken
+ * out, so a label has as many values as the client has endpoints.
+ */
+export function endpointOf(method: string, path: string): string {
+  const template = path
+    .replace(/\?.*$/, '')
+    .replace(/^\/payments\/[^/]+/, '/payments/{id}')
+    .replace(/^\/providers\/[^/]+/, '/providers/{code}');
+  return `${method} ${template}`;
+}
+
+/** One read shared by the scrapes within `ttlMs`, and by concurrent scrapes. */
+function cachedCounts<T>(ttlMs: number, read: () => Promise<T>): () => Promise<T> {
+  let cached: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (cached === undefined || now - cached.at >= ttlMs) {
+      const value = read();
+      cached = { at: now, value };
+      // A failed read is not kept: the next scrape tries again.
+      value.catch(() => {
+        if (cached?.value === value) cached = undefined;
+      });
+    }
+    return cached.value;
+  };
+}

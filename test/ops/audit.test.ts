@@ -1,0 +1,223 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FormData, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/batch-commands.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { TEST_DATA_KEY } from '../support/card-data.ts';
+import { testDatabaseKinds } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+const EVENT_FIELDS = 'action actor role batchId paymentId detail { key value } requestId at';
+/** The detail as GraphQL gives it: key-value pairs sorted by key. */
+const kv = (detail: Record<string, string>) => Object.entries(detail).map(([key, value]) => ({ key, value }));
+const auditQuery = `query($first: Int, $after: String, $batchId: ID, $paymentId: ID, $action: String, $from: DateTime, $to: DateTime) {
+  auditEvents(first: $first, after: $after, batchId: $batchId, paymentId: $paymentId, action: $action, from: $from, to: $to) {
+    edges { cursor node { ${EVENT_FIELDS} } }
+    pageInfo { hasNextPage endCursor }
+  } }`;
+
+describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ database: kind, env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin' }, sandbox: { inProgressMs: 20 } });
+  });
+  afterAll(() => gw?.close());
+
+  /** A GraphQL request over real HTTP with a request id of the test's choosing. */
+  async function mutate(key: string, query: string, requestId: string) {
+    const response = await request(`${gw.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-request-id': requestId },
+      body: JSON.stringify({ query }),
+    });
+    return (await response.body.json()) as { data?: any; errors?: Array<{ message: string; extensions?: any }> };
+  }
+
+  async function upload(key: string, csv: string, requestId: string, force = true): Promise<string> {
+    const form = new FormData();
+    form.append(
+      'operations',
+      JSON.stringify({
+        query: 'mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) { __typename ... on ImportBatchSuccess { batch { id } } } }',
+        variables: { file: null, force },
+      }),
+    );
+    form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+    form.append('0', new Blob([csv]), 'payroll.csv');
+    const response = await request(`${gw.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1', 'x-request-id': requestId },
+      body: form,
+    });
+    return ((await response.body.json()) as any).data.importBatch.batch.id;
+  }
+
+  const events = async (variables: Record<string, unknown>, key = 'ad') => {
+    const reply = await gw.gql(auditQuery, variables, key);
+    expect(reply.body.errors).toBeUndefined();
+    return reply.body.data.auditEvents as { edges: Array<{ cursor: string; node: any }>; pageInfo: { hasNextPage: boolean; endCursor: string } };
+  };
+  const statusOf = async (batchId: string) => (await gw.services().batches.get(batchId)).status;
+
+  let paidBatch: string;
+
+  it('records a forced import with who asked and the request id; an ordinary import is not recorded', async () => {
+    paidBatch = await upload('op', 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.00,token_execute_failed\n', 'rid-import');
+    const found = await events({ batchId: paidBatch });
+    expect(found.edges.map((e) => e.node)).toEqual([
+      {
+        action: 'batch.import.forced',
+        actor: expect.stringMatching(/^key:[0-9a-f]{12}$/),
+        role: 'operator',
+        batchId: paidBatch,
+        paymentId: null,
+        detail: kv({ fileName: 'payroll.csv', rows: '2', status: 'VALIDATED' }),
+        requestId: 'rid-import',
+        at: expect.any(String),
+      },
+    ]);
+    const plain = await upload('op', `provider,amount,account\nbank-card-token,13.${String(Date.now() % 100).padStart(2, '0')},token_success\n`, 'rid-plain', false);
+    expect((await events({ batchId: plain })).edges).toEqual([]);
+  });
+
+  it('records an approval in the same transaction, and nothing for a refused one', async () => {
+    const refused = await mutate('op', `mutation { cancelBatch(id: "nope") { __typename } }`, 'rid-refused');
+    expect(refused.data?.cancelBatch?.__typename).toBe('BatchError');
+    const approved = await mutate('ap', `mutation { approveBatch(id: "${paidBatch}") { __typename } }`, 'rid-approve');
+    expect(approved.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
+    const again = await mutate('ap', `mutation { approveBatch(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-again');
+    expect(again.data.approveBatch.__typename).toBe('BatchError');
+    const found = await events({ batchId: paidBatch, action: 'batch.approve' });
+    expect(found.edges.map((e) => e.node)).toEqual([
+      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: kv({ from: 'VALIDATED', validRowsOnly: 'false' }) }),
+    ]);
+    expect((await events({ action: 'batch.cancel' })).edges).toEqual([]);
+  });
+
+  it('records a retry of failed rows', async () => {
+    await eventually(async () => expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES'), 30_000);
+    const retried = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
+    expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
+    const found = await events({ batchId: paidBatch, action: 'batch.retry' });
+    expect(found.edges.map((e) => e.node)).toEqual([
+      expect.objectContaining({ role: 'operator', requestId: 'rid-retry', detail: kv({ rows: '1' }) }),
+    ]);
+  });
+
+  it('records a cancel', async () => {
+    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,14.00,token_success\n', 'rid-import-2');
+    const cancelled = await mutate('ap', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-cancel');
+    expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
+    const found = await events({ batchId, action: 'batch.cancel' });
+    expect(found.edges.map((e) => e.node)).toEqual([
+      expect.objectContaining({ role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'VALIDATED', rowsCancelled: '1' }) }),
+    ]);
+  });
+
+  it('pages newest first, filters by action, batch and time', async () => {
+    const all = await events({ first: 50 });
+    const actions = all.edges.map((e) => e.node.action);
+    expect(actions[0]).toBe('batch.cancel');
+    expect(actions).toEqual(expect.arrayContaining(['batch.import.forced', 'batch.approve', 'batch.retry', 'batch.cancel']));
+    const firstPage = await events({ first: 2 });
+    expect(firstPage.edges).toHaveLength(2);
+    expect(firstPage.pageInfo.hasNextPage).toBe(true);
+    const rest = await events({ first: 50, after: firstPage.pageInfo.endCursor });
+    expect([...firstPage.edges, ...rest.edges].map((e) => e.node)).toEqual(all.edges.map((e) => e.node));
+    expect(rest.pageInfo.hasNextPage).toBe(false);
+
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await events({ from: future })).edges).toEqual([]);
+    expect((await events({ to: future, action: 'batch.retry' })).edges).toHaveLength(1);
+    expect((await events({ to: '2000-01-01T00:00:00.000Z' })).edges).toEqual([]);
+    expect((await events({ paymentId: 'nobody' })).edges).toEqual([]);
+  });
+
+  it('is refused to every key but admin', async () => {
+    for (const key of ['v', 'op', 'ap']) {
+      const reply = await gw.gql(auditQuery, {}, key);
+      expect(reply.body.data?.auditEvents ?? null, key).toBeNull();
+      expect(reply.body.errors?.[0]?.message, key).toBeTruthy();
+    }
+  });
+
+  it('never stores card data in the detail', async () => {
+    const rows = await gw.db.prisma.auditEvent.findMany();
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toMatch(/token_success|\d{12,}/);
+  });
+});
+
+describe('audit trail without keys and from the command line', () => {
+  it('names the key-less caller "local"', async () => {
+    const gw = await startTestGateway();
+    try {
+      const batch = await gw.gql(`{ __typename }`);
+      expect(batch.status).toBe(200);
+      const response = await request(`${gw.gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'rid-local' },
+        body: JSON.stringify({ query: 'mutation { cancelBatch(id: "nope") { __typename } }' }),
+      });
+      await response.body.text();
+      const id = (
+        await gw.services().importer.import({
+          source: (async function* () {
+            yield Buffer.from('provider,amount,account\nbank-card-token,15.00,token_success\n');
+          })(),
+          force: true,
+        })
+      ).id;
+      const cancelled = await request(`${gw.gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'rid-local' },
+        body: JSON.stringify({ query: `mutation { cancelBatch(id: "${id}") { __typename } }` }),
+      });
+      expect(((await cancelled.body.json()) as any).data.cancelBatch.__typename).toBe('CancelBatchSuccess');
+      const reply = await gw.gql(auditQuery, { batchId: id });
+      expect(reply.body.data.auditEvents.edges.map((e: any) => e.node)).toEqual([
+        expect.objectContaining({ action: 'batch.cancel', actor: 'local', role: 'admin', requestId: 'rid-local' }),
+      ]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  for (const kind of testDatabaseKinds()) {
+    it(`records "payout batch run --force" as the command line's import and approval on ${kind.name}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'payout-audit-'));
+      const test = kind.name === 'postgresql' ? await kind.create() : undefined;
+      try {
+        const file = join(dir, 'payroll.csv');
+        await writeFile(file, 'provider,amount,account\nbank-card-token,16.00,token_success\n');
+        const config = loadGatewayConfig({
+          DATA_DIR: dir,
+          PAYOUT_DATA_KEY: TEST_DATA_KEY,
+          RECONCILE_INTERVAL_MS: '100000',
+          ...(test !== undefined && 'databaseUrl' in test.target ? { DATABASE_URL: test.target.databaseUrl } : {}),
+        });
+        const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {} });
+        expect(code).toBe(0);
+        const db = test?.db ?? (await openDatabase({ dataDir: dir }));
+        try {
+          const rows = await db.prisma.auditEvent.findMany({ orderBy: { id: 'asc' } });
+          expect(rows.map((r) => [r.action, r.actor, r.role, r.requestId])).toEqual([
+            ['batch.import.forced', 'cli', null, null],
+            ['batch.approve', 'cli', null, null],
+          ]);
+          expect(rows[1]!.detail).toMatchObject({ user: expect.any(String) });
+        } finally {
+          if (test === undefined) await db.close();
+        }
+      } finally {
+        await test?.drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});

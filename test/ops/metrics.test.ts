@@ -1,0 +1,176 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhook } from '../../src/payout/signature.ts';
+import type { Webhook } from '../../src/payout/models.ts';
+import { testDatabaseKinds } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { AGENT, WEBHOOK_SECRET } from '../support/sandbox.ts';
+
+/** The value of one sample line, or undefined when the series is absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function get(url: string, headers: Record<string, string> = {}, method: 'GET' | 'POST' | 'HEAD' = 'GET') {
+  const response = await request(url, { method, headers });
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: response.headers, text };
+}
+
+const webhook = (paymentId: string): Webhook => ({
+  agentId: AGENT,
+  paymentId,
+  status: { value: 'COMPLETED', changedDateTime: '2026-11-22T10:00:00+03:00' },
+  amount: { value: '100.00', currency: 'RUB' },
+});
+
+describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
+  let gw: TestGateway;
+  let metricsUrl: string;
+  let paymentId: string;
+  let batchId: string;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      database: kind,
+      env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin', METRICS_PORT: '0' },
+      sandbox: { inProgressMs: 20 },
+    });
+    metricsUrl = gw.gateway.metricsUrl!;
+
+    // A payment through GraphQL, and a batch of two rows paid by the worker.
+    const paid = await gw.gql(
+      `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename ... on CreatePaymentSuccess { payment { paymentId } } } }`,
+      { input: { paymentId: 'metrics-pay-1', amount: '100.00', recipient: { bankCardToken: { account: 'token_success' } }, execute: true } },
+      'op',
+    );
+    paymentId = paid.body.data.createPayment.payment.paymentId;
+    const batch = await gw.services().importer.import({
+      source: (async function* () {
+        yield Buffer.from('provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,11.00,token_success\n');
+      })(),
+      force: true,
+      uploadedBy: 'someone-else',
+    });
+    batchId = batch.id;
+    await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, 'ap');
+    await eventually(async () => expect((await gw.services().batches.get(batchId)).status).toBe('COMPLETED'), 30_000);
+
+    // Deliveries with known results: one for a payment nobody tracks, one badly signed.
+    const unknown = webhook('metrics-nobody');
+    await gw.http('/webhooks/payout', { method: 'POST', headers: { 'content-type': 'application/json', signature: signWebhook(WEBHOOK_SECRET, unknown) }, body: JSON.stringify(unknown) });
+    await gw.http('/webhooks/payout', { method: 'POST', headers: { 'content-type': 'application/json', signature: 'bm9wZQ==' }, body: JSON.stringify(unknown) });
+  });
+  afterAll(() => gw?.close());
+
+  it('answers an admin key with every metric family named in the README', async () => {
+    const reply = await gw.http('/metrics', { headers: { authorization: 'Bearer ad' } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = reply.text;
+    for (const family of [
+      'payout_upstream_requests_total counter',
+      'payout_upstream_request_duration_seconds histogram',
+      'payout_payments gauge',
+      'payout_batch_items gauge',
+      'payout_batch_claim_lag_seconds histogram',
+      'payout_webhook_deliveries_total counter',
+      'process_cpu_user_seconds_total counter',
+      'nodejs_eventloop_lag_seconds gauge',
+    ]) {
+      expect(text).toContain(`# TYPE ${family}`);
+    }
+    expect(sample(text, 'payout_upstream_requests_total{endpoint="PUT /payments/{id}",outcome="ok"}')).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'payout_upstream_requests_total{endpoint="POST /payments/{id}/execute",outcome="ok"}')).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'payout_upstream_request_duration_seconds_count{endpoint="PUT /payments/{id}",outcome="ok"}')).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'payout_payments{status="COMPLETED"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'payout_payments{status="UNKNOWN"}')).toBe(0);
+    expect(sample(text, 'payout_batch_items{status="COMPLETED"}')).toBe(2);
+    expect(sample(text, 'payout_batch_items{status="NEEDS_REVIEW"}')).toBe(0);
+    expect(sample(text, 'payout_batch_claim_lag_seconds_count')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'payout_webhook_deliveries_total{result="unknown-payment"}')).toBe(1);
+    expect(sample(text, 'payout_webhook_deliveries_total{result="bad-signature"}')).toBe(1);
+    // Labels are bounded: no payment or batch id ever becomes a series.
+    expect(text).not.toContain(paymentId);
+    expect(text).not.toContain(batchId);
+  });
+
+  it('answers /metrics/ the same; refuses other methods', async () => {
+    const reply = await gw.http('/metrics/', { headers: { authorization: 'Bearer ad' } });
+    expect(reply.status).toBe(200);
+    expect(reply.text).toContain('# TYPE payout_payments gauge');
+    const post = await gw.http('/metrics', { method: 'POST', headers: { authorization: 'Bearer ad' } });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('refuses a request without a key, or with a key that is not admin, with a code', async () => {
+    const none = await gw.http('/metrics');
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer');
+    expect(JSON.parse(none.text)).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', requestId: none.headers['x-request-id'] } }] });
+    for (const key of ['v', 'op', 'ap', 'wrong']) {
+      const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${key}` } });
+      expect(reply.status, key).toBe(key === 'wrong' ? 401 : 403);
+      expect(JSON.parse(reply.text).errors[0].extensions.code).toBe(key === 'wrong' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
+      expect(reply.text).not.toContain('payout_');
+    }
+  });
+
+  it('is served on METRICS_PORT without a key, on loopback, and nothing else is', async () => {
+    expect(new URL(metricsUrl).hostname).toBe('127.0.0.1');
+    const reply = await get(`${metricsUrl}/metrics`);
+    expect(reply.status).toBe(200);
+    expect(sample(reply.text, 'payout_batch_items{status="COMPLETED"}')).toBe(2);
+    expect((await get(`${metricsUrl}/metrics/`)).status).toBe(200);
+    expect((await get(`${metricsUrl}/metrics`, {}, 'HEAD')).status).toBe(200);
+    expect((await get(`${metricsUrl}/metrics`, {}, 'POST')).status).toBe(405);
+    const other = await get(`${metricsUrl}/graphql`);
+    expect(other.status).toBe(404);
+    expect(other.headers['x-request-id']).toBeDefined();
+  });
+
+  it('refuses browsers on METRICS_PORT: a foreign Origin, a rebound Host, a page fetching it', async () => {
+    const port = new URL(metricsUrl).port;
+    const browsers: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { host: `evil.example:${port}` },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' },
+    ];
+    for (const headers of browsers) {
+      const reply = await get(`${metricsUrl}/metrics`, headers);
+      expect(reply.status, JSON.stringify(headers)).toBe(403);
+      expect(JSON.parse(reply.text).errors[0].extensions.code).toMatch(/^FORBIDDEN_/);
+      expect(reply.text).not.toContain('payout_');
+    }
+    // Typed into the address bar by the person at this machine: allowed.
+    expect((await get(`${metricsUrl}/metrics`, { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' })).status).toBe(200);
+  });
+});
+
+describe('/metrics in key-less local mode', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw?.close());
+
+  it('is served to this machine without a key', async () => {
+    const reply = await gw.http('/metrics');
+    expect(reply.status).toBe(200);
+    expect(reply.text).toContain('# TYPE payout_batch_items gauge');
+    expect(gw.gateway.metricsUrl).toBeUndefined();
+  });
+
+  it('leaks nothing to a page of another origin or a rebound host name', async () => {
+    const port = new URL(gw.gateway.url).port;
+    for (const headers of [{ origin: 'https://evil.example' }, { host: `evil.example:${port}` }]) {
+      const reply = await gw.http('/metrics', { headers });
+      expect(reply.status).toBe(403);
+      expect(reply.text).not.toContain('payout_');
+      expect(reply.text).not.toContain('process_');
+    }
+  });
+});
