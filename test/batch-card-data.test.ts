@@ -64,7 +64,7 @@ const csv = [
   'R2,bank-card-russia,102.00,5555555555554444,,ANNA,PETROVA,,', // paid
   'R3,bank-card-russia-fio,103.00,2200 0000 0000 0004,,,,Sidorov,Oleg', // paid
   'R4,bank-card-russia,104.00,2200000000000012,,OLGA,ORLOVA,,', // FAILED at create
-  'R5,bank-card-russia,105.00,2200-0000-0000-0020,,PETR,PETROV,,', // FAILED at execute (dashes are not removed: invalid)
+  'R5,bank-card-russia,105.00,2200-0000-0000-0020,,PETR,PETROV,,', // FAILED at execute (dashes removed, with a warning)
   'R6,bank-card-russia,106.00,2200000000000020,,PETR,PETROV,,', // FAILED at execute
   'R7,bank-card-russia,107.00,2200000000000038,,IRINA,ILINA,,', // IN_PROGRESS, then COMPLETED
   'R1,bank-card-russia,109.00,4276380012345679,,BAD,DUPLICATE,,', // INVALID (reference.duplicate), stored
@@ -134,7 +134,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
   it('stores payable rows sealed (AES-256-GCM, key id) with the masked fields beside, and invalid rows masked only', async () => {
     const batch = await gw.services().importer.import({ source: textSource(csv), force: true });
     batchId = batch.id;
-    expect(batch.status).toBe('REJECTED'); // R5 and R8 are invalid
+    expect(batch.status).toBe('REJECTED'); // the second R1 is invalid
     const items = await db().batchItem.findMany({ where: { batchId }, orderBy: { line: 'asc' } });
     const r1 = items.find((i) => i.reference === 'R1')!;
     expect(r1.fields).toMatchObject({
@@ -159,6 +159,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
       'R2:COMPLETED',
       'R3:COMPLETED',
       'R4:FAILED',
+      'R5:FAILED',
       'R6:FAILED',
       'R7:COMPLETED',
       'R1:INVALID',
@@ -175,7 +176,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
     await gw.services().batches.retryFailed(batchId);
     await worker().drain(ended(batchId));
     const retried = await db().batchItem.findMany({ where: { batchId, status: 'FAILED' }, orderBy: { line: 'asc' } });
-    expect(retried.map((i) => `${i.reference}:${i.attempt}:${i.errorCode}`)).toEqual(['R4:2:BILLING_DECLINED', 'R6:2:BILLING_DECLINED']);
+    expect(retried.map((i) => `${i.reference}:${i.attempt}:${i.errorCode}`)).toEqual(['R4:2:BILLING_DECLINED', 'R5:2:BILLING_DECLINED', 'R6:2:BILLING_DECLINED']);
     for (const item of retried) expect((await gw.sb.effects(item.paymentId)).creates).toBe(1);
 
     expect(await scanDatabase(gw)).toEqual([]);
