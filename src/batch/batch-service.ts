@@ -92,7 +92,9 @@ export class BatchService {
         where: { batchId, status: { in: ['PENDING', 'READY'] } },
         data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
-      await recordAudit(tx, by, { action: 'batch.cancel', batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
+      // Cancelling a batch that never ran is discarding it (the clerk's page calls it so).
+      const action = batch.status === 'RUNNING' ? 'batch.cancel' : 'batch.discard';
+      await recordAudit(tx, by, { action, batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     await this.finishIfDone(batchId);

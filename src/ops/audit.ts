@@ -4,7 +4,9 @@ import type { Prisma } from '../db/generated/client.ts';
 
 /**
  * Actions that move or stop money, or override a safeguard. Stable: they are stored and
- * filtered on. `batch.discard` and `payment.cancel` are for the actions of those names.
+ * filtered on. `batch.discard` is a cancel of a batch that never ran (VALIDATED or
+ * REJECTED), `batch.cancel` one of a RUNNING batch. `payment.cancel` is reserved: the
+ * Payout API has no cancel, so nothing records it yet.
  */
 export const auditActions = ['batch.approve', 'batch.cancel', 'batch.retry', 'batch.import.forced', 'batch.discard', 'payment.cancel'] as const;
 export type AuditAction = (typeof auditActions)[number];

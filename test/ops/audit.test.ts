@@ -7,9 +7,9 @@ import { runCommand } from '../../src/cli/batch-commands.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { testWorker } from '../support/batch.ts';
 import { TEST_DATA_KEY } from '../support/card-data.ts';
 import { testDatabaseKinds } from '../support/database.ts';
-import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 const EVENT_FIELDS = 'action actor role batchId paymentId detail { key value } requestId at';
@@ -24,7 +24,12 @@ const auditQuery = `query($first: Int, $after: String, $batchId: ID, $paymentId:
 describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ database: kind, env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin' }, sandbox: { inProgressMs: 20 } });
+    // No worker in the gateway: an approved batch stays RUNNING until the test pays it.
+    gw = await startTestGateway({
+      database: kind,
+      env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin', WORKER_IN_PROCESS: 'false' },
+      sandbox: { inProgressMs: 20 },
+    });
   });
   afterAll(() => gw?.close());
 
@@ -100,7 +105,10 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   });
 
   it('records a retry of failed rows', async () => {
-    await eventually(async () => expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES'), 30_000);
+    const worker = testWorker(gw);
+    await worker.drain(async () => (await statusOf(paidBatch)) !== 'RUNNING', paidBatch);
+    await worker.stop();
+    expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
     const retried = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
     expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
     const found = await events({ batchId: paidBatch, action: 'batch.retry' });
@@ -109,13 +117,26 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     ]);
   });
 
-  it('records a cancel', async () => {
+  it('records the discard of a batch that never ran', async () => {
     const batchId = await upload('op', 'provider,amount,account\nbank-card-token,14.00,token_success\n', 'rid-import-2');
+    const discarded = await mutate('op', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-discard');
+    expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
+    const found = await events({ batchId, action: 'batch.discard' });
+    expect(found.edges.map((e) => e.node)).toEqual([
+      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1' }) }),
+    ]);
+  });
+
+  it('records the cancel of a running batch', async () => {
+    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,15.00,token_success\nbank-card-token,16.00,token_success\n', 'rid-import-3');
+    expect((await mutate('ap', `mutation { approveBatch(id: "${batchId}") { __typename } }`, 'rid-approve-3')).data.approveBatch.__typename).toBe('ApproveBatchSuccess');
     const cancelled = await mutate('ap', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-cancel');
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
-    const found = await events({ batchId, action: 'batch.cancel' });
+    const found = await events({ batchId, first: 10 });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'VALIDATED', rowsCancelled: '1' }) }),
+      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2' }) }),
+      expect.objectContaining({ action: 'batch.approve', requestId: 'rid-approve-3' }),
+      expect.objectContaining({ action: 'batch.import.forced', requestId: 'rid-import-3' }),
     ]);
   });
 
@@ -123,7 +144,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     const all = await events({ first: 50 });
     const actions = all.edges.map((e) => e.node.action);
     expect(actions[0]).toBe('batch.cancel');
-    expect(actions).toEqual(expect.arrayContaining(['batch.import.forced', 'batch.approve', 'batch.retry', 'batch.cancel']));
+    expect(actions).toEqual(expect.arrayContaining(['batch.import.forced', 'batch.approve', 'batch.retry', 'batch.discard', 'batch.cancel']));
     const firstPage = await events({ first: 2 });
     expect(firstPage.edges).toHaveLength(2);
     expect(firstPage.pageInfo.hasNextPage).toBe(true);
@@ -181,7 +202,7 @@ describe('audit trail without keys and from the command line', () => {
       expect(((await cancelled.body.json()) as any).data.cancelBatch.__typename).toBe('CancelBatchSuccess');
       const reply = await gw.gql(auditQuery, { batchId: id });
       expect(reply.body.data.auditEvents.edges.map((e: any) => e.node)).toEqual([
-        expect.objectContaining({ action: 'batch.cancel', actor: 'local', role: 'admin', requestId: 'rid-local' }),
+        expect.objectContaining({ action: 'batch.discard', actor: 'local', role: 'admin', requestId: 'rid-local' }),
       ]);
     } finally {
       await gw.close();
