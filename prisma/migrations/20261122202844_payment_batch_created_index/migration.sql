@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Payment_batchId_createdAt_idx" ON "Payment"("batchId", "createdAt");
