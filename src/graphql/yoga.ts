@@ -1,15 +1,14 @@
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
-import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../log/logger.ts';
-import { PayoutError } from '../payout/errors.ts';
 import type { ApiKeys } from '../server/api-keys.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
-import { payoutErrorCode } from './types/enums.ts';
+import { maskError } from './error-codes.ts';
+import { useQueryLimits } from './limits/use-query-limits.ts';
 import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts';
 import { schema } from './schema.ts';
 
@@ -70,27 +69,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error({ err: args.find((a) => a instanceof Error) }, args.filter((a) => !(a instanceof Error)).map(String).join(' ')),
     },
-    maskedErrors: {
-      // A query that fails upstream says which upstream error, never the HTTP code or a stack.
-      maskError(error, message, isDev) {
-        // Duck-typed: graphql ships CJS and ESM builds, and a loader that mixes them has two GraphQLError classes.
-        const original = (error as { originalError?: unknown }).originalError ?? error;
-        if (original instanceof PayoutError) {
-          const { nodes, path } = error as GraphQLError;
-          return new GraphQLError(`Payout API error ${original.code}`, {
-            nodes,
-            path,
-            extensions: {
-              code: 'PAYOUT_ERROR',
-              payoutErrorCode: payoutErrorCode(original.code),
-              retryable: original.retryable,
-              ...('traceId' in original ? { traceId: original.traceId } : {}),
-            },
-          });
-        }
-        return maskError(error, message, isDev);
-      },
-    },
+    // Known errors keep their words and get a code (error-codes.ts); the rest is masked.
+    maskedErrors: { maskError },
     context: ({ request }) => {
       const caller = deps.keys.authenticate(request.headers.get('authorization'));
       if (caller === undefined) {
@@ -103,14 +83,24 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
     plugins: [
       useRequestIdInErrors(),
       useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
-      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
-      EnvelopArmorPlugin({
-        maxDepth: { n: 8 },
-        costLimit: { maxCost: 5000 },
-        maxAliases: { n: 15 },
-        maxDirectives: { n: 20 },
-        maxTokens: { n: 2000 },
-      }),
+      useCsrfPrevention(),
+      useQueryLimits(),
     ],
   });
+}
+
+/** Yoga's CSRF check, its refusal worded for the caller and coded like every other. */
+function useCsrfPrevention(): Plugin {
+  const check = useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] });
+  return {
+    onRequestParse(payload) {
+      try {
+        return check.onRequestParse?.(payload);
+      } catch {
+        throw new GraphQLError('A GET or form POST needs "Content-Type: application/json" or the header x-graphql-yoga-csrf (CSRF prevention).', {
+          extensions: { code: 'BAD_REQUEST', http: { status: 403 } },
+        });
+      }
+    },
+  };
 }

@@ -122,7 +122,7 @@ describe('refusals', () => {
   it('does not let the uploader approve their own batch', async () => {
     const batch = (await upload('ad', 'provider,amount,account\nbank-card-token,78.00,token_success\n', 'b.csv')).data.importBatch.batch;
     const reply = await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename ... on BatchError { code } } }`, {}, 'ad');
-    expect(reply.body.data.approveBatch).toEqual({ __typename: 'BatchError', code: 'batch.same-person' });
+    expect(reply.body.data.approveBatch).toEqual({ __typename: 'BatchError', code: 'BATCH_SAME_PERSON' });
   });
 
   it('does not let a viewer upload', async () => {

@@ -9,8 +9,9 @@ import type { BillingDetails } from '../../payout/models.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
-import { ProviderCodeEnum } from './enums.ts';
+import { ProviderCodeEnum, enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
+import { MAX_PROBLEMS, pageOptions, pageSizeNote } from './paging.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
 
 const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
@@ -25,7 +26,10 @@ builder.objectType(BatchStateError, {
   description: 'The batch is in the wrong state for this, or the wrong person asked.',
   fields: (t) => ({
     message: t.exposeString('message'),
-    code: t.string({ description: 'Stable code, e.g. batch.same-person, batch.not-approvable.', resolve: (e) => e.code }),
+    code: t.string({
+      description: 'Stable code in the README’s vocabulary, e.g. BATCH_SAME_PERSON, BATCH_NOT_APPROVABLE.',
+      resolve: (e) => enumName(e.code),
+    }),
   }),
 });
 
@@ -122,7 +126,7 @@ export const Batch = builder.objectRef<BatchRow>('Batch').implement({
       type: [BatchProblem],
       description: 'Validation problems in file order (the whole report: /batches/{id}/problems.csv).',
       args: {
-        limit: t.arg.int({ defaultValue: 100, validate: { min: 1, max: 1000 } }),
+        limit: t.arg.int({ defaultValue: 100, validate: { min: 1, max: MAX_PROBLEMS } }),
         offset: t.arg.int({ defaultValue: 0, validate: { min: 0 } }),
         severity: t.arg({ type: ProblemSeverityEnum }),
       },
@@ -137,9 +141,10 @@ export const Batch = builder.objectRef<BatchRow>('Batch').implement({
     resultsUrl: t.string({ description: 'CSV of every row and its outcome (same API key).', resolve: (b) => `/batches/${b.id}/results.csv` }),
     items: t.connection({
       type: BatchItem,
+      description: `The file’s rows in line order. ${pageSizeNote(50)}`,
       args: { status: t.arg({ type: BatchItemStatusEnum }) },
       resolve: (b, args, { services }) =>
-        resolveOffsetConnection({ args, defaultSize: 50, maxSize: 500 }, ({ limit, offset }) =>
+        resolveOffsetConnection({ args, ...pageOptions(50) }, ({ limit, offset }) =>
           services.prisma.batchItem.findMany({
             where: { batchId: b.id, ...(args.status == null ? {} : { status: args.status }) },
             orderBy: [{ line: 'asc' }],
@@ -161,11 +166,11 @@ builder.queryFields((t) => ({
   }),
   batches: t.connection({
     type: Batch,
-    description: 'Batches, newest first.',
+    description: `Batches, newest first. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: { status: t.arg({ type: BatchStatusEnum }) },
     resolve: (_root, args, { services }) =>
-      resolveOffsetConnection({ args, defaultSize: 20, maxSize: 100 }, ({ limit, offset }) =>
+      resolveOffsetConnection({ args, ...pageOptions(20) }, ({ limit, offset }) =>
         services.prisma.batch.findMany({
           where: args.status == null ? {} : { status: args.status },
           orderBy: { createdAt: 'desc' },

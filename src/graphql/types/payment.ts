@@ -6,6 +6,7 @@ import type { PaymentView } from '../../payments/payment-service.ts';
 import { localOnly } from '../../payments/status.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
+import { pageOptions, pageSizeNote } from './paging.ts';
 import {
   PaymentErrorCodeEnum,
   PaymentStatusEnum,
@@ -168,9 +169,6 @@ export const Payment = builder.objectRef<PaymentView>('Payment').implement({
   }),
 });
 
-/** The upstream list pages by limit/offset; cursors here are offsets. */
-const MAX_PAGE = 99;
-
 builder.queryFields((t) => ({
   payment: t.field({
     type: Payment,
@@ -182,14 +180,15 @@ builder.queryFields((t) => ({
   }),
   payments: t.connection({
     type: Payment,
-    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). At most ${MAX_PAGE} per page; a larger "first" is cut to ${MAX_PAGE}.`,
+    // The upstream list pages by limit/offset; cursors here are offsets.
+    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: {
       from: t.arg({ type: 'Date', description: 'First creation date, inclusive.' }),
       to: t.arg({ type: 'Date', description: 'Last creation date, inclusive.' }),
     },
     resolve: (_root, args, { services }) =>
-      resolveOffsetConnection({ args, defaultSize: 20, maxSize: MAX_PAGE }, async ({ limit, offset }) => {
+      resolveOffsetConnection({ args, ...pageOptions(20) }, async ({ limit, offset }) => {
         const page = await services.client.listPayments({
           limit,
           offset,

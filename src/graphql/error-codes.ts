@@ -1,0 +1,72 @@
+import { PothosValidationError } from '@pothos/core';
+import { ForbiddenError } from '@pothos/plugin-scope-auth';
+import { GraphQLError } from 'graphql';
+import { maskError as yogaMaskError } from 'graphql-yoga';
+import { PaymentInputError } from '../payments/input-error.ts';
+import { PayoutError } from '../payout/errors.ts';
+import { enumName, payoutErrorCode } from './types/enums.ts';
+
+/**
+ * The one vocabulary of `extensions.code` (README "Error codes"): upper-case words as
+ * yoga and Apollo use them, and as the typed mutation results spell their codes
+ * (PayoutError.code, BatchError.code). A query that fails reads the same as a mutation
+ * that fails for the same reason.
+ *
+ * Set elsewhere: UNAUTHENTICATED (yoga.ts, context), PAYLOAD_TOO_LARGE (body-limits.ts),
+ * the limits' codes (limits/), FORBIDDEN_ORIGIN / FORBIDDEN_HOST (server/browser-guard.ts),
+ * BAD_REQUEST / GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED / INTERNAL_SERVER_ERROR (yoga).
+ */
+export const BAD_USER_INPUT = 'BAD_USER_INPUT';
+export const FORBIDDEN = 'FORBIDDEN';
+export const PAYOUT_ERROR = 'PAYOUT_ERROR';
+
+type Located = Pick<GraphQLError, 'nodes' | 'path'>;
+
+/**
+ * Yoga's error mask with codes: known errors keep their words and get their code; the
+ * rest is masked as `Unexpected error.` (INTERNAL_SERVER_ERROR) by yoga.
+ */
+export function maskError(error: unknown, message: string, isDev?: boolean): Error {
+  // Duck-typed: graphql ships CJS and ESM builds, and a loader that mixes them has two GraphQLError classes.
+  const located = error as Partial<Located> & { originalError?: unknown; extensions?: Record<string, unknown> };
+  const original = located.originalError ?? error;
+  const at = { nodes: located.nodes, path: located.path };
+  if (original instanceof PayoutError) return payoutError(original, at);
+  if (original instanceof PaymentInputError) {
+    return coded(original.message, at, BAD_USER_INPUT, { fieldErrors: original.problems.map(({ path, message: m }) => ({ path, message: m })) });
+  }
+  if (original instanceof ForbiddenError) return coded(original.message, at, FORBIDDEN);
+  if (original instanceof PothosValidationError) return coded(original.message, at, BAD_USER_INPUT);
+  if (isGraphQLErrorChain(error) && located.path === undefined && located.extensions?.code === undefined) {
+    // graphql-js's own refusals of a request: variable values that do not coerce (with the
+    // scalar's reason), a missing or unknown operation name.
+    const text = (error as GraphQLError).message;
+    return coded(text, at, text.startsWith('Variable "$') ? BAD_USER_INPUT : 'BAD_REQUEST');
+  }
+  return yogaMaskError(error, message, isDev);
+}
+
+/** A GraphQLError made by graphql-js or a scalar, with nothing but GraphQLErrors inside it (yoga's test for "not masked"). */
+function isGraphQLErrorChain(error: unknown): boolean {
+  let e: unknown = error;
+  while (e != null) {
+    if (!(e instanceof Error) || !('extensions' in e)) return false;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return true;
+}
+
+/** The same words and codes as the PayoutError type of mutation results; no transport detail. */
+function payoutError(error: PayoutError, at: Partial<Located>): GraphQLError {
+  const traceId = (error as { traceId?: unknown }).traceId;
+  return coded(error.message, at, PAYOUT_ERROR, {
+    payoutErrorCode: enumName(payoutErrorCode(error.code)),
+    upstreamCode: error.code,
+    retryable: error.retryable,
+    ...(typeof traceId === 'string' ? { traceId } : {}),
+  });
+}
+
+function coded(message: string, at: Partial<Located>, code: string, more: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { nodes: at.nodes ?? null, path: at.path ?? null, extensions: { code, ...more } });
+}
