@@ -24,7 +24,8 @@ export interface SearchPosition {
  * The gateway's own records of payments, newest first, over any date range (the
  * upstream's list only reaches back 50 days). Only the filters given become conditions,
  * so each search is planned on the indexes it can use: reference through
- * BatchItem(reference) and the row's (batchId, line), the rest on Payment's own indexes.
+ * BatchItem(reference) then Payment(batchId, batchRow); a batch on Payment(batchId,
+ * createdAt); dates and the plain newest-first order on Payment(createdAt).
  * Paged by position, not offset, so a page stays right while new payments arrive.
  */
 export async function searchPayments(query: SqlQuery, search: PaymentSearch): Promise<SearchPosition[]> {
@@ -34,11 +35,10 @@ export async function searchPayments(query: SqlQuery, search: PaymentSearch): Pr
     return `$${params.length}`;
   };
   const conditions: string[] = [];
-  if (search.reference !== undefined) {
-    conditions.push(
-      `EXISTS (SELECT 1 FROM "BatchItem" AS i WHERE i.reference = ${param(search.reference)} AND i."batchId" = p."batchId" AND i.line = p."batchRow")`,
-    );
-  }
+  // A join rather than EXISTS: the planner then starts from the few rows with the reference;
+  // with EXISTS it walked every payment newest first, probing each one's row.
+  const join = search.reference === undefined ? '' : 'JOIN "BatchItem" AS i ON i."batchId" = p."batchId" AND i.line = p."batchRow"';
+  if (search.reference !== undefined) conditions.push(`i.reference = ${param(search.reference)}`);
   if (search.batchId !== undefined) conditions.push(`p."batchId" = ${param(search.batchId)}`);
   if (search.status !== undefined) conditions.push(`p.status = ${param(search.status)}::"TrackedStatus"`);
   if (search.from !== undefined) conditions.push(`p."createdAt" >= ${param(search.from.toISOString())}::timestamptz`);
@@ -46,7 +46,7 @@ export async function searchPayments(query: SqlQuery, search: PaymentSearch): Pr
   if (search.after !== undefined) {
     conditions.push(`(p."createdAt", p."paymentId") < (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.paymentId)})`);
   }
-  const sql = `SELECT p."paymentId", p."createdAt" FROM "Payment" AS p
+  const sql = `SELECT p."paymentId", p."createdAt" FROM "Payment" AS p ${join}
 ${conditions.length === 0 ? '' : `WHERE ${conditions.join('\n  AND ')}`}
 ORDER BY p."createdAt" DESC, p."paymentId" DESC
 LIMIT ${param(search.limit)}`;
