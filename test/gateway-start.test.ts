@@ -81,7 +81,7 @@ describe('embedded sandbox across gateway restarts, and its SANDBOX_* settings',
 
     gateway = await startGateway(loadGatewayConfig(env), logger);
     expect((await gateway.upstream.client.getPayment('restart-1')).status.value).toBe('COMPLETED');
-    expect((await gateway.upstream.client.getBalance()).balance.value).toBe('18990.00');
+    expect((await gateway.upstream.client.getBalance()).available.value).toBe('18990.00');
     await gateway.stop();
     gateway = undefined;
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -13,10 +14,18 @@ import { applyMigrations, readMigrations } from './migrations.ts';
  */
 const prismaClient = async () => (await import('./generated/client.ts')).PrismaClient;
 
-let committed: Promise<string[]> | undefined;
-/** The folders shipped with this build; they do not change while the process runs. */
-function committedMigrations(): Promise<string[]> {
-  committed ??= readMigrations().then((list) => list.migrationDirectories.map((d) => d.path));
+let committed: Promise<Array<{ name: string; checksum: string }>> | undefined;
+/**
+ * The folders shipped with this build, with the checksum Prisma records for each in
+ * `_prisma_migrations` (sha256 of migration.sql, hex); they do not change while the process runs.
+ */
+function committedMigrations(): Promise<Array<{ name: string; checksum: string }>> {
+  committed ??= readMigrations().then((list) =>
+    list.migrationDirectories.map((d) => ({
+      name: d.path,
+      checksum: d.migrationFile.content.tag === 'ok' ? createHash('sha256').update(d.migrationFile.content.value).digest('hex') : '',
+    })),
+  );
   return committed;
 }
 
@@ -69,7 +78,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     pool.on('error', onError);
     const factory = new PrismaPg(pool, { onPoolError: onError, onConnectionError: onError });
     const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[];
-    return wrap('postgresql', new PrismaClient({ adapter: factory }), query, () => new PrismaPg({ connectionString: target.databaseUrl }), () => pool.end());
+    return wrap('postgresql', new PrismaClient({ adapter: factory }), query, () => new PrismaPg({ connectionString: target.databaseUrl }), () => pool.end(), options.logger);
   }
   let dataPath: string | undefined;
   let lock: DataDirLock | undefined;
@@ -100,7 +109,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     } finally {
       lock?.release();
     }
-  });
+  }, options.logger);
 }
 
 function wrap(
@@ -109,29 +118,53 @@ function wrap(
   query: SqlQuery,
   migrationAdapter: () => SqlMigrationAwareDriverAdapterFactory,
   closeDriver: () => Promise<void>,
+  logger?: Logger,
 ): Database {
   let closing: Promise<void> | undefined;
+  /**
+   * One query on `_prisma_migrations` against the shipped folders: which are not applied
+   * (or failed, or were rolled back), and which applied ones no longer match their file.
+   */
+  const history = async () => {
+    let rows: Array<{ migration_name: string; checksum: string; applied: boolean }>;
+    try {
+      rows = await query(
+        'SELECT migration_name, checksum, finished_at IS NOT NULL AND rolled_back_at IS NULL AS applied FROM _prisma_migrations',
+        [],
+      );
+    } catch (error) {
+      // 42P01: a new database without the table; everything is pending.
+      if ((error as { code?: unknown }).code !== '42P01') throw error;
+      rows = [];
+    }
+    const applied = new Map(rows.filter((row) => row.applied).map((row) => [row.migration_name, row.checksum]));
+    const shipped = await committedMigrations();
+    return {
+      pending: shipped.filter((m) => !applied.has(m.name)).map((m) => m.name),
+      edited: shipped.filter((m) => applied.has(m.name) && applied.get(m.name) !== m.checksum).map((m) => m.name),
+    };
+  };
   return {
     prisma,
     kind,
     query,
     async migrate() {
-      // Loading the wasm engine takes seconds; most starts have nothing to apply.
-      if ((await this.pendingMigrations()).length === 0) return [];
+      const { pending, edited } = await history();
+      // As `prisma migrate deploy` (and the engine here) do, an edited migration that was
+      // applied is not applied again; it is said, since the database may differ from the file.
+      if (edited.length > 0) {
+        logger?.warn({ migrations: edited }, 'applied migrations differ from their migration.sql (checksum); the database was made by the old text');
+      }
+      // Loading the wasm engine takes seconds; most starts have nothing to apply. A failed
+      // migration counts as pending, so the engine refuses it with its own message.
+      if (pending.length === 0) return [];
       return applyMigrations(migrationAdapter());
     },
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },
     async pendingMigrations() {
-      const [table] = await prisma.$queryRaw<Array<{ name: string | null }>>`SELECT to_regclass('_prisma_migrations')::text AS name`;
-      const rows =
-        table?.name == null
-          ? []
-          : await prisma.$queryRaw<Array<{ migration_name: string }>>`
-              SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-      const applied = new Set(rows.map((row) => row.migration_name));
-      return (await committedMigrations()).filter((name) => !applied.has(name));
+      return (await history()).pending;
     },
     close() {
       // Shared between a gateway and its owner (tests): the second close is a no-op.
