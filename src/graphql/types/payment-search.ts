@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import { prismaQuery } from '../../db/database.ts';
 import { decodePosition, encodePosition, searchPayments } from '../../payments/payment-search.ts';
 import { builder } from '../builder.ts';
+import type { GraphQLContext } from '../context.ts';
 import { TrackingStatusEnum } from './enums.ts';
 import { Payment } from './payment.ts';
 
@@ -10,18 +11,50 @@ const DAY_MS = 86_400_000;
 
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 
+interface Waiter {
+  batchId: string;
+  line: number;
+  resolve: (reference: string | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The references of one response's payments, read in one query: every `reference` field
+ * asked in the same tick (a page of payments) joins the same pending read.
+ */
+const pendingReferences = new WeakMap<GraphQLContext, Waiter[]>();
+
+function referenceOf(context: GraphQLContext, batchId: string, line: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    let waiters = pendingReferences.get(context);
+    if (waiters === undefined) {
+      const batch: Waiter[] = [];
+      waiters = batch;
+      pendingReferences.set(context, batch);
+      setImmediate(() => {
+        pendingReferences.delete(context);
+        const rows = new Map(batch.map((w) => [`${w.batchId}/${w.line}`, { batchId: w.batchId, line: w.line }]));
+        context.services.prisma.batchItem
+          .findMany({ where: { OR: [...rows.values()] }, select: { batchId: true, line: true, reference: true } })
+          .then(
+            (found) => {
+              const byRow = new Map(found.map((row) => [`${row.batchId}/${row.line}`, row.reference]));
+              for (const waiter of batch) waiter.resolve(byRow.get(`${waiter.batchId}/${waiter.line}`) ?? null);
+            },
+            (error: unknown) => batch.forEach((waiter) => waiter.reject(error)),
+          );
+      });
+    }
+    waiters.push({ batchId, line, resolve, reject });
+  });
+}
+
 builder.objectField(Payment, 'reference', (t) =>
   t.string({
     nullable: true,
     description: 'The payer’s reference from the batch row the payment pays; null for payments made through GraphQL.',
-    resolve: async ({ tracked }, _args, { services }) => {
-      if (tracked?.batchId == null || tracked.batchRow == null) return null;
-      const row = await services.prisma.batchItem.findFirst({
-        where: { batchId: tracked.batchId, line: tracked.batchRow },
-        select: { reference: true },
-      });
-      return row?.reference ?? null;
-    },
+    resolve: ({ tracked }, _args, context) =>
+      tracked?.batchId == null || tracked.batchRow == null ? null : referenceOf(context, tracked.batchId, tracked.batchRow),
   }),
 );
 
