@@ -226,18 +226,34 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.getByLabel('Row status').selectOption('');
   });
 
-  it('downloads the results', async () => {
+  it('downloads the results as CSV, as CSV for a Russian-locale Excel and as a workbook', async () => {
     const { page } = rig;
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Results (CSV)' }).click()]);
-    expect(download.suggestedFilename()).toBe(`batch-${batchId}-results.csv`);
-    const text = (await readFile(await download.path(), 'utf8')).replace(/^\uFEFF/, '');
+    const results = page.getByRole('group', { name: 'Results' });
+    const save = async (button: string) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), results.getByRole('button', { name: button, exact: true }).click()]);
+      return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+    };
+
+    const csv = await save('CSV');
+    expect(csv.name).toBe(`batch-${batchId}-results.csv`);
+    const text = csv.bytes.toString('utf8').replace(/^\uFEFF/, '');
     const lines = text.trim().split(/\r?\n/);
     expect(lines[0]).toMatch(/^line,reference,provider,amount/);
     expect(lines).toHaveLength(11);
-    expect(lines.find((line) => line.includes('EMP-001'))).toMatch(/,COMPLETED,/);
+    expect(lines.find((line) => line.includes('EMP-001'))).toMatch(/,15000\.00,.*,COMPLETED,/);
     expect(lines.find((line) => line.includes('EMP-007'))).toMatch(/,FAILED,/);
     // Masked, never the full card number.
     expect(text).not.toContain('2200000000000004');
+
+    const excel = await save('CSV for Excel (;)');
+    expect(excel.name).toBe(`batch-${batchId}-results-excel.csv`);
+    const excelText = excel.bytes.toString('utf8');
+    expect(excelText.startsWith('\uFEFF')).toBe(true);
+    expect(excelText.split(/\r?\n/).find((line) => line.includes('EMP-001'))).toMatch(/;15000,00;/);
+
+    const xlsx = await save('XLSX');
+    expect(xlsx.name).toBe(`batch-${batchId}-results.xlsx`);
+    expect(xlsx.bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
   });
 
   it('finds a payment and shows its status history', async () => {
@@ -255,6 +271,15 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(history.at(-1)).toBe('Completed');
     await step(rig, '06-find-payment');
 
+    // The payer's own reference finds the same payment through the gateway's records.
+    await page.getByLabel('Payment id or your reference').fill('EMP-001');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.waitForURL(/#\/find\?q=EMP-001$/);
+    await card.getByRole('heading', { name: `${batchId}-2` }).waitFor();
+    expect(await card.count()).toBe(1);
+    expect(await card.locator('dt', { hasText: 'Reference' }).locator('xpath=..').locator('dd').textContent()).toBe('EMP-001');
+    await step(rig, '07-find-by-reference');
+
     await page.getByLabel('Payment id or your reference').fill('no-such-payment');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByText('No payment found for "no-such-payment".').waitFor();
@@ -270,7 +295,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // Russian grouping (a no-break space), decimal comma and the rouble sign.
     expect(await page.locator('article.payment .money').first().textContent()).toMatch(/^15\s000,00\s₽$/);
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('ru');
-    await step(rig, '07-find-payment-ru');
+    await step(rig, '08-find-payment-ru');
 
     await page.reload();
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Реестры' }).click();
@@ -279,7 +304,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const names = await page.locator('table.batches tbody th a').allTextContents();
     // Newest first.
     expect(names).toEqual(['payroll-valid.csv', 'payroll-errors.csv']);
-    await step(rig, '08-batches-ru');
+    await step(rig, '09-batches-ru');
 
     await page.getByLabel('Статус').selectOption('CANCELLED');
     await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 1);
@@ -289,5 +314,111 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
 
   it('raised no console error or Content-Security-Policy violation on the way', () => {
     expect(rig.problems).toEqual([]);
+  });
+});
+
+const KEYS = { viewer: 'web-viewer-key-1', operator: 'web-operator-key-1', approver: 'web-approver-key-1' };
+
+suite('the web page with API keys: sign-in, and each role offered only what it may do', () => {
+  let dataDir: string;
+  let gateway: RunningGateway;
+  let browser: Browser;
+  let rig: Rig;
+
+  beforeAll(async () => {
+    buildWebPage();
+    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-keys-'));
+    gateway = await startGateway(
+      loadGatewayConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        GATEWAY_API_KEYS: `${KEYS.viewer}:viewer,${KEYS.operator}:operator,${KEYS.approver}:approver`,
+      }),
+      createLogger({ level: 'silent' }),
+    );
+    browser = await launch();
+    rig = await openPage(browser, gateway.url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function signIn(key: string) {
+    const { page } = rig;
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function signOut() {
+    await rig.page.getByRole('button', { name: 'Sign out' }).click();
+  }
+
+  it('asks for a key and refuses an unknown one', async () => {
+    const { page } = rig;
+    await page.goto('/');
+    await signIn('not-a-key');
+    await page.getByRole('alert').getByText('This key is not known to the gateway.').waitFor();
+    await step(rig, '10-sign-in-refused');
+  });
+
+  it('offers a viewer no upload', async () => {
+    const { page } = rig;
+    await page.getByLabel('API key').fill(KEYS.viewer);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as viewer').waitFor();
+    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Batches', 'Find a payment', 'GraphiQL']);
+    expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
+    await signOut();
+  });
+
+  let batchId: string;
+
+  it('lets an operator upload but not approve; an approver approves, shown who uploaded', async () => {
+    const { page } = rig;
+    await signIn(KEYS.operator);
+    await page.getByText('Signed in as operator').waitFor();
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
+    await page.getByLabel('Choose a file').setInputFiles(join(repoRoot, 'samples/payroll-valid.csv'));
+    await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
+    // An operator may discard what it uploaded, never approve it.
+    await page.getByRole('button', { name: 'Discard' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    await page.locator('.upload-result h2 a').click();
+    await page.waitForURL(/#\/batches\/[A-Za-z0-9]+$/);
+    batchId = /#\/batches\/([A-Za-z0-9]+)$/.exec(page.url())![1]!;
+    const uploadedBy = page.locator('.facts dt', { hasText: 'Uploaded by' }).locator('xpath=..').locator('dd');
+    expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12} \(you\)$/);
+    await page.getByText('an approver or admin key other than yours, since you uploaded it').waitFor();
+    await signOut();
+
+    await signIn(KEYS.approver);
+    await page.getByText('Signed in as approver').waitFor();
+    await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
+    expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
+    await page.getByText('you, or any other approver or admin key').waitFor();
+    expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
+    await step(rig, '11-approver-sees-maker-checker');
+    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
+    await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
+    await page.getByText('10 of 10 rows finished').waitFor();
+    const approvedBy = page.locator('.facts dt', { hasText: 'Approved by' }).locator('xpath=..').locator('dd');
+    expect(await approvedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
+    expect(await approvedBy.textContent()).not.toBe((await uploadedBy.textContent())?.replace(' (you)', ''));
+    // Paying failed rows again is an operator's right, not an approver's.
+    expect(await page.getByRole('button', { name: 'Pay failed rows again' }).count()).toBe(0);
+    expect(batchId).toMatch(/^[A-Za-z0-9]+$/);
+  });
+
+  it('raised no console error other than the refused key on the way', () => {
+    // The refused key is a 401 the browser itself logs as a failed resource load.
+    expect(rig.problems.filter((problem) => !/status of 401/.test(problem))).toEqual([]);
   });
 });

@@ -83,6 +83,13 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   const progress = progressOf(batch.counts);
   const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
   const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
+  // Maker-checker: who uploaded, and who may approve, as this caller sees it.
+  const whoApproves = () => {
+    if (access.anonymous) return t('batch.whoApprovesLocal');
+    if (mine) return t('batch.whoApprovesNotYou');
+    if (access.may.approve && access.caller !== undefined) return t('batch.whoApprovesYou');
+    return t('batch.whoApprovesText');
+  };
   return (
     <>
       <p class="crumbs">
@@ -116,7 +123,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         </div>
         <div>
           <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
-          <dd>{batch.approvedBy ?? (access.anonymous ? t('batch.whoApprovesLocal') : t('batch.whoApprovesText'))}</dd>
+          <dd>{batch.approvedBy ?? whoApproves()}</dd>
         </div>
         <div>
           <dt>{t('batch.created')}</dt>
@@ -133,7 +140,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (
         <section class="progress-panel" aria-labelledby="progress-title">
           <h2 id="progress-title">{t('batch.progress')}</h2>
-          <ProgressBar percent={progress.percent} label={t('batch.progress')} />
+          <ProgressBar progress={progress} label={t('batch.progress')} />
           <p aria-live="polite" aria-atomic="true" class="progress-text">
             {t('batch.done', { done: progress.done, total: progress.total })} · {i18n.status(batch.status)}
           </p>

@@ -114,8 +114,14 @@ export function BatchesPage({ access }: { access: Access }) {
                       <Money value={batch.totalAmount} />
                     </td>
                     <td class="progress-cell">
-                      <ProgressBar percent={progress.percent} label={`${batch.fileName ?? batch.name}: ${t('batches.progress')}`} />
-                      <span class="muted">{t('batch.done', { done: progress.done, total: progress.total })}</span>
+                      {batch.approvedAt === null ? (
+                        <span class="muted">{t('batches.notApproved')}</span>
+                      ) : (
+                        <>
+                          <ProgressBar progress={progress} label={`${batch.fileName ?? batch.name}: ${t('batches.progress')}`} />
+                          <span class="muted">{t('batch.done', { done: progress.done, total: progress.total })}</span>
+                        </>
+                      )}
                     </td>
                   </tr>
                 );

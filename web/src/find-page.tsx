@@ -3,18 +3,28 @@ import { ApiError, gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { navigate } from './route.ts';
 import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
-import { PAYMENT, PROVIDER_NAMES, type Payment } from './queries.ts';
+import { PAYMENT, PROVIDER_NAMES, SEARCH_BY_REFERENCE, type Payment } from './queries.ts';
 
-/** A paymentId first (read from the upstream now, merged with the gateway's record). */
+const MAX_FOUND = 20;
+
+/**
+ * A paymentId (read from the upstream now, merged with the gateway's record) and the
+ * payer's reference (the gateway's own records, every attempt of the row), together.
+ */
 async function findPayments(query: string): Promise<Payment[]> {
-  try {
-    const reply = await gql<{ payment: Payment | null }>(PAYMENT, { paymentId: query });
-    return reply.payment === null ? [] : [reply.payment];
-  } catch (error) {
-    // The upstream's "no such payment" is an answer here, not a failure.
-    if (error instanceof ApiError && /not[-_ .]?found/i.test(error.message)) return [];
-    throw error;
-  }
+  const byId = gql<{ payment: Payment | null }>(PAYMENT, { paymentId: query }).then(
+    (reply) => (reply.payment === null ? [] : [reply.payment]),
+    (error: unknown) => {
+      // The upstream's "no such payment" is an answer here, not a failure.
+      if (error instanceof ApiError && /not[-_ .]?found/i.test(error.message)) return [];
+      throw error;
+    },
+  );
+  const byReference = gql<{ searchPayments: { edges: Array<{ node: Payment }> } }>(SEARCH_BY_REFERENCE, { reference: query, first: MAX_FOUND }).then((reply) =>
+    reply.searchPayments.edges.map((edge) => edge.node),
+  );
+  const found = [...(await byId), ...(await byReference)];
+  return found.filter((payment, index) => found.findIndex((other) => other.paymentId === payment.paymentId) === index);
 }
 
 export function FindPage({ query }: { query: string }) {
@@ -107,6 +117,12 @@ function PaymentCard({ payment }: { payment: Payment }) {
           <dt>{t('find.commission')}</dt>
           <dd>{payment.commission === null ? '—' : <Money value={payment.commission} />}</dd>
         </div>
+        {payment.reference === null ? null : (
+          <div>
+            <dt>{t('find.reference')}</dt>
+            <dd>{payment.reference}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('find.provider')}</dt>
           <dd>{PROVIDER_NAMES[payment.provider] ?? payment.provider}</dd>
@@ -153,7 +169,7 @@ function PaymentCard({ payment }: { payment: Payment }) {
               <td>
                 <StatusBadge status={change.status} />
               </td>
-              <td>{change.source}</td>
+              <td>{i18n.source(change.source)}</td>
               <td>{[change.errorCode, change.errorMessage].filter(Boolean).join(': ')}</td>
             </tr>
           ))}

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useI18n } from './i18n.ts';
 import { formatMoney } from './money.ts';
+import type { Progress } from './progress.ts';
 import type { Money as MoneyValue } from './queries.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
@@ -31,10 +32,17 @@ export function StatusBadge({ status }: { status: string | null }) {
   return <span class={`badge badge-${tone[status ?? ''] ?? 'plain'}`}>{i18n.status(status)}</span>;
 }
 
-export function ProgressBar({ percent, label }: { percent: number; label: string }) {
+/** Finished rows as a bar: paid in green, failed in red, the rest (cancelled) in grey. */
+export function ProgressBar({ progress, label }: { progress: Progress; label: string }) {
+  const share = (count: number) => (progress.total === 0 ? 0 : (count * 100) / progress.total);
+  const paid = share(progress.paid.count);
+  const failed = share(progress.failed.count);
+  const other = Math.max(0, share(progress.done) - paid - failed);
   return (
-    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${percent}%`}>
-      <div class="progress-fill" style={{ width: `${percent}%` }} />
+    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={progress.percent} aria-valuetext={`${progress.percent}%`}>
+      <div class="progress-paid" style={{ width: `${paid}%` }} />
+      <div class="progress-failed" style={{ width: `${failed}%` }} />
+      <div class="progress-other" style={{ width: `${other}%` }} />
     </div>
   );
 }

@@ -30,6 +30,7 @@ export interface BatchSummary {
   warningCount: number;
   totalAmount: Money;
   createdAt: string;
+  approvedAt: string | null;
   counts: StatusCount[];
 }
 
@@ -37,7 +38,6 @@ export interface BatchDetail extends BatchSummary {
   validRowsOnly: boolean;
   uploadedBy: string | null;
   approvedBy: string | null;
-  approvedAt: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   cancelledAt: string | null;
@@ -61,6 +61,7 @@ export interface BatchItem {
 
 export interface Payment {
   paymentId: string;
+  reference: string | null;
   status: string | null;
   trackingStatus: string | null;
   provider: string;
@@ -82,9 +83,9 @@ export interface PageInfo {
 }
 
 const SUMMARY = `id name fileName status rowCount validCount invalidCount warningCount
-  totalAmount { value currency } createdAt counts { status count amount }`;
+  totalAmount { value currency } createdAt approvedAt counts { status count amount }`;
 
-const DETAIL = `${SUMMARY} validRowsOnly uploadedBy approvedBy approvedAt startedAt finishedAt cancelledAt
+const DETAIL = `${SUMMARY} validRowsOnly uploadedBy approvedBy startedAt finishedAt cancelledAt
   throughput secondsLeft resultsUrl`;
 
 export const BATCHES = `query Batches($status: BatchStatus, $first: Int, $after: String) {
@@ -136,11 +137,16 @@ export type LifecycleResult =
   | { __typename: 'BatchError'; code: string; message: string }
   | { __typename: string; batch: BatchDetail };
 
-const PAYMENT_FIELDS = `paymentId status trackingStatus provider amount { value currency } commission { value currency }
+const PAYMENT_FIELDS = `paymentId reference status trackingStatus provider amount { value currency } commission { value currency }
   recipient { key value } batchId batchRow createdAt errorCode errorMessage upstreamErrorCode
   history { status source changedAt recordedAt errorCode errorMessage }`;
 
 export const PAYMENT = `query Payment($paymentId: ID!) { payment(paymentId: $paymentId) { ${PAYMENT_FIELDS} } }`;
+
+/** The gateway's own records by the payer's reference (every attempt of the row), newest first. */
+export const SEARCH_BY_REFERENCE = `query PaymentsByReference($reference: String!, $first: Int) {
+  searchPayments(reference: $reference, first: $first) { edges { node { ${PAYMENT_FIELDS} } } }
+}`;
 
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];

@@ -7,6 +7,8 @@ import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
 import { BATCH_PROBLEMS, IMPORT_BATCH, type BatchDetail, type Problem } from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
 import { Downloads } from './downloads.tsx';
+import { download } from './api.ts';
+import { PROVIDER_NAMES } from './queries.ts';
 
 type ImportReply = { importBatch: { __typename: 'ImportBatchSuccess'; batch: BatchDetail } | { __typename: 'BatchError'; code: string; message: string } };
 
@@ -83,6 +85,7 @@ export function UploadPage({ access }: { access: Access }) {
           }}
         />
       </div>
+      <Templates />
       <div aria-live="polite" class="status-line">
         {sending === undefined ? '' : t('upload.uploading', { name: sending })}
       </div>
@@ -111,5 +114,31 @@ export function UploadPage({ access }: { access: Access }) {
         </div>
       )}
     </>
+  );
+}
+
+/** GET /templates/{provider}.csv: the header and one example row a clerk can fill in. */
+function Templates() {
+  const { t } = useI18n();
+  const [error, setError] = useState<unknown>();
+  return (
+    <details class="templates">
+      <summary>{t('upload.templates')}</summary>
+      <p class="muted">{t('upload.templatesHint')}</p>
+      <ul>
+        {Object.values(PROVIDER_NAMES).map((code) => (
+          <li key={code}>
+            <span class="mono">{code}</span>
+            <button type="button" class="link" aria-label={`${code} CSV`} onClick={() => download(`/templates/${code}.csv`).catch(setError)}>
+              CSV
+            </button>
+            <button type="button" class="link" aria-label={`${code} XLSX`} onClick={() => download(`/templates/${code}.xlsx`).catch(setError)}>
+              XLSX
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+    </details>
   );
 }
