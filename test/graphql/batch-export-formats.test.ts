@@ -107,6 +107,17 @@ describe('results and problems for a spreadsheet', () => {
     expect(rows.get('EMP-005')!.getCell(6).value).toBe('pan=2200********0004');
   });
 
+  it('xlsx problems report: line as a number, messages as written', async () => {
+    const reply = await download(`/batches/${batchId}/problems.xlsx`);
+    expect(reply.headers['content-disposition']).toBe(`attachment; filename="batch-${batchId}-problems.xlsx"`);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(reply.bytes as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.getRow(1).values).toEqual([undefined, ...problemColumns]);
+    expect(sheet.getRow(2).values).toEqual([undefined, 6, 'pan', 'warning', 'pan.normalised', 'spaces removed from the card number 2200********0004']);
+    expect(sheet.getRow(3).getCell(1).value).toBe(7);
+  });
+
   it('turns minor units into the cell value only at the end, exact to the cent', () => {
     for (let minor = 0n; minor < 100_000n; minor += 7n) {
       const text = `${minor / 100n}.${String(minor % 100n).padStart(2, '0')}`;
