@@ -129,6 +129,9 @@ describe('payout CLI', () => {
     const again = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain('file.duplicate');
+    // The whole message, hint included, and the flag that does it.
+    expect(again.stdout).toMatch(new RegExp(`file\\.duplicate\\s+the same file was imported as batch ${batchId} on \\S+; import with force to pay it again$`, 'm'));
+    expect(again.stdout).toContain(`payout batch run ${sampleFile('payroll-valid.csv')} --force`);
   }, budget(4));
 
   it('export --format excel and xlsx: columns in a Russian-locale spreadsheet, and a workbook; plain CSV has no BOM', async () => {

@@ -50,6 +50,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     context.out(summary(batch));
     const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: 51 });
     if (problems.length > 0) context.out(problemTable(problems));
+    if (problems.some((p) => p.code === 'file.duplicate')) {
+      context.out(`To import and pay the same file again as a new batch: payout batch run ${file} --force`);
+    }
     if (batch.status === 'REJECTED' && !(options.validOnly && batch.validCount > 0)) {
       context.out(`Batch ${batch.id} is not payable. Full report: payout batch export ${batch.id} --problems`);
       return exitCodes.notPayable;

@@ -22,7 +22,8 @@ export function problemTable(problems: ShownProblem[]): string {
     p.column ?? '',
     p.severity,
     p.code,
-    p.message.length > 100 ? `${p.message.slice(0, 99)}…` : p.message,
+    // Last column, in full: a message cut short loses its hint (such as "import with force").
+    p.message,
   ]);
   const more = problems.length > SHOWN_PROBLEMS ? `\n… and ${problems.length - SHOWN_PROBLEMS} more` : '';
   return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], shown)}${more}`;
