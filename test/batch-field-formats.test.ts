@@ -48,6 +48,19 @@ describe('field formats in words', () => {
   });
 });
 
+describe('a known field whose pattern the upstream changed', () => {
+  it('describes the new pattern and keeps the example (and the phone rewrite) when they still pass', () => {
+    expect(formatOf({ extKey: 'lastName', required: true, description: 'Last name', validationPattern: '^[A-Za-z]{1,32}$' }, 'sbp-fio')).toEqual({
+      description: 'at most 32 Latin letters',
+      example: 'Ivanova',
+    });
+    const phone = formatOf({ extKey: 'account', required: true, description: 'Recipient phone', validationPattern: '^7[0-9]{10}$' }, 'sbp-b2c');
+    expect(phone).toMatchObject({ example: '79001234567', kind: 'phone' });
+    expect(phone.description).toContain('"Recipient phone"');
+    expect(formatOf({ extKey: 'bankId', required: true, description: 'Bank', validationPattern: '^[0-9]{4}$' }, 'sbp-b2c')).toEqual({ description: 'exactly 4 digits' });
+  });
+});
+
 describe('safe rewrites', () => {
   it('removes separators and a leading + from phone numbers, and nothing else', () => {
     expect(rewritePhone('+7 900 123-45-67')).toEqual({ value: '79001234567', removed: 'the leading +, spaces and dashes' });
@@ -106,7 +119,7 @@ describe.each(testDatabaseKinds())('a file with formatted phones and card number
     for (const problem of problems) expect(problem.message).not.toMatch(/2200000000000004|\^|\$/);
 
     const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
-    const paid = items.map((item) => ({ line: item.line, ...testCardData().open(item.fields, { batchId: batch.id, line: item.line }) }));
+    const paid = items.map((item) => testCardData().open(item.fields, { batchId: batch.id, line: item.line }));
     expect(paid.map((p) => p.account ?? p.pan)).toEqual(['79001234567', '79012345678', '79003456789', '2200000000000004', '2200000000000004', '79001234567']);
   });
 });

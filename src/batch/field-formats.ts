@@ -71,13 +71,27 @@ function known(field: string, pattern: string | undefined, providerCode: string)
  * The format of one provider parameter: the table above, else words made from a simple
  * pattern (`^[A-Za-z0-9_]{1,64}$`), else the provider's own description of the field.
  */
-export function formatOf(parameter: Parameter, providerCode: string): FieldFormat | { description: string; example?: undefined; kind?: undefined } {
-  return (
-    known(parameter.extKey, parameter.validationPattern, providerCode) ??
-    describePattern(parameter.validationPattern) ?? {
-      description: `in the form ${providerCode} expects for "${parameter.description}" (see the provider's details in GraphQL: provider(code))`,
-    }
-  );
+export function formatOf(parameter: Parameter, providerCode: string): { description: string; example?: string; kind?: FieldFormat['kind'] } {
+  const exact = known(parameter.extKey, parameter.validationPattern, providerCode);
+  if (exact !== undefined) return exact;
+  const description =
+    describePattern(parameter.validationPattern)?.description ??
+    `in the form ${providerCode} expects for "${parameter.description}" (see the provider's details in GraphQL: provider(code))`;
+  // A field we know whose pattern has changed: its example (and rewrites) still serve if they pass.
+  const byName = known(parameter.extKey, undefined, providerCode);
+  return byName !== undefined && passesPattern(parameter.validationPattern, byName.example)
+    ? { description, example: byName.example, ...(byName.kind === undefined ? {} : { kind: byName.kind }) }
+    : { description };
+}
+
+/** Upstream patterns are data: one that is not a valid regular expression cannot reject a value. */
+export function passesPattern(pattern: string | undefined, value: string): boolean {
+  if (pattern === undefined) return true;
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    return true;
+  }
 }
 
 /** The sentence for a value that fails its pattern: what it must be, and an example. */

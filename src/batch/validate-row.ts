@@ -6,7 +6,7 @@ import { quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
-import { formatOf, patternMessage } from './field-formats.ts';
+import { formatOf, passesPattern, patternMessage } from './field-formats.ts';
 import { looksDomestic, rewriteCard, rewritePhone, type Rewrite } from './field-normalise.ts';
 
 export type Severity = 'error' | 'warning';
@@ -122,17 +122,8 @@ function normalise(column: string, value: string, provider: ProviderDetails, lin
     // One problem for the row's phone: the separators were not what was wrong.
     return candidate;
   }
-  if (rewrite === undefined || !passes(parameter.validationPattern, rewrite.value)) return value;
+  if (rewrite === undefined || !passesPattern(parameter.validationPattern, rewrite.value)) return value;
   const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
   problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });
   return rewrite.value;
-}
-
-function passes(pattern: string | undefined, value: string): boolean {
-  if (pattern === undefined) return true;
-  try {
-    return new RegExp(pattern, 'u').test(value);
-  } catch {
-    return true;
-  }
 }
