@@ -26,10 +26,11 @@ const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && proc
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
 const WAIT_MS = 90_000;
 
-const suite = existsSync(CHROMIUM) || inCi ? describe : describe.skip;
-if (!existsSync(CHROMIUM) && !inCi) {
-  console.warn(`clerk-journey: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
-}
+// Without Chromium the suites show as skipped with the reason; in CI they run (and fail without it).
+const missing = !existsSync(CHROMIUM) && !inCi;
+const suite = (name: string, body: () => void) =>
+  missing ? describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body) : describe(name, body);
+if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
 
 /** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
 function buildWebPage(): void {
@@ -161,6 +162,19 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.getByText('Local mode: no API key needed').waitFor();
     await page.getByText('No batches yet.').waitFor();
     await step(rig, '01-batches-empty');
+
+    // By keyboard: the opened page's heading has focus; Tab moves through the controls with
+    // a visible focus ring, and Enter follows a link.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent ?? '', outline: getComputedStyle(document.activeElement!).outlineStyle }));
+    await page.keyboard.press('Tab');
+    expect((await focused()).outline).toBe('solid');
+    for (let i = 0; i < 10 && (await focused()).text !== 'Upload a file'; i++) await page.keyboard.press('Tab');
+    expect(await focused()).toEqual({ text: 'Upload a file', outline: 'solid' });
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Batches' }).click();
+    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
   });
 
   it('uploads a file with errors and shows the report grouped by problem', async () => {
