@@ -69,9 +69,20 @@ export async function handleBatchDownload(
   const rows = reportRows(deps.prisma, batchId!, kind as 'results' | 'problems');
   for await (const chunk of exportChunks(rows, format)) {
     if (res.destroyed) return;
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!res.write(chunk)) await drained(res);
   }
   res.end();
+}
+
+/** The client read what was written, or went away; no listener is left behind either way. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /** batch-b1a2-results.csv, batch-b1a2-results-excel.csv, batch-b1a2-results.xlsx */
