@@ -150,7 +150,7 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
       await gql(`mutation Probe($id: ID!) { ${mutation}(id: $id) { __typename } }`, { id: PROBE_ID });
       return true;
     } catch (error) {
-      if (error instanceof ApiError && /not authorized/i.test(error.message)) return false;
+      if (error instanceof ApiError && (error.code === 'FORBIDDEN' || /not authorized/i.test(error.message))) return false;
       throw error;
     }
   };
