@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { formatMoney, fromMinor, sumDecimals, toMinor } from '../../web/src/money.ts';
+import { progressOf } from '../../web/src/progress.ts';
+
+describe('the web page: money as decimal strings', () => {
+  it('adds in kopecks, exactly, where floats would not', () => {
+    expect(0.1 + 0.2).not.toBe(0.3);
+    expect(sumDecimals(['0.10', '0.20'])).toBe('0.30');
+    expect(sumDecimals(['99999999999999999.99', '0.01'])).toBe('100000000000000000.00');
+    expect(sumDecimals([])).toBe('0.00');
+    expect(toMinor('1500')).toBe(150000n);
+    expect(toMinor('1500.5')).toBe(150050n);
+    expect(fromMinor(-5n)).toBe('-0.05');
+    expect(() => toMinor('1e3')).toThrow(/not a decimal/);
+  });
+
+  it('formats the string itself for each language, never through a float', () => {
+    // 2^53 + 1 roubles: a float would print ...992.
+    expect(formatMoney('9007199254740993.01', 'RUB', 'en-GB')).toBe('₽9,007,199,254,740,993.01');
+    expect(formatMoney('15000.00', 'RUB', 'ru-RU')).toMatch(/^15\s000,00\s₽$/);
+  });
+});
+
+describe('the web page: progress of a batch', () => {
+  const counts = (pairs: Array<[string, number, string]>) => pairs.map(([status, count, amount]) => ({ status, count, amount }));
+
+  it('counts final rows as done, leaves invalid rows out, and reaches 100 % only at the end', () => {
+    const running = progressOf(counts([['COMPLETED', 199, '1990.00'], ['IN_PROGRESS', 1, '10.00'], ['INVALID', 5, '0.00']]));
+    expect(running).toMatchObject({ total: 200, done: 199, percent: 99, inFlight: 1, paid: { count: 199, amount: '1990.00' } });
+    const done = progressOf(counts([['COMPLETED', 7, '46950.60'], ['FAILED', 2, '2500.00'], ['NEEDS_REVIEW', 1, '1500.00']]));
+    expect(done).toMatchObject({ total: 10, done: 10, percent: 100, failed: { count: 3, amount: '4000.00' } });
+    expect(progressOf([]).percent).toBe(0);
+  });
+});
