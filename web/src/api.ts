@@ -14,6 +14,12 @@ export class ApiError extends Error {
 }
 
 let apiKey: string | undefined;
+let onUnauthorized: () => void = () => {};
+
+/** Called when the gateway stops accepting the key (removed from GATEWAY_API_KEYS meanwhile). */
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
 
 export function setApiKey(key: string | undefined): void {
   apiKey = key;
@@ -36,6 +42,7 @@ async function readReply<T>(response: Response): Promise<T> {
     throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
   }
   const first = body.errors?.[0];
+  if (response.status === 401 && apiKey !== undefined) onUnauthorized();
   if (first !== undefined) throw new ApiError(first.message, first.extensions?.code, response.status);
   if (body.data == null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
   return body.data;

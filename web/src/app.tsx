@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, probeAccess, type Access } from './api.ts';
+import { ApiError, probeAccess, whenUnauthorized, type Access } from './api.ts';
 import { BatchPage } from './batch-page.tsx';
 import { BatchesPage } from './batches-page.tsx';
 import { FindPage } from './find-page.tsx';
@@ -56,6 +56,13 @@ export function App() {
       }
     }
   }
+
+  useEffect(() => {
+    whenUnauthorized(() => {
+      storeKey(undefined, false);
+      setSession({ state: 'signed-out', error: 'bad' });
+    });
+  }, []);
 
   useEffect(() => {
     // A stored key first; without one, a request with no key tells whether this is local mode.
