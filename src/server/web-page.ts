@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 /**
  * The clerk's page (web/, built by `npm run build:web` into dist/web/) served at `/`.
@@ -40,6 +41,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 interface WebFile {
   body: Buffer;
+  /** The same, gzipped once when loaded, for text files (the script is a third of its size). */
+  gzipped: Buffer | undefined;
   type: string;
   etag: string;
   /** Vite puts content-hashed names under assets/: they never change, so they may be kept. */
@@ -72,7 +75,8 @@ async function load(root: string): Promise<Map<string, WebFile>> {
       if (type === undefined) continue;
       const body = await readFile(path);
       const url = `/${relative(root, path).split(sep).join('/')}`;
-      table.set(url, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, immutable: url.startsWith('/assets/') });
+      const gzipped = /^(text\/|image\/svg|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
+      table.set(url, { body, gzipped, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, immutable: url.startsWith('/assets/') });
     }
   };
   await walk(root);
@@ -108,9 +112,13 @@ export async function serveWebPage(req: IncomingMessage, res: ServerResponse, pa
       .end(missing ? 'The web page is not built: run `npm run build` (npm install does it), then reload.\n' : 'Not found.\n');
     return;
   }
+  const gzip = file.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? file.gzipped! : file.body;
   const headers: Record<string, string> = {
     'content-type': file.type,
-    'content-length': String(file.body.length),
+    'content-length': String(body.length),
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    ...(file.gzipped === undefined ? {} : { vary: 'Accept-Encoding' }),
     etag: file.etag,
     'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     'x-content-type-options': 'nosniff',
@@ -126,5 +134,5 @@ export async function serveWebPage(req: IncomingMessage, res: ServerResponse, pa
     return;
   }
   res.writeHead(200, headers);
-  res.end(req.method === 'HEAD' ? undefined : file.body);
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
