@@ -332,6 +332,33 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.getByRole('button', { name: 'English' }).click();
   });
 
+  it('pages through the rows of a batch', async () => {
+    const { page } = rig;
+    const rows = Array.from({ length: 30 }, (_, i) => `PAGE-${String(i + 1).padStart(2, '0')},bank-card-token,${i + 10}.00,RUB,token_success`);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
+    await page.getByLabel('Choose a file').setInputFiles({
+      name: 'thirty-rows.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(['reference,provider,amount,currency,account', ...rows].join('\n')),
+    });
+    await page.locator('.upload-result h2 a', { hasText: 'thirty-rows.csv' }).click();
+    await page.getByRole('heading', { name: 'Batch thirty-rows.csv', level: 1 }).waitFor();
+    const lines = () => page.locator('table.items-table tbody tr td:first-child').allTextContents();
+    await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 25);
+    expect((await lines()).slice(0, 2)).toEqual(['2', '3']);
+    const pager = page.getByRole('navigation', { name: 'Rows' });
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 5);
+    expect(await lines()).toEqual(['27', '28', '29', '30', '31']);
+    await pager.getByText('Page 2').waitFor();
+    expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 25);
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.getByRole('group').getByRole('button', { name: 'Discard' }).click();
+    await page.locator('.batch-head .badge', { hasText: 'Cancelled' }).waitFor();
+  });
+
   it('raised no console error or Content-Security-Policy violation on the way', () => {
     expect(rig.problems).toEqual([]);
   });

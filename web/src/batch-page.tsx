@@ -300,6 +300,7 @@ function ItemsTable({ batchId, refreshKey, live }: { batchId: string; refreshKey
           </table>
         </div>
       )}
+      {cursors.length > 1 || page?.pageInfo.hasNextPage === true ? (
       <nav class="pager" aria-label={t('batch.items')}>
         <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           {t('common.previous')}
@@ -313,6 +314,7 @@ function ItemsTable({ batchId, refreshKey, live }: { batchId: string; refreshKey
           {t('common.next')}
         </button>
       </nav>
+      ) : null}
     </section>
   );
 }

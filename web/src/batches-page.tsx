@@ -130,6 +130,7 @@ export function BatchesPage({ access }: { access: Access }) {
           </table>
         </div>
       ) : null}
+      {cursors.length > 1 || reply?.pageInfo.hasNextPage === true ? (
       <nav class="pager" aria-label={t('batches.title')}>
         <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           {t('common.previous')}
@@ -143,6 +144,7 @@ export function BatchesPage({ access }: { access: Access }) {
           {t('common.next')}
         </button>
       </nav>
+      ) : null}
     </>
   );
 }
