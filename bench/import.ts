@@ -1,84 +1,242 @@
-import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startGateway } from '../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../src/config/env.ts';
-import { openDatabase } from '../src/db/database.ts';
+import { parse } from 'csv-parse';
+import pg from 'pg';
+import { BatchImporter } from '../src/batch/batch-importer.ts';
+import { CardDataVault } from '../src/batch/card-data.ts';
+import { ensureDevKeyPair } from '../src/config/keys.ts';
+import { DataKeyring, dataKeyFrom } from '../src/crypto/data-keys.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';
 import { PayoutClient } from '../src/payout/client.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
-import { ensureDevKeyPair } from '../src/config/keys.ts';
-import { readFileSync } from 'node:fs';
+import { report } from './report.ts';
 
 /**
- * Import throughput of the batch processor (paying is bench/pay.ts). Prints one line.
+ * Import throughput and memory (issue 9, targets 1 and 2), every figure beside its target
+ * and, for speed, beside csv-parse alone reading the same file in the same run:
+ * PostgreSQL and PGlite at 1,000 and 100,000 rows, and 1,000,000 rows on PostgreSQL in a
+ * child process whose peak resident memory (VmHWM: the whole process) is read at its end.
  *
- *   npx tsx bench/import.ts --rows 100000 [--database postgres://…]
+ *   npm run bench:import [-- --rows 100000 --big 1000000 --admin-url postgres://… --no-pglite]
  */
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' },
+    big: { type: 'string', default: '1000000' },
+    'admin-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'no-pglite': { type: 'boolean', default: false },
+    // The child process of the 1M-row run.
+    child: { type: 'boolean', default: false },
+    file: { type: 'string' },
     database: { type: 'string' },
+    sandbox: { type: 'string' },
+    keys: { type: 'string' },
   },
 });
-const dir = mkdtempSync(join(tmpdir(), 'payout-bench-'));
 const logger = createLogger({ level: 'silent' });
+const BENCH_DATA_KEY = randomBytes(32);
+const load = () => (loadavg()[0] ?? 0).toFixed(2);
 
-function generate(rows: number): string {
-  const file = join(dir, `payroll-${rows}.csv`);
-  spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'ignore' });
-  return file;
+interface ImportRun {
+  rows: number;
+  seconds: number;
+  status: string;
+  /** VmHWM of the process that imported, bytes. */
+  peakRss: number;
 }
 
-let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-
-async function run(): Promise<void> {
-  const keys = ensureDevKeyPair(dir);
-  const sandbox = createSandbox({
-    agentId: 'bench',
-    apiToken: 'bench-token',
-    publicKeyPem: readFileSync(keys.publicKeyFile, 'utf8'),
-    webhookSecret: 'bench-secret',
-    balance: '999999999999.00',
-    inProgressMs: 100,
-  });
-  const url = await sandbox.listen();
-  const client = new PayoutClient({
+function client(url: string, keysDir: string): PayoutClient {
+  return new PayoutClient({
     baseUrl: url,
     agentId: 'bench',
     apiToken: 'bench-token',
-    privateKeyPem: readFileSync(keys.privateKeyFile, 'utf8'),
+    privateKeyPem: readFileSync(ensureDevKeyPair(keysDir).privateKeyFile, 'utf8'),
     connectTimeoutMs: 5_000,
     headersTimeoutMs: 15_000,
     bodyTimeoutMs: 15_000,
     maxRetries: 3,
   });
-  const db = await openDatabase(values.database === undefined ? { dataDir: undefined } : { databaseUrl: values.database });
-  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', WORKER_IN_PROCESS: 'false', BATCH_MAX_ROWS: '10000000' }), logger, {
-    db,
-    upstream: { client, webhookSecret: 'bench-secret', close: async () => {} },
+}
+
+function importer(db: Database, upstream: PayoutClient): BatchImporter {
+  return new BatchImporter({
+    prisma: db.prisma,
+    bulk: db.bulk,
+    catalogue: new ProviderCatalogue(upstream, 600_000),
+    client: upstream,
+    limits: { maxRows: 10_000_000, maxBytes: 2 ** 30 },
+    cardData: new CardDataVault(new DataKeyring(dataKeyFrom(BENCH_DATA_KEY)), 30),
+    logger,
   });
+}
+
+async function timedImport(target: BatchImporter, file: string, rows: number): Promise<ImportRun> {
+  const started = performance.now();
+  const batch = await target.import({ source: createReadStream(file, { highWaterMark: 64 * 1024 }), force: true });
+  const seconds = (performance.now() - started) / 1000;
+  if (batch.rowCount !== rows) throw new Error(`imported ${batch.rowCount} rows of ${rows}`);
+  return { rows, seconds, status: batch.status, peakRss: peakRss() };
+}
+
+/** csv-parse alone on the same file: the reference the import is held to. */
+async function csvParseSeconds(file: string): Promise<number> {
+  const started = performance.now();
+  let records = 0;
+  for await (const _record of createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(parse())) records++;
+  if (records === 0) throw new Error('csv-parse read nothing');
+  return (performance.now() - started) / 1000;
+}
+
+function peakRss(): number {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return match === null ? process.memoryUsage().rss : Number(match[1]) * 1024;
+}
+
+function generate(dir: string, rows: number): string {
+  const file = join(dir, `payroll-${rows}.csv`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`generating ${rows} rows failed`);
+  return file;
+}
+
+async function withPostgres<T>(adminUrl: string, use: (url: string) => Promise<T>): Promise<T> {
+  const name = `payout_bench_import_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
   try {
-    const rows = Number(values.rows);
-    const file = generate(rows);
-    peakRss = process.memoryUsage().rss;
-    const rssBefore = peakRss;
-    const started = performance.now();
-    const batch = await gateway.services.importer.import({ source: createReadStream(file), force: true });
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `import ${rows} rows (${(statSync(file).size / 1e6).toFixed(1)} MB) on ${db.kind}: ${seconds.toFixed(1)} s, ` +
-        `${Math.round(rows / seconds)} rows/s, peak RSS +${((peakRss - rssBefore) / 1e6).toFixed(0)} MB, status ${batch.status}`,
-    );
+    return await use(url.toString());
   } finally {
-    await gateway.stop();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+}
+
+/** The 1M-row import in a process of its own, so its peak resident memory is the import's. */
+async function childMain(): Promise<void> {
+  const db = await openDatabase({ databaseUrl: values.database! });
+  try {
+    const rows = Number(values.big);
+    const run = await timedImport(importer(db, client(values.sandbox!, values.keys!)), values.file!, rows);
+    process.stdout.write(`${JSON.stringify(run)}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+function childImport(file: string, databaseUrl: string, sandboxUrl: string, keysDir: string, rows: number): Promise<ImportRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/import.ts', '--child', '--big', String(rows), '--file', file, '--database', databaseUrl, '--sandbox', sandboxUrl, '--keys', keysDir],
+      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_REPORT_FILE: '' } },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the 1M-row child exited ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as ImportRun);
+    });
+  });
+}
+
+const MB = 1e6;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-bench-import-'));
+  const sizes = [1_000, Number(values.rows)];
+  const big = Number(values.big);
+  const files = new Map([...sizes, big].map((rows) => [rows, generate(dir, rows)]));
+  const keysDir = join(dir, 'keys');
+  const sandbox = createSandbox({
+    agentId: 'bench',
+    apiToken: 'bench-token',
+    publicKeyPem: readFileSync(ensureDevKeyPair(keysDir).publicKeyFile, 'utf8'),
+    webhookSecret: 'bench-secret',
+    balance: '999999999999.00',
+  });
+  const sandboxUrl = await sandbox.listen();
+  const upstream = client(sandboxUrl, keysDir);
+  const lines: string[] = [];
+  const say = (line: string) => {
+    lines.push(line);
+    console.log(line);
+  };
+  try {
+    const kinds: Array<'postgresql' | 'pglite'> = values['no-pglite'] ? ['postgresql'] : ['postgresql', 'pglite'];
+    for (const kind of kinds) {
+      const measure = async (db: Database) => {
+        await db.migrate();
+        const target = importer(db, upstream);
+        // The first import loads and compiles what every import uses; it is not measured.
+        await timedImport(target, files.get(1_000)!, 1_000);
+        for (const rows of sizes) {
+          const file = files.get(rows)!;
+          const parseSeconds = await csvParseSeconds(file);
+          const run = await timedImport(target, file, rows);
+          const rate = rows / run.seconds;
+          const ratio = run.seconds / parseSeconds;
+          const perRow = (run.seconds * 1e6) / rows;
+          const detail = `${kind}, ${rows.toLocaleString('en-US')} rows (${(statSync(file).size / MB).toFixed(1)} MB); csv-parse alone ${parseSeconds.toFixed(2)} s`;
+          say(
+            `${kind} ${rows} rows: ${run.seconds.toFixed(2)} s, ${Math.round(rate)} rows/s (target ≥ 25000 on PostgreSQL at 100k), ` +
+              `${ratio.toFixed(1)}× csv-parse (target ≤ 6), ${perRow.toFixed(1)} µs/row, status ${run.status}, load ${load()}`,
+          );
+          report({ bench: 'import', name: `µs per row, ${rows.toLocaleString('en-US')} rows`, value: Number(perRow.toFixed(1)), unit: 'µs', target: 'flat 1k → 100k → 1M', detail });
+          if (rows === Number(values.rows)) {
+            const onPostgres = kind === 'postgresql';
+            report({ bench: 'import', name: 'rows per second', value: Math.round(rate), unit: 'rows/s', target: onPostgres ? '≥ 25000' : '—', ...(onPostgres ? { met: rate >= 25_000 } : {}), detail });
+            report({ bench: 'import', name: 'time ÷ csv-parse alone', value: Number(ratio.toFixed(1)), unit: '×', target: onPostgres ? '≤ 6' : '—', ...(onPostgres ? { met: ratio <= 6 } : {}), detail });
+          }
+        }
+      };
+      if (kind === 'postgresql') {
+        await withPostgres(values['admin-url']!, async (url) => {
+          const db = await openDatabase({ databaseUrl: url });
+          try {
+            await measure(db);
+          } finally {
+            await db.close();
+          }
+          const file = files.get(big)!;
+          const parseSeconds = await csvParseSeconds(file);
+          const run = await childImport(file, url, sandboxUrl, keysDir, big);
+          const perRow = (run.seconds * 1e6) / big;
+          const detail = `postgresql, ${big.toLocaleString('en-US')} rows (${(statSync(file).size / MB).toFixed(0)} MB) in a child process; csv-parse alone ${parseSeconds.toFixed(2)} s`;
+          say(
+            `postgresql ${big} rows (child process): ${run.seconds.toFixed(1)} s, ${Math.round(big / run.seconds)} rows/s, ` +
+              `${(run.seconds / parseSeconds).toFixed(1)}× csv-parse, ${perRow.toFixed(1)} µs/row, peak RSS ${(run.peakRss / MB).toFixed(0)} MB (target < 300), status ${run.status}, load ${load()}`,
+          );
+          report({ bench: 'import', name: `µs per row, ${big.toLocaleString('en-US')} rows`, value: Number(perRow.toFixed(1)), unit: 'µs', target: 'flat 1k → 100k → 1M', detail });
+          report({ bench: 'import', name: `peak RSS importing ${big.toLocaleString('en-US')} rows`, value: Math.round(run.peakRss / MB), unit: 'MB', target: '< 300', met: run.peakRss < 300 * MB, detail });
+        });
+      } else {
+        const db = await openDatabase({ dataDir: undefined });
+        try {
+          await measure(db);
+        } finally {
+          await db.close();
+        }
+      }
+    }
+  } finally {
     await sandbox.close();
-    clearInterval(sampler);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-await run();
+await (values.child ? childMain() : main());

@@ -60,6 +60,24 @@ describe('payroll CSV reading', () => {
     expect(rows).toEqual([{ line: 3, cells: { provider: 'sbp-b2c', amount: '1' } }]);
   });
 
+  it.each([
+    ['LE', (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])],
+    ['BE', (text: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()])],
+  ])('reads UTF-16 %s with a BOM (Excel "Unicode text"), tab-separated, Cyrillic kept', async (name, encode) => {
+    const { csv, rows } = await read(encode('provider\tamount\tlastName\r\nsbp-b2c\t1,50\tИванов\r\nsbp-b2c\t2\tПетрова\r\n'));
+    expect(csv).toMatchObject({ encoding: `utf-16${name.toLowerCase()}`, delimiter: '\t', columns: ['provider', 'amount', 'lastName'] });
+    expect(rows).toEqual([
+      { line: 2, cells: { provider: 'sbp-b2c', amount: '1,50', lastName: 'Иванов' } },
+      { line: 3, cells: { provider: 'sbp-b2c', amount: '2', lastName: 'Петрова' } },
+    ]);
+  });
+
+  it('skips rows whose cells are all empty, as spreadsheets export them, and lists their lines', async () => {
+    const { csv, rows } = await read('provider;amount;account\r\nsbp-b2c;1;79001234567\r\n;;\r\n ; ;\r\nsbp-b2c;2;79001234568\r\n;;\r\n\r\n');
+    expect(rows.map((row) => row.line)).toEqual([2, 5]);
+    expect(csv.emptyRows()).toEqual([3, 4, 6, 7]);
+  });
+
   it('marks a row with the wrong number of cells', async () => {
     const { rows } = await read('provider,amount\nsbp-b2c,1,extra\n');
     expect(rows[0]).toMatchObject({ line: 2, cellCount: 3 });
@@ -102,9 +120,9 @@ describe('payroll CSV reading', () => {
   });
 
   it.each([
-    ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le')])],
     ['UTF-16LE without a BOM', Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le')],
-    ['UTF-16BE with a BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le').swap16()])],
+    ['UTF-32LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('p\u0000\u0000\u0000', 'latin1')])],
+    ['UTF-16LE with a BOM and a NUL character', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n', 'utf16le')])],
     ['a NUL byte in a cell', Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n')],
     ['a NUL byte after the first 64 KiB', Buffer.from(`provider,amount,description\n${'sbp-b2c,1,ok\n'.repeat(6_000)}sbp-b2c,1,\u0000\n`)],
   ])('refuses %s as an encoding problem', async (_name, data) => {

@@ -103,3 +103,69 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
     expect((await problemsOf(batch.id)).map((p) => p.code)).toEqual(['file.no-rows']);
   });
 });
+
+const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
+
+describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => {
+  const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
+  const items = (batchId: string) => fx.test.db.prisma.batchItem.findMany({ where: { batchId }, orderBy: { line: 'asc' } });
+
+  it.each([
+    ['Excel "Unicode text": UTF-16 LE with a BOM, tab-separated', 'payroll-unicode-text.txt'],
+    ['UTF-16 BE with a BOM, semicolon-separated', 'payroll-utf16be.csv'],
+  ])('reads %s', async (_name, file) => {
+    const batch = await fx.importer.import({ source: fileSource(fixture(file)), force: true });
+    expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 4, validCount: 4, warningCount: 0 });
+    expect(batch.totalAmount.toFixed(2)).toBe('34800.60');
+    const rows = await items(batch.id);
+    expect(rows.map((row) => [row.line, row.reference, row.amount.toFixed(2)])).toEqual([
+      [2, 'ЗП-001', '15000.00'],
+      [3, 'ЗП-002', '12500.50'],
+      [4, 'ЗП-003', '3100.00'],
+      [5, 'ЗП-004', '4200.10'],
+    ]);
+    expect(rows[1]!.fields).toMatchObject({ lastName: 'Петрова', firstName: 'Анна' });
+  });
+
+  it('skips the empty rows a spreadsheet exports (;;;;), counting them in a warning, not rejecting the file', async () => {
+    const batch = await fx.importer.import({ source: fileSource(fixture('payroll-trailing-empty-rows.csv')), force: true });
+    expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 3, validCount: 3, warningCount: 1 });
+    expect(await fx.problemsOf(batch.id)).toEqual([
+      expect.objectContaining({ line: null, code: 'row.empty', severity: 'warning', message: '4 rows with no cell filled skipped (lines 4, 6, 7, 8)' }),
+    ]);
+    const report = await fx.importer.validate({ source: fileSource(fixture('payroll-trailing-empty-rows.csv')), force: true });
+    expect(report).toMatchObject({ payable: true, rowCount: 3, emptyRowCount: 4 });
+  });
+
+  it('imports an .xlsx workbook: number cells as amounts, the sheet’s row numbers, its formatted empty row skipped', async () => {
+    const batch = await fx.importer.import({ source: fileSource(fixture('payroll.xlsx')), fileName: 'payroll.xlsx', force: true });
+    expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 4, validCount: 4 });
+    expect(batch.totalAmount.toFixed(2)).toBe('34800.60');
+    const rows = await items(batch.id);
+    expect(rows.map((row) => [row.line, row.reference, row.amount.toFixed(2)])).toEqual([
+      [2, 'ЗП-001', '15000.00'],
+      [3, 'ЗП-002', '12500.50'],
+      [4, 'ЗП-003', '3100.00'],
+      [5, 'ЗП-004', '4200.10'],
+    ]);
+    expect(testCardData().open(rows[0]!.fields, { batchId: batch.id, line: 2 })).toMatchObject({ pan: '2200000000000004', cardholder_name: 'IVAN' });
+    expect((await fx.problemsOf(batch.id)).map((p) => [p.code, p.message])).toEqual([['row.empty', '1 row with no cell filled skipped (line 6)']]);
+  });
+
+  it('tells an .xlsx by its content, whatever its name, and reports problems on the rows the spreadsheet shows', async () => {
+    const batch = await fx.importer.import({ source: fileSource(fixture('payroll-errors.xlsx')), fileName: 'payroll.csv', force: true });
+    expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 4, validCount: 3 });
+    expect((await fx.problemsOf(batch.id)).map((p) => [p.line, p.column, p.code])).toEqual([
+      [5, 'provider', 'provider.unknown'],
+      [null, null, 'row.empty'],
+    ]);
+    expect((await fx.problemsOf(batch.id)).find((p) => p.code === 'row.empty')!.message).toMatch(/lines 3, 7\)/);
+  });
+
+  it('refuses a zip that is not a workbook as a file problem', async () => {
+    const zip = Buffer.from('504b0304140000000000000000000000000000000000000000000000000000', 'hex');
+    const batch = await fx.importer.import({ source: textSource(zip.toString('latin1')), force: true });
+    expect(batch.status).toBe('REJECTED');
+    expect((await fx.problemsOf(batch.id)).map((p) => p.code)).toEqual(['file.format']);
+  });
+});

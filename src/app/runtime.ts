@@ -78,7 +78,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
   const batchEvents = new BatchEvents(eventTarget);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
-  const importer = new BatchImporter({ prisma: db.prisma, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
+  const importer = new BatchImporter({ prisma: db.prisma, bulk: db.bulk, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
   const worker = new BatchWorker(
     { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics },
     config.worker,

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { CsvError, parse } from 'csv-parse';
-import iconv from 'iconv-lite';
+import { CsvError, parse, type Parser } from 'csv-parse';
 import { redactCardNumbers } from './cell-text.ts';
 import { columnFor, MAX_COLUMNS, requiredColumns } from './csv-columns.ts';
+import { asUtf8, detectEncoding, EncodingError, headText, type Encoding } from './text-decoding.ts';
+
+export type { Encoding } from './text-decoding.ts';
 
 export interface FileProblem {
   line: number | null;
@@ -12,7 +13,7 @@ export interface FileProblem {
   message: string;
 }
 
-/** The file cannot be read as a payroll CSV at all; every reason is listed. */
+/** The file cannot be read as a payroll file at all; every reason is listed. */
 export class CsvFileError extends Error {
   constructor(readonly problems: FileProblem[]) {
     super(problems.map((p) => (p.line === null ? p.message : `line ${p.line}: ${p.message}`)).join('; '));
@@ -21,7 +22,7 @@ export class CsvFileError extends Error {
 }
 
 export interface CsvRow {
-  /** The file line the row starts on (the header is line 1). */
+  /** The file line the row starts on (the header is line 1); the spreadsheet's row number for XLSX. */
   line: number;
   /** Cells by canonical column name, trimmed; empty cells left out. */
   cells: Record<string, string>;
@@ -29,14 +30,19 @@ export interface CsvRow {
   cellCount?: number;
 }
 
-export type Encoding = 'utf-8' | 'windows-1251';
 export type Delimiter = ',' | ';' | '\t';
 
-export interface PayrollCsv {
-  encoding: Encoding;
-  delimiter: Delimiter;
+/** A payroll file opened for reading, whatever its format: header checked, rows to come. */
+export interface PayrollRows {
   columns: string[];
   rows: AsyncGenerator<CsvRow>;
+  /** Lines of rows with no cell filled (`;;;;`, a blank line), skipped; known once `rows` is done. */
+  emptyRows(): number[];
+}
+
+export interface PayrollCsv extends PayrollRows {
+  encoding: Encoding;
+  delimiter: Delimiter;
   /** Size and sha256 of the bytes read so far (the whole file once `rows` is done). */
   digest(): { bytes: number; sha256: string };
 }
@@ -44,11 +50,15 @@ export interface PayrollCsv {
 /** Enough of the file to tell its encoding and read its header. */
 const HEAD_BYTES = 64 * 1024;
 
+/** A record with the line csv-parse had reached when it was parsed (its last line). */
+type ParsedRecord = string[] & { end?: number };
+
 /**
- * Opens a payroll CSV as spreadsheets save it: UTF-8 with or without BOM, or
- * windows-1251 (told apart by whether the first 64 KiB are valid UTF-8); `,`, `;` or
- * tab as delimiter (whichever the header line has most of); CRLF or LF. The rest of the
- * file is read as a stream, so memory does not grow with the file.
+ * Opens a payroll CSV as spreadsheets save it: UTF-8 with or without BOM, UTF-16 LE or BE
+ * with a BOM (Excel's "Unicode text"), or windows-1251 (told apart by whether the first
+ * 64 KiB are valid UTF-8); `,`, `;` or tab as delimiter (whichever the header line has
+ * most of); CRLF or LF. Rows whose cells are all empty are skipped and their lines kept
+ * (`emptyRows`). The rest of the file is read as a stream, so memory does not grow with it.
  */
 export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<PayrollCsv> {
   const iterator = source[Symbol.asyncIterator]();
@@ -61,19 +71,20 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
       exhausted = true;
       break;
     }
-    const chunk = Buffer.from(next.value);
+    const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
     headChunks.push(chunk);
     headSize += chunk.length;
   }
   const head = Buffer.concat(headChunks);
   const closeSource = () => void iterator.return?.()?.catch(() => {});
-  const wide = wideEncodingError(head);
-  if (wide !== undefined) {
+  let encoding: Encoding;
+  try {
+    encoding = detectEncoding(head, exhausted);
+  } catch (error) {
     closeSource();
-    throw wide;
+    throw asFileError(error);
   }
-  const encoding = detectEncoding(head, exhausted);
-  const firstLine = decodeHead(head, encoding).replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const firstLine = headText(head, encoding).split(/\r?\n/, 1)[0] ?? '';
   if (firstLine.trim() === '') {
     closeSource();
     throw new CsvFileError([{ line: 1, column: null, code: 'file.empty', message: 'the file has no header row' }]);
@@ -89,7 +100,7 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
       for (;;) {
         const next = await iterator.next();
         if (next.done) return;
-        yield Buffer.from(next.value);
+        yield Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
       }
     };
     for await (const chunk of all()) {
@@ -99,30 +110,27 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
           { line: null, column: null, code: 'file.too-large', message: `the file is larger than ${options.maxBytes} bytes` },
         ]);
       }
-      const nul = chunk.indexOf(0);
-      if (nul !== -1) throw nulByte(bytes - chunk.length + nul);
       hash.update(chunk);
       yield chunk;
     }
   }
 
-  // The parser runs ahead of the records we have taken (a whole chunk at a time), so where
-  // a syntax error is gets tracked here, as records are parsed.
+  // No `info` and no `on_record`: csv-parse builds an info object per record for either,
+  // which cost it twice its own parsing time (profiled). The line each record ends on is
+  // read from the parser as it hands the record over: the parser runs a whole chunk
+  // ahead of the rows taken, so a syntax error's line is tracked here too.
   let header: string[] | undefined;
   let parsedEnd = 0;
-  const parser = parse({
-    delimiter,
-    bom: true,
-    relax_column_count: true,
-    skip_empty_lines: false,
-    info: true,
-    // With `info` the record comes wrapped, which csv-parse's types do not say.
-    on_record: (parsed: unknown, context: { lines: number }) => {
-      header ??= Array.isArray(parsed) ? (parsed as string[]) : (parsed as { record: string[] }).record;
-      parsedEnd = context.lines;
-      return parsed as string[];
-    },
-  });
+  const parser: Parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: false });
+  const push = parser.push.bind(parser);
+  parser.push = (record: ParsedRecord | null) => {
+    if (record !== null) {
+      record.end = parser.info.lines;
+      parsedEnd = record.end;
+      header ??= record;
+    }
+    return push(record);
+  };
   const where = (error: CsvError & { lines?: number; index?: number }): Pick<FileProblem, 'line' | 'column'> => {
     // An unclosed quote is found at the end of the file; the person needs where it opened.
     const line = error.code === 'CSV_QUOTE_NOT_CLOSED' || error.lines === undefined ? parsedEnd + 1 : error.lines;
@@ -131,47 +139,53 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
     const known = cell === undefined ? undefined : columnFor(cell);
     return { line, column: known !== undefined && 'name' in known ? known.name : `column ${error.index + 1}` };
   };
-  const text = Readable.from(decodeStream(fileBytes(), encoding));
-  // pipe() does not forward errors: a too-large or mis-encoded file must end the parser's iteration.
-  text.on('error', (error) => parser.destroy(error));
-  const iteratorOf = text.pipe(parser)[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
+  const records = parsedRecords(asUtf8(fileBytes(), encoding), parser, where);
   // Stopping early (an error, too many rows) must not leave the source open.
   const close = () => {
+    void records.return(undefined).catch(() => {});
     parser.destroy();
-    text.destroy();
     closeSource();
   };
-  const read = () => nextRecord(iteratorOf, where);
   let columns: string[];
   let previousEnd: number;
   try {
-    const first = await read();
-    if (first === undefined) {
+    const first = await records.next();
+    if (first.done === true) {
       throw new CsvFileError([{ line: 1, column: null, code: 'file.empty', message: 'the file has no header row' }]);
     }
-    columns = headerColumns(first.record);
-    previousEnd = first.info.lines;
+    columns = headerColumns(first.value);
+    previousEnd = first.value.end!;
   } catch (error) {
     close();
-    throw error;
+    throw asFileError(error);
   }
 
+  const empty: number[] = [];
   async function* rows(): AsyncGenerator<CsvRow> {
     try {
       for (;;) {
-        const next = await read();
-        if (next === undefined) return;
+        const next = await records.next();
+        if (next.done === true) return;
+        const record = next.value;
         const line = previousEnd + 1;
-        previousEnd = next.info.lines;
-        const { record } = next;
-        if (record.length === 1 && record[0]!.trim() === '') continue;
+        previousEnd = record.end!;
         const cells: Record<string, string> = {};
-        columns.forEach((column, index) => {
-          const value = record[index]?.trim() ?? '';
-          if (value !== '') cells[column] = value;
-        });
+        let filled = false;
+        for (let index = 0; index < record.length; index++) {
+          const value = record[index]!.trim();
+          if (value === '') continue;
+          filled = true;
+          const column = columns[index];
+          if (column !== undefined) cells[column] = value;
+        }
+        if (!filled) {
+          empty.push(line);
+          continue;
+        }
         yield record.length === columns.length ? { line, cells } : { line, cells, cellCount: record.length };
       }
+    } catch (error) {
+      throw asFileError(error);
     } finally {
       close();
     }
@@ -182,23 +196,49 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
     delimiter,
     columns,
     rows: rows(),
+    emptyRows: () => empty,
     digest: () => ({ bytes, sha256: hash.copy().digest('hex') }),
   };
 }
 
 /**
- * The next record; a quoting error becomes a problem naming its line and column in our
- * own words: csv-parse's messages quote the cell, which may be a card number.
+ * The parser's records as they come, one chunk of input at a time: written, then read
+ * back synchronously (csv-parse parses within write), so no promise is made per record.
+ * A quoting error becomes a problem naming its line and column in our own words:
+ * csv-parse's messages quote the cell, which may be a card number.
  */
-async function nextRecord<T>(iterator: AsyncIterator<T>, where: (error: CsvError) => Pick<FileProblem, 'line' | 'column'>): Promise<T | undefined> {
-  try {
-    const next = await iterator.next();
-    return next.done ? undefined : next.value;
-  } catch (error) {
-    if (error instanceof CsvFileError) throw error;
-    if (error instanceof CsvError) throw new CsvFileError([{ ...where(error), code: 'csv.syntax', message: syntaxMessage(error.code) }]);
-    throw error;
+async function* parsedRecords(
+  text: AsyncIterable<Buffer>,
+  parser: Parser,
+  where: (error: CsvError) => Pick<FileProblem, 'line' | 'column'>,
+): AsyncGenerator<ParsedRecord> {
+  const problem = (error: unknown) =>
+    error instanceof CsvError ? new CsvFileError([{ ...where(error), code: 'csv.syntax', message: syntaxMessage(error.code) }]) : error;
+  const failed = () => {
+    if (parser.errored !== null) throw problem(parser.errored);
+  };
+  // Errors are taken from `parser.errored` below; the event would only repeat them.
+  parser.on('error', () => {});
+  const drain = function* () {
+    for (let record = parser.read() as ParsedRecord | null; record !== null; record = parser.read() as ParsedRecord | null) yield record;
+  };
+  for await (const chunk of text) {
+    parser.write(chunk);
+    yield* drain();
+    failed();
   }
+  // What the end of the input completes (a last row without a line end, an unclosed quote) comes after a tick.
+  parser.end();
+  try {
+    for await (const record of parser) yield record as ParsedRecord;
+  } catch (error) {
+    throw problem(error);
+  }
+}
+
+function asFileError(error: unknown): unknown {
+  if (error instanceof EncodingError) return new CsvFileError([{ line: null, column: null, code: 'file.encoding', message: error.message }]);
+  return error;
 }
 
 function syntaxMessage(code: string): string {
@@ -214,7 +254,8 @@ function syntaxMessage(code: string): string {
   }
 }
 
-function headerColumns(header: string[]): string[] {
+/** The canonical column of each header cell ('' for none); every problem of the header at once. */
+export function headerColumns(header: readonly string[]): string[] {
   if (header.length > MAX_COLUMNS) {
     throw new CsvFileError([
       { line: 1, column: null, code: 'column.too-many', message: `the header has ${header.length} columns; a payroll file has at most ${MAX_COLUMNS}` },
@@ -243,66 +284,6 @@ function headerColumns(header: string[]): string[] {
   }
   if (problems.length > 0) throw new CsvFileError(problems);
   return columns;
-}
-
-const encodingAdvice = 'save it as UTF-8 or windows-1251 (in Excel: "CSV UTF-8")';
-
-/**
- * UTF-16 and UTF-32 would otherwise pass as windows-1251 (with a BOM) or as UTF-8 full of
- * NUL bytes (without), which PostgreSQL refuses to store.
- */
-function wideEncodingError(head: Buffer): CsvFileError | undefined {
-  const bom = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
-  const sample = head.subarray(0, 1024);
-  let nuls = 0;
-  for (const byte of sample) if (byte === 0) nuls++;
-  if (!bom && !(sample.length >= 4 && nuls * 4 >= sample.length)) return undefined;
-  return new CsvFileError([{ line: null, column: null, code: 'file.encoding', message: `the file is in UTF-16 or UTF-32; ${encodingAdvice}` }]);
-}
-
-function nulByte(offset: number): CsvFileError {
-  return new CsvFileError([
-    { line: null, column: null, code: 'file.encoding', message: `the file has a NUL byte (at byte ${offset + 1}), which is not text; ${encodingAdvice}` },
-  ]);
-}
-
-function detectEncoding(head: Buffer, complete: boolean): Encoding {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: !complete });
-    return 'utf-8';
-  } catch {
-    return 'windows-1251';
-  }
-}
-
-function decodeHead(head: Buffer, encoding: Encoding): string {
-  return encoding === 'utf-8' ? new TextDecoder('utf-8').decode(head) : iconv.decode(head, 'win1251');
-}
-
-async function* decodeStream(chunks: AsyncIterable<Buffer>, encoding: Encoding): AsyncGenerator<string> {
-  if (encoding === 'windows-1251') {
-    const decoder = iconv.getDecoder('win1251');
-    for await (const chunk of chunks) yield decoder.write(chunk);
-    const rest = decoder.end();
-    if (rest) yield rest;
-    return;
-  }
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  try {
-    for await (const chunk of chunks) yield decoder.decode(chunk, { stream: true });
-    yield decoder.decode();
-  } catch (error) {
-    if (error instanceof CsvFileError) throw error;
-    throw new CsvFileError([
-      {
-        line: null,
-        column: null,
-        code: 'file.encoding',
-        message: 'the file starts as UTF-8 but has bytes that are not UTF-8 later; save it as UTF-8 or windows-1251',
-      },
-    ]);
-  }
 }
 
 /** The delimiter the header uses most, outside quotes; `,` when it has none. */

@@ -14,6 +14,8 @@ const isTrailingSpace = (byte: number) => byte === LF || byte === 0x20 || byte =
 export class FileKeyHash {
   /** The first bytes, kept until there are enough to tell whether they are a BOM. */
   private head: Buffer | undefined = Buffer.alloc(0);
+  /** A zip archive (.xlsx): bytes, not text, so hashed as they are. */
+  private binary = false;
   private afterCr = false;
   private readonly all = createHash('sha256');
   /**
@@ -26,9 +28,10 @@ export class FileKeyHash {
   update(chunk: Uint8Array): void {
     if (this.head !== undefined) {
       this.head = Buffer.concat([this.head, chunk]);
-      if (this.head.length < 3) return;
+      if (this.head.length < 4) return;
       const head = this.head;
       this.head = undefined;
+      this.binary = isZip(head);
       this.feed(hasBom(head) ? head.subarray(3) : head);
       return;
     }
@@ -42,10 +45,14 @@ export class FileKeyHash {
       this.head = undefined;
       this.feed(head);
     }
-    return this.content.digest('hex');
+    return (this.binary ? this.all : this.content).digest('hex');
   }
 
   private feed(chunk: Buffer): void {
+    if (this.binary) {
+      this.all.update(chunk);
+      return;
+    }
     let data = this.afterCr && chunk[0] === LF ? chunk.subarray(1) : chunk;
     if (data.length === 0) {
       if (chunk.length > 0) this.afterCr = false;
@@ -63,6 +70,10 @@ export class FileKeyHash {
     this.content = this.all.copy();
     this.all.update(data.subarray(last + 1));
   }
+}
+
+function isZip(head: Buffer): boolean {
+  return head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
 }
 
 function hasBom(head: Buffer): boolean {

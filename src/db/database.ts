@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { Logger } from '../log/logger.ts';
+import { copyWriter, pgCopy, pgliteCopy, type BulkWriter } from './bulk-insert.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import type { PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
@@ -49,6 +50,8 @@ export interface Database {
   readonly prisma: PrismaClient;
   readonly kind: 'pglite' | 'postgresql';
   readonly query: SqlQuery;
+  /** Many rows in one statement (COPY): the batch import's writes. */
+  readonly bulk: BulkWriter;
   /** Applies pending migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
   /** Throws when the database does not answer. */
@@ -78,7 +81,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     pool.on('error', onError);
     const factory = new PrismaPg(pool, { onPoolError: onError, onConnectionError: onError });
     const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[];
-    return wrap('postgresql', new PrismaClient({ adapter: factory }), query, () => new PrismaPg({ connectionString: target.databaseUrl }), () => pool.end(), options.logger);
+    return wrap('postgresql', new PrismaClient({ adapter: factory }), query, copyWriter(pgCopy(pool)), () => new PrismaPg({ connectionString: target.databaseUrl }), () => pool.end(), options.logger);
   }
   let dataPath: string | undefined;
   let lock: DataDirLock | undefined;
@@ -103,7 +106,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
   const [{ PrismaPGlite }, PrismaClient] = loaded;
   const factory = new PrismaPGlite(pglite);
   const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pglite.query<Row>(sql, params)).rows;
-  return wrap('pglite', new PrismaClient({ adapter: factory }), query, () => factory, async () => {
+  return wrap('pglite', new PrismaClient({ adapter: factory }), query, copyWriter(pgliteCopy(pglite)), () => factory, async () => {
     try {
       await pglite.close();
     } finally {
@@ -116,6 +119,7 @@ function wrap(
   kind: Database['kind'],
   prisma: PrismaClient,
   query: SqlQuery,
+  bulk: BulkWriter,
   migrationAdapter: () => SqlMigrationAwareDriverAdapterFactory,
   closeDriver: () => Promise<void>,
   logger?: Logger,
@@ -148,6 +152,7 @@ function wrap(
     prisma,
     kind,
     query,
+    bulk,
     async migrate() {
       const { pending, edited } = await history();
       // As `prisma migrate deploy` (and the engine here) do, an edited migration that was

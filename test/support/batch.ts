@@ -25,6 +25,7 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
   const client = sb.client();
   return new BatchImporter({
     prisma: test.db.prisma,
+    bulk: test.db.bulk,
     catalogue: new ProviderCatalogue(client, 60_000),
     client,
     limits,
