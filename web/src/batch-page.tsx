@@ -28,7 +28,8 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<unknown>();
   const [live, setLive] = useState(false);
-  const [notice, setNotice] = useState('');
+  // What an action did, shown while the batch stays in the state the action left it in.
+  const [notice, setNotice] = useState<{ text: string; status: string } | undefined>();
   const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
@@ -182,11 +183,12 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         access={access}
         onChanged={(changed, action) => {
           setBatch(changed);
-          setNotice(action === 'retry' ? t('batch.retried') : action === 'cancel' || action === 'discard' ? t('batch.cancelled') : t('batch.approved'));
+          const text = action === 'retry' ? t('batch.retried') : action === 'cancel' || action === 'discard' ? t('batch.cancelled') : t('batch.approved');
+          setNotice({ text, status: changed.status });
         }}
       />
       <div role="status" class="status-line">
-        {notice}
+        {notice?.status === batch.status ? notice.text : ''}
       </div>
       {error === undefined ? null : <ErrorNotice error={error} />}
 
