@@ -23,8 +23,10 @@ export function tracedRequests(logger: Logger): (req: IncomingMessage, res: Serv
     logger: logger.child({ component: 'http' }),
     genReqId: (req) => req.headers[REQUEST_ID_HEADER] as string,
     // Only what is safe and useful: no headers (keys, cookies), no query string (GraphQL GET
-    // variables may hold card numbers), no body.
+    // variables may hold card numbers), no body. Safe by construction, so this line skips the
+    // logger's redaction, which costs more than the rest of the line (about 25 µs of 40 µs).
     wrapSerializers: false,
+    redact: [],
     serializers: {
       req: (req: IncomingMessage) => ({ method: req.method, path: pathOf(req.url) }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
