@@ -210,6 +210,15 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Discard' }).click();
     await page.locator('.upload-result .badge', { hasText: 'Cancelled' }).waitFor();
+
+    // An Excel workbook dropped as it is: the report names the sheet's own row numbers.
+    await dropFile(page, '.dropzone', join(repoRoot, 'test/fixtures/payroll-errors.xlsx'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    await page.locator('.upload-result h2 a', { hasText: 'payroll-errors.xlsx' }).waitFor();
+    const sheetProvider = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^provider\.unknown$/ }) });
+    await sheetProvider.locator('tbody tr td', { hasText: 'mir-pay' }).waitFor();
+    expect(await sheetProvider.locator('tbody tr td').first().textContent()).toBe('5');
+    await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^row\.empty$/ }) }).getByRole('heading', { name: /Empty rows skipped/ }).waitFor();
+    await step(rig, '03-upload-xlsx-with-errors');
   });
 
   let batchId: string;
@@ -220,7 +229,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // No errors; the sample's spaced card number is tidied up and reported as a warning.
     await page.getByText('Rows: 10 · valid: 10 · with errors: 0 · warnings: 1').first().waitFor();
     await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
-    await step(rig, '03-upload-valid');
+    await step(rig, '04-upload-valid');
 
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText(/^Pay 10 rows, .+ in total \(plus commission\)\?$/).waitFor();
@@ -237,12 +246,12 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(await paid.textContent()).toMatch(/^7 · /);
     await page.getByRole('button', { name: 'Pay failed rows again' }).waitFor();
     await page.locator('table.items-table tbody tr').nth(9).waitFor();
-    await step(rig, '04-batch-finished');
+    await step(rig, '05-batch-finished');
 
     await page.getByLabel('Row status').selectOption('FAILED');
     await page.locator('table.items-table tbody tr').first().waitFor();
     await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 3);
-    await step(rig, '05-batch-failed-rows');
+    await step(rig, '06-batch-failed-rows');
     await page.getByLabel('Row status').selectOption('');
   });
 
@@ -289,7 +298,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(await card.locator('.money').first().textContent()).toMatch(/15,000\.00/);
     const history = await card.getByRole('table').locator('tbody tr td:nth-child(2)').allTextContents();
     expect(history.at(-1)).toBe('Completed');
-    await step(rig, '06-find-payment');
+    await step(rig, '07-find-payment');
 
     // The payer's own reference finds the same payment through the gateway's records.
     await page.getByLabel('Payment id or your reference').fill('EMP-001');
@@ -298,7 +307,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await card.getByRole('heading', { name: `${batchId}-2` }).waitFor();
     expect(await card.count()).toBe(1);
     expect(await card.locator('dt', { hasText: 'Reference' }).locator('xpath=..').locator('dd').textContent()).toBe('EMP-001');
-    await step(rig, '07-find-by-reference');
+    await step(rig, '08-find-by-reference');
 
     await page.getByLabel('Payment id or your reference').fill('no-such-payment');
     await page.getByRole('button', { name: 'Find' }).click();
@@ -315,16 +324,16 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // Russian grouping (a no-break space), decimal comma and the rouble sign.
     expect(await page.locator('article.payment .money').first().textContent()).toMatch(/^15\s000,00\s₽$/);
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('ru');
-    await step(rig, '08-find-payment-ru');
+    await step(rig, '09-find-payment-ru');
 
     await page.reload();
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Реестры' }).click();
     await page.getByRole('heading', { name: 'Реестры', level: 1 }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 2);
+    await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 3);
     const names = await page.locator('table.batches tbody th a').allTextContents();
     // Newest first.
-    expect(names).toEqual(['payroll-valid.csv', 'payroll-errors.csv']);
-    await step(rig, '09-batches-ru');
+    expect(names).toEqual(['payroll-valid.csv', 'payroll-errors.xlsx', 'payroll-errors.csv']);
+    await step(rig, '10-batches-ru');
 
     await page.getByLabel('Статус').selectOption('CANCELLED');
     await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 1);
@@ -410,7 +419,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     await page.goto('/');
     await signIn('not-a-key');
     await page.getByRole('alert').getByText('This key is not known to the gateway.').waitFor();
-    await step(rig, '10-sign-in-refused');
+    await step(rig, '11-sign-in-refused');
   });
 
   it('offers a viewer no upload', async () => {
@@ -451,7 +460,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
     await page.getByText('you, or any other approver or admin key').waitFor();
     expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
-    await step(rig, '11-approver-sees-maker-checker');
+    await step(rig, '12-approver-sees-maker-checker');
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
