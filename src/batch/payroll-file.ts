@@ -1,5 +1,4 @@
 import { CsvFileError, openPayrollCsv, type PayrollRows } from './csv-reader.ts';
-import { openPayrollXlsx } from './xlsx-reader.ts';
 
 /** A zip archive's local file header: how every .xlsx starts, whatever the file is named. */
 const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -39,7 +38,11 @@ export async function openPayrollFile(source: AsyncIterable<Uint8Array>, options
     }
   })();
   const start = Buffer.concat(head);
-  if (start.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) return openPayrollXlsx(limited(whole, options.maxBytes));
+  if (start.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) {
+    // exceljs is large (tens of MB resident): loaded only for a workbook.
+    const { openPayrollXlsx } = await import('./xlsx-reader.ts');
+    return openPayrollXlsx(limited(whole, options.maxBytes));
+  }
   return openPayrollCsv(whole, options);
 }
 

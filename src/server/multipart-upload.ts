@@ -87,6 +87,8 @@ function receive(req: IncomingMessage, limits: UploadLimits, received: Map<strin
     try {
       parser = busboy({
         headers: req.headers,
+        // Browsers and curl send file names as raw UTF-8 (busboy's default reads them as latin1).
+        defParamCharset: 'utf8',
         limits: { fieldSize: limits.fieldBytes, files: MAX_FILES, fields: 2, parts: MAX_FILES + 2 },
       });
     } catch (error) {
