@@ -2,6 +2,7 @@ import { openRuntime } from './app/runtime.ts';
 import { loadDotEnv } from './config/dotenv.ts';
 import { loadGatewayConfig } from './config/env.ts';
 import { createLogger } from './log/logger.ts';
+import { startMetricsServer } from './ops/metrics-http.ts';
 import { exitOnConfigError, onShutdown } from './process/lifecycle.ts';
 
 /**
@@ -14,10 +15,15 @@ async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
   const runtime = await openRuntime(config, logger);
+  // Its claims and upstream calls are counted in this process: METRICS_PORT serves them (give it a port of its own beside a gateway).
+  const metrics =
+    config.metrics.port === undefined
+      ? undefined
+      : await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
   runtime.reconciler.start();
   runtime.worker.start();
-  logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency }, 'batch worker running');
-  onShutdown(logger, [() => runtime.close()]);
+  logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
+  onShutdown(logger, [async () => metrics?.close(), () => runtime.close()]);
 }
 
 main().catch(exitOnConfigError);
