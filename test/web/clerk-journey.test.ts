@@ -30,7 +30,10 @@ const WAIT_MS = 90_000;
 // Without Chromium the suites show as skipped with the reason; in CI they run (and fail without it).
 const missing = !existsSync(CHROMIUM) && !inCi;
 const suite = (name: string, body: () => void) =>
-  missing ? describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body) : describe(name, body);
+  missing
+    ? describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body)
+    : // A browser, a gateway and its worker on a loaded 2-core machine: bounds for a hang only.
+      describe(name, { timeout: 300_000 }, body);
 if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
 
 /** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
