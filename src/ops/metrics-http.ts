@@ -50,7 +50,7 @@ export async function startMetricsServer(options: { port: number; host: string; 
       if (!isMetricsPath(path)) return problem(res, 404, 'NOT_FOUND', 'Only /metrics is served on this port.');
       serveMetrics(req, res, options.metrics).catch((error: unknown) => {
         options.logger.error({ err: error }, 'metrics scrape failed');
-        if (!res.headersSent) problem(res, 500, 'INTERNAL', 'internal error');
+        if (!res.headersSent) problem(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
         else res.destroy();
       });
     });
@@ -73,13 +73,13 @@ export async function startMetricsServer(options: { port: number; host: string; 
 }
 
 async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: GatewayMetrics): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'METHOD_NOT_ALLOWED', 'Use GET.', { allow: 'GET, HEAD' });
+  if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'BAD_REQUEST', 'Metrics are read with GET.', { allow: 'GET, HEAD' });
   const { contentType, body } = await metrics.render();
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** The JSON refusal every route of the gateway uses: a message, a stable code, the request id to quote. */
+/** A refusal as GraphQL and the browser guard word theirs: a message, a code of the README's table, the request id to quote. */
 function problem(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   const requestId = requestScope.getStore()?.requestId;
   res

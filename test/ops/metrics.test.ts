@@ -104,6 +104,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     const post = await gw.http('/metrics', { method: 'POST', headers: { authorization: 'Bearer ad' } });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
+    expect(JSON.parse(post.text).errors[0].extensions.code).toBe('BAD_REQUEST');
   });
 
   it('refuses a request without a key, or with a key that is not admin, with a code', async () => {
@@ -129,6 +130,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect((await get(`${metricsUrl}/metrics`, {}, 'POST')).status).toBe(405);
     const other = await get(`${metricsUrl}/graphql`);
     expect(other.status).toBe(404);
+    expect(JSON.parse(other.text).errors[0].extensions.code).toBe('NOT_FOUND');
     expect(other.headers['x-request-id']).toBeDefined();
   });
 
