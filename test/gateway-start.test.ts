@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/database.ts';
 
@@ -82,6 +83,18 @@ describe('embedded sandbox across gateway restarts, and its SANDBOX_* settings',
     gateway = await startGateway(loadGatewayConfig(env), logger);
     expect((await gateway.upstream.client.getPayment('restart-1')).status.value).toBe('COMPLETED');
     expect((await gateway.upstream.client.getBalance()).available.value).toBe('18990.00');
+
+    // A second process on the same DATA_DIR (the CLI or a worker beside it, on another
+    // database) gets a sandbox of its own in memory; the first one's state stays whole.
+    const otherDb = await openDatabase({ dataDir: undefined });
+    const second = await startGateway(loadGatewayConfig(env), logger, { db: otherDb });
+    try {
+      expect((await second.upstream.client.getBalance()).available.value).toBe('20000.00');
+      await expect(second.upstream.client.getPayment('restart-1')).rejects.toMatchObject({ code: 'payout.payment.not-found' });
+    } finally {
+      await second.stop();
+    }
+    expect((await gateway.upstream.client.getPayment('restart-1')).status.value).toBe('COMPLETED');
     await gateway.stop();
     gateway = undefined;
   });

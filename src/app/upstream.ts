@@ -39,20 +39,37 @@ export async function connectUpstream(config: GatewayConfig, logger: Logger): Pr
     return { client, webhookSecret: payout.webhookSecret, close: () => client.close() };
   }
   // Loaded only here: a gateway with a real upstream never loads the sandbox.
-  const [{ createSandbox }, { sandboxBehaviour }] = await Promise.all([import('../sandbox/server.ts'), import('../sandbox/settings.ts')]);
+  const [{ createSandbox }, { sandboxBehaviour }, { SandboxStateInUseError }] = await Promise.all([
+    import('../sandbox/server.ts'),
+    import('../sandbox/settings.ts'),
+    import('../sandbox/ledger-log.ts'),
+  ]);
   const keys = ensureDevKeyPair(config.dataDir);
   const apiToken = randomBytes(24).toString('base64url');
   const webhookSecret = payout.webhookSecret ?? randomBytes(32).toString('base64url');
-  const sandbox = createSandbox({
+  const options = {
     agentId: payout.agentId,
     apiToken,
     publicKeyPem: readFileSync(keys.publicKeyFile, 'utf8'),
     webhookSecret,
     ...sandboxBehaviour(config.sandbox),
-    // Payments, balance and idempotency records outlive the process, as the real upstream's do.
-    stateDir: join(config.dataDir, 'sandbox'),
     logger: logger.child({ component: 'sandbox' }),
-  });
+  };
+  // Payments, balance and idempotency records outlive the process, as the real upstream's do.
+  const stateDir = join(config.dataDir, 'sandbox');
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({ ...options, stateDir });
+  } catch (error) {
+    if (!(error instanceof SandboxStateInUseError)) throw error;
+    // A second process on one DATA_DIR (the CLI or a worker beside a gateway, on PostgreSQL)
+    // gets a sandbox of its own, as before the state was kept: the first one's stays whole.
+    logger.warn(
+      { stateDir, holder: error.pid },
+      `the embedded sandbox's state is held by pid ${error.pid}: this process's sandbox keeps its payments in memory; for several processes on one upstream run npm run sandbox and set PAYOUT_API_URL`,
+    );
+    sandbox = createSandbox(options);
+  }
   const baseUrl = await sandbox.listen(0, '127.0.0.1');
   const client = new PayoutClient({
     ...clientSettings,

@@ -26,6 +26,17 @@ type LogLine =
   | { kind: 'payment'; record: PaymentRecord; balanceMinor: string; balanceUpdatedAt: number };
 
 export const LEDGER_FILE = 'ledger.ndjson';
+
+/** Another live process holds the sandbox directory. */
+export class SandboxStateInUseError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
+    super(`the sandbox state in ${dir} is in use by pid ${pid}; stop that process, or give this sandbox another directory`);
+    this.name = 'SandboxStateInUseError';
+  }
+}
 const LOCK_FILE = 'ledger.lock';
 
 /**
@@ -114,7 +125,7 @@ function lockDir(dir: string): () => void {
     if (!Number.isInteger(holder) || holder <= 0) continue;
     // Our own pid in a lock we do not hold: left by an earlier life of this pid (a restarted container).
     if (holder === process.pid ? held.has(path) : isRunning(holder)) {
-      throw new Error(`the sandbox state in ${dir} is in use by pid ${holder}; stop that process, or give this sandbox another directory`);
+      throw new SandboxStateInUseError(dir, holder);
     }
     try {
       unlinkSync(path);

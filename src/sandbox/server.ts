@@ -69,6 +69,9 @@ export interface Sandbox {
 /** A faithful stand-in for the partner Payout API, for development, tests and benchmarks. */
 export function createSandbox(options: SandboxOptions): Sandbox {
   const now = options.now ?? Date.now;
+  // First: a directory another process holds refuses this sandbox before anything is made.
+  const balanceMinor = toMinorUnits(options.balance ?? '10000000.00');
+  const stored = options.stateDir === undefined ? undefined : LedgerLog.open(options.stateDir, { startingBalanceMinor: balanceMinor, now: now() });
   const webhooks = new WebhookSender({
     agentId: options.agentId,
     secret: options.webhookSecret,
@@ -76,8 +79,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     backoffMs: options.webhookBackoffMs ?? 500,
     logger: options.logger,
   });
-  const balanceMinor = toMinorUnits(options.balance ?? '10000000.00');
-  const stored = options.stateDir === undefined ? undefined : LedgerLog.open(options.stateDir, { startingBalanceMinor: balanceMinor, now: now() });
   const ledger = new SandboxLedger({
     stored,
     balanceMinor,
