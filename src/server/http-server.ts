@@ -51,7 +51,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
   const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
   if (refusal !== undefined) {
-    return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+    return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code, requestId: req.headers['x-request-id'] } }] });
   }
   if (isMetricsPath(path) && deps.metrics !== undefined) return handleGatewayMetrics(req, res, { metrics: deps.metrics, keys: deps.keys });
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.

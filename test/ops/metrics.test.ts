@@ -171,6 +171,7 @@ describe('/metrics in key-less local mode', () => {
     for (const headers of [{ origin: 'https://evil.example' }, { host: `evil.example:${port}` }]) {
       const reply = await gw.http('/metrics', { headers });
       expect(reply.status).toBe(403);
+      expect(JSON.parse(reply.text).errors[0].extensions).toEqual({ code: expect.stringMatching(/^FORBIDDEN_/), requestId: reply.headers['x-request-id'] });
       expect(reply.text).not.toContain('payout_');
       expect(reply.text).not.toContain('process_');
     }
