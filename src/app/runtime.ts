@@ -17,6 +17,7 @@ import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
+import { loggingFailedCalls } from '../ops/upstream-log.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
@@ -70,7 +71,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       ? createPgEventTarget({ connectionString: config.databaseUrl, query: db.query, logger })
       : undefined;
   const metrics = new GatewayMetrics({ prisma: db.prisma, logger });
-  upstream.client.observe(metrics);
+  upstream.client.observe(loggingFailedCalls(logger, metrics));
   const events = new PaymentEvents(eventTarget);
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);

@@ -65,6 +65,9 @@ export interface ObservedCall {
   path: string;
   outcome: CallOutcome;
   seconds: number;
+  /** A failure's code, and the upstream's traceId when it answered with an Error object. */
+  code?: string;
+  traceId?: string;
 }
 
 /** Told of every call that ends (ops/metrics.ts); must not throw. */
@@ -200,7 +203,7 @@ export class PayoutClient {
     await sleep(delay);
   }
 
-  /** One request and its answer; every call is reported to the observer and failures logged with the upstream's traceId. */
+  /** One request and its answer; every call that ends is reported to the observer (metrics, the failure log). */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     const started = performance.now();
     try {
@@ -208,22 +211,14 @@ export class PayoutClient {
       this.observer?.onCall({ method: spec.method, path: spec.path, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
       return result;
     } catch (error) {
-      const outcome = outcomeOf(error, spec.signal);
-      this.observer?.onCall({ method: spec.method, path: spec.path, outcome, seconds: (performance.now() - started) / 1000 });
-      if (outcome !== 'aborted') {
-        // A refusal is often the expected answer (an id already taken, a payment not found on read-back).
-        this.options.logger?.[outcome === 'refused' ? 'info' : 'warn'](
-          {
-            method: spec.method,
-            path: spec.path,
-            outcome,
-            code: (error as { code?: unknown }).code,
-            ...(error instanceof PayoutApiError ? { traceId: error.traceId } : {}),
-            ...(spec.path.startsWith('/payments/') ? { paymentId: decodeURIComponent(spec.path.split('/')[2]!) } : {}),
-          },
-          'payout call failed',
-        );
-      }
+      this.observer?.onCall({
+        method: spec.method,
+        path: spec.path,
+        outcome: outcomeOf(error, spec.signal),
+        seconds: (performance.now() - started) / 1000,
+        ...(error instanceof PayoutError ? { code: error.code } : {}),
+        ...(error instanceof PayoutApiError ? { traceId: error.traceId } : {}),
+      });
       throw error;
     }
   }

@@ -125,6 +125,20 @@ describe('x-request-id', () => {
     });
   });
 
+  it('puts the paymentId and the upstream traceId on the line of a failed upstream call', async () => {
+    await call('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer op', 'x-request-id': 'rid-upstream' },
+      body: JSON.stringify({ query: '{ payment(paymentId: "nobody-upstream") { paymentId } }' }),
+    });
+    const failed = await eventually(() => {
+      const found = linesOf('rid-upstream').filter((line) => line.msg === 'payout call failed');
+      expect(found.length).toBeGreaterThan(0);
+      return found;
+    });
+    expect(failed[0]).toMatchObject({ paymentId: 'nobody-upstream', traceId: expect.any(String), outcome: 'refused', code: 'payout.payment.not-found' });
+  });
+
   it('logs a refused and an unknown route too, never a key or a query string', async () => {
     await call('/no/such/route?pan=2200000000000004', { headers: { 'x-request-id': 'rid-404', authorization: 'Bearer top-secret-key' } });
     const [line] = await eventually(() => {
