@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
+import { startSandbox } from './support/sandbox.ts';
 
 const bin = new URL('../bin/payout.js', import.meta.url).pathname;
 
@@ -98,6 +99,15 @@ describe('payout CLI', () => {
     expect(result.stdout).toContain('4 rows, 4 valid');
     expect(result.stdout).toContain('The file can be paid.');
     expect(existsSync(join(dataDir, 'no'))).toBe(false);
+  }, budget(1));
+
+  it('validate reads the balance the embedded sandbox kept in DATA_DIR', async () => {
+    // The state a gateway's embedded sandbox leaves behind, with 50.00 left.
+    const sandbox = await startSandbox({ stateDir: join(dataDir, 'sandbox'), balance: '50.00' });
+    await sandbox.close();
+    const result = await payout(['batch', 'validate', sampleFile('payroll-valid.csv')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/balance\.insufficient\s+the valid rows total 50950\.60 RUB but only 50\.00 is available/);
   }, budget(1));
 
   it('validate checks the total against the embedded sandbox balance', async () => {
