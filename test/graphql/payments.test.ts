@@ -268,8 +268,8 @@ describe('upstream failures become typed PayoutErrors', () => {
     const reply = await gw.gql('{ balance { available { value } } }');
     expect(reply.status).toBe(200);
     expect(reply.body.errors?.[0]).toMatchObject({
-      message: 'Payout API error payout.internal.error',
-      extensions: { code: 'PAYOUT_ERROR', payoutErrorCode: 'payout.internal.error', retryable: true },
+      message: 'the Payout API refused the call (payout.internal.error): internal error (injected fault)',
+      extensions: { code: 'PAYOUT_ERROR', payoutErrorCode: 'PAYOUT_INTERNAL_ERROR', upstreamCode: 'payout.internal.error', retryable: true },
     });
     expect(JSON.stringify(reply.body)).not.toMatch(/500|stack|at .*\.ts/);
   });
