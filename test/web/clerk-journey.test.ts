@@ -116,7 +116,12 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
   beforeAll(async () => {
     buildWebPage();
     dataDir = await mkdtemp(join(tmpdir(), 'payout-web-'));
-    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir }), createLogger({ level: 'silent' }));
+    // The held execute answer must outlast the client's wait for it however slow the machine,
+    // or the worker would read the payment back and finish the row before the page is seen.
+    gateway = await startGateway(
+      loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, PAYOUT_HEADERS_TIMEOUT_MS: '600000' }),
+      createLogger({ level: 'silent' }),
+    );
     browser = await launch();
     rig = await openPage(browser, gateway.url);
   });
@@ -234,6 +239,9 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
     await step(rig, '04-upload-valid');
 
+    // One execute answer is held back by the sandbox, so the run is caught half-way.
+    const sandbox = gateway.upstream.sandbox!;
+    sandbox.faults.add({ operation: 'execute', kind: 'hold-after', times: 1 });
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText(/^Pay 10 rows, .+ in total \(plus commission\)\?$/).waitFor();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
@@ -241,6 +249,18 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.waitForURL(/#\/batches\/[A-Za-z0-9]+$/);
     batchId = /#\/batches\/([A-Za-z0-9]+)$/.exec(page.url())![1]!;
     await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
+    // Live: the page loaded the batch once; everything after comes over the SSE subscription.
+    await page.getByText('9 of 10 rows finished · Paying').waitFor();
+    await page.locator('.live.on', { hasText: 'Live' }).waitFor();
+    const inFlight = page.locator('.progress-panel dt', { hasText: 'In flight' }).locator('xpath=..').locator('dd');
+    expect(await inFlight.textContent()).toBe('1');
+    expect(Number(await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('aria-valuenow'))).toBe(90);
+    expect(sandbox.held()).toHaveLength(1);
+    // The rows table follows too: the held row is the one still executing.
+    await page.locator('table.items-table .badge', { hasText: 'Executing' }).waitFor();
+    await page.waitForFunction(() => [...document.querySelectorAll('table.items-table .badge')].filter((b) => /^(Completed|Failed)$/.test(b.textContent ?? '')).length === 9);
+    await step(rig, '05-batch-running');
+    expect(sandbox.releaseHeld()).toBe(1);
     // The sample pays 7 rows and fails 3 (sandbox outcomes); the bar reaches 100 % only at the end.
     await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
     await page.getByText('10 of 10 rows finished').waitFor();
@@ -249,12 +269,12 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(await paid.textContent()).toMatch(/^7 · /);
     await page.getByRole('button', { name: 'Pay failed rows again' }).waitFor();
     await page.locator('table.items-table tbody tr').nth(9).waitFor();
-    await step(rig, '05-batch-finished');
+    await step(rig, '06-batch-finished');
 
     await page.getByLabel('Row status').selectOption('FAILED');
     await page.locator('table.items-table tbody tr').first().waitFor();
     await page.waitForFunction(() => document.querySelectorAll('table.items-table tbody tr').length === 3);
-    await step(rig, '06-batch-failed-rows');
+    await step(rig, '07-batch-failed-rows');
     await page.getByLabel('Row status').selectOption('');
   });
 
@@ -301,7 +321,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(await card.locator('.money').first().textContent()).toMatch(/15,000\.00/);
     const history = await card.getByRole('table').locator('tbody tr td:nth-child(2)').allTextContents();
     expect(history.at(-1)).toBe('Completed');
-    await step(rig, '07-find-payment');
+    await step(rig, '08-find-payment');
 
     // The payer's own reference finds the same payment through the gateway's records.
     await page.getByLabel('Payment id or your reference').fill('EMP-001');
@@ -310,7 +330,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await card.getByRole('heading', { name: `${batchId}-2` }).waitFor();
     expect(await card.count()).toBe(1);
     expect(await card.locator('dt', { hasText: 'Reference' }).locator('xpath=..').locator('dd').textContent()).toBe('EMP-001');
-    await step(rig, '08-find-by-reference');
+    await step(rig, '09-find-by-reference');
 
     await page.getByLabel('Payment id or your reference').fill('no-such-payment');
     await page.getByRole('button', { name: 'Find' }).click();
@@ -327,7 +347,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // Russian grouping (a no-break space), decimal comma and the rouble sign.
     expect(await page.locator('article.payment .money').first().textContent()).toMatch(/^15\s000,00\s₽$/);
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('ru');
-    await step(rig, '09-find-payment-ru');
+    await step(rig, '10-find-payment-ru');
 
     await page.reload();
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Реестры' }).click();
@@ -336,7 +356,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const names = await page.locator('table.batches tbody th a').allTextContents();
     // Newest first.
     expect(names).toEqual(['payroll-valid.csv', 'payroll-errors.xlsx', 'payroll-errors.csv']);
-    await step(rig, '10-batches-ru');
+    await step(rig, '11-batches-ru');
 
     await page.getByLabel('Статус').selectOption('CANCELLED');
     await page.waitForFunction(() => document.querySelectorAll('table.batches tbody tr').length === 1);
@@ -422,7 +442,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     await page.goto('/');
     await signIn('not-a-key');
     await page.getByRole('alert').getByText('This key is not known to the gateway.').waitFor();
-    await step(rig, '11-sign-in-refused');
+    await step(rig, '12-sign-in-refused');
   });
 
   it('offers a viewer no upload', async () => {
@@ -463,7 +483,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
     await page.getByText('you, or any other approver or admin key').waitFor();
     expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
-    await step(rig, '12-approver-sees-maker-checker');
+    await step(rig, '13-approver-sees-maker-checker');
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
