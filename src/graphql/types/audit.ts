@@ -3,10 +3,10 @@ import { GraphQLError } from 'graphql';
 import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
 import { auditActions } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';
+import { pageOptions, pageSizeNote } from './paging.ts';
 import { KeyValue } from './payment.ts';
 
 const DEFAULT_PAGE = 20;
-const MAX_PAGE = 99;
 
 const AuditEvent = builder.objectRef<AuditEventRow>('AuditEvent').implement({
   description: 'One action on money recorded by the gateway: who did it, when, to what, and in which request.',
@@ -32,7 +32,7 @@ const AuditEvent = builder.objectRef<AuditEventRow>('AuditEvent').implement({
 builder.queryFields((t) => ({
   auditEvents: t.connection({
     type: AuditEvent,
-    description: `Approvals, cancels, retries and forced imports, newest first. Admin keys only. ${DEFAULT_PAGE} per page unless "first" or "last" says otherwise; at most ${MAX_PAGE}.`,
+    description: `Approvals, cancels, retries and forced imports, newest first. Admin keys only. ${pageSizeNote(DEFAULT_PAGE)}`,
     // The trail names who did what: only an admin may read it (no scope in builder.ts is admin-only).
     authScopes: (_root, _args, context) => context.role === 'admin',
     args: {
@@ -50,7 +50,7 @@ builder.queryFields((t) => ({
         ...(args.from == null && args.to == null ? {} : { at: { ...(args.from == null ? {} : { gte: args.from }), ...(args.to == null ? {} : { lt: args.to }) } }),
       };
       return resolveCursorConnection<Promise<AuditEventRow[]>>(
-        { args, defaultSize: DEFAULT_PAGE, maxSize: MAX_PAGE, toCursor: (event) => event.id.toString() },
+        { args, ...pageOptions(DEFAULT_PAGE), toCursor: (event) => event.id.toString() },
         // Newest first: "after" a cursor means older (smaller ids); `inverted` reads from the other end for "last".
         ({ before, after, limit, inverted }): Promise<AuditEventRow[]> =>
           services.prisma.auditEvent.findMany({

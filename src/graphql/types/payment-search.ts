@@ -4,9 +4,9 @@ import { decodePosition, encodePosition, searchPayments } from '../../payments/p
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { TrackingStatusEnum } from './enums.ts';
+import { MAX_PAGE, pageSizeNote } from './paging.ts';
 import { Payment } from './payment.ts';
 
-const MAX_PAGE = 100;
 const DAY_MS = 86_400_000;
 
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
@@ -63,7 +63,7 @@ builder.queryField('searchPayments', (t) =>
     type: Payment,
     description:
       `The gateway’s own records of payments (every payment it made, batch or single, any date range), newest first by when the gateway recorded them. ` +
-      `Filters combine with AND. Pages forward with first/after, at most ${MAX_PAGE} per page.`,
+      `Filters combine with AND. Pages forward with first/after. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: {
       reference: t.arg.string({ description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).', validate: { maxLength: 64 } }),
@@ -74,8 +74,8 @@ builder.queryField('searchPayments', (t) =>
     },
     resolve: async (_root, args, { services }) => {
       if (args.last != null || args.before != null) throw badInput('searchPayments pages forward only: use first and after');
-      const first = args.first ?? 20;
-      if (first < 1 || first > MAX_PAGE) throw badInput(`first must be between 1 and ${MAX_PAGE}`);
+      if (args.first != null && args.first < 1) throw badInput('first must be 1 or more');
+      const first = Math.min(args.first ?? 20, MAX_PAGE);
       const after = args.after == null ? undefined : decodePosition(args.after);
       if (args.after != null && after === undefined) throw badInput('after is not a cursor of searchPayments');
       const from = args.from == null ? undefined : new Date(`${args.from}T00:00:00Z`);
