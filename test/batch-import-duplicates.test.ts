@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { BatchEvents } from '../src/batch/batch-events.ts';
+import { BatchService } from '../src/batch/batch-service.ts';
 import { importFixture, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 
@@ -79,6 +81,22 @@ describe.each(testDatabaseKinds())('duplicate files on $name', (kind) => {
     const again = await fx.importer.import({ source: textSource(text) });
     expect(again.status).toBe('REJECTED');
     expect((await problemsOf(again.id)).map((p) => p.code)).not.toContain('file.duplicate');
+  });
+
+  it('lets a discarded file be uploaded again, but not one whose run was cancelled', async () => {
+    const batches = new BatchService(fx.test.db.prisma, new BatchEvents(), { singleUser: true });
+    const text = payroll();
+    const discarded = await fx.importer.import({ source: textSource(text) });
+    await batches.cancel(discarded.id);
+    const again = await fx.importer.import({ source: textSource(text) });
+    expect(again).toMatchObject({ status: 'VALIDATED', fileKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((await batches.get(discarded.id)).fileKey).toBeNull();
+
+    // Approved and then cancelled: rows may have been paid, so the file stays taken.
+    await batches.approve(again.id, { approver: 'test' });
+    await batches.cancel(again.id);
+    const third = await fx.importer.import({ source: textSource(text) });
+    expect((await problemsOf(third.id)).map((p) => [p.code, p.message.includes(again.id)])).toEqual([['file.duplicate', true]]);
   });
 
   it('refuses the exact bytes of a batch imported before files had keys', async () => {

@@ -198,7 +198,7 @@ export class BatchImporter {
    */
   private unkeyedEarlier(sha256: string) {
     return this.deps.prisma.batch.findFirst({
-      where: { fileHash: sha256, fileKey: null, status: { notIn: ['REJECTED', 'VALIDATING'] } },
+      where: { fileHash: sha256, fileKey: null, status: { notIn: ['REJECTED', 'VALIDATING'] }, NOT: { status: 'CANCELLED', approvedAt: null } },
       orderBy: { createdAt: 'asc' },
       select: { id: true, createdAt: true, status: true },
     });

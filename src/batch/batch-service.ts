@@ -82,9 +82,12 @@ export class BatchService {
       throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
     }
     const updated = await this.prisma.$transaction(async (tx) => {
+      // A batch discarded before approval paid nothing: its file may be uploaded again.
+      // Once approved, rows may have been paid, so the file stays taken.
+      const discarded = batch.approvedAt === null;
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: 'CANCELLED', cancelledAt: new Date() },
+        data: { status: 'CANCELLED', cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // Rows not yet sent, and rows created but not executed, will not be paid.
@@ -92,8 +95,8 @@ export class BatchService {
         where: { batchId, status: { in: ['PENDING', 'READY'] } },
         data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
-      // Cancelling a batch that never ran is discarding it (the clerk's page calls it so).
-      const action = batch.status === 'RUNNING' ? 'batch.cancel' : 'batch.discard';
+      // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
+      const action = discarded ? 'batch.discard' : 'batch.cancel';
       await recordAudit(tx, by, { action, batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
