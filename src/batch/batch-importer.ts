@@ -226,7 +226,7 @@ export class BatchImporter {
     const state = new ImportState(id, this.bulk, this.deps.cardData);
     const source = file.read();
     try {
-      await this.scan(source, state);
+      const readable = await this.scan(source, state);
       const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
       const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
       const rejected = errors > 0;
@@ -237,8 +237,10 @@ export class BatchImporter {
           // A rejected file is fixed and uploaded again: it must not count as imported.
           ...(rejected ? { fileKey: null } : {}),
           rowCount: state.rows,
-          validCount: state.validRows,
-          invalidCount: state.rows - state.validRows,
+          // A file that could not be read to its end (csv.syntax) is never paid, not even
+          // the rows before the break: what came after them is unknown.
+          validCount: readable ? state.validRows : 0,
+          invalidCount: readable ? state.rows - state.validRows : state.rows,
           warningCount: warnings,
           totalAmount: fromMinorUnits(state.totalMinor),
           validatedAt: new Date(),
@@ -285,7 +287,8 @@ export class BatchImporter {
     }
   }
 
-  private async scan(source: AsyncIterable<Uint8Array>, state: ImportState): Promise<void> {
+  /** Reads and checks every row; false when the file could not be read to its end. */
+  private async scan(source: AsyncIterable<Uint8Array>, state: ImportState): Promise<boolean> {
     let providers: Map<string, ProviderDetails>;
     try {
       providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
@@ -318,6 +321,7 @@ export class BatchImporter {
     await state.flush();
     if (readable) await this.fileChecks(state);
     await state.flush();
+    return readable;
   }
 
   private async fileChecks(state: ImportState): Promise<void> {

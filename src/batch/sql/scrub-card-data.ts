@@ -23,7 +23,11 @@ WHERE b.id = i."batchId" AND (i.fields -> '$sealed') IS NOT NULL
   )
 RETURNING i."batchId"`;
 
-/** Rows never paid because their batch was not approved (in time), or cannot be. */
+/**
+ * Rows never paid because their batch was not approved (in time), or cannot be: a rejected
+ * batch with no valid row (an import that failed part-way counts none valid) or with an
+ * error of the whole file is refused by approve (batch-service.ts).
+ */
 const unapprovedSql = `
 UPDATE "BatchItem" AS i SET fields = i.fields - '$sealed'::text, "updatedAt" = now()
 FROM "Batch" AS b
@@ -32,6 +36,7 @@ WHERE b.id = i."batchId" AND (i.fields -> '$sealed') IS NOT NULL
   AND b.status IN ('VALIDATED', 'REJECTED')
   AND (
     ($2::float8 IS NOT NULL AND b."createdAt" < now() - $2::float8 * interval '1 day')
+    OR (b.status = 'REJECTED' AND b."validCount" = 0)
     OR (b.status = 'REJECTED' AND EXISTS (
       SELECT 1 FROM "BatchProblem" AS p
       WHERE p."batchId" = b.id AND p.severity = 'error' AND (p.line IS NULL OR p.line = 1)))
