@@ -215,6 +215,8 @@ async function startSandbox(): Promise<SandboxProcess> {
       ...credentials,
       PAYOUT_PUBLIC_KEY_FILE: keys.publicKeyFile,
       SANDBOX_PORT: '0',
+      // A fresh ledger each run: the sandbox keeps its state on disk otherwise.
+      SANDBOX_DATA_DIR: join(dir, 'sandbox'),
       SANDBOX_BALANCE: '999999999999.00',
       SANDBOX_IN_PROGRESS_MS: '100',
       LOG_LEVEL: 'info',
