@@ -39,6 +39,16 @@ describe('card data envelopes', () => {
     expect(() => open(ring, { v: 1 }, 'row-1')).toThrow(/malformed/);
   });
 
+  it('never uses a nonce twice, across refills of the nonce pool', () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const envelope = seal(ring, Buffer.from(`row ${i}`), `row-${i}`);
+      nonces.add(envelope.iv);
+      expect(open(ring, envelope, `row-${i}`).toString()).toBe(`row ${i}`);
+    }
+    expect(nonces.size).toBe(10_000);
+  });
+
   it('rotates: a new current key seals, the old one (PAYOUT_DATA_KEYS_OLD) still opens, an unknown key id is named', () => {
     const old = keyText();
     const before = loadDataKeyring(settings({ key: old }), { dataDir: '/nonexistent', embedded: false });
