@@ -5,6 +5,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
+import { report } from './report.ts';
 
 /** autocannon ships no types; this is the part used here. */
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
@@ -144,6 +145,22 @@ async function main(): Promise<void> {
       `  providers      ${providers.queries} queries with details → ${providers.firstCalls} upstream calls for the first, ${providers.laterCalls} for the ${providers.queries - 1} after ` +
         `(target: 1 list + 1 per provider = ${providers.expected} per cache period)`,
     );
+    const detail = `balance, autocannon ${connections} connections, ${rounds} × ${seconds} s per side, no cache`;
+    const share = (100 * graphqlRps) / restRps;
+    report({ bench: 'facade', name: 'GraphQL throughput ÷ direct REST', value: Math.round(share), unit: '%', target: '≥ 50', met: share >= 50, detail: `${detail}; ${graphqlRps.toFixed(0)} against ${restRps.toFixed(0)} req/s` });
+    report({ bench: 'facade', name: 'gateway CPU per request', value: Math.round(g.gatewayCpuUs / g.requests), unit: 'µs', target: '—', detail });
+    report({ bench: 'facade', name: 'bare Node proxy (floor) ÷ direct REST', value: Math.round((100 * floorRps) / restRps), unit: '%', target: '—', detail: `${detail}; its CPU ${(f.gatewayCpuUs / f.requests).toFixed(0)} µs/request` });
+    const overhead = latency.graphql - latency.rest;
+    report({ bench: 'facade', name: 'p50 overhead, one request at a time', value: Number(overhead.toFixed(2)), unit: 'ms', target: '< 1', met: overhead < 1, detail: `${samples} requests each; p90 overhead ${(latency.graphql90 - latency.rest90).toFixed(2)} ms` });
+    report({
+      bench: 'facade',
+      name: 'upstream calls for `providers` with details, per cache period',
+      value: providers.firstCalls + providers.laterCalls,
+      unit: '',
+      target: `${providers.expected} (1 list + 1 per provider)`,
+      met: providers.firstCalls + providers.laterCalls <= providers.expected,
+      detail: `${providers.queries} queries`,
+    });
   } finally {
     await gateway.stop();
     if (values.profile !== undefined) {

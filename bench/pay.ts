@@ -82,8 +82,9 @@ function reportFigure(f: PayFigure): void {
     name: 'rows paid per second',
     value: Math.round(f.rowsPerSecond),
     unit: 'rows/s',
-    target: percent === undefined ? '—' : `≥ 85 % of the bound ${f.boundRowsPerSecond} (got ${Math.round(percent)} %)`,
-    ...(percent === undefined ? {} : { met: percent >= 85 }),
+    // The target is PostgreSQL's: PGlite runs the database inside the worker's process.
+    target: percent === undefined ? '—' : `${f.database === 'pglite' ? 'context: ' : ''}≥ 85 % of the bound ${f.boundRowsPerSecond} (got ${Math.round(percent)} %)`,
+    ...(percent === undefined || f.database === 'pglite' ? {} : { met: percent >= 85 }),
     detail,
   });
   report({
