@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { report } from './report.ts';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 /** autocannon ships no types; this is the part used here. */
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const samples = Number(values.samples);
-  const sandbox = await startSandbox(dir);
+  const sandbox = await startSandboxProcess({ ...credentials, DATA_DIR: dir });
   const gateway = await startGateway(dir, sandbox.url, values.profile);
   try {
     const rest: Side = {
@@ -234,39 +235,6 @@ async function providerCalls(gatewayUrl: string) {
   for (let i = 3; i < queries; i += 10) await Promise.all(Array.from({ length: 10 }, ask));
   const afterAll = await upstreamProviderCalls();
   return { queries, firstCalls: afterFirst - before, laterCalls: afterAll - afterFirst, expected: 1 + count };
-}
-
-interface SandboxProcess {
-  url: string;
-  process: ChildProcess;
-  cpuUs(): number;
-}
-
-/** `npm run sandbox` in a child process, on a free port. */
-async function startSandbox(dir: string): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
-    env: { ...process.env, ...credentials, DATA_DIR: dir, SANDBOX_PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
-  });
-  child.stdout!.resume();
-  return {
-    url,
-    process: child,
-    cpuUs() {
-      // utime and stime, in clock ticks (100 per second on Linux).
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10_000;
-    },
-  };
 }
 
 interface GatewayProcess {

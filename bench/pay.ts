@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { loadGatewayConfig } from '../src/config/env.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { report } from './report.ts';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
 /**
  * The pay path against its bound: a batch paid by one worker through the production
@@ -112,7 +113,7 @@ function describe(f: PayFigure): string {
   );
 }
 
-async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: SandboxProcess): Promise<PayFigure> {
+async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: PaySandbox): Promise<PayFigure> {
   await sandbox.setLatency(latencyMs);
   const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}`;
   const dbUrl = new URL(adminUrl);
@@ -200,42 +201,24 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-interface SandboxProcess {
-  url: string;
-  process: ChildProcess;
+interface PaySandbox extends SandboxProcess {
   cpuMs(): number;
   setLatency(ms: number): Promise<void>;
   effects(): Promise<Array<{ paymentId: string; creates: number; executions: number }>>;
 }
 
-/** `npm run sandbox` in a child process, on a free port. */
-async function startSandbox(): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
-    env: {
-      ...process.env,
-      ...credentials,
-      PAYOUT_PUBLIC_KEY_FILE: keys.publicKeyFile,
-      SANDBOX_PORT: '0',
-      // A fresh ledger each run: the sandbox keeps its state on disk otherwise.
-      SANDBOX_DATA_DIR: join(dir, 'sandbox'),
-      SANDBOX_BALANCE: '999999999999.00',
-      SANDBOX_IN_PROGRESS_MS: '100',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** `npm run sandbox` in a child process, on a free port, with its fault and effect routes at hand. */
+async function startSandbox(): Promise<PaySandbox> {
+  const sandbox = await startSandboxProcess({
+    ...credentials,
+    PAYOUT_PUBLIC_KEY_FILE: keys.publicKeyFile,
+    // A fresh ledger each run: the sandbox keeps its state on disk otherwise.
+    SANDBOX_DATA_DIR: join(dir, 'sandbox'),
+    SANDBOX_BALANCE: '999999999999.00',
+    SANDBOX_IN_PROGRESS_MS: '100',
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
-  });
-  child.stdout!.resume();
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
+    const response = await fetch(`${sandbox.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${credentials.PAYOUT_API_TOKEN}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -244,13 +227,8 @@ async function startSandbox(): Promise<SandboxProcess> {
     return response.status === 204 ? undefined : response.json();
   };
   return {
-    url,
-    process: child,
-    cpuMs() {
-      // utime and stime, in clock ticks (100 per second on Linux).
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    },
+    ...sandbox,
+    cpuMs: () => sandbox.cpuUs() / 1000,
     async setLatency(ms) {
       await call('PATCH', '/_sandbox/faults/rates', { latencyMs: ms });
     },

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportChunks, exportFormats, exportMediaTypes, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { ApiKeys } from './api-keys.ts';
+import { allowGetWithKey } from './file-route-guard.ts';
 
 const DOWNLOAD = /^\/batches\/([A-Za-z0-9]{1,16})\/(results|problems)\.(csv|xlsx)$/;
 
@@ -40,14 +41,7 @@ export async function handleBatchDownload(
   path: string,
   deps: { prisma: PrismaClient; keys: ApiKeys },
 ): Promise<void> {
-  if (req.method !== 'GET') {
-    res.writeHead(405, { allow: 'GET' }).end();
-    return;
-  }
-  if (deps.keys.authenticate(req.headers.authorization) === undefined) {
-    res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
-    return;
-  }
+  if (!allowGetWithKey(req, res, deps.keys)) return;
   const [, batchId, kind, extension] = DOWNLOAD.exec(path)!;
   const chosen = chooseFormat(extension!, new URL(req.url ?? '/', 'http://gateway').searchParams);
   if ('error' in chosen) {

@@ -8,6 +8,7 @@ import { PayoutError } from '../payout/errors.ts';
 import { providerCodes, type ProviderCode, type ProviderInfo } from '../payout/models.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { chooseFormat } from './batch-downloads.ts';
+import { allowGetWithKey } from './file-route-guard.ts';
 
 const TEMPLATE = /^\/templates\/([a-z0-9-]{1,40})\.(csv|xlsx)$/;
 
@@ -49,15 +50,8 @@ export async function handleTemplate(
   path: string,
   deps: { client: PayoutClient; keys: ApiKeys },
 ): Promise<void> {
-  if (req.method !== 'GET') {
-    res.writeHead(405, { allow: 'GET' }).end();
-    return;
-  }
   // Each template reads the provider from the upstream: not for callers without a key.
-  if (deps.keys.authenticate(req.headers.authorization) === undefined) {
-    res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
-    return;
-  }
+  if (!allowGetWithKey(req, res, deps.keys)) return;
   const [, code, extension] = TEMPLATE.exec(path)!;
   if (!(providerCodes as readonly string[]).includes(code!)) {
     res.writeHead(404, { 'content-type': 'text/plain' }).end(`No provider ${code}; templates exist for ${providerCodes.join(', ')}.\n`);

@@ -4,7 +4,7 @@ import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatNumber } from './money.ts';
-import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
@@ -238,23 +238,15 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
     <section class="items" aria-labelledby="items-title">
       <h2 id="items-title">{t('batch.items')}</h2>
       <div class="toolbar">
-        <label>
-          {t('batch.itemStatus')}{' '}
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus((event.currentTarget as HTMLSelectElement).value);
-              setCursors([null]);
-            }}
-          >
-            <option value="">{t('common.all')}</option>
-            {ITEM_STATUSES.map((value) => (
-              <option value={value} key={value}>
-                {i18n.status(value)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <StatusFilter
+          label={t('batch.itemStatus')}
+          value={status}
+          statuses={ITEM_STATUSES}
+          onChange={(value) => {
+            setStatus(value);
+            setCursors([null]);
+          }}
+        />
       </div>
       {error === undefined ? null : <ErrorNotice error={error} />}
       {page === undefined ? (

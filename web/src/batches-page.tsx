@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql, type Access } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
-import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import { BATCHES, BATCH_STATUSES, type BatchSummary, type PageInfo } from './queries.ts';
 
@@ -37,23 +37,15 @@ export function BatchesPage({ access }: { access: Access }) {
     <>
       <PageTitle>{t('batches.title')}</PageTitle>
       <div class="toolbar">
-        <label>
-          {t('batches.filter')}{' '}
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus((event.currentTarget as HTMLSelectElement).value);
-              setCursors([null]);
-            }}
-          >
-            <option value="">{t('common.all')}</option>
-            {BATCH_STATUSES.map((value) => (
-              <option value={value} key={value}>
-                {i18n.status(value)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <StatusFilter
+          label={t('batches.filter')}
+          value={status}
+          statuses={BATCH_STATUSES}
+          onChange={(value) => {
+            setStatus(value);
+            setCursors([null]);
+          }}
+        />
         <button type="button" onClick={() => setReload((n) => n + 1)}>
           {t('batches.refresh')}
         </button>

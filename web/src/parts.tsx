@@ -33,6 +33,24 @@ export function StatusBadge({ status }: { status: string | null }) {
 }
 
 /** Finished rows as a bar: paid in green, failed in red, the rest (cancelled) in grey. */
+/** A status filter: "All" and one option per status, named in the page's language. */
+export function StatusFilter({ label, value, statuses, onChange }: { label: string; value: string; statuses: readonly string[]; onChange: (value: string) => void }) {
+  const i18n = useI18n();
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(event) => onChange((event.currentTarget as HTMLSelectElement).value)}>
+        <option value="">{i18n.t('common.all')}</option>
+        {statuses.map((status) => (
+          <option value={status} key={status}>
+            {i18n.status(status)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function ProgressBar({ progress, label }: { progress: Progress; label: string }) {
   const share = (count: number) => (progress.total === 0 ? 0 : (count * 100) / progress.total);
   const paid = share(progress.paid.count);

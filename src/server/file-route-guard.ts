@@ -1,0 +1,18 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiKeys } from './api-keys.ts';
+
+/**
+ * The guard of the file routes (batch downloads, templates): GET only, with any API key
+ * (none in key-less local mode). Returns false when it has already answered.
+ */
+export function allowGetWithKey(req: IncomingMessage, res: ServerResponse, keys: ApiKeys): boolean {
+  if (req.method !== 'GET') {
+    res.writeHead(405, { allow: 'GET' }).end();
+    return false;
+  }
+  if (keys.authenticate(req.headers.authorization) === undefined) {
+    res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
+    return false;
+  }
+  return true;
+}
