@@ -81,6 +81,21 @@ describe('safe rewrites', () => {
     expect(rewriteCard('2200 0000 0000 00O4')).toBeUndefined();
   });
 
+  it('refuses a card number in a custom column (kept and sent in clear), without repeating it; other long numbers pass', () => {
+    const row = (note: string) =>
+      validateRow({ line: 5, cells: { provider: 'bank-card-token', amount: '10.00', account: 'token_success', 'custom.note': note } }, providers);
+    for (const card of ['4111111111111111', '4111 1111 1111 1111', 'paid to 4111-1111-1111-1111 ok']) {
+      const { valid, problems } = row(card);
+      expect(valid).toBeUndefined();
+      expect(problems).toEqual([expect.objectContaining({ line: 5, column: 'custom.note', code: 'custom.card-number', severity: 'error' })]);
+      expect(JSON.stringify(problems)).not.toContain('1111111111');
+    }
+    // A 20-digit bank account, a 16-digit id that fails the card checksum, an employee number.
+    for (const other of ['40817810099910004312', '4111111111111112', '1001']) {
+      expect(row(other).valid?.customFields).toEqual({ note: other });
+    }
+  });
+
   it('reports a cell the reader trimmed, when the reader says so', () => {
     const { valid, problems } = validateRow(
       { line: 4, cells: { provider: 'bank-card-token', amount: '10.00', account: 'token_success' }, padded: ['account'] },

@@ -2,7 +2,7 @@ import { currencies, providerCodes, type Currency, type ProviderCode } from '../
 import { checkPaymentAgainstProvider } from '../payments/check-payment.ts';
 import type { ProviderDetails } from '../payments/provider-catalogue.ts';
 import { maskPan, maskTail } from '../log/mask.ts';
-import { quoteCell } from './cell-text.ts';
+import { containsCardNumber, quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
@@ -73,6 +73,12 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
       .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
   );
+  // Custom fields are stored and sent as they are: a card number there would be kept in clear.
+  for (const [key, value] of Object.entries(customFields)) {
+    if (containsCardNumber(value)) {
+      error(`${CUSTOM_PREFIX}${key}`, 'custom.card-number', 'looks like a card number; card numbers go only in the pan column, where they are encrypted');
+    }
+  }
 
   if (provider !== undefined && 'value' in amount && currency !== undefined) {
     for (const problem of checkPaymentAgainstProvider(
