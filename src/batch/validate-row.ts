@@ -6,7 +6,7 @@ import { containsCardNumber, quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
-import { formatOf, passesPattern, patternMessage } from './field-formats.ts';
+import { formatOf, passesPattern } from './field-formats.ts';
 import { looksDomestic, rewriteCard, rewritePhone, type Rewrite } from './field-normalise.ts';
 
 export type Severity = 'error' | 'warning';
@@ -86,9 +86,7 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       provider,
     )) {
       const column = problem.path[0] === 'recipient' ? (problem.path[1] ?? null) : (problem.path[0] ?? null);
-      const parameter = problem.code === 'field.pattern' ? provider.info.parameters.find((p) => p.extKey === column) : undefined;
-      // The upstream's pattern is a regular expression: the person is told the format instead.
-      error(column, problem.code ?? 'row.invalid', parameter === undefined ? problem.message : patternMessage(parameter, provider.code));
+      error(column, problem.code ?? 'row.invalid', problem.message);
     }
   }
   if (problems.some((p) => p.severity === 'error') || provider === undefined || !('value' in amount) || currency === undefined) return { problems };

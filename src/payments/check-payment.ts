@@ -1,3 +1,4 @@
+import { patternMessage } from '../batch/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
 import type { PaymentPayload } from '../payout/models.ts';
 import type { FieldProblem } from './input-error.ts';
@@ -41,7 +42,8 @@ export function checkPaymentAgainstProvider(payload: PaymentPayload, provider: P
       problems.push({
         path: ['recipient', parameter.extKey],
         code: 'field.pattern',
-        message: `does not match the ${provider.code} pattern ${parameter.validationPattern}`,
+        // What the field must look like, with an example: never the regular expression.
+        message: patternMessage(parameter, provider.code),
       });
     }
   }
