@@ -52,8 +52,12 @@ describe('gateway on embedded defaults (no DATABASE_URL, no PAYOUT_API_URL)', ()
     expect(gateway.upstream.sandbox!.ledger.effects('start-1')).toMatchObject({ creates: 1 });
   });
 
-  it('answers unknown paths with 404', async () => {
-    expect((await getJson(`${gateway.url}/nope`)).status).toBe(404);
+  it('answers unknown paths with 404 and a NOT_FOUND code, like every refusal', async () => {
+    const reply = await getJson(`${gateway.url}/nope`);
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({
+      errors: [{ message: 'no route GET /nope', extensions: { code: 'NOT_FOUND', requestId: expect.any(String) } }],
+    });
   });
 });
 

@@ -40,7 +40,7 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
     traced(req, res, () => {
       route(req, res, deps).catch((error: unknown) => {
         deps.logger.error({ err: error }, 'request failed');
-        if (!res.headersSent) json(res, 500, { error: 'internal error', requestId: req.headers['x-request-id'] });
+        if (!res.headersSent) refuse(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.', req);
         else res.destroy();
       });
     });
@@ -51,7 +51,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
   const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
   if (refusal !== undefined) {
-    return json(res, 403, { errors: [{ message: refusal.message, extensions: { code: refusal.code, requestId: req.headers['x-request-id'] } }] });
+    return refuse(res, 403, refusal.code, refusal.message, req);
   }
   if (isMetricsPath(path) && deps.metrics !== undefined) return handleGatewayMetrics(req, res, { metrics: deps.metrics, keys: deps.keys });
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
@@ -75,7 +75,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     const ready = Object.values(checks).every((check) => check === 'ok');
     return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
   }
-  json(res, 404, { error: `no route ${req.method} ${path}` });
+  refuse(res, 404, 'NOT_FOUND', `no route ${req.method} ${path}`, req);
 }
 
 /** Database answering and migrated, upstream answering; each check bounded so a probe never hangs. */
@@ -105,6 +105,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A refusal in the shape and vocabulary GraphQL errors use (README "Error codes"). */
+function refuse(res: ServerResponse, status: number, code: string, message: string, req: IncomingMessage): void {
+  json(res, status, { errors: [{ message, extensions: { code, requestId: req.headers['x-request-id'] } }] });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
