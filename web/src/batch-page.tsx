@@ -4,7 +4,7 @@ import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatNumber } from './money.ts';
-import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
@@ -296,21 +296,7 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
           </table>
         </div>
       )}
-      {cursors.length > 1 || page?.pageInfo.hasNextPage === true ? (
-      <nav class="pager" aria-label={t('batch.items')}>
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          {t('common.previous')}
-        </button>
-        <span>{t('common.page', { page: cursors.length })}</span>
-        <button
-          type="button"
-          disabled={page?.pageInfo.hasNextPage !== true}
-          onClick={() => page?.pageInfo.endCursor != null && setCursors([...cursors, page.pageInfo.endCursor])}
-        >
-          {t('common.next')}
-        </button>
-      </nav>
-      ) : null}
+      <Pager label={t('batch.items')} cursors={cursors} pageInfo={page?.pageInfo} onChange={setCursors} />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql, type Access } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
-import { ErrorNotice, Money, PageTitle, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import { BATCHES, BATCH_STATUSES, type BatchSummary, type PageInfo } from './queries.ts';
 
@@ -122,21 +122,7 @@ export function BatchesPage({ access }: { access: Access }) {
           </table>
         </div>
       ) : null}
-      {cursors.length > 1 || reply?.pageInfo.hasNextPage === true ? (
-      <nav class="pager" aria-label={t('batches.title')}>
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          {t('common.previous')}
-        </button>
-        <span>{t('common.page', { page: cursors.length })}</span>
-        <button
-          type="button"
-          disabled={reply?.pageInfo.hasNextPage !== true}
-          onClick={() => reply?.pageInfo.endCursor != null && setCursors([...cursors, reply.pageInfo.endCursor])}
-        >
-          {t('common.next')}
-        </button>
-      </nav>
-      ) : null}
+      <Pager label={t('batches.title')} cursors={cursors} pageInfo={reply?.pageInfo} onChange={setCursors} />
     </>
   );
 }

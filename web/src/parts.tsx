@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useI18n } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import type { Progress } from './progress.ts';
-import type { Money as MoneyValue } from './queries.ts';
+import type { Money as MoneyValue, PageInfo } from './queries.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
   const { tag } = useI18n();
@@ -88,5 +88,29 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
     <h1 tabIndex={-1} ref={ref}>
       {children}
     </h1>
+  );
+}
+
+/**
+ * Previous and next over cursor pages: `cursors` is the path taken (null for the first page),
+ * so going back needs no backward paging. Shown only when there is more than one page.
+ */
+export function Pager({ label, cursors, pageInfo, onChange }: { label: string; cursors: Array<string | null>; pageInfo: PageInfo | undefined; onChange: (cursors: Array<string | null>) => void }) {
+  const { t } = useI18n();
+  if (cursors.length <= 1 && pageInfo?.hasNextPage !== true) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={cursors.length <= 1} onClick={() => onChange(cursors.slice(0, -1))}>
+        {t('common.previous')}
+      </button>
+      <span>{t('common.page', { page: cursors.length })}</span>
+      <button
+        type="button"
+        disabled={pageInfo?.hasNextPage !== true}
+        onClick={() => pageInfo?.endCursor != null && onChange([...cursors, pageInfo.endCursor])}
+      >
+        {t('common.next')}
+      </button>
+    </nav>
   );
 }
