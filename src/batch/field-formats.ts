@@ -1,4 +1,5 @@
 import type { Parameter } from '../payout/models.ts';
+import { BANK_ID, FREE_TEXT, NAME, PAN, PHONE, TOKEN } from '../payout/published-patterns.ts';
 
 /**
  * What a recipient field must look like, in words a payroll clerk can act on, with an
@@ -13,14 +14,6 @@ export interface FieldFormat {
   /** Phone numbers get separators and a leading + removed (reported as a warning). */
   kind?: 'phone' | 'card';
 }
-
-// The patterns the partner API publishes for its providers (and the sandbox serves).
-const PAN = '^[0-9]{16,19}$';
-const NAME = "^[A-Za-zА-Яа-яЁё' -]{1,64}$";
-const PHONE = '^[1-9][0-9]{10,14}$';
-const BANK_ID = '^[A-Za-z0-9_]{1,64}$';
-const TOKEN = '^[A-Za-z0-9_-]{1,128}$';
-const FREE_TEXT = '^.{1,140}$';
 
 const NAME_WORDS = 'letters (Cyrillic or Latin), spaces, hyphens or apostrophes, at most 64';
 const TEXT_WORDS = 'text of at most 140 characters on one line';

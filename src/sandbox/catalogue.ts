@@ -1,4 +1,5 @@
 import type { Parameter, ProviderCode, ProviderInfo } from '../payout/models.ts';
+import { BANK_ID, FREE_TEXT, NAME, PAN, PHONE, TOKEN } from '../payout/published-patterns.ts';
 
 /** What the sandbox knows of each provider: the spec's ProviderInfo plus its fee. */
 export interface SandboxProvider {
@@ -8,13 +9,6 @@ export interface SandboxProvider {
   commissionBps: bigint;
   commissionMinMinor: bigint;
 }
-
-const PAN = '^[0-9]{16,19}$';
-const NAME = "^[A-Za-zА-Яа-яЁё' -]{1,64}$";
-const PHONE = '^[1-9][0-9]{10,14}$';
-const BANK_ID = '^[A-Za-z0-9_]{1,64}$';
-const TOKEN = '^[A-Za-z0-9_-]{1,128}$';
-const FREE_TEXT = '^.{1,140}$';
 
 const param = (extKey: string, required: boolean, description: string, validationPattern: string): Parameter => ({
   extKey,
