@@ -18,6 +18,7 @@ import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
 import { loggingFailedCalls } from '../ops/upstream-log.ts';
+import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
@@ -85,16 +86,21 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
+  const reconciliations = new ReconciliationService(
+    { prisma: db.prisma, query: db.query, client: upstream.client, tracker, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
+    { ...config.reconciliation, leaseMs: config.worker.leaseMs },
+  );
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents, reconciliations },
     worker,
     reconciler,
     metrics,
     async close() {
       await worker.stop();
       await reconciler.stop();
+      await reconciliations.stop();
       // After the worker: its last events are sent before the pool closes.
       await eventTarget?.close();
       await upstream.close();

@@ -112,6 +112,15 @@ const corsOrigins = z.preprocess(
     }),
 );
 
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const logLevel = z.preprocess(
   emptyToUndefined,
   z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -174,6 +183,21 @@ const gatewayEnv = z.object({
   GATEWAY_WEBHOOK_ALLOW_PRIVATE: optionalBoolean,
   PROVIDER_CACHE_TTL_MS: nonNegativeInt(5 * 60_000),
   RECONCILE_INTERVAL_MS: positiveInt(5_000),
+  RECONCILE_TIME_ZONE: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('UTC')
+      .refine(isTimeZone, { error: 'must be an IANA time zone, such as UTC or Europe/Moscow' }),
+  ),
+  RECONCILE_STUCK_AFTER_MINUTES: nonNegativeInt(240),
+  RECONCILE_PAGE_SIZE: positiveInt(100),
+  RECONCILE_MAX_READS: positiveInt(3),
+  RECONCILE_DAILY: optionalBoolean,
+  RECONCILE_DAILY_AT: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM, such as 01:30').default('01:00'),
+  ),
   GATEWAY_SINGLE_USER: optionalBoolean,
   WORKER_IN_PROCESS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
   WORKER_CONCURRENCY: positiveInt(8),
@@ -223,6 +247,16 @@ export interface GatewayConfig {
   webhookAllowPrivate: boolean;
   providerCacheTtlMs: number;
   reconcileIntervalMs: number;
+  /** Daily reconciliation with the upstream's payment list (src/reconciliation). */
+  reconciliation: {
+    timeZone: string;
+    stuckAfterMinutes: number;
+    pageSize: number;
+    maxReads: number;
+    /** The worker runs yesterday's reconciliation every day at `dailyAt` (HH:MM in timeZone). */
+    daily: boolean;
+    dailyAt: string;
+  };
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
   singleUser: boolean;
   worker: {
@@ -285,6 +319,15 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     webhookAllowPrivate: parsed.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? false,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
     reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
+    reconciliation: {
+      timeZone: parsed.RECONCILE_TIME_ZONE,
+      stuckAfterMinutes: parsed.RECONCILE_STUCK_AFTER_MINUTES,
+      pageSize: parsed.RECONCILE_PAGE_SIZE,
+      maxReads: parsed.RECONCILE_MAX_READS,
+      // Off with the embedded sandbox (a developer's machine), on against a real upstream.
+      daily: parsed.RECONCILE_DAILY ?? parsed.PAYOUT_API_URL !== undefined,
+      dailyAt: parsed.RECONCILE_DAILY_AT,
+    },
     singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.size === 0,
     worker: {
       inProcess: parsed.WORKER_IN_PROCESS,

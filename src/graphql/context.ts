@@ -9,6 +9,7 @@ import type { PaymentService } from '../payments/payment-service.ts';
 import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
+import type { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 
 /** Long-lived parts the resolvers use; one set per gateway process. */
 export interface GatewayServices {
@@ -21,6 +22,7 @@ export interface GatewayServices {
   importer: BatchImporter;
   batches: BatchService;
   batchEvents: BatchEvents;
+  reconciliations: ReconciliationService;
 }
 
 export interface GraphQLContext {

@@ -5,10 +5,20 @@ import type { Prisma } from '../db/generated/client.ts';
 /**
  * Actions that move or stop money, or override a safeguard. Stable: they are stored and
  * filtered on. `batch.discard` is a cancel of a batch that never ran (VALIDATED or
- * REJECTED), `batch.cancel` one of a RUNNING batch. `payment.cancel` is reserved: the
+ * REJECTED), `batch.cancel` one of a RUNNING batch. `reconciliation.repair` is a payment moved
+ * to the upstream's final status by a reconciliation (it commits with the move). `payment.cancel` is reserved: the
  * Payout API has no cancel, so nothing records it yet.
  */
-export const auditActions = ['batch.approve', 'batch.cancel', 'batch.retry', 'batch.import.forced', 'batch.discard', 'payment.cancel'] as const;
+export const auditActions = [
+  'batch.approve',
+  'batch.cancel',
+  'batch.retry',
+  'batch.import.forced',
+  'batch.discard',
+  'payment.cancel',
+  'reconciliation.start',
+  'reconciliation.repair',
+] as const;
 export type AuditAction = (typeof auditActions)[number];
 
 /** Who did it: an API key's fingerprint and role, "local" (key-less mode), or "cli". */

@@ -76,7 +76,12 @@ export class PaymentTracker {
    * from a full Payment (reads and executes of payments made elsewhere); a webhook for
    * an unknown payment changes nothing.
    */
-  async applyUpstream(paymentId: string, update: UpstreamUpdate, source: StatusSource): Promise<ApplyOutcome> {
+  async applyUpstream(
+    paymentId: string,
+    update: UpstreamUpdate,
+    source: StatusSource,
+    options: { onApplied?: (tx: Prisma.TransactionClient) => Promise<void> } = {},
+  ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
       const current = await lockPayment(tx, paymentId);
       if (current === undefined) {
@@ -113,6 +118,8 @@ export class PaymentTracker {
           changedAt: new Date(update.status.changedDateTime),
         },
       });
+      // Commits with the move, or not at all (the audit of a reconciliation's repair).
+      await options.onApplied?.(tx);
       return 'applied' as const;
     });
     if (outcome === 'applied') this.events.publish({ paymentId, status: update.status.value });

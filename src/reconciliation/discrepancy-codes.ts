@@ -1,0 +1,47 @@
+import type { DiscrepancyCode } from '../db/generated/enums.ts';
+
+/**
+ * What a reconciliation reports, one record per payment and code. The codes are stable:
+ * stored, filtered on, exported and counted in /metrics.
+ *
+ * | code               | when                                                                 | gateway value    | upstream value   |
+ * |--------------------|----------------------------------------------------------------------|------------------|------------------|
+ * | MISSING_UPSTREAM   | the gateway recorded a payment created upstream (CREATED and later    | its status       |                  |
+ * |                    | states) and neither the list nor a read of that paymentId finds it     |                  |                  |
+ * | UNKNOWN_TO_GATEWAY | the upstream has a payment in the period the gateway never recorded   |                  | its status       |
+ * | STATUS_DIFFERS     | the statuses differ, confirmed by a fresh read; finalSide says which   | status           | status           |
+ * |                    | side is final; UPSTREAM final is repaired (see repair.ts)             |                  |                  |
+ * | AMOUNT_DIFFERS     | amount or currency differ                                             | "1500.00 RUB"    | "1500.00 RUB"    |
+ * | COMMISSION_DIFFERS | the commission differs (only where the gateway recorded one)          | "15.00"          | "15.00"          |
+ * | RECIPIENT_DIFFERS  | provider or recipient fields differ, both compared masked             | provider, fields | provider, fields |
+ * | NOT_FINAL          | not final (upstream CREATED, READY, IN_PROGRESS; or only the gateway  | status           | status           |
+ * |                    | knows it as PENDING or UNKNOWN) past the run's stuck age               |                  |                  |
+ */
+export const discrepancyCodes: readonly DiscrepancyCode[] = [
+  'MISSING_UPSTREAM',
+  'UNKNOWN_TO_GATEWAY',
+  'STATUS_DIFFERS',
+  'AMOUNT_DIFFERS',
+  'COMMISSION_DIFFERS',
+  'RECIPIENT_DIFFERS',
+  'NOT_FINAL',
+];
+
+export const discrepancyDescriptions: Record<DiscrepancyCode, string> = {
+  MISSING_UPSTREAM: 'The gateway recorded a payment the upstream does not have',
+  UNKNOWN_TO_GATEWAY: 'The upstream has a payment the gateway never recorded',
+  STATUS_DIFFERS: 'The status differs',
+  AMOUNT_DIFFERS: 'The amount or currency differs',
+  COMMISSION_DIFFERS: 'The commission differs',
+  RECIPIENT_DIFFERS: 'The provider or recipient differs (compared masked)',
+  NOT_FINAL: 'Still not final past the stuck age',
+};
+
+/** Gateway statuses that mean the payment was created upstream. */
+export const createdUpstreamStatuses = ['CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'] as const;
+export const finalStatuses = ['EXPIRED', 'FAILED', 'COMPLETED'] as const;
+/** Statuses that stay NOT_FINAL: the upstream's waiting ones, and the gateway's unsettled local ones. */
+export const upstreamWaitingStatuses = ['CREATED', 'READY', 'IN_PROGRESS'] as const;
+export const gatewayUnsettledStatuses = ['PENDING', 'UNKNOWN'] as const;
+
+export const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');

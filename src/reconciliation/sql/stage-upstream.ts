@@ -1,0 +1,76 @@
+import type { SqlQuery } from '../../db/database.ts';
+import { maskRecipientFields } from '../../log/mask.ts';
+import type { Payment } from '../../payout/models.ts';
+
+/**
+ * Upstream payments into the run's staging table, masked. A payment read twice (the list
+ * moved) keeps the later read: its status may have moved on meanwhile.
+ */
+const sql = `
+INSERT INTO "ReconciliationUpstreamPayment"
+  ("runId", "paymentId", "createdAt", "inPeriod", status, amount, currency, commission, "providerCode", recipient)
+SELECT $1, t.id, t.created::timestamptz, t.created::timestamptz >= $2 AND t.created::timestamptz < $3,
+  t.status, t.amount, t.currency, t.commission, t.provider, t.recipient::jsonb
+FROM unnest($4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::numeric[], $10::text[], $11::text[])
+  AS t(id, created, status, amount, currency, commission, provider, recipient)
+ON CONFLICT ("runId", "paymentId") DO UPDATE SET
+  "createdAt" = EXCLUDED."createdAt", "inPeriod" = EXCLUDED."inPeriod", status = EXCLUDED.status,
+  amount = EXCLUDED.amount, currency = EXCLUDED.currency, commission = EXCLUDED.commission,
+  "providerCode" = EXCLUDED."providerCode", recipient = EXCLUDED.recipient`;
+
+export interface StagingPeriod {
+  runId: string;
+  startsAt: Date;
+  endsAt: Date;
+}
+
+/** One statement for many payments; a paymentId may appear once (the caller keeps the latest). */
+export async function stageUpstream(query: SqlQuery, period: StagingPeriod, payments: Payment[]): Promise<void> {
+  if (payments.length === 0) return;
+  await query(sql, [
+    period.runId,
+    period.startsAt,
+    period.endsAt,
+    payments.map((p) => p.paymentId),
+    payments.map((p) => p.creationDateTime),
+    payments.map((p) => p.status.value),
+    payments.map((p) => p.amount.value),
+    payments.map((p) => p.amount.currency),
+    payments.map((p) => p.commission.value),
+    payments.map((p) => p.recipientDetails.providerCode),
+    payments.map((p) => JSON.stringify(maskRecipientFields(p.recipientDetails.fields))),
+  ]);
+}
+
+/**
+ * Pages from the reader, written in statements of up to `size` payments. Only the
+ * unwritten buffer is held, so memory stays bounded whatever the day holds.
+ */
+export class StagingWriter {
+  private readonly buffer = new Map<string, Payment>();
+
+  constructor(
+    private readonly query: SqlQuery,
+    private readonly period: StagingPeriod,
+    private readonly size = 2_000,
+  ) {}
+
+  async add(payments: Payment[]): Promise<void> {
+    for (const payment of payments) {
+      // Re-inserted so the later read is the one written.
+      this.buffer.delete(payment.paymentId);
+      this.buffer.set(payment.paymentId, payment);
+    }
+    if (this.buffer.size >= this.size) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const payments = [...this.buffer.values()];
+    this.buffer.clear();
+    await stageUpstream(this.query, this.period, payments);
+  }
+}
+
+export async function dropStaging(query: SqlQuery, runId: string): Promise<void> {
+  await query('DELETE FROM "ReconciliationUpstreamPayment" WHERE "runId" = $1', [runId]);
+}
