@@ -37,7 +37,7 @@ export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] 
  * Columns that are numbers in a spreadsheet; every other column is text. Amounts are
  * written by the export as decimal strings with a `.` and two decimals.
  */
-const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', amount: 'money' };
+const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', batch_row: 'integer', amount: 'money' };
 
 export type ReportKind = 'results' | 'problems';
 

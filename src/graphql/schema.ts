@@ -10,5 +10,6 @@ import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
 import './types/audit.ts';
+import './types/reconciliation.ts';
 
 export const schema = builder.toSchema();

@@ -54,13 +54,17 @@ export async function handleBatchDownload(
     return;
   }
   const { format } = chosen;
+  await sendReport(res, reportRows(deps.prisma, batchId!, kind as 'results' | 'problems'), format, downloadName(batchId!, kind!, format));
+}
+
+/** A report streamed as it is read, in the chosen format, as an attachment named `fileName`. */
+export async function sendReport(res: ServerResponse, rows: AsyncIterable<string[]>, format: ExportFormat, fileName: string): Promise<void> {
   res.writeHead(200, {
     'content-type': exportMediaTypes[format],
-    'content-disposition': `attachment; filename="${downloadName(batchId!, kind!, format)}"`,
+    'content-disposition': `attachment; filename="${fileName}"`,
   });
   // A BOM so that spreadsheets open the UTF-8 text as UTF-8 (the excel dialect has its own).
   if (format === 'csv') res.write('\uFEFF');
-  const rows = reportRows(deps.prisma, batchId!, kind as 'results' | 'problems');
   for await (const chunk of exportChunks(rows, format)) {
     if (res.destroyed) return;
     if (!res.write(chunk)) await drained(res);

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
 import type { ApiKeys } from './api-keys.ts';
+import { handleReconciliationDownload, isReconciliationDownload } from './reconciliation-downloads.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
 import { refuseForeignBrowser } from './browser-guard.ts';
@@ -67,6 +68,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (path === '/graphql') return deps.yoga.handle(req, res);
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
+  if (isReconciliationDownload(path)) return handleReconciliationDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isTemplate(path)) return handleTemplate(req, res, path, { client: deps.client, keys: deps.keys });
   if (isWebPage(path)) return serveWebPage(req, res, path);
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });

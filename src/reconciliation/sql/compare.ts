@@ -1,4 +1,5 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { discrepancyCodes, sqlList } from '../discrepancy-codes.ts';
 import { gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstreamFinal } from './pairs.ts';
 
 /**
@@ -31,6 +32,8 @@ CROSS JOIN LATERAL (VALUES
   ('NOT_FINAL', ${notFinal}, pr.g_status, pr.u_status, NULL)
 ) AS c(code, hit, gateway_value, upstream_value, final_side)
 WHERE c.hit
+-- Ids in the order they are listed and exported: by code as the table lists them, then paymentId.
+ORDER BY array_position(ARRAY[${sqlList(discrepancyCodes)}], c.code), pr."paymentId"
 RETURNING 1)
 SELECT count(*)::int AS count FROM inserted`;
 
