@@ -61,6 +61,21 @@ batch
   .action(async (batchId: string, options) => finish(await (await batchCommands()).exportCommand(batchId, options, await context())));
 
 program
+  .command('reconcile')
+  .description(
+    "Compare the gateway's payments with the upstream's list for the days --from to --to (default yesterday, in RECONCILE_TIME_ZONE); " +
+      'exit code 1 when discrepancies are left open, 3 when the run failed.',
+  )
+  .option('--from <date>', 'first day, YYYY-MM-DD (default: yesterday, or --to)')
+  .option('--to <date>', 'last day, included (default: --from, or yesterday)')
+  .option('-o, --output <file>', 'also write every discrepancy to this file')
+  .addOption(new Option('--format <format>', 'of --output: csv; excel: ";" and decimal comma for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
+  .action(async (options) => {
+    const { reconcileCommand } = await import('./reconcile-command.ts');
+    finish(await reconcileCommand(options, await context()));
+  });
+
+program
   .command('sandbox')
   .description('Run the Payout API sandbox alone (like npm run sandbox).')
   .action(async () => {

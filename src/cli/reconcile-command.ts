@@ -1,0 +1,115 @@
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { SingleBar } from 'cli-progress';
+import { openRuntime } from '../app/runtime.ts';
+import { exportChunks, type ExportFormat } from '../batch/batch-export.ts';
+import type { ReconciliationRun } from '../db/generated/client.ts';
+import { cliActor } from '../ops/audit.ts';
+import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
+import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
+import { PeriodError } from '../reconciliation/period.ts';
+import { CliError, exitCodes } from './cli-error.ts';
+import type { CliContext } from './context.ts';
+import type { PrismaClient } from '../db/database.ts';
+import { table } from './output.ts';
+
+export interface ReconcileOptions {
+  from?: string;
+  to?: string;
+  output?: string;
+  format?: ExportFormat;
+}
+
+/** Discrepancies listed per code in the terminal; the export has them all. */
+const SHOWN_PER_CODE = 20;
+
+/**
+ * `payout reconcile`: one run for the period, with progress on stderr, the totals side by
+ * side and the discrepancies by code on stdout. Exit 0 when nothing is left for a person
+ * (repaired ones included), 1 when discrepancies are open, 3 when the run failed: a cron
+ * job can alert on anything but 0.
+ */
+export async function reconcileCommand(options: ReconcileOptions, context: CliContext): Promise<number> {
+  const runtime = await openRuntime({ ...context.config, singleUser: true }, context.logger);
+  try {
+    const service = runtime.services.reconciliations;
+    let period;
+    try {
+      period = service.period(options);
+    } catch (error) {
+      if (error instanceof PeriodError) throw new CliError(`payout reconcile: ${error.message}`, exitCodes.usage);
+      throw error;
+    }
+    context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
+    const bar = new SingleBar({
+      format: '{bar} {value}/{total} days read | {phase} | {requests} upstream requests | {payments} payments read',
+      hideCursor: true,
+      noTTYOutput: true,
+      notTTYSchedule: 2_000,
+    });
+    bar.start(period.readDays.length, 0, { phase: 'reading', requests: 0, payments: 0 });
+    let run: ReconciliationRun;
+    try {
+      run = await service.run({ ...options, trigger: 'cli', actor: cliActor() }, (progress) =>
+        bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: progress.paymentsRead }),
+      );
+    } finally {
+      bar.stop();
+    }
+    if (run.status === 'FAILED') {
+      context.out(`Run ${run.id} FAILED: ${run.error ?? 'no reason recorded'}`);
+      return exitCodes.runFailed;
+    }
+    context.out(await report(run, runtime.services.prisma));
+    if (options.output !== undefined) {
+      const target = createWriteStream(options.output);
+      for await (const chunk of exportChunks(discrepancyRows(runtime.services.prisma, run.id), options.format ?? 'csv')) {
+        if (!target.write(chunk)) await new Promise<void>((resolve) => target.once('drain', () => resolve()));
+      }
+      target.end();
+      await finished(target);
+      context.out(`wrote ${options.output}`);
+    }
+    return run.openCount > 0 ? exitCodes.discrepancies : exitCodes.ok;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function report(run: ReconciliationRun, prisma: PrismaClient): Promise<string> {
+  const sides = table(
+    ['', 'PAYMENTS', 'AMOUNT', 'COMMISSION', 'COMPLETED', 'PAID'],
+    [
+      ['upstream', String(run.upstreamCount), run.upstreamAmount.toFixed(2), run.upstreamCommission.toFixed(2), String(run.upstreamPaidCount), run.upstreamPaidAmount.toFixed(2)],
+      ['gateway', String(run.gatewayCount), run.gatewayAmount.toFixed(2), run.gatewayCommission.toFixed(2), String(run.gatewayPaidCount), run.gatewayPaidAmount.toFixed(2)],
+    ],
+  );
+  const lines = [
+    `Run ${run.id}: ${run.matchedCount} payments match; ${run.discrepancyCount} discrepancies (${run.openCount} open, ${run.repairedCount} repaired); ${run.upstreamRequests} upstream requests.`,
+    sides,
+  ];
+  const counts = (run.countsByCode ?? {}) as Record<string, number>;
+  for (const code of discrepancyCodes) {
+    const count = counts[code] ?? 0;
+    if (count === 0) continue;
+    const shown = await prisma.reconciliationDiscrepancy.findMany({ where: { runId: run.id, code }, orderBy: { id: 'asc' }, take: SHOWN_PER_CODE });
+    lines.push(
+      '',
+      `${code} (${count}): ${discrepancyDescriptions[code]}`,
+      table(
+        ['PAYMENT', 'BATCH ROW', 'GATEWAY', 'UPSTREAM', 'FINAL', 'RESOLUTION'],
+        shown.map((d) => [
+          d.paymentId,
+          d.batchId === null ? '' : `${d.batchId}:${d.batchRow ?? ''}`,
+          d.gatewayValue ?? '-',
+          d.upstreamValue ?? '-',
+          d.finalSide ?? '',
+          d.resolution,
+        ]),
+      ),
+    );
+    if (count > shown.length) lines.push(`… and ${count - shown.length} more (--output FILE writes them all)`);
+  }
+  if (run.discrepancyCount === 0) lines.push('No discrepancies: both sides agree on every payment of the period.');
+  return lines.join('\n');
+}
