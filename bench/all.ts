@@ -18,6 +18,7 @@ const BENCHES: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'facade', file: 'bench/facade.ts', args: [] },
   { name: 'import', file: 'bench/import.ts', args: [] },
   { name: 'pay', file: 'bench/pay.ts', args: ['--rows', '2000', '--concurrency', '32'] },
+  { name: 'reconcile', file: 'bench/reconcile.ts', args: [] },
 ];
 const DOC = 'docs/benchmarks.md';
 const START = '<!-- bench:results:start (written by npm run bench) -->';

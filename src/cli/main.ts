@@ -68,6 +68,7 @@ program
   )
   .option('--from <date>', 'first day, YYYY-MM-DD (default: yesterday, or --to)')
   .option('--to <date>', 'last day, included (default: --from, or yesterday)')
+  .option('--today', 'reconcile today so far (the same as --from and --to today)')
   .option('-o, --output <file>', 'also write every discrepancy to this file')
   .addOption(new Option('--format <format>', 'of --output: csv; excel: ";" and decimal comma for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
   .action(async (options) => {

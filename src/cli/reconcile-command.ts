@@ -7,7 +7,7 @@ import type { ReconciliationRun } from '../db/generated/client.ts';
 import { cliActor } from '../ops/audit.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
-import { PeriodError } from '../reconciliation/period.ts';
+import { PeriodError, zonedDate } from '../reconciliation/period.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import type { PrismaClient } from '../db/database.ts';
@@ -16,6 +16,7 @@ import { table } from './output.ts';
 export interface ReconcileOptions {
   from?: string;
   to?: string;
+  today?: boolean;
   output?: string;
   format?: ExportFormat;
 }
@@ -33,6 +34,11 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
   const runtime = await openRuntime({ ...context.config, singleUser: true }, context.logger);
   try {
     const service = runtime.services.reconciliations;
+    if (options.today === true) {
+      if (options.from !== undefined || options.to !== undefined) throw new CliError('payout reconcile: --today cannot be given with --from or --to', exitCodes.usage);
+      const today = zonedDate(new Date(), service.settings.timeZone);
+      options = { ...options, from: today, to: today };
+    }
     let period;
     try {
       period = service.period(options);
@@ -50,7 +56,7 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     bar.start(period.readDays.length, 0, { phase: 'reading', requests: 0, payments: 0 });
     let run: ReconciliationRun;
     try {
-      run = await service.run({ ...options, trigger: 'cli', actor: cliActor() }, (progress) =>
+      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: cliActor() }, (progress) =>
         bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: progress.paymentsRead }),
       );
     } finally {
