@@ -7,7 +7,7 @@ import type { ReconciliationRun } from '../db/generated/client.ts';
 import { cliActor } from '../ops/audit.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
-import { PeriodError, zonedDate } from '../reconciliation/period.ts';
+import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import type { PrismaClient } from '../db/database.ts';
@@ -31,21 +31,22 @@ const SHOWN_PER_CODE = 20;
  * job can alert on anything but 0.
  */
 export async function reconcileCommand(options: ReconcileOptions, context: CliContext): Promise<number> {
+  // Checked before the database is opened: a mistyped date answers at once.
+  const { timeZone } = context.config.reconciliation;
+  if (options.today === true && (options.from !== undefined || options.to !== undefined)) {
+    throw new CliError('payout reconcile: --today cannot be given with --from or --to', exitCodes.usage);
+  }
+  const asked = options.today === true ? { from: zonedDate(new Date(), timeZone), to: zonedDate(new Date(), timeZone) } : options;
+  let period;
+  try {
+    period = resolvePeriod({ from: asked.from, to: asked.to, timeZone, now: new Date() });
+  } catch (error) {
+    if (error instanceof PeriodError) throw new CliError(`payout reconcile: ${error.message}`, exitCodes.usage);
+    throw error;
+  }
   const runtime = await openRuntime({ ...context.config, singleUser: true }, context.logger);
   try {
     const service = runtime.services.reconciliations;
-    if (options.today === true) {
-      if (options.from !== undefined || options.to !== undefined) throw new CliError('payout reconcile: --today cannot be given with --from or --to', exitCodes.usage);
-      const today = zonedDate(new Date(), service.settings.timeZone);
-      options = { ...options, from: today, to: today };
-    }
-    let period;
-    try {
-      period = service.period(options);
-    } catch (error) {
-      if (error instanceof PeriodError) throw new CliError(`payout reconcile: ${error.message}`, exitCodes.usage);
-      throw error;
-    }
     context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
     const bar = new SingleBar({
       format: '{bar} {value}/{total} days read | {phase} | {requests} upstream requests | {payments} payments read',

@@ -60,6 +60,11 @@ export interface ReconciliationDeps {
 /** Reads of single payments at once while confirming and repairing. */
 const READ_CONCURRENCY = 4;
 const CONFIRM_PAGE = 500;
+/**
+ * Confirming reads per run at most. Past it (an upstream that lost a whole day, say) the
+ * rest are reported as the list showed them: a read each would add nothing but load.
+ */
+const MAX_CONFIRM_READS = 5_000;
 /** Progress is written to the run at most this often (it also renews the lease). */
 const PROGRESS_EVERY_MS = 1_000;
 
@@ -241,10 +246,16 @@ export class ReconciliationService {
     const limit = pLimit(READ_CONCURRENCY);
     const staging = { runId: run.id, startsAt: run.startsAt, endsAt: run.endsAt };
     let after = '';
+    let reads = 0;
     for (;;) {
       this.checkStopping();
+      if (reads >= MAX_CONFIRM_READS) {
+        this.deps.logger.warn({ runId: run.id, reads }, 'too many payments differ to read each again; the rest are reported as the list showed them');
+        return;
+      }
       const ids = await confirmCandidates(this.deps.query, run, after, CONFIRM_PAGE);
       if (ids.length === 0) return;
+      reads += ids.length;
       after = ids.at(-1)!;
       const found = await Promise.all(
         ids.map((paymentId) =>
