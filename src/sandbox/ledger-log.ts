@@ -80,6 +80,15 @@ export class LedgerLog {
     writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
 
+  /** Many records in a few writes (a seeded day of test payments). */
+  appendMany(records: PaymentRecord[], balanceMinor: bigint, balanceUpdatedAt: number): void {
+    if (this.fd === undefined) return;
+    for (let i = 0; i < records.length; i += 1000) {
+      const lines = records.slice(i, i + 1000).map((record): LogLine => ({ kind: 'payment', record, balanceMinor: balanceMinor.toString(), balanceUpdatedAt }));
+      writeSync(this.fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    }
+  }
+
   close(): void {
     if (this.fd === undefined) return;
     closeSync(this.fd);

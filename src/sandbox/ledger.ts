@@ -3,7 +3,7 @@ import { basisPoints, fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { Balance, Balances, Payment, PaymentPayload } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
 import type { SandboxProvider } from './catalogue.ts';
-import { DAY_MS, formatDateTime, utcDate } from './clock.ts';
+import { DAY_MS, formatDateTime } from './clock.ts';
 import type { LedgerLog, LedgerState, PaymentRecord } from './ledger-log.ts';
 import { sandboxOutcome, type SandboxOutcome } from './outcomes.ts';
 
@@ -70,6 +70,31 @@ interface Entry {
   timer?: NodeJS.Timeout;
 }
 
+/** Payments made behind the gateway's back (a test feature): one record per paymentId. */
+export interface SeedRequest {
+  paymentIds: string[];
+  amount: string;
+  provider: SandboxProvider;
+  fields: Record<string, string>;
+  status: 'COMPLETED' | 'FAILED' | 'IN_PROGRESS' | 'READY';
+  errorCode?: string;
+  /** Epoch ms; now when absent. */
+  createdAt?: number;
+  commission?: string;
+}
+
+/** What the upstream holds for a payment, changed (a test feature); absent fields stay. */
+export interface PaymentChange {
+  status?: Payment['status']['value'];
+  errorCode?: string;
+  errorMessage?: string;
+  commission?: string;
+  amount?: string;
+  fields?: Record<string, string>;
+  /** Send the status webhook; by default it is "lost". */
+  notify?: boolean;
+}
+
 export interface ListQuery {
   limit: number;
   offset: number;
@@ -86,6 +111,8 @@ export const SEARCH_WINDOW_DAYS = 50;
  */
 export class SandboxLedger {
   private readonly entries = new Map<string, Entry>();
+  /** Every entry by (createdAt, sequence), oldest first: a list page is a slice, not a sort. */
+  private readonly byTime: Entry[] = [];
   private readonly calls = new Map<string, { createCalls: number; executeCalls: number }>();
   private balanceMinor: bigint;
   private balanceUpdatedAt: number;
@@ -98,6 +125,7 @@ export class SandboxLedger {
     this.balanceMinor = state?.balanceMinor ?? options.balanceMinor;
     this.balanceUpdatedAt = state?.balanceUpdatedAt ?? options.now();
     for (const record of state?.payments ?? []) this.restore(record);
+    this.byTime.sort(olderFirst);
   }
 
   balance(): Balance {
@@ -159,7 +187,7 @@ export class SandboxLedger {
       commissionMinor,
       effects: { ...pending, creates: 1, executions: 0, debitedMinor: 0n },
     };
-    this.entries.set(paymentId, entry);
+    this.add(entry);
     this.persist(entry);
     if (!outcome.failAtCreate) this.schedule(entry, this.options.expiryMs, () => this.expire(entry));
     return clone(payment);
@@ -197,17 +225,101 @@ export class SandboxLedger {
     return clone(entry.payment);
   }
 
+  /** Newest first (createdAt, then sequence), the UTC creation day from..to: O(log n + limit) a page. */
   list(query: ListQuery): Payment[] {
-    const matching = [...this.entries.values()]
-      .filter((entry) => {
-        const day = utcDate(entry.createdAt);
-        return day >= query.from && day <= query.to;
-      })
-      .sort((a, b) => b.createdAt - a.createdAt || b.sequence - a.sequence);
-    return matching.slice(query.offset, query.offset + query.limit).map((entry) => {
+    const lower = this.firstCreatedFrom(Date.parse(`${query.from}T00:00:00Z`));
+    const upper = this.firstCreatedFrom(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
+    const page: Payment[] = [];
+    for (let index = upper - 1 - query.offset; index >= lower && page.length < query.limit; index--) {
+      const entry = this.byTime[index]!;
       this.expireIfDue(entry);
-      return clone(entry.payment);
-    });
+      page.push(clone(entry.payment));
+    }
+    return page;
+  }
+
+  /**
+   * Test feature: payments made "behind the gateway's back" (another system with the
+   * agent's credentials), straight into the ledger with the status asked for. COMPLETED
+   * and IN_PROGRESS ones take their money from the balance as an execute would. No
+   * webhook: nobody gave a webhookUrl. Written to the log in one go.
+   */
+  seed(request: SeedRequest): Payment[] {
+    const provider = request.provider;
+    const amountMinor = toMinorUnits(request.amount);
+    const commissionMinor =
+      request.commission === undefined ? maxBigint(basisPoints(amountMinor, provider.commissionBps), provider.commissionMinMinor) : toMinorUnits(request.commission);
+    for (const paymentId of request.paymentIds) this.assertAbsent(paymentId);
+    const made: Entry[] = [];
+    for (const paymentId of request.paymentIds) {
+      const createdAt = request.createdAt ?? this.options.now();
+      const status: Payment['status'] =
+        request.status === 'FAILED'
+          ? failed(createdAt, request.errorCode ?? 'BILLING_DECLINED', 'The recipient billing declined the payment')
+          : { value: request.status, changedDateTime: formatDateTime(createdAt) };
+      const payment: Payment = {
+        paymentId,
+        creationDateTime: formatDateTime(createdAt),
+        expirationDateTime: formatDateTime(createdAt + this.options.expiryMs),
+        status,
+        amount: { currency: 'RUB', value: fromMinorUnits(amountMinor) },
+        recipientDetails: { providerCode: provider.code, fields: { ...request.fields } },
+        commission: rub(commissionMinor),
+        ...(request.status === 'COMPLETED' ? { billingDetails: { transactionId: randomUUID(), rrn: String(randomInt(100_000_000_000, 999_999_999_999)) } } : {}),
+      };
+      const entry: Entry = {
+        payment,
+        createdAt,
+        sequence: this.sequence++,
+        outcome: sandboxOutcome(provider.code, request.fields),
+        amountMinor,
+        commissionMinor,
+        effects: { createCalls: 0, creates: 1, executeCalls: 0, executions: request.status === 'READY' ? 0 : 1, debitedMinor: 0n },
+      };
+      if (request.status === 'COMPLETED' || request.status === 'IN_PROGRESS') this.debit(entry, amountMinor + commissionMinor);
+      this.add(entry);
+      made.push(entry);
+      if (request.status === 'READY') this.schedule(entry, Math.max(0, createdAt + this.options.expiryMs - this.options.now()), () => this.expire(entry));
+      if (request.status === 'IN_PROGRESS') this.schedule(entry, this.options.inProgressMs, () => this.settle(entry));
+    }
+    this.persistMany(made);
+    return made.map((entry) => clone(entry.payment));
+  }
+
+  /**
+   * Test feature: what the upstream holds for a payment changes without the gateway being
+   * told (a webhook lost, unless `notify`). The balance follows the money: a payment that
+   * stops being COMPLETED or IN_PROGRESS gives its charge back, one that becomes so takes it.
+   */
+  alter(paymentId: string, change: PaymentChange): Payment {
+    const entry = this.find(paymentId);
+    clearTimeout(entry.timer);
+    if (change.amount !== undefined) {
+      entry.amountMinor = toMinorUnits(change.amount);
+      entry.payment.amount = { ...entry.payment.amount, value: fromMinorUnits(entry.amountMinor) };
+    }
+    if (change.commission !== undefined) {
+      entry.commissionMinor = toMinorUnits(change.commission);
+      entry.payment.commission = rub(entry.commissionMinor);
+    }
+    if (change.fields !== undefined) entry.payment.recipientDetails = { ...entry.payment.recipientDetails, fields: { ...change.fields } };
+    const value = change.status ?? entry.payment.status.value;
+    const holdsMoney = value === 'COMPLETED' || value === 'IN_PROGRESS';
+    const charge = holdsMoney ? entry.amountMinor + entry.commissionMinor : 0n;
+    if (charge !== entry.effects.debitedMinor) this.debit(entry, charge - entry.effects.debitedMinor);
+    if (change.status !== undefined || change.errorCode !== undefined) {
+      const now = this.options.now();
+      const status: Payment['status'] = { value, changedDateTime: formatDateTime(now) };
+      const errorCode = change.errorCode ?? (value === 'FAILED' ? 'BILLING_DECLINED' : value === 'EXPIRED' ? 'EXPIRED' : undefined);
+      if (errorCode !== undefined) Object.assign(status, { errorCode, errorMessage: change.errorMessage ?? 'Changed in the sandbox (test feature)' });
+      entry.payment.status = status;
+      if (value === 'COMPLETED' && entry.payment.billingDetails === undefined) {
+        entry.payment.billingDetails = { transactionId: randomUUID(), rrn: String(randomInt(100_000_000_000, 999_999_999_999)) };
+      }
+    }
+    this.persist(entry);
+    if (change.notify === true) this.options.onStatusChange(clone(entry.payment));
+    return clone(entry.payment);
   }
 
   effects(paymentId: string): PaymentEffects | undefined {
@@ -260,6 +372,7 @@ export class SandboxLedger {
       effects: { ...record.effects, debitedMinor: BigInt(record.effects.debitedMinor) },
     };
     this.entries.set(payment.paymentId, entry);
+    this.byTime.push(entry);
     this.sequence = Math.max(this.sequence, record.sequence + 1);
     const now = this.options.now();
     if (payment.status.value === 'READY') {
@@ -272,21 +385,35 @@ export class SandboxLedger {
 
   /** Recorded before the change is answered or notified, so a restart goes on from it. */
   private persist(entry: Entry): void {
-    const log = this.options.stored?.log;
-    if (log === undefined) return;
-    const { debitedMinor, ...counts } = entry.effects;
-    log.append(
-      {
-        payment: entry.payment,
-        createdAt: entry.createdAt,
-        sequence: entry.sequence,
-        amountMinor: entry.amountMinor.toString(),
-        commissionMinor: entry.commissionMinor.toString(),
-        effects: { ...counts, debitedMinor: debitedMinor.toString() },
-      },
-      this.balanceMinor,
-      this.balanceUpdatedAt,
-    );
+    this.options.stored?.log.append(record(entry), this.balanceMinor, this.balanceUpdatedAt);
+  }
+
+  private persistMany(entries: Entry[]): void {
+    this.options.stored?.log.appendMany(entries.map(record), this.balanceMinor, this.balanceUpdatedAt);
+  }
+
+  private add(entry: Entry): void {
+    this.entries.set(entry.payment.paymentId, entry);
+    const last = this.byTime.at(-1);
+    if (last === undefined || olderFirst(last, entry) <= 0) {
+      this.byTime.push(entry);
+      return;
+    }
+    // A back-dated payment (a test feature): into its place.
+    this.byTime.splice(this.firstCreatedFrom(entry.createdAt, entry.sequence), 0, entry);
+  }
+
+  /** Index of the first entry created at or after `epochMs` (and, at that instant, with a sequence of at least `sequence`). */
+  private firstCreatedFrom(epochMs: number, sequence = -Infinity): number {
+    let low = 0;
+    let high = this.byTime.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const entry = this.byTime[middle]!;
+      if (entry.createdAt < epochMs || (entry.createdAt === epochMs && entry.sequence < sequence)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   private find(paymentId: string): Entry {
@@ -370,6 +497,22 @@ export class SandboxLedger {
 /** errorCode is a plain string: the sandbox can also send codes the spec does not list. */
 function failed(now: number, errorCode: string, errorMessage: string): Payment['status'] {
   return { value: 'FAILED', changedDateTime: formatDateTime(now), errorCode, errorMessage };
+}
+
+function record(entry: Entry): PaymentRecord {
+  const { debitedMinor, ...counts } = entry.effects;
+  return {
+    payment: entry.payment,
+    createdAt: entry.createdAt,
+    sequence: entry.sequence,
+    amountMinor: entry.amountMinor.toString(),
+    commissionMinor: entry.commissionMinor.toString(),
+    effects: { ...counts, debitedMinor: debitedMinor.toString() },
+  };
+}
+
+function olderFirst(a: Entry, b: Entry): number {
+  return a.createdAt - b.createdAt || a.sequence - b.sequence;
 }
 
 function rub(minor: bigint) {

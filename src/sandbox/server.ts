@@ -18,6 +18,7 @@ import {
 import { SandboxLedger } from './ledger.ts';
 import { LedgerLog } from './ledger-log.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
+import { SandboxTestFeatures } from './test-features.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
 export interface SandboxOptions {
@@ -57,6 +58,8 @@ export interface Sandbox {
   readonly ledger: SandboxLedger;
   readonly faults: FaultInjector;
   readonly webhooks: WebhookSender;
+  /** Reconciliation's test features: payments behind the gateway's back, changes upstream, a list that grows. */
+  readonly testFeatures: SandboxTestFeatures;
   /** Answers held by hold-after, whether or not their caller is still there. */
   held(): HeldAnswer[];
   /** Lets every held answer go out as it would have; resolves to how many there were. */
@@ -91,6 +94,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const faults = new FaultInjector(noFaults, options.random);
   faults.replaceRates(options.faults ?? {});
   const held = new Map<HeldAnswer, () => void>();
+  const testFeatures = new SandboxTestFeatures(ledger);
   const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
 
   const server = createServer((req, res) => {
@@ -140,6 +144,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   async function serveWithFaults(route: PartnerRoute, res: ServerResponse): Promise<void> {
+    if (route.operation === 'list') testFeatures.beforeList();
     if (route.paymentId !== undefined && (route.operation === 'create' || route.operation === 'execute')) {
       ledger.noteCall(route.operation, route.paymentId);
     }
@@ -198,6 +203,21 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     if (area === 'payments' && req.method === 'GET' && id === undefined) {
       return send(res, 200, { payments: ledger.allEffects() });
     }
+    if (area === 'payments' && req.method === 'POST' && id === undefined) {
+      return send(res, 201, testFeatures.seed(parseJsonOrUndefined(await readBody(req))));
+    }
+    if (area === 'payments' && req.method === 'PATCH' && id !== undefined) {
+      return send(res, 200, testFeatures.alter(id, parseJsonOrUndefined(await readBody(req))));
+    }
+    if (area === 'list-growth' && id === undefined) {
+      if (req.method === 'POST') return send(res, 201, testFeatures.startGrowth(parseJsonOrUndefined(await readBody(req))));
+      if (req.method === 'GET') return send(res, 200, testFeatures.growthState());
+      if (req.method === 'DELETE') {
+        testFeatures.stopGrowth();
+        return send(res, 204, undefined);
+      }
+    }
+    if (area === 'list-calls' && req.method === 'GET' && id === undefined) return send(res, 200, testFeatures.calls());
     if (area === 'payments' && req.method === 'GET' && id !== undefined) {
       const effects = ledger.effects(id);
       if (effects === undefined) throw new SandboxApiError('payout.payment.not-found', `no calls for payment ${id}`);
@@ -248,6 +268,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ledger,
     faults,
     webhooks,
+    testFeatures,
     listen(port = 0, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
