@@ -76,12 +76,39 @@ program
     finish(await reconcileCommand(options, await context()));
   });
 
-program
+const sandbox = program
   .command('sandbox')
-  .description('Run the Payout API sandbox alone (like npm run sandbox).')
+  .description('Run the Payout API sandbox alone (like npm run sandbox), or use its test features below.')
   .action(async () => {
     await import('../sandbox/main.ts');
   });
+const sandboxCommands = () => import('./sandbox-commands.ts');
+
+sandbox
+  .command('pay-behind')
+  .description("Test feature: make payments in the sandbox as another system with your credentials would, unknown to the gateway.")
+  .requiredOption('--amount <amount>', 'each payment, e.g. 1500.00')
+  .option('--provider <code>', 'provider code (default sbp-b2c)')
+  .option('--count <n>', 'how many', positiveInt)
+  .addOption(new Option('--status <status>', 'their status').choices(['COMPLETED', 'FAILED', 'IN_PROGRESS', 'READY']))
+  .option('--id <paymentId>', 'the paymentId of a single one')
+  .action(async (options) => finish(await (await sandboxCommands()).payBehindCommand(options, await context())));
+
+sandbox
+  .command('alter <paymentId>')
+  .description("Test feature: change what the sandbox holds for a payment, without a webhook (the gateway is not told).")
+  .addOption(new Option('--status <status>', 'a new status').choices(['CREATED', 'READY', 'EXPIRED', 'IN_PROGRESS', 'FAILED', 'COMPLETED']))
+  .option('--error-code <code>', 'the status errorCode, e.g. BILLING_DECLINED')
+  .option('--commission <amount>', 'a new commission, e.g. 99.00')
+  .option('--amount <amount>', 'a new amount')
+  .action(async (paymentId: string, options) => finish(await (await sandboxCommands()).alterCommand(paymentId, options, await context())));
+
+sandbox
+  .command('payments')
+  .description('What the sandbox holds: payments created on the days --from to --to (UTC, default today).')
+  .option('--from <date>', 'YYYY-MM-DD')
+  .option('--to <date>', 'YYYY-MM-DD')
+  .action(async (options) => finish(await (await sandboxCommands()).paymentsCommand(options, await context())));
 
 function finish(code: number): void {
   process.exitCode = code;
