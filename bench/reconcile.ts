@@ -58,11 +58,6 @@ interface Figure extends ChildResult {
   listRequests: number;
 }
 
-if (values.child !== undefined) {
-  await child(JSON.parse(values.child) as Record<string, string>);
-} else {
-  await main();
-}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'payout-bench-reconcile-'));
@@ -338,4 +333,10 @@ async function admin(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+if (values.child !== undefined) {
+  await child(JSON.parse(values.child) as Record<string, string>);
+} else {
+  await main();
 }
