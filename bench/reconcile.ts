@@ -221,7 +221,9 @@ async function seedGateway(db: Database, client: PayoutClient): Promise<void> {
 
 function runChild(env: Record<string, string>): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const childProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/reconcile.ts', '--child', JSON.stringify(env)], {
+    // BENCH_CPU_PROF_DIR=dir: the reconciling process writes a CPU profile there (node --cpu-prof).
+    const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR] : [];
+    const childProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/reconcile.ts', '--child', JSON.stringify(env)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
