@@ -22,7 +22,8 @@ async function main(): Promise<void> {
       : await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
   runtime.reconciler.start();
   runtime.worker.start();
-  logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
+  if (config.reconciliation.daily) runtime.dailyReconciliation.start();
+  logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, dailyReconciliation: config.reconciliation.daily, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
   onShutdown(logger, [async () => metrics?.close(), () => runtime.close()]);
 }
 

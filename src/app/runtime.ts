@@ -19,6 +19,7 @@ import { BatchWorker } from '../batch/worker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
 import { loggingFailedCalls } from '../ops/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
+import { DailyReconciliation } from '../reconciliation/schedule.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
@@ -34,6 +35,8 @@ export interface Runtime {
   services: GatewayServices;
   worker: BatchWorker;
   reconciler: Reconciler;
+  /** Yesterday's reconciliation once a day; started with the worker when RECONCILE_DAILY is on. */
+  dailyReconciliation: DailyReconciliation;
   /** This process's Prometheus metrics (ops/metrics.ts), fed by the client, the worker and the webhook intake. */
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
@@ -90,17 +93,23 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     { prisma: db.prisma, query: db.query, client: upstream.client, tracker, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
     { ...config.reconciliation, leaseMs: config.worker.leaseMs },
   );
+  const dailyReconciliation = new DailyReconciliation(
+    { prisma: db.prisma, query: db.query, service: reconciliations, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
+    { dailyAt: config.reconciliation.dailyAt, checkEveryMs: 60_000, retryAfterMs: 15 * 60_000 },
+  );
   return Object.assign(runtime, {
     db,
     upstream,
     services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents, reconciliations },
     worker,
     reconciler,
+    dailyReconciliation,
     metrics,
     async close() {
       await worker.stop();
       await reconciler.stop();
-      await reconciliations.stop();
+      // A run in progress stops at its next page (it ends FAILED; the schedule takes it again).
+      await Promise.all([reconciliations.stop(), dailyReconciliation.stop()]);
       // After the worker: its last events are sent before the pool closes.
       await eventTarget?.close();
       await upstream.close();

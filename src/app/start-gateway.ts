@@ -82,6 +82,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
 
   runtime.reconciler.start();
   if (config.worker.inProcess) runtime.worker.start();
+  if (config.worker.inProcess && config.reconciliation.daily) runtime.dailyReconciliation.start();
 
   return Object.assign(runtime, {
     url,

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrismaClient } from '../db/database.ts';
 import { BatchItemStatus, TrackedStatus } from '../db/generated/enums.ts';
+import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
 
@@ -62,8 +63,59 @@ export class GatewayMetrics implements CallObserver {
     const items = cachedCounts(cacheMs, () =>
       deps.prisma.batchItem.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
     );
+    reconciliationGauges(
+      cachedCounts(cacheMs, () =>
+        deps.prisma.reconciliationRun.findFirst({
+          where: { status: 'COMPLETED' },
+          orderBy: { finishedAt: 'desc' },
+          select: { finishedAt: true, countsByCode: true, openCount: true },
+        }),
+      ),
+    );
     statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);
     statusGauge('payout_batch_items', 'Batch rows in the database by status (the whole database, not this process).', Object.values(BatchItemStatus), items);
+
+    /** The latest completed reconciliation, read at scrape time: every process reports the same. */
+    function reconciliationGauges(latest: () => Promise<{ finishedAt: Date | null; countsByCode: unknown; openCount: number } | null>): void {
+      const read = async () => {
+        try {
+          return { run: await latest() };
+        } catch (error) {
+          deps.logger.warn({ err: error, metric: 'payout_reconciliation' }, 'metrics: could not read the latest reconciliation');
+          return undefined;
+        }
+      };
+      new Gauge({
+        name: 'payout_reconciliation_discrepancies',
+        help: 'Discrepancies per code found by the latest completed reconciliation run (every code, 0 included).',
+        labelNames: ['code'],
+        registers,
+        async collect() {
+          const found = await read();
+          if (found === undefined) return;
+          const counts = (found.run?.countsByCode ?? {}) as Record<string, number>;
+          for (const code of discrepancyCodes) this.set({ code }, counts[code] ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'payout_reconciliation_open_discrepancies',
+        help: 'Discrepancies left for a person by the latest completed reconciliation run.',
+        registers,
+        async collect() {
+          const found = await read();
+          if (found !== undefined) this.set(found.run?.openCount ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'payout_reconciliation_last_success_timestamp_seconds',
+        help: 'When the latest reconciliation run completed (Unix seconds); 0 before the first.',
+        registers,
+        async collect() {
+          const found = await read();
+          if (found !== undefined) this.set(found.run?.finishedAt === null || found.run === null ? 0 : found.run.finishedAt.getTime() / 1000);
+        },
+      });
+    }
 
     function statusGauge(name: string, help: string, statuses: string[], counts: () => Promise<ReadonlyArray<readonly [string, number]>>): void {
       new Gauge({
