@@ -1,17 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
 
 /**
  * The payroll clerk's journey in a real browser (Debian's Chromium driven by
@@ -19,77 +16,6 @@ import { createLogger } from '../../src/log/logger.ts';
  * step through the page only, each page state checked with axe-core. With
  * UPDATE_SCREENSHOTS=1 each step is saved to docs/screenshots/ for the README.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const require = createRequire(import.meta.url);
-const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
-const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
-const WAIT_MS = 90_000;
-
-// Without Chromium the suites show as skipped with the reason; in CI they run (and fail without it).
-const missing = !existsSync(CHROMIUM) && !inCi;
-const suite = (name: string, body: () => void) =>
-  missing
-    ? describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body)
-    : // A browser, a gateway and its worker on a loaded 2-core machine: bounds for a hang only.
-      describe(name, { timeout: 300_000 }, body);
-if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
-
-/** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
-function buildWebPage(): void {
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, stdio: 'inherit' });
-}
-
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'],
-  });
-}
-
-interface Rig {
-  page: Page;
-  context: BrowserContext;
-  /** Console errors and CSP violations seen so far. */
-  problems: string[];
-}
-
-async function openPage(browser: Browser, baseURL: string): Promise<Rig> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 }, locale: 'en-GB', acceptDownloads: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  return { page, context, problems };
-}
-
-const axeSource = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/**
- * axe-core run inside the page. It is evaluated through the DevTools protocol, which the
- * page's Content-Security-Policy does not govern, so the policy stays as strict as served.
- */
-async function accessibilityViolations(page: Page, state: string): Promise<string[]> {
-  await page.evaluate(await axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
-}
-
-async function step(rig: Rig, name: string): Promise<void> {
-  expect(await accessibilityViolations(rig.page, name)).toEqual([]);
-  if (screenshots) {
-    await mkdir(join(repoRoot, 'docs/screenshots'), { recursive: true });
-    await rig.page.screenshot({ path: join(repoRoot, 'docs/screenshots', `${name}.png`), fullPage: true });
-  }
-}
 
 /** Drops a file on the drop zone as a browser does: a drop event carrying a DataTransfer. */
 async function dropFile(page: Page, selector: string, path: string, type: string): Promise<void> {
@@ -452,7 +378,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     await page.getByText('Signed in as viewer').waitFor();
     await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Sections' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Batches', 'Find a payment', 'GraphiQL']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Batches', 'Find a payment', 'Reconciliation', 'GraphiQL']);
     expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
     await signOut();
   });

@@ -138,7 +138,7 @@ export interface Access {
   role: 'viewer' | 'operator' | 'approver' | 'admin';
   /** The fingerprint the gateway records for this key ("anonymous" without keys). */
   caller: string | undefined;
-  may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean };
+  may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean; reconcile: boolean };
 }
 
 const PROBE_ID = 'no-such-batch';
@@ -168,7 +168,7 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
     anonymous,
     role,
     caller: anonymous ? 'anonymous' : await fingerprint(key),
-    may: { upload: retry, approve, cancel: retry || approve, retry },
+    may: { upload: retry, approve, cancel: retry || approve, retry, reconcile: retry || approve },
   };
 }
 

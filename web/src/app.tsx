@@ -7,6 +7,7 @@ import { I18n, saveLocale, savedLocale, translator, useI18n, type Locale } from 
 import { ErrorNotice, PageTitle } from './parts.tsx';
 import { useRoute, type Route } from './route.ts';
 import { UploadPage } from './upload-page.tsx';
+import { ReconciliationRunPage, ReconciliationsPage } from './reconciliation-page.tsx';
 
 const KEY_STORAGE = 'payout-gateway.api-key';
 
@@ -132,6 +133,7 @@ function Nav({ route, access }: { route: Route; access: Access }) {
     { href: '#/', label: t('nav.batches'), current: route.page === 'batches' || route.page === 'batch' },
     ...(access.may.upload ? [{ href: '#/upload', label: t('nav.upload'), current: route.page === 'upload' }] : []),
     { href: '#/find', label: t('nav.find'), current: route.page === 'find' },
+    { href: '#/reconciliation', label: t('nav.reconciliation'), current: route.page === 'reconciliations' || route.page === 'reconciliation' },
   ];
   return (
     <nav class="main-nav" aria-label={t('nav.label')}>
@@ -153,6 +155,10 @@ function Page({ route, access }: { route: Route; access: Access }) {
       return <UploadPage access={access} />;
     case 'find':
       return <FindPage query={route.query} />;
+    case 'reconciliations':
+      return <ReconciliationsPage access={access} />;
+    case 'reconciliation':
+      return <ReconciliationRunPage id={route.id} key={route.id} />;
     default:
       return <BatchesPage access={access} />;
   }

@@ -7,25 +7,35 @@ import type { BatchDetail } from './queries.ts';
 /** The gateway's download routes (src/server/batch-downloads.ts), fetched with the caller's key. */
 export function Downloads({ batch, only }: { batch: BatchDetail; only?: 'problems' }) {
   const { t } = useI18n();
-  const [error, setError] = useState<unknown>();
-  // Plain CSV, the dialect a Russian-locale Excel opens (';', decimal comma) and a workbook.
   const kinds = [
     ...(only === undefined ? [['results', t('batch.results')] as const] : []),
     ...(batch.invalidCount + batch.warningCount > 0 || batch.status === 'REJECTED' ? [['problems', t('batch.problems')] as const] : []),
   ];
+  if (kinds.length === 0) return null;
+  return (
+    <DownloadSection id={`downloads-${batch.id}`} rows={kinds.map(([kind, label]) => ({ id: `download-${batch.id}-${kind}`, label, path: `/batches/${batch.id}/${kind}` }))} />
+  );
+}
+
+/**
+ * A "Downloads" section: each report in plain CSV, the dialect a Russian-locale Excel opens
+ * (';', decimal comma) and a workbook. `path` is the report's route without its extension.
+ */
+export function DownloadSection({ id, rows }: { id: string; rows: Array<{ id: string; label: string; path: string }> }) {
+  const { t } = useI18n();
+  const [error, setError] = useState<unknown>();
   const formats = [
     { label: 'CSV', suffix: '.csv' },
     { label: t('batch.excelCsv'), suffix: '.csv?format=excel' },
     { label: 'XLSX', suffix: '.xlsx' },
   ];
-  if (kinds.length === 0) return null;
   return (
-    <section class="downloads" aria-labelledby={`downloads-${batch.id}`}>
-      <h2 id={`downloads-${batch.id}`}>{t('batch.downloads')}</h2>
-      {kinds.map(([kind, label]) => (
-        <div class="download-row" role="group" aria-labelledby={`download-${batch.id}-${kind}`} key={kind}>
-          <span id={`download-${batch.id}-${kind}`} class="download-label">
-            {label}
+    <section class="downloads" aria-labelledby={id}>
+      <h2 id={id}>{t('batch.downloads')}</h2>
+      {rows.map((row) => (
+        <div class="download-row" role="group" aria-labelledby={row.id} key={row.id}>
+          <span id={row.id} class="download-label">
+            {row.label}
           </span>
           {formats.map((format) => (
             <button
@@ -33,7 +43,7 @@ export function Downloads({ batch, only }: { batch: BatchDetail; only?: 'problem
               key={format.suffix}
               onClick={() => {
                 setError(undefined);
-                download(`/batches/${batch.id}/${kind}${format.suffix}`).catch(setError);
+                download(`${row.path}${format.suffix}`).catch(setError);
               }}
             >
               {format.label}

@@ -34,7 +34,20 @@ export function StatusBadge({ status }: { status: string | null }) {
 
 /** Finished rows as a bar: paid in green, failed in red, the rest (cancelled) in grey. */
 /** A status filter: "All" and one option per status, named in the page's language. */
-export function StatusFilter({ label, value, statuses, onChange }: { label: string; value: string; statuses: readonly string[]; onChange: (value: string) => void }) {
+export function StatusFilter({
+  label,
+  value,
+  statuses,
+  onChange,
+  name,
+}: {
+  label: string;
+  value: string;
+  statuses: readonly string[];
+  onChange: (value: string) => void;
+  /** How a status is named; the batch and payment statuses' names by default. */
+  name?: (status: string) => string;
+}) {
   const i18n = useI18n();
   return (
     <label>
@@ -43,7 +56,7 @@ export function StatusFilter({ label, value, statuses, onChange }: { label: stri
         <option value="">{i18n.t('common.all')}</option>
         {statuses.map((status) => (
           <option value={status} key={status}>
-            {i18n.status(status)}
+            {(name ?? i18n.status)(status)}
           </option>
         ))}
       </select>

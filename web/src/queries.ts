@@ -162,3 +162,88 @@ export const PROVIDER_NAMES: Record<string, string> = {
   SBP_B2C: 'sbp-b2c',
   SBP_FIO: 'sbp-fio',
 };
+
+export interface ReconciliationSide {
+  count: number;
+  amount: Money;
+  commission: Money;
+  paidCount: number;
+  paidAmount: Money;
+}
+
+export interface ReconciliationRun {
+  id: string;
+  from: string;
+  to: string;
+  timeZone: string;
+  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  trigger: string;
+  requestedBy: string | null;
+  phase: string;
+  daysRead: number;
+  daysToRead: number;
+  upstreamRequests: number;
+  upstream: ReconciliationSide;
+  gateway: ReconciliationSide;
+  matchedCount: number;
+  discrepancyCount: number;
+  openCount: number;
+  repairedCount: number;
+  countsByCode: Array<{ code: string; count: number }>;
+  error: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface Discrepancy {
+  id: string;
+  code: string;
+  description: string;
+  paymentId: string;
+  batchId: string | null;
+  batchRow: number | null;
+  gatewayValue: string | null;
+  upstreamValue: string | null;
+  finalSide: string | null;
+  amount: Money | null;
+  resolution: 'OPEN' | 'REPAIRED';
+}
+
+const SIDE = 'count amount { value currency } commission { value currency } paidCount paidAmount { value currency }';
+const RUN = `id from to timeZone status trigger requestedBy phase daysRead daysToRead upstreamRequests
+  upstream { ${SIDE} } gateway { ${SIDE} } matchedCount discrepancyCount openCount repairedCount
+  countsByCode { code count } error startedAt finishedAt`;
+
+export const RECONCILIATION_RUNS = `query ReconciliationRuns($status: ReconciliationStatus, $first: Int, $after: String) {
+  reconciliationRuns(status: $status, first: $first, after: $after) {
+    edges { node { ${RUN} } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export const RECONCILIATION_RUN = `query ReconciliationRun($id: ID!) { reconciliationRun(id: $id) { ${RUN} } }`;
+
+export const RUN_DISCREPANCIES = `query RunDiscrepancies($id: ID!, $code: DiscrepancyCode, $first: Int, $after: String) {
+  reconciliationRun(id: $id) {
+    id
+    discrepancies(code: $code, first: $first, after: $after) {
+      edges { node { id code description paymentId batchId batchRow gatewayValue upstreamValue finalSide amount { value currency } resolution } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+export const START_RECONCILIATION = `mutation StartReconciliation($from: Date, $to: Date) {
+  startReconciliation(from: $from, to: $to) {
+    __typename
+    ... on StartReconciliationSuccess { run { ${RUN} } }
+    ... on ReconciliationPeriodError { message field }
+  }
+}`;
+
+export type StartReconciliationResult =
+  | { __typename: 'StartReconciliationSuccess'; run: ReconciliationRun }
+  | { __typename: 'ReconciliationPeriodError'; message: string; field: string };
+
+export const RECONCILIATION_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED'];
+export const DISCREPANCY_CODES = ['MISSING_UPSTREAM', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'AMOUNT_DIFFERS', 'COMMISSION_DIFFERS', 'RECIPIENT_DIFFERS', 'NOT_FINAL'];

@@ -5,7 +5,9 @@ export type Route =
   | { page: 'batches' }
   | { page: 'batch'; id: string }
   | { page: 'upload' }
-  | { page: 'find'; query: string };
+  | { page: 'find'; query: string }
+  | { page: 'reconciliations' }
+  | { page: 'reconciliation'; id: string };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -13,6 +15,9 @@ export function parseRoute(hash: string): Route {
   const batch = /^\/batches\/([A-Za-z0-9]{1,16})$/.exec(pathname);
   if (batch !== null) return { page: 'batch', id: batch[1]! };
   if (pathname === '/upload') return { page: 'upload' };
+  const run = /^\/reconciliation\/([A-Za-z0-9]{1,16})$/.exec(pathname);
+  if (run !== null) return { page: 'reconciliation', id: run[1]! };
+  if (pathname === '/reconciliation') return { page: 'reconciliations' };
   if (pathname === '/find') return { page: 'find', query: new URLSearchParams(search).get('q') ?? '' };
   return { page: 'batches' };
 }

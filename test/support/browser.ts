@@ -1,0 +1,84 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+
+/**
+ * A real browser for the page's tests: Debian's Chromium driven by playwright-core, each
+ * page state checked with axe-core, and with UPDATE_SCREENSHOTS=1 saved to docs/screenshots/.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const require = createRequire(import.meta.url);
+export const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
+export const screenshots = process.env.UPDATE_SCREENSHOTS === '1';
+export const WAIT_MS = 90_000;
+
+// Without Chromium the suites show as skipped with the reason; in CI they run (and fail without it).
+const missing = !existsSync(CHROMIUM) && !inCi;
+export const suite = (name: string, body: () => void) =>
+  missing
+    ? describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body)
+    : // A browser, a gateway and its worker on a loaded 2-core machine: bounds for a hang only.
+      describe(name, { timeout: 300_000 }, body);
+if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get install -y chromium); in CI it runs and fails without it`);
+
+/** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
+export function buildWebPage(): void {
+  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'],
+  });
+}
+
+export interface Rig {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and CSP violations seen so far. */
+  problems: string[];
+}
+
+export async function openPage(browser: Browser, baseURL: string): Promise<Rig> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 }, locale: 'en-GB', acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, context, problems };
+}
+
+const axeSource = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core run inside the page. It is evaluated through the DevTools protocol, which the
+ * page's Content-Security-Policy does not govern, so the policy stays as strict as served.
+ */
+export async function accessibilityViolations(page: Page, state: string): Promise<string[]> {
+  await page.evaluate(await axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
+}
+
+export async function step(rig: Rig, name: string): Promise<void> {
+  expect(await accessibilityViolations(rig.page, name)).toEqual([]);
+  if (screenshots) {
+    await mkdir(join(repoRoot, 'docs/screenshots'), { recursive: true });
+    await rig.page.screenshot({ path: join(repoRoot, 'docs/screenshots', `${name}.png`), fullPage: true });
+  }
+}
+
