@@ -3,6 +3,7 @@ import { systemActor } from '../../src/ops/audit.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { sbpPayment } from '../support/sandbox.ts';
+import { addDays } from '../../src/reconciliation/period.ts';
 import { alterUpstream, payBehind, reconciliationService, today } from '../support/reconciliation.ts';
 
 /**
@@ -125,4 +126,38 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     const after = await gw.sb.effects('repair-1');
     expect({ createCalls: after.createCalls, executeCalls: after.executeCalls }).toEqual({ createCalls: before.createCalls, executeCalls: before.executeCalls });
   });
+
+  it('reads a list that grows while it is read without missing or doubling a payment', async () => {
+    const before = await reconcile();
+    const json = { headers: { 'content-type': 'application/json' } };
+    // Another system pays one more at each of the next 20 list reads, and pages are small,
+    // so today is read while it grows: newest first, every payment shifts down a place.
+    await gw.sb.raw('POST', '/_sandbox/list-growth', { ...json, body: JSON.stringify({ reads: 20, paymentsPerRead: 1, idPrefix: 'grown-' }) });
+    const run = await reconciliationService(gw, { pageSize: 2 }).run({ from: today(), to: today(), trigger: 'cli', actor: systemActor });
+    expect(run.windowsReread).toBeGreaterThanOrEqual(1);
+    const grown = (await discrepancies(run.id)).filter((d) => d.paymentId.startsWith('grown-'));
+    expect(grown.map((d) => d.code)).toEqual(Array(20).fill('UNKNOWN_TO_GATEWAY'));
+    expect(new Set(grown.map((d) => d.paymentId)).size).toBe(20);
+    expect(run.upstreamCount).toBe(before.upstreamCount + 20);
+  });
+
+  it('reconciles a period with no payment at all as empty on both sides', async () => {
+    const quiet = addDays(today(), -40);
+    const run = await services().reconciliations.run({ from: quiet, to: quiet, trigger: 'cli', actor: systemActor });
+    expect(run).toMatchObject({ status: 'COMPLETED', upstreamCount: 0, gatewayCount: 0, matchedCount: 0, discrepancyCount: 0, windowsTotal: 3, windowsRead: 3 });
+    expect(run.upstreamAmount.toString()).toBe('0');
+  });
+
+  it('ends FAILED with the upstream\'s reason when the list cannot be read, and keeps nothing staged', async () => {
+    await gw.sb.raw('PATCH', '/_sandbox/faults/rates', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ failBeforeRate: 1, rateOperations: ['list'] }) });
+    try {
+      const run = await reconcile();
+      expect(run.status).toBe('FAILED');
+      expect(run.error).toMatch(/^the upstream could not be read \(payout\.internal\.error\)/);
+      expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: run.id } })).toBe(0);
+    } finally {
+      await gw.sb.raw('PUT', '/_sandbox/faults/rates', { headers: { 'content-type': 'application/json' }, body: '{}' });
+    }
+  });
 });
+
