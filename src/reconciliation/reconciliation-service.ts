@@ -151,6 +151,10 @@ export class ReconciliationService {
     const run = await prisma.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
     const tracking = new ProgressWriter(prisma, run.id, this.settings.leaseMs, this.now, onProgress, run.windowsTotal);
     const log = logger.child({ runId: run.id, from: run.periodFrom, to: run.periodTo });
+    // Renewed on a timer too: one long statement (the compare of a large period) must not
+    // let the lease lapse and another worker take the run while this one still works on it.
+    const heartbeat = setInterval(() => void tracking.renew().catch((error: unknown) => log.warn({ err: error }, 'could not renew the run\'s lease')), Math.max(1_000, this.settings.leaseMs / 3));
+    heartbeat.unref();
     try {
       const period = this.period({ from: run.periodFrom, to: run.periodTo });
       log.info({ days: period.readDays.length }, 'reconciliation started');
@@ -195,6 +199,8 @@ export class ReconciliationService {
         where: { id: run.id },
         data: { ...tracking.counters(), status: 'FAILED', error: describeFailure(error), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
       });
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -310,6 +316,12 @@ class ProgressWriter {
   async phase(phase: string): Promise<void> {
     this.currentPhase = phase;
     await this.tick(true);
+  }
+
+  /** Pushes the lease out, whatever the run is doing. */
+  async renew(): Promise<void> {
+    // Only while it runs: a renewal that lands after the end must not lease a finished run.
+    await this.prisma.reconciliationRun.updateMany({ where: { id: this.runId, status: 'RUNNING' }, data: { leaseExpiresAt: new Date(this.now().getTime() + this.leaseMs) } });
   }
 
   async tick(force = false): Promise<void> {
