@@ -76,6 +76,9 @@ export class DailyReconciliation {
     });
     if (id === null) {
       this.deps.logger.debug({ day }, 'daily reconciliation taken by another worker or done');
+      // After the claim (which takes over a scheduled run whose worker died): any other
+      // run left RUNNING by a process that stopped is marked FAILED, so no page shows it running.
+      await service.failAbandoned();
       return null;
     }
     // A run taken over starts afresh: what the failed attempt found goes.

@@ -62,6 +62,17 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     expect((await runsOfYesterday())[0]).toMatchObject({ status: 'COMPLETED', leaseOwner: null });
   });
 
+  it('marks a run another process left RUNNING as FAILED when it next looks', async () => {
+    const today = zonedDate(new Date(), 'UTC');
+    const left = await gw.services().reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
+    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${left.id}`;
+    expect(await daily('sweeper').tick()).toBeNull();
+    expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: left.id } })).toMatchObject({
+      status: 'FAILED',
+      error: 'the process running it stopped before it finished; start it again',
+    });
+  });
+
   it('shows the latest completed run in /metrics: discrepancies per code, open ones, when it finished', async () => {
     await gw.sb.raw('POST', '/_sandbox/payments', { body: JSON.stringify({ amount: '10.00' }), headers: { 'content-type': 'application/json' } });
     const today = zonedDate(new Date(), 'UTC');
