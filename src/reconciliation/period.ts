@@ -76,14 +76,25 @@ export function zonedDate(instant: Date, timeZone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
-/** The instant a day starts in `timeZone` (DST-aware: the offset is measured at that instant). */
+/**
+ * The instant a day starts in `timeZone`: midnight at the offset in force before or after
+ * a clock change near it, whichever is that day's first instant. Where the change skips
+ * midnight itself (America/Santiago, America/Havana: 23:59:59 is followed by 01:00) the day
+ * starts at the change.
+ */
 export function zonedMidnight(day: string, timeZone: string): Date {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   const utcMidnight = Date.UTC(y, m - 1, d);
-  let instant = utcMidnight - offsetMs(utcMidnight, timeZone);
-  // The offset at the guess may differ from the offset at the answer across a DST change.
-  instant = utcMidnight - offsetMs(instant, timeZone);
-  return new Date(instant);
+  const candidates = [offsetMs(utcMidnight - DAY_MS, timeZone), offsetMs(utcMidnight + DAY_MS, timeZone)]
+    .map((offset) => utcMidnight - offset)
+    .sort((a, b) => a - b);
+  const startsDay = (instant: number) => zonedDate(new Date(instant), timeZone) === day && zonedDate(new Date(instant - 1), timeZone) < day;
+  let start = candidates.find(startsDay);
+  // A change that does not fall on a whole hour at midnight: the first minute of the day between the two.
+  for (let instant = candidates[0]! - 3_600_000; start === undefined && instant <= candidates[1]! + 3_600_000; instant += 60_000) {
+    if (startsDay(instant)) start = instant;
+  }
+  return new Date(start ?? candidates[0]!);
 }
 
 export function addDays(day: string, days: number): string {

@@ -33,6 +33,18 @@ describe('reconciliation period', () => {
     expect(zonedDate(at('2026-10-24T22:00:00Z'), 'Europe/Berlin')).toBe('2026-10-25');
   });
 
+  it('starts a day at its first instant where the clocks change at midnight (Santiago, Havana)', () => {
+    // 00:00 does not exist on these days: the clocks go from 23:59:59 to 01:00.
+    expect(zonedMidnight('2026-09-06', 'America/Santiago').toISOString()).toBe('2026-09-06T04:00:00.000Z');
+    expect(zonedMidnight('2026-03-08', 'America/Havana').toISOString()).toBe('2026-03-08T05:00:00.000Z');
+    // Here 23:00-23:59 of the 4th happens twice: the 5th starts after the second time.
+    expect(zonedMidnight('2026-04-05', 'America/Santiago').toISOString()).toBe('2026-04-05T04:00:00.000Z');
+    const long = resolvePeriod({ from: '2026-04-04', to: '2026-04-04', timeZone: 'America/Santiago', now: at('2026-04-10T12:00:00Z') });
+    expect(long.endsAt.getTime() - long.startsAt.getTime()).toBe(25 * 3_600_000);
+    const short = resolvePeriod({ from: '2026-09-06', to: '2026-09-06', timeZone: 'America/Santiago', now: at('2026-09-10T12:00:00Z') });
+    expect(short.endsAt.getTime() - short.startsAt.getTime()).toBe(23 * 3_600_000);
+  });
+
   const refusal = (request: Parameters<typeof resolvePeriod>[0]) => {
     try {
       resolvePeriod(request);
