@@ -108,16 +108,23 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
   it('repairs a payment the upstream holds final and the gateway does not, with an audit event, and never pays', async () => {
     await pay('repair-1', 'sbp_bank_id_execute_in_progress');
     expect((await services().tracker.find('repair-1'))!.status).toBe('IN_PROGRESS');
-    // The upstream settles it, and the webhook is lost.
-    await alterUpstream(gw.sb, 'repair-1', { status: 'COMPLETED' });
+    const commission = (await gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: 'repair-1' } })).commission!.toFixed(2);
+    // The upstream settles it with another commission, and the webhook is lost.
+    await alterUpstream(gw.sb, 'repair-1', { status: 'COMPLETED', commission: '99.99' });
     const before = await gw.sb.effects('repair-1');
     const run = await reconcile();
     expect(await discrepancies(run.id)).toContainEqual(expect.objectContaining({
       code: 'STATUS_DIFFERS', paymentId: 'repair-1', gatewayValue: 'IN_PROGRESS', upstreamValue: 'COMPLETED', finalSide: 'UPSTREAM', resolution: 'REPAIRED',
     }));
+    // Only the status is repaired: the commission stays as the gateway recorded it, for a person.
+    expect(await discrepancies(run.id)).toContainEqual(expect.objectContaining({
+      code: 'COMMISSION_DIFFERS', paymentId: 'repair-1', gatewayValue: commission, upstreamValue: '99.99', resolution: 'OPEN',
+    }));
     expect(run.repairedCount).toBeGreaterThanOrEqual(1);
+    expect(run.openCount).toBeGreaterThanOrEqual(1);
     const tracked = (await services().tracker.find('repair-1'))!;
     expect(tracked.status).toBe('COMPLETED');
+    expect((await gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: 'repair-1' } })).commission!.toFixed(2)).toBe(commission);
     expect(tracked.history.at(-1)).toMatchObject({ status: 'COMPLETED', source: 'reconcile' });
     const audit = await gw.db.prisma.auditEvent.findMany({ where: { action: 'reconciliation.repair', paymentId: 'repair-1' } });
     expect(audit).toHaveLength(1);
