@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../ops/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutApiError, PayoutError } from '../payout/errors.ts';
+import type { Payment } from '../payout/models.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import { resolvePeriod, type Period } from './period.ts';
 import { repairFromUpstream } from './repair.ts';
@@ -229,19 +230,19 @@ export class ReconciliationService {
     });
     const staging = new StagingWriter(this.deps.query, { runId: run.id, startsAt: run.startsAt, endsAt: run.endsAt });
     for (const day of period.readDays) {
-      const read = await reader.readDay(
-        day,
-        async (payments) => {
+      const sink = {
+        add: async (payments: Payment[], listRead: number) => {
           this.checkStopping();
           tracking.paymentsRead += payments.length;
-          await staging.add(payments);
+          await staging.add(payments, listRead);
         },
-        () => tracking.request(),
-      );
+        distinct: (listRead: number) => staging.distinct(listRead),
+      };
+      const read = await reader.readDay(day, sink, () => tracking.request());
       await staging.flush();
       if (read.reads > 1) tracking.windowsReread++;
       if (!read.settled) {
-        this.deps.logger.warn({ runId: run.id, day, reads: read.reads }, 'the upstream list for this day kept changing while read; its payments made meanwhile may be left to the next run');
+        this.deps.logger.warn({ runId: run.id, day, reads: read.reads }, 'the upstream list for this day kept changing while read: a payment made meanwhile may be missing from this run; reconcile the day again later');
       }
       await tracking.windowDone();
     }

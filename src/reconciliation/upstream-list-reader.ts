@@ -23,22 +23,35 @@ export interface WindowRead {
 }
 
 /**
+ * Where a day's pages go. Every page of one read of the day carries that read's number
+ * (unique across the reader's days); `distinct` says how many different payments a read
+ * delivered, which is how the reader sees a payment delivered twice (the staging table
+ * keeps one row per paymentId and counts them in the database, so nothing here grows with
+ * the day).
+ */
+export interface DaySink {
+  add(payments: Payment[], read: number): Promise<void>;
+  distinct(read: number): Promise<number>;
+}
+
+/**
  * Reads one day of the upstream's payment list (from = to = day) in full, assuming as
  * little as the spec allows (docs/architecture.md, "Reading the upstream list"):
  *
- * - ordering is unknown, so nothing is inferred from it; a day is paged from offset 0
- *   until a page comes back shorter than asked;
- * - the list may move while it is read (payments made meanwhile shift offsets), so after
- *   the last page the first page is read again and, past a single page, one more page at
- *   the end: a day whose first page changed or whose end grew is read again whole;
- * - duplicates are expected (a shifted payment is seen twice): every page goes to `sink`,
- *   which keeps one copy per paymentId (the staging table's key), the later one winning;
+ * - a day is paged from offset 0 until a page comes back empty: `limit` is only "the
+ *   maximum number returned", so a page shorter than asked is not taken as the end (an
+ *   upstream may cap pages below the size asked without saying so);
+ * - the list may move while it is read, and its ordering is unknown, so a read is checked
+ *   two ways: the first page is read again (payments made at the front shift every offset),
+ *   and the read must not have delivered a payment twice (one made or moved ahead of the
+ *   read position pushes another back into a page already read, so some payment went
+ *   unseen); growth at the end is read by paging until empty. A day that moved is read
+ *   again whole, up to `maxReads` times;
  * - the page size is not capped by the spec: a 400 naming `limit` halves it.
- *
- * Nothing is kept here but the first page's ids, so memory does not grow with the day.
  */
 export class UpstreamListReader {
   private pageSize: number;
+  private readNumber = 0;
 
   constructor(
     private readonly list: ListPayments,
@@ -52,7 +65,7 @@ export class UpstreamListReader {
     return this.pageSize;
   }
 
-  async readDay(day: string, sink: (payments: Payment[]) => Promise<void>, onRequest: () => void = () => {}): Promise<WindowRead> {
+  async readDay(day: string, sink: DaySink, onRequest: () => void = () => {}): Promise<WindowRead> {
     const counted = () => {
       requests++;
       onRequest();
@@ -61,34 +74,28 @@ export class UpstreamListReader {
     let reads = 0;
     for (;;) {
       reads++;
+      const read = ++this.readNumber;
       const first = await this.page(day, 0, counted);
-      await sink(first.payments);
-      let offset = first.payments.length;
-      let last = first;
-      while (last.payments.length >= last.limit) {
-        last = await this.page(day, offset, counted);
-        if (last.payments.length > 0) await sink(last.payments);
-        offset += last.payments.length;
+      await sink.add(first, read);
+      let delivered = first.length;
+      for (let last = first; last.length > 0; ) {
+        last = await this.page(day, delivered, counted);
+        if (last.length > 0) await sink.add(last, read);
+        delivered += last.length;
       }
       const again = await this.page(day, 0, counted);
-      let moved = !sameIds(first.payments, again.payments);
-      // One page held the whole day: reading it again saw everything there is.
-      if (!moved && offset > first.payments.length) {
-        const beyond = await this.page(day, offset, counted);
-        moved = beyond.payments.length > 0;
-        if (moved) await sink(beyond.payments);
-      }
-      if (moved) await sink(again.payments);
+      const moved = !sameIds(first, again) || (await sink.distinct(read)) < delivered;
+      if (moved) await sink.add(again, read);
       if (!moved || reads >= this.options.maxReads) return { day, requests, reads, settled: !moved };
     }
   }
 
-  private async page(day: string, offset: number, counted: () => void): Promise<{ payments: Payment[]; limit: number }> {
+  private async page(day: string, offset: number, counted: () => void): Promise<Payment[]> {
     for (;;) {
       const limit = this.pageSize;
       counted();
       try {
-        return { payments: await this.list({ from: day, to: day, limit, offset }), limit };
+        return await this.list({ from: day, to: day, limit, offset });
       } catch (error) {
         if (!(limit > 1 && refusesLimit(error))) throw error;
         this.pageSize = Math.max(1, Math.floor(limit / 2));

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ReconciliationUpstreamPayment" ADD COLUMN     "listRead" INTEGER NOT NULL DEFAULT 0;
