@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, probeAccess, whenUnauthorized, type Access } from './api.ts';
 import { BatchPage } from './batch-page.tsx';
 import { BatchesPage } from './batches-page.tsx';
@@ -37,7 +37,8 @@ export function App() {
   const [session, setSession] = useState<Session>({ state: 'checking' });
   const route = useRoute();
 
-  useEffect(() => {
+  // In the same commit as the translated text, so the page never reads as one language in another's lang.
+  useLayoutEffect(() => {
     document.documentElement.lang = locale;
     document.title = `${i18n.t('app.title')} · payout-gateway`;
   }, [locale]);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { navigate } from './route.ts';
@@ -34,8 +34,13 @@ export function FindPage({ query }: { query: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
 
+  const shownQuery = useRef(query);
+
   useEffect(() => {
-    setText(query);
+    // Only a query that changed (back, forward, a link) replaces the text: effects run after
+    // the page is shown, so resetting it on the first run would wipe what was typed meanwhile.
+    if (shownQuery.current !== query) setText(query);
+    shownQuery.current = query;
     if (query === '') return;
     let current = true;
     setBusy(true);
