@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { SqlQuery, PrismaClient } from '../db/database.ts';
-import type { ReconciliationRun } from '../db/generated/client.ts';
+import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../ops/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -14,6 +14,9 @@ import { countsByCode, insertDiscrepancies, periodTotals } from './sql/compare.t
 import { confirmCandidates } from './sql/confirm-candidates.ts';
 import { dropStaging, stageUpstream, StagingWriter } from './sql/stage-upstream.ts';
 import { UpstreamListReader } from './upstream-list-reader.ts';
+import { LeaseLostError, newLeaseToken, RunLease, type RunProgress } from './run-lease.ts';
+
+export type { RunProgress } from './run-lease.ts';
 
 export interface ReconciliationSettings {
   /** The agent's time zone: periods are its days. */
@@ -39,14 +42,6 @@ export interface RunRequest {
   scheduleKey?: string;
 }
 
-export interface RunProgress {
-  phase: string;
-  windowsRead: number;
-  windowsTotal: number;
-  upstreamRequests: number;
-  paymentsRead: number;
-}
-
 export interface ReconciliationDeps {
   prisma: PrismaClient;
   query: SqlQuery;
@@ -66,8 +61,6 @@ const CONFIRM_PAGE = 500;
  * rest are reported as the list showed them: a read each would add nothing but load.
  */
 const MAX_CONFIRM_READS = 5_000;
-/** Progress is written to the run at most this often (it also renews the lease). */
-const PROGRESS_EVERY_MS = 1_000;
 
 export function newRunId(): string {
   return `r${randomBytes(8).toString('hex').slice(0, 11)}`;
@@ -121,8 +114,9 @@ export class ReconciliationService {
           trigger: request.trigger,
           requestedBy: request.actor.actor,
           scheduleKey: request.scheduleKey ?? null,
-          leaseOwner: this.deps.owner,
-          leaseExpiresAt: new Date(this.now().getTime() + this.settings.leaseMs),
+          leaseOwner: newLeaseToken(this.deps.owner),
+          // On this process's clock until execute renews it on the database's.
+          leaseExpiresAt: new Date(Date.now() + this.settings.leaseMs),
           windowsTotal: period.readDays.length,
         },
       });
@@ -134,75 +128,89 @@ export class ReconciliationService {
   /** Create and execute, waiting for the end (the CLI). */
   async run(request: RunRequest, onProgress?: (progress: RunProgress) => void): Promise<ReconciliationRun> {
     const run = await this.create(request);
-    return this.execute(run.id, onProgress);
+    return this.execute(run.id, run.leaseOwner!, onProgress);
   }
 
   /** Create and execute in the background (GraphQL): the run is returned RUNNING. */
   async start(request: RunRequest): Promise<ReconciliationRun> {
     const run = await this.create(request);
-    const work = this.execute(run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'reconciliation failed'));
+    const work = this.execute(run.id, run.leaseOwner!).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'reconciliation failed'));
     this.running.add(work);
     void work.finally(() => this.running.delete(work));
     return run;
   }
 
-  /** Runs the phases of a RUNNING run this process holds; the run ends COMPLETED or FAILED. */
-  async execute(runId: string, onProgress: (progress: RunProgress) => void = () => {}): Promise<ReconciliationRun> {
+  /**
+   * Runs the phases of a RUNNING run held by `leaseToken`; the run ends COMPLETED or FAILED.
+   * Should another process take the run over meanwhile (this one's lease lapsed), this one
+   * stops at its next write and leaves the run to it.
+   */
+  async execute(runId: string, leaseToken: string, onProgress: (progress: RunProgress) => void = () => {}): Promise<ReconciliationRun> {
     const { prisma, query, logger } = this.deps;
     const run = await prisma.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
-    const tracking = new ProgressWriter(prisma, run.id, this.settings.leaseMs, this.now, onProgress, run.windowsTotal);
+    const lease = new RunLease(query, run.id, leaseToken, this.settings.leaseMs, run.windowsTotal, onProgress);
     const log = logger.child({ runId: run.id, from: run.periodFrom, to: run.periodTo });
     // Renewed on a timer too: one long statement (the compare of a large period) must not
     // let the lease lapse and another worker take the run while this one still works on it.
-    const heartbeat = setInterval(() => void tracking.renew().catch((error: unknown) => log.warn({ err: error }, 'could not renew the run\'s lease')), Math.max(1_000, this.settings.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => void lease.renew().catch((error: unknown) => log.warn({ err: error }, 'could not renew the run\'s lease')),
+      Math.max(1_000, this.settings.leaseMs / 3),
+    );
     heartbeat.unref();
     try {
+      await lease.renew();
       const period = this.period({ from: run.periodFrom, to: run.periodTo });
       log.info({ days: period.readDays.length }, 'reconciliation started');
       await dropStaging(query, run.id);
-      await this.read(run, period, tracking);
-      await tracking.phase('confirming');
-      await this.confirm(run, tracking);
-      await tracking.phase('comparing');
+      await this.read(run, period, lease);
+      await lease.phase('confirming');
+      await this.confirm(run, lease);
+      await lease.phase('comparing');
       const stuckBefore = new Date(this.now().getTime() - run.stuckAfterMinutes * 60_000);
-      const found = await insertDiscrepancies(query, { id: run.id, startsAt: run.startsAt, endsAt: run.endsAt, stuckBefore });
-      await tracking.phase('repairing');
+      const found = await insertDiscrepancies(query, { id: run.id, startsAt: run.startsAt, endsAt: run.endsAt, stuckBefore, leaseToken });
+      await lease.phase('repairing');
       const repaired = await repairFromUpstream(
         { prisma, query, client: this.deps.client, tracker: this.deps.tracker, logger: log },
         run.id,
-        () => tracking.request(),
+        () => lease.request(),
       );
       const totals = await periodTotals(query, { id: run.id, startsAt: run.startsAt, endsAt: run.endsAt });
       const byCode = await countsByCode(query, run.id);
-      await dropStaging(query, run.id);
-      const done = await prisma.reconciliationRun.update({
-        where: { id: run.id },
-        data: {
-          ...totals,
-          ...tracking.counters(),
-          status: 'COMPLETED',
-          phase: 'done',
-          discrepancyCount: found,
-          repairedCount: repaired,
-          openCount: found - repaired,
-          countsByCode: byCode,
-          finishedAt: this.now(),
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        },
+      const ended = await this.end(lease, {
+        ...totals,
+        status: 'COMPLETED',
+        phase: 'done',
+        discrepancyCount: found,
+        repairedCount: repaired,
+        openCount: found - repaired,
+        countsByCode: byCode,
       });
+      if (!ended) throw new LeaseLostError();
+      await dropStaging(query, run.id);
+      const done = await prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
       log.info({ discrepancies: found, repaired, upstreamRequests: done.upstreamRequests, countsByCode: byCode }, 'reconciliation finished');
       return done;
     } catch (error) {
-      log.error({ err: error }, 'reconciliation failed');
-      await dropStaging(query, run.id).catch(() => {});
-      return prisma.reconciliationRun.update({
-        where: { id: run.id },
-        data: { ...tracking.counters(), status: 'FAILED', error: describeFailure(error), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
-      });
+      if (error instanceof LeaseLostError) {
+        // Its staging and discrepancies are the new holder's now: nothing of them is touched.
+        log.warn('the run was taken over by another process after this one\'s lease expired; this one stops');
+      } else {
+        log.error({ err: error }, 'reconciliation failed');
+        if (await this.end(lease, { status: 'FAILED', error: describeFailure(error) })) await dropStaging(query, run.id).catch(() => {});
+      }
+      return prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /** The run's last write, by the lease's holder only; false when another holds it now. */
+  private async end(lease: RunLease, data: Prisma.ReconciliationRunUpdateManyMutationInput): Promise<boolean> {
+    const { count } = await this.deps.prisma.reconciliationRun.updateMany({
+      where: { id: lease.runId, leaseOwner: lease.token, status: 'RUNNING' },
+      data: { ...data, ...lease.counters(), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
+    });
+    return count === 1;
   }
 
   /** Shutdown: runs in progress stop at their next page and end FAILED (start them again later). */
@@ -211,19 +219,29 @@ export class ReconciliationService {
     await Promise.allSettled([...this.running]);
   }
 
-  private checkStopping(): void {
+  /** Between pages: stop at shutdown, or once another process holds the run. */
+  private checkStopping(lease: RunLease): void {
     if (this.stopping) throw new RunStoppedError();
+    lease.check();
   }
 
-  /** Runs whose process stopped without ending them (their lease ran out) end FAILED. */
+  /**
+   * Runs whose process stopped without ending them (their lease ran out) end FAILED, and
+   * the masked upstream payments they had staged go with them.
+   */
   async failAbandoned(): Promise<number> {
-    return this.deps.prisma.$executeRaw`
-      UPDATE "ReconciliationRun" SET status = 'FAILED', "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-        error = 'the process running it stopped before it finished; start it again'
-      WHERE status = 'RUNNING' AND "leaseExpiresAt" < now()`;
+    const rows = await this.deps.query<{ count: number }>(`
+      WITH failed AS (
+        UPDATE "ReconciliationRun" SET status = 'FAILED', "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+          error = 'the process running it stopped before it finished; start it again'
+        WHERE status = 'RUNNING' AND "leaseExpiresAt" < now()
+        RETURNING id),
+      dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING failed WHERE s."runId" = failed.id)
+      SELECT count(*)::int AS count FROM failed`, []);
+    return rows[0]?.count ?? 0;
   }
 
-  private async read(run: ReconciliationRun, period: Period, tracking: ProgressWriter): Promise<void> {
+  private async read(run: ReconciliationRun, period: Period, lease: RunLease): Promise<void> {
     const reader = new UpstreamListReader((q) => this.deps.client.listPayments(q), {
       pageSize: this.settings.pageSize,
       maxReads: this.settings.maxReads,
@@ -232,30 +250,30 @@ export class ReconciliationService {
     for (const day of period.readDays) {
       const sink = {
         add: async (payments: Payment[], listRead: number) => {
-          this.checkStopping();
-          tracking.paymentsRead += payments.length;
+          this.checkStopping(lease);
+          lease.paymentsRead += payments.length;
           await staging.add(payments, listRead);
         },
         distinct: (listRead: number) => staging.distinct(listRead),
       };
-      const read = await reader.readDay(day, sink, () => tracking.request());
+      const read = await reader.readDay(day, sink, () => lease.request());
       await staging.flush();
-      if (read.reads > 1) tracking.windowsReread++;
+      if (read.reads > 1) lease.windowsReread++;
       if (!read.settled) {
         this.deps.logger.warn({ runId: run.id, day, reads: read.reads }, 'the upstream list for this day kept changing while read: a payment made meanwhile may be missing from this run; reconcile the day again later');
       }
-      await tracking.windowDone();
+      await lease.windowDone();
     }
   }
 
   /** Reads each payment whose difference may be timing alone, and stages what the upstream says now. */
-  private async confirm(run: ReconciliationRun, tracking: ProgressWriter): Promise<void> {
+  private async confirm(run: ReconciliationRun, lease: RunLease): Promise<void> {
     const limit = pLimit(READ_CONCURRENCY);
     const staging = { runId: run.id, startsAt: run.startsAt, endsAt: run.endsAt };
     let after = '';
     let reads = 0;
     for (;;) {
-      this.checkStopping();
+      this.checkStopping(lease);
       if (reads >= MAX_CONFIRM_READS) {
         this.deps.logger.warn({ runId: run.id, reads }, 'too many payments differ to read each again; the rest are reported as the list showed them');
         return;
@@ -267,7 +285,7 @@ export class ReconciliationService {
       const found = await Promise.all(
         ids.map((paymentId) =>
           limit(async () => {
-            tracking.request();
+            lease.request();
             try {
               return await this.deps.client.getPayment(paymentId);
             } catch (error) {
@@ -278,68 +296,8 @@ export class ReconciliationService {
         ),
       );
       await stageUpstream(this.deps.query, staging, found.filter((payment) => payment !== undefined));
-      await tracking.tick();
+      await lease.tick();
     }
-  }
-}
-
-/** A run's progress: written at most once a second (renewing the lease), told to the caller always. */
-class ProgressWriter {
-  windowsRead = 0;
-  upstreamRequests = 0;
-  windowsReread = 0;
-  paymentsRead = 0;
-  private currentPhase = 'reading';
-  private lastWrite = 0;
-
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly runId: string,
-    private readonly leaseMs: number,
-    private readonly now: () => Date,
-    private readonly onProgress: (progress: RunProgress) => void,
-    private readonly windowsTotal: number,
-  ) {}
-
-  request(): void {
-    this.upstreamRequests++;
-  }
-
-  counters() {
-    return { windowsRead: this.windowsRead, upstreamRequests: this.upstreamRequests, windowsReread: this.windowsReread };
-  }
-
-  async windowDone(): Promise<void> {
-    this.windowsRead++;
-    await this.tick();
-  }
-
-  async phase(phase: string): Promise<void> {
-    this.currentPhase = phase;
-    await this.tick(true);
-  }
-
-  /** Pushes the lease out, whatever the run is doing. */
-  async renew(): Promise<void> {
-    // Only while it runs: a renewal that lands after the end must not lease a finished run.
-    await this.prisma.reconciliationRun.updateMany({ where: { id: this.runId, status: 'RUNNING' }, data: { leaseExpiresAt: new Date(this.now().getTime() + this.leaseMs) } });
-  }
-
-  async tick(force = false): Promise<void> {
-    this.onProgress({
-      phase: this.currentPhase,
-      windowsRead: this.windowsRead,
-      windowsTotal: this.windowsTotal,
-      upstreamRequests: this.upstreamRequests,
-      paymentsRead: this.paymentsRead,
-    });
-    const at = this.now().getTime();
-    if (!force && at - this.lastWrite < PROGRESS_EVERY_MS) return;
-    this.lastWrite = at;
-    await this.prisma.reconciliationRun.update({
-      where: { id: this.runId },
-      data: { ...this.counters(), phase: this.currentPhase, leaseExpiresAt: new Date(at + this.leaseMs) },
-    });
   }
 }
 

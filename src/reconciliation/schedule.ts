@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.ts';
 import { recordAudit, systemActor } from '../ops/audit.ts';
 import { addDays, zonedDate } from './period.ts';
 import { newRunId, type ReconciliationService } from './reconciliation-service.ts';
+import { newLeaseToken } from './run-lease.ts';
 import { claimScheduledRun } from './sql/claim-scheduled-run.ts';
 
 export interface DailyOptions {
@@ -60,6 +61,7 @@ export class DailyReconciliation {
     const day = addDays(zonedDate(now, timeZone), -1);
     const period = service.period({ from: day, to: day });
     const scheduleKey = `daily:${day}`;
+    const leaseToken = newLeaseToken(this.deps.owner);
     const id = await claimScheduledRun(this.deps.query, {
       id: newRunId(),
       from: period.from,
@@ -69,7 +71,7 @@ export class DailyReconciliation {
       endsAt: period.endsAt,
       stuckAfterMinutes,
       scheduleKey,
-      owner: this.deps.owner,
+      leaseToken,
       leaseMs,
       windowsTotal: period.readDays.length,
       retryAfterMs: this.options.retryAfterMs,
@@ -85,7 +87,7 @@ export class DailyReconciliation {
     await this.deps.prisma.reconciliationDiscrepancy.deleteMany({ where: { runId: id } });
     await recordAudit(this.deps.prisma, { ...systemActor, actor: 'schedule' }, { action: 'reconciliation.start', detail: { runId: id, from: day, to: day, scheduleKey } });
     this.deps.logger.info({ runId: id, day }, 'daily reconciliation claimed');
-    await service.execute(id);
+    await service.execute(id, leaseToken);
     return id;
   }
 

@@ -65,12 +65,17 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
   it('marks a run another process left RUNNING as FAILED when it next looks', async () => {
     const today = zonedDate(new Date(), 'UTC');
     const left = await gw.services().reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
+    // What it had staged: masked upstream payments, which must not outlive the run.
+    await gw.db.prisma.reconciliationUpstreamPayment.create({
+      data: { runId: left.id, paymentId: 'left-1', createdAt: new Date(), inPeriod: true, status: 'COMPLETED', amount: '1.00', currency: 'RUB', providerCode: 'sbp-b2c', recipient: {} },
+    });
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${left.id}`;
     expect(await daily('sweeper').tick()).toBeNull();
     expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: left.id } })).toMatchObject({
       status: 'FAILED',
       error: 'the process running it stopped before it finished; start it again',
     });
+    expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: left.id } })).toBe(0);
   });
 
   it('shows the latest completed run in /metrics: discrepancies per code, open ones, when it finished', async () => {
@@ -85,6 +90,24 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     expect(metrics.text).toMatch(/^payout_reconciliation_open_discrepancies 1$/m);
     const last = Number(/^payout_reconciliation_last_success_timestamp_seconds (\S+)$/m.exec(metrics.text)![1]);
     expect(last).toBe(run.finishedAt!.getTime() / 1000);
+  });
+
+  it('stops a run taken over while it worked (its lease had lapsed): it writes nothing more over the new holder', async () => {
+    await gw.sb.raw('POST', '/_sandbox/payments', { body: JSON.stringify({ amount: '11.00' }), headers: { 'content-type': 'application/json' } });
+    const today = zonedDate(new Date(), 'UTC');
+    const service = gw.services().reconciliations;
+    const run = await service.create({ from: today, to: today, trigger: 'cli', actor: { actor: 'test', role: null, requestId: null } });
+    // The run's first list read is held; meanwhile its lease lapses and another process takes it.
+    await gw.sb.addFault({ operation: 'list', kind: 'hold-after' });
+    const working = service.execute(run.id, run.leaseOwner!);
+    await eventually(async () => expect((await gw.sb.faultState()).held).toBe(1));
+    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseOwner" = 'heir/1', "leaseExpiresAt" = now() + interval '1 hour' WHERE id = ${run.id}`;
+    await gw.sb.releaseHeld();
+    const left = await working;
+    expect(left).toMatchObject({ status: 'RUNNING', leaseOwner: 'heir/1', finishedAt: null });
+    // It found an unknown payment to report, but the run is the heir's: nothing written.
+    expect(await gw.db.prisma.reconciliationDiscrepancy.count({ where: { runId: run.id } })).toBe(0);
+    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET status = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = now() WHERE id = ${run.id}`;
   });
 });
 

@@ -31,7 +31,8 @@ export interface ScheduledRun {
   endsAt: Date;
   stuckAfterMinutes: number;
   scheduleKey: string;
-  owner: string;
+  /** The claiming execution's lease (run-lease.ts). */
+  leaseToken: string;
   leaseMs: number;
   windowsTotal: number;
   retryAfterMs: number;
@@ -48,7 +49,7 @@ export async function claimScheduledRun(query: SqlQuery, run: ScheduledRun): Pro
     run.endsAt,
     run.stuckAfterMinutes,
     run.scheduleKey,
-    run.owner,
+    run.leaseToken,
     run.leaseMs,
     run.windowsTotal,
     run.retryAfterMs,

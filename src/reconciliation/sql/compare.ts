@@ -5,7 +5,7 @@ import { gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstr
 /**
  * The whole comparison in one statement: a discrepancy record per payment and code (the
  * table in discrepancy-codes.ts), read and written by the database, so memory in this
- * process does not grow with the period. $4 is the stuck cutoff.
+ * process does not grow with the period. $4 is the stuck cutoff, $5 the lease token.
  */
 const insertSql = `
 WITH ${pairsSql},
@@ -32,6 +32,8 @@ CROSS JOIN LATERAL (VALUES
   ('NOT_FINAL', ${notFinal}, pr.g_status, pr.u_status, NULL)
 ) AS c(code, hit, gateway_value, upstream_value, final_side)
 WHERE c.hit
+  -- Only while this execution holds the run: one taken over writes nothing here.
+  AND EXISTS (SELECT 1 FROM "ReconciliationRun" AS r WHERE r.id = $1 AND r."leaseOwner" = $5 AND r.status = 'RUNNING')
 -- Ids in the order they are listed and exported: by code as the table lists them, then paymentId.
 ORDER BY array_position(ARRAY[${sqlList(discrepancyCodes)}], c.code), pr."paymentId"
 RETURNING 1)
@@ -79,18 +81,20 @@ export interface CompareRun {
   endsAt: Date;
   /** Payments created before this and still not final are NOT_FINAL. */
   stuckBefore: Date;
+  /** The execution's lease (run-lease.ts): nothing is written once another holds the run. */
+  leaseToken: string;
 }
 
 /** Writes the run's discrepancies; returns how many. */
 export async function insertDiscrepancies(query: SqlQuery, run: CompareRun): Promise<number> {
   const rows = await query<{ count: number }>(
     insertSql,
-    [run.id, run.startsAt, run.endsAt, run.stuckBefore],
+    [run.id, run.startsAt, run.endsAt, run.stuckBefore, run.leaseToken],
   );
   return rows[0]?.count ?? 0;
 }
 
-export async function periodTotals(query: SqlQuery, run: Omit<CompareRun, 'stuckBefore'>): Promise<PeriodTotals> {
+export async function periodTotals(query: SqlQuery, run: Omit<CompareRun, 'stuckBefore' | 'leaseToken'>): Promise<PeriodTotals> {
   const rows = await query<PeriodTotals>(totalsSql, [run.id, run.startsAt, run.endsAt]);
   return rows[0]!;
 }
