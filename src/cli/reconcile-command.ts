@@ -56,10 +56,14 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     });
     bar.start(period.readDays.length, 0, { phase: 'reading', requests: 0, payments: 0 });
     let run: ReconciliationRun;
+    let paymentsRead = 0;
     try {
-      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: cliActor() }, (progress) =>
-        bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: progress.paymentsRead }),
-      );
+      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: cliActor() }, (progress) => {
+        paymentsRead = progress.paymentsRead;
+        bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: paymentsRead });
+      });
+      // The bar's last line says how the run ended, not the phase it was last told.
+      bar.update(run.windowsRead, { phase: run.status === 'COMPLETED' ? 'done' : run.status.toLowerCase(), requests: run.upstreamRequests, payments: paymentsRead });
     } finally {
       bar.stop();
     }
