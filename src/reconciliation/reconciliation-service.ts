@@ -186,7 +186,7 @@ export class ReconciliationService {
         countsByCode: byCode,
       });
       if (!ended) throw new LeaseLostError();
-      // The run has ended COMPLETED; a staging table left behind is the sweep's to clear, not a failure.
+      // The run has ended COMPLETED; staging left behind is the sweep's (failAbandoned) to clear, not a failure.
       await dropStaging(query, run.id).catch((error: unknown) => log.warn({ err: error }, 'could not drop the run\'s staging rows'));
       const done = await prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
       log.info({ discrepancies: found, repaired, upstreamRequests: done.upstreamRequests, countsByCode: byCode }, 'reconciliation finished');
@@ -228,7 +228,7 @@ export class ReconciliationService {
 
   /**
    * Runs whose process stopped without ending them (their lease ran out) end FAILED, and
-   * the masked upstream payments they had staged go with them.
+   * the masked upstream payments staged by any run that is not running go.
    */
   async failAbandoned(): Promise<number> {
     const rows = await this.deps.query<{ count: number }>(`
@@ -237,7 +237,9 @@ export class ReconciliationService {
           error = 'the process running it stopped before it finished; start it again'
         WHERE status = 'RUNNING' AND "leaseExpiresAt" < now()
         RETURNING id),
-      dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING failed WHERE s."runId" = failed.id)
+      -- The statement sees the runs as they were: the ones just failed are named apart.
+      dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING "ReconciliationRun" AS r
+        WHERE s."runId" = r.id AND (r.status <> 'RUNNING' OR r.id IN (SELECT id FROM failed)))
       SELECT count(*)::int AS count FROM failed`, []);
     return rows[0]?.count ?? 0;
   }
