@@ -80,7 +80,14 @@ export class PaymentTracker {
     paymentId: string,
     update: UpstreamUpdate,
     source: StatusSource,
-    options: { onApplied?: (tx: Prisma.TransactionClient) => Promise<void> } = {},
+    options: {
+      onApplied?: (tx: Prisma.TransactionClient) => Promise<void>;
+      /**
+       * Details the record holds already stay; only missing ones are filled. For
+       * reconciliation's repair: a commission that differs there is for a person.
+       */
+      keepRecorded?: boolean;
+    } = {},
   ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
       const current = await lockPayment(tx, paymentId);
@@ -91,7 +98,7 @@ export class PaymentTracker {
       }
       const next = update.status.value as TrackedStatus;
       const move = compareMove(current.status, next);
-      const details = detailsFrom(update);
+      const details = options.keepRecorded === true ? missingDetails(detailsFrom(update), current) : detailsFrom(update);
       if (move !== 'advance') {
         // Same status again may still bring details the first report lacked.
         if (move === 'same') await tx.payment.update({ where: { paymentId }, data: details });
@@ -233,9 +240,19 @@ function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayl
 }
 
 async function lockPayment(tx: Prisma.TransactionClient, paymentId: string) {
-  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus }>>`
-    SELECT status FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus; recorded: Array<keyof PaymentDetails> }>>`
+    SELECT status, array_remove(ARRAY[
+      CASE WHEN "billingDetails" IS NOT NULL THEN 'billingDetails' END,
+      CASE WHEN commission IS NOT NULL THEN 'commission' END,
+      CASE WHEN "upstreamCreatedAt" IS NOT NULL THEN 'upstreamCreatedAt' END,
+      CASE WHEN "expiresAt" IS NOT NULL THEN 'expiresAt' END], NULL) AS recorded
+    FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
   return rows[0];
+}
+
+/** The details the record does not hold yet. */
+function missingDetails(details: PaymentDetails, current: { recorded: Array<keyof PaymentDetails> }): PaymentDetails {
+  return Object.fromEntries(Object.entries(details).filter(([key]) => !current.recorded.includes(key as keyof PaymentDetails))) as PaymentDetails;
 }
 
 interface PaymentDetails {

@@ -21,8 +21,8 @@ const READ_CONCURRENCY = 4;
 
 /**
  * The one change a reconciliation makes: a payment the upstream holds final and the
- * gateway does not takes the upstream's status (and billing details, nothing else), by the
- * rule every read-back follows
+ * gateway does not takes the upstream's status (and the details it had not recorded, never
+ * replacing one it had), by the rule every read-back follows
  * (payments/status.ts through tracker.applyUpstream), from a fresh read of that payment,
  * with a `reconciliation.repair` audit event in the same transaction. Batch rows left
  * IN_PROGRESS take it too (as after a webhook); NEEDS_REVIEW rows stay for a person.
@@ -47,10 +47,10 @@ export async function repairFromUpstream(deps: RepairDeps, runId: string, onRequ
           onRequest();
           const payment = await deps.client.getPayment(discrepancy.paymentId);
           if (!(finalStatuses as readonly string[]).includes(payment.status.value)) return false;
-          // The status and the billing details that come with it, not the whole payment: a
-          // commission or amount that differs stays as the gateway recorded it, for a person.
-          const update = { status: payment.status, ...(payment.billingDetails === undefined ? {} : { billingDetails: payment.billingDetails }) };
-          const outcome = await deps.tracker.applyUpstream(discrepancy.paymentId, update, 'reconcile', {
+          // The status, and details the gateway never learned (a create whose answer was lost):
+          // a commission it recorded that differs stays as recorded, for a person.
+          const outcome = await deps.tracker.applyUpstream(discrepancy.paymentId, { status: payment.status, payment }, 'reconcile', {
+            keepRecorded: true,
             onApplied: async (tx) => {
               await tx.reconciliationDiscrepancy.update({ where: { id: discrepancy.id }, data: { resolution: 'REPAIRED' } });
               await recordAudit(tx, { ...systemActor, actor: 'reconciliation' }, {

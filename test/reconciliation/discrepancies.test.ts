@@ -134,6 +134,21 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     expect({ createCalls: after.createCalls, executeCalls: after.executeCalls }).toEqual({ createCalls: before.createCalls, executeCalls: before.executeCalls });
   });
 
+  it('fills in what the gateway never learned when it repairs (a create whose answer was lost)', async () => {
+    await pay('repair-2', 'sbp_bank_id_execute_in_progress');
+    // As if the create's answer had been lost: the gateway holds no commission, no upstream creation time, no expiry.
+    await gw.db.prisma.payment.update({ where: { paymentId: 'repair-2' }, data: { commission: null, upstreamCreatedAt: null, expiresAt: null } });
+    await alterUpstream(gw.sb, 'repair-2', { status: 'COMPLETED', commission: '1.50' });
+    const run = await reconcile();
+    expect((await discrepancies(run.id)).filter((d) => d.paymentId === 'repair-2')).toEqual([
+      expect.objectContaining({ code: 'STATUS_DIFFERS', finalSide: 'UPSTREAM', resolution: 'REPAIRED' }),
+    ]);
+    const record = await gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: 'repair-2' } });
+    expect({ status: record.status, commission: record.commission?.toFixed(2) }).toEqual({ status: 'COMPLETED', commission: '1.50' });
+    expect(record.upstreamCreatedAt).not.toBeNull();
+    expect(record.expiresAt).not.toBeNull();
+  });
+
   it('reads a list that grows while it is read without missing or doubling a payment', async () => {
     const before = await reconcile();
     const json = { headers: { 'content-type': 'application/json' } };
