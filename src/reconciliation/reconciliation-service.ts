@@ -249,7 +249,7 @@ export class ReconciliationService {
       pageSize: this.settings.pageSize,
       maxReads: this.settings.maxReads,
     });
-    const staging = new StagingWriter(this.deps.query, { runId: run.id, startsAt: run.startsAt, endsAt: run.endsAt });
+    const staging = new StagingWriter(this.deps.query, { runId: run.id, leaseToken: lease.token, startsAt: run.startsAt, endsAt: run.endsAt });
     for (const day of period.readDays) {
       const sink = {
         add: async (payments: Payment[], listRead: number) => {
@@ -272,7 +272,7 @@ export class ReconciliationService {
   /** Reads each payment whose difference may be timing alone, and stages what the upstream says now. */
   private async confirm(run: ReconciliationRun, lease: RunLease): Promise<void> {
     const limit = pLimit(READ_CONCURRENCY);
-    const staging = { runId: run.id, startsAt: run.startsAt, endsAt: run.endsAt };
+    const staging = { runId: run.id, leaseToken: lease.token, startsAt: run.startsAt, endsAt: run.endsAt };
     let after = '';
     let reads = 0;
     for (;;) {

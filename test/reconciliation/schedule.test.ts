@@ -105,8 +105,10 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     await gw.sb.releaseHeld();
     const left = await working;
     expect(left).toMatchObject({ status: 'RUNNING', leaseOwner: 'heir/1', finishedAt: null });
-    // It found an unknown payment to report, but the run is the heir's: nothing written.
+    // It found an unknown payment to report, but the run is the heir's: nothing written,
+    // not even to the staging table the heir reads.
     expect(await gw.db.prisma.reconciliationDiscrepancy.count({ where: { runId: run.id } })).toBe(0);
+    expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: run.id } })).toBe(0);
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET status = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = now() WHERE id = ${run.id}`;
   });
 });

@@ -1,5 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { discrepancyCodes, sqlList } from '../discrepancy-codes.ts';
+import { heldRun } from './held-run.ts';
 import { gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstreamFinal } from './pairs.ts';
 
 /**
@@ -8,7 +9,8 @@ import { gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstr
  * process does not grow with the period. $4 is the stuck cutoff, $5 the lease token.
  */
 const insertSql = `
-WITH ${pairsSql},
+WITH ${heldRun('$1', '$5')},
+${pairsSql},
 inserted AS (
 INSERT INTO "ReconciliationDiscrepancy"
   ("runId", code, "paymentId", "batchId", "batchRow", "gatewayValue", "upstreamValue", "gatewayStatus", "upstreamStatus",
@@ -33,7 +35,7 @@ CROSS JOIN LATERAL (VALUES
 ) AS c(code, hit, gateway_value, upstream_value, final_side)
 WHERE c.hit
   -- Only while this execution holds the run: one taken over writes nothing here.
-  AND EXISTS (SELECT 1 FROM "ReconciliationRun" AS r WHERE r.id = $1 AND r."leaseOwner" = $5 AND r.status = 'RUNNING')
+  AND EXISTS (SELECT 1 FROM held)
 -- Ids in the order they are listed and exported: by code as the table lists them, then paymentId.
 ORDER BY array_position(ARRAY[${sqlList(discrepancyCodes)}], c.code), pr."paymentId"
 RETURNING 1)
