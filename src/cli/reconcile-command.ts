@@ -63,12 +63,18 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
         bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: paymentsRead });
       });
       // The bar's last line says how the run ended, not the phase it was last told.
-      bar.update(run.windowsRead, { phase: run.status === 'COMPLETED' ? 'done' : run.status.toLowerCase(), requests: run.upstreamRequests, payments: paymentsRead });
+      const ended = { COMPLETED: 'done', FAILED: 'failed', RUNNING: 'taken over' }[run.status];
+      bar.update(run.windowsRead, { phase: ended, requests: run.upstreamRequests, payments: paymentsRead });
     } finally {
       bar.stop();
     }
     if (run.status === 'FAILED') {
       context.out(`Run ${run.id} FAILED: ${run.error ?? 'no reason recorded'}`);
+      return exitCodes.runFailed;
+    }
+    if (run.status === 'RUNNING') {
+      // This process lost the run's lease (it stalled) and another process took the run over.
+      context.out(`Run ${run.id} was taken over by another process after this one stalled; its result will be on the page and in reconciliationRun(id: "${run.id}").`);
       return exitCodes.runFailed;
     }
     context.out(await report(run, runtime.services.prisma));

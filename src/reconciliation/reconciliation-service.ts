@@ -153,7 +153,8 @@ export class ReconciliationService {
     // Renewed on a timer too: one long statement (the compare of a large period) must not
     // let the lease lapse and another worker take the run while this one still works on it.
     const heartbeat = setInterval(
-      () => void lease.renew().catch((error: unknown) => log.warn({ err: error }, 'could not renew the run\'s lease')),
+      // A lost lease is the work's to act on (it stops at its next write), not the timer's to report.
+      () => void lease.renew().catch((error: unknown) => error instanceof LeaseLostError || log.warn({ err: error }, 'could not renew the run\'s lease')),
       Math.max(1_000, this.settings.leaseMs / 3),
     );
     heartbeat.unref();

@@ -52,8 +52,28 @@ export class DailyReconciliation {
     await this.running;
   }
 
-  /** One look: claims and runs the day's reconciliation when it is due and free; its id, else null. */
+  /**
+   * One look: claims and runs the day's reconciliation when it is due and free (its id,
+   * else null). Every look also sweeps: after the claim (which takes over a scheduled run
+   * whose worker died), any other run left RUNNING by a process that stopped is marked
+   * FAILED and what it had staged is deleted, so no page shows it running.
+   */
   async tick(): Promise<string | null> {
+    const { service } = this.deps;
+    const claimed = await this.claim();
+    await service.failAbandoned();
+    if (claimed === null) return null;
+    const { id, day, scheduleKey, leaseToken } = claimed;
+    // A run taken over starts afresh: what the failed attempt found goes.
+    await this.deps.prisma.reconciliationDiscrepancy.deleteMany({ where: { runId: id } });
+    await recordAudit(this.deps.prisma, { ...systemActor, actor: 'schedule' }, { action: 'reconciliation.start', detail: { runId: id, from: day, to: day, scheduleKey } });
+    this.deps.logger.info({ runId: id, day }, 'daily reconciliation claimed');
+    await service.execute(id, leaseToken);
+    return id;
+  }
+
+  /** Yesterday's run, when it is due and this process takes it. */
+  private async claim(): Promise<{ id: string; day: string; scheduleKey: string; leaseToken: string } | null> {
     const { service } = this.deps;
     const { timeZone, stuckAfterMinutes, leaseMs } = service.settings;
     const now = this.now();
@@ -76,19 +96,8 @@ export class DailyReconciliation {
       windowsTotal: period.readDays.length,
       retryAfterMs: this.options.retryAfterMs,
     });
-    if (id === null) {
-      this.deps.logger.debug({ day }, 'daily reconciliation taken by another worker or done');
-      // After the claim (which takes over a scheduled run whose worker died): any other
-      // run left RUNNING by a process that stopped is marked FAILED, so no page shows it running.
-      await service.failAbandoned();
-      return null;
-    }
-    // A run taken over starts afresh: what the failed attempt found goes.
-    await this.deps.prisma.reconciliationDiscrepancy.deleteMany({ where: { runId: id } });
-    await recordAudit(this.deps.prisma, { ...systemActor, actor: 'schedule' }, { action: 'reconciliation.start', detail: { runId: id, from: day, to: day, scheduleKey } });
-    this.deps.logger.info({ runId: id, day }, 'daily reconciliation claimed');
-    await service.execute(id, leaseToken);
-    return id;
+    if (id === null) this.deps.logger.debug({ day }, 'daily reconciliation taken by another worker or done');
+    return id === null ? null : { id, day, scheduleKey, leaseToken };
   }
 
   private arm(delayMs: number): void {

@@ -2,6 +2,11 @@ import type { ListPaymentsQuery } from '../payout/client.ts';
 import { PayoutApiError } from '../payout/errors.ts';
 import type { Payment } from '../payout/models.ts';
 
+/** The same page this many times in a row: the read makes no progress. */
+const MAX_REPEATED_PAGES = 50;
+/** Pages in one read of one day at most (10 million payments at 100 a page). */
+const MAX_PAGES_PER_READ = 100_000;
+
 /** The one upstream call the reader makes (endpoint 7). */
 export type ListPayments = (query: ListPaymentsQuery) => Promise<Payment[]>;
 
@@ -78,13 +83,23 @@ export class UpstreamListReader {
       const first = await this.page(day, 0, counted);
       await sink.add(first, read);
       let delivered = first.length;
-      for (let last = first; last.length > 0; ) {
-        last = await this.page(day, delivered, counted);
-        if (last.length > 0) await sink.add(last, read);
-        delivered += last.length;
+      let stalled = false;
+      for (let last = first, repeats = 0, pages = 1; last.length > 0; pages++) {
+        const next = await this.page(day, delivered, counted);
+        // Paging until an empty page must end: the same page again and again (a list that
+        // grows at its front as fast as it is read, or an upstream ignoring offset), or more
+        // pages than any day holds, and this read is given up as moved.
+        repeats = next.length > 0 && sameIds(next, last) ? repeats + 1 : 0;
+        if (repeats >= MAX_REPEATED_PAGES || pages >= MAX_PAGES_PER_READ) {
+          stalled = true;
+          break;
+        }
+        if (next.length > 0) await sink.add(next, read);
+        delivered += next.length;
+        last = next;
       }
       const again = await this.page(day, 0, counted);
-      const moved = !sameIds(first, again) || (await sink.distinct(read)) < delivered;
+      const moved = stalled || !sameIds(first, again) || (await sink.distinct(read)) < delivered;
       if (moved) await sink.add(again, read);
       if (!moved || reads >= this.options.maxReads) return { day, requests, reads, settled: !moved };
     }

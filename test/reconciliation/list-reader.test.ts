@@ -111,6 +111,18 @@ describe('reading the upstream payment list', () => {
     expect(result).toMatchObject({ reads: 2, settled: true });
   });
 
+  it('gives up a read that makes no progress (the same page whatever the offset) and says the day did not settle', async () => {
+    const day = addDays(today(), -14);
+    await payBehind(sb, { amount: '10.00', count: 3, idPrefix: 'stuck-', creationDateTime: `${day}T10:00:00Z` });
+    const c = client();
+    const ignoresOffset: ListPayments = (query) => c.listPayments({ ...query, offset: 0 });
+    const reader = new UpstreamListReader(ignoresOffset, { pageSize: 100, maxReads: 3 });
+    const { seen, result } = await readAll(reader, day);
+    expect(seen.size).toBe(3);
+    // Each read: the first page, 50 more of the same, the first page again.
+    expect(result).toEqual({ day, requests: 3 * 52, reads: 3, settled: false });
+  });
+
   it('gives up re-reading after maxReads, saying the day did not settle', async () => {
     const c = client();
     const restless: ListPayments = async (query) => {

@@ -76,6 +76,11 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
       error: 'the process running it stopped before it finished; start it again',
     });
     expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: left.id } })).toBe(0);
+    // Also on a look before the daily run is due.
+    const early = await gw.services().reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
+    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${early.id}`;
+    expect(await daily('early-sweeper', '23:59', () => new Date(`${today}T00:30:00Z`)).tick()).toBeNull();
+    expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: early.id } })).toMatchObject({ status: 'FAILED' });
   });
 
   it('shows the latest completed run in /metrics: discrepancies per code, open ones, when it finished', async () => {
