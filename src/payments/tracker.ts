@@ -98,7 +98,7 @@ export class PaymentTracker {
       }
       const next = update.status.value as TrackedStatus;
       const move = compareMove(current.status, next);
-      const details = options.keepRecorded === true ? missingDetails(detailsFrom(update), current) : detailsFrom(update);
+      const details = options.keepRecorded === true ? await missingDetails(tx, paymentId, detailsFrom(update)) : detailsFrom(update);
       if (move !== 'advance') {
         // Same status again may still bring details the first report lacked.
         if (move === 'same') await tx.payment.update({ where: { paymentId }, data: details });
@@ -240,19 +240,18 @@ function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayl
 }
 
 async function lockPayment(tx: Prisma.TransactionClient, paymentId: string) {
-  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus; recorded: Array<keyof PaymentDetails> }>>`
-    SELECT status, array_remove(ARRAY[
-      CASE WHEN "billingDetails" IS NOT NULL THEN 'billingDetails' END,
-      CASE WHEN commission IS NOT NULL THEN 'commission' END,
-      CASE WHEN "upstreamCreatedAt" IS NOT NULL THEN 'upstreamCreatedAt' END,
-      CASE WHEN "expiresAt" IS NOT NULL THEN 'expiresAt' END], NULL) AS recorded
-    FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus }>>`
+    SELECT status FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
   return rows[0];
 }
 
-/** The details the record does not hold yet. */
-function missingDetails(details: PaymentDetails, current: { recorded: Array<keyof PaymentDetails> }): PaymentDetails {
-  return Object.fromEntries(Object.entries(details).filter(([key]) => !current.recorded.includes(key as keyof PaymentDetails))) as PaymentDetails;
+/** Of `details`, those the (locked) record does not hold yet: read only when asked, off the pay path. */
+async function missingDetails(tx: Prisma.TransactionClient, paymentId: string, details: PaymentDetails): Promise<PaymentDetails> {
+  const recorded = await tx.payment.findUniqueOrThrow({
+    where: { paymentId },
+    select: { billingDetails: true, commission: true, upstreamCreatedAt: true, expiresAt: true },
+  });
+  return Object.fromEntries(Object.entries(details).filter(([key]) => recorded[key as keyof PaymentDetails] === null)) as PaymentDetails;
 }
 
 interface PaymentDetails {

@@ -16,8 +16,6 @@ import { dropStaging, stageUpstream, StagingWriter } from './sql/stage-upstream.
 import { UpstreamListReader } from './upstream-list-reader.ts';
 import { LeaseLostError, newLeaseToken, RunLease, type RunProgress } from './run-lease.ts';
 
-export type { RunProgress } from './run-lease.ts';
-
 export interface ReconciliationSettings {
   /** The agent's time zone: periods are its days. */
   timeZone: string;
