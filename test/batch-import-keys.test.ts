@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FileKeyHash } from '../src/batch/file-key.ts';
-import { FirstLines, recipientKey } from '../src/batch/row-key.ts';
+import { FirstLines } from '../src/batch/first-lines.ts';
+import { payeeText } from '../src/batch/payee-key.ts';
 
 function keyOf(data: Buffer | string, chunkSize = Infinity): string {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -49,8 +50,10 @@ describe('normalised file key', () => {
   });
 });
 
-describe('row key for the duplicate-row warning', () => {
+describe('payee text and the first line of each key', () => {
   const row = { providerCode: 'bank-card-russia' as const, amount: '1500.00', fields: { pan: '2200000000000004', lastName: 'Ivanov' } };
+  const recipientKey = (r: typeof row | (Omit<typeof row, 'providerCode' | 'fields'> & { providerCode: string; fields: Record<string, string> })) =>
+    `${payeeText(r as typeof row)}\u0000${r.amount}`;
 
   it('remembers the first line of every key of a large file in a few bytes a key', () => {
     const lines = new FirstLines();
@@ -62,9 +65,12 @@ describe('row key for the duplicate-row warning', () => {
     expect(lines.bytes / 200_000).toBeLessThanOrEqual(24);
   });
 
-  it('is the same whatever the order of the fields, and differs with provider, amount or recipient', () => {
+  it('is the same whatever the order, case and spaces of the fields, and differs with provider, amount or recipient', () => {
     const key = recipientKey(row);
     expect(recipientKey({ ...row, fields: { lastName: 'Ivanov', pan: '2200000000000004' } })).toBe(key);
+    expect(recipientKey({ ...row, fields: { lastName: ' IVANOV ', pan: '2200000000000004' } })).toBe(key);
+    // What the payment is for is not who is paid.
+    expect(recipientKey({ ...row, fields: { ...row.fields, description: 'November salary', purpose: 'pay' } })).toBe(key);
     expect(recipientKey({ ...row, amount: '1500.01' })).not.toBe(key);
     expect(recipientKey({ ...row, providerCode: 'bank-card-russia-fio' })).not.toBe(key);
     expect(recipientKey({ ...row, fields: { ...row.fields, lastName: 'Ivanova' } })).not.toBe(key);

@@ -82,8 +82,19 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
   const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
   const batchEvents = new BatchEvents(eventTarget);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser });
-  const importer = new BatchImporter({ prisma: db.prisma, bulk: db.bulk, catalogue, client: upstream.client, limits: config.batchLimits, cardData, logger });
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays });
+  const importer = new BatchImporter({
+    prisma: db.prisma,
+    bulk: db.bulk,
+    query: db.query,
+    catalogue,
+    client: upstream.client,
+    limits: config.batchLimits,
+    duplicates: { windowDays: config.duplicateWindowDays },
+    staleMs: config.worker.importStaleMs,
+    cardData,
+    logger,
+  });
   const worker = new BatchWorker(
     { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics },
     config.worker,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { prismaQuery, type PrismaClient } from '../db/database.ts';
+import { prismaQuery, type PrismaClient, type SqlQuery } from '../db/database.ts';
 import { unnestWriter, type BulkRow, type BulkTable, type BulkWriter } from '../db/bulk-insert.ts';
-import type { Batch } from '../db/generated/client.ts';
+import type { Batch, BatchItemStatus, BatchStatus } from '../db/generated/client.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
@@ -12,7 +12,12 @@ import type { CardDataVault, StoredRecipient } from './card-data.ts';
 import { quoteCell, redactCardNumbers } from './cell-text.ts';
 import { CsvFileError, type FileProblem } from './csv-reader.ts';
 import { openPayrollFile } from './payroll-file.ts';
-import { FirstLines, recipientKey } from './row-key.ts';
+import { payingItemStatuses } from './item-states.ts';
+import { ALREADY_PAID, SAME_FILE, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
+import { FirstLines } from './first-lines.ts';
+import { PayeeKeys, payeeText } from './payee-key.ts';
+import { findPayingRows, type PayingRow } from './sql/find-paying-rows.ts';
+import { DEFAULT_IMPORT_STALE_MS } from './sql/reject-stale-imports.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
 import { validateRow, type RowProblem, type ValidRow } from './validate-row.ts';
@@ -22,6 +27,12 @@ export interface BatchLimits {
   maxBytes: number;
 }
 
+/** How the importer holds back rows that repeat a payment (duplicate-rows.ts). */
+export interface DuplicateSettings {
+  /** Finished rows of approved batches count this many days; rows still paying always. */
+  windowDays: number;
+}
+
 export interface ImportRequest {
   source: AsyncIterable<Uint8Array>;
   name?: string;
@@ -29,6 +40,11 @@ export interface ImportRequest {
   /** Import a file that was imported before (and not rejected). */
   force?: boolean;
   uploadedBy?: string;
+  /**
+   * Compare rows with the rows of approved batches (default true). `payout batch
+   * validate` checks a file with no database and says it cannot.
+   */
+  checkPaid?: boolean;
 }
 
 /**
@@ -58,8 +74,16 @@ class ImportFailure extends Error {
 
 const failed = (message: string): FileProblem => ({ line: null, column: null, code: 'import.failed', message });
 
+/** The batch was cancelled, or given up by the sweep, while its file was being read. */
+class ImportAbandoned extends Error {
+  constructor() {
+    super('the batch stopped being VALIDATING while its file was read');
+    this.name = 'ImportAbandoned';
+  }
+}
+
 /** A batch's columns known from the upload; `name` null means the batch id. */
-type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy'> & { name: string | null };
+type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy' | 'forced'> & { name: string | null };
 
 /**
  * Reads a payroll file into a batch: the upload is spooled to disk and hashed first, so a
@@ -82,12 +106,27 @@ export class BatchImporter {
       logger: Logger;
       /** How rows are written: the database's COPY (Database.bulk); without it, INSERTs through Prisma. */
       bulk?: BulkWriter;
+      /** Raw SQL on the same database (Database.query); without it, through Prisma. */
+      query?: SqlQuery;
+      duplicates?: DuplicateSettings;
+      /** The import's heartbeat; the sweep rejects a VALIDATING batch that went this long without one. */
+      staleMs?: number;
     },
   ) {
     this.bulk = deps.bulk ?? unnestWriter((sql, params) => deps.prisma.$executeRawUnsafe(sql, ...params));
+    this.query = deps.query ?? prismaQuery(deps.prisma);
+    this.payees = new PayeeKeys(deps.cardData.keyring);
   }
 
   private readonly bulk: BulkWriter;
+  private readonly query: SqlQuery;
+  private readonly payees: PayeeKeys;
+
+  /** Who a chunk's rows may repeat: rows of approved batches other than `batchId`. */
+  private payingRows(batchId: string | undefined): (keys: string[]) => Promise<PayingRow[]> {
+    const windowDays = this.deps.duplicates?.windowDays ?? 35;
+    return (keys) => findPayingRows(this.query, keys, { exceptBatchId: batchId ?? '', windowDays });
+  }
 
   async import(request: ImportRequest): Promise<Batch> {
     const fields = (file: { sha256: string; bytes: number }): BatchFields => ({
@@ -96,6 +135,7 @@ export class BatchImporter {
       fileHash: file.sha256,
       fileBytes: file.bytes,
       uploadedBy: request.uploadedBy ?? null,
+      forced: request.force ?? false,
     });
     let file: SpooledUpload;
     try {
@@ -110,7 +150,7 @@ export class BatchImporter {
       }
       const force = request.force ?? false;
       const earlier = force ? null : await this.earlierImport(file.key, file.sha256);
-      if (earlier !== null) return await this.createRejected(fields(file), duplicateOf(earlier));
+      if (earlier !== null) return await this.createRejected(fields(file), await this.duplicateOf(earlier));
       const claimed = await this.claim(fields(file), force ? null : file.key);
       if (claimed.status === 'REJECTED') return claimed;
       return await this.validateInto(claimed.id, file);
@@ -121,7 +161,8 @@ export class BatchImporter {
 
   /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
   async validate(request: ImportRequest): Promise<ValidationReport> {
-    const state = new ImportState(undefined, this.bulk, this.deps.cardData);
+    const lookup = (request.checkPaid ?? true) ? this.payingRows(undefined) : undefined;
+    const state = new ImportState(undefined, this.bulk, this.deps.cardData, this.payees, lookup);
     let file: SpooledUpload | undefined;
     try {
       file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
@@ -130,7 +171,7 @@ export class BatchImporter {
       } else {
         if (!(request.force ?? false)) {
           const earlier = await this.earlierImport(file.key, file.sha256);
-          if (earlier !== null) state.record({ ...duplicateOf(earlier), severity: 'error' });
+          if (earlier !== null) state.record({ ...(await this.duplicateOf(earlier)), severity: 'error' });
         }
         const source = file.read();
         try {
@@ -157,6 +198,8 @@ export class BatchImporter {
       errorCount: errors,
       warningCount: problems.length - errors,
       emptyRowCount: state.emptyRows,
+      flaggedCount: state.flaggedRows,
+      flaggedAmount: fromMinorUnits(state.flaggedMinor),
       totalAmount: fromMinorUnits(state.totalMinor),
       problems,
     };
@@ -175,7 +218,7 @@ export class BatchImporter {
         if (!isUniqueViolation(error) || attempt >= 3) throw error;
         const holder = key === null ? null : await this.keyHolder(key);
         // No holder: the batch id was taken, or the holder was rejected meanwhile and let go of the key.
-        if (holder !== null) return this.createRejected(fields, duplicateOf(holder));
+        if (holder !== null) return this.createRejected(fields, await this.duplicateOf(holder));
       }
     }
   }
@@ -186,6 +229,23 @@ export class BatchImporter {
    */
   private async earlierImport(key: string, sha256: string) {
     return (await this.keyHolder(key)) ?? (await this.unkeyedEarlier(sha256));
+  }
+
+  /**
+   * The file was imported before: say what became of that batch, so that nobody is told
+   * to force an import of a payroll without knowing how much of it was paid.
+   */
+  private async duplicateOf(earlier: { id: string; createdAt: Date; status: string }): Promise<FileProblem> {
+    const groups = await this.deps.prisma.batchItem.groupBy({ by: ['status'], where: { batchId: earlier.id }, _count: { _all: true }, _sum: { amount: true } });
+    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? '0.00' }));
+    return {
+      line: null,
+      column: null,
+      code: 'file.duplicate',
+      message:
+        `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; ${earlierOutcome(earlier, rows)}. ` +
+        'Imported again with force, every row paid or being paid is held back as a duplicate.',
+    };
   }
 
   private keyHolder(key: string) {
@@ -223,15 +283,19 @@ export class BatchImporter {
 
   private async validateInto(id: string, file: SpooledUpload): Promise<Batch> {
     const { prisma } = this.deps;
-    const state = new ImportState(id, this.bulk, this.deps.cardData);
+    const state = new ImportState(id, this.bulk, this.deps.cardData, this.payees, this.payingRows(id));
     const source = file.read();
+    const heartbeat = this.heartbeat(id, state);
     try {
+      await heartbeat.beat();
       const readable = await this.scan(source, state);
       const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
       const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
       const rejected = errors > 0;
-      const batch = await prisma.batch.update({
-        where: { id },
+      heartbeat.stop();
+      // Only while still VALIDATING: a batch cancelled (or given up by the sweep) meanwhile stays so.
+      const { count } = await prisma.batch.updateMany({
+        where: { id, status: 'VALIDATING' },
         data: {
           status: rejected ? 'REJECTED' : 'VALIDATED',
           // A rejected file is fixed and uploaded again: it must not count as imported.
@@ -243,18 +307,69 @@ export class BatchImporter {
           invalidCount: readable ? state.rows - state.validRows : state.rows,
           warningCount: warnings,
           totalAmount: fromMinorUnits(state.totalMinor),
+          flaggedCount: state.flaggedRows,
+          flaggedAmount: fromMinorUnits(state.flaggedMinor),
           validatedAt: new Date(),
         },
       });
+      if (count === 0) throw new ImportAbandoned();
+      const batch = await prisma.batch.findUniqueOrThrow({ where: { id } });
       // A file with errors of its own can never be approved: its rows need no card data.
-      if (rejected) await scrubCardData(prismaQuery(prisma), { batchIds: [id], retentionDays: null });
-      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings }, 'batch imported');
+      if (rejected) await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
+      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings, flagged: state.flaggedRows }, 'batch imported');
       return batch;
     } catch (error) {
+      if (error instanceof ImportAbandoned || heartbeat.abandoned) return await this.abandon(id, state);
       return await this.fail(id, state, error);
     } finally {
+      heartbeat.stop();
       source.destroy();
     }
+  }
+
+  /**
+   * Pushes the batch's heartbeat forward on the database clock while its file is read, so
+   * the sweep (sql/reject-stale-imports.ts) can tell a dead import from a long one within
+   * a minute or two. A beat that finds the batch no longer VALIDATING (cancelled, or given
+   * up after a stall) stops the import at its next row.
+   */
+  private heartbeat(id: string, state: ImportState) {
+    const staleMs = this.deps.staleMs ?? DEFAULT_IMPORT_STALE_MS;
+    let abandoned = false;
+    const beat = async () => {
+      const rows = await this.query<{ id: string }>(
+        `UPDATE "Batch" SET "importHeartbeatAt" = now() WHERE id = $1 AND status = $2::"BatchStatus" RETURNING id`,
+        [id, 'VALIDATING' satisfies BatchStatus],
+      );
+      if (rows.length === 0) {
+        abandoned = true;
+        state.abandon();
+      }
+    };
+    const timer = setInterval(() => {
+      beat().catch((error: unknown) => this.deps.logger.warn({ err: error, batchId: id }, 'import heartbeat not written; trying again'));
+    }, Math.max(50, Math.floor(staleMs / 6)));
+    timer.unref();
+    return {
+      beat,
+      stop: () => clearInterval(timer),
+      get abandoned() {
+        return abandoned;
+      },
+    };
+  }
+
+  /** A batch cancelled while its file was read: rows written before or after the cancel are never paid. */
+  private async abandon(id: string, state: ImportState): Promise<Batch> {
+    await state.idle();
+    await this.query(
+      `UPDATE "BatchItem" SET status = $2::"BatchItemStatus", "errorCode" = 'batch.cancelled', "errorMessage" = 'the batch was cancelled while its file was read', "finishedAt" = now(), "updatedAt" = now()
+       WHERE "batchId" = $1 AND status = ANY($3::text[]::"BatchItemStatus"[])`,
+      [id, 'CANCELLED' satisfies BatchItemStatus, ['PENDING', 'DUPLICATE'] satisfies BatchItemStatus[]],
+    );
+    await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
+    this.deps.logger.info({ batchId: id, rows: state.rows }, 'import stopped: the batch was cancelled or given up while its file was read');
+    return this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
   }
 
   /** Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever. */
@@ -303,6 +418,7 @@ export class BatchImporter {
       const csv = await openPayrollFile(source, { maxBytes: this.deps.limits.maxBytes });
       empty = csv.emptyRows;
       for await (const row of csv.rows) {
+        if (state.abandoned) throw new ImportAbandoned();
         if (state.rows >= this.deps.limits.maxRows) {
           state.fileProblem('file.too-many-rows', `the file has more than ${this.deps.limits.maxRows} rows`);
           break;
@@ -329,10 +445,11 @@ export class BatchImporter {
     if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
     try {
       const balance = await this.deps.client.getBalance();
-      if (state.totalMinor > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
+      const payable = state.totalMinor - state.flaggedMinor;
+      if (payable > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
         state.fileProblem(
           'balance.insufficient',
-          `the valid rows total ${fromMinorUnits(state.totalMinor)} RUB but only ${balance.available.value} is available (commission comes on top)`,
+          `the valid rows total ${fromMinorUnits(payable)} RUB${state.flaggedRows > 0 ? ' (without the rows held as duplicates)' : ''} but only ${balance.available.value} is available (commission comes on top)`,
         );
       }
     } catch (error) {
@@ -347,14 +464,28 @@ export class BatchImporter {
   }
 }
 
-function duplicateOf(earlier: { id: string; createdAt: Date; status: string }): FileProblem {
-  const still = earlier.status === 'VALIDATING' ? ' (it is still being validated)' : '';
-  return {
-    line: null,
-    column: null,
-    code: 'file.duplicate',
-    message: `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}${still}; import with force to pay it again`,
-  };
+/** The earlier batch's rows by what happened to them: what a person must know before importing the file again. */
+function earlierOutcome(earlier: { status: string }, rows: Array<{ status: BatchItemStatus; count: number; amount: string }>): string {
+  const count = (statuses: readonly BatchItemStatus[]) => rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
+  const sum = (statuses: readonly BatchItemStatus[]) =>
+    fromMinorUnits(rows.filter((r) => statuses.includes(r.status)).reduce((total, r) => total + toMinorUnits(r.amount), 0n));
+  const payable = rows.filter((r) => r.status !== 'INVALID').reduce((total, r) => total + r.count, 0);
+  switch (earlier.status) {
+    case 'VALIDATING':
+      return 'it is still being validated';
+    case 'VALIDATED':
+    case 'REJECTED':
+      return `it is ${earlier.status} and not approved: approve or discard that batch instead (payout batch approve|cancel)`;
+    default: {
+      const paid = count(['COMPLETED']);
+      const moving = count(payingItemStatuses.filter((s) => s !== 'COMPLETED'));
+      const parts = [`${paid} of ${payable} rows paid (${sum(['COMPLETED'])} RUB)`];
+      if (moving > 0) parts.push(`${moving} being paid or awaiting review`);
+      const unpaid = count(['FAILED', 'EXPIRED', 'CANCELLED']);
+      if (unpaid > 0) parts.push(`${unpaid} failed, expired or cancelled`);
+      return `it is ${earlier.status}: ${parts.join(', ')}`;
+    }
+  }
 }
 
 /** What the uploader is told; the error itself (which may quote data) goes to the log only. */
@@ -382,6 +513,8 @@ const itemTable: BulkTable = {
     { name: 'errorCode', type: 'text' },
     { name: 'errorMessage', type: 'text' },
     { name: 'updatedAt', type: 'timestamptz' },
+    { name: 'payeeKey', type: 'text' },
+    { name: 'duplicateOf', type: 'text' },
   ],
 };
 
@@ -408,35 +541,71 @@ export interface ValidationReport {
   warningCount: number;
   /** Rows with no cell filled, skipped (a `row.empty` warning lists them). */
   emptyRowCount: number;
+  /** Valid rows that repeat a payment (or an earlier row) and would be held back, and their sum. */
+  flaggedCount: number;
+  flaggedAmount: string;
   totalAmount: string;
   problems: RowProblem[];
 }
 
+/** A row read and checked, waiting for its chunk's look-up of earlier payments. */
+interface PendingRow {
+  line: number;
+  valid: ValidRow;
+  status: BatchItemStatus;
+  /** Stored recipient (sealed while payable), as JSON. */
+  fields: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** Payable rows only: the payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
+  payeeKeys?: string[];
+  sameFileLine?: number | undefined;
+  duplicateOf?: string;
+}
+
 /**
  * Counters and buffers of one import; rows and problems go to the database a chunk at a
- * time, the next chunk filled while the previous one is written. Without a batch id
- * (validation only) nothing is written and problems are kept in `report`.
+ * time, the next chunk filled while the previous one is written. Each chunk's payable rows
+ * are looked up against the rows of approved batches in one query before they are written,
+ * and those that repeat a payment are written DUPLICATE (duplicate-rows.ts). Without a
+ * batch id (validation only) nothing is written and problems are kept in `report`.
  */
 class ImportState {
   rows = 0;
   validRows = 0;
   totalMinor = 0n;
   emptyRows = 0;
+  /** Valid rows held as DUPLICATE, and their sum: counted as each chunk is looked up. */
+  flaggedRows = 0;
+  flaggedMinor = 0n;
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
-  private items: BulkRow[] = [];
+  private pending: PendingRow[] = [];
   private readonly references = new FirstLines();
-  private readonly recipients = new FirstLines();
+  private readonly sameFile = new SameFileRows();
   /** Chunks being written; a failed write fails the import at the next chunk or at the end. */
   private readonly writing = new Set<Promise<void>>();
   private failure: { error: unknown } | undefined;
+  private stopped = false;
   private readonly updatedAt = new Date().toISOString();
 
   constructor(
     readonly batchId: string | undefined,
     private readonly bulk: BulkWriter,
     private readonly cardData: CardDataVault,
+    private readonly payees: PayeeKeys,
+    /** Rows of approved batches with any of these payee keys; none when the database is not at hand. */
+    private readonly payingRows: ((keys: string[]) => Promise<PayingRow[]>) | undefined,
   ) {}
+
+  /** The batch stopped being VALIDATING: the import stops at its next row. */
+  abandon(): void {
+    this.stopped = true;
+  }
+
+  get abandoned(): boolean {
+    return this.stopped;
+  }
 
   /** Rows with no cell filled (trailing `;;;;` rows of spreadsheet exports): skipped, and said once. */
   skippedEmpty(lines: number[]): void {
@@ -470,35 +639,45 @@ class ImportState {
   /** Returns a promise only when a chunk is full: it resolves once the chunk before it is written. */
   add(line: number, reference: string | undefined, valid: ValidRow | undefined, problems: RowProblem[]): Promise<void> | undefined {
     this.rows++;
+    if (reference !== undefined) {
+      const first = this.references.firstOrAdd(reference, line);
+      if (first !== undefined) {
+        problems.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `${quoteCell(reference)} is also on line ${first}` });
+      }
+    }
     let firstError: RowProblem | undefined;
-    for (const problem of this.withDuplicates(line, reference, valid, problems)) {
+    for (const problem of problems) {
       const safe = this.record(problem);
       if (firstError === undefined && safe.severity === 'error') firstError = safe;
     }
-    if (valid !== undefined && firstError === undefined) {
-      this.validRows++;
-      this.totalMinor += toMinorUnits(valid.amount);
-    }
-    if (valid !== undefined && this.batchId !== undefined) {
+    if (valid !== undefined) {
       const payable = firstError === undefined;
-      const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
-      this.items.push([
-        this.batchId,
-        String(line),
-        valid.reference ?? null,
-        paymentIdFor(this.batchId, line, 1),
-        valid.providerCode,
-        valid.amount,
-        valid.currency,
-        JSON.stringify(fields),
-        json(valid.customFields),
-        payable ? 'PENDING' : 'INVALID',
-        firstError?.code ?? null,
-        firstError?.message ?? null,
-        this.updatedAt,
-      ]);
+      if (payable) {
+        this.validRows++;
+        this.totalMinor += toMinorUnits(valid.amount);
+      }
+      const row: PendingRow = {
+        line,
+        valid,
+        status: payable ? 'PENDING' : 'INVALID',
+        fields: '',
+        errorCode: firstError?.code ?? null,
+        errorMessage: firstError?.message ?? null,
+      };
+      if (payable) {
+        const payee = payeeText(valid);
+        row.payeeKeys = this.payees.candidates(payee);
+        row.sameFileLine = this.sameFile.check(payee, valid.amount, valid.reference, line);
+      }
+      if (this.batchId !== undefined) {
+        const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
+        row.fields = JSON.stringify(fields);
+        this.pending.push(row);
+      } else if (payable) {
+        this.pending.push(row);
+      }
     }
-    if (this.items.length >= CHUNK || this.problems.length >= CHUNK) return this.nextChunk();
+    if (this.pending.length >= CHUNK || this.problems.length >= CHUNK) return this.nextChunk();
     return undefined;
   }
 
@@ -520,22 +699,24 @@ class ImportState {
    * connections. Resolves once these rows are being written.
    */
   private async nextChunk(): Promise<void> {
-    const items = this.items;
+    const rows = this.pending;
     const problems = this.problems;
-    this.items = [];
+    this.pending = [];
     this.problems = [];
     if (this.batchId === undefined) {
+      await this.holdRepeats(rows, problems);
       // One at a time: spreading an array this long into push() can overflow the stack.
       for (const problem of problems) this.report.push(problem);
       return;
     }
-    if (items.length === 0 && problems.length === 0) return;
+    if (rows.length === 0 && problems.length === 0) return;
     const batchId = this.batchId;
     while (this.writing.size >= WRITERS) await Promise.race(this.writing);
     this.throwFailure();
     const write = (async () => {
       try {
-        await this.bulk(itemTable, items);
+        await this.holdRepeats(rows, problems);
+        await this.bulk(itemTable, rows.map((row) => this.itemRow(batchId, row)));
         await this.bulk(problemTable, problems.map((problem) => problemRow(batchId, problem)));
       } catch (error) {
         // Seen by the next chunk or by flush(); not an unhandled rejection meanwhile.
@@ -546,23 +727,63 @@ class ImportState {
     void write.then(() => this.writing.delete(write));
   }
 
-  private throwFailure(): void {
-    if (this.failure !== undefined) throw this.failure.error;
-  }
-
-  /** The row's own problems, then a repeated reference (an error) and the same recipient and amount twice (a warning). */
-  private withDuplicates(line: number, reference: string | undefined, valid: ValidRow | undefined, problems: RowProblem[]): RowProblem[] {
-    if (reference !== undefined) {
-      const first = this.references.firstOrAdd(reference, line);
-      if (first !== undefined) {
-        problems.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `${quoteCell(reference)} is also on line ${first}` });
+  /**
+   * One query for the chunk's payees, then each payable row that repeats an earlier row of
+   * this file or a row of an approved batch becomes DUPLICATE with a warning naming it.
+   */
+  private async holdRepeats(rows: PendingRow[], problems: RowProblem[]): Promise<void> {
+    const lookUp = rows.filter((row) => row.payeeKeys !== undefined && row.sameFileLine === undefined);
+    const earlier = new Map<string, PayingRow[]>();
+    if (this.payingRows !== undefined && lookUp.length > 0) {
+      const keys = new Set(lookUp.flatMap((row) => row.payeeKeys!));
+      for (const paying of await this.payingRows([...keys])) {
+        const key = paying.payeeKey.trimEnd();
+        earlier.set(key, [...(earlier.get(key) ?? []), paying]);
       }
     }
-    if (valid === undefined) return problems;
-    const same = this.recipients.firstOrAdd(recipientKey(valid), line);
-    if (same !== undefined) {
-      problems.push({ line, column: null, code: 'row.duplicate', severity: 'warning', message: `same provider, recipient and amount as line ${same}` });
+    for (const row of rows) {
+      if (row.payeeKeys === undefined) continue;
+      if (row.sameFileLine !== undefined) {
+        this.hold(row, problems, SAME_FILE, sameFileMessage(row.sameFileLine), this.batchId === undefined ? undefined : paymentIdFor(this.batchId, row.sameFileLine, 1));
+        continue;
+      }
+      const match = row.payeeKeys.flatMap((key) => earlier.get(key) ?? []).find((paying) => repeats(paying, row.valid));
+      if (match !== undefined) this.hold(row, problems, ALREADY_PAID, alreadyPaidMessage(match), match.paymentId);
     }
-    return problems;
+  }
+
+  private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, duplicateOf: string | undefined): void {
+    row.status = 'DUPLICATE';
+    row.errorCode = code;
+    row.errorMessage = message;
+    if (duplicateOf !== undefined) row.duplicateOf = duplicateOf;
+    this.flaggedRows++;
+    this.flaggedMinor += toMinorUnits(row.valid.amount);
+    problems.push({ line: row.line, column: null, code, severity: 'warning', message });
+  }
+
+  private itemRow(batchId: string, row: PendingRow): BulkRow {
+    const { valid } = row;
+    return [
+      batchId,
+      String(row.line),
+      valid.reference ?? null,
+      paymentIdFor(batchId, row.line, 1),
+      valid.providerCode,
+      valid.amount,
+      valid.currency,
+      row.fields,
+      json(valid.customFields),
+      row.status,
+      row.errorCode,
+      row.errorMessage,
+      this.updatedAt,
+      row.payeeKeys?.[0] ?? null,
+      row.duplicateOf ?? null,
+    ];
+  }
+
+  private throwFailure(): void {
+    if (this.failure !== undefined) throw this.failure.error;
   }
 }

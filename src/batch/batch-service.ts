@@ -1,11 +1,12 @@
 import { prismaQuery, type PrismaClient } from '../db/database.ts';
-import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generated/client.ts';
+import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
-import { activeItemStatuses } from './item-states.ts';
+import { activeItemStatuses, heldItemStatuses } from './item-states.ts';
+import { holdApprovedRepeats } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import type { BatchEvents } from './batch-events.ts';
-import { recordAudit, systemActor, type AuditActor, type AuditEntry } from '../ops/audit.ts';
+import { recordAudit, systemActor, type AuditActor } from '../ops/audit.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
@@ -41,11 +42,16 @@ export class BatchService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly events: BatchEvents,
-    private readonly options: { singleUser: boolean },
+    private readonly options: { singleUser: boolean; duplicateWindowDays?: number },
   ) {}
 
-  /** `by` is who the audit trail names (ops/audit.ts); the event commits with the approval. */
-  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean; by?: AuditActor }): Promise<Batch> {
+  /**
+   * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
+   * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
+   * Without it, rows that repeat a batch approved since this one's import are held first
+   * and the approval is refused, so that the approver sees them before anything is paid.
+   */
+  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; by?: AuditActor }): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
       throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
@@ -64,21 +70,45 @@ export class BatchService {
     } else if (batch.status !== 'VALIDATED') {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
+    const includeFlagged = request.includeFlagged ?? false;
     const now = new Date();
-    const updated = await this.transition(
-      batchId,
-      batch.status,
-      { status: 'RUNNING', validRowsOnly, approvedBy: request.approver, approvedAt: now, startedAt: now },
-      { by: request.by ?? systemActor, entry: { action: 'batch.approve', batchId, detail: { validRowsOnly, from: batch.status } } },
-    );
+    const outcome = await this.prisma.$transaction(async (tx) => {
+      // One approval at a time across every process: of two batches that repeat each
+      // other approved at once, the second must see the first approved.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('payout-gateway:batch-approve'))::text`;
+      const query = prismaQuery(tx as unknown as PrismaClient);
+      if (!includeFlagged) {
+        const held = await holdApprovedRepeats(query, batchId, this.options.duplicateWindowDays ?? 35);
+        // Committed, not rolled back: the approver is shown these rows before anything is paid.
+        if (held > 0) return { held };
+      }
+      const included = includeFlagged
+        ? await tx.batchItem.updateMany({ where: { batchId, status: 'DUPLICATE' }, data: { status: 'PENDING', errorCode: null, errorMessage: null } })
+        : { count: 0 };
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: batch.status },
+        data: { status: 'RUNNING', validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
+      });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      const detail = { validRowsOnly, from: batch.status, includeFlagged, flaggedRows: batch.flaggedCount, flaggedIncluded: included.count, forced: batch.forced };
+      await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
+      return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
+    });
     this.events.publish(batchId);
-    return updated;
+    if ('held' in outcome) {
+      throw new BatchStateError(
+        'batch.new-duplicates',
+        `${outcome.held} ${outcome.held === 1 ? 'row repeats' : 'rows repeat'} a payment of a batch approved since this one was imported; ` +
+          'they are now held back (see the batch’s problems): approve again to pay the rest, or include flagged rows to pay them too',
+      );
+    }
+    return outcome.batch;
   }
 
   /** Stops starting new payments; those already sent finish and are tracked. */
   async cancel(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const batch = await this.get(batchId);
-    if (!['VALIDATED', 'REJECTED', 'RUNNING'].includes(batch.status)) {
+    if (!['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING'].includes(batch.status)) {
       throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
     }
     const updated = await this.prisma.$transaction(async (tx) => {
@@ -167,7 +197,7 @@ export class BatchService {
       .sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const finished = counts
-      .filter((c) => !activeItemStatuses.includes(c.status) && c.status !== 'INVALID')
+      .filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status))
       .reduce((sum, c) => sum + c.count, 0);
     if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
     const seconds = ((batch.finishedAt ?? new Date()).getTime() - batch.startedAt.getTime()) / 1000;
@@ -183,21 +213,5 @@ export class BatchService {
     const batch = await this.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
     return batch;
-  }
-
-  private async transition(
-    batchId: string,
-    from: BatchStatus,
-    data: Prisma.BatchUpdateManyMutationInput,
-    audit: { by: AuditActor; entry: AuditEntry },
-  ): Promise<Batch> {
-    // Conditional on the state read, so two approvers racing cannot both start it; the audit
-    // event is written in the same transaction, so it exists exactly when the change does.
-    return this.prisma.$transaction(async (tx) => {
-      const changed = await tx.batch.updateMany({ where: { id: batchId, status: from }, data });
-      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      await recordAudit(tx, audit.by, audit.entry);
-      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
-    });
   }
 }

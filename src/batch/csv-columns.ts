@@ -14,6 +14,9 @@ export const recipientColumns = [
   'description',
 ] as const;
 
+/** The recipient fields that say who is paid (the rest, purpose and description, say what for). */
+export const identityColumns = recipientColumns.filter((column) => column !== 'purpose' && column !== 'description');
+
 export const baseColumns = ['reference', 'provider', 'amount', 'currency'] as const;
 export const requiredColumns = ['provider', 'amount'] as const;
 export const CUSTOM_PREFIX = 'custom.';

@@ -5,6 +5,15 @@ import type { Payment } from '../payout/models.ts';
 
 /** Rows a worker still has to move; every other state is final for the row's current attempt. */
 export const activeItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'];
+/** Rows no worker sends: they failed validation, or repeat a payment and were not included at approval. */
+export const heldItemStatuses: readonly BatchItemStatus[] = ['INVALID', 'DUPLICATE'];
+/**
+ * A row in one of these states, in an approved batch, has paid its payee or may still pay
+ * them without anyone uploading it again: another row with the same payee, amount and
+ * reference is a duplicate of it (batch/duplicate-rows.ts). FAILED, EXPIRED and CANCELLED
+ * rows moved no money; retryFailedItems checks the same rule before paying them again.
+ */
+export const payingItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'NEEDS_REVIEW'];
 /** Final states that count as "did not complete" for COMPLETED_WITH_FAILURES. */
 export const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
 

@@ -21,7 +21,7 @@ import { claimItems, type ClaimedItem } from './sql/claim-items.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from './sql/move-items.ts';
 import { renewLeases } from './sql/renew-leases.ts';
-import { rejectStaleImports } from './sql/reject-stale-imports.ts';
+import { DEFAULT_IMPORT_STALE_MS, rejectStaleImports } from './sql/reject-stale-imports.ts';
 import { protectLegacyRows } from './sql/protect-legacy-rows.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import { settleFromPayments } from './sql/settle-from-payments.ts';
@@ -41,6 +41,8 @@ export interface WorkerOptions {
   maxRetries: number;
   /** First retry delay; doubles with each retry, with jitter. */
   retryBaseMs: number;
+  /** An import still VALIDATING this long after its last heartbeat has lost its process (see reject-stale-imports.ts). */
+  importStaleMs: number;
 }
 
 export const defaultWorkerOptions: WorkerOptions = {
@@ -51,6 +53,7 @@ export const defaultWorkerOptions: WorkerOptions = {
   pollMs: 500,
   maxRetries: 5,
   retryBaseMs: 1_000,
+  importStaleMs: DEFAULT_IMPORT_STALE_MS,
 };
 
 export interface WorkerDeps {
@@ -70,8 +73,6 @@ export interface WorkerDeps {
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
-/** An import still VALIDATING after this long has lost its process (see reject-stale-imports.ts). */
-const STALE_IMPORT_MS = 30 * 60_000;
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
 /** A row sealed under a key this worker lacks waits this long for one that has it (or a restart with it). */
@@ -227,7 +228,7 @@ export class BatchWorker {
   private async sweep(): Promise<void> {
     const settled = await settleFromPayments(this.deps.query);
     const finished = await finishBatches(this.deps.query, null);
-    const rejected = await rejectStaleImports(this.deps.query, STALE_IMPORT_MS);
+    const rejected = await rejectStaleImports(this.deps.query, this.options.importStaleMs);
     // Card data of rows that can no longer be paid, and of failed rows past the retention period.
     await scrubCardData(this.deps.query, { batchIds: null, retentionDays: this.deps.cardData.retentionDays });
     // Rows an earlier version stored in clear: sealed or masked, a group per sweep.

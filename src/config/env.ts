@@ -206,6 +206,8 @@ const gatewayEnv = z.object({
   WORKER_LEASE_MS: positiveInt(60_000),
   BATCH_MAX_ROWS: positiveInt(500_000),
   BATCH_MAX_FILE_BYTES: positiveInt(100 * 1024 * 1024),
+  DUPLICATE_WINDOW_DAYS: nonNegativeInt(35),
+  IMPORT_STALE_MS: positiveInt(90_000),
   PAYOUT_DATA_KEY: optionalString,
   PAYOUT_DATA_KEY_FILE: optionalString,
   PAYOUT_DATA_KEYS_OLD: optionalString,
@@ -265,8 +267,12 @@ export interface GatewayConfig {
     perBatchConcurrency: number;
     ratePerSecond: number;
     leaseMs: number;
+    /** A VALIDATING batch whose import sent no heartbeat this long is rejected by the sweep. */
+    importStaleMs: number;
   };
   batchLimits: { maxRows: number; maxBytes: number };
+  /** Rows repeating a payment of an approved batch finished this many days ago (or still paying) are held back. */
+  duplicateWindowDays: number;
   /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
   cardData: DataKeySettings & { retentionDays: number };
   /** METRICS_PORT: /metrics without a key on its own port (undefined: only on the gateway's, with an admin key). */
@@ -335,8 +341,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       perBatchConcurrency: parsed.WORKER_BATCH_CONCURRENCY,
       ratePerSecond: parsed.WORKER_RATE_LIMIT,
       leaseMs: parsed.WORKER_LEASE_MS,
+      importStaleMs: parsed.IMPORT_STALE_MS,
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
+    duplicateWindowDays: parsed.DUPLICATE_WINDOW_DAYS,
     cardData: {
       key: parsed.PAYOUT_DATA_KEY,
       keyFile: parsed.PAYOUT_DATA_KEY_FILE,

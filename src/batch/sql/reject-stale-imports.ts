@@ -1,16 +1,22 @@
 import type { SqlQuery } from '../../db/database.ts';
+import type { BatchStatus } from '../../db/generated/enums.ts';
 
 /**
  * An import whose process died (killed, out of memory, the machine restarted) leaves its
- * batch VALIDATING, holding its file key, with no one left to finish it. An import takes
- * seconds to a few minutes (BATCH_MAX_ROWS at thousands of rows a second), so one still
- * VALIDATING after `staleMs` is taken as dead: REJECTED, with a problem saying so, and its
- * file key given up so the same file can be uploaded again.
+ * batch VALIDATING, holding its file key, with no one left to finish it. The importer
+ * pushes the batch's heartbeat forward on the database clock several times per `staleMs`
+ * (batch-importer.ts), so one whose heartbeat (or, before its first, its creation) is
+ * older than that is dead: REJECTED, with a problem saying so, and its file key given up
+ * so the same file can be uploaded again. Its rows are never paid: a REJECTED batch is
+ * only approved with validRowsOnly, and the approval refuses a file-level error.
  */
+/** How long a VALIDATING batch may go without its importer's heartbeat (IMPORT_STALE_MS). */
+export const DEFAULT_IMPORT_STALE_MS = 90_000;
+
 const sql = `
 WITH stale AS (
-  UPDATE "Batch" SET status = 'REJECTED', "fileKey" = NULL, "validatedAt" = now()
-  WHERE status = 'VALIDATING' AND "createdAt" < now() - $1 * interval '1 millisecond'
+  UPDATE "Batch" SET status = $2::"BatchStatus", "fileKey" = NULL, "validatedAt" = now()
+  WHERE status = $3::"BatchStatus" AND COALESCE("importHeartbeatAt", "createdAt") < now() - $1 * interval '1 millisecond'
   RETURNING id
 ), problems AS (
   INSERT INTO "BatchProblem" ("batchId", line, "column", code, severity, message)
@@ -21,6 +27,6 @@ WITH stale AS (
 SELECT id FROM stale`;
 
 export async function rejectStaleImports(query: SqlQuery, staleMs: number): Promise<string[]> {
-  const rows = await query<{ id: string }>(sql, [staleMs]);
+  const rows = await query<{ id: string }>(sql, [staleMs, 'REJECTED' satisfies BatchStatus, 'VALIDATING' satisfies BatchStatus]);
   return rows.map((row) => row.id);
 }

@@ -1,20 +1,3 @@
-import { recipientColumns } from './csv-columns.ts';
-import type { ValidRow } from './validate-row.ts';
-
-/**
- * Identifies a row's provider, recipient and amount for the duplicate-row warning: the
- * fields in their fixed column order, so equal rows give equal text whatever the file's
- * column order.
- */
-export function recipientKey(row: Pick<ValidRow, 'providerCode' | 'amount' | 'fields'>): string {
-  let key = `${row.providerCode}\u0000${row.amount}`;
-  for (const column of recipientColumns) {
-    const value = row.fields[column];
-    if (value !== undefined) key += `\u0000${column}\u0000${value}`;
-  }
-  return key;
-}
-
 const EMPTY = 0;
 const MAX_LOAD = 0.8;
 const GROWTH = 1.5;
@@ -38,6 +21,17 @@ export class FirstLines {
     this.hi = new Int32Array(capacity);
     this.lo = new Int32Array(capacity);
     this.lines = new Int32Array(capacity);
+  }
+
+  /** The line `key` was first seen on, if it was. */
+  first(key: string): number | undefined {
+    const [hi, lo] = hash64(key);
+    const size = this.lines.length;
+    for (let slot = home(lo, size); ; slot = slot + 1 === size ? 0 : slot + 1) {
+      const seen = this.lines[slot]!;
+      if (seen === EMPTY) return undefined;
+      if (this.hi[slot] === hi && this.lo[slot] === lo) return seen;
+    }
   }
 
   /** The line `key` was first seen on; when never, remembers `line` and returns undefined. */
