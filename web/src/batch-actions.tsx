@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { formatMoney, sumDecimals } from './money.ts';
 import { APPROVE_BATCH, CANCEL_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
@@ -33,6 +33,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   const [asking, setAsking] = useState<Action | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const [includeFlagged, setIncludeFlagged] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking !== undefined) confirmRef.current?.focus();
@@ -47,7 +48,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid' })
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeFlagged })
           : action === 'retry'
             ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
             : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
@@ -63,7 +64,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
 
   const question = (action: Action) => {
     if (action === 'approve' || action === 'approveValid') {
-      return t('batch.confirmApprove', { count: batch.validCount, amount: formatMoney(batch.totalAmount.value, batch.totalAmount.currency, i18n.tag) });
+      // Flagged rows are paid only when the box below is ticked: the question counts what will be paid.
+      const count = includeFlagged ? batch.validCount : batch.validCount - batch.flaggedCount;
+      const amount = includeFlagged ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.flaggedAmount.value}`]);
+      return t('batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
     }
     return action === 'retry' ? t('batch.retry') + '?' : t('batch.confirmCancel');
   };
@@ -90,6 +94,12 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       ) : (
         <div class="confirm" role="group" aria-labelledby="confirm-question">
           <p id="confirm-question">{question(asking)}</p>
+          {(asking === 'approve' || asking === 'approveValid') && batch.flaggedCount > 0 ? (
+            <label class="check">
+              <input type="checkbox" checked={includeFlagged} onChange={(event) => setIncludeFlagged((event.target as HTMLInputElement).checked)} />{' '}
+              {t('batch.includeFlagged', { count: batch.flaggedCount, amount: formatMoney(batch.flaggedAmount.value, batch.flaggedAmount.currency, i18n.tag) })}
+            </label>
+          ) : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
               {t(labels[asking])}

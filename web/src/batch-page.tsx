@@ -3,7 +3,7 @@ import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
-import { formatNumber } from './money.ts';
+import { formatMoney, formatNumber } from './money.ts';
 import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
@@ -137,6 +137,8 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           </div>
         )}
       </dl>
+
+      <FlaggedRows batch={batch} />
 
       {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (
         <section class="progress-panel" aria-labelledby="progress-title">
@@ -284,7 +286,7 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
                   </td>
                   <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
                   <td class="mono">
-                    {item.status === 'INVALID' ? '—' : <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>}
+                    {item.status === 'INVALID' || item.status === 'DUPLICATE' ? '—' : <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>}
                   </td>
                   <td>
                     <StatusBadge status={item.status} />
@@ -297,6 +299,34 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
         </div>
       )}
       <Pager label={t('batch.items')} cursors={cursors} pageInfo={page?.pageInfo} onChange={setCursors} />
+    </section>
+  );
+}
+
+/** Rows held back as repeats of a payment, the batches they repeat, and a forced import: what the approver must see. */
+function FlaggedRows({ batch }: { batch: BatchDetail }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  if (batch.flaggedCount === 0 && !batch.forced) return null;
+  const money = (value: string) => formatMoney(value, batch.totalAmount.currency, i18n.tag);
+  return (
+    <section class="notice notice-warn" aria-labelledby="flagged-title">
+      <h2 id="flagged-title">{t('batch.flaggedTitle')}</h2>
+      {batch.forced ? <p>{t('batch.forced')}</p> : null}
+      {batch.flaggedCount === 0 ? null : (
+        <>
+          <p>{t(batch.includeFlagged ? 'batch.flaggedIncluded' : 'batch.flagged', { count: batch.flaggedCount, amount: money(batch.flaggedAmount.value) })}</p>
+          {batch.overlaps.length === 0 ? null : (
+            <ul>
+              {batch.overlaps.map((overlap) => (
+                <li key={overlap.batchId}>
+                  <a href={`#/batches/${overlap.batchId}`}>{t('batch.overlap', { batch: overlap.batchId, rows: overlap.rows, amount: money(overlap.amount) })}</a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
     </section>
   );
 }

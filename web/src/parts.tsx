@@ -24,6 +24,7 @@ const tone: Record<string, string> = {
   REJECTED: 'bad',
   FAILED: 'bad',
   INVALID: 'bad',
+  DUPLICATE: 'warn',
   EXPIRED: 'bad',
 };
 

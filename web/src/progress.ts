@@ -2,7 +2,7 @@ import { sumDecimals } from './money.ts';
 import { FINAL_ITEM_STATUSES, type StatusCount } from './queries.ts';
 
 export interface Progress {
-  /** Rows that will be or were paid (INVALID rows are never paid). */
+  /** Rows that will be or were paid (INVALID rows are never paid, DUPLICATE rows only when included). */
   total: number;
   done: number;
   paid: { count: number; amount: string };
@@ -19,7 +19,7 @@ const IN_FLIGHT = ['CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'];
 export function progressOf(counts: readonly StatusCount[]): Progress {
   const pick = (statuses: readonly string[]) => counts.filter((c) => statuses.includes(c.status));
   const count = (rows: readonly StatusCount[]) => rows.reduce((sum, c) => sum + c.count, 0);
-  const total = count(counts.filter((c) => c.status !== 'INVALID'));
+  const total = count(counts.filter((c) => c.status !== 'INVALID' && c.status !== 'DUPLICATE'));
   const done = count(pick(FINAL_ITEM_STATUSES));
   const completed = pick(['COMPLETED']);
   const failed = pick(FAILED);

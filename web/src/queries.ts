@@ -36,6 +36,13 @@ export interface BatchSummary {
 
 export interface BatchDetail extends BatchSummary {
   validRowsOnly: boolean;
+  /** Imported with force although the same file was imported before. */
+  forced: boolean;
+  /** Rows held back as repeats of a payment, paid only if the approver includes them. */
+  flaggedCount: number;
+  flaggedAmount: Money;
+  includeFlagged: boolean;
+  overlaps: Array<{ batchId: string; rows: number; amount: string }>;
   uploadedBy: string | null;
   approvedBy: string | null;
   startedAt: string | null;
@@ -85,7 +92,8 @@ export interface PageInfo {
 const SUMMARY = `id name fileName status rowCount validCount invalidCount warningCount
   totalAmount { value currency } createdAt approvedAt counts { status count amount }`;
 
-const DETAIL = `${SUMMARY} validRowsOnly uploadedBy approvedBy startedAt finishedAt cancelledAt
+const DETAIL = `${SUMMARY} validRowsOnly forced flaggedCount flaggedAmount { value currency } includeFlagged
+  overlaps { batchId rows amount } uploadedBy approvedBy startedAt finishedAt cancelledAt
   throughput secondsLeft resultsUrl`;
 
 export const BATCHES = `query Batches($status: BatchStatus, $first: Int, $after: String) {
@@ -129,7 +137,11 @@ const lifecycle = (name: string, args: string, call: string) => `mutation ${name
   }
 }`;
 
-export const APPROVE_BATCH = lifecycle('ApproveBatch', '$id: ID!, $validRowsOnly: Boolean', 'approveBatch(id: $id, validRowsOnly: $validRowsOnly)');
+export const APPROVE_BATCH = lifecycle(
+  'ApproveBatch',
+  '$id: ID!, $validRowsOnly: Boolean, $includeFlagged: Boolean',
+  'approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeFlagged: $includeFlagged)',
+);
 export const CANCEL_BATCH = lifecycle('CancelBatch', '$id: ID!', 'cancelBatch(id: $id)');
 export const RETRY_FAILED = lifecycle('RetryFailedItems', '$id: ID!', 'retryFailedItems(id: $id)');
 
@@ -152,7 +164,7 @@ export const SEARCH_BY_REFERENCE = `query PaymentsByReference($reference: String
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
 export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
 export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
-export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID'];
+export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', 'DUPLICATE'];
 
 export const PROVIDER_NAMES: Record<string, string> = {
   BANK_CARD_RUSSIA: 'bank-card-russia',

@@ -16,7 +16,8 @@ import { KeyValue, BillingDetailsType } from './payment.ts';
 
 const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
-  description: 'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation.',
+  description:
+    'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows.',
   values: Object.values(BatchItemStatus),
 });
 const ProblemSeverityEnum = builder.enumType('ProblemSeverity', { values: { ERROR: { value: 'error' }, WARNING: { value: 'warning' } } });
@@ -51,6 +52,27 @@ const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchSta
   }),
 });
 
+type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;
+const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement({
+  description: 'The row a DUPLICATE row repeats, as it stands now.',
+  fields: (t) => ({
+    batchId: t.exposeID('batchId'),
+    line: t.exposeInt('line'),
+    paymentId: t.exposeID('paymentId'),
+    status: t.field({ type: BatchItemStatusEnum, resolve: (r) => r.status }),
+    at: t.field({ type: 'DateTime', description: 'When it finished, or last changed while it is still paying.', resolve: (r) => r.finishedAt ?? r.updatedAt }),
+  }),
+});
+
+const Overlap = builder.objectRef<{ batchId: string; rows: number; amount: string }>('BatchOverlap').implement({
+  description: 'An earlier batch whose rows this one repeats.',
+  fields: (t) => ({
+    batchId: t.exposeID('batchId'),
+    rows: t.exposeInt('rows', { description: 'Rows of this batch that repeat one of that batch.' }),
+    amount: t.field({ type: 'Decimal', resolve: (o) => o.amount }),
+  }),
+});
+
 export const BatchItem = builder.objectRef<BatchItemRow>('BatchItem').implement({
   fields: (t) => ({
     line: t.exposeInt('line'),
@@ -70,6 +92,15 @@ export const BatchItem = builder.objectRef<BatchItemRow>('BatchItem').implement(
     billingDetails: t.field({ type: BillingDetailsType, nullable: true, resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
     retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
     updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
+    repeats: t.field({
+      type: RepeatedRow,
+      nullable: true,
+      description: 'For a row flagged as a duplicate: the earlier row (of this file or of an approved batch) with the same payee, amount and reference.',
+      resolve: (i, _args, { services }) =>
+        i.duplicateOf === null
+          ? null
+          : services.prisma.batchItem.findUnique({ where: { paymentId: i.duplicateOf }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
+    }),
   }),
 });
 
@@ -100,6 +131,25 @@ export const Batch = builder.objectRef<BatchRow>('Batch').implement({
     warningCount: t.exposeInt('warningCount'),
     totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
     validRowsOnly: t.exposeBoolean('validRowsOnly'),
+    forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
+    flaggedCount: t.exposeInt('flaggedCount', {
+      description: 'Valid rows held as DUPLICATE: they repeat a payment of an approved batch or an earlier row of this file.',
+    }),
+    flaggedAmount: t.field({ type: Money, description: 'What the flagged rows add up to.', resolve: (b) => ({ value: b.flaggedAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+    includeFlagged: t.exposeBoolean('includeFlagged', { description: 'The approver chose to pay the flagged rows too.' }),
+    overlaps: t.field({
+      type: [Overlap],
+      description: 'The other batches whose rows this one repeats, with how many rows and how much.',
+      resolve: async (b, _args, { services }) => {
+        if (b.flaggedCount === 0) return [];
+        const rows = await services.prisma.$queryRaw<Array<{ batchId: string; rows: number; amount: string }>>`
+          SELECT e."batchId" AS "batchId", count(*)::int AS rows, sum(i.amount)::text AS amount
+          FROM "BatchItem" AS i JOIN "BatchItem" AS e ON e."paymentId" = i."duplicateOf"
+          WHERE i."batchId" = ${b.id} AND e."batchId" <> ${b.id}
+          GROUP BY e."batchId" ORDER BY e."batchId"`;
+        return rows;
+      },
+    }),
     uploadedBy: t.string({ nullable: true, resolve: (b) => b.uploadedBy }),
     approvedBy: t.string({ nullable: true, resolve: (b) => b.approvedBy }),
     createdAt: t.field({ type: 'DateTime', resolve: (b) => b.createdAt }),
@@ -212,15 +262,25 @@ builder.mutationFields((t) => ({
   }),
   approveBatch: t.field({
     type: Batch,
-    description: 'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader.',
+    description:
+      'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Rows flagged as duplicates are left unpaid unless includeFlagged; rows that repeat a batch approved since the import are flagged now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
     authScopes: { approve: true },
     errors: batchResult('ApproveBatch'),
     args: {
       id: t.arg.id({ required: true }),
       validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
+      includeFlagged: t.arg.boolean({
+        defaultValue: false,
+        description: 'Pay the rows flagged as duplicates too (recorded in the audit trail). Without it they are never paid.',
+      }),
     },
-    resolve: (_root, { id, validRowsOnly }, { services, caller, role, requestId }) =>
-      services.batches.approve(String(id), { approver: caller, validRowsOnly: validRowsOnly ?? false, by: requestActor({ role, caller }, requestId) }),
+    resolve: (_root, { id, validRowsOnly, includeFlagged }, { services, caller, role, requestId }) =>
+      services.batches.approve(String(id), {
+        approver: caller,
+        validRowsOnly: validRowsOnly ?? false,
+        includeFlagged: includeFlagged ?? false,
+        by: requestActor({ role, caller }, requestId),
+      }),
   }),
   cancelBatch: t.field({
     type: Batch,
