@@ -54,7 +54,7 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
       [15, 'provider', 'provider.missing', 'error'],
       [16, 'amount', 'amount.format', 'error'],
       [17, null, 'row.cells', 'error'],
-      [19, null, 'row.duplicate', 'warning'],
+      [19, null, 'row.similar', 'warning'],
     ]);
     const messages = await problemsOf(batch.id);
     expect(messages.find((p) => p.code === 'reference.duplicate')!.message).toBe('"ERR-12" is also on line 13');

@@ -13,7 +13,7 @@ import { quoteCell, redactCardNumbers } from './cell-text.ts';
 import { CsvFileError, type FileProblem } from './csv-reader.ts';
 import { openPayrollFile } from './payroll-file.ts';
 import { payingItemStatuses } from './item-states.ts';
-import { ALREADY_PAID, SAME_FILE, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
+import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
 import { FirstLines } from './first-lines.ts';
 import { PayeeKeys, payeeText } from './payee-key.ts';
 import { findPayingRows, type PayingRow } from './sql/find-paying-rows.ts';
@@ -667,7 +667,11 @@ class ImportState {
       if (payable) {
         const payee = payeeText(valid);
         row.payeeKeys = this.payees.candidates(payee);
-        row.sameFileLine = this.sameFile.check(payee, valid.amount, valid.reference, line);
+        const same = this.sameFile.check(payee, valid.amount, valid.reference, line);
+        row.sameFileLine = same.repeats;
+        if (same.similar !== undefined) {
+          this.record({ line, column: null, code: SIMILAR, severity: 'warning', message: `same payee and amount as line ${same.similar}, under another reference` });
+        }
       }
       if (this.batchId !== undefined) {
         const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);

@@ -13,6 +13,8 @@ import type { PayingRow } from './sql/find-paying-rows.ts';
  */
 export const ALREADY_PAID = 'row.already-paid';
 export const SAME_FILE = 'row.duplicate';
+/** Same payee and amount under another reference in one file: paid, but worth a look. */
+export const SIMILAR = 'row.similar';
 
 /** `%s` in order: line, batch, status, day (UTC). Rendered here and, at approval, by SQL's format(). */
 export const ALREADY_PAID_TEMPLATE =
@@ -42,12 +44,16 @@ export class SameFileRows {
   private readonly any = new FirstLines();
   private readonly unreferenced = new FirstLines();
 
-  /** The first line this row repeats; remembers the row either way. */
-  check(payee: string, amount: string, reference: string | undefined, line: number): number | undefined {
+  /**
+   * The first line this row repeats (held), or else the first with the same payee and
+   * amount under another reference (only said); remembers the row either way.
+   */
+  check(payee: string, amount: string, reference: string | undefined, line: number): { repeats?: number; similar?: number } {
     const key = `${payee}\u0000${amount}`;
-    const first = reference === undefined ? this.any.first(key) : this.unreferenced.first(key);
-    this.any.firstOrAdd(key, line);
+    const any = this.any.firstOrAdd(key, line);
+    const repeats = reference === undefined ? any : this.unreferenced.first(key);
     if (reference === undefined) this.unreferenced.firstOrAdd(key, line);
-    return first;
+    if (repeats !== undefined) return { repeats };
+    return any === undefined ? {} : { similar: any };
   }
 }

@@ -72,7 +72,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   let paidBatch: string;
 
   it('records a forced import with who asked and the request id; an ordinary import is not recorded', async () => {
-    paidBatch = await upload('op', 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.00,token_execute_failed\n', 'rid-import');
+    paidBatch = await upload('op', 'provider,amount,account\nbank-card-token,10.00,token_audit_paid\nbank-card-token,12.00,token_execute_failed\n', 'rid-import');
     const found = await events({ batchId: paidBatch });
     expect(found.edges.map((e) => e.node)).toEqual([
       {
@@ -99,7 +99,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(again.data.approveBatch.__typename).toBe('BatchError');
     const found = await events({ batchId: paidBatch, action: 'batch.approve' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: kv({ from: 'VALIDATED', validRowsOnly: 'false' }) }),
+      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: kv({ flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' }) }),
     ]);
     expect((await events({ action: 'batch.cancel' })).edges).toEqual([]);
   });
@@ -118,7 +118,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   });
 
   it('records the discard of a batch that never ran', async () => {
-    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,14.00,token_success\n', 'rid-import-2');
+    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,14.00,token_audit_14\n', 'rid-import-2');
     const discarded = await mutate('op', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-discard');
     expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, action: 'batch.discard' });
@@ -128,7 +128,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   });
 
   it('records the cancel of a running batch', async () => {
-    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,15.00,token_success\nbank-card-token,16.00,token_success\n', 'rid-import-3');
+    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,15.00,token_audit_15\nbank-card-token,16.00,token_audit_16\n', 'rid-import-3');
     expect((await mutate('ap', `mutation { approveBatch(id: "${batchId}") { __typename } }`, 'rid-approve-3')).data.approveBatch.__typename).toBe('ApproveBatchSuccess');
     const cancelled = await mutate('ap', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-cancel');
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
@@ -170,7 +170,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   it('never stores card data in the detail', async () => {
     const rows = await gw.db.prisma.auditEvent.findMany();
     expect(rows.length).toBeGreaterThanOrEqual(4);
-    expect(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toMatch(/token_success|\d{12,}/);
+    expect(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toMatch(/token_|\d{12,}/);
   });
 });
 
@@ -189,7 +189,7 @@ describe('audit trail without keys and from the command line', () => {
       const id = (
         await gw.services().importer.import({
           source: (async function* () {
-            yield Buffer.from('provider,amount,account\nbank-card-token,15.00,token_success\n');
+            yield Buffer.from('provider,amount,account\nbank-card-token,15.00,token_audit_cli\n');
           })(),
           force: true,
         })
@@ -215,7 +215,7 @@ describe('audit trail without keys and from the command line', () => {
       const test = kind.name === 'postgresql' ? await kind.create() : undefined;
       try {
         const file = join(dir, 'payroll.csv');
-        await writeFile(file, 'provider,amount,account\nbank-card-token,16.00,token_success\n');
+        await writeFile(file, 'provider,amount,account\nbank-card-token,16.00,token_audit_file\n');
         const config = loadGatewayConfig({
           DATA_DIR: dir,
           PAYOUT_DATA_KEY: TEST_DATA_KEY,
