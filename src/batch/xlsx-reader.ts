@@ -1,27 +1,23 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { CsvFileError, headerColumns, type CsvRow, type PayrollRows } from './csv-reader.ts';
+import { BoundedWorkbookReader } from './xlsx-workbook.ts';
 
 /** What exceljs gives for a cell: its value as typed in the sheet. */
 type CellValue = ExcelJS.CellValue;
 
 /**
  * Opens the first worksheet of an .xlsx workbook as payroll rows, streaming (exceljs'
- * WorkbookReader: the sheet is read row by row; only the shared strings table is held).
+ * worksheet reader: the sheet is read row by row; only the shared strings table is held,
+ * packed), never unpacking more than `maxBytes` (see BoundedWorkbookReader).
  * The first row with a cell filled is the header; every row keeps the number the
  * spreadsheet shows, so problems point where the person looks. Cells are read as the text
  * they hold: numbers in their shortest decimal form (1500.5, 79001234567), a formula by
  * its result; the same validation as a CSV file follows.
  */
-export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>): Promise<PayrollRows> {
+export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<PayrollRows> {
   const input = Readable.from(source, { objectMode: false });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    entries: 'ignore',
-  });
+  const workbook = new BoundedWorkbookReader(input, options.maxBytes);
   const sheets = workbook[Symbol.asyncIterator]();
   const close = () => {
     input.destroy();
