@@ -3,6 +3,9 @@ import ExcelJS from 'exceljs';
 import { CsvFileError, headerColumns, type CsvRow, type PayrollRows } from './csv-reader.ts';
 import { BoundedWorkbookReader } from './xlsx-workbook.ts';
 
+/** The last row of an Excel worksheet. */
+const MAX_ROW = 1_048_576;
+
 /** What exceljs gives for a cell: its value as typed in the sheet. */
 type CellValue = ExcelJS.CellValue;
 
@@ -56,6 +59,12 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options
         const next = await rowsOfSheet.next();
         if (next.done === true) return;
         const row = next.value;
+        // Each row skipped is listed: a row number past any a sheet can have would list billions from a few bytes.
+        if (row.number > MAX_ROW) {
+          throw new CsvFileError([
+            { line: row.number, column: null, code: 'file.format', message: `row ${row.number} is past the last row a worksheet can have (1,048,576)` },
+          ]);
+        }
         // Rows with nothing in them are not in the file at all; those between count as empty too.
         for (let skipped = previous + 1; skipped < row.number; skipped++) empty.push(skipped);
         previous = row.number;
