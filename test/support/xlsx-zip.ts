@@ -106,7 +106,7 @@ function deflatePart(name: string, text: PartText): Deflated {
  * into one valid stream.
  */
 function deflatePiece(bytes: Buffer, last: boolean): Buffer {
-  return deflateRawSync(bytes, { level: 9, ...(last ? {} : { finishFlush: constants.Z_SYNC_FLUSH }) });
+  return deflateRawSync(bytes, { ...(last ? {} : { finishFlush: constants.Z_SYNC_FLUSH }) });
 }
 
 function zip(entries: Array<[string, PartText]>): Buffer {
