@@ -135,6 +135,19 @@ describe('an .xlsx workbook within the limit', () => {
     expect(wrong.map((row) => row.cells.description).slice(0, 3)).toEqual([]);
   });
 
+  it('ends with the error of a source that fails halfway through a part, without waiting for the rest', async () => {
+    const file = xlsxWorkbook({ sharedStrings: sharedStringsXml(['a']), sheet: sheetXml(payrollRows(20_000, () => 'note')), sharedStringsFirst: true });
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield* chunks(file.subarray(0, Math.floor(file.length / 2)), 4096);
+      throw new Error('the disk failed');
+    }
+    const read = async () => {
+      const payroll = await openPayrollFile(failing(), { maxBytes: LIMIT });
+      for await (const _ of payroll.rows);
+    };
+    await expect(read()).rejects.toThrow();
+  });
+
   it('refuses a workbook cut short as not readable, without waiting for the rest', async () => {
     const file = xlsxWorkbook({ sharedStrings: sharedStringsXml(['a']), sheet: sheetXml(payrollRows(1_000, () => 'note')) });
     expect(await problemsOf(file.subarray(0, Math.floor(file.length * 0.6)))).toEqual([
