@@ -237,7 +237,7 @@ async function* parsedRecords(
 }
 
 function asFileError(error: unknown): unknown {
-  if (error instanceof EncodingError) return new CsvFileError([{ line: null, column: null, code: 'file.encoding', message: error.message }]);
+  if (error instanceof EncodingError) return new CsvFileError([{ line: error.line, column: null, code: 'file.encoding', message: error.message }]);
   return error;
 }
 

@@ -41,7 +41,7 @@ export async function openPayrollFile(source: AsyncIterable<Uint8Array>, options
   if (start.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) {
     // exceljs is large (tens of MB resident): loaded only for a workbook.
     const { openPayrollXlsx } = await import('./xlsx-reader.ts');
-    return openPayrollXlsx(limited(whole, options.maxBytes));
+    return openPayrollXlsx(limited(whole, options.maxBytes), options);
   }
   return openPayrollCsv(whole, options);
 }

@@ -1,27 +1,26 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { CsvFileError, headerColumns, type CsvRow, type PayrollRows } from './csv-reader.ts';
+import { BoundedWorkbookReader } from './xlsx-workbook.ts';
+
+/** The last row of an Excel worksheet. */
+const MAX_ROW = 1_048_576;
 
 /** What exceljs gives for a cell: its value as typed in the sheet. */
 type CellValue = ExcelJS.CellValue;
 
 /**
  * Opens the first worksheet of an .xlsx workbook as payroll rows, streaming (exceljs'
- * WorkbookReader: the sheet is read row by row; only the shared strings table is held).
+ * worksheet reader: the sheet is read row by row; only the shared strings table is held,
+ * packed), never unpacking more than `maxBytes` (see BoundedWorkbookReader).
  * The first row with a cell filled is the header; every row keeps the number the
  * spreadsheet shows, so problems point where the person looks. Cells are read as the text
  * they hold: numbers in their shortest decimal form (1500.5, 79001234567), a formula by
  * its result; the same validation as a CSV file follows.
  */
-export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>): Promise<PayrollRows> {
+export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<PayrollRows> {
   const input = Readable.from(source, { objectMode: false });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    entries: 'ignore',
-  });
+  const workbook = new BoundedWorkbookReader(input, options.maxBytes);
   const sheets = workbook[Symbol.asyncIterator]();
   const close = () => {
     input.destroy();
@@ -60,6 +59,12 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>): Promis
         const next = await rowsOfSheet.next();
         if (next.done === true) return;
         const row = next.value;
+        // Each row skipped is listed: a row number past any a sheet can have would list billions from a few bytes.
+        if (row.number > MAX_ROW) {
+          throw new CsvFileError([
+            { line: row.number, column: null, code: 'file.format', message: `row ${row.number} is past the last row a worksheet can have (1,048,576)` },
+          ]);
+        }
         // Rows with nothing in them are not in the file at all; those between count as empty too.
         for (let skipped = previous + 1; skipped < row.number; skipped++) empty.push(skipped);
         previous = row.number;

@@ -1,0 +1,139 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FormData, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
+import { freePort, GatewayProcess } from '../support/gateway-process.ts';
+import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts';
+
+/**
+ * An .xlsx that unpacks to gigabytes once took a gateway past its heap and down (the
+ * import then stayed VALIDATING). Uploaded to a real gateway process: refused with its
+ * code, and the process's peak resident memory (VmHWM) stays within the bound the README
+ * states: 2 × BATCH_MAX_FILE_BYTES over what it held before.
+ */
+
+const MiB = 1024 * 1024;
+const MAX_FILE_BYTES = 32 * MiB;
+const BOUND = 2 * MAX_FILE_BYTES;
+const KEY = 'xlsx-memory-test-key';
+
+const spool = mkdtempSync(join(tmpdir(), 'xlsx-memory-test-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'xlsx-memory-data-'));
+
+const IMPORT =
+  'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { status rowCount validCount problems { code message } } } } }';
+
+async function upload(url: string, file: Buffer, name: string) {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }));
+  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.append('0', new Blob([new Uint8Array(file)]), name);
+  const response = await request(`${url}/graphql`, { method: 'POST', headers: { 'x-graphql-yoga-csrf': '1', authorization: `Bearer ${KEY}` }, body: form });
+  const body = (await response.body.json()) as { data: { importBatch: { batch: { status: string; rowCount: number; validCount: number; problems: Array<{ code: string; message: string }> } } } };
+  expect(response.statusCode).toBe(200);
+  return body.data.importBatch.batch;
+}
+
+/** The process's resident memory now and at its highest since the last reset, in bytes (Linux). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+describe('an .xlsx upload that unpacks to far more than it weighs', () => {
+  let gateway: GatewayProcess;
+  let url: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    gateway = GatewayProcess.spawn('gateway', {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      TMPDIR: spool,
+      GATEWAY_API_KEYS: `${KEY}:admin`,
+      BATCH_MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+      WORKER_IN_PROCESS: 'false',
+      LOG_LEVEL: 'info',
+    });
+    url = await gateway.ready;
+    // Everything an import of a workbook loads (exceljs) is loaded before measuring.
+    expect(await upload(url, readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'warm.xlsx')).toMatchObject({ rowCount: 4 });
+  }, 120_000);
+  afterAll(async () => {
+    await gateway?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(spool, { recursive: true, force: true });
+  });
+
+  /** Uploads `file` and returns the batch and how far the gateway's peak memory rose above what it held before. */
+  async function measured(file: Buffer, name: string) {
+    // Linux: writing 5 to clear_refs resets the peak (VmHWM) to the memory in use now.
+    writeFileSync(`/proc/${gateway.pid}/clear_refs`, '5');
+    const before = memoryOf(gateway.pid);
+    const batch = await upload(url, file, name);
+    const growth = memoryOf(gateway.pid).peak - before.rss;
+    console.log(`${name}: ${file.length} bytes uploaded, peak RSS +${(growth / MiB).toFixed(1)} MiB (bound ${BOUND / MiB} MiB)`);
+    expect(gateway.alive).toBe(true);
+    // The sheet waiting for the shared strings is removed with the upload.
+    await eventually(() => expect(readdirSync(spool).filter((entry) => entry.startsWith('payout-'))).toEqual([]));
+    return { batch, growth };
+  }
+
+  it('refuses shared strings that unpack to 8 times the limit, holding no more than the bound', async () => {
+    // 256 MiB of distinct strings in a file of about 1 MB.
+    const file = xlsxWorkbook({
+      sheet: sheetXml([[{ s: 0 }, { s: 1 }]]),
+      sharedStrings: sharedStringsXml(
+        (function* () {
+          for (let i = 0; i < 256 * 1024; i++) yield `${i} `.padEnd(1024, 'a');
+        })(),
+      ),
+    });
+    expect(file.length).toBeLessThan(MAX_FILE_BYTES / 16);
+    const { batch, growth } = await measured(file, 'shared-strings-bomb.xlsx');
+    expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 0, problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/sharedStrings.xml') }] });
+    expect(growth).toBeLessThan(BOUND);
+  }, 240_000);
+
+  it('refuses a sheet that unpacks past the limit, holding no more than the bound', async () => {
+    const file = xlsxWorkbook({
+      sharedStrings: sharedStringsXml(['provider', 'amount', 'account', 'description']),
+      sheet: sheetXml(
+        (function* () {
+          yield [{ s: 0 }, { s: 1 }, { s: 2 }, { s: 3 }];
+          for (let i = 0; i < 300_000; i++) yield ['sbp-b2c', 1, `7900${String(i).padStart(7, '0')}`, 'x'.repeat(200)];
+        })(),
+      ),
+      // As Excel orders the parts: the sheet comes first and waits in a temp file, refused
+      // there (a sheet read as it inflates is tested in test/batch-xlsx-limits.test.ts:
+      // its rows would reach the database, whose memory is not the reader's).
+    });
+    const { batch, growth } = await measured(file, 'sheet-bomb.xlsx');
+    expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 0, problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/worksheets/sheet1.xml') }] });
+    expect(growth).toBeLessThan(BOUND);
+  }, 240_000);
+
+  it('holds a shared-strings table that nearly fills the limit within the bound', async () => {
+    // 28 MiB of strings (of the 32 MiB limit), all held until the sheet names them; its header
+    // names none of the payroll's columns, so no row is written (the database's memory is not measured).
+    const file = xlsxWorkbook({
+      sheet: sheetXml([[{ s: 0 }, { s: 1 }]]),
+      sharedStrings: sharedStringsXml(
+        (function* () {
+          for (let i = 0; i < 28 * 1024; i++) yield `${i} Иванов `.padEnd(1000, 'a');
+        })(),
+      ),
+    });
+    const { batch, growth } = await measured(file, 'full-shared-strings.xlsx');
+    expect(batch).toMatchObject({ status: 'REJECTED', problems: expect.arrayContaining([expect.objectContaining({ code: 'column.unknown' })]) });
+    expect(growth).toBeLessThan(BOUND);
+  }, 240_000);
+
+  it('still imports the clerk’s workbook', async () => {
+    const { batch } = await measured(readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'payroll.xlsx');
+    expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 4, validCount: 4 });
+  }, 120_000);
+});
