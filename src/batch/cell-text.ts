@@ -1,26 +1,45 @@
 import { maskPan } from '../log/mask.ts';
 
-/** 13 or more digits, optionally grouped by spaces or dashes: what a card number looks like in a cell. */
-const CARD_LIKE = /\d(?:[ \u00A0-]?\d){12,}/g;
+/**
+ * 13 or more digits, optionally grouped by single spaces, no-break spaces, dashes or dots:
+ * how a card number is written in text ("4111 1111 1111 1111", "4111-1111-…", "4111.1111.…").
+ */
+const DIGIT_RUN = /\d(?:[ \u00A0.-]?\d){12,}/g;
+const SEPARATORS = /[ \u00A0.-]/;
 
 /**
  * Problem messages and column names are stored, exported and shown to people who must
  * not see card numbers; any cell text may hold one (a shifted column, a missing header).
+ * Every long digit run is masked here, card checksum or not: a message loses nothing by it.
  */
 export function redactCardNumbers(text: string): string {
-  return text.replace(CARD_LIKE, (digits) => maskPan(digits));
+  return text.replace(DIGIT_RUN, (digits) => maskPan(digits));
 }
 
 /**
- * A card number written in free text: a run of 13 to 19 digits (grouped or not) that passes
- * the Luhn check. Longer runs (a 20-digit bank account) and ids failing the check do not count.
+ * The card numbers written in a free text, as written: a run of 13 to 19 digits (grouped
+ * or not) that passes the Luhn check, or one group of such digits inside a longer grouped
+ * run ("4111111111111111 1500.00"). A 20-digit bank account, ungrouped or grouped in parts
+ * shorter than 13, and ids failing the check do not count. The one detector every caller
+ * uses: batch rows, GraphQL input, the migration that masked what was stored before
+ * (prisma/migrations/20261125130000_mask_card_numbers_in_text does the same in SQL).
  */
-export function containsCardNumber(text: string): boolean {
-  for (const run of text.match(CARD_LIKE) ?? []) {
-    const digits = run.replace(/\D/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+export function cardNumbersIn(text: string): string[] {
+  const found: string[] = [];
+  for (const run of text.match(DIGIT_RUN) ?? []) {
+    if (isCardNumber(run)) found.push(run);
+    else if (SEPARATORS.test(run)) found.push(...run.split(SEPARATORS).filter(isCardNumber));
   }
-  return false;
+  return found;
+}
+
+export function containsCardNumber(text: string): boolean {
+  return cardNumbersIn(text).length > 0;
+}
+
+function isCardNumber(run: string): boolean {
+  const digits = run.replace(/\D/g, '');
+  return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits);
 }
 
 function passesLuhn(digits: string): boolean {
@@ -31,6 +50,15 @@ function passesLuhn(digits: string): boolean {
     sum += digit;
   }
   return sum % 10 === 0;
+}
+
+/**
+ * Why a free-text value is refused, for a problem message: the card number shown masked
+ * (first 4 and last 4 digits, as everywhere), never the value around it.
+ */
+export function cardNumberMessage(value: string): string {
+  const shown = cardNumbersIn(value).map((run) => maskPan(run));
+  return `holds what looks like a card number (${shown.join(', ')}); card numbers go only in pan, where they are encrypted`;
 }
 
 const MAX_ECHO = 60;

@@ -1,8 +1,8 @@
 import { currencies, providerCodes, type Currency, type ProviderCode } from '../payout/models.ts';
-import { checkPaymentAgainstProvider } from '../payments/check-payment.ts';
+import { cardNumberProblems, fieldsNamed, providerProblems } from '../payments/check-payment.ts';
 import type { ProviderDetails } from '../payments/provider-catalogue.ts';
 import { maskPan, maskTail } from '../log/mask.ts';
-import { containsCardNumber, quoteCell } from './cell-text.ts';
+import { cardNumberMessage, containsCardNumber, quoteCell } from './cell-text.ts';
 import { parseCsvAmount } from './csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './csv-columns.ts';
 import type { CsvRow } from './csv-reader.ts';
@@ -45,6 +45,8 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
   if (row.cellCount !== undefined) error(null, 'row.cells', `has ${row.cellCount} cells where the header has a different number`);
   const reference = cells.reference;
   if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  // The reference is stored, exported and searched as written.
+  if (reference !== undefined && containsCardNumber(reference)) error('reference', 'reference.card-number', cardNumberMessage(reference));
 
   const providerText = cells.provider?.toLowerCase();
   const provider = providerText === undefined ? undefined : providers.get(providerText);
@@ -73,17 +75,18 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
       .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
   );
-  // Custom fields are stored and sent as they are: a card number there would be kept in clear.
-  for (const [key, value] of Object.entries(customFields)) {
-    if (containsCardNumber(value)) {
-      error(`${CUSTOM_PREFIX}${key}`, 'custom.card-number', 'looks like a card number; card numbers go only in the pan column, where they are encrypted');
-    }
+  // Free text is stored, exported and sent as written: checked whatever else is wrong with the row.
+  const cards = cardNumberProblems(fields, customFields);
+  for (const { path, code, message } of cards) {
+    const column = path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
+    error(column, code!, message);
   }
 
   if (provider !== undefined && 'value' in amount && currency !== undefined) {
-    for (const problem of checkPaymentAgainstProvider(
+    for (const problem of providerProblems(
       { amount: { value: amount.value, currency }, recipientDetails: { providerCode: provider.code, fields } },
       provider,
+      fieldsNamed(cards),
     )) {
       const column = problem.path[0] === 'recipient' ? (problem.path[1] ?? null) : (problem.path[0] ?? null);
       error(column, problem.code ?? 'row.invalid', problem.message);

@@ -1,3 +1,4 @@
+import { cardNumberMessage, containsCardNumber } from '../batch/cell-text.ts';
 import { patternMessage } from '../batch/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
 import type { PaymentPayload } from '../payout/models.ts';
@@ -5,10 +6,52 @@ import type { FieldProblem } from './input-error.ts';
 import type { ProviderDetails } from './provider-catalogue.ts';
 
 /**
- * A payment against its provider's live details: currency, amount limits (inclusive),
- * required parameters, validation patterns and unknown parameters. Empty when payable.
+ * A payment against its provider's live details and free of card numbers in free text
+ * (cardNumberProblems, then providerProblems). Empty when payable.
  */
 export function checkPaymentAgainstProvider(payload: PaymentPayload, provider: ProviderDetails): FieldProblem[] {
+  const cards = cardNumberProblems(payload.recipientDetails.fields, payload.customFields ?? {});
+  return [...cards, ...providerProblems(payload, provider, fieldsNamed(cards))];
+}
+
+/**
+ * The recipient fields meant for a card number, a card token or a phone: checked by their
+ * own patterns, and sealed or masked wherever they are stored. Every other field is free
+ * text, stored, exported and shown as written.
+ */
+const CARD_FIELDS: ReadonlySet<string> = new Set(['pan', 'account']);
+
+/**
+ * Card numbers where they would be kept in clear: a free-text recipient field
+ * (`field.card-number`, path ["recipient", key]) or a custom field's key or value
+ * (`custom.card-number`, path ["customFields", key]; ["customFields"] alone when the key is
+ * the card number, so the path does not repeat it). Messages show the number masked.
+ */
+export function cardNumberProblems(fields: Record<string, string>, customFields: Record<string, string>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [key, value] of Object.entries(fields)) {
+    if (!CARD_FIELDS.has(key) && containsCardNumber(value)) {
+      problems.push({ path: ['recipient', key], code: 'field.card-number', message: cardNumberMessage(value) });
+    }
+  }
+  for (const [key, value] of Object.entries(customFields)) {
+    if (containsCardNumber(key)) problems.push({ path: ['customFields'], code: 'custom.card-number', message: `a custom field's name ${cardNumberMessage(key)}` });
+    else if (containsCardNumber(value)) problems.push({ path: ['customFields', key], code: 'custom.card-number', message: cardNumberMessage(value) });
+  }
+  return problems;
+}
+
+/** The recipient fields these problems are about. */
+export function fieldsNamed(problems: FieldProblem[]): Set<string> {
+  return new Set(problems.filter((p) => p.path[0] === 'recipient' && p.path[1] !== undefined).map((p) => p.path[1]!));
+}
+
+/**
+ * A payment against its provider's live details: currency, amount limits (inclusive),
+ * required parameters, validation patterns and unknown parameters. A field in `reported`
+ * already has its problem (a card number in it) and is not checked against its pattern.
+ */
+export function providerProblems(payload: PaymentPayload, provider: ProviderDetails, reported: ReadonlySet<string> = new Set()): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const { amount, recipientDetails } = payload;
   const limit = provider.info.amountLimits[amount.currency];
@@ -38,6 +81,7 @@ export function checkPaymentAgainstProvider(payload: PaymentPayload, provider: P
       }
       continue;
     }
+    if (reported.has(parameter.extKey)) continue;
     if (parameter.validationPattern !== undefined && !matches(parameter.validationPattern, value)) {
       problems.push({
         path: ['recipient', parameter.extKey],

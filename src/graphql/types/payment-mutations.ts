@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { containsCardNumber } from '../../batch/cell-text.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
@@ -41,6 +42,18 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
   }),
 });
 
+/**
+ * A custom field problem (["customFields", key], or ["customFields"] for a key that holds
+ * a card number) at its place in the input list: the entry whose value was sent (the last
+ * one of that key), or the first whose key holds a card number.
+ */
+function customFieldPath(path: string[], entries: ReadonlyArray<{ key: string; value: string }>): string[] {
+  const key = path[1];
+  const at = key === undefined ? entries.findIndex((f) => containsCardNumber(f.key)) : entries.findLastIndex((f) => f.key === key);
+  if (at < 0) return ['input', 'customFields'];
+  return ['input', 'customFields', String(at), key === undefined ? 'key' : 'value'];
+}
+
 const paymentResult = (name: string) => typedResult(name, paymentErrors, 'payment');
 
 builder.mutationFields((t) => ({
@@ -73,7 +86,10 @@ builder.mutationFields((t) => ({
         });
       } catch (error) {
         if (!(error instanceof PaymentInputError)) throw error;
-        throw new PaymentInputError(error.problems.map((p) => ({ ...p, path: inputPathFor(p.path, recipient.provider) })));
+        const entries = input.customFields ?? [];
+        throw new PaymentInputError(
+          error.problems.map((p) => ({ ...p, path: p.path[0] === 'customFields' ? customFieldPath(p.path, entries) : inputPathFor(p.path, recipient.provider) })),
+        );
       }
     },
   }),
