@@ -114,4 +114,10 @@ describe.each(testDatabaseKinds())('a payroll file with card numbers in its text
     expect(cardsIn(results)).toEqual([]);
     expect(cardsIn(report)).toEqual([]);
   });
+
+  it('keeps a card number typed into the batch name or file name masked', async () => {
+    const batch = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,17.00,token_name_test\n'), name: 'Pay 4111 1111 1111 1111', fileName: '4111111111111111.csv' });
+    expect(batch.name).toBe('Pay 4111********1111');
+    expect(batch.fileName).toBe('4111********1111.csv');
+  });
 });

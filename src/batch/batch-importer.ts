@@ -130,8 +130,9 @@ export class BatchImporter {
 
   async import(request: ImportRequest): Promise<Batch> {
     const fields = (file: { sha256: string; bytes: number }): BatchFields => ({
-      name: request.name ?? request.fileName ?? null,
-      fileName: request.fileName ?? null,
+      // Names are shown to every viewer and exported: a card number typed into one is kept masked.
+      name: nullableRedacted(request.name ?? request.fileName),
+      fileName: nullableRedacted(request.fileName),
       fileHash: file.sha256,
       fileBytes: file.bytes,
       uploadedBy: request.uploadedBy ?? null,
@@ -487,6 +488,8 @@ function earlierOutcome(earlier: { status: string }, rows: Array<{ status: Batch
     }
   }
 }
+
+const nullableRedacted = (text: string | undefined) => (text === undefined ? null : redactCardNumbers(text));
 
 /** What the uploader is told; the error itself (which may quote data) goes to the log only. */
 function failureProblem(error: unknown): FileProblem {
