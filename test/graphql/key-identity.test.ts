@@ -64,5 +64,13 @@ describe('key identities', () => {
     const secret = identitySecret(dataKeyFrom(Buffer.from(TEST_DATA_KEY, 'base64')));
     expect(stored.requestedBy).toBe(`key:${createHmac('sha256', secret).update(apiKey('carol')).digest('hex').slice(0, 12)}`);
     expect(JSON.stringify(stored)).not.toContain(apiKey('carol'));
+    // The page cannot compute it (it lacks the secret): the gateway says who a key is.
+    const me = await gw.gql('{ me { identity role } }', {}, apiKey('carol'));
+    expect(me.body.data.me).toEqual({ identity: stored.requestedBy, role: 'admin' });
+  });
+
+  it('tells a named key its identity, the one maker-checker compares with uploadedBy', async () => {
+    const me = await gw.gql('{ me { identity role } }', {}, apiKey('alice'));
+    expect(me.body.data.me).toEqual({ identity: 'key:alice', role: 'operator' });
   });
 });
