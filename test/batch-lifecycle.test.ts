@@ -3,10 +3,11 @@ import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
 import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
 import { eventually } from './support/eventually.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { apiKeysEnv } from './support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: 'k:admin' }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ k: 'admin' }) }, sandbox: { inProgressMs: 50 } });
 });
 afterAll(() => gw.close());
 

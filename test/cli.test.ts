@@ -1,15 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Batch } from '../src/db/generated/client.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { sampleFile } from './support/batch.ts';
+import { apiKey, namedApiKeysEnv } from './support/keys.ts';
 import { startSandbox } from './support/sandbox.ts';
 
 const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+
+/** The batches the CLI runs left in DATA_DIR's embedded database (opened once they have exited). */
+async function batchesIn(): Promise<Batch[]> {
+  const db = await openDatabase({ dataDir });
+  try {
+    await db.migrate();
+    return await db.prisma.batch.findMany({ orderBy: { createdAt: 'asc' } });
+  } finally {
+    await db.close();
+  }
+}
 
 /**
  * Each CLI start loads the built app (dist/, built by test/global-setup.ts): a few seconds
@@ -138,14 +152,15 @@ describe('payout CLI', () => {
 
     const again = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(again.code).toBe(1);
-    expect(again.stdout).toContain('file.duplicate');
-    // The whole message, hint included, and the flag that does it.
-    expect(again.stdout).toMatch(new RegExp(`file\\.duplicate\\s+the same file was imported as batch ${batchId} on \\S+; import with force to pay it again$`, 'm'));
-    expect(again.stdout).toContain(`payout batch run ${sampleFile('payroll-valid.csv')} --force`);
+    // The importer's problem names the paid batch; the CLI adds no hint to pay it again.
+    expect(again.stdout).toMatch(new RegExp(`file\\.duplicate\\s+.*${batchId}`));
+    expect(again.stdout).not.toContain('--force');
+    expect(again.stdout).toContain('Nothing was imported.');
+    expect(await batchesIn()).toHaveLength(1);
   }, budget(4));
 
   it('export --format excel and xlsx: columns in a Russian-locale spreadsheet, and a workbook; plain CSV has no BOM', async () => {
-    const imported = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);
+    const imported = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv'), '--yes']);
     const batchId = /Batch (b[0-9a-f]{11})/.exec(imported.stdout)![1]!;
     const excel = join(dataDir, 'results-excel.csv');
     expect((await payout(['batch', 'export', batchId, '--format', 'excel', '-o', excel])).code).toBe(0);
@@ -167,11 +182,16 @@ describe('payout CLI', () => {
     expect((await payout(['batch', 'export', batchId, '--format', 'ods'])).stderr).toMatch(/Allowed choices are csv, excel, xlsx/);
   }, budget(5));
 
-  it('without a terminal asks for --yes instead of paying', async () => {
+  it('without a terminal asks for --yes before importing anything, so --yes then pays the file (finding 3)', async () => {
     const unconfirmed = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv')]);
     expect(unconfirmed.code).toBe(2);
-    expect(unconfirmed.stderr).toContain('pass --yes');
-  }, budget(1));
+    expect(unconfirmed.stderr).toMatch(/nothing was imported or paid\. Pass --yes/);
+    expect(await batchesIn()).toEqual([]);
+    const confirmed = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv'), '--yes']);
+    expect(confirmed.stdout).not.toContain('file.duplicate');
+    expect(confirmed.stdout).not.toContain('--force');
+    expect(await batchesIn()).toEqual([expect.objectContaining({ status: expect.stringMatching(/^COMPLETED/), forced: false })]);
+  }, budget(2));
 
   it('names a missing file and an unknown batch', async () => {
     expect((await payout(['batch', 'validate', 'nope.csv'])).stderr).toContain('no such file: nope.csv');
@@ -179,4 +199,88 @@ describe('payout CLI', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no batch bnothere');
   }, budget(2));
+});
+
+/**
+ * Findings 3 and 4: with GATEWAY_API_KEYS set the CLI is one more client of the keys, with
+ * the same roles and maker-checker as GraphQL; before, it approved its own import as "cli".
+ */
+describe('payout CLI with GATEWAY_API_KEYS set', () => {
+  const keysEnv = { GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator', adam: 'admin', april: 'approver', vera: 'viewer' }) };
+  const payroll = () => join(dataDir, 'payroll.csv');
+  const keyFile = async (name: string) => {
+    const file = join(dataDir, `${name}.key`);
+    await writeFile(file, `${apiKey(name)}\n`, { mode: 0o600 });
+    return file;
+  };
+  beforeEach(async () => {
+    await writeFile(payroll(), 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.50,token_success\n');
+  });
+
+  it('without a key is read-only: commands that change batches or money refuse with the usage code, reads work', async () => {
+    const run = await payout(['batch', 'run', payroll(), '--yes'], keysEnv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/payout batch run changes batches or money, and this CLI is read-only: GATEWAY_API_KEYS is set and no key was given/);
+    expect(run.stderr).toContain('--key-file');
+    const reconcile = await payout(['reconcile'], keysEnv);
+    expect(reconcile.code).toBe(2);
+    expect(reconcile.stderr).toMatch(/read-only/);
+    expect(await batchesIn()).toEqual([]);
+    const status = await payout(['batch', 'status', 'bnothere'], keysEnv);
+    expect(status.stderr).toContain('no batch bnothere');
+  }, budget(3));
+
+  it('refuses a key that is not configured, never printing it', async () => {
+    const file = join(dataDir, 'stranger.key');
+    await writeFile(file, apiKey('stranger'));
+    const run = await payout(['batch', 'run', payroll(), '--yes', '--key-file', file], keysEnv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`the key in ${file} is not one of GATEWAY_API_KEYS`);
+    expect(run.stderr + run.stdout).not.toContain(apiKey('stranger'));
+  }, budget(1));
+
+  it('an uploader may not approve its own import (maker-checker); an approver key approves and pays; the audit names each key and role', async () => {
+    const own = await payout(['batch', 'run', payroll(), '--yes', '--key-file', await keyFile('adam')], keysEnv);
+    expect(own.code).toBe(1);
+    expect(own.stderr).toMatch(/a batch must be approved by someone other than who uploaded it \(you are key:adam\); another approver or admin key approves it: payout batch approve b[0-9a-f]{11}/);
+    const [batch] = await batchesIn();
+    expect(batch).toMatchObject({ status: 'VALIDATED', uploadedBy: 'key:adam', approvedBy: null });
+
+    const byOperator = await payout(['batch', 'approve', batch!.id, '--yes', '--key-file', await keyFile('olga')], keysEnv);
+    expect(byOperator.code).toBe(2);
+    expect(byOperator.stderr).toContain('payout batch approve: key:olga has the operator role; this needs approver or admin');
+
+    // The key named by the environment this time, as a deployment's service account would.
+    const approved = await payout(['batch', 'approve', batch!.id, '--yes'], { ...keysEnv, PAYOUT_CLI_KEY_FILE: await keyFile('april') });
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toMatch(/COMPLETED\s+2\s+22\.50/);
+    expect(await batchesIn()).toEqual([expect.objectContaining({ id: batch!.id, status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:april' })]);
+
+    const db = await openDatabase({ dataDir });
+    try {
+      const events = await db.prisma.auditEvent.findMany({ orderBy: { id: 'asc' } });
+      expect(events.map((e) => [e.action, e.actor, e.role])).toEqual([['batch.approve', 'key:april', 'approver']]);
+      expect(events[0]!.detail).toMatchObject({ via: 'cli', user: expect.any(String) });
+    } finally {
+      await db.close();
+    }
+  }, budget(4));
+
+  it('an operator key imports for approval; the same file again is offered by id, not imported twice', async () => {
+    const olga = await keyFile('olga');
+    const imported = await payout(['batch', 'run', payroll(), '--yes', '--key-file', olga], keysEnv);
+    expect(imported.code).toBe(0);
+    const batchId = /Batch (b[0-9a-f]{11}) waits for an approver \(another key\): payout batch approve \1/.exec(imported.stdout)?.[1];
+    expect(batchId).toBeDefined();
+
+    const again = await payout(['batch', 'run', payroll(), '--yes', '--key-file', olga], keysEnv);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(new RegExp(`This file is batch ${batchId}, imported \\S+ by key:olga and waiting for approval\\. Approve it rather than importing it again: payout batch approve ${batchId}`));
+    expect(again.stdout).not.toContain('--force');
+    expect(await batchesIn()).toEqual([expect.objectContaining({ id: batchId, status: 'VALIDATED', uploadedBy: 'key:olga' })]);
+
+    const viewer = await payout(['batch', 'run', payroll(), '--yes', '--key-file', await keyFile('vera')], keysEnv);
+    expect(viewer.code).toBe(2);
+    expect(viewer.stderr).toContain('payout batch run: key:vera has the viewer role; this needs operator or admin');
+  }, budget(3));
 });

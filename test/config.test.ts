@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.ts';
 import { loadGatewayConfig, loadSandboxEnv } from '../src/config/env.ts';
+import { apiKey } from './support/keys.ts';
 
 function problems(load: () => unknown): Record<string, string> {
   try {
@@ -25,7 +26,7 @@ describe('gateway configuration', () => {
     expect(config.payout.mode).toBe('embedded');
     expect(config.payout.agentId).toBe('sandbox-agent');
     expect(config.payout.maxRetries).toBe(3);
-    expect(config.apiKeys.size).toBe(0);
+    expect(config.apiKeys).toEqual([]);
   });
 
   it('treats empty variables as unset', () => {
@@ -69,7 +70,7 @@ describe('gateway configuration', () => {
       PAYOUT_API_TOKEN: 'token',
       PAYOUT_PRIVATE_KEY_FILE: '/keys/p.pem',
       PAYOUT_WEBHOOK_SECRET: 'secret',
-      GATEWAY_API_KEYS: 'k:admin',
+      GATEWAY_API_KEYS: `${apiKey('k')}:admin`,
     });
     expect(config.payout).toMatchObject({ mode: 'remote', apiUrl: 'https://payout.example', agentId: 'agent' });
   });
@@ -77,23 +78,65 @@ describe('gateway configuration', () => {
   it('serves anonymous use on loopback only', () => {
     expect(problems(() => loadGatewayConfig({ HOST: '0.0.0.0' })).HOST).toMatch(/loopback/);
     expect(loadGatewayConfig({ HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
-    expect(loadGatewayConfig({ HOST: '0.0.0.0', GATEWAY_API_KEYS: 'k:viewer' }).host).toBe('0.0.0.0');
+    expect(loadGatewayConfig({ HOST: '0.0.0.0', GATEWAY_API_KEYS: `${apiKey('k')}:viewer` }).host).toBe('0.0.0.0');
   });
 
-  it('parses GATEWAY_API_KEYS as key:role pairs', () => {
-    const config = loadGatewayConfig({ GATEWAY_API_KEYS: 'k1:viewer, k2:admin,with:colon:operator' });
-    expect([...config.apiKeys]).toEqual([
-      ['k1', 'viewer'],
-      ['k2', 'admin'],
-      ['with:colon', 'operator'],
+  it('parses GATEWAY_API_KEYS as NAME:ROLE:KEY and, as before, KEY:ROLE (a key may hold colons)', () => {
+    const [k1, k2, k3] = [apiKey('k1'), apiKey('k2'), apiKey('k3')];
+    const config = loadGatewayConfig({ GATEWAY_API_KEYS: `alice:approver:${k1}, ${k2}:admin,with:${k3}:operator,bob.smith:viewer:${k3}x:y` });
+    expect(config.apiKeys).toEqual([
+      { position: 1, name: 'alice', role: 'approver', key: k1 },
+      { position: 2, name: undefined, role: 'admin', key: k2 },
+      { position: 3, name: undefined, role: 'operator', key: `with:${k3}` },
+      { position: 4, name: 'bob.smith', role: 'viewer', key: `${k3}x:y` },
     ]);
   });
 
   it('refuses unknown roles and repeated keys without echoing the keys', () => {
-    const found = problems(() => loadGatewayConfig({ GATEWAY_API_KEYS: 'secret-one:root,secret-two:admin,secret-two:viewer' }));
-    expect(found.GATEWAY_API_KEYS).toMatch(/entry 1 must look like KEY:ROLE/);
+    const [one, two] = [`secret-one-${apiKey('1')}`, `secret-two-${apiKey('2')}`];
+    const found = problems(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${one}:root,${two}:admin,${two}:viewer` }));
+    expect(found.GATEWAY_API_KEYS).toMatch(/entry 1 must look like NAME:ROLE:KEY or KEY:ROLE/);
     expect(found.GATEWAY_API_KEYS).toMatch(/entry 3 repeats a key/);
     expect(found.GATEWAY_API_KEYS).not.toMatch(/secret/);
+  });
+
+  it('refuses keys that are short or easy to guess, naming the entry by position and name, never the key', () => {
+    const entries = [
+      'kop:admin', // sha256("kop") starts 8166be977a9b: three letters fall to any offline guess
+      `alice:operator:${'x'.repeat(40)}`,
+      `${'ab'.repeat(20)}:viewer`,
+      `bob:approver:${'a'.repeat(30)}bcdefghijk`,
+      'carol:viewer:short-but-named',
+      `dave:viewer:${apiKey('dave')}`,
+    ];
+    const found = problems(() => loadGatewayConfig({ GATEWAY_API_KEYS: entries.join(',') })).GATEWAY_API_KEYS!;
+    expect(found).toMatch(/entry 1: the key is shorter than 32 characters/);
+    expect(found).toMatch(/entry 2 \("alice"\): the key repeats a pattern/);
+    expect(found).toMatch(/entry 3: the key repeats a pattern/);
+    expect(found).toMatch(/entry 4 \("bob"\): the key is too easy to guess \(estimated \d+ bits, at least 128 are needed\)/);
+    expect(found).toMatch(/entry 5 \("carol"\): the key is shorter than 32 characters/);
+    expect(found).not.toMatch(/entry 6/);
+    for (const secret of ['kop', 'xxxx', 'abab', 'aaaa', 'short-but-named']) expect(found).not.toContain(secret);
+  });
+
+  it('takes random keys as generated (openssl rand -hex 32 / -base64 32), 32 hex characters at least', () => {
+    const keys = ['0f8e7d6c5b4a39281706f5e4d3c2b1a0', 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWo=', apiKey('any')];
+    expect(loadGatewayConfig({ GATEWAY_API_KEYS: keys.map((key) => `${key}:viewer`).join(',') }).apiKeys).toHaveLength(3);
+  });
+
+  it('refuses two entries with one name (maker-checker tells people apart by it), whatever the case', () => {
+    const env = `alice:operator:${apiKey('a1')},bob:approver:${apiKey('b')},Alice:approver:${apiKey('a2')}`;
+    const found = problems(() => loadGatewayConfig({ GATEWAY_API_KEYS: env })).GATEWAY_API_KEYS;
+    expect(found).toMatch(/entry 3 \("Alice"\) repeats the name of entry 1/);
+  });
+
+  it('refuses an entry that reads both ways rather than guess its role', () => {
+    const found = problems(() => loadGatewayConfig({ GATEWAY_API_KEYS: `alice:admin:${apiKey('x')}:viewer` })).GATEWAY_API_KEYS;
+    expect(found).toMatch(/entry 1 reads both as NAME:ROLE:KEY and as KEY:ROLE/);
+  });
+
+  it('reads the key the CLI acts as', () => {
+    expect(loadGatewayConfig({ PAYOUT_CLI_KEY_FILE: '/run/secrets/payout-key' }).cliKey).toEqual({ key: undefined, keyFile: '/run/secrets/payout-key' });
   });
 });
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/env.ts';
 import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
-import { ApiKeys } from '../server/api-keys.ts';
+import { apiKeysOf } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
@@ -21,7 +21,7 @@ export interface RunningGateway extends Runtime {
 export async function startGateway(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<RunningGateway> {
   const runtime = await openRuntime(config, logger, parts);
   const { db, upstream, services } = runtime;
-  const keys = new ApiKeys(config.apiKeys);
+  const keys = apiKeysOf(config);
   const yoga = createGraphQLServer({
     services,
     keys,

@@ -1,32 +1,38 @@
 import { activeItemStatuses, failedItemStatuses } from '../batch/item-states.ts';
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
-import { userInfo } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { exportChunks, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import { BatchStateError } from '../batch/batch-service.ts';
 import { cliActor, recordAudit } from '../ops/audit.ts';
+import { FileKeyHash } from '../batch/file-key.ts';
+import type { PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
+import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import { readable } from './input-file.ts';
 import type { CliContext } from './context.ts';
-import { problemTable, table } from './output.ts';
+import { problemTable, SHOWN_PROBLEMS, table } from './output.ts';
 
 export { CliError, exitCodes, type CliContext };
 
-const operator = () => `cli:${userInfo().username}`;
-
-async function withRuntime<T>(context: CliContext, work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  // The person at the terminal uploads and confirms: one trusted operator.
-  const runtime = await openRuntime({ ...context.config, singleUser: true }, context.logger);
+async function withRuntime<T>(context: CliContext, who: CliIdentity, work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  // Maker-checker as the configuration says: forced off only for the one local operator.
+  const runtime = await openRuntime({ ...context.config, singleUser: who.singleUser }, context.logger);
   try {
     return await work(runtime);
   } finally {
     await runtime.close();
   }
+}
+
+function withConcurrency(context: CliContext, concurrency: number | undefined): CliContext {
+  if (concurrency === undefined) return context;
+  return { ...context, config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } } };
 }
 
 export interface RunOptions {
@@ -37,43 +43,127 @@ export interface RunOptions {
   name?: string;
 }
 
+/**
+ * `payout batch run FILE`: validate (writing nothing), confirm, then import, approve and
+ * pay. Nothing is imported unless the command goes on (--yes, or yes at the terminal), so a
+ * refused confirmation leaves no batch behind; a file already waiting for approval is
+ * offered by id instead of being imported again. With a key that may import but not approve
+ * (an operator), it imports for approval and stops there.
+ */
 export async function runCommand(file: string, options: RunOptions, context: CliContext): Promise<number> {
+  const who = cliIdentity(context);
+  requireRole(who, 'importBatch', 'payout batch run');
   const source = readable(file);
-  const config = options.concurrency === undefined ? context.config : { ...context.config, worker: { ...context.config.worker, concurrency: options.concurrency, perBatchConcurrency: options.concurrency } };
-  return withRuntime({ ...context, config }, async (runtime) => {
+  return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
     const { services } = runtime;
-    const batch = await services.importer.import({ source, fileName: basename(file), name: options.name, force: options.force, uploadedBy: operator() });
+    const report = await services.importer.validate({ source, fileName: basename(file), force: options.force });
+    context.out(
+      `${basename(file)}: ${report.rowCount} rows, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
+        `${report.errorCount} errors, ${report.warningCount} warnings; valid rows total ${report.totalAmount} RUB.`,
+    );
+    if (report.problems.length > 0) context.out(problemTable(report.problems));
+    if (report.problems.some((p) => p.code === 'file.duplicate')) {
+      const waiting = await awaitingApproval(services.prisma, file);
+      if (waiting !== null) {
+        context.out(
+          `This file is batch ${waiting.id}, imported ${waiting.createdAt.toISOString()}${waiting.uploadedBy === null ? '' : ` by ${waiting.uploadedBy}`} and waiting for approval. ` +
+            `Approve it rather than importing it again: payout batch approve ${waiting.id}`,
+        );
+      }
+      context.out('Nothing was imported.');
+      return exitCodes.notPayable;
+    }
+    const payableRows = options.validOnly === true && report.validCount > 0;
+    if (!report.payable && !payableRows) {
+      context.out(`The file is not payable as it is; nothing was imported.${report.problems.length > SHOWN_PROBLEMS ? ` Every problem: payout batch validate ${file}` : ''}`);
+      return exitCodes.notPayable;
+    }
+    const approving = may(who, 'approveBatch');
+    const rows = report.payable ? `${report.validCount} rows` : `the ${report.validCount} valid rows`;
+    const question = approving
+      ? `Pay ${rows}, ${report.totalAmount} RUB plus commission? [y/N] `
+      : `Import ${rows}, ${report.totalAmount} RUB, for an approver to approve? [y/N] `;
+    if (!options.yes && !(await confirm(question, approving ? 'pay' : 'import'))) {
+      context.out('Not confirmed; nothing was imported or paid.');
+      return exitCodes.notPayable;
+    }
+    const batch = await services.importer.import({ source: readable(file), fileName: basename(file), name: options.name, force: options.force, uploadedBy: who.identity });
     if (options.force === true) {
       const detail = { fileName: basename(file), status: batch.status, rows: batch.rowCount };
-      await recordAudit(services.prisma, cliActor(), { action: 'batch.import.forced', batchId: batch.id, detail });
+      await recordAudit(services.prisma, who.actor, { action: 'batch.import.forced', batchId: batch.id, detail });
     }
     context.out(summary(batch));
-    const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: 51 });
-    if (problems.length > 0) context.out(problemTable(problems));
-    if (problems.some((p) => p.code === 'file.duplicate')) {
-      context.out(`To import and pay the same file again as a new batch: payout batch run ${file} --force`);
-    }
     if (batch.status === 'REJECTED' && !(options.validOnly && batch.validCount > 0)) {
+      // The file changed since it was validated, or another process imported it meanwhile.
+      const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: SHOWN_PROBLEMS + 1 });
+      if (problems.length > 0) context.out(problemTable(problems));
       context.out(`Batch ${batch.id} is not payable. Full report: payout batch export ${batch.id} --problems`);
       return exitCodes.notPayable;
     }
-    const paying = options.validOnly && batch.status === 'REJECTED' ? `the ${batch.validCount} valid rows` : `${batch.validCount} rows`;
-    if (!options.yes && !(await confirm(`Pay ${paying}, ${batch.totalAmount.toFixed(2)} RUB plus commission? [y/N] `))) {
+    if (!approving) {
+      context.out(`Batch ${batch.id} waits for an approver (another key): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
+      return exitCodes.ok;
+    }
+    return approveAndPay(runtime, batch.id, who, options.validOnly ?? false, context);
+  });
+}
+
+export interface ApproveOptions {
+  concurrency?: number;
+  yes?: boolean;
+  validOnly?: boolean;
+}
+
+/** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
+export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
+  const who = cliIdentity(context);
+  requireRole(who, 'approveBatch', 'payout batch approve');
+  return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
+    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
+    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
+    context.out(summary(batch));
+    const rows = options.validOnly ? `the ${batch.validCount} valid rows` : `${batch.validCount} rows`;
+    if (!options.yes && !(await confirm(`Pay ${rows}, ${batch.totalAmount.toFixed(2)} RUB plus commission? [y/N] `, 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
     }
-    try {
-      await services.batches.approve(batch.id, { approver: operator(), validRowsOnly: options.validOnly ?? false, by: cliActor() });
-    } catch (error) {
-      if (error instanceof BatchStateError) throw new CliError(error.message, exitCodes.notPayable);
-      throw error;
-    }
-    return payWithProgress(runtime, batch.id, context);
+    return approveAndPay(runtime, batchId, who, options.validOnly ?? false, context);
+  });
+}
+
+async function approveAndPay(runtime: Runtime, batchId: string, who: CliIdentity, validRowsOnly: boolean, context: CliContext): Promise<number> {
+  try {
+    await runtime.services.batches.approve(batchId, { approver: who.identity, validRowsOnly, by: who.actor });
+  } catch (error) {
+    if (!(error instanceof BatchStateError)) throw error;
+    const next = error.code === 'batch.same-person' ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}` : '';
+    throw new CliError(`batch ${batchId}: ${error.message}${next}`, exitCodes.notPayable);
+  }
+  return payWithProgress(runtime, batchId, context);
+}
+
+/**
+ * The batch this file was imported as that still waits for approval: the same content
+ * (the importer's file key: BOM and line ends aside) or the same bytes.
+ */
+async function awaitingApproval(prisma: PrismaClient, file: string): Promise<Pick<Batch, 'id' | 'createdAt' | 'uploadedBy'> | null> {
+  const content = new FileKeyHash();
+  const bytes = createHash('sha256');
+  for await (const chunk of readable(file)) {
+    content.update(chunk);
+    bytes.update(chunk);
+  }
+  return prisma.batch.findFirst({
+    where: { status: 'VALIDATED', OR: [{ fileKey: content.digest() }, { fileHash: bytes.digest('hex') }] },
+    orderBy: { createdAt: 'desc' },
+    select: { id: true, createdAt: true, uploadedBy: true },
   });
 }
 
 export async function resumeCommand(batchId: string, context: CliContext): Promise<number> {
-  return withRuntime(context, async (runtime) => {
+  const who = cliIdentity(context);
+  requireRole(who, 'resumeBatch', 'payout batch resume');
+  return withRuntime(context, who, async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
     if (batch.status !== 'RUNNING') throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING`, exitCodes.notPayable);
@@ -138,8 +228,11 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   return batch.status === 'COMPLETED' ? exitCodes.ok : exitCodes.failures;
 }
 
+/** Reads need no key (and read no key file); they approve nothing, so maker-checker does not matter. */
+const reader = (context: CliContext): CliIdentity => ({ identity: 'read-only', role: undefined, actor: cliActor(), singleUser: context.config.singleUser });
+
 export async function statusCommand(batchId: string, context: CliContext): Promise<number> {
-  return withRuntime(context, async (runtime) => {
+  return withRuntime(context, reader(context), async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
     context.out(await statusText(runtime, batch));
@@ -148,7 +241,7 @@ export async function statusCommand(batchId: string, context: CliContext): Promi
 }
 
 export async function exportCommand(batchId: string, options: { output?: string; problems?: boolean; format?: ExportFormat }, context: CliContext): Promise<number> {
-  return withRuntime(context, async ({ services }) => {
+  return withRuntime(context, reader(context), async ({ services }) => {
     const batch = await services.prisma.batch.findUnique({ where: { id: batchId }, select: { id: true } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
     const rows = reportRows(services.prisma, batchId, options.problems ? 'problems' : 'results');
@@ -184,8 +277,9 @@ async function statusText(runtime: Runtime, batch: Batch): Promise<string> {
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}`;
 }
 
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new CliError('no terminal to confirm on; pass --yes to pay without asking', exitCodes.usage);
+/** Asked before anything is written: without a terminal the refusal leaves nothing behind. */
+async function confirm(question: string, verb: 'pay' | 'import'): Promise<boolean> {
+  if (!process.stdin.isTTY) throw new CliError(`no terminal to confirm on; nothing was imported or paid. Pass --yes to ${verb} without asking`, exitCodes.usage);
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

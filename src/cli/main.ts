@@ -9,7 +9,7 @@ import type { CliContext } from './context.ts';
  * This module is the command table only: each action imports what it needs when it runs,
  * so `--help` loads commander alone and `validate` never loads the database or GraphQL.
  */
-const context = async (): Promise<CliContext> => (await import('./context.ts')).cliContext();
+const context = async (): Promise<CliContext> => (await import('./context.ts')).cliContext({ keyFile: program.opts<{ keyFile?: string }>().keyFile });
 const batchCommands = () => import('./batch-commands.ts');
 
 const positiveInt = (value: string) => {
@@ -19,7 +19,13 @@ const positiveInt = (value: string) => {
 };
 
 const program = new Command('payout')
-  .description('Bulk payouts through the partner Payout API (embedded sandbox unless PAYOUT_API_URL is set).')
+  .description(
+    'Bulk payouts through the partner Payout API (embedded sandbox unless PAYOUT_API_URL is set). ' +
+      'With GATEWAY_API_KEYS set, commands that change batches or money act as a key (--key-file, PAYOUT_CLI_KEY_FILE or PAYOUT_CLI_KEY) with its role; without one the CLI is read-only.',
+  )
+  // Never the key itself on the command line: `ps` shows every process's arguments.
+  .option('--key-file <file>', 'act as the API key in this file (a GATEWAY_API_KEYS key; overrides PAYOUT_CLI_KEY_FILE and PAYOUT_CLI_KEY)')
+  .configureHelp({ showGlobalOptions: true })
   .showHelpAfterError();
 
 const batch = program.command('batch').description('Payroll CSV files: validate, pay, follow, export.');
@@ -34,13 +40,24 @@ batch
 
 batch
   .command('run <file>')
-  .description('Import, show the validation summary, confirm, then pay with a live progress bar.')
+  .description(
+    'Validate, confirm, then import and pay with a live progress bar (nothing is imported unless confirmed). ' +
+      'With an operator key: import for an approver (payout batch approve).',
+  )
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
-  .option('-y, --yes', 'pay without asking')
+  .option('-y, --yes', 'import and pay without asking')
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context())));
+
+batch
+  .command('approve <batchId>')
+  .description('Approve a batch someone else imported (an approver or admin key; anyone in single-user use), then pay it with a live progress bar.')
+  .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
+  .option('-y, --yes', 'approve and pay without asking')
+  .option('--valid-only', 'pay the valid rows of a batch that has row errors')
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context())));
 
 batch
   .command('resume <batchId>')

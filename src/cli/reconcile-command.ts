@@ -4,11 +4,11 @@ import { SingleBar } from 'cli-progress';
 import { openRuntime } from '../app/runtime.ts';
 import { exportChunks, type ExportFormat } from '../batch/batch-export.ts';
 import type { ReconciliationRun } from '../db/generated/client.ts';
-import { cliActor } from '../ops/audit.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
 import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
 import { CliError, exitCodes } from './cli-error.ts';
+import { cliIdentity, requireRole } from './cli-identity.ts';
 import type { CliContext } from './context.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { table } from './output.ts';
@@ -31,6 +31,9 @@ const SHOWN_PER_CODE = 20;
  * job can alert on anything but 0.
  */
 export async function reconcileCommand(options: ReconcileOptions, context: CliContext): Promise<number> {
+  // A run may repair payments' recorded state: the same roles as startReconciliation.
+  const who = cliIdentity(context);
+  requireRole(who, 'startReconciliation', 'payout reconcile');
   // Checked before the database is opened: a mistyped date answers at once.
   const { timeZone } = context.config.reconciliation;
   if (options.today === true && (options.from !== undefined || options.to !== undefined)) {
@@ -44,7 +47,7 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     if (error instanceof PeriodError) throw new CliError(`payout reconcile: ${error.message}`, exitCodes.usage);
     throw error;
   }
-  const runtime = await openRuntime({ ...context.config, singleUser: true }, context.logger);
+  const runtime = await openRuntime({ ...context.config, singleUser: who.singleUser }, context.logger);
   try {
     const service = runtime.services.reconciliations;
     context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
@@ -58,7 +61,7 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     let run: ReconciliationRun;
     let paymentsRead = 0;
     try {
-      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: cliActor() }, (progress) => {
+      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: who.actor }, (progress) => {
         paymentsRead = progress.paymentsRead;
         bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: paymentsRead });
       });

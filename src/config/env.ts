@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DataKeySettings } from '../crypto/data-keys.ts';
+import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 
 /** The environment as this process sees it; only string values matter. */
@@ -45,36 +46,19 @@ const databaseUrl = z.preprocess(
     .optional(),
 );
 
-export const roles = ['viewer', 'operator', 'approver', 'admin'] as const;
-export type Role = (typeof roles)[number];
+export { roles, type Role } from './roles.ts';
 
-/** `key:role,key:role`; a key may appear once. */
+/** `NAME:ROLE:KEY` or `KEY:ROLE`, comma-separated (config/api-key-entries.ts). */
 const apiKeys = z.preprocess(
   emptyToUndefined,
   z
     .string()
     .optional()
     .transform((raw, ctx) => {
-      const keys = new Map<string, Role>();
-      if (raw === undefined) return keys;
-      for (const [index, entry] of raw.split(',').entries()) {
-        const trimmed = entry.trim();
-        const separator = trimmed.lastIndexOf(':');
-        const key = trimmed.slice(0, separator);
-        const role = trimmed.slice(separator + 1) as Role;
-        if (separator <= 0 || !roles.includes(role)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `entry ${index + 1} must look like KEY:ROLE with ROLE one of ${roles.join(', ')}`,
-          });
-          continue;
-        }
-        if (keys.has(key)) {
-          ctx.addIssue({ code: 'custom', message: `entry ${index + 1} repeats a key` });
-        }
-        keys.set(key, role);
-      }
-      return keys;
+      if (raw === undefined) return [];
+      const { entries, problems } = parseApiKeys(raw);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return entries;
     }),
 );
 
@@ -199,6 +183,8 @@ const gatewayEnv = z.object({
     z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM, such as 01:30').default('01:00'),
   ),
   GATEWAY_SINGLE_USER: optionalBoolean,
+  PAYOUT_CLI_KEY: optionalString,
+  PAYOUT_CLI_KEY_FILE: optionalString,
   WORKER_IN_PROCESS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
   WORKER_CONCURRENCY: positiveInt(8),
   WORKER_BATCH_CONCURRENCY: positiveInt(8),
@@ -242,7 +228,10 @@ export interface GatewayConfig {
   dataDir: string;
   logLevel: z.infer<typeof logLevel>;
   publicUrl: string | undefined;
-  apiKeys: Map<string, Role>;
+  /** GATEWAY_API_KEYS; empty means anonymous local use. */
+  apiKeys: ApiKeyEntry[];
+  /** The key the `payout` CLI acts as (PAYOUT_CLI_KEY, or a file holding it); --key-file overrides both. */
+  cliKey: { key: string | undefined; keyFile: string | undefined };
   /** Browser origins given CORS access; empty means none (CORS off). */
   corsOrigins: string[];
   /** Payment webhookUrl may point at private, loopback or link-local addresses. */
@@ -321,6 +310,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     logLevel: parsed.LOG_LEVEL,
     publicUrl: parsed.GATEWAY_PUBLIC_URL,
     apiKeys: parsed.GATEWAY_API_KEYS,
+    cliKey: { key: parsed.PAYOUT_CLI_KEY, keyFile: parsed.PAYOUT_CLI_KEY_FILE },
     corsOrigins: parsed.GATEWAY_CORS_ORIGINS,
     webhookAllowPrivate: parsed.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? false,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
@@ -334,7 +324,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       daily: parsed.RECONCILE_DAILY ?? parsed.PAYOUT_API_URL !== undefined,
       dailyAt: parsed.RECONCILE_DAILY_AT,
     },
-    singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.size === 0,
+    singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0,
     worker: {
       inProcess: parsed.WORKER_IN_PROCESS,
       concurrency: parsed.WORKER_CONCURRENCY,

@@ -3,6 +3,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
+import { scopesOf, type Scope } from '../config/roles.ts';
 import type { GraphQLContext } from './context.ts';
 import { toInputError } from './input-errors.ts';
 
@@ -13,7 +14,7 @@ import { toInputError } from './input-errors.ts';
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  AuthScopes: { read: boolean; pay: boolean; approve: boolean };
+  AuthScopes: Record<Scope, boolean>;
   Scalars: {
     Decimal: { Input: string; Output: string };
     DateTime: { Input: Date; Output: Date | string };
@@ -26,11 +27,8 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   scopeAuth: {
     authorizeOnSubscribe: true,
-    authScopes: (context) => ({
-      read: true,
-      pay: context.role === 'operator' || context.role === 'admin',
-      approve: context.role === 'approver' || context.role === 'admin',
-    }),
+    // The rule table is shared with the CLI (config/roles.ts): a role means the same on every path.
+    authScopes: (context) => scopesOf(context.role),
   },
   errors: { unsafelyHandleInputErrors: true },
   zod: { validationError: (error) => toInputError(error) },

@@ -3,6 +3,7 @@ import './types/scalars.ts';
 import './types/enums.ts';
 import './types/errors.ts';
 import './types/balance.ts';
+import './types/me.ts';
 import './types/provider.ts';
 import './types/payment.ts';
 import './types/payment-mutations.ts';

@@ -21,7 +21,10 @@ export const auditActions = [
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
-/** Who did it: an API key's fingerprint and role, "local" (key-less mode), or "cli". */
+/**
+ * Who did it: an API key's identity (`key:NAME`, or `key:` and a keyed fingerprint for an
+ * unnamed key) and role, "local" (key-less mode), or "cli" (the command line in single-user use).
+ */
 export interface AuditActor {
   actor: string;
   role: string | null;
@@ -49,9 +52,15 @@ export function requestActor(caller: { role: string; caller: string }, requestId
   return { actor: caller.caller === 'anonymous' ? 'local' : caller.caller, role: caller.role, requestId: requestId ?? null };
 }
 
-/** The person at the terminal running `payout`. */
-export function cliActor(): AuditActor {
-  return { actor: 'cli', role: null, requestId: null, detail: { user: userInfo().username } };
+/**
+ * The person at the terminal running `payout`: as the key it acts as (its identity and
+ * role, like a request), or "cli" with no role in single-user use. The operating-system
+ * user is added either way, and `via: cli` tells a key's CLI use from its requests.
+ */
+export function cliActor(caller?: { role: string; caller: string }): AuditActor {
+  const user = userInfo().username;
+  if (caller === undefined) return { actor: 'cli', role: null, requestId: null, detail: { user } };
+  return { actor: caller.caller, role: caller.role, requestId: null, detail: { user, via: 'cli' } };
 }
 
 /** When a caller gave no actor (internal use, tests): still recorded, as "system". */

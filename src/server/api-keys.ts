@@ -1,13 +1,18 @@
-import { createHash } from 'node:crypto';
-import type { Role } from '../config/env.ts';
+import { createHash, createHmac } from 'node:crypto';
+import { entryLabel, type ApiKeyEntry } from '../config/api-key-entries.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { GatewayConfig, Role } from '../config/env.ts';
+import { loadDataKeyring, type DataKey } from '../crypto/data-keys.ts';
 
 export interface Caller {
   role: Role;
-  /** Safe to log and store: a fingerprint of the key, or "anonymous". */
+  /**
+   * The key's identity, safe to show, log and store: `key:NAME` for a named key, else
+   * `key:` and a keyed fingerprint; "anonymous" in key-less local use. Maker-checker
+   * compares these, so one key is one identity on every path (GraphQL, page, CLI).
+   */
   caller: string;
 }
-
-const fingerprint = (key: string) => `key:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 
 /**
  * GATEWAY_API_KEYS as a lookup by hash, so keys are not kept or compared as plain
@@ -16,8 +21,23 @@ const fingerprint = (key: string) => `key:${createHash('sha256').update(key).dig
 export class ApiKeys {
   private readonly byHash = new Map<string, Caller>();
 
-  constructor(keys: Map<string, Role>) {
-    for (const [key, role] of keys) this.byHash.set(hash(key), { role, caller: fingerprint(key) });
+  /** `identitySecret` fingerprints unnamed keys; needed only when some key has no name. */
+  constructor(entries: ApiKeyEntry[], identitySecret?: Buffer) {
+    const named = new Map(entries.filter((e) => e.name !== undefined).map((e) => [`key:${e.name}`, e]));
+    for (const entry of entries) {
+      let caller: string;
+      if (entry.name !== undefined) caller = `key:${entry.name}`;
+      else {
+        if (identitySecret === undefined) throw new Error('unnamed API keys need the identity secret');
+        caller = `key:${createHmac('sha256', identitySecret).update(entry.key).digest('hex').slice(0, 12)}`;
+        // Only a name chosen to copy a shown fingerprint could: two keys would be one person.
+        const twin = named.get(caller);
+        if (twin !== undefined) {
+          throw new ConfigError([{ variable: 'GATEWAY_API_KEYS', message: `${entryLabel(twin)} is named like the fingerprint of ${entryLabel(entry)}; choose another name` }]);
+        }
+      }
+      this.byHash.set(hash(entry.key), { role: entry.role, caller });
+    }
   }
 
   get anonymous(): boolean {
@@ -28,8 +48,30 @@ export class ApiKeys {
   authenticate(authorization: string | null | undefined): Caller | undefined {
     if (this.anonymous) return { role: 'admin', caller: 'anonymous' };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    return match === null ? undefined : this.byHash.get(hash(match[1]!));
+    return match === null ? undefined : this.lookup(match[1]!);
   }
+
+  /** The caller a key itself stands for (the CLI's key), or undefined. */
+  lookup(key: string): Caller | undefined {
+    return this.byHash.get(hash(key));
+  }
+}
+
+/**
+ * The keys of a configuration. Unnamed keys are fingerprinted with a secret derived from
+ * the card-data key (PAYOUT_DATA_KEY, or the one made in DATA_DIR for embedded use):
+ * every gateway, worker and CLI sharing the database already shares it, and nobody who
+ * only sees a fingerprint (any viewer) can test guessed keys against it offline.
+ */
+export function apiKeysOf(config: Pick<GatewayConfig, 'apiKeys' | 'cardData' | 'dataDir' | 'payout'>): ApiKeys {
+  if (config.apiKeys.every((entry) => entry.name !== undefined)) return new ApiKeys(config.apiKeys);
+  const keyring = loadDataKeyring(config.cardData, { dataDir: config.dataDir, embedded: config.payout.mode === 'embedded' });
+  return new ApiKeys(config.apiKeys, identitySecret(keyring.current));
+}
+
+/** A secret of its own for identities, so no use of it can reveal the data key. */
+export function identitySecret(dataKey: DataKey): Buffer {
+  return createHmac('sha256', dataKey.key).update('payout-gateway api key identity').digest();
 }
 
 function hash(key: string): string {

@@ -7,6 +7,7 @@ import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from '../s
 import { startSandbox, type TestSandbox } from '../support/sandbox.ts';
 import { heldAnswers, queueFault, releaseHeld } from '../support/fault-sandbox.ts';
 import { subscribeSse } from '../support/sse.ts';
+import { apiKey, apiKeysEnv } from '../support/keys.ts';
 
 /**
  * Issue 8, "live progress stops across processes": two gateway processes and one worker
@@ -17,7 +18,7 @@ import { subscribeSse } from '../support/sse.ts';
  * limits only bound a broken run.
  */
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
-const KEYS = 'op:operator,ap:approver,v:viewer,ad:admin';
+const KEYS = apiKeysEnv({ op: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' });
 const ROWS = 200;
 /** Bounds a broken run only. */
 const LIMIT_MS = 120_000;
@@ -78,7 +79,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
   async function gql(gateway: string, key: string, query: string) {
     const response = await request(`${gateway}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${apiKey(key)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query }),
     });
     const body = (await response.body.json()) as { data?: any; errors?: unknown };
@@ -99,7 +100,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     form.append('0', new Blob([csv]), 'payroll.csv');
     const response = await request(`${gateway}/graphql`, {
       method: 'POST',
-      headers: { authorization: 'Bearer op', 'x-graphql-yoga-csrf': '1' },
+      headers: { authorization: `Bearer ${apiKey('op')}`, 'x-graphql-yoga-csrf': '1' },
       body: form,
     });
     const body = (await response.body.json()) as { data?: any; errors?: unknown };
@@ -142,7 +143,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     type Snapshot = { status: string; completed: number };
     const sse = await subscribeSse(
       `${gatewayA}/graphql`,
-      { authorization: 'Bearer v' },
+      { authorization: `Bearer ${apiKey('v')}` },
       `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }`,
       (data) =>
         JSON.stringify({
@@ -188,7 +189,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     const batch = await upload(gatewayB, `${lines.join('\n')}\n`);
     const sse = await subscribeSse(
       `${gatewayA}/graphql`,
-      { authorization: 'Bearer v' },
+      { authorization: `Bearer ${apiKey('v')}` },
       `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }`,
       (data) => `${data.batchProgress.status}:${data.batchProgress.counts.find((c: any) => c.status === 'COMPLETED')?.count ?? 0}`,
       () => false,
@@ -227,7 +228,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
 
     const sse = await subscribeSse(
       `${gatewayA}/graphql`,
-      { authorization: 'Bearer v' },
+      { authorization: `Bearer ${apiKey('v')}` },
       `subscription { paymentUpdated(paymentId: "${paymentId}") { paymentId trackingStatus } }`,
       (data) => data.paymentUpdated.trackingStatus,
       () => false,
@@ -249,7 +250,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     // Subscribing once the payment is final: that state, then the end.
     const late = await subscribeSse(
       `${gatewayA}/graphql`,
-      { authorization: 'Bearer v' },
+      { authorization: `Bearer ${apiKey('v')}` },
       `subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`,
       (data) => data.paymentUpdated.trackingStatus,
       () => false,

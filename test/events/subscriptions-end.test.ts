@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { subscribeSse } from '../support/sse.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 /**
  * With PGlite events stay in the process; subscriptions still end (the SSE stream closes)
@@ -9,13 +10,13 @@ import { subscribeSse } from '../support/sse.ts';
  */
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'ad:admin,v:viewer' }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin', v: 'viewer' }) }, sandbox: { inProgressMs: 50 } });
 });
 afterAll(() => gw.close());
 
 /** Reads the stream to its end: resolves only when the server completes the subscription. */
 async function follow(query: string, pick: (data: any) => string) {
-  const sse = await subscribeSse(`${gw.gateway.url}/graphql`, { authorization: 'Bearer v' }, query, pick, () => false);
+  const sse = await subscribeSse(`${gw.gateway.url}/graphql`, { authorization: `Bearer ${apiKey('v')}` }, query, pick, () => false);
   expect(sse.statusCode).toBe(200);
   return sse;
 }
@@ -26,12 +27,12 @@ describe('subscriptions end with the final state (in-process events)', () => {
     const created = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
       { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } } } },
-      'ad',
+      apiKey('ad'),
     );
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad');
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad'));
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('COMPLETED');
@@ -47,11 +48,11 @@ describe('subscriptions end with the final state (in-process events)', () => {
     await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
       { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_failed' } } } },
-      'ad',
+      apiKey('ad'),
     );
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad');
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad'));
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('FAILED');

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'v-key:viewer,o-key:operator,ap-key:approver,ad-key:admin' } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator', 'ap-key': 'approver', 'ad-key': 'admin' }) } });
 });
 afterAll(() => gw.close());
 
@@ -44,14 +45,14 @@ describe.each([
   ['admin', 'ad-key', { read: true, pay: true }],
 ])('role %s', (_role, key, may) => {
   it(`${may.read ? 'may' : 'may not'} query`, async () => {
-    const reply = await gw.gql(BALANCE, {}, key);
+    const reply = await gw.gql(BALANCE, {}, apiKey(key));
     expect(reply.body.data?.balance?.available?.value).toMatch(/^\d+\.\d{2}$/);
   });
 
   it(`${may.pay ? 'may' : 'may not'} create and execute payments`, async () => {
     const values = input();
-    const created = await gw.gql(CREATE, { input: values }, key);
-    const executed = await gw.gql(EXECUTE, { id: values.paymentId }, key);
+    const created = await gw.gql(CREATE, { input: values }, apiKey(key));
+    const executed = await gw.gql(EXECUTE, { id: values.paymentId }, apiKey(key));
     if (may.pay) {
       expect(created.body.data.createPayment.payment.status).toBe('READY');
       expect(executed.body.data.executePayment.__typename).toBe('ExecutePaymentSuccess');
@@ -65,7 +66,7 @@ describe.each([
   });
 
   it('is refused before input is checked, so a forbidden caller learns nothing from validation', async () => {
-    const reply = await gw.gql(CREATE, { input: input('9999999.00') }, key);
+    const reply = await gw.gql(CREATE, { input: input('9999999.00') }, apiKey(key));
     if (may.pay) expect(reply.body.data.createPayment.__typename).toBe('InputError');
     else expect(reply.body.errors?.[0]?.message).toMatch(/Not authorized/);
   });
@@ -74,9 +75,9 @@ describe.each([
 describe('who asked', () => {
   it('records a fingerprint of the key, never the key', async () => {
     const values = input();
-    await gw.gql(CREATE, { input: values }, 'o-key');
+    await gw.gql(CREATE, { input: values }, apiKey('o-key'));
     const stored = await gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: values.paymentId } });
     expect(stored.requestedBy).toMatch(/^key:[0-9a-f]{12}$/);
-    expect(JSON.stringify(stored)).not.toContain('o-key');
+    expect(JSON.stringify(stored)).not.toContain(apiKey('o-key'));
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemColumns, resultColumns, xlsxValue } from '../../src/batch/batch-export.ts';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 let batchId: string;
@@ -22,14 +23,14 @@ const file = [
 ].join('\n');
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'v:viewer' }, sandbox: { balance: '5000000.00' } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ v: 'viewer' }) }, sandbox: { balance: '5000000.00' } });
   const batch = await gw.services().importer.import({ source: textSource(`${file}\n`), fileName: 'formats.csv' });
   batchId = batch.id;
 });
 afterAll(() => gw.close());
 
 async function download(path: string) {
-  const response = await request(`${gw.gateway.url}${path}`, { headers: { authorization: 'Bearer v' } });
+  const response = await request(`${gw.gateway.url}${path}`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
   return { status: response.statusCode, headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
 }
 

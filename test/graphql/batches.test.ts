@@ -5,11 +5,12 @@ import { sampleFile } from '../support/batch.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { subscribeSse } from '../support/sse.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({
-    env: { GATEWAY_API_KEYS: 'op:operator,op2:operator,ap:approver,v:viewer,ad:admin' },
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', op2: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' }) },
     sandbox: { inProgressMs: 50 },
   });
 });
@@ -34,13 +35,13 @@ async function upload(key: string, content: Buffer | string, fileName: string, e
   form.append('0', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), fileName);
   const response = await request(`${gw.gateway.url}/graphql`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1' },
+    headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1' },
     body: form,
   });
   return (await response.body.json()) as { data?: any; errors?: Array<{ message: string }> };
 }
 
-const batchQuery = (id: string, key = 'v') => gw.gql(`{ batch(id: "${id}") { ${BATCH_FIELDS} } }`, {}, key);
+const batchQuery = (id: string, key = 'v') => gw.gql(`{ batch(id: "${id}") { ${BATCH_FIELDS} } }`, {}, apiKey(key));
 
 describe('a payroll file through GraphQL', () => {
   let batchId: string;
@@ -55,9 +56,9 @@ describe('a payroll file through GraphQL', () => {
   });
 
   it('is approved by an approver, not by an operator', async () => {
-    const byOperator = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, 'op2');
+    const byOperator = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, apiKey('op2'));
     expect(byOperator.body.errors?.[0]?.message).toMatch(/Not authorized/);
-    const approved = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename ... on ApproveBatchSuccess { batch { status approvedBy } } } }`, {}, 'ap');
+    const approved = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename ... on ApproveBatchSuccess { batch { status approvedBy } } } }`, {}, apiKey('ap'));
     expect(approved.body.data.approveBatch.batch.status).toBe('RUNNING');
   });
 
@@ -71,12 +72,12 @@ describe('a payroll file through GraphQL', () => {
       { status: 'COMPLETED', count: 7, amount: '46950.60' },
       { status: 'FAILED', count: 3, amount: '4000.00' },
     ]);
-    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { line reference status errorCode recipient { key value } } } } } }`, {}, 'v');
+    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { line reference status errorCode recipient { key value } } } } } }`, {}, apiKey('v'));
     expect(items.body.data.batch.items.edges.map((e: any) => e.node.reference)).toEqual(['EMP-007', 'EMP-008', 'EMP-010']);
   });
 
   it('exports the results as CSV with masked card numbers', async () => {
-    const response = await gw.http(`/batches/${batchId}/results.csv`, { headers: { authorization: 'Bearer v' } });
+    const response = await gw.http(`/batches/${batchId}/results.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/csv/);
     const lines = response.text.replace(/^\uFEFF/, '').trim().split('\r\n');
@@ -88,14 +89,14 @@ describe('a payroll file through GraphQL', () => {
 
   it('refuses the export without a key', async () => {
     expect((await gw.http(`/batches/${batchId}/results.csv`)).status).toBe(401);
-    expect((await gw.http('/batches/nope/results.csv', { headers: { authorization: 'Bearer v' } })).status).toBe(404);
+    expect((await gw.http('/batches/nope/results.csv', { headers: { authorization: `Bearer ${apiKey('v')}` } })).status).toBe(404);
   });
 
   it('pays failed rows again when asked, with new payment ids', async () => {
-    const reply = await gw.gql(`mutation { retryFailedItems(id: "${batchId}") { __typename ... on RetryFailedItemsSuccess { batch { status } } } }`, {}, 'op');
+    const reply = await gw.gql(`mutation { retryFailedItems(id: "${batchId}") { __typename ... on RetryFailedItemsSuccess { batch { status } } } }`, {}, apiKey('op'));
     expect(reply.body.data.retryFailedItems.batch.status).toBe('RUNNING');
     await eventually(async () => expect((await batchQuery(batchId)).body.data.batch.status).toBe('COMPLETED_WITH_FAILURES'), 20_000);
-    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { paymentId } } } } }`, {}, 'v');
+    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { paymentId } } } } }`, {}, apiKey('v'));
     expect(items.body.data.batch.items.edges.map((e: any) => e.node.paymentId)).toEqual([`${batchId}-8-r2`, `${batchId}-9-r2`, `${batchId}-11-r2`]);
   });
 });
@@ -106,7 +107,7 @@ describe('refusals', () => {
     const batch = reply.data.importBatch.batch;
     expect(batch.status).toBe('REJECTED');
     expect(batch.problems[0]).toEqual({ line: 2, column: 'provider', code: 'provider.unknown', severity: 'ERROR', message: expect.stringContaining('paypal') });
-    const report = await gw.http(`/batches/${batch.id}/problems.csv`, { headers: { authorization: 'Bearer v' } });
+    const report = await gw.http(`/batches/${batch.id}/problems.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(report.text).toContain('2,provider,error,provider.unknown,');
   });
 
@@ -121,7 +122,7 @@ describe('refusals', () => {
 
   it('does not let the uploader approve their own batch', async () => {
     const batch = (await upload('ad', 'provider,amount,account\nbank-card-token,78.00,token_success\n', 'b.csv')).data.importBatch.batch;
-    const reply = await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename ... on BatchError { code } } }`, {}, 'ad');
+    const reply = await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename ... on BatchError { code } } }`, {}, apiKey('ad'));
     expect(reply.body.data.approveBatch).toEqual({ __typename: 'BatchError', code: 'BATCH_SAME_PERSON' });
   });
 
@@ -132,25 +133,25 @@ describe('refusals', () => {
 
   it('neutralises cells a spreadsheet would run as formulas', async () => {
     const batch = (await upload('op', 'reference,provider,amount,account\n"=HYPERLINK(""http://x"")",bank-card-token,79.00,token_success\n', 'd.csv')).data.importBatch.batch;
-    const csv = await gw.http(`/batches/${batch.id}/results.csv`, { headers: { authorization: 'Bearer v' } });
+    const csv = await gw.http(`/batches/${batch.id}/results.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(csv.text).toContain(`"'=HYPERLINK(""http://x"")"`);
   });
 
   it('cancels a batch before it runs', async () => {
     const batch = (await upload('op', 'provider,amount,account\nbank-card-token,80.00,token_success\n', 'e.csv')).data.importBatch.batch;
-    const reply = await gw.gql(`mutation { cancelBatch(id: "${batch.id}") { __typename ... on CancelBatchSuccess { batch { status } } } }`, {}, 'ap');
+    const reply = await gw.gql(`mutation { cancelBatch(id: "${batch.id}") { __typename ... on CancelBatchSuccess { batch { status } } } }`, {}, apiKey('ap'));
     expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
   });
 });
 
 describe('batches', () => {
   it('lists batches newest first, filtered by status', async () => {
-    const all = await gw.gql('{ batches(first: 100) { edges { node { id status createdAt } } pageInfo { hasNextPage } } }', {}, 'v');
+    const all = await gw.gql('{ batches(first: 100) { edges { node { id status createdAt } } pageInfo { hasNextPage } } }', {}, apiKey('v'));
     const nodes = all.body.data.batches.edges.map((e: any) => e.node);
     expect(nodes.length).toBeGreaterThanOrEqual(5);
     const times = nodes.map((n: any) => Date.parse(n.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
-    const rejected = await gw.gql('{ batches(status: REJECTED) { edges { node { status } } } }', {}, 'v');
+    const rejected = await gw.gql('{ batches(status: REJECTED) { edges { node { status } } } }', {}, apiKey('v'));
     const statuses = rejected.body.data.batches.edges.map((e: any) => e.node.status);
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set(['REJECTED']));
@@ -162,14 +163,14 @@ describe('batchProgress over SSE', () => {
     const batch = (await upload('op', 'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n', 'f.csv')).data.importBatch.batch;
     const sse = await subscribeSse(
       `${gw.gateway.url}/graphql`,
-      { authorization: 'Bearer v' },
+      { authorization: `Bearer ${apiKey('v')}` },
       `subscription { batchProgress(id: "${batch.id}") { status counts { status count } } }`,
       (data) => data.batchProgress.status,
       (values) => values.includes('COMPLETED'),
     );
     // The first event is the batch as it stands: approving after it, no change can be missed.
     await sse.first;
-    await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, 'ap');
+    await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, apiKey('ap'));
     await sse.done;
     const statuses = sse.values;
     expect(statuses[0]).toBe('VALIDATED');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 const EVIL = 'https://evil.example';
 const LISTED = 'https://app.example';
@@ -95,7 +96,7 @@ describe('key-less local mode', () => {
 describe('with API keys', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'admin-key:admin', GATEWAY_CORS_ORIGINS: LISTED } });
+    gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'admin-key': 'admin' }), GATEWAY_CORS_ORIGINS: LISTED } });
   });
   afterAll(() => gw.close());
 
@@ -103,7 +104,7 @@ describe('with API keys', () => {
     const pre = await gw.http('/graphql', preflight(EVIL));
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
-    const reply = await gw.http('/graphql', { method: 'POST', headers: { ...json, origin: EVIL, authorization: 'Bearer admin-key' }, body: BALANCE });
+    const reply = await gw.http('/graphql', { method: 'POST', headers: { ...json, origin: EVIL, authorization: `Bearer ${apiKey('admin-key')}` }, body: BALANCE });
     expect(reply.headers['access-control-allow-origin']).toBeUndefined();
   });
 
@@ -116,7 +117,7 @@ describe('with API keys', () => {
   it('does not check Host: a key, not the address, is what authorizes', async () => {
     const reply = await gw.http('/graphql', {
       method: 'POST',
-      headers: { ...json, host: 'payout-gateway.example.com', authorization: 'Bearer admin-key' },
+      headers: { ...json, host: 'payout-gateway.example.com', authorization: `Bearer ${apiKey('admin-key')}` },
       body: BALANCE,
     });
     expect(reply.status).toBe(200);

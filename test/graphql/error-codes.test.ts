@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type GraphQLReply, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 /**
  * Review finding (issue 8, "one error vocabulary"): a query failing upstream said
@@ -12,7 +13,7 @@ import { startTestGateway, type GraphQLReply, type TestGateway } from '../suppor
 let gw: TestGateway;
 let batchId: string;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'v-key:viewer,o-key:operator' } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator' }) } });
   const csv = 'reference,provider,amount,currency,account,bankId\nE-1,sbp-b2c,100.00,RUB,79001234567,sbp_bank_id_success\n';
   batchId = (await gw.services().importer.import({ source: textSource(csv), fileName: 'codes.csv' })).id;
 });
@@ -39,9 +40,9 @@ describe('an upstream failure reads the same in a query and in a mutation', () =
   ] as const)('%s: payoutErrorCode %s in both, no transport detail', async (kind, code) => {
     // Reads are retried (the test client: 3 times), and so is a create proven not to have taken effect.
     await gw.sb.addFault({ operation: 'balance', kind, times: 4 });
-    const query = await gw.gql('{ balance { available { value } } }', {}, 'v-key');
+    const query = await gw.gql('{ balance { available { value } } }', {}, apiKey('v-key'));
     await gw.sb.addFault({ operation: 'create', kind, times: 4 });
-    const mutation = (await gw.gql(CREATE, { input: input() }, 'o-key')).body.data.createPayment;
+    const mutation = (await gw.gql(CREATE, { input: input() }, apiKey('o-key'))).body.data.createPayment;
 
     expect(mutation).toMatchObject({ __typename: 'PayoutError', code });
     expect(query.body.errors).toHaveLength(1);
@@ -55,15 +56,15 @@ describe('an upstream failure reads the same in a query and in a mutation', () =
 describe('every refusal has a documented code', () => {
   const cases: Array<[string, () => Promise<GraphQLReply>, string]> = [
     ['no key', () => gw.gql('{ balance { available { value } } }'), 'UNAUTHENTICATED'],
-    ['a viewer creating a payment', () => gw.gql(CREATE, { input: input() }, 'v-key'), 'FORBIDDEN'],
-    ['a viewer approving a batch', () => gw.gql('mutation($id: ID!) { approveBatch(id: $id) { __typename } }', { id: batchId }, 'v-key'), 'FORBIDDEN'],
-    ['a syntax error', () => gw.gql('{ balance { available { value } }', {}, 'v-key'), 'GRAPHQL_PARSE_FAILED'],
-    ['an unknown field', () => gw.gql('{ balanse { available { value } } }', {}, 'v-key'), 'GRAPHQL_VALIDATION_FAILED'],
-    ['a negative page size', () => gw.gql('{ payments(first: -1) { edges { cursor } } }', {}, 'v-key'), 'BAD_USER_INPUT'],
-    ['a cursor that is not one', () => gw.gql('{ payments(after: "not-a-cursor") { edges { cursor } } }', {}, 'v-key'), 'BAD_USER_INPUT'],
-    ['an impossible date in a variable', () => gw.gql('query($from: Date) { payments(from: $from) { edges { cursor } } }', { from: '2026-02-30' }, 'v-key'), 'BAD_USER_INPUT'],
-    ['an argument out of range', () => gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, 'v-key'), 'BAD_USER_INPUT'],
-    ['a query too deep', () => gw.gql('{ a { b { c { d { e { f { g { h { i } } } } } } } } }', {}, 'v-key'), 'QUERY_TOO_DEEP'],
+    ['a viewer creating a payment', () => gw.gql(CREATE, { input: input() }, apiKey('v-key')), 'FORBIDDEN'],
+    ['a viewer approving a batch', () => gw.gql('mutation($id: ID!) { approveBatch(id: $id) { __typename } }', { id: batchId }, apiKey('v-key')), 'FORBIDDEN'],
+    ['a syntax error', () => gw.gql('{ balance { available { value } }', {}, apiKey('v-key')), 'GRAPHQL_PARSE_FAILED'],
+    ['an unknown field', () => gw.gql('{ balanse { available { value } } }', {}, apiKey('v-key')), 'GRAPHQL_VALIDATION_FAILED'],
+    ['a negative page size', () => gw.gql('{ payments(first: -1) { edges { cursor } } }', {}, apiKey('v-key')), 'BAD_USER_INPUT'],
+    ['a cursor that is not one', () => gw.gql('{ payments(after: "not-a-cursor") { edges { cursor } } }', {}, apiKey('v-key')), 'BAD_USER_INPUT'],
+    ['an impossible date in a variable', () => gw.gql('query($from: Date) { payments(from: $from) { edges { cursor } } }', { from: '2026-02-30' }, apiKey('v-key')), 'BAD_USER_INPUT'],
+    ['an argument out of range', () => gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, apiKey('v-key')), 'BAD_USER_INPUT'],
+    ['a query too deep', () => gw.gql('{ a { b { c { d { e { f { g { h { i } } } } } } } } }', {}, apiKey('v-key')), 'QUERY_TOO_DEEP'],
   ];
 
   it.each(cases)('%s', async (_what, send, code) => {
@@ -73,19 +74,19 @@ describe('every refusal has a documented code', () => {
   });
 
   it('an argument refused in a query names the field, as InputError does in a mutation', async () => {
-    const reply = await gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, 'v-key');
+    const reply = await gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, apiKey('v-key'));
     expect(reply.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ path: ['limit'], message: expect.any(String) }] });
     expect(reply.body.errors![0]!.message).not.toMatch(/Unexpected error/);
   });
 
   it('"Not authorized" keeps its words and says FORBIDDEN', async () => {
-    const reply = await gw.gql(CREATE, { input: input() }, 'v-key');
+    const reply = await gw.gql(CREATE, { input: input() }, apiKey('v-key'));
     expect(reply.body.errors![0]!.message).toMatch(/Not authorized/);
   });
 
   it('the CSRF refusal has a code too', async () => {
     const query = encodeURIComponent('{ balance { available { value } } }');
-    const reply = await gw.http(`/graphql?query=${query}`, { headers: { authorization: 'Bearer v-key', accept: 'application/json' } });
+    const reply = await gw.http(`/graphql?query=${query}`, { headers: { authorization: `Bearer ${apiKey('v-key')}`, accept: 'application/json' } });
     expect(reply.status).toBe(403);
     const code = JSON.parse(reply.text).errors[0].extensions.code;
     expect(code).toBe('BAD_REQUEST');
@@ -93,7 +94,7 @@ describe('every refusal has a documented code', () => {
   });
 
   it('a batch refusal uses the same upper-case vocabulary', async () => {
-    const reply = await gw.gql('mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on BatchError { code } } }', { id: 'nobody' }, 'o-key');
+    const reply = await gw.gql('mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on BatchError { code } } }', { id: 'nobody' }, apiKey('o-key'));
     expect(reply.body.data.cancelBatch).toEqual({ __typename: 'BatchError', code: 'BATCH_NOT_FOUND' });
   });
 

@@ -3,6 +3,7 @@ import { paymentIdFor } from '../../src/batch/batch-importer.ts';
 import { testWorker, textSource } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 const SEARCH = `query($reference: String, $batchId: ID, $status: TrackingStatus, $from: Date, $to: Date, $first: Int, $after: String) {
   searchPayments(reference: $reference, batchId: $batchId, status: $status, from: $from, to: $to, first: $first, after: $after) {
@@ -14,13 +15,13 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
   let gw: TestGateway;
   let batchId: string;
   const search = async (variables: Record<string, unknown>, key = 'v') => {
-    const reply = await gw.gql(SEARCH, variables, key);
+    const reply = await gw.gql(SEARCH, variables, apiKey(key));
     return reply.body;
   };
   const ids = async (variables: Record<string, unknown>) => (await search(variables)).data.searchPayments.edges.map((e: any) => e.node.paymentId);
 
   beforeAll(async () => {
-    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: 'v:viewer,op:operator' }, sandbox: { inProgressMs: 50 }, database: kind });
+    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ v: 'viewer', op: 'operator' }) }, sandbox: { inProgressMs: 50 }, database: kind });
     const s = gw.services();
     const batch = await s.importer.import({
       source: textSource('reference,provider,amount,account,bankId\nMAR-7,sbp-b2c,101.00,79001234567,sbp_bank_id_success\nMAR-8,sbp-b2c,102.00,79001234568,sbp_bank_id_create_failed\nMAR-9,bank-card-token,103.00,token_success,\n'),
@@ -95,7 +96,7 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
     expect(await messages({ first: 0 })).toEqual(['first must be 1 or more']);
     expect(await messages({ after: 'bm9wZQ' })).toEqual(['after is not a cursor of searchPayments']);
     expect(await messages({ from: '2025-03-05', to: '2025-03-04' })).toEqual(['from is after to']);
-    const backwards = await gw.gql('{ searchPayments(last: 2) { edges { cursor } } }', {}, 'v');
+    const backwards = await gw.gql('{ searchPayments(last: 2) { edges { cursor } } }', {}, apiKey('v'));
     expect(backwards.body.errors?.[0]?.message).toBe('searchPayments pages forward only: use first and after');
   });
 

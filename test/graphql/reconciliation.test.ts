@@ -4,6 +4,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { sbpPayment } from '../support/sandbox.ts';
 import { addDays } from '../../src/reconciliation/period.ts';
 import { alterUpstream, payBehind, today } from '../support/reconciliation.ts';
+import { apiKey } from '../support/keys.ts';
 
 const RUN_FIELDS = `id from to timeZone status trigger phase daysRead daysToRead upstreamRequests matchedCount discrepancyCount openCount repairedCount error
   upstream { count amount { value currency } commission { value } paidCount paidAmount { value } }
@@ -12,7 +13,7 @@ const RUN_FIELDS = `id from to timeZone status trigger phase daysRead daysToRead
 
 describe('reconciliation over GraphQL and the download route', () => {
   let gw: TestGateway;
-  const keys = { operator: 'op-key-123456', viewer: 'viewer-key-1234' };
+  const keys = { operator: apiKey('operator'), viewer: apiKey('viewer') };
   beforeAll(async () => {
     gw = await startTestGateway({
       env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: `${keys.operator}:operator,${keys.viewer}:viewer` },

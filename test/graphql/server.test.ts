@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { printedSchema } from '../../src/graphql/print-schema.ts';
 import { startTestGateway, type GraphQLReply, type TestGateway } from '../support/gateway.ts';
 import { subscribeSse } from '../support/sse.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'admin-key:admin' } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'admin-key': 'admin' }) } });
 });
 afterAll(() => gw.close());
 
-const auth = { authorization: 'Bearer admin-key' };
+const auth = { authorization: `Bearer ${apiKey('admin-key')}` };
 
 describe('schema.graphql', () => {
   it('is the schema the code builds (run `npm run schema:print` after changing types)', () => {
@@ -59,21 +60,21 @@ describe('GraphQL over HTTP', () => {
 describe('abuse limits', () => {
   it('refuses queries deeper than 8', async () => {
     const nested = `{ payments { edges { node { amount { value } history { status } } } pageInfo { hasNextPage } } }`;
-    expect((await gw.gql(nested, {}, 'admin-key')).body.errors).toBeUndefined();
+    expect((await gw.gql(nested, {}, apiKey('admin-key'))).body.errors).toBeUndefined();
     // The schema has no cycles, so only a document naming fields that do not exist goes deeper.
     const tooDeep = `{ payments { edges { node { amount { value { a { b { c { d { e } } } } } } } } } }`;
-    const reply = await gw.gql(tooDeep, {}, 'admin-key');
+    const reply = await gw.gql(tooDeep, {}, apiKey('admin-key'));
     expect(reply.body.errors?.map((e) => e.message)).toEqual([expect.stringMatching(/depth 10 while the limit is 8/)]);
   });
 
   it('refuses more than 15 aliases', async () => {
     const aliases = Array.from({ length: 16 }, (_, i) => `b${i}: balance { available { value } }`).join(' ');
-    const reply = await gw.gql(`{ ${aliases} }`, {}, 'admin-key');
+    const reply = await gw.gql(`{ ${aliases} }`, {}, apiKey('admin-key'));
     expect(reply.body.errors?.[0]?.message).toMatch(/aliases/i);
   });
 
   it('does not suggest field names', async () => {
-    const reply = await gw.gql('{ balanse { available { value } } }', {}, 'admin-key');
+    const reply = await gw.gql('{ balanse { available { value } } }', {}, apiKey('admin-key'));
     expect(reply.body.errors?.[0]?.message).toMatch(/balanse/);
     expect(reply.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
   });
@@ -97,7 +98,7 @@ describe('unexpected errors are masked', () => {
     const internal = new Error('connect ECONNREFUSED 10.20.30.40:8443 token=sk_live_123 at /srv/payout/client.ts');
     const getBalance = vi.spyOn(gw.services().client, 'getBalance').mockRejectedValueOnce(internal);
     try {
-      const reply = await gw.gql('{ balance { available { value } } }', {}, 'admin-key');
+      const reply = await gw.gql('{ balance { available { value } } }', {}, apiKey('admin-key'));
       // The resolver really ran into the error: the masking below is not of a query that never ran.
       expect(getBalance).toHaveBeenCalledTimes(1);
       expectMasked(reply, ['balance'], /ECONNREFUSED|10\.20\.30\.40|sk_live_123|\/srv\/payout/);
@@ -112,7 +113,7 @@ describe('unexpected errors are masked', () => {
       .spyOn(gw.services().tracker, 'findMany')
       .mockImplementationOnce(() => gw.db.prisma.$queryRawUnsafe('SELECT card_secret FROM internal_ledger_table') as never);
     try {
-      const reply = await gw.gql('{ payments { edges { node { paymentId } } } }', {}, 'admin-key');
+      const reply = await gw.gql('{ payments { edges { node { paymentId } } } }', {}, apiKey('admin-key'));
       expect(findMany).toHaveBeenCalledTimes(1);
       await expect(gw.db.prisma.$queryRawUnsafe('SELECT card_secret FROM internal_ledger_table')).rejects.toThrow(/internal_ledger_table/);
       expectMasked(reply, ['payments'], /card_secret|internal_ledger_table|SELECT|prisma|pglite|relation/i);
@@ -128,7 +129,7 @@ describe('subscriptions over SSE', () => {
     const created = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
       { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } } } },
-      'admin-key',
+      apiKey('admin-key'),
     );
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
 
@@ -142,7 +143,7 @@ describe('subscriptions over SSE', () => {
     expect(sse.statusCode).toBe(200);
     // The first event is the payment as it stands: from then on no change can be missed.
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'admin-key');
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('admin-key'));
     await sse.done;
     const seen = [...new Set(sse.values)];
     expect(seen).toEqual(['READY', 'IN_PROGRESS', 'COMPLETED']);

@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess } from '../support/gateway-process.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKey } from '../support/keys.ts';
 
 const MiB = 1024 * 1024;
 const MAX_FILE_BYTES = 40 * MiB;
-const KEY = 'upload-test-key';
+const KEY = apiKey('upload');
 
 // Temp files of this test process only: uploads are spooled under os.tmpdir().
 const spool = mkdtempSync(join(tmpdir(), 'streamed-upload-test-'));

@@ -4,15 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerCodes } from '../../src/payout/models.ts';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKey, apiKeysEnv } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'v:viewer' } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ v: 'viewer' }) } });
 });
 afterAll(() => gw.close());
 
 async function download(path: string, key: string | null = 'v') {
-  const response = await request(`${gw.gateway.url}${path}`, { headers: key === null ? {} : { authorization: `Bearer ${key}` } });
+  const response = await request(`${gw.gateway.url}${path}`, { headers: key === null ? {} : { authorization: `Bearer ${apiKey(key)}` } });
   return { status: response.statusCode, headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
 }
 

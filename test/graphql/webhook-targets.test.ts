@@ -42,7 +42,7 @@ afterAll(() => gw.close());
 function yogaWith(policy: { allowPrivate: boolean; embeddedUpstream: boolean }): GatewayYoga {
   return createGraphQLServer({
     services: gw.services(),
-    keys: new ApiKeys(new Map()),
+    keys: new ApiKeys([]),
     logger: createLogger({ level: 'silent' }),
     webhookTargets: { ...policy, resolve },
     corsOrigins: [],

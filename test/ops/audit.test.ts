@@ -11,6 +11,7 @@ import { testWorker } from '../support/batch.ts';
 import { TEST_DATA_KEY } from '../support/card-data.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKey, apiKeysEnv } from '../support/keys.ts';
 
 const EVENT_FIELDS = 'action actor role batchId paymentId detail { key value } requestId at';
 /** The detail as GraphQL gives it: key-value pairs sorted by key. */
@@ -27,7 +28,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     // No worker in the gateway: an approved batch stays RUNNING until the test pays it.
     gw = await startTestGateway({
       database: kind,
-      env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin', WORKER_IN_PROCESS: 'false' },
+      env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' }), WORKER_IN_PROCESS: 'false' },
       sandbox: { inProgressMs: 20 },
     });
   });
@@ -37,7 +38,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   async function mutate(key: string, query: string, requestId: string) {
     const response = await request(`${gw.gateway.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-request-id': requestId },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey(key)}`, 'x-request-id': requestId },
       body: JSON.stringify({ query }),
     });
     return (await response.body.json()) as { data?: any; errors?: Array<{ message: string; extensions?: any }> };
@@ -56,14 +57,14 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     form.append('0', new Blob([csv]), 'payroll.csv');
     const response = await request(`${gw.gateway.url}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1', 'x-request-id': requestId },
+      headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1', 'x-request-id': requestId },
       body: form,
     });
     return ((await response.body.json()) as any).data.importBatch.batch.id;
   }
 
   const events = async (variables: Record<string, unknown>, key = 'ad') => {
-    const reply = await gw.gql(auditQuery, variables, key);
+    const reply = await gw.gql(auditQuery, variables, apiKey(key));
     expect(reply.body.errors).toBeUndefined();
     return reply.body.data.auditEvents as { edges: Array<{ cursor: string; node: any }>; pageInfo: { hasNextPage: boolean; endCursor: string } };
   };
@@ -161,7 +162,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
 
   it('is refused to every key but admin', async () => {
     for (const key of ['v', 'op', 'ap']) {
-      const reply = await gw.gql(auditQuery, {}, key);
+      const reply = await gw.gql(auditQuery, {}, apiKey(key));
       expect(reply.body.data?.auditEvents ?? null, key).toBeNull();
       expect(reply.body.errors?.[0]?.message, key).toBeTruthy();
     }

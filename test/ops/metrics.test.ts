@@ -6,6 +6,7 @@ import { testDatabaseKinds } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { AGENT, WEBHOOK_SECRET } from '../support/sandbox.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 /** The value of one sample line, or undefined when the series is absent. */
 function sample(text: string, series: string): number | undefined {
@@ -35,7 +36,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   beforeAll(async () => {
     gw = await startTestGateway({
       database: kind,
-      env: { GATEWAY_API_KEYS: 'op:operator,ap:approver,v:viewer,ad:admin', METRICS_PORT: '0' },
+      env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' }), METRICS_PORT: '0' },
       sandbox: { inProgressMs: 20 },
     });
     metricsUrl = gw.gateway.metricsUrl!;
@@ -44,7 +45,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     const paid = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename ... on CreatePaymentSuccess { payment { paymentId } } } }`,
       { input: { paymentId: 'metrics-pay-1', amount: '100.00', recipient: { bankCardToken: { account: 'token_success' } }, execute: true } },
-      'op',
+      apiKey('op'),
     );
     paymentId = paid.body.data.createPayment.payment.paymentId;
     const batch = await gw.services().importer.import({
@@ -55,7 +56,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
       uploadedBy: 'someone-else',
     });
     batchId = batch.id;
-    await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, 'ap');
+    await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, apiKey('ap'));
     await eventually(async () => expect((await gw.services().batches.get(batchId)).status).toBe('COMPLETED'), 30_000);
 
     // Deliveries with known results: one for a payment nobody tracks, one badly signed.
@@ -66,7 +67,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   afterAll(() => gw?.close());
 
   it('answers an admin key with every metric family named in the README', async () => {
-    const reply = await gw.http('/metrics', { headers: { authorization: 'Bearer ad' } });
+    const reply = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
     expect(reply.status).toBe(200);
     expect(reply.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = reply.text;
@@ -98,10 +99,10 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   });
 
   it('answers /metrics/ the same; refuses other methods', async () => {
-    const reply = await gw.http('/metrics/', { headers: { authorization: 'Bearer ad' } });
+    const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
     expect(reply.status).toBe(200);
     expect(reply.text).toContain('# TYPE payout_payments gauge');
-    const post = await gw.http('/metrics', { method: 'POST', headers: { authorization: 'Bearer ad' } });
+    const post = await gw.http('/metrics', { method: 'POST', headers: { authorization: `Bearer ${apiKey('ad')}` } });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
     expect(JSON.parse(post.text).errors[0].extensions.code).toBe('BAD_REQUEST');
@@ -113,7 +114,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect(none.headers['www-authenticate']).toBe('Bearer');
     expect(JSON.parse(none.text)).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', requestId: none.headers['x-request-id'] } }] });
     for (const key of ['v', 'op', 'ap', 'wrong']) {
-      const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${key}` } });
+      const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${apiKey(key)}` } });
       expect(reply.status, key).toBe(key === 'wrong' ? 401 : 403);
       expect(JSON.parse(reply.text).errors[0].extensions.code).toBe(key === 'wrong' ? 'UNAUTHENTICATED' : 'FORBIDDEN');
       expect(reply.text).not.toContain('payout_');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
       done();
     },
   });
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'op:operator,ad:admin' }, logger: createLogger({ level: 'info' }, sink) });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ad: 'admin' }) }, logger: createLogger({ level: 'info' }, sink) });
 });
 afterAll(() => gw?.close());
 
@@ -57,7 +58,7 @@ describe('x-request-id', () => {
   it('is on every response: GraphQL, refusals, probes, webhooks, downloads, 404', async () => {
     const gql = (key?: string) => ({
       method: 'POST' as const,
-      headers: { 'content-type': 'application/json', 'x-request-id': 'rid-each', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+      headers: { 'content-type': 'application/json', 'x-request-id': 'rid-each', ...(key === undefined ? {} : { authorization: `Bearer ${apiKey(key)}` }) },
       body: JSON.stringify({ query: '{ __typename }' }),
     });
     const withId = { headers: { 'x-request-id': 'rid-each' } };
@@ -70,7 +71,7 @@ describe('x-request-id', () => {
       await call('/webhooks/payout', { method: 'POST', headers: { 'x-request-id': 'rid-each', 'content-type': 'application/json' }, body: '{not json' }),
       await call('/webhooks/payout', withId),
       await call('/batches/nope/results.csv', withId),
-      await call('/batches/nope/results.csv', { headers: { 'x-request-id': 'rid-each', authorization: 'Bearer op' } }),
+      await call('/batches/nope/results.csv', { headers: { 'x-request-id': 'rid-each', authorization: `Bearer ${apiKey('op')}` } }),
       await call('/metrics', withId),
       await call('/no/such/route', withId),
     ];
@@ -88,7 +89,7 @@ describe('x-request-id', () => {
 
     const invalid = await call('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer op' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey('op')}` },
       body: JSON.stringify({ query: '{ noSuchField }' }),
     });
     const errors = JSON.parse(invalid.text).errors;
@@ -109,7 +110,7 @@ describe('x-request-id', () => {
     form.append('0', new Blob(['provider,amount,account\nbank-card-token,10.00,token_success\n']), 'one.csv');
     const reply = await call('/graphql', {
       method: 'POST',
-      headers: { authorization: 'Bearer op', 'x-graphql-yoga-csrf': '1', 'x-request-id': 'rid-import' },
+      headers: { authorization: `Bearer ${apiKey('op')}`, 'x-graphql-yoga-csrf': '1', 'x-request-id': 'rid-import' },
       body: form,
     });
     const batchId = JSON.parse(reply.text).data.importBatch.batch.id;
@@ -128,7 +129,7 @@ describe('x-request-id', () => {
   it('puts the paymentId and the upstream traceId on the line of a failed upstream call', async () => {
     await call('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer op', 'x-request-id': 'rid-upstream' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey('op')}`, 'x-request-id': 'rid-upstream' },
       body: JSON.stringify({ query: '{ payment(paymentId: "nobody-upstream") { paymentId } }' }),
     });
     const failed = await eventually(() => {

@@ -7,6 +7,7 @@ import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from '../support/processes.ts';
 import { startSandbox, type TestSandbox } from '../support/sandbox.ts';
+import { apiKeysEnv } from '../support/keys.ts';
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 
@@ -27,7 +28,7 @@ describe.skipIf(postgres === undefined)('metrics of a separate worker process', 
     // Migrated by the test's own connection; the worker finds the schema up to date.
     worker = spawnWorker('worker-metrics', {
       ...remoteEnv(databaseUrl, sb.url),
-      GATEWAY_API_KEYS: 'ad:admin',
+      GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin' }),
       METRICS_PORT: '0',
       LOG_LEVEL: 'info',
     });

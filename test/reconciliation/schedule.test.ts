@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { killAllWorkers, remoteEnv, spawnWorker } from '../support/processes.ts';
 import { reconciliationService } from '../support/reconciliation.ts';
 import { startSandbox, type TestSandbox } from '../support/sandbox.ts';
+import { apiKeysEnv } from '../support/keys.ts';
 
 const yesterday = () => addDays(zonedDate(new Date(), 'UTC'), -1);
 
@@ -136,7 +137,7 @@ describe.skipIf(postgres === undefined)('daily reconciliation with two worker pr
 
   it('runs yesterday once, whichever worker takes it', async () => {
     if (!('databaseUrl' in test.target)) throw new Error('a PostgreSQL test database has a URL');
-    const env = { ...remoteEnv(test.target.databaseUrl, sb.url), GATEWAY_API_KEYS: 'ad:admin', RECONCILE_DAILY: 'true', RECONCILE_DAILY_AT: '00:00', LOG_LEVEL: 'debug' };
+    const env = { ...remoteEnv(test.target.databaseUrl, sb.url), GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin' }), RECONCILE_DAILY: 'true', RECONCILE_DAILY_AT: '00:00', LOG_LEVEL: 'debug' };
     const workers = [spawnWorker('daily-a', env), spawnWorker('daily-b', env)];
     // Each looks as it starts: both must have looked (claimed, or found it taken) before counting.
     await eventually(() => {

@@ -10,6 +10,7 @@ import { installTransitionAudit } from './fault-audit.ts';
 import type { Reconciliation } from './fault-reconcile.ts';
 import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from './processes.ts';
 import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
+import { apiKeysEnv } from '../support/keys.ts';
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 
@@ -117,7 +118,7 @@ export class FaultRig {
     try {
       database = await postgres.create();
       const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
-      const shared = { ...remoteEnv(databaseUrl, sb.url), GATEWAY_API_KEYS: 'fault-suite-key:admin' };
+      const shared = { ...remoteEnv(databaseUrl, sb.url), GATEWAY_API_KEYS: apiKeysEnv({ 'fault-suite-key': 'admin' }) };
       const config = loadGatewayConfig({ ...shared, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
       const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {
         db: database.db,

@@ -9,6 +9,7 @@ import { startGateway, type RunningGateway } from '../../src/app/start-gateway.t
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { apiKey } from '../support/keys.ts';
 
 /**
  * The payroll clerk's journey in a real browser (Debian's Chromium driven by
@@ -322,7 +323,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
   });
 });
 
-const KEYS = { viewer: 'web-viewer-key-1', operator: 'web-operator-key-1', approver: 'web-approver-key-1' };
+const KEYS = { viewer: apiKey('web-viewer'), operator: apiKey('web-operator'), approver: apiKey('web-approver') };
 
 suite('the web page with API keys: sign-in, and each role offered only what it may do', () => {
   let dataDir: string;

@@ -5,8 +5,9 @@ import { buildWebPage, launch, openPage, step, suite, type Rig } from '../suppor
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { alterUpstream, payBehind, today } from '../support/reconciliation.ts';
 import { sbpPayment } from '../support/sandbox.ts';
+import { apiKey } from '../support/keys.ts';
 
-const KEYS = { operator: 'recon-operator-key', viewer: 'recon-viewer-key' };
+const KEYS = { operator: apiKey('recon-operator'), viewer: apiKey('recon-viewer') };
 
 /**
  * The Reconciliation view in Chromium against a real gateway, sandbox and database: start a

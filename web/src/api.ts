@@ -136,7 +136,7 @@ export interface Access {
   /** Key-less local mode: every request is admin. */
   anonymous: boolean;
   role: 'viewer' | 'operator' | 'approver' | 'admin';
-  /** The fingerprint the gateway records for this key ("anonymous" without keys). */
+  /** The identity the gateway records for this key (`me.identity`; "anonymous" without keys). */
   caller: string | undefined;
   may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean; reconcile: boolean };
 }
@@ -161,21 +161,18 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
       throw error;
     }
   };
-  const [approve, retry] = await Promise.all([allowed('approveBatch'), allowed('retryFailedItems')]);
+  const [approve, retry, me] = await Promise.all([
+    allowed('approveBatch'),
+    allowed('retryFailedItems'),
+    // Only the gateway can name a key (by its configured name, or a fingerprint keyed with its secret).
+    gql<{ me: { identity: string } }>('query Me { me { identity } }'),
+  ]);
   const anonymous = key === undefined;
   const role = approve && retry ? 'admin' : approve ? 'approver' : retry ? 'operator' : 'viewer';
   return {
     anonymous,
     role,
-    caller: anonymous ? 'anonymous' : await fingerprint(key),
+    caller: me.me.identity,
     may: { upload: retry, approve, cancel: retry || approve, retry, reconcile: retry || approve },
   };
-}
-
-/** The gateway's `key:` + 12 hex digits of SHA-256; WebCrypto exists only on secure origins. */
-async function fingerprint(key: string): Promise<string | undefined> {
-  if (globalThis.crypto?.subtle === undefined) return undefined;
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
-  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `key:${hex.slice(0, 12)}`;
 }

@@ -1,4 +1,5 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import { authScopesFor } from '../../config/roles.ts';
 import { BatchStateError, type BatchProgress } from '../../batch/batch-service.ts';
 import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
@@ -237,7 +238,7 @@ builder.mutationFields((t) => ({
   importBatch: t.field({
     type: Batch,
     description: 'Uploads a payroll CSV (GraphQL multipart request). The batch comes back VALIDATED, or REJECTED with its problems.',
-    authScopes: { pay: true },
+    authScopes: authScopesFor('importBatch'),
     errors: batchResult('ImportBatch'),
     args: {
       file: t.arg({ type: 'File', required: true }),
@@ -264,7 +265,7 @@ builder.mutationFields((t) => ({
     type: Batch,
     description:
       'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Rows flagged as duplicates are left unpaid unless includeFlagged; rows that repeat a batch approved since the import are flagged now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
-    authScopes: { approve: true },
+    authScopes: authScopesFor('approveBatch'),
     errors: batchResult('ApproveBatch'),
     args: {
       id: t.arg.id({ required: true }),
@@ -285,7 +286,7 @@ builder.mutationFields((t) => ({
   cancelBatch: t.field({
     type: Batch,
     description: 'Stops starting new payments; those already sent finish and are tracked.',
-    authScopes: { pay: true, approve: true },
+    authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.cancel(String(id), requestActor({ role, caller }, requestId)),
@@ -293,7 +294,7 @@ builder.mutationFields((t) => ({
   retryFailedItems: t.field({
     type: Batch,
     description: 'Pays FAILED and EXPIRED rows again, each with a new paymentId. NEEDS_REVIEW rows are left to a person.',
-    authScopes: { pay: true },
+    authScopes: authScopesFor('retryFailedItems'),
     errors: batchResult('RetryFailedItems'),
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.retryFailed(String(id), requestActor({ role, caller }, requestId)),

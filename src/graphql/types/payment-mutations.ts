@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { containsCardNumber } from '../../batch/cell-text.ts';
+import { authScopesFor } from '../../config/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
@@ -60,7 +61,7 @@ builder.mutationFields((t) => ({
   createPayment: t.field({
     type: Payment,
     description: 'Creates a payment (and executes it when `execute` is true). Checked against the provider’s live limits and fields first.',
-    authScopes: { pay: true },
+    authScopes: authScopesFor('createPayment'),
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
     resolve: async (_root, { input }, { services, caller, webhookTargets }): Promise<PaymentView> => {
@@ -96,7 +97,7 @@ builder.mutationFields((t) => ({
   executePayment: t.field({
     type: Payment,
     description: 'Executes a READY payment. Safe to repeat: a final payment is returned as it is.',
-    authScopes: { pay: true },
+    authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
     args: { paymentId: t.arg.id({ required: true, validate: { schema: paymentIdSchema } }) },
     resolve: (_root, { paymentId }, { services }) => services.payments.execute(String(paymentId)),

@@ -1,4 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { authScopesFor } from '../../config/roles.ts';
 import { GraphQLError } from 'graphql';
 import { DiscrepancyCode, DiscrepancyResolution, ReconciliationStatus } from '../../db/generated/enums.ts';
 import type { Prisma, ReconciliationDiscrepancy as DiscrepancyRow, ReconciliationRun as RunRow } from '../../db/generated/client.ts';
@@ -200,7 +201,7 @@ builder.mutationFields((t) => ({
     description:
       'Compares the gateway’s payments with the upstream’s list for the days from–to (in RECONCILE_TIME_ZONE; both default to yesterday). ' +
       'Returns the run RUNNING at once; follow it with reconciliationRun(id). Reads only: it never creates or executes a payment.',
-    authScopes: { pay: true, approve: true },
+    authScopes: authScopesFor('startReconciliation'),
     errors: typedResult('StartReconciliation', [PeriodError], 'run'),
     args: { from: t.arg({ type: 'Date' }), to: t.arg({ type: 'Date' }) },
     resolve: (_root, args, { services, caller, role, requestId }) =>

@@ -1,0 +1,50 @@
+/**
+ * Who may do what: the one rule table for every path that changes money or batches
+ * (GraphQL's scope-auth in graphql/builder.ts and each mutation's authScopes, and the
+ * `payout` CLI), so a role means the same thing wherever a key is used.
+ */
+export const roles = ['viewer', 'operator', 'approver', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+export type Scope = 'read' | 'pay' | 'approve';
+
+/** What each role holds: operators pay and import, approvers approve, admins both. */
+export function scopesOf(role: Role): Record<Scope, boolean> {
+  return {
+    read: true,
+    pay: role === 'operator' || role === 'admin',
+    approve: role === 'approver' || role === 'admin',
+  };
+}
+
+/**
+ * The actions that change money, batches or payments' recorded state, each with the
+ * scopes any one of which allows it. Stopping a batch and reconciling are for either side.
+ */
+export const actionScopes = {
+  createPayment: ['pay'],
+  executePayment: ['pay'],
+  importBatch: ['pay'],
+  approveBatch: ['approve'],
+  cancelBatch: ['pay', 'approve'],
+  retryFailedItems: ['pay'],
+  /** Paying an approved, RUNNING batch on (`payout batch resume`): either side may. */
+  resumeBatch: ['pay', 'approve'],
+  startReconciliation: ['pay', 'approve'],
+} as const satisfies Record<string, readonly Scope[]>;
+export type Action = keyof typeof actionScopes;
+
+/** A Pothos authScopes object for an action: any one of its scopes suffices. */
+export function authScopesFor(action: Action): Partial<Record<Scope, true>> {
+  return Object.fromEntries(actionScopes[action].map((scope) => [scope, true]));
+}
+
+export function mayDo(role: Role, action: Action): boolean {
+  const held = scopesOf(role);
+  return actionScopes[action].some((scope) => held[scope]);
+}
+
+/** Which roles may do an action, for a refusal that says what would be needed. */
+export function rolesFor(action: Action): Role[] {
+  return roles.filter((role) => mayDo(role, action));
+}
