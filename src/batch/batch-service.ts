@@ -1,7 +1,7 @@
 import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import type { Batch, BatchItemStatus, BatchStatus, Prisma } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
-import { activeItemStatuses } from './item-states.ts';
+import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus } from './item-states.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import type { BatchEvents } from './batch-events.ts';
@@ -90,14 +90,28 @@ export class BatchService {
         data: { status: 'CANCELLED', cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      // Rows not yet sent, and rows created but not executed, will not be paid.
-      const rows = await tx.batchItem.updateMany({
-        where: { batchId, status: { in: ['PENDING', 'READY'] } },
-        data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
+      // Rows not yet sent will not be paid. Rows created but not executed (READY) will not be
+      // either, but their payment exists upstream until it expires there: the row says so,
+      // with the expiry, and the gateway refuses to execute it (payment-service.ts).
+      // Rows being created or executed now are the worker's to end (sql/move-items.ts).
+      const unsent = await tx.batchItem.updateMany({
+        where: { batchId, status: cancelledAtOnce.notSent },
+        data: { status: cancelledStatus, errorCode: cancelCodes.notSent, errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
+      const created = await tx.$executeRawUnsafe(
+        `UPDATE "BatchItem" AS i SET status = '${cancelledStatus}', "errorCode" = '${cancelCodes.afterCreate}',
+           "errorMessage" = ${cancelledAfterCreateMessageSql('p."expiresAt"')}, "finishedAt" = now(), "updatedAt" = now()
+         FROM "BatchItem" AS r LEFT JOIN "Payment" AS p ON p."paymentId" = r."paymentId"
+         WHERE r.id = i.id AND i."batchId" = $1 AND i.status = '${cancelledAtOnce.afterCreate}'`,
+        batchId,
+      );
       // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
       const action = discarded ? 'batch.discard' : 'batch.cancel';
-      await recordAudit(tx, by, { action, batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
+      await recordAudit(tx, by, {
+        action,
+        batchId,
+        detail: { from: batch.status, rowsCancelled: unsent.count + created, rowsCreatedNotExecuted: created },
+      });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     await this.finishIfDone(batchId);

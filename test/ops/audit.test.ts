@@ -123,7 +123,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, action: 'batch.discard' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1' }) }),
+      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }) }),
     ]);
   });
 
@@ -134,7 +134,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, first: 10 });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2' }) }),
+      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }) }),
       expect.objectContaining({ action: 'batch.approve', requestId: 'rid-approve-3' }),
       expect.objectContaining({ action: 'batch.import.forced', requestId: 'rid-import-3' }),
     ]);
