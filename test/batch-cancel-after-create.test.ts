@@ -137,3 +137,29 @@ describe('a cancelled row whose payment is executed upstream all the same', () =
     ]);
   });
 });
+
+describe('a batch cancelled while a created row waits to be executed again', () => {
+  it('records the READY row as created upstream, not executed, and refuses to execute it', async () => {
+    const batch = await s().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${300 + ++line}.00,token_success\n`), uploadedBy: 'key:a' });
+    await s().batches.approve(batch.id, { approver: 'key:b' });
+    // Every execute fails before it takes effect: the read-back finds the payment READY and the row waits READY for a retry far off.
+    await queueFault(gw.sb, { operation: 'execute', kind: 'fail-before', times: 20 });
+    const worker = testWorker(gw, { retryBaseMs: 600_000 });
+    worker.start();
+    await eventually(async () => expect(await db().batchItem.findFirst({ where: { batchId: batch.id } })).toMatchObject({ status: 'READY', leaseToken: null }), 60_000);
+    await worker.stop();
+    await gw.sb.raw('DELETE', '/_sandbox/faults');
+    await s().batches.cancel(batch.id);
+    const item = await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } });
+    const payment = await db().payment.findUniqueOrThrow({ where: { paymentId: item.paymentId } });
+    expect(item).toMatchObject({
+      status: 'CANCELLED',
+      errorCode: 'batch.cancelled-after-create',
+      errorMessage: `created upstream, not executed, expires at ${payment.expiresAt!.toISOString()}`,
+    });
+    const calls = (await gw.sb.effects(item.paymentId)).executeCalls;
+    const reply = await gw.gql(EXECUTE, { id: item.paymentId });
+    expect(reply.body.data.executePayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'PAYMENT_CANCELLED' });
+    expect(await gw.sb.effects(item.paymentId)).toMatchObject({ status: 'READY', executions: 0, executeCalls: calls });
+  });
+});

@@ -127,6 +127,12 @@ export class BatchService {
    */
   async retryFailed(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     await this.prisma.$transaction(async (tx) => {
+      const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { uploadedBy: true, approvedBy: true } });
+      // Paying rows again is approving them again: as with approve, not by who uploaded the
+      // file, so one person can never both put rows in and send money for them (README "Roles").
+      if (!this.options.singleUser && batch?.uploadedBy != null && batch.uploadedBy === by.actor) {
+        throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
+      }
       const reopened = await tx.batch.updateMany({
         where: { id: batchId, status: 'COMPLETED_WITH_FAILURES' },
         data: { status: 'RUNNING', finishedAt: null },
@@ -154,7 +160,11 @@ export class BatchService {
           'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS)',
         );
       }
-      await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { rows: count } });
+      await recordAudit(tx, by, {
+        action: 'batch.retry',
+        batchId,
+        detail: { rows: count, uploadedBy: batch?.uploadedBy ?? null, approvedBy: batch?.approvedBy ?? null },
+      });
     });
     this.events.publish(batchId);
     return this.get(batchId);

@@ -109,11 +109,19 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     await worker.drain(async () => (await statusOf(paidBatch)) !== 'RUNNING', paidBatch);
     await worker.stop();
     expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
-    const retried = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
+    // Not by the uploader ('op'): paying rows again needs a second person (README "Roles").
+    const refused = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-retry-same');
+    expect(refused.data.retryFailedItems).toEqual({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
+    const retried = await mutate('ad', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
     expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
+    const batch = await gw.services().batches.get(paidBatch);
     const found = await events({ batchId: paidBatch, action: 'batch.retry' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'operator', requestId: 'rid-retry', detail: kv({ rows: '1' }) }),
+      expect.objectContaining({
+        role: 'admin',
+        requestId: 'rid-retry',
+        detail: expect.arrayContaining(kv({ rows: '1', uploadedBy: batch.uploadedBy!, approvedBy: batch.approvedBy! })),
+      }),
     ]);
   });
 

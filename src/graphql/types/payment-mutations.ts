@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
+import { PaymentRefusedError } from '../../payments/payment-refusal.ts';
+import { requestActor } from '../../ops/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';
@@ -41,7 +43,22 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
   }),
 });
 
-const paymentResult = (name: string) => typedResult(name, paymentErrors, 'payment');
+builder.objectType(PaymentRefusedError, {
+  name: 'PaymentRefusedError',
+  description: 'The gateway refused to execute the payment; nothing was sent upstream for the execute.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    code: t.string({
+      description:
+        'PAYMENT_CANCELLED: its batch row was cancelled after the create, the payment stays READY upstream until it expires. ' +
+        'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY).',
+      resolve: (error) => error.code,
+    }),
+    paymentId: t.exposeID('paymentId'),
+  }),
+});
+
+const paymentResult = (name: string) => typedResult(name, [...paymentErrors, PaymentRefusedError], 'payment');
 
 builder.mutationFields((t) => ({
   createPayment: t.field({
@@ -50,7 +67,7 @@ builder.mutationFields((t) => ({
     authScopes: { pay: true },
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: async (_root, { input }, { services, caller, webhookTargets }): Promise<PaymentView> => {
+    resolve: async (_root, { input }, { services, caller, role, requestId, webhookTargets }): Promise<PaymentView> => {
       if (input.webhookUrl != null) {
         const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
         if (problem !== undefined) {
@@ -70,6 +87,7 @@ builder.mutationFields((t) => ({
           },
           execute: input.execute ?? false,
           requestedBy: caller,
+          by: requestActor({ role, caller }, requestId),
         });
       } catch (error) {
         if (!(error instanceof PaymentInputError)) throw error;
@@ -79,10 +97,13 @@ builder.mutationFields((t) => ({
   }),
   executePayment: t.field({
     type: Payment,
-    description: 'Executes a READY payment. Safe to repeat: a final payment is returned as it is.',
+    description:
+      'Executes a READY payment. Safe to repeat: a final payment is returned as it is. Refused (PaymentRefusedError) for a payment of a cancelled batch row, ' +
+      'and above PAYMENT_SECOND_PERSON_ABOVE for the key that created it.',
     authScopes: { pay: true },
     errors: paymentResult('ExecutePayment'),
     args: { paymentId: t.arg.id({ required: true, validate: { schema: paymentIdSchema } }) },
-    resolve: (_root, { paymentId }, { services }) => services.payments.execute(String(paymentId)),
+    resolve: (_root, { paymentId }, { services, caller, role, requestId }) =>
+      services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller }, requestId) }),
   }),
 }));
