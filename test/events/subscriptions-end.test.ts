@@ -9,7 +9,7 @@ import { subscribeSse } from '../support/sse.ts';
  */
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'ad:admin,v:viewer' }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: 'ad:admin,ad2:admin,v:viewer' }, sandbox: { inProgressMs: 50 } });
 });
 afterAll(() => gw.close());
 
@@ -31,7 +31,8 @@ describe('subscriptions end with the final state (in-process events)', () => {
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad');
+    // A second key executes what 'ad' created (PAYMENT_SECOND_PERSON_ABOVE).
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad2');
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('COMPLETED');
@@ -51,7 +52,7 @@ describe('subscriptions end with the final state (in-process events)', () => {
     );
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad');
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, 'ad2');
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('FAILED');

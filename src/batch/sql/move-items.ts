@@ -70,17 +70,17 @@ WITH input AS (
   -- A row the batch's cancel must end here: one about to be executed, or one going back to
   -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
   SELECT input.*, b.status = 'CANCELLED' AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
-    (input."onlyIfRunning" AND b.status <> 'RUNNING') OR (b.status = 'CANCELLED' AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled,
-    COALESCE(input."expiresAt", p."expiresAt") AS "upstreamExpiresAt"
+    (input."onlyIfRunning" AND b.status <> 'RUNNING') OR (b.status = 'CANCELLED' AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled
   FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
-    LEFT JOIN "Payment" AS p ON p."paymentId" = i."paymentId"
 ), moved AS (
   UPDATE "BatchItem" AS i SET
     status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' ELSE t."to" END)::"BatchItemStatus",
     -- Cancelled once created (CREATING or READY here): the upstream holds the payment READY until it expires.
     "errorCode" = CASE WHEN t."cancelledUnsent" THEN '${cancelCodes.notSent}' WHEN t.cancelled THEN '${cancelCodes.afterCreate}' ELSE t."errorCode" END,
     "errorMessage" = CASE WHEN t."cancelledUnsent" THEN 'the batch was cancelled before this payment was sent'
-      WHEN t.cancelled THEN ${cancelledAfterCreateMessageSql('t."upstreamExpiresAt"')} ELSE t."errorMessage" END,
+      -- The expiry this answer brought, else the record's: read only for a cancelled row, off the pay path.
+      WHEN t.cancelled THEN ${cancelledAfterCreateMessageSql('COALESCE(t."expiresAt", (SELECT p."expiresAt" FROM "Payment" AS p WHERE p."paymentId" = i."paymentId"))')}
+      ELSE t."errorMessage" END,
     "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
     -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
     fields = CASE WHEN t.cancelled OR t."to" IN ('COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID') THEN i.fields - '$sealed'::text ELSE i.fields END,
