@@ -39,7 +39,10 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
       type: [KeyValueInput],
       validate: { maxLength: [20, { message: 'at most 20 custom fields' }] },
     }),
-    execute: t.boolean({ defaultValue: false, description: 'Execute right after creating it.' }),
+    execute: t.boolean({
+      defaultValue: false,
+      description: 'Execute right after creating it. Above PAYMENT_SECOND_PERSON_ABOVE it is only created: the answer is SECOND_PERSON_REQUIRED, and another key executes it.',
+    }),
   }),
 });
 
