@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
-import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
+import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatNumber } from './money.ts';
 import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
@@ -20,6 +20,7 @@ import {
   type Problem,
 } from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
+import { rowNote } from './row-note.ts';
 
 export function BatchPage({ id, access }: { id: string; access: Access }) {
   const i18n = useI18n();
@@ -299,18 +300,4 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
       <Pager label={t('batch.items')} cursors={cursors} pageInfo={page?.pageInfo} onChange={setCursors} />
     </section>
   );
-}
-
-const EXECUTED = new Set(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
-
-/**
- * The row's error cell. A row cancelled after its payment was created at the partner says
- * what became of that payment: waiting there until its expiry, expired, or executed anyway.
- */
-function rowNote(item: BatchItem, i18n: Translator): string {
-  const cancelled = item.cancelledAfterCreate;
-  if (cancelled === null) return item.errorMessage ?? item.errorCode ?? '';
-  const time = formatDateTime(cancelled.expiresAt, i18n);
-  if (EXECUTED.has(cancelled.paymentStatus)) return i18n.t('items.createdExecuted', { status: i18n.status(cancelled.paymentStatus) });
-  return i18n.t(cancelled.openUpstream ? 'items.createdNotExecuted' : 'items.createdExpired', { time });
 }
