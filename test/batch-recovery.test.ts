@@ -93,7 +93,8 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
     const { batch, item } = await crashedItem('CREATING');
     await gw.services().batches.cancel(batch.id);
     await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
-    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled' });
+    // The create had taken effect: the row says the payment exists upstream, not executed.
+    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled-after-create' });
     expect(await gw.sb.effects(item.paymentId)).toMatchObject({ creates: 1, executeCalls: 0 });
   });
 

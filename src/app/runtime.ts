@@ -80,7 +80,17 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
-  const payments = new PaymentService({ client: upstream.client, attempts, tracker, catalogue, webhookUrl, logger });
+  const payments = new PaymentService({
+    client: upstream.client,
+    attempts,
+    tracker,
+    catalogue,
+    webhookUrl,
+    logger,
+    prisma: db.prisma,
+    // A runtime opened single-user (the CLI) has no second person to ask for.
+    secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
+  });
   const batchEvents = new BatchEvents(eventTarget);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays });
   const importer = new BatchImporter({

@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { PrismaClient } from '../db/database.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { maskedRecipient } from './card-data.ts';
+import { cancelCodes, cancelledAfterCreateMessage, cancelledStatus } from './item-states.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
 const PAGE = 1_000;
@@ -76,6 +77,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
   for (;;) {
     const items = await prisma.batchItem.findMany({ where: { batchId, id: { gt: after } }, orderBy: { id: 'asc' }, take: PAGE });
     if (items.length === 0) return;
+    const createdNotExecuted = await paymentsOfCancelledRows(prisma, items);
     for (const item of items) {
       const billing = (item.billingDetails ?? {}) as { transactionId?: string; rrn?: string };
       // Masked fields only; the sealed recipient (while a row may still be paid) is never exported.
@@ -93,13 +95,46 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
         String(item.attempt),
         item.status,
         item.errorCode ?? '',
-        item.errorMessage ?? '',
+        createdNotExecuted.has(item.paymentId) ? cancelledRowMessage(createdNotExecuted.get(item.paymentId)!) : (item.errorMessage ?? ''),
         billing.transactionId ?? '',
         billing.rrn ?? '',
       ];
     }
     after = items.at(-1)!.id;
   }
+}
+
+interface CancelledPayment {
+  status: string;
+  expiresAt: Date | null;
+}
+
+/** The payments of a page's rows cancelled after their create (one query): what became of them upstream. */
+async function paymentsOfCancelledRows(
+  prisma: PrismaClient,
+  items: ReadonlyArray<{ status: string; errorCode: string | null; paymentId: string }>,
+): Promise<Map<string, CancelledPayment>> {
+  const paymentIds = items.filter((i) => i.status === cancelledStatus && i.errorCode === cancelCodes.afterCreate).map((i) => i.paymentId);
+  if (paymentIds.length === 0) return new Map();
+  const payments = await prisma.payment.findMany({ where: { paymentId: { in: paymentIds } }, select: { paymentId: true, status: true, expiresAt: true } });
+  const found = new Map<string, CancelledPayment>(payments.map((p) => [p.paymentId, p]));
+  // A row whose payment record is missing still says what the row knows.
+  for (const paymentId of paymentIds) if (!found.has(paymentId)) found.set(paymentId, { status: 'READY', expiresAt: null });
+  return found;
+}
+
+/**
+ * A row cancelled after its create, as the report says it at the time of the export: open
+ * upstream until its expiry, expired after; executed upstream all the same is said plainly
+ * (the row stays CANCELLED; the reconciliation reports it for a person).
+ */
+function cancelledRowMessage(payment: CancelledPayment): string {
+  if (['IN_PROGRESS', 'COMPLETED', 'FAILED'].includes(payment.status)) {
+    return `created upstream and cancelled here, but executed upstream all the same (${payment.status}): see the reconciliation`;
+  }
+  const expired = payment.status === 'EXPIRED' || (payment.expiresAt !== null && payment.expiresAt.getTime() <= Date.now());
+  if (expired) return `created upstream, not executed, expired at ${payment.expiresAt?.toISOString() ?? 'an unknown time'}`;
+  return cancelledAfterCreateMessage(payment.expiresAt);
 }
 
 async function* plainProblemRows(prisma: PrismaClient, batchId: string): AsyncGenerator<string[]> {

@@ -1,7 +1,7 @@
 import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
-import { activeItemStatuses, heldItemStatuses } from './item-states.ts';
+import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, heldItemStatuses } from './item-states.ts';
 import { holdApprovedRepeats } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
@@ -120,14 +120,28 @@ export class BatchService {
         data: { status: 'CANCELLED', cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      // Rows not yet sent, and rows created but not executed, will not be paid.
-      const rows = await tx.batchItem.updateMany({
-        where: { batchId, status: { in: ['PENDING', 'READY'] } },
-        data: { status: 'CANCELLED', errorCode: 'batch.cancelled', errorMessage: 'the batch was cancelled', finishedAt: new Date() },
+      // Rows not yet sent will not be paid. Rows created but not executed (READY) will not be
+      // either, but their payment exists upstream until it expires there: the row says so,
+      // with the expiry, and the gateway refuses to execute it (payment-service.ts).
+      // Rows being created or executed now are the worker's to end (sql/move-items.ts).
+      const unsent = await tx.batchItem.updateMany({
+        where: { batchId, status: cancelledAtOnce.notSent },
+        data: { status: cancelledStatus, errorCode: cancelCodes.notSent, errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
+      const created = await tx.$executeRawUnsafe(
+        `UPDATE "BatchItem" AS i SET status = '${cancelledStatus}', "errorCode" = '${cancelCodes.afterCreate}',
+           "errorMessage" = ${cancelledAfterCreateMessageSql('p."expiresAt"')}, "finishedAt" = now(), "updatedAt" = now()
+         FROM "BatchItem" AS r LEFT JOIN "Payment" AS p ON p."paymentId" = r."paymentId"
+         WHERE r.id = i.id AND i."batchId" = $1 AND i.status = '${cancelledAtOnce.afterCreate}'`,
+        batchId,
+      );
       // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
       const action = discarded ? 'batch.discard' : 'batch.cancel';
-      await recordAudit(tx, by, { action, batchId, detail: { from: batch.status, rowsCancelled: rows.count } });
+      await recordAudit(tx, by, {
+        action,
+        batchId,
+        detail: { from: batch.status, rowsCancelled: unsent.count + created, rowsCreatedNotExecuted: created },
+      });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     await this.finishIfDone(batchId);
@@ -143,6 +157,12 @@ export class BatchService {
    */
   async retryFailed(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     await this.prisma.$transaction(async (tx) => {
+      const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { uploadedBy: true, approvedBy: true } });
+      // Paying rows again is approving them again: as with approve, not by who uploaded the
+      // file, so one person can never both put rows in and send money for them (README "Roles").
+      if (!this.options.singleUser && batch?.uploadedBy != null && batch.uploadedBy === by.actor) {
+        throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
+      }
       const reopened = await tx.batch.updateMany({
         where: { id: batchId, status: 'COMPLETED_WITH_FAILURES' },
         data: { status: 'RUNNING', finishedAt: null },
@@ -170,7 +190,11 @@ export class BatchService {
           'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS)',
         );
       }
-      await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { rows: count } });
+      await recordAudit(tx, by, {
+        action: 'batch.retry',
+        batchId,
+        detail: { rows: count, uploadedBy: batch?.uploadedBy ?? null, approvedBy: batch?.approvedBy ?? null },
+      });
     });
     this.events.publish(batchId);
     return this.get(batchId);

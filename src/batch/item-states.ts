@@ -18,6 +18,27 @@ export const payingItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREAT
 export const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
 
 /**
+ * Why a row ended CANCELLED. `notSent`: nothing exists upstream under its paymentId.
+ * `afterCreate`: the create took effect (the row was CREATING or READY when the batch was
+ * cancelled), so the upstream holds a READY payment until it expires there; the gateway
+ * refuses to execute it (payments/payment-service.ts) and reconciliation reports it while
+ * it is open upstream, and as a discrepancy for a person should it ever be executed.
+ */
+export const cancelCodes = { notSent: 'batch.cancelled', afterCreate: 'batch.cancelled-after-create' } as const;
+export const cancelledStatus: BatchItemStatus = 'CANCELLED';
+/** Rows a cancel ends where they stand: PENDING was never sent, READY was created and not executed. */
+export const cancelledAtOnce = { notSent: 'PENDING', afterCreate: 'READY' } as const satisfies Record<string, BatchItemStatus>;
+
+/** The row's message for a payment created and not executed, in JavaScript (toISOString) and SQL alike. */
+export function cancelledAfterCreateMessage(expiresAt: Date | null): string {
+  return `created upstream, not executed, expires at ${expiresAt === null ? 'an unknown time' : expiresAt.toISOString()}`;
+}
+/** The same message from a timestamptz SQL expression. */
+export function cancelledAfterCreateMessageSql(expiresAt: string): string {
+  return `'created upstream, not executed, expires at ' || COALESCE(to_char((${expiresAt}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'an unknown time')`;
+}
+
+/**
  * A row's states. Each is written (durably) before the call it leads to, so a worker that
  * dies anywhere leaves the next one a state that says what to do.
  *
@@ -33,7 +54,8 @@ export const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRE
  *
  * | after   | outcome            | row becomes                                                      |
  * |---------|--------------------|------------------------------------------------------------------|
- * | create  | ready              | EXECUTING (CANCELLED if the batch was cancelled meanwhile)        |
+ * | create  | ready              | EXECUTING (if the batch was cancelled meanwhile: CANCELLED,      |
+ * |         |                    | batch.cancelled-after-create, with the payment's expiry)         |
  * | any     | paid               | COMPLETED                                                        |
  * | any     | in-progress        | IN_PROGRESS, read back later with growing delays                 |
  * | any     | failed             | FAILED or EXPIRED, with the upstream's code                      |

@@ -185,6 +185,10 @@ const gatewayEnv = z.object({
   GATEWAY_SINGLE_USER: optionalBoolean,
   PAYOUT_CLI_KEY: optionalString,
   PAYOUT_CLI_KEY_FILE: optionalString,
+  PAYMENT_SECOND_PERSON_ABOVE: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^\d{1,16}(\.\d{1,2})?$/, 'must be an amount in RUB such as 0 or 50000.00').default('0'),
+  ),
   WORKER_IN_PROCESS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
   WORKER_CONCURRENCY: positiveInt(8),
   WORKER_BATCH_CONCURRENCY: positiveInt(8),
@@ -250,6 +254,11 @@ export interface GatewayConfig {
   };
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
   singleUser: boolean;
+  /**
+   * PAYMENT_SECOND_PERSON_ABOVE (RUB, decimal string, default 0): executePayment of a payment
+   * above it needs a key other than its creator's. null in single-user mode (off).
+   */
+  paymentSecondPersonAbove: string | null;
   worker: {
     inProcess: boolean;
     concurrency: number;
@@ -325,6 +334,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       dailyAt: parsed.RECONCILE_DAILY_AT,
     },
     singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0,
+    paymentSecondPersonAbove: (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
     worker: {
       inProcess: parsed.WORKER_IN_PROCESS,
       concurrency: parsed.WORKER_CONCURRENCY,

@@ -10,6 +10,7 @@ import './types/payment-mutations.ts';
 import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
+import './types/batch-cancellation.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';
 

@@ -5,7 +5,10 @@ import type { Prisma } from '../db/generated/client.ts';
 /**
  * Actions that move or stop money, or override a safeguard. Stable: they are stored and
  * filtered on. `batch.discard` is a cancel of a batch that never ran (VALIDATED or
- * REJECTED), `batch.cancel` one of a RUNNING batch. `reconciliation.repair` is a payment moved
+ * REJECTED), `batch.cancel` one of a RUNNING batch. `payment.execute` is an executePayment (or
+ * createPayment's execute step) about to reach the upstream, or refused before it (detail
+ * `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
+ * `createdBy`. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
  * to the upstream's final status by a reconciliation (it commits with the move). `payment.cancel` is reserved: the
  * Payout API has no cancel, so nothing records it yet.
  */
@@ -16,6 +19,7 @@ export const auditActions = [
   'batch.import.forced',
   'batch.discard',
   'payment.cancel',
+  'payment.execute',
   'reconciliation.start',
   'reconciliation.repair',
 ] as const;

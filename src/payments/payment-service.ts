@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
+import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import { recordAudit, systemActor, type AuditActor } from '../ops/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutApiError, type PayoutError } from '../payout/errors.ts';
 import type { CreateOutcome, PaymentAttempts } from './attempt.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from './check-payment.ts';
 import { PaymentInputError } from './input-error.ts';
+import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 import { finalTracked } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
@@ -20,9 +24,22 @@ export interface PaymentView {
 export interface CreatePaymentRequest {
   paymentId?: string;
   payload: PaymentPayload;
-  /** Execute right after a successful create. */
+  /** Execute right after a successful create (above the second-person threshold: create only). */
   execute: boolean;
+  /** The creating key's identity (GraphQL's `caller`); compared with the executor's. */
   requestedBy?: string;
+  /** Who the audit names for the execute part. */
+  by?: AuditActor;
+}
+
+export interface ExecuteRequest {
+  /**
+   * The executing key's identity (GraphQL's `caller`). Given, the second-person rule
+   * applies; absent (internal callers), only the cancelled-payment rule does.
+   */
+  executedBy?: string;
+  /** Who the audit names. */
+  by?: AuditActor;
 }
 
 export interface PaymentServiceDeps {
@@ -33,6 +50,13 @@ export interface PaymentServiceDeps {
   /** Where the upstream should send status webhooks; known once the gateway listens. */
   webhookUrl: () => string | undefined;
   logger: Logger;
+  /** For the audit trail of executions (ops/audit.ts). */
+  prisma: PrismaClient;
+  /**
+   * PAYMENT_SECOND_PERSON_ABOVE as a decimal string: a payment above it is executed only by
+   * a key other than the one that created it. null: off (single-user mode).
+   */
+  secondPersonAbove: string | null;
 }
 
 /**
@@ -59,16 +83,51 @@ export class PaymentService {
     const outcome = await this.deps.attempts.create(paymentId, payload);
     if (outcome.kind === 'ready' && request.execute) {
       await tracker.applyUpstream(paymentId, { status: outcome.payment.status, payment: outcome.payment }, 'create');
-      return this.execute(paymentId);
+      // One step is one person: above the threshold the create stands and a second key executes.
+      return this.execute(paymentId, { executedBy: request.requestedBy, by: request.by });
     }
     return this.settle(paymentId, outcome, 'create');
   }
 
-  /** Executes once; a payment already final is returned as it is, without a call. */
-  async execute(paymentId: string): Promise<PaymentView> {
+  /**
+   * Executes once; a payment already final is returned as it is, without a call. Refused
+   * before any upstream call (PaymentRefusedError): a payment whose batch row was cancelled,
+   * and, above the second-person threshold, one the executing key created itself.
+   */
+  async execute(paymentId: string, request: ExecuteRequest = {}): Promise<PaymentView> {
     const tracked = await this.deps.tracker.find(paymentId);
     if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
+    const refusal = await this.refusal(paymentId, tracked, request.executedBy);
+    const detail = {
+      amount: tracked === null ? null : tracked.amount.toFixed(2),
+      currency: tracked?.currency ?? null,
+      createdBy: tracked?.requestedBy ?? null,
+      refused: refusal?.code ?? null,
+    };
+    // Written before the call: an execute that reaches the upstream is on the trail even if this process dies.
+    await recordAudit(this.deps.prisma, request.by ?? systemActor, { action: 'payment.execute', paymentId, detail });
+    if (refusal !== undefined) throw refusal;
     return this.settle(paymentId, await this.deps.attempts.execute(paymentId), 'execute');
+  }
+
+  private async refusal(paymentId: string, tracked: TrackedPayment | null, executedBy: string | undefined): Promise<PaymentRefusedError | undefined> {
+    const row = await this.deps.tracker.cancelledBatchRow(paymentId);
+    if (row !== null) {
+      const expiry = tracked?.expiresAt == null ? 'it expires there' : `it expires there at ${tracked.expiresAt.toISOString()}`;
+      return new PaymentRefusedError(
+        'PAYMENT_CANCELLED',
+        `payment ${paymentId} is line ${row.line} of batch ${row.batchId}, which was cancelled: it was created upstream and is not executed; ${expiry}`,
+        paymentId,
+      );
+    }
+    const threshold = this.deps.secondPersonAbove;
+    if (threshold === null || executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
+    if (tracked.requestedBy !== executedBy || toMinorUnits(tracked.amount.toFixed(2)) <= toMinorUnits(threshold)) return undefined;
+    return new PaymentRefusedError(
+      'SECOND_PERSON_REQUIRED',
+      `payment ${paymentId} (${tracked.amount.toFixed(2)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(toMinorUnits(threshold))} ${tracked.currency} it must be executed by a key other than the one that created it`,
+      paymentId,
+    );
   }
 
   /**

@@ -162,6 +162,23 @@ export class PaymentTracker {
     return this.prisma.payment.findUnique({ where: { paymentId }, include: trackedPaymentInclude });
   }
 
+  /**
+   * The batch row of a payment when that row was cancelled: its payment, created upstream
+   * and never executed, must stay so (payment-service.ts refuses to execute it).
+   */
+  cancelledBatchRow(paymentId: string): Promise<{ batchId: string; line: number } | null> {
+    return this.prisma.batchItem.findFirst({ where: { paymentId, status: 'CANCELLED' }, select: { batchId: true, line: true } });
+  }
+
+  /** Of these paymentIds, those whose batch row was cancelled, in one query (GraphQL's Payment.batchCancelled). */
+  async cancelledBatchPayments(paymentIds: readonly string[]): Promise<Set<string>> {
+    const rows = await this.prisma.batchItem.findMany({
+      where: { paymentId: { in: [...paymentIds] }, status: 'CANCELLED' },
+      select: { paymentId: true },
+    });
+    return new Set(rows.map((row) => row.paymentId));
+  }
+
   /** Records for a page of payments, in one query. */
   async findMany(paymentIds: string[]): Promise<Map<string, TrackedPayment>> {
     const rows = await this.prisma.payment.findMany({

@@ -16,6 +16,16 @@ import type { DiscrepancyCode } from '../db/generated/enums.ts';
  * | RECIPIENT_DIFFERS  | provider or recipient fields differ, both compared masked             | provider, fields | provider, fields |
  * | NOT_FINAL          | not final (upstream CREATED, READY, IN_PROGRESS; or only the gateway  | status           | status           |
  * |                    | knows it as PENDING or UNKNOWN) past the run's stuck age               |                  |                  |
+ *
+ * A payment whose batch row was CANCELLED (batch.cancelled-after-create: created upstream,
+ * never to be executed) has the gateway value CANCELLED, and is reported:
+ * - NOT_FINAL at once, whatever its age, while it waits upstream (CREATED, READY): it could
+ *   still be executed there until it expires;
+ * - STATUS_DIFFERS (finalSide GATEWAY, or BOTH once the upstream is final) whenever either
+ *   side shows it executed (IN_PROGRESS, FAILED, COMPLETED), in every run, even once the
+ *   gateway's record agrees with the upstream: a person must see money that moved for a row
+ *   the batch reports as not paid. It is never repaired: the row stays CANCELLED.
+ * Once it has expired upstream it is an ordinary EXPIRED payment and reported no more.
  */
 export const discrepancyCodes: readonly DiscrepancyCode[] = [
   'MISSING_UPSTREAM',
@@ -40,6 +50,8 @@ export const discrepancyDescriptions: Record<DiscrepancyCode, string> = {
 /** Gateway statuses that mean the payment was created upstream. */
 export const createdUpstreamStatuses = ['CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'] as const;
 export const finalStatuses = ['EXPIRED', 'FAILED', 'COMPLETED'] as const;
+/** Statuses only an execute leads to: a payment of a cancelled batch row in one was executed after all. */
+export const executedUpstreamStatuses = ['IN_PROGRESS', 'FAILED', 'COMPLETED'] as const;
 /** Statuses that stay NOT_FINAL: the upstream's waiting ones, and the gateway's unsettled local ones. */
 export const upstreamWaitingStatuses = ['CREATED', 'READY', 'IN_PROGRESS'] as const;
 export const gatewayUnsettledStatuses = ['PENDING', 'UNKNOWN'] as const;

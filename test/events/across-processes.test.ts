@@ -237,7 +237,8 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     seenSoFar = () => sse.values.join(' ');
     const ended = endedFlag(sse.done);
     await sse.first;
-    await gql(gatewayB, 'ad', `mutation { executePayment(paymentId: "${paymentId}") { __typename } }`);
+    // A key other than the creator's executes it (the second person, PAYMENT_SECOND_PERSON_ABOVE).
+    await gql(gatewayB, 'op', `mutation { executePayment(paymentId: "${paymentId}") { __typename } }`);
     await waitFor('the paymentUpdated stream on A to end', () => ended.ended);
 
     expect(sse.values[0]).toBe('READY');

@@ -10,7 +10,7 @@ import { apiKeysEnv, apiKey } from '../support/keys.ts';
  */
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin', v: 'viewer' }) }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin', ad2: 'admin', v: 'viewer' }) }, sandbox: { inProgressMs: 50 } });
 });
 afterAll(() => gw.close());
 
@@ -32,7 +32,8 @@ describe('subscriptions end with the final state (in-process events)', () => {
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad'));
+    // A second key executes what 'ad' created (PAYMENT_SECOND_PERSON_ABOVE).
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad2'));
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('COMPLETED');
@@ -52,7 +53,7 @@ describe('subscriptions end with the final state (in-process events)', () => {
     );
     const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad'));
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad2'));
     await sse.done;
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('FAILED');

@@ -8,7 +8,7 @@ import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'admin-key': 'admin' }) } });
+  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'admin-key': 'admin', 'admin2-key': 'admin' }) } });
 });
 afterAll(() => gw.close());
 
@@ -143,7 +143,8 @@ describe('subscriptions over SSE', () => {
     expect(sse.statusCode).toBe(200);
     // The first event is the payment as it stands: from then on no change can be missed.
     await sse.first;
-    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('admin-key'));
+    // A second key executes what the first created (PAYMENT_SECOND_PERSON_ABOVE).
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('admin2-key'));
     await sse.done;
     const seen = [...new Set(sse.values)];
     expect(seen).toEqual(['READY', 'IN_PROGRESS', 'COMPLETED']);

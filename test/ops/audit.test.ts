@@ -110,11 +110,19 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     await worker.drain(async () => (await statusOf(paidBatch)) !== 'RUNNING', paidBatch);
     await worker.stop();
     expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
-    const retried = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
+    // Not by the uploader ('op'): paying rows again needs a second person (README "Roles").
+    const refused = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-retry-same');
+    expect(refused.data.retryFailedItems).toEqual({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
+    const retried = await mutate('ad', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
     expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
+    const batch = await gw.services().batches.get(paidBatch);
     const found = await events({ batchId: paidBatch, action: 'batch.retry' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'operator', requestId: 'rid-retry', detail: kv({ rows: '1' }) }),
+      expect.objectContaining({
+        role: 'admin',
+        requestId: 'rid-retry',
+        detail: expect.arrayContaining(kv({ rows: '1', uploadedBy: batch.uploadedBy!, approvedBy: batch.approvedBy! })),
+      }),
     ]);
   });
 
@@ -124,7 +132,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, action: 'batch.discard' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1' }) }),
+      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }) }),
     ]);
   });
 
@@ -135,7 +143,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, first: 10 });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2' }) }),
+      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }) }),
       expect.objectContaining({ action: 'batch.approve', requestId: 'rid-approve-3' }),
       expect.objectContaining({ action: 'batch.import.forced', requestId: 'rid-import-3' }),
     ]);

@@ -44,10 +44,12 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     // A payment through GraphQL, and a batch of two rows paid by the worker.
     const paid = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename ... on CreatePaymentSuccess { payment { paymentId } } } }`,
-      { input: { paymentId: 'metrics-pay-1', amount: '100.00', recipient: { bankCardToken: { account: 'token_success' } }, execute: true } },
+      { input: { paymentId: 'metrics-pay-1', amount: '100.00', recipient: { bankCardToken: { account: 'token_success' } } } },
       apiKey('op'),
     );
     paymentId = paid.body.data.createPayment.payment.paymentId;
+    // Executed by a second key (PAYMENT_SECOND_PERSON_ABOVE).
+    await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad'));
     const batch = await gw.services().importer.import({
       source: (async function* () {
         yield Buffer.from('provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,11.00,token_success\n');

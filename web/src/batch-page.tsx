@@ -20,6 +20,7 @@ import {
   type Problem,
 } from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
+import { rowNote } from './row-note.ts';
 
 export function BatchPage({ id, access }: { id: string; access: Access }) {
   const i18n = useI18n();
@@ -291,7 +292,7 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
                   <td>
                     <StatusBadge status={item.status} />
                   </td>
-                  <td>{item.errorMessage ?? item.errorCode ?? ''}</td>
+                  <td>{rowNote(item, i18n)}</td>
                 </tr>
               ))}
             </tbody>

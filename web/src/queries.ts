@@ -64,6 +64,8 @@ export interface BatchItem {
   recipient: Array<{ key: string; value: string }>;
   errorCode: string | null;
   errorMessage: string | null;
+  /** Created at the partner, then its batch was cancelled: not executed, READY there until it expires. */
+  cancelledAfterCreate: { expiresAt: string | null; openUpstream: boolean; paymentStatus: string } | null;
 }
 
 export interface Payment {
@@ -113,7 +115,8 @@ export const BATCH_ITEMS = `query BatchItems($id: ID!, $status: BatchItemStatus,
   batch(id: $id) {
     id
     items(status: $status, first: $first, after: $after) {
-      edges { node { line reference paymentId attempt status provider amount { value currency } recipient { key value } errorCode errorMessage } }
+      edges { node { line reference paymentId attempt status provider amount { value currency } recipient { key value } errorCode errorMessage
+        cancelledAfterCreate { expiresAt openUpstream paymentStatus } } }
       pageInfo { hasNextPage endCursor }
     }
   }

@@ -1,6 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { allowedMoves } from '../../payments/status.ts';
 import type { BillingDetails } from '../../payout/models.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus } from '../item-states.ts';
 
 /** One row's change of state after an upstream answer, with what it taught about the payment. */
 export interface ItemMove {
@@ -9,7 +10,10 @@ export interface ItemMove {
   /** The state this worker last wrote: the write applies only if the row is still in it. */
   from: string;
   to: string;
-  /** READY → EXECUTING only while the batch runs; a cancelled batch's row ends CANCELLED instead. */
+  /**
+   * READY → EXECUTING only while the batch runs; a cancelled batch's row ends CANCELLED
+   * instead (batch.cancelled-after-create: the payment exists upstream, not executed).
+   */
   onlyIfRunning: boolean;
   errorCode: string | null;
   errorMessage: string | null;
@@ -63,13 +67,20 @@ WITH input AS (
   AS t(id, token, "from", "to", "onlyIfRunning", "errorCode", "errorMessage", "billingDetails", retries, "delayMs", finished, release,
     "paymentId", "payStatus", "payErrorCode", "payErrorMessage", "changedAt", commission, "upstreamCreatedAt", "expiresAt", "payBilling", source, "checkInMs")
 ), target AS (
-  SELECT input.*, (input."onlyIfRunning" AND b.status <> 'RUNNING') AS cancelled
+  -- A row the batch's cancel must end here: one about to be executed, or one going back to
+  -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
+  SELECT input.*, b.status = 'CANCELLED' AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
+    (input."onlyIfRunning" AND b.status <> 'RUNNING') OR (b.status = 'CANCELLED' AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled
   FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
 ), moved AS (
   UPDATE "BatchItem" AS i SET
-    status = (CASE WHEN t.cancelled THEN 'CANCELLED' ELSE t."to" END)::"BatchItemStatus",
-    "errorCode" = CASE WHEN t.cancelled THEN 'batch.cancelled' ELSE t."errorCode" END,
-    "errorMessage" = CASE WHEN t.cancelled THEN 'the batch was cancelled before this payment was executed' ELSE t."errorMessage" END,
+    status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' ELSE t."to" END)::"BatchItemStatus",
+    -- Cancelled once created (CREATING or READY here): the upstream holds the payment READY until it expires.
+    "errorCode" = CASE WHEN t."cancelledUnsent" THEN '${cancelCodes.notSent}' WHEN t.cancelled THEN '${cancelCodes.afterCreate}' ELSE t."errorCode" END,
+    "errorMessage" = CASE WHEN t."cancelledUnsent" THEN 'the batch was cancelled before this payment was sent'
+      -- The expiry this answer brought, else the record's: read only for a cancelled row, off the pay path.
+      WHEN t.cancelled THEN ${cancelledAfterCreateMessageSql('COALESCE(t."expiresAt", (SELECT p."expiresAt" FROM "Payment" AS p WHERE p."paymentId" = i."paymentId"))')}
+      ELSE t."errorMessage" END,
     "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
     -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
     fields = CASE WHEN t.cancelled OR t."to" IN ('COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID') THEN i.fields - '$sealed'::text ELSE i.fields END,

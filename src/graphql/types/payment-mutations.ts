@@ -3,6 +3,8 @@ import { containsCardNumber } from '../../batch/cell-text.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
+import { PaymentRefusedError } from '../../payments/payment-refusal.ts';
+import { requestActor } from '../../ops/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';
@@ -39,7 +41,10 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
       type: [KeyValueInput],
       validate: { maxLength: [20, { message: 'at most 20 custom fields' }] },
     }),
-    execute: t.boolean({ defaultValue: false, description: 'Execute right after creating it.' }),
+    execute: t.boolean({
+      defaultValue: false,
+      description: 'Execute right after creating it. Above PAYMENT_SECOND_PERSON_ABOVE it is only created: the answer is SECOND_PERSON_REQUIRED, and another key executes it.',
+    }),
   }),
 });
 
@@ -55,7 +60,22 @@ function customFieldPath(path: string[], entries: ReadonlyArray<{ key: string; v
   return ['input', 'customFields', String(at), key === undefined ? 'key' : 'value'];
 }
 
-const paymentResult = (name: string) => typedResult(name, paymentErrors, 'payment');
+builder.objectType(PaymentRefusedError, {
+  name: 'PaymentRefusedError',
+  description: 'The gateway refused to execute the payment; nothing was sent upstream for the execute.',
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    code: t.string({
+      description:
+        'PAYMENT_CANCELLED: its batch row was cancelled after the create, the payment stays READY upstream until it expires. ' +
+        'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY).',
+      resolve: (error) => error.code,
+    }),
+    paymentId: t.exposeID('paymentId'),
+  }),
+});
+
+const paymentResult = (name: string) => typedResult(name, [...paymentErrors, PaymentRefusedError], 'payment');
 
 builder.mutationFields((t) => ({
   createPayment: t.field({
@@ -64,7 +84,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('createPayment'),
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: async (_root, { input }, { services, caller, webhookTargets }): Promise<PaymentView> => {
+    resolve: async (_root, { input }, { services, caller, role, requestId, webhookTargets }): Promise<PaymentView> => {
       if (input.webhookUrl != null) {
         const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
         if (problem !== undefined) {
@@ -84,6 +104,7 @@ builder.mutationFields((t) => ({
           },
           execute: input.execute ?? false,
           requestedBy: caller,
+          by: requestActor({ role, caller }, requestId),
         });
       } catch (error) {
         if (!(error instanceof PaymentInputError)) throw error;
@@ -96,10 +117,13 @@ builder.mutationFields((t) => ({
   }),
   executePayment: t.field({
     type: Payment,
-    description: 'Executes a READY payment. Safe to repeat: a final payment is returned as it is.',
+    description:
+      'Executes a READY payment. Safe to repeat: a final payment is returned as it is. Refused (PaymentRefusedError) for a payment of a cancelled batch row, ' +
+      'and above PAYMENT_SECOND_PERSON_ABOVE for the key that created it.',
     authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
     args: { paymentId: t.arg.id({ required: true, validate: { schema: paymentIdSchema } }) },
-    resolve: (_root, { paymentId }, { services }) => services.payments.execute(String(paymentId)),
+    resolve: (_root, { paymentId }, { services, caller, role, requestId }) =>
+      services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller }, requestId) }),
   }),
 }));

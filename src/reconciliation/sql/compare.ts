@@ -1,7 +1,8 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { cancelledStatus } from '../../batch/item-states.ts';
 import { discrepancyCodes, sqlList } from '../discrepancy-codes.ts';
 import { heldRun } from './held-run.ts';
-import { gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstreamFinal } from './pairs.ts';
+import { cancelledButExecuted, gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstreamFinal } from './pairs.ts';
 
 /**
  * The whole comparison in one statement: a discrepancy record per payment and code (the
@@ -22,8 +23,10 @@ FROM pairs AS pr
 CROSS JOIN LATERAL (VALUES
   ('MISSING_UPSTREAM', ${missingUpstream}, pr.g_status, NULL, NULL),
   ('UNKNOWN_TO_GATEWAY', in_upstream AND NOT in_gateway, NULL, pr.u_status, NULL),
-  ('STATUS_DIFFERS', ${statusDiffers}, pr.g_status, pr.u_status,
-    CASE WHEN ${upstreamFinal} AND ${gatewayFinal} THEN 'BOTH' WHEN ${upstreamFinal} THEN 'UPSTREAM'
+  -- A cancelled row is final on the gateway's side: never UPSTREAM, so never repaired.
+  ('STATUS_DIFFERS', ${statusDiffers}, CASE WHEN ${cancelledButExecuted} THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status,
+    CASE WHEN ${cancelledButExecuted} THEN (CASE WHEN ${upstreamFinal} THEN 'BOTH' ELSE 'GATEWAY' END)
+         WHEN ${upstreamFinal} AND ${gatewayFinal} THEN 'BOTH' WHEN ${upstreamFinal} THEN 'UPSTREAM'
          WHEN ${gatewayFinal} THEN 'GATEWAY' ELSE 'NEITHER' END),
   ('AMOUNT_DIFFERS', in_upstream AND in_gateway AND (g_amount <> u_amount OR g_currency <> u_currency),
     pr.g_amount::text || ' ' || pr.g_currency, pr.u_amount::text || ' ' || pr.u_currency, NULL),
@@ -31,7 +34,7 @@ CROSS JOIN LATERAL (VALUES
     pr.g_commission::text, pr.u_commission::text, NULL),
   ('RECIPIENT_DIFFERS', in_upstream AND in_gateway AND (g_provider <> u_provider OR g_recipient <> u_recipient),
     pr.g_provider || ' ' || pr.g_recipient::text, pr.u_provider || ' ' || pr.u_recipient::text, NULL),
-  ('NOT_FINAL', ${notFinal}, pr.g_status, pr.u_status, NULL)
+  ('NOT_FINAL', ${notFinal}, CASE WHEN g_cancelled THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status, NULL)
 ) AS c(code, hit, gateway_value, upstream_value, final_side)
 WHERE c.hit
   -- Only while this execution holds the run: one taken over writes nothing here.
