@@ -177,4 +177,22 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     await worker.drain(async () => (await db().batchItem.count({ where: { batchId: { in: [a.id, b.id] }, status: { in: ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'] } } })) === 0);
     expect(await completedPaymentsOf(n)).toBe(3);
   });
+
+  it('does not pay a failed row again once its payee was paid the same amount by another batch', async () => {
+    const n = ++serial;
+    const failing = `provider,amount,account\nbank-card-token,${n * 1000}.00,token_execute_failed\nbank-card-token,${n * 1000 + 1}.00,token_execute_failed\n`;
+    const first = await importText(failing);
+    await pay(first.id);
+    expect((await itemsOf(first.id)).map((i) => i.status)).toEqual(['FAILED', 'FAILED']);
+    // A corrected file paid the first payee meanwhile (here: its row, marked paid).
+    const corrected = await importText(`provider,amount,account\nbank-card-token,${n * 1000}.00,token_execute_failed\n`);
+    await s().batches.approve(corrected.id, { approver: 'anonymous' });
+    await db().batchItem.updateMany({ where: { batchId: corrected.id }, data: { status: 'COMPLETED', finishedAt: new Date() } });
+    await s().batches.retryFailed(first.id);
+    const rows = await itemsOf(first.id);
+    expect(rows.map((i) => [i.status === 'FAILED' ? 'FAILED' : 'PAID AGAIN', i.attempt])).toEqual([
+      ['FAILED', 1],
+      ['PAID AGAIN', 2],
+    ]);
+  });
 });

@@ -2,7 +2,7 @@ import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
 import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, heldItemStatuses } from './item-states.ts';
-import { holdApprovedRepeats } from './sql/hold-approved-repeats.ts';
+import { holdApprovedRepeats, repeatsPaying } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import type { BatchEvents } from './batch-events.ts';
@@ -183,11 +183,13 @@ export class BatchService {
         SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = 'PENDING',
           "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
           "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED') AND (fields -> '$sealed') IS NOT NULL`;
+        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED') AND (fields -> '$sealed') IS NOT NULL
+          AND NOT EXISTS (${repeatsPaying(this.options.duplicateWindowDays ?? 35)})`;
       if (count === 0) {
         throw new BatchStateError(
           'batch.nothing-to-retry',
-          'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS)',
+          'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS; ' +
+            'a row whose payee was paid the same amount by another approved batch since is not paid again)',
         );
       }
       await recordAudit(tx, by, {

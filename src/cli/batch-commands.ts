@@ -1,4 +1,4 @@
-import { activeItemStatuses, failedItemStatuses } from '../batch/item-states.ts';
+import { activeItemStatuses, failedItemStatuses, heldItemStatuses } from '../batch/item-states.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -39,6 +39,8 @@ export interface RunOptions {
   concurrency?: number;
   yes?: boolean;
   validOnly?: boolean;
+  /** Pay the rows flagged as repeating a payment too (an explicit, audited choice). */
+  includeFlagged?: boolean;
   force?: boolean;
   name?: string;
 }
@@ -104,7 +106,7 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       context.out(`Batch ${batch.id} waits for an approver (another key): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
       return exitCodes.ok;
     }
-    return approveAndPay(runtime, batch.id, who, options.validOnly ?? false, context);
+    return approveAndPay(runtime, batch.id, who, options, context);
   });
 }
 
@@ -112,6 +114,7 @@ export interface ApproveOptions {
   concurrency?: number;
   yes?: boolean;
   validOnly?: boolean;
+  includeFlagged?: boolean;
 }
 
 /** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
@@ -122,18 +125,32 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
     context.out(summary(batch));
-    const rows = options.validOnly ? `the ${batch.validCount} valid rows` : `${batch.validCount} rows`;
-    if (!options.yes && !(await confirm(`Pay ${rows}, ${batch.totalAmount.toFixed(2)} RUB plus commission? [y/N] `, 'pay'))) {
+    const held = options.includeFlagged ? 0 : batch.flaggedCount;
+    const payable = batch.totalAmount.minus(options.includeFlagged ? 0 : batch.flaggedAmount).toFixed(2);
+    const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
+    if (held > 0) context.out(`${held} rows (${batch.flaggedAmount.toFixed(2)} RUB) repeat a payment already made or under way and are not paid; --include-flagged pays them too.`);
+    if (!options.yes && !(await confirm(`Pay ${rows}, ${payable} RUB plus commission? [y/N] `, 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
     }
-    return approveAndPay(runtime, batchId, who, options.validOnly ?? false, context);
+    return approveAndPay(runtime, batchId, who, options, context);
   });
 }
 
-async function approveAndPay(runtime: Runtime, batchId: string, who: CliIdentity, validRowsOnly: boolean, context: CliContext): Promise<number> {
+async function approveAndPay(
+  runtime: Runtime,
+  batchId: string,
+  who: CliIdentity,
+  options: { validOnly?: boolean; includeFlagged?: boolean },
+  context: CliContext,
+): Promise<number> {
   try {
-    await runtime.services.batches.approve(batchId, { approver: who.identity, validRowsOnly, by: who.actor });
+    await runtime.services.batches.approve(batchId, {
+      approver: who.identity,
+      validRowsOnly: options.validOnly ?? false,
+      includeFlagged: options.includeFlagged ?? false,
+      by: who.actor,
+    });
   } catch (error) {
     if (!(error instanceof BatchStateError)) throw error;
     const next = error.code === 'batch.same-person' ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}` : '';
@@ -193,13 +210,13 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   };
   process.on('SIGINT', onSignal);
   const start = await services.batches.get(batchId);
-  const total = start.validRowsOnly || start.status === 'RUNNING' ? start.validCount : start.rowCount;
+  const total = (start.validRowsOnly || start.status === 'RUNNING' ? start.validCount : start.rowCount) - (start.includeFlagged ? 0 : start.flaggedCount);
   bar.start(total, 0, { paid: '0.00', failed: 0, rate: '0.0', note });
   const refresh = async () => {
     const batch = await services.batches.get(batchId);
     const progress = await services.batches.progress(batch);
     const of = (status: string) => progress.counts.find((c) => c.status === status);
-    const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && c.status !== 'INVALID').reduce((sum, c) => sum + c.count, 0);
+    const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
     if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note });
     return batch;
@@ -261,7 +278,9 @@ export async function exportCommand(batchId: string, options: { output?: string;
 function summary(batch: Batch): string {
   return (
     `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
-    `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${batch.totalAmount.toFixed(2)} ${batch.currency}.`
+    `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${batch.totalAmount.toFixed(2)} ${batch.currency}.` +
+    (batch.flaggedCount > 0 ? ` ${batch.flaggedCount} rows (${batch.flaggedAmount.toFixed(2)} ${batch.currency}) repeat a payment and are held back.` : '') +
+    (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
   );
 }
 

@@ -47,6 +47,7 @@ batch
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
   .option('-y, --yes', 'import and pay without asking')
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
+  .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context())));
@@ -57,6 +58,7 @@ batch
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
   .option('-y, --yes', 'approve and pay without asking')
   .option('--valid-only', 'pay the valid rows of a batch that has row errors')
+  .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
   .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context())));
 
 batch

@@ -1,3 +1,4 @@
+import { Prisma } from '../../db/generated/client.ts';
 import type { SqlQuery } from '../../db/database.ts';
 import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../duplicate-rows.ts';
 import { payingItemStatuses } from '../item-states.ts';
@@ -43,4 +44,19 @@ SELECT count(*)::int AS held FROM held`;
 export async function holdApprovedRepeats(query: SqlQuery, batchId: string, windowDays: number): Promise<number> {
   const rows = await query<{ held: number }>(sql, [batchId, 'PENDING', payingItemStatuses, windowDays, 'DUPLICATE', ALREADY_PAID_TEMPLATE, ALREADY_PAID]);
   return rows[0]?.held ?? 0;
+}
+
+/**
+ * The same rule for a FAILED row about to be paid again (retryFailedItems), as a Prisma
+ * fragment for `NOT EXISTS (…)` inside an UPDATE of "BatchItem": a row whose payee has
+ * been paid the same amount (or is being paid) by another approved batch since it failed
+ * is left FAILED, so that a retry cannot pay a person whom a corrected file already paid.
+ */
+export function repeatsPaying(windowDays: number): Prisma.Sql {
+  return Prisma.sql`
+    SELECT 1 FROM "BatchItem" AS e JOIN "Batch" AS b ON b.id = e."batchId"
+    WHERE e."payeeKey" = "BatchItem"."payeeKey" AND e.amount = "BatchItem".amount AND e."batchId" <> "BatchItem"."batchId"
+      AND ("BatchItem".reference IS NULL OR e.reference IS NULL OR "BatchItem".reference = e.reference)
+      AND b."approvedAt" IS NOT NULL AND e.status::text = ANY(${[...payingItemStatuses]}::text[])
+      AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - ${windowDays} * interval '1 day')`;
 }
