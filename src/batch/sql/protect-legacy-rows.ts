@@ -1,4 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
+import type { BatchItemStatus } from '../../db/generated/enums.ts';
+import { activeItemStatuses } from '../item-states.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import { isPlainRecipient, type CardDataVault } from '../card-data.ts';
 
@@ -18,8 +20,11 @@ UPDATE "BatchItem" AS i SET fields = t.fields, "updatedAt" = now()
 FROM unnest($1::bigint[], $2::jsonb[]) AS t(id, fields)
 WHERE i.id = t.id AND (i.fields -> '$sealed') IS NULL`;
 
-/** Rows that may still be paid (retried FAILED and EXPIRED ones included) keep their fields, sealed. */
-const payable = new Set(['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'FAILED', 'EXPIRED']);
+/**
+ * Rows that may still be paid keep their fields, sealed: retried FAILED and EXPIRED ones,
+ * and DUPLICATE ones, which the approver may include.
+ */
+const payable: ReadonlySet<string> = new Set<BatchItemStatus>([...activeItemStatuses, 'FAILED', 'EXPIRED', 'DUPLICATE']);
 
 /**
  * Seals (rows that may still be paid) or masks (the rest) up to `limit` rows written in
