@@ -29,7 +29,13 @@ if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get in
 
 /** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
 export function buildWebPage(): void {
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], { cwd: repoRoot, stdio: 'inherit' });
+  // vitest sets NODE_ENV=test, which would make vite ship Preact's development build (a third
+  // larger): the page under test must be the production one `npm run build` makes.
+  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }
 
 export async function launch(): Promise<Browser> {
