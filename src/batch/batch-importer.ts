@@ -115,12 +115,17 @@ export class BatchImporter {
   ) {
     this.bulk = deps.bulk ?? unnestWriter((sql, params) => deps.prisma.$executeRawUnsafe(sql, ...params));
     this.query = deps.query ?? prismaQuery(deps.prisma);
-    this.payees = new PayeeKeys(deps.cardData.keyring);
   }
 
   private readonly bulk: BulkWriter;
   private readonly query: SqlQuery;
-  private readonly payees: PayeeKeys;
+  private keyedPayees: PayeeKeys | undefined;
+
+  /** Made on first use: `payout batch validate` checks a file with no card-data key at hand. */
+  private get payees(): PayeeKeys {
+    this.keyedPayees ??= new PayeeKeys(this.deps.cardData.keyring);
+    return this.keyedPayees;
+  }
 
   /** Who a chunk's rows may repeat: rows of approved batches other than `batchId`. */
   private payingRows(batchId: string | undefined): (keys: string[]) => Promise<PayingRow[]> {
@@ -162,8 +167,8 @@ export class BatchImporter {
 
   /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
   async validate(request: ImportRequest): Promise<ValidationReport> {
-    const lookup = (request.checkPaid ?? true) ? this.payingRows(undefined) : undefined;
-    const state = new ImportState(undefined, this.bulk, this.deps.cardData, this.payees, lookup);
+    const checkPaid = request.checkPaid ?? true;
+    const state = new ImportState(undefined, this.bulk, this.deps.cardData, checkPaid ? this.payees : undefined, checkPaid ? this.payingRows(undefined) : undefined);
     let file: SpooledUpload | undefined;
     try {
       file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
@@ -596,7 +601,8 @@ class ImportState {
     readonly batchId: string | undefined,
     private readonly bulk: BulkWriter,
     private readonly cardData: CardDataVault,
-    private readonly payees: PayeeKeys,
+    /** Without it (validation with no database) payees are compared in memory only, by their text. */
+    private readonly payees: PayeeKeys | undefined,
     /** Rows of approved batches with any of these payee keys; none when the database is not at hand. */
     private readonly payingRows: ((keys: string[]) => Promise<PayingRow[]>) | undefined,
   ) {}
@@ -669,7 +675,7 @@ class ImportState {
       };
       if (payable) {
         const payee = payeeText(valid);
-        row.payeeKeys = this.payees.candidates(payee);
+        row.payeeKeys = this.payees?.candidates(payee) ?? [payee];
         const same = this.sameFile.check(payee, valid.amount, valid.reference, line);
         row.sameFileLine = same.repeats;
         if (same.similar !== undefined) {
