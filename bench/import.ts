@@ -69,6 +69,7 @@ function importer(db: Database, upstream: PayoutClient): BatchImporter {
   return new BatchImporter({
     prisma: db.prisma,
     bulk: db.bulk,
+    query: db.query,
     catalogue: new ProviderCatalogue(upstream, 600_000),
     client: upstream,
     limits: { maxRows: 10_000_000, maxBytes: 2 ** 30 },

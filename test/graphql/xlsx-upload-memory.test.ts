@@ -5,6 +5,7 @@ import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess } from '../support/gateway-process.ts';
+import { apiKey } from '../support/keys.ts';
 import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts';
 
 /**
@@ -17,7 +18,7 @@ import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts
 const MiB = 1024 * 1024;
 const MAX_FILE_BYTES = 32 * MiB;
 const BOUND = 2 * MAX_FILE_BYTES;
-const KEY = 'xlsx-memory-test-key';
+const KEY = apiKey('xlsx-memory');
 
 const spool = mkdtempSync(join(tmpdir(), 'xlsx-memory-test-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'xlsx-memory-data-'));
