@@ -48,8 +48,8 @@ export class BatchService {
   /**
    * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
    * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
-   * Without it, rows that repeat a batch approved since this one's import are held first
-   * and the approval is refused, so that the approver sees them before anything is paid.
+   * Rows that repeat a batch approved since this one's import are held first and the
+   * approval is refused, so that the approver sees them before anything is paid.
    */
   async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; by?: AuditActor }): Promise<Batch> {
     const batch = await this.get(batchId);
@@ -77,11 +77,11 @@ export class BatchService {
       // other approved at once, the second must see the first approved.
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('payout-gateway:batch-approve'))::text`;
       const query = prismaQuery(tx as unknown as PrismaClient);
-      if (!includeFlagged) {
-        const held = await holdApprovedRepeats(query, batchId, this.options.duplicateWindowDays ?? 35);
-        // Committed, not rolled back: the approver is shown these rows before anything is paid.
-        if (held > 0) return { held };
-      }
+      // Also with includeFlagged: that choice covers the rows the approver was shown, not
+      // rows that repeat a batch approved since. Committed, not rolled back: the approver is
+      // shown them before anything is paid.
+      const held = await holdApprovedRepeats(query, batchId, this.options.duplicateWindowDays ?? 35);
+      if (held > 0) return { held };
       const included = includeFlagged
         ? await tx.batchItem.updateMany({ where: { batchId, status: 'DUPLICATE' }, data: { status: 'PENDING', errorCode: null, errorMessage: null } })
         : { count: 0 };
