@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -50,7 +51,8 @@ const { values } = parseArgs({
 });
 
 const credentials = { PAYOUT_AGENT_ID: 'bench', PAYOUT_API_TOKEN: 'bench-token', PAYOUT_WEBHOOK_SECRET: 'bench-secret' };
-const API_KEY = 'bench-key';
+// Random and long: the gateway refuses keys under 32 characters or 128 estimated bits.
+const API_KEY = randomBytes(32).toString('hex');
 const BALANCE_QUERY = JSON.stringify({ query: 'query { balance { available { value } } }' });
 const PROVIDERS_QUERY = JSON.stringify({ query: '{ providers { code name legalName limits { min max } parameters { name required validationPattern } } }' });
 

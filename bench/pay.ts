@@ -125,7 +125,7 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
     PAYOUT_PRIVATE_KEY_FILE: keys.privateKeyFile,
     // A real upstream needs a configured card data key; any 32 bytes do for a benchmark.
     PAYOUT_DATA_KEY: randomBytes(32).toString('base64'),
-    GATEWAY_API_KEYS: 'bench:admin',
+    GATEWAY_API_KEYS: `${randomBytes(32).toString('hex')}:admin`,
     WORKER_IN_PROCESS: 'false',
     WORKER_CONCURRENCY: String(concurrency),
     WORKER_BATCH_CONCURRENCY: String(concurrency),

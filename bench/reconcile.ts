@@ -144,7 +144,7 @@ async function reconcileOnce(
     PAYOUT_API_URL: sandbox.url,
     PAYOUT_PRIVATE_KEY_FILE: privateKeyFile,
     PAYOUT_DATA_KEY: randomBytes(32).toString('base64'),
-    GATEWAY_API_KEYS: 'bench:admin',
+    GATEWAY_API_KEYS: `${randomBytes(32).toString('hex')}:admin`,
     WORKER_IN_PROCESS: 'false',
     LOG_LEVEL: 'silent',
     ...(database === 'postgresql' ? { DATABASE_URL: dbUrl.toString() } : { DATA_DIR: dataDir }),
