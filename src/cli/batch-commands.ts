@@ -35,12 +35,16 @@ function withConcurrency(context: CliContext, concurrency: number | undefined): 
   return { ...context, config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } } };
 }
 
-export interface RunOptions {
+/** What `payout batch approve` takes; `run` takes the same and what importing needs. */
+export interface ApproveOptions {
   concurrency?: number;
   yes?: boolean;
   validOnly?: boolean;
   /** Pay the rows flagged as repeating a payment too (an explicit, audited choice). */
   includeFlagged?: boolean;
+}
+
+export interface RunOptions extends ApproveOptions {
   force?: boolean;
   name?: string;
 }
@@ -108,13 +112,6 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     }
     return approveAndPay(runtime, batch.id, who, options, context);
   });
-}
-
-export interface ApproveOptions {
-  concurrency?: number;
-  yes?: boolean;
-  validOnly?: boolean;
-  includeFlagged?: boolean;
 }
 
 /** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
