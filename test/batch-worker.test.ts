@@ -70,20 +70,6 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
     }
   });
 
-  it('reads an unsettled outcome back with backoff, then puts it in NEEDS_REVIEW and never pays it again', async () => {
-    const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,12.00,token_success\n') , force: true });
-    await services().batches.approve(batch.id, { approver: 'anonymous' });
-    await gw.sb.addFault({ operation: 'execute', kind: 'fail-after' });
-    // More failing reads than the worker will ever make: it must give up, not guess.
-    await gw.sb.addFault({ operation: 'get', kind: 'fail-before', times: 1_000 });
-    await worker({ maxRetries: 2 }).drain(finished(batch.id));
-    await gw.sb.raw('DELETE', '/_sandbox/faults');
-    const [item] = await db().batchItem.findMany({ where: { batchId: batch.id } });
-    expect(item).toMatchObject({ status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown' });
-    expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED_WITH_FAILURES');
-    expect(await gw.sb.effects(item!.paymentId)).toMatchObject({ executeCalls: 1 });
-  });
-
   it('fails a row after the bounded retries of a transient error', async () => {
     const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,13.00,token_success\n'), force: true });
     await services().batches.approve(batch.id, { approver: 'anonymous' });

@@ -50,7 +50,10 @@ export function cancelledAfterCreateMessageSql(expiresAt: string): string {
  * | EXECUTING   | read back, execute only if READY  | read back first                               |
  * | IN_PROGRESS | read back (or a webhook settles)  | read back later                               |
  *
- * What an attempt's outcome (payments/attempt.ts) makes of the row:
+ * What an attempt's outcome (payments/attempt.ts) makes of the row. "Retries" count the
+ * sends of one step (create; execute, across READY ⇄ EXECUTING), never reads, so every
+ * step sends at most `maxRetries + 1` times (each send is itself at most PAYOUT_MAX_RETRIES
+ * + 1 requests when answers are lost):
  *
  * | after   | outcome            | row becomes                                                      |
  * |---------|--------------------|------------------------------------------------------------------|
@@ -59,15 +62,20 @@ export function cancelledAfterCreateMessageSql(expiresAt: string): string {
  * | any     | paid               | COMPLETED                                                        |
  * | any     | in-progress        | IN_PROGRESS, read back later with growing delays                 |
  * | any     | failed             | FAILED or EXPIRED, with the upstream's code                      |
+ * | any     | unreachable        | the state it had before the attempt, again later; no retry spent |
  * | create  | not-paid, refused  | FAILED (a paymentId taken by another payment: NEEDS_REVIEW)       |
  * | create  | not-paid, absent   | PENDING again later while retries last, then FAILED              |
  * | execute | not-paid, refused  | FAILED (payment not found: NEEDS_REVIEW)                          |
  * | execute | not-paid, absent   | NEEDS_REVIEW (a payment created here cannot vanish)               |
  * | execute | not-paid, ready    | READY again later while retries last, then FAILED                |
- * | create  | unknown            | CREATING, read back later while retries last, then NEEDS_REVIEW  |
- * | execute | unknown            | EXECUTING, read back later while retries last, then NEEDS_REVIEW |
+ * | create  | unknown            | CREATING: created again (same paymentId) later while retries     |
+ * |         |                    | last, then only read back until a read settles it                |
+ * | execute | unknown            | EXECUTING: read back later, executed again only if READY while   |
+ * |         |                    | retries last, then only read back until a read settles it        |
  * | read    | unknown or READY   | stays IN_PROGRESS, read back later                               |
  *
+ * "Unknown" never ends a row: the partner being unreachable, slow or garbled for a while
+ * proves nothing, and the row is read back (with delays up to a minute) until it answers.
  * Only FAILED and EXPIRED rows are paid again, on request (retryFailedItems), under a new
  * paymentId; NEEDS_REVIEW is never paid again automatically.
  */
@@ -95,9 +103,17 @@ export interface RetryPolicy {
   inProgressDelay: (check: number) => number;
 }
 
-/** Created and READY: the write before execute. */
-export function startExecuting(payment: Payment | null): RowChange {
-  return change('EXECUTING', { payment });
+/**
+ * Created and READY: the write before execute. `retries` are the execute step's sends so
+ * far: 0 after a create, the row's count when READY comes round again.
+ */
+export function startExecuting(payment: Payment | null, retries: number): RowChange {
+  return change('EXECUTING', { payment, retries });
+}
+
+/** Whether a row's step has spent its sends: from here on it is only read back. */
+export function sendsSpent(retries: number, policy: RetryPolicy): boolean {
+  return retries >= policy.maxRetries;
 }
 
 /** A row that must not be paid under a new id (its previous attempt turned out paid, or cannot be read). */
@@ -105,10 +121,13 @@ export function holdForReview(errorCode: string, errorMessage: string, retries: 
   return change('NEEDS_REVIEW', { errorCode, errorMessage, retries, finished: true });
 }
 
-export function changeAfter(stage: Stage, outcome: CreateOutcome, retries: number, policy: RetryPolicy): RowChange {
+/** `before` is the row's state when the attempt began, where an unreachable partner leaves it. */
+export function changeAfter(stage: Stage, outcome: CreateOutcome, retries: number, policy: RetryPolicy, before: BatchItemStatus): RowChange {
   switch (outcome.kind) {
+    case 'unreachable':
+      return { ...change(before, { retries }), ...errorOf(outcome.error), delayMs: policy.delay(retries) };
     case 'ready':
-      if (stage === 'create') return startExecuting(outcome.payment);
+      if (stage === 'create') return startExecuting(outcome.payment, 0);
       // A payment in progress never reads READY again: look again later.
       return wait(stage === 'read' ? 'IN_PROGRESS' : 'EXECUTING', retries, policy, null);
     case 'paid':
@@ -123,8 +142,8 @@ export function changeAfter(stage: Stage, outcome: CreateOutcome, retries: numbe
     case 'not-paid':
       return notPaid(stage, outcome, retries, policy);
     case 'unknown':
-      if (stage === 'read') return wait('IN_PROGRESS', retries, policy, outcome.error, Number.POSITIVE_INFINITY);
-      return wait(stage === 'create' ? 'CREATING' : 'EXECUTING', retries, policy, outcome.error);
+      if (stage === 'read') return wait('IN_PROGRESS', retries, policy, outcome.error);
+      return wait(stage === 'create' ? 'CREATING' : 'EXECUTING', Math.min(retries, policy.maxRetries), policy, outcome.error);
   }
 }
 
@@ -145,10 +164,12 @@ function notPaid(stage: Stage, outcome: Extract<Outcome, { kind: 'not-paid' }>, 
   return { ...failure('FAILED', error, retries), localPayment };
 }
 
-/** Not settled: the same state again later, until the retries run out. */
-function wait(state: BatchItemStatus, retries: number, policy: RetryPolicy, error: PayoutError | null, limit = policy.maxRetries): RowChange {
+/**
+ * Not settled: the same state again later. Never final: the worker stops sending once the
+ * step's sends are spent (sendsSpent) and only reads back, for as long as it takes.
+ */
+function wait(state: BatchItemStatus, retries: number, policy: RetryPolicy, error: PayoutError | null): RowChange {
   const localPayment = error !== null && state !== 'IN_PROGRESS' ? 'UNKNOWN' : null;
-  if (retries >= limit && error !== null) return { ...failure('NEEDS_REVIEW', error, retries), localPayment };
   return {
     ...change(state, { retries: retries + 1, localPayment }),
     ...(error === null ? {} : errorOf(error)),

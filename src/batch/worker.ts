@@ -5,7 +5,8 @@ import type { Logger } from '../log/logger.ts';
 import { sleep } from '../payout/backoff.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
-import type { CreateOutcome, PaymentAttempts } from '../payments/attempt.ts';
+import type { CreateOutcome, Outcome, PaymentAttempts } from '../payments/attempt.ts';
+import { PaymentStillReadyError } from '../payout/errors.ts';
 import type { PaymentEvents } from '../payments/events.ts';
 import { RECONCILE_FIRST_DELAY_MS } from '../payments/tracker.ts';
 import { paymentIdFor } from './batch-importer.ts';
@@ -14,7 +15,7 @@ import { maskedRecipient, type CardDataVault } from './card-data.ts';
 import { redactCardNumbers } from './cell-text.ts';
 import { UnknownDataKeyError } from '../crypto/envelope.ts';
 import { GroupCommit } from './group-commit.ts';
-import { changeAfter, holdForReview, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
+import { changeAfter, holdForReview, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { beginCreate, type CreateIntent } from './sql/begin-create.ts';
 import { claimItems, type ClaimedItem } from './sql/claim-items.ts';
@@ -72,6 +73,8 @@ export interface WorkerDeps {
 }
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
+/** A row read back for as long as the partner cannot settle it is read at least this often. */
+const MAX_RETRY_DELAY_MS = 60_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
@@ -117,7 +120,7 @@ export class BatchWorker {
     this.rate = new RateLimiter(this.options.ratePerSecond);
     this.policy = {
       maxRetries: this.options.maxRetries,
-      delay: (retry) => jittered(this.options.retryBaseMs * 2 ** retry),
+      delay: (retry) => jittered(Math.min(MAX_RETRY_DELAY_MS, this.options.retryBaseMs * 2 ** retry)),
       inProgressDelay: (check) => Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** check),
     };
     this.begins = new GroupCommit((intents) => beginCreate(deps.query, deps.client.agentId, intents));
@@ -255,12 +258,14 @@ export class BatchWorker {
   /** One row from the state it was claimed in to its next resting state. */
   private async pay(row: Held): Promise<void> {
     const signal = row.lost.signal;
+    const before = row.status;
     let stage: Stage;
     let outcome: CreateOutcome;
     switch (row.status) {
       case 'PENDING':
       case 'CREATING': {
         if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
+        const readOnly = row.status === 'CREATING' && sendsSpent(row.retries, this.policy);
         // CREATING is written inside the call's slot: a row still waiting for one stays
         // PENDING, so a cancel that comes meanwhile ends it without a create.
         const created = await this.call(row, async (): Promise<CreateOutcome | Unreadable | null> => {
@@ -271,6 +276,7 @@ export class BatchWorker {
           } catch (error) {
             return { kind: 'unreadable', error: error as Error };
           }
+          if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, signal);
           if (!(await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved))) return null;
           row.status = 'CREATING';
           return this.deps.attempts.create(row.paymentId, payload, signal);
@@ -279,19 +285,22 @@ export class BatchWorker {
         if (created.kind === 'unreadable') return this.unreadable(row, created.error);
         outcome = created;
         if (outcome.kind === 'ready') {
-          if (!(await this.startExecuting(row, outcome.payment))) return;
+          if (!(await this.startExecuting(row, outcome.payment, 0))) return;
           outcome = await this.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
           stage = 'execute';
         } else stage = 'create';
         break;
       }
       case 'READY':
-        if (!(await this.startExecuting(row, null))) return;
+        // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
+        if (!(await this.startExecuting(row, null, row.retries))) return;
         outcome = await this.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
         stage = 'execute';
         break;
       case 'EXECUTING':
-        outcome = await this.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
+        outcome = sendsSpent(row.retries, this.policy)
+          ? readyIsNotPaid(await this.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal)), row.paymentId)
+          : await this.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
         stage = 'execute';
         break;
       case 'IN_PROGRESS':
@@ -299,25 +308,37 @@ export class BatchWorker {
         stage = 'read';
         break;
     }
-    await this.move(row, changeAfter(stage, outcome, row.retries, this.policy), false);
+    await this.move(row, changeAfter(stage, outcome, row.retries, this.policy, before), false);
   }
 
   /**
-   * A retried row (attempt > 1) is paid under a new paymentId only while the previous one
-   * is still unpaid: a late webhook or answer may have completed it since it was marked failed.
+   * A retried row (attempt > 1) is paid under a new paymentId only once the previous one is
+   * proven unpaid: FAILED or EXPIRED, READY (never executed), or unknown to the upstream
+   * (never created). A late webhook or answer may have completed it since it was marked
+   * failed: then the row is held for a person. An upstream that cannot be asked leaves the
+   * row PENDING for later, with no retry spent.
    */
   private async previousAttemptNotPaid(row: Held): Promise<boolean> {
     const previousId = paymentIdFor(row.batchId, row.line, row.attempt - 1);
     const read = await this.call(row, () => this.deps.attempts.read(previousId, undefined, row.lost.signal));
-    if (read.kind === 'failed' || read.kind === 'ready') return true;
-    const why =
-      read.kind === 'unknown'
-        ? `could not be read (${read.error.message})`
-        : read.kind === 'not-paid'
-          ? 'is not found upstream'
-          : `is now ${read.payment.status.value}`;
-    await this.move(row, holdForReview('batch.previous-attempt', `the previous attempt ${previousId} ${why}; not paid again`, row.retries), false);
-    return false;
+    switch (read.kind) {
+      case 'failed':
+      case 'ready':
+      case 'not-paid':
+        return true;
+      case 'unreachable':
+      case 'unknown':
+        await this.move(row, { ...changeAfter('create', { kind: 'unreachable', error: read.error }, row.retries, this.policy, 'PENDING') }, false);
+        return false;
+      case 'paid':
+      case 'in-progress':
+        await this.move(
+          row,
+          holdForReview('batch.previous-attempt', `the previous attempt ${previousId} is now ${read.payment.status.value}; not paid again`, row.retries),
+          false,
+        );
+        return false;
+    }
   }
 
   /**
@@ -346,8 +367,8 @@ export class BatchWorker {
   }
 
   /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
-  private async startExecuting(row: Held, payment: Payment | null): Promise<boolean> {
-    return (await this.move(row, startExecuting(payment), true)) === 'EXECUTING';
+  private async startExecuting(row: Held, payment: Payment | null, retries: number): Promise<boolean> {
+    return (await this.move(row, startExecuting(payment, retries), true)) === 'EXECUTING';
   }
 
   /** Writes the row's next state; returns it, or null when the row is no longer this worker's. */
@@ -541,6 +562,12 @@ export class BatchWorker {
 interface Unreadable {
   kind: 'unreadable';
   error: Error;
+}
+
+/** An execute whose sends are spent, read back READY: it never took effect, and is not sent again. */
+function readyIsNotPaid(read: CreateOutcome, paymentId: string): Outcome {
+  if (read.kind !== 'ready') return read;
+  return { kind: 'not-paid', proof: 'ready', error: new PaymentStillReadyError(paymentId) };
 }
 
 /** Upstream words are stored and shown to many: a card number an upstream message might echo is masked. */

@@ -1,7 +1,7 @@
 import type { PayoutClient } from '../payout/client.ts';
 import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from '../payout/backoff.ts';
 import { recipientDifferences } from '../payout/compare.ts';
-import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError } from '../payout/errors.ts';
+import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 
 /**
@@ -16,13 +16,19 @@ import type { Payment, PaymentPayload } from '../payout/models.ts';
  * | not-paid    | a 4xx Error object (`refused`), or a read-back that finds the    |
  * |             | payment absent after create or READY after execute               |
  * | unknown     | nothing: the answer was lost and reading back did not settle it  |
+ * | unreachable | nothing was sent: every call of the attempt failed before its    |
+ * |             | request was written (connection refused, DNS, TLS, breaker open) |
+ *
+ * `unreachable` changes nothing and proves nothing about the payment: the caller leaves it
+ * as it was before the attempt and tries again later, without counting a retry.
  */
 export type Outcome =
   | { kind: 'paid'; payment: Payment }
   | { kind: 'in-progress'; payment: Payment }
   | { kind: 'failed'; payment: Payment }
   | { kind: 'not-paid'; proof: NotPaidProof; error: PayoutError }
-  | { kind: 'unknown'; error: PayoutError };
+  | { kind: 'unknown'; error: PayoutError }
+  | { kind: 'unreachable'; error: PayoutError };
 
 export type NotPaidProof = 'refused' | 'absent' | 'ready';
 
@@ -66,6 +72,7 @@ export class PaymentAttempts {
   /** PUT with the same paymentId until an answer proves something, then read back. */
   async create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
     let lastError: PayoutError | undefined;
+    let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
       if (send > 0) await this.pause(send - 1, lastError, signal);
       try {
@@ -77,6 +84,12 @@ export class PaymentAttempts {
         }
         if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
         lastError = error;
+        // An unreachable partner is not asked again within this attempt: the caller waits.
+        if (notSent(error)) {
+          if (!reached) return { kind: 'unreachable', error };
+          break;
+        }
+        reached = true;
       }
     }
     return this.readExisting(paymentId, payload, lastError!, signal);
@@ -96,6 +109,8 @@ export class PaymentAttempts {
       } catch (error) {
         if (!(error instanceof PayoutError)) throw error;
         if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
+        // Every earlier send was read back as READY, so this one decides: not sent, nothing changed.
+        if (notSent(error)) return { kind: 'unreachable', error };
         lastError = error;
       }
       const read = await this.read(paymentId, lastError, signal);
@@ -112,6 +127,15 @@ export class PaymentAttempts {
   }
 
   /**
+   * A create whose outcome is unknown, settled by reading only (its sends are spent): the
+   * payment as it stands, `not-paid` (absent) when the upstream does not know it, a
+   * conflict when the id holds someone else's payment.
+   */
+  async readBackCreate(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+    return this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), signal);
+  }
+
+  /**
    * The payment as it stands; READY is reported as such for the caller to decide, and a
    * payment the upstream does not know as `not-paid` (absent).
    */
@@ -123,6 +147,7 @@ export class PaymentAttempts {
       if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') {
         return { kind: 'not-paid', proof: 'absent', error };
       }
+      if (cause === undefined && notSent(error)) return { kind: 'unreachable', error };
       return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: cause ?? error }) };
     }
   }
@@ -134,6 +159,7 @@ export class PaymentAttempts {
       existing = await this.client.getPayment(paymentId, { signal });
     } catch (error) {
       if (!(error instanceof PayoutError)) throw error;
+      // Not found proves the create never took effect, unless the upstream said it exists.
       if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found' && cause.code !== 'payout.resource.exists') {
         return { kind: 'not-paid', proof: 'absent', error: cause };
       }
@@ -176,5 +202,5 @@ function fromStatus(payment: Payment): CreateOutcome {
 }
 
 function stillReady(paymentId: string): PayoutError {
-  return new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: new Error('the payment still reads READY') });
+  return new PaymentStillReadyError(paymentId);
 }

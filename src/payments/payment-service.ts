@@ -183,6 +183,10 @@ export class PaymentService {
       case 'unknown':
         await tracker.markLocal(paymentId, 'UNKNOWN', { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
+      case 'unreachable':
+        // Nothing was sent: a create leaves nothing upstream, an execute leaves the payment READY.
+        if (source === 'create') await tracker.markLocal(paymentId, 'REJECTED', { code: outcome.error.code, message: outcome.error.message }, source);
+        throw outcome.error;
     }
   }
 }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from './backoff.ts';
 import {
+  PartnerUnavailableError,
   PayoutApiError,
   PayoutError,
   PayoutNetworkError,
@@ -68,6 +69,16 @@ export interface ObservedCall {
   /** A failure's code, and the upstream's traceId when it answered with an Error object. */
   code?: string;
   traceId?: string;
+  /** A 429's or 503's Retry-After, in milliseconds. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Asked before every call but a probe: an error to throw instead of sending (the partner
+ * breaker, partner/partner-breaker.ts, while it is open), or undefined to send.
+ */
+export interface CallGate {
+  refusal(): PayoutError | undefined;
 }
 
 /** Told of every call that ends (ops/metrics.ts); must not throw. */
@@ -83,6 +94,8 @@ interface CallSpec<T extends z.ZodType> {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Sent even while the gate refuses: the one call that tells whether the partner is back. */
+  probe?: boolean;
 }
 
 /**
@@ -98,7 +111,8 @@ export class PayoutClient {
   private readonly backoff: BackoffOptions;
   private readonly random: () => number;
   private readonly privateKey: KeyObject;
-  private observer: CallObserver | undefined;
+  private readonly observers: CallObserver[] = [];
+  private gate: CallGate | undefined;
 
   constructor(private readonly options: PayoutClientOptions) {
     this.privateKey = createPrivateKey(options.privateKeyPem);
@@ -119,6 +133,11 @@ export class PayoutClient {
 
   getBalance(): Promise<Balance> {
     return this.read({ method: 'GET', path: '/balance', schema: Balance });
+  }
+
+  /** One balance read, not retried and sent even while the gate refuses calls: the breaker's probe. */
+  probeBalance(): Promise<Balance> {
+    return this.call({ method: 'GET', path: '/balance', schema: Balance, probe: true });
   }
 
   getBalances(): Promise<Balances> {
@@ -169,9 +188,14 @@ export class PayoutClient {
     return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal });
   }
 
-  /** Reports every call from now on to `observer` (the runtime's metrics). */
+  /** Reports every call from now on to `observer` too (the runtime's metrics, the partner breaker). */
   observe(observer: CallObserver): void {
-    this.observer = observer;
+    this.observers.push(observer);
+  }
+
+  /** Asks `gate` before every call but a probe (the partner breaker). */
+  guard(gate: CallGate): void {
+    this.gate = gate;
   }
 
   async close(): Promise<void> {
@@ -187,7 +211,8 @@ export class PayoutClient {
       try {
         return await this.call(spec);
       } catch (error) {
-        if (!(error instanceof PayoutError) || !error.retryable) throw error;
+        // A closed gate is not asked again at once: its probe decides when calls resume.
+        if (!(error instanceof PayoutError) || !error.retryable || error instanceof PartnerUnavailableError) throw error;
         lastError = error;
       }
     }
@@ -205,22 +230,31 @@ export class PayoutClient {
 
   /** One request and its answer; every call that ends is reported to the observer (metrics, the failure log). */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    // Refused here, nothing is sent and nothing observed: the gate's own state says why.
+    const refusal = spec.probe === true ? undefined : this.gate?.refusal();
+    if (refusal !== undefined) throw refusal;
     const started = performance.now();
     try {
       const result = await this.send(spec);
-      this.observer?.onCall({ method: spec.method, path: spec.path, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
+      this.report({ method: spec.method, path: spec.path, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
       return result;
     } catch (error) {
-      this.observer?.onCall({
+      const retryAfter = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
+      this.report({
         method: spec.method,
         path: spec.path,
         outcome: outcomeOf(error, spec.signal),
         seconds: (performance.now() - started) / 1000,
         ...(error instanceof PayoutError ? { code: error.code } : {}),
         ...(error instanceof PayoutApiError ? { traceId: error.traceId } : {}),
+        ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
       });
       throw error;
     }
+  }
+
+  private report(call: ObservedCall): void {
+    for (const observer of this.observers) observer.onCall(call);
   }
 
   private async send<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
@@ -300,7 +334,25 @@ const timeoutPhases: Record<string, NetworkPhase> = {
   UND_ERR_HEADERS_TIMEOUT: 'headers',
   UND_ERR_BODY_TIMEOUT: 'body',
 };
-const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Failures before a request byte was written: name resolution, the TCP connect, and the TLS
+ * handshake (the request goes out only over an established, verified connection).
+ */
+const notSentCodes = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
 
 function toNetworkError(error: unknown, phase: NetworkPhase, what: { method: string; path: string }): PayoutNetworkError {
   const code = (error as { code?: unknown }).code;

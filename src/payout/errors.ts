@@ -73,6 +73,27 @@ export class PayoutNetworkError extends PayoutError {
 }
 
 /**
+ * Not sent: the partner breaker is open (partner/partner-breaker.ts), so calls wait for its
+ * probe to find the partner answering again. Nothing reached the partner.
+ */
+export class PartnerUnavailableError extends PayoutError {
+  override readonly code = 'partner.unavailable';
+  override readonly retryable = true;
+  constructor(
+    readonly reason: string,
+    readonly since: Date | null,
+  ) {
+    super(`the Payout API is ${reason}${since === null ? '' : ` since ${since.toISOString()}`}: nothing is sent to it until it answers again`);
+    this.name = 'PartnerUnavailableError';
+  }
+}
+
+/** True when the call cannot have reached the upstream: it changed nothing there. */
+export function notSent(error: unknown): boolean {
+  return (error instanceof PayoutNetworkError && error.notSent) || error instanceof PartnerUnavailableError;
+}
+
+/**
  * The upstream answered, but not with what the spec promises: a proxy's HTML 502, a body
  * cut short, a shape that does not parse. Whether the call took effect is unknown.
  */
@@ -119,5 +140,15 @@ export class PaymentOutcomeUnknownError extends PayoutError {
   ) {
     super(`could not tell whether ${operation} of payment ${paymentId} took effect; it is read back again later`, options);
     this.name = 'PaymentOutcomeUnknownError';
+  }
+}
+
+/** Execute was sent and every read back found the payment still READY: it did not take effect. */
+export class PaymentStillReadyError extends PayoutError {
+  override readonly code = 'payout.payment.still-ready';
+  override readonly retryable = false;
+  constructor(readonly paymentId: string) {
+    super(`payment ${paymentId} still reads READY after its executes: it was not executed, and no money moved`);
+    this.name = 'PaymentStillReadyError';
   }
 }

@@ -233,3 +233,33 @@ describe('answers spoiled after the effect are read back, never taken as "not pa
     expect(await sb.effects(id)).toMatchObject({ creates: 1, executions: 1 });
   });
 });
+
+describe('an unreachable partner: nothing sent, nothing learned, nothing spent', () => {
+  let refusing: PaymentAttempts;
+  let sends = 0;
+  beforeAll(async () => {
+    // A port nobody listens on: each connection is refused before the request is written.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const client = sb.client({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    client.observe({ onCall: () => sends++ });
+    refusing = new PaymentAttempts(client, { ...fast, maxSends: 4 });
+  });
+
+  it('create: unreachable after one refused connection, not sent again', async () => {
+    sends = 0;
+    expect(await refusing.create(newId(), sbpPayment('sbp_bank_id_success'))).toMatchObject({
+      kind: 'unreachable',
+      error: { code: 'network.error', notSent: true },
+    });
+    expect(sends).toBe(1);
+  });
+
+  it('execute and read: unreachable, not unknown', async () => {
+    expect(await refusing.execute('any-payment')).toMatchObject({ kind: 'unreachable' });
+    expect(await refusing.resumeExecute('any-payment')).toMatchObject({ kind: 'unreachable' });
+    expect(await refusing.read('any-payment', undefined)).toMatchObject({ kind: 'unreachable' });
+  });
+});

@@ -41,6 +41,7 @@ export const clientErrorCodes = [
   'upstream.invalid-response',
   'payout.payment.conflict',
   'payout.outcome.unknown',
+  'payout.payment.still-ready',
 ] as const;
 
 export const PayoutErrorCodeEnum = builder.enumType('PayoutErrorCode', {
