@@ -16,6 +16,7 @@ import { CardDataVault } from '../batch/card-data.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
+import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
 import { loggingFailedCalls } from '../ops/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
@@ -37,6 +38,8 @@ export interface Runtime {
   reconciler: Reconciler;
   /** Yesterday's reconciliation once a day; started with the worker when RECONCILE_DAILY is on. */
   dailyReconciliation: DailyReconciliation;
+  /** This process's side of the partner breaker shared through the database (partner/). */
+  breaker: PartnerBreaker;
   /** This process's Prometheus metrics (ops/metrics.ts), fed by the client, the worker and the webhook intake. */
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
@@ -76,6 +79,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       : undefined;
   const metrics = new GatewayMetrics({ prisma: db.prisma, logger });
   upstream.client.observe(loggingFailedCalls(logger, metrics));
+  const breaker = new PartnerBreaker({ query: db.query, client: upstream.client, logger: logger.child({ component: 'partner-breaker' }) }, config.breaker).attach();
   const events = new PaymentEvents(eventTarget);
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
@@ -106,7 +110,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     logger,
   });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics, breaker },
     config.worker,
   );
   const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
@@ -126,8 +130,10 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     reconciler,
     dailyReconciliation,
     metrics,
+    breaker,
     async close() {
       await worker.stop();
+      breaker.stop();
       await reconciler.stop();
       // A run in progress stops at its next page (it ends FAILED; the schedule takes it again).
       await Promise.all([reconciliations.stop(), dailyReconciliation.stop()]);

@@ -143,6 +143,8 @@ export function changeAfter(stage: Stage, outcome: CreateOutcome, retries: numbe
       return notPaid(stage, outcome, retries, policy);
     case 'unknown':
       if (stage === 'read') return wait('IN_PROGRESS', retries, policy, outcome.error);
+      // A read-back that could not reach the partner spends nothing: the partner was away, not this payment.
+      if (outcome.unread === true) return { ...wait(stage === 'create' ? 'CREATING' : 'EXECUTING', retries, policy, outcome.error), retries };
       return wait(stage === 'create' ? 'CREATING' : 'EXECUTING', Math.min(retries, policy.maxRetries), policy, outcome.error);
   }
 }

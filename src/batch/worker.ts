@@ -15,6 +15,7 @@ import { maskedRecipient, type CardDataVault } from './card-data.ts';
 import { redactCardNumbers } from './cell-text.ts';
 import { UnknownDataKeyError } from '../crypto/envelope.ts';
 import { GroupCommit } from './group-commit.ts';
+import type { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { changeAfter, holdForReview, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { beginCreate, type CreateIntent } from './sql/begin-create.ts';
@@ -70,6 +71,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
   claims?: { onClaim(waitedMs: readonly number[]): void };
+  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed. */
+  breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange'>;
 }
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
@@ -110,6 +113,7 @@ export class BatchWorker {
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
   private wake: () => void = () => {};
+  private unwatchBreaker: (() => void) | undefined;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -136,6 +140,7 @@ export class BatchWorker {
 
   /** Works in the background until stop(). */
   start(): void {
+    this.unwatchBreaker ??= this.deps.breaker?.onChange(() => this.notify());
     this.stopping = false;
     this.loop ??= this.run(async () => false, null).finally(() => {
       this.loop = undefined;
@@ -153,6 +158,8 @@ export class BatchWorker {
 
   /** Stops claiming and waits for the rows in flight (each ends in a recorded state). */
   async stop(): Promise<void> {
+    this.unwatchBreaker?.();
+    this.unwatchBreaker = undefined;
     this.stopping = true;
     this.wake();
     await this.loop;
@@ -170,7 +177,7 @@ export class BatchWorker {
           if (await finished()) break;
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
-          const claimed = room >= Math.max(1, maxHeld / 4) ? await this.claim(room, batchId) : [];
+          const claimed = room >= Math.max(1, maxHeld / 4) && !(await this.partnerDown()) ? await this.claim(room, batchId) : [];
           for (const item of claimed) this.begin(item);
           failures = 0;
           if (claimed.length > 0) continue;
@@ -203,6 +210,14 @@ export class BatchWorker {
       const timer = setTimeout(done, ms);
       this.wake = done;
     });
+  }
+
+  /** True while the partner breaker is open: rows wait in their states, with no retry spent. */
+  private async partnerDown(): Promise<boolean> {
+    const breaker = this.deps.breaker;
+    if (breaker === undefined) return false;
+    await breaker.refresh();
+    return breaker.isOpen;
   }
 
   private notify(): void {

@@ -1,3 +1,4 @@
+import { defaultBreakerOptions } from '../partner/breaker-options.ts';
 import { z } from 'zod';
 import type { DataKeySettings } from '../crypto/data-keys.ts';
 import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.ts';
@@ -194,6 +195,11 @@ const gatewayEnv = z.object({
   WORKER_BATCH_CONCURRENCY: positiveInt(8),
   WORKER_RATE_LIMIT: nonNegativeInt(0),
   WORKER_LEASE_MS: positiveInt(60_000),
+  WORKER_MAX_RETRIES: nonNegativeInt(5),
+  WORKER_RETRY_BASE_MS: positiveInt(1_000),
+  PARTNER_BREAKER_TROUBLE_CALLS: positiveInt(defaultBreakerOptions.troubleCalls),
+  PARTNER_BREAKER_TROUBLE_PATHS: positiveInt(defaultBreakerOptions.troublePaths),
+  PARTNER_BREAKER_PROBE_MAX_MS: positiveInt(defaultBreakerOptions.probeMaxMs),
   BATCH_MAX_ROWS: positiveInt(500_000),
   BATCH_MAX_FILE_BYTES: positiveInt(100 * 1024 * 1024),
   DUPLICATE_WINDOW_DAYS: nonNegativeInt(35),
@@ -267,7 +273,11 @@ export interface GatewayConfig {
     leaseMs: number;
     /** A VALIDATING batch whose import sent no heartbeat this long is rejected by the sweep. */
     importStaleMs: number;
+    maxRetries: number;
+    retryBaseMs: number;
   };
+  /** When trouble of the whole partner opens the shared breaker, and how often it is probed (partner/). */
+  breaker: { troubleCalls: number; troublePaths: number; probeMaxMs: number };
   batchLimits: { maxRows: number; maxBytes: number };
   /** Rows repeating a payment of an approved batch finished this many days ago (or still paying) are held back. */
   duplicateWindowDays: number;
@@ -342,6 +352,13 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       ratePerSecond: parsed.WORKER_RATE_LIMIT,
       leaseMs: parsed.WORKER_LEASE_MS,
       importStaleMs: parsed.IMPORT_STALE_MS,
+      maxRetries: parsed.WORKER_MAX_RETRIES,
+      retryBaseMs: parsed.WORKER_RETRY_BASE_MS,
+    },
+    breaker: {
+      troubleCalls: parsed.PARTNER_BREAKER_TROUBLE_CALLS,
+      troublePaths: parsed.PARTNER_BREAKER_TROUBLE_PATHS,
+      probeMaxMs: parsed.PARTNER_BREAKER_PROBE_MAX_MS,
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
     duplicateWindowDays: parsed.DUPLICATE_WINDOW_DAYS,

@@ -20,14 +20,16 @@ import type { Payment, PaymentPayload } from '../payout/models.ts';
  * |             | request was written (connection refused, DNS, TLS, breaker open) |
  *
  * `unreachable` changes nothing and proves nothing about the payment: the caller leaves it
- * as it was before the attempt and tries again later, without counting a retry.
+ * as it was before the attempt and tries again later, without counting a retry. `unknown`
+ * with `unread` is a send whose read-back could not reach the partner: the read is owed,
+ * not a sign of trouble with this payment.
  */
 export type Outcome =
   | { kind: 'paid'; payment: Payment }
   | { kind: 'in-progress'; payment: Payment }
   | { kind: 'failed'; payment: Payment }
   | { kind: 'not-paid'; proof: NotPaidProof; error: PayoutError }
-  | { kind: 'unknown'; error: PayoutError }
+  | { kind: 'unknown'; error: PayoutError; unread?: true }
   | { kind: 'unreachable'; error: PayoutError };
 
 export type NotPaidProof = 'refused' | 'absent' | 'ready';
@@ -148,7 +150,7 @@ export class PaymentAttempts {
         return { kind: 'not-paid', proof: 'absent', error };
       }
       if (cause === undefined && notSent(error)) return { kind: 'unreachable', error };
-      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: cause ?? error }) };
+      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'execute', { cause: cause ?? error }), ...unread(error) };
     }
   }
 
@@ -163,7 +165,7 @@ export class PaymentAttempts {
       if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found' && cause.code !== 'payout.resource.exists') {
         return { kind: 'not-paid', proof: 'absent', error: cause };
       }
-      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'create', { cause }) };
+      return { kind: 'unknown', error: new PaymentOutcomeUnknownError(paymentId, 'create', { cause }), ...unread(error) };
     }
     const differences = recipientDifferences(payload, existing);
     if (differences.length > 0) {
@@ -199,6 +201,10 @@ function fromStatus(payment: Payment): CreateOutcome {
         error: new PaymentOutcomeUnknownError(payment.paymentId, 'create', { cause: new Error('the payment is CREATED, not yet READY') }),
       };
   }
+}
+
+function unread(readError: PayoutError): { unread?: true } {
+  return notSent(readError) ? { unread: true } : {};
 }
 
 function stillReady(paymentId: string): PayoutError {

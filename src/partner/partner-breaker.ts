@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type { BreakerReason } from '../db/generated/enums.ts';
+import type { SqlQuery } from '../db/database.ts';
+import type { Logger } from '../log/logger.ts';
+import { retryAfterMs } from '../payout/backoff.ts';
+import type { CallGate, CallObserver, ObservedCall, PayoutClient } from '../payout/client.ts';
+import { PartnerUnavailableError, PayoutApiError, PayoutError, PayoutNetworkError, PayoutResponseError } from '../payout/errors.ts';
+import { defaultBreakerOptions, type BreakerOptions } from './breaker-options.ts';
+import { breakerStates, reasonText, troubleOf } from './breaker-states.ts';
+import { closeBreaker, openBreaker, probeFailed, readBreaker, takeProbe, type BreakerRow } from './sql/breaker.ts';
+
+/** Retry-After longer than this is not waited for in full: a probe is cheap. */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/** How long a probe's turn is held: past it another process may probe. */
+const PROBE_HOLD_MS = 60_000;
+
+export interface BreakerView {
+  open: boolean;
+  reason: BreakerReason | null;
+  since: Date | null;
+  probes: number;
+  nextProbeAt: Date | null;
+  lastCode: string | null;
+}
+
+/**
+ * This process's side of the partner breaker (breaker-states.ts has the table): it watches
+ * every call of the client, opens the shared breaker on trouble of the whole partner,
+ * refuses calls while it is open, and probes when a probe is due and nobody else does.
+ */
+export class PartnerBreaker implements CallObserver, CallGate {
+  private readonly options: BreakerOptions;
+  private readonly owner = `probe-${randomBytes(4).toString('hex')}`;
+  private row: BreakerRow | null = null;
+  private streak = 0;
+  private readonly streakPaths = new Set<string>();
+  private streakReason: BreakerReason = 'UNREACHABLE';
+  private streakCode: string | null = null;
+  private streakRetryAfterMs = 0;
+  private refreshedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private readonly listeners = new Set<(view: BreakerView) => void>();
+
+  constructor(
+    private readonly deps: { query: SqlQuery; client: PayoutClient; logger: Logger },
+    options: Partial<BreakerOptions> = {},
+  ) {
+    this.options = { ...defaultBreakerOptions, ...options };
+  }
+
+  /** Watches `client`'s calls and guards them. */
+  attach(): this {
+    this.deps.client.observe(this);
+    this.deps.client.guard(this);
+    return this;
+  }
+
+  get isOpen(): boolean {
+    return this.row?.state === breakerStates.open;
+  }
+
+  view(): BreakerView {
+    const row = this.row;
+    return {
+      open: this.isOpen,
+      reason: row?.reason ?? null,
+      since: this.isOpen ? (row?.openedAt ?? null) : null,
+      probes: row?.probes ?? 0,
+      nextProbeAt: this.isOpen ? (row?.nextProbeAt ?? null) : null,
+      lastCode: row?.lastCode ?? null,
+    };
+  }
+
+  /** Told when the breaker opens or closes (the worker wakes up). */
+  onChange(listener: (view: BreakerView) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  refusal(): PayoutError | undefined {
+    const row = this.row;
+    if (row === null || row.state !== breakerStates.open) return undefined;
+    return new PartnerUnavailableError(reasonText[row.reason ?? 'UNREACHABLE'], row.openedAt);
+  }
+
+  onCall(call: ObservedCall): void {
+    const reason = troubleOf(call.outcome);
+    if (reason === null) {
+      if (call.outcome !== 'aborted') this.endStreak();
+      return;
+    }
+    this.streak++;
+    this.streakPaths.add(call.path);
+    this.streakReason = reason;
+    this.streakCode = call.code ?? null;
+    this.streakRetryAfterMs = Math.max(this.streakRetryAfterMs, call.retryAfterMs ?? 0);
+    if (!this.isOpen && this.streak >= this.options.troubleCalls && this.streakPaths.size >= this.options.troublePaths) {
+      void this.trip();
+    }
+  }
+
+  /** Reads the shared state again, at most once per `refreshMs` unless forced. */
+  async refresh(force = false): Promise<BreakerView> {
+    if (!force && Date.now() - this.refreshedAt < this.options.refreshMs) return this.view();
+    this.refreshedAt = Date.now();
+    this.apply(await readBreaker(this.deps.query, this.deps.client.agentId));
+    return this.view();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private endStreak(): void {
+    this.streak = 0;
+    this.streakPaths.clear();
+    this.streakRetryAfterMs = 0;
+  }
+
+  private async trip(): Promise<void> {
+    const firstProbeMs = Math.max(this.options.probeBaseMs, Math.min(this.streakRetryAfterMs, MAX_RETRY_AFTER_MS));
+    // Open here first: the calls of this process stop at once, before the write lands.
+    const now = new Date();
+    this.apply({
+      state: breakerStates.open,
+      reason: this.streakReason,
+      lastCode: this.streakCode,
+      openedAt: now,
+      closedAt: null,
+      probes: 0,
+      nextProbeAt: new Date(now.getTime() + firstProbeMs),
+      dbNow: now,
+    });
+    try {
+      this.apply(await openBreaker(this.deps.query, this.deps.client.agentId, this.streakReason, this.streakCode, firstProbeMs));
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'partner breaker: could not record that it opened; this process waits for its own probe');
+    }
+  }
+
+  private apply(row: BreakerRow | null): void {
+    const wasOpen = this.isOpen;
+    this.row = row;
+    if (this.isOpen === wasOpen) return;
+    const view = this.view();
+    if (view.open) {
+      this.deps.logger.warn({ reason: view.reason, code: view.lastCode, since: view.since }, 'partner breaker open: nothing is sent to the Payout API but a probe until it answers');
+      this.timer ??= setInterval(() => void this.tick(), Math.max(50, Math.min(this.options.refreshMs, this.options.probeBaseMs))).unref();
+    } else {
+      this.deps.logger.info({}, 'partner breaker closed: the Payout API answers again');
+      this.endStreak();
+      this.stop();
+    }
+    for (const listener of this.listeners) listener(view);
+  }
+
+  /** While open: read the shared state, and probe when one is due and the turn is ours. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.refresh(true);
+      const row = this.row;
+      if (row === null || row.state !== breakerStates.open || row.nextProbeAt === null || row.nextProbeAt > row.dbNow) return;
+      await this.probe(row);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'partner breaker: could not read or probe; trying again');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async probe(row: BreakerRow): Promise<void> {
+    const { query, client } = this.deps;
+    if (!(await takeProbe(query, client.agentId, this.owner, PROBE_HOLD_MS))) return;
+    try {
+      await client.probeBalance();
+    } catch (error) {
+      const trouble = probeTrouble(error);
+      if (trouble !== null) {
+        const backoff = Math.min(this.options.probeMaxMs, this.options.probeBaseMs * 2 ** (row.probes + 1));
+        const hinted = error instanceof PayoutApiError ? Math.min(retryAfterMs(error.retryAfter) ?? 0, MAX_RETRY_AFTER_MS) : 0;
+        const delay = Math.max(hinted, Math.round(backoff / 2 + (Math.random() * backoff) / 2));
+        await probeFailed(query, client.agentId, this.owner, trouble, (error as { code?: string }).code ?? null, delay);
+        this.deps.logger.info({ reason: trouble, probes: row.probes + 1, nextProbeInMs: delay }, 'partner breaker probe: still in trouble');
+        return;
+      }
+      // An Error object that is not trouble is an answer: the partner is there.
+    }
+    await closeBreaker(query, client.agentId);
+    await this.refresh(true);
+  }
+}
+
+/** What a failed probe says; null when it was answered after all (a 4xx Error object). */
+function probeTrouble(error: unknown): BreakerReason | null {
+  if (error instanceof PayoutApiError) return error.httpStatus === 429 ? 'THROTTLED' : error.httpStatus >= 500 ? 'FAILING' : null;
+  if (error instanceof PayoutResponseError) return 'FAILING';
+  if (error instanceof PayoutNetworkError) return 'UNREACHABLE';
+  return 'UNREACHABLE';
+}

@@ -1,0 +1,92 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BatchWorker } from '../src/batch/worker.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
+import { PaymentAttempts } from '../src/payments/attempt.ts';
+import type { ObservedCall } from '../src/payout/client.ts';
+import { testWorker, textSource } from './support/batch.ts';
+import { testDatabaseKinds } from './support/database.ts';
+import { eventually } from './support/eventually.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+
+/**
+ * Issue 19, "partner health for the whole deployment": trouble across many rows opens one
+ * breaker in the database; while it is open the partner gets nothing but probes, no row is
+ * claimed or spends its retries, and the work goes on by itself once a probe is answered.
+ */
+describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
+  let gw: TestGateway;
+  const running: Array<{ stop(): unknown }> = [];
+  beforeAll(async () => {
+    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false' }, sandbox: { inProgressMs: 50 }, database: kind });
+  });
+  afterEach(async () => {
+    for (const part of running.splice(0)) await part.stop();
+    await gw.sb.setRates({});
+    await gw.db.query('DELETE FROM "PartnerBreaker"', []);
+  });
+  afterAll(() => gw.close());
+
+  const db = () => gw.db.prisma;
+  let amount = 900;
+  async function runningBatch(rows: number) {
+    const lines = Array.from({ length: rows }, () => `bank-card-token,${amount++}.00,token_success`).join('\n');
+    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
+    await gw.services().batches.approve(batch.id, { approver: 'anonymous' });
+    return batch;
+  }
+
+  /** A worker and a breaker on their own client, every call of which is kept. */
+  function guardedWorker(concurrency: number): { worker: BatchWorker; breaker: PartnerBreaker; calls: ObservedCall[] } {
+    const client = gw.sb.client({ maxRetries: 1 });
+    const breaker = new PartnerBreaker(
+      { query: gw.db.query, client, logger: createLogger({ level: 'silent' }) },
+      { troubleCalls: 4, troublePaths: 2, probeBaseMs: 20, probeMaxMs: 200, refreshMs: 20 },
+    );
+    const calls: ObservedCall[] = [];
+    // Every call that was sent, probes included (refused ones are never sent, so never seen).
+    client.observe({ onCall: (call) => calls.push(call) });
+    breaker.attach();
+    const attempts = new PaymentAttempts(client, { backoff: { baseMs: 5, maxMs: 20 } });
+    const worker = testWorker(gw, { concurrency, perBatchConcurrency: concurrency, retryBaseMs: 5, maxRetries: 2 }, undefined, { client, attempts, breaker });
+    running.push(worker, breaker);
+    return { worker, breaker, calls };
+  }
+
+  it('opens on 5xx across rows, lets only probes through, and pays everything once the partner answers', async () => {
+    const batch = await runningBatch(24);
+    await gw.sb.setRates({ failBeforeRate: 1 });
+    const { worker, breaker, calls } = guardedWorker(4);
+    worker.start();
+    await eventually(async () => {
+      const [row] = await gw.db.query<{ state: string; reason: string }>('SELECT state, reason FROM "PartnerBreaker"', []);
+      expect(row).toMatchObject({ state: 'OPEN', reason: 'FAILING' });
+    }, 60_000);
+    const openedAt = calls.length;
+    // Several probes, one after another, and nothing else but the calls that were in flight.
+    await eventually(() => expect(calls.slice(openedAt).filter((c) => c.path === '/balance').length).toBeGreaterThanOrEqual(4), 60_000);
+    const afterOpen = calls.slice(openedAt).filter((c) => c.path !== '/balance');
+    expect(afterOpen.length).toBeLessThanOrEqual(4);
+    const stuck = await db().batchItem.count({ where: { batchId: batch.id, status: { in: ['FAILED', 'NEEDS_REVIEW'] } } });
+    expect(stuck).toBe(0);
+    expect(breaker.isOpen).toBe(true);
+
+    await gw.sb.setRates({});
+    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'), 60_000);
+    expect(breaker.isOpen).toBe(false);
+    for (const row of await db().batchItem.findMany({ where: { batchId: batch.id } })) {
+      expect(await gw.sb.effects(row.paymentId)).toMatchObject({ creates: 1, executions: 1 });
+      expect(row.retries).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('one payment failing again and again does not open it', async () => {
+    const batch = await runningBatch(1);
+    await gw.sb.addFault({ operation: 'create', kind: 'fail-before', times: 1_000 });
+    const { worker, breaker } = guardedWorker(1);
+    await worker.drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status !== 'RUNNING');
+    await gw.sb.raw('DELETE', '/_sandbox/faults');
+    expect(breaker.isOpen).toBe(false);
+    expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } })).toMatchObject({ status: 'FAILED', retries: 2 });
+  });
+});
