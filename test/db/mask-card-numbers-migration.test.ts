@@ -153,7 +153,7 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
     );
     await sql(`INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorMessage", source) VALUES ('pay-1', 'FAILED', 'card 5555555555554444 refused', 'create')`);
 
-    expect(await migrate(target)).toEqual([MIGRATION]);
+    expect(await migrate(target, MIGRATION)).toEqual([MIGRATION]);
 
     const items = await sql<{ line: number; reference: string; fields: unknown; customFields: unknown; errorMessage: string | null }>(
       `SELECT line, reference, fields, "customFields", "errorMessage" FROM "BatchItem" ORDER BY line`,
