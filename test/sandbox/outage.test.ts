@@ -50,7 +50,7 @@ describe('sandbox outage: refused connections', () => {
     expect(await outage()).toBeNull();
     // Nothing reached the partner routes while they were refused.
     expect(sb.sandbox.testFeatures.calls().total).toBe(before.total + 1);
-    expect(await sb.effects('refused-1')).toBeUndefined();
+    expect(await sb.effects('refused-1')).toMatchObject({ errorCode: 'payout.payment.not-found' });
   });
 
   it('accepts connections again by itself once the period ends, on the same port', async () => {
