@@ -110,7 +110,7 @@ export async function outageCommand(options: OutageOptions, context: CliContext)
       context.out(ended === null ? 'There was no outage.' : `Ended the outage: ${describeOutage(ended)}.`);
     } else if (body === undefined) {
       const { outage } = await sandbox.outage();
-      context.out(outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)} (${outage.secondsLeft} s left).`);
+      context.out(outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)}; ${outage.secondsLeft} s left.`);
     } else {
       const { outage } = await sandbox.startOutage(body);
       context.out(`Sandbox outage (a test feature): ${describeOutage(outage)}.`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +150,8 @@ describe('payout sandbox on the embedded sandbox', () => {
     const logger = createLogger({ level: 'silent', name: 'test' });
     const upstream: Upstream = await connectUpstream(loadGatewayConfig({ DATA_DIR: dataDir }), logger);
     try {
+      // It holds the token of the test routes: its owner's only.
+      expect(statSync(join(dataDir, 'sandbox', 'control.json')).mode & 0o077).toBe(0);
       const set = await payout(['sandbox', 'outage', '--status', '503', '--for', '1m']);
       expect(set.stderr).toBe('');
       expect(set.code).toBe(0);
@@ -161,6 +164,8 @@ describe('payout sandbox on the embedded sandbox', () => {
     } finally {
       await upstream.close();
     }
+    // Stopped: no control file points at a sandbox that is gone.
+    expect(existsSync(join(dataDir, 'sandbox', 'control.json'))).toBe(false);
   }, BUDGET_MS);
 
   it('sets the balance in the stopped embedded sandbox\'s state, and says an outage needs a running one', async () => {
