@@ -59,7 +59,8 @@ export async function connectUpstream(config: GatewayConfig, logger: Logger): Pr
   const stateDir = join(config.dataDir, 'sandbox');
   let sandbox: Sandbox;
   try {
-    sandbox = createSandbox({ ...options, stateDir });
+    // publishControl: `payout sandbox …` reaches this sandbox's test routes while the gateway runs.
+    sandbox = createSandbox({ ...options, stateDir, publishControl: true });
   } catch (error) {
     if (!(error instanceof SandboxStateInUseError)) throw error;
     // A second process on one DATA_DIR (the CLI or a worker beside a gateway, on PostgreSQL)

@@ -129,6 +129,35 @@ sandbox
   .option('--to <date>', 'YYYY-MM-DD')
   .action(async (options) => finish(await (await sandboxCommands()).paymentsCommand(options, await context())));
 
+sandbox
+  .command('outage')
+  .description(
+    'Test feature: payday trouble for a while: refuse connections, hang, or answer 503/429 with Retry-After; --clear ends it. ' +
+      'Without options: the outage in force. Durations: 90s, 2m, 1h.',
+  )
+  .option('--refuse <duration>', 'refuse connections for this long; its test routes share the port, so it ends only by itself')
+  .option('--hang <duration>', 'answer nothing for this long, then answer the calls still waiting')
+  .addOption(new Option('--then <what>', 'with --hang: what becomes of the calls still waiting when it ends').choices(['answer', 'drop']))
+  .option('--status <code>', 'answer 503 or 429 (with --for)')
+  .option('--for <duration>', 'how long --status lasts')
+  .option('--retry-after <seconds>', 'with --status: the Retry-After header (default: the seconds left)')
+  .option('--only <kinds>', 'with --hang or --status: only these calls, of create,execute,read,balance,list')
+  .option('--clear', 'end the outage in force')
+  .action(async (options) => finish(await (await sandboxCommands()).outageCommand(options, await context())));
+
+sandbox
+  .command('balance')
+  .description('Test feature: the sandbox balance; --set or --add changes it at run time (kept across restarts).')
+  .option('--set <amount>', 'the balance from now on, e.g. 1000.00')
+  .option('--add <amount>', 'a top-up, e.g. 500.00')
+  .action(async (options) => finish(await (await sandboxCommands()).balanceCommand(options, await context())));
+
+sandbox
+  .command('calls')
+  .description('Test feature: partner calls the sandbox received per kind since it started or the last --reset, and how many came during an outage.')
+  .option('--reset', 'show the counts, then start counting again')
+  .action(async (options) => finish(await (await sandboxCommands()).callsCommand(options, await context())));
+
 function finish(code: number): void {
   process.exitCode = code;
 }

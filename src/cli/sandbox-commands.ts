@@ -3,24 +3,38 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../config/env.ts';
 import { ensureDevKeyPair } from '../config/keys.ts';
 import { maskRecipientFields } from '../log/mask.ts';
-import type { Payment } from '../payout/models.ts';
+import { isMoneyValue } from '../money/money.ts';
+import type { Balance, Payment } from '../payout/models.ts';
 import { SandboxApiError } from '../sandbox/api-error.ts';
+import { callKinds, type CallCountsView } from '../sandbox/call-counts.ts';
+import { readControlFile } from '../sandbox/control-file.ts';
+import { DURATION_HINT, parseDuration } from '../sandbox/duration.ts';
 import { SandboxStateInUseError } from '../sandbox/ledger-log.ts';
+import type { OutageView } from '../sandbox/outage.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { table } from './output.ts';
 
 /**
- * `payout sandbox pay-behind | alter | payments`: the sandbox's test features from the
- * terminal (src/sandbox/test-features.ts), to make the discrepancies a reconciliation
- * finds. With the embedded sandbox they change its state in DATA_DIR/sandbox directly
- * (the gateway must be stopped: it holds that state while it runs); with PAYOUT_API_URL
- * they call that sandbox's /_sandbox/ routes.
+ * `payout sandbox pay-behind | alter | payments | outage | balance | calls`: the sandbox's
+ * test features from the terminal (src/sandbox/test-features.ts), to make the
+ * discrepancies a reconciliation finds and payday trouble. With PAYOUT_API_URL they call
+ * that sandbox's /_sandbox/ routes; so they do on the embedded sandbox of a running
+ * gateway (found through DATA_DIR/sandbox/control.json). With no gateway running they
+ * change the embedded sandbox's state in DATA_DIR/sandbox directly; an outage and call
+ * counts live only in a running sandbox.
  */
 interface SandboxAccess {
   seed(body: Record<string, unknown>): Promise<{ created: number; paymentIds?: string[]; idPrefix?: string }>;
   alter(paymentId: string, body: Record<string, unknown>): Promise<Payment>;
   list(from: string, to: string): Promise<Payment[]>;
+  outage(): Promise<{ outage: OutageView | null }>;
+  startOutage(body: Record<string, unknown>): Promise<{ outage: OutageView }>;
+  endOutage(): Promise<{ ended: OutageView | null }>;
+  balance(): Promise<Balance>;
+  changeBalance(body: { set: string } | { add: string }): Promise<Balance & { previousBalance?: Balance['balance'] }>;
+  calls(): Promise<CallCountsView>;
+  resetCalls(): Promise<CallCountsView>;
   close(): Promise<void>;
 }
 
@@ -76,6 +90,149 @@ export async function paymentsCommand(options: { from?: string; to?: string }, c
   });
 }
 
+export interface OutageOptions {
+  refuse?: string;
+  hang?: string;
+  status?: string;
+  for?: string;
+  retryAfter?: string;
+  then?: string;
+  only?: string;
+  clear?: boolean;
+}
+
+/** `payout sandbox outage`: payday trouble for a while, its state, or its end. */
+export async function outageCommand(options: OutageOptions, context: CliContext): Promise<number> {
+  const body = outageBody(options);
+  return withSandbox(context, async (sandbox) => {
+    if (options.clear === true) {
+      const { ended } = await sandbox.endOutage();
+      context.out(ended === null ? 'There was no outage.' : `Ended the outage: ${describeOutage(ended)}.`);
+    } else if (body === undefined) {
+      const { outage } = await sandbox.outage();
+      context.out(outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)}; ${outage.secondsLeft} s left.`);
+    } else {
+      const { outage } = await sandbox.startOutage(body);
+      context.out(`Sandbox outage (a test feature): ${describeOutage(outage)}.`);
+      if (outage.mode === 'refuse') {
+        context.out(
+          'Its test routes share the port, so they are refused too: the outage ends by itself then ' +
+            '(payout sandbox outage --clear cannot reach it; restarting the sandbox also ends it).',
+        );
+      }
+    }
+    return exitCodes.ok;
+  });
+}
+
+/** The route's body from the options, or undefined to show the outage; refuses what does not fit. */
+function outageBody(options: OutageOptions): Record<string, unknown> | undefined {
+  const usage = (message: string) => new CliError(`payout sandbox outage: ${message}`, exitCodes.usage);
+  const modes = (['refuse', 'hang', 'status', 'clear'] as const).filter((name) => options[name] !== undefined);
+  if (modes.length > 1) throw usage(`give one of --refuse, --hang, --status or --clear, not ${modes.map((m) => `--${m}`).join(' and ')}`);
+  const mode = modes[0];
+  const duration = (option: string, text: string) => {
+    if (parseDuration(text) === undefined) throw usage(`${option} "${text}" is not a duration: use ${DURATION_HINT}, at most 24h`);
+    return text;
+  };
+  const misplaced = (
+    [
+      ['--for', options.for, 'status'],
+      ['--retry-after', options.retryAfter, 'status'],
+      ['--then', options.then, 'hang'],
+    ] as const
+  ).find(([, value, owner]) => value !== undefined && mode !== owner);
+  if (misplaced !== undefined) throw usage(`${misplaced[0]} goes with --${misplaced[2]}`);
+  if (options.only !== undefined && (mode === undefined || mode === 'refuse' || mode === 'clear')) {
+    throw usage('--only goes with --hang or --status (a refusal closes the whole port)');
+  }
+  if (mode === undefined || mode === 'clear') return undefined;
+  const kinds = options.only?.split(',').map((kind) => kind.trim());
+  const unknown = kinds?.find((kind) => !(callKinds as readonly string[]).includes(kind));
+  if (unknown !== undefined) throw usage(`--only "${unknown}" is not a kind of call: use ${callKinds.join(', ')}`);
+  const scoped = kinds === undefined ? {} : { kinds };
+  if (mode === 'refuse') return { mode, for: duration('--refuse', options.refuse!) };
+  if (mode === 'hang') return { mode, for: duration('--hang', options.hang!), ...scoped, ...(options.then === undefined ? {} : { then: options.then }) };
+  if (options.status !== '503' && options.status !== '429') throw usage(`--status "${options.status}" must be 503 or 429`);
+  if (options.for === undefined) throw usage('--status needs --for <duration>, such as --for 2m');
+  let retryAfterSeconds: number | undefined;
+  if (options.retryAfter !== undefined) {
+    retryAfterSeconds = /^\d{1,5}$/.test(options.retryAfter) ? Number(options.retryAfter) : Number.NaN;
+    if (!(retryAfterSeconds <= 86_400)) throw usage(`--retry-after "${options.retryAfter}" must be whole seconds, 0 to 86400`);
+  }
+  return {
+    mode,
+    status: Number(options.status),
+    for: duration('--for', options.for),
+    ...scoped,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  };
+}
+
+function describeOutage(outage: OutageView): string {
+  const until = `until ${outage.until.replace('T', ' ').replace('+00:00', '')} UTC`;
+  const kinds = `${listed(outage.kinds)} calls`;
+  if (outage.mode === 'refuse') return `refusing connections ${until}`;
+  if (outage.mode === 'hang') {
+    return `holding ${kinds} unanswered ${until}, then ${outage.then === 'drop' ? 'cutting' : 'answering'} those still waiting (${outage.hanging ?? 0} now)`;
+  }
+  const retryAfter = outage.retryAfterSeconds === undefined ? 'the seconds left' : String(outage.retryAfterSeconds);
+  return `answering ${outage.status} with Retry-After: ${retryAfter} to ${kinds} ${until}`;
+}
+
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** `payout sandbox balance`: the balance, set or topped up at run time. */
+export async function balanceCommand(options: { set?: string; add?: string }, context: CliContext): Promise<number> {
+  const usage = (message: string) => new CliError(`payout sandbox balance: ${message}`, exitCodes.usage);
+  if (options.set !== undefined && options.add !== undefined) throw usage('give --set or --add, not both');
+  for (const [option, value] of [['--set', options.set], ['--add', options.add]] as const) {
+    if (value !== undefined && !isMoneyValue(value)) throw usage(`${option} "${value}" is not an amount: use RUB with two decimals, such as 1000.00`);
+  }
+  const change = options.set !== undefined ? { set: options.set } : options.add !== undefined ? { add: options.add } : undefined;
+  return withSandbox(context, async (sandbox) => {
+    if (change === undefined) {
+      context.out(balanceLines(await sandbox.balance()));
+      return exitCodes.ok;
+    }
+    const changed = await sandbox.changeBalance(change);
+    context.out(`The sandbox's balance is now (a test feature; it was ${changed.previousBalance?.value ?? '?'}):`);
+    context.out(balanceLines(changed));
+    return exitCodes.ok;
+  });
+}
+
+function balanceLines(balance: Balance): string {
+  return [
+    ['balance', balance.balance?.value],
+    ['overdraft', balance.overdraft?.value],
+    ['available', balance.available.value],
+  ]
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name!.padEnd(9)}  ${value}`)
+    .join('\n');
+}
+
+/** `payout sandbox calls`: partner calls per kind, and those that came during an outage. */
+export async function callsCommand(options: { reset?: boolean }, context: CliContext): Promise<number> {
+  return withSandbox(context, async (sandbox) => {
+    const counted = options.reset === true ? await sandbox.resetCalls() : await sandbox.calls();
+    context.out(
+      table(
+        ['KIND', 'CALLS', 'DURING OUTAGE'],
+        [
+          ...callKinds.map((kind) => [kind, String(counted.byKind[kind]), String(counted.duringOutage.byKind[kind])]),
+          ['total', String(counted.total), String(counted.duringOutage.total)],
+        ],
+      ),
+    );
+    context.out(options.reset === true ? `Counted since ${counted.since}; reset: counting starts again now.` : `Counted since ${counted.since}.`);
+    return exitCodes.ok;
+  });
+}
+
 function paymentTable(payments: Payment[]): string {
   return table(
     ['PAYMENT', 'CREATED', 'STATUS', 'AMOUNT', 'COMMISSION', 'RECIPIENT'],
@@ -108,7 +265,10 @@ function causeText(cause: unknown): string {
   return ` (${Object.entries(cause as Record<string, string[]>).map(([field, messages]) => `${field}: ${messages.join('; ')}`).join(', ')})`;
 }
 
-/** The embedded sandbox's own state, opened in this process as the gateway would open it. */
+/**
+ * The embedded sandbox: the running gateway's, through the routes its control file names;
+ * or, with none running, its own state opened in this process as the gateway would open it.
+ */
 async function embeddedSandbox(config: GatewayConfig): Promise<SandboxAccess> {
   const [{ createSandbox }, { sandboxBehaviour }] = await Promise.all([import('../sandbox/server.ts'), import('../sandbox/settings.ts')]);
   const stateDir = join(config.dataDir, 'sandbox');
@@ -124,6 +284,8 @@ async function embeddedSandbox(config: GatewayConfig): Promise<SandboxAccess> {
     });
   } catch (error) {
     if (!(error instanceof SandboxStateInUseError)) throw error;
+    const control = readControlFile(stateDir);
+    if (control !== undefined && control.pid === error.pid) return remoteSandbox(control);
     throw new CliError(
       `payout sandbox: the embedded sandbox in ${stateDir} is in use by pid ${error.pid} (a running gateway, npm start). ` +
         'Stop it first, or run the sandbox on its own (npm run sandbox) and point PAYOUT_API_URL at it.',
@@ -131,6 +293,13 @@ async function embeddedSandbox(config: GatewayConfig): Promise<SandboxAccess> {
     );
   }
   const features = sandbox.testFeatures;
+  const notRunning = async (): Promise<never> => {
+    throw new CliError(
+      `payout sandbox: no running gateway holds the embedded sandbox in ${stateDir}: an outage and call counts live in a running sandbox. ` +
+        'Start the gateway (npm start) first, or run the sandbox on its own (npm run sandbox) and point PAYOUT_API_URL at it.',
+      exitCodes.usage,
+    );
+  };
   return {
     seed: async (body) => features.seed(body),
     alter: async (paymentId, body) => features.alter(paymentId, body),
@@ -142,19 +311,37 @@ async function embeddedSandbox(config: GatewayConfig): Promise<SandboxAccess> {
         if (page.length < 100) return all;
       }
     },
+    outage: notRunning,
+    startOutage: notRunning,
+    endOutage: notRunning,
+    calls: notRunning,
+    resetCalls: notRunning,
+    balance: async () => sandbox.ledger.balance(),
+    changeBalance: async (body) => features.changeBalance(body),
     close: () => sandbox.close(),
   };
 }
 
-/** A sandbox at PAYOUT_API_URL (npm run sandbox), through its /_sandbox/ routes. */
-function remoteSandbox(payout: Extract<GatewayConfig['payout'], { mode: 'remote' }>): SandboxAccess {
-  const { apiUrl, apiToken, agentId } = payout;
+/** A sandbox at PAYOUT_API_URL (npm run sandbox), or the running gateway's, through its /_sandbox/ routes. */
+function remoteSandbox(target: { apiUrl: string; apiToken: string; agentId: string } | { url: string; apiToken: string; agentId: string }): SandboxAccess {
+  const apiUrl = 'apiUrl' in target ? target.apiUrl : target.url;
+  const { apiToken, agentId } = target;
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ECONNREFUSED') throw error;
+      throw new CliError(
+        `payout sandbox: ${apiUrl} refuses connections: the sandbox is not running, or an outage set with --refuse is in force ` +
+          '(its test routes share the port; it ends by itself at its time, or when the sandbox restarts)',
+        exitCodes.usage,
+      );
+    }
     const text = await response.text();
     if (response.status === 404 && path.startsWith('/_sandbox/') && !text.includes('payout.payment.not-found')) {
       throw new CliError(`payout sandbox: ${apiUrl} has no sandbox test routes: these commands work only against the sandbox (npm run sandbox)`, exitCodes.usage);
@@ -177,6 +364,13 @@ function remoteSandbox(payout: Extract<GatewayConfig['payout'], { mode: 'remote'
         if (page.length < 100) return all;
       }
     },
+    outage: async () => (await call('GET', '/_sandbox/outage')) as never,
+    startOutage: async (body) => (await call('POST', '/_sandbox/outage', body)) as never,
+    endOutage: async () => (await call('DELETE', '/_sandbox/outage')) as never,
+    balance: async () => (await call('GET', '/_sandbox/balance')) as never,
+    changeBalance: async (body) => (await call('POST', '/_sandbox/balance', body)) as never,
+    calls: async () => (await call('GET', '/_sandbox/calls')) as never,
+    resetCalls: async () => (await call('DELETE', '/_sandbox/calls')) as never,
     close: async () => {},
   };
 }

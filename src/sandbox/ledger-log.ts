@@ -16,6 +16,8 @@ export interface PaymentRecord {
 export interface LedgerState {
   startingBalanceMinor: bigint;
   balanceMinor: bigint;
+  /** Net of the balance set or topped up at run time (a test feature). */
+  adjustmentsMinor: bigint;
   balanceUpdatedAt: number;
   /** The latest record of each payment, oldest first. */
   payments: PaymentRecord[];
@@ -23,7 +25,8 @@ export interface LedgerState {
 
 type LogLine =
   | { kind: 'start'; startingBalanceMinor: string; at: number }
-  | { kind: 'payment'; record: PaymentRecord; balanceMinor: string; balanceUpdatedAt: number };
+  | { kind: 'payment'; record: PaymentRecord; balanceMinor: string; balanceUpdatedAt: number }
+  | { kind: 'balance'; balanceMinor: string; adjustmentsMinor: string; balanceUpdatedAt: number };
 
 export const LEDGER_FILE = 'ledger.ndjson';
 
@@ -41,7 +44,7 @@ const LOCK_FILE = 'ledger.lock';
 
 /**
  * The sandbox's state on disk: an append-only log, one JSON line per change of a payment
- * with the balance after it, written synchronously before the sandbox answers or sends a
+ * with the balance after it (or per balance set at run time), written synchronously before the sandbox answers or sends a
  * webhook. A crash can only tear the last line, which replay ignores. On open the log is
  * replayed and rewritten compacted (a temp file renamed over it), so it stays one line per
  * payment plus the changes of one run. The file holds recipient details as sent, so it is
@@ -63,6 +66,7 @@ export class LedgerLog {
       const state = readLedgerState(dir) ?? {
         startingBalanceMinor: fresh.startingBalanceMinor,
         balanceMinor: fresh.startingBalanceMinor,
+        adjustmentsMinor: 0n,
         balanceUpdatedAt: fresh.now,
         payments: [],
       };
@@ -77,6 +81,13 @@ export class LedgerLog {
   append(record: PaymentRecord, balanceMinor: bigint, balanceUpdatedAt: number): void {
     if (this.fd === undefined) return;
     const line: LogLine = { kind: 'payment', record, balanceMinor: balanceMinor.toString(), balanceUpdatedAt };
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  }
+
+  /** The balance set or topped up (a test feature), apart from any payment. */
+  appendBalance(balanceMinor: bigint, adjustmentsMinor: bigint, balanceUpdatedAt: number): void {
+    if (this.fd === undefined) return;
+    const line: LogLine = { kind: 'balance', balanceMinor: balanceMinor.toString(), adjustmentsMinor: adjustmentsMinor.toString(), balanceUpdatedAt };
     writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
 
@@ -175,8 +186,14 @@ export function readLedgerState(dir: string): LedgerState | undefined {
     }
     if (line.kind === 'start') {
       const start = BigInt(line.startingBalanceMinor);
-      state = { startingBalanceMinor: start, balanceMinor: start, balanceUpdatedAt: line.at, payments: [] };
-    } else if (state !== undefined) {
+      state = { startingBalanceMinor: start, balanceMinor: start, adjustmentsMinor: 0n, balanceUpdatedAt: line.at, payments: [] };
+    } else if (state === undefined) {
+      continue;
+    } else if (line.kind === 'balance') {
+      state.balanceMinor = BigInt(line.balanceMinor);
+      state.adjustmentsMinor = BigInt(line.adjustmentsMinor);
+      state.balanceUpdatedAt = line.balanceUpdatedAt;
+    } else {
       payments.set(line.record.payment.paymentId, line.record);
       state.balanceMinor = BigInt(line.balanceMinor);
       state.balanceUpdatedAt = line.balanceUpdatedAt;
@@ -198,6 +215,15 @@ function writeCompacted(file: string, state: LedgerState, now: number): void {
       balanceMinor: state.balanceMinor.toString(),
       balanceUpdatedAt: state.balanceUpdatedAt,
     }))];
+    // Without it a balance set at run time would be lost by a directory with no payment.
+    if (state.adjustmentsMinor !== 0n) {
+      lines.push({
+        kind: 'balance',
+        balanceMinor: state.balanceMinor.toString(),
+        adjustmentsMinor: state.adjustmentsMinor.toString(),
+        balanceUpdatedAt: state.balanceUpdatedAt,
+      });
+    }
     // Written in slices: one string of every line could pass V8's string length limit.
     for (let i = 0; i < lines.length; i += 1000) {
       writeSync(fd, lines.slice(i, i + 1000).map((line) => `${JSON.stringify(line)}\n`).join(''));

@@ -50,7 +50,10 @@ export interface MoneyTotal {
  */
 export interface BalanceLedger {
   currency: 'RUB';
+  /** The balance the sandbox started with plus `adjustments`: all the money put in. */
   startingBalance: string;
+  /** Net of the balance set or topped up at run time (a test feature); negative when lowered. */
+  adjustments: string;
   balance: string;
   /** balance - startingBalance: negative once money went out. */
   change: string;
@@ -117,11 +120,13 @@ export class SandboxLedger {
   private balanceMinor: bigint;
   private balanceUpdatedAt: number;
   private readonly startingBalanceMinor: bigint;
+  private adjustmentsMinor: bigint;
   private sequence = 0;
 
   constructor(private readonly options: LedgerOptions) {
     const state = options.stored?.state;
     this.startingBalanceMinor = state?.startingBalanceMinor ?? options.balanceMinor;
+    this.adjustmentsMinor = state?.adjustmentsMinor ?? 0n;
     this.balanceMinor = state?.balanceMinor ?? options.balanceMinor;
     this.balanceUpdatedAt = state?.balanceUpdatedAt ?? options.now();
     for (const record of state?.payments ?? []) this.restore(record);
@@ -140,6 +145,20 @@ export class SandboxLedger {
   balances(): Balances {
     const { balance, available, updatedTime } = this.balance();
     return { RUB: { balance, available, updatedTime } };
+  }
+
+  /**
+   * Test feature: the balance set or topped up at run time, kept across restarts. Money
+   * that IN_PROGRESS payments hold already left the balance: setting it lower than that
+   * leaves them be, and what a failing one gives back comes on top of the value set.
+   * Executes above what is then available fail INSUFFICIENT_FUNDS, as always.
+   */
+  adjustBalance(change: { set: string } | { add: string }): void {
+    const delta = 'set' in change ? toMinorUnits(change.set) - this.balanceMinor : toMinorUnits(change.add);
+    this.balanceMinor += delta;
+    this.adjustmentsMinor += delta;
+    this.balanceUpdatedAt = this.options.now();
+    this.options.stored?.log.appendBalance(this.balanceMinor, this.adjustmentsMinor, this.balanceUpdatedAt);
   }
 
   noteCall(operation: 'create' | 'execute', paymentId: string): void {
@@ -345,9 +364,10 @@ export class SandboxLedger {
     }
     return {
       currency: 'RUB',
-      startingBalance: fromMinorUnits(this.startingBalanceMinor),
+      startingBalance: fromMinorUnits(this.startingBalanceMinor + this.adjustmentsMinor),
+      adjustments: fromMinorUnits(this.adjustmentsMinor),
       balance: fromMinorUnits(this.balanceMinor),
-      change: fromMinorUnits(this.balanceMinor - this.startingBalanceMinor),
+      change: fromMinorUnits(this.balanceMinor - this.startingBalanceMinor - this.adjustmentsMinor),
       debited: MoneySum.of(completed, inProgress).describe(),
       completed: completed.describe(),
       inProgress: inProgress.describe(),

@@ -5,6 +5,8 @@ import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { sleep } from '../payout/backoff.ts';
 import { SandboxApiError } from './api-error.ts';
+import { CallCounts } from './call-counts.ts';
+import { removeControlFile, writeControlFile } from './control-file.ts';
 import {
   FaultInjector,
   FaultRatesChange,
@@ -17,6 +19,7 @@ import {
 } from './faults.ts';
 import { SandboxLedger } from './ledger.ts';
 import { LedgerLog } from './ledger-log.ts';
+import { Outage } from './outage.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
 import { SandboxTestFeatures } from './test-features.ts';
 import { WebhookSender } from './webhook-sender.ts';
@@ -40,6 +43,12 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Keep payments, balance and idempotency records here across restarts; in memory when unset. */
   stateDir?: string;
+  /**
+   * Write the URL and token of the test routes to stateDir/control.json while listening,
+   * so `payout sandbox …` reaches this sandbox (the gateway's embedded one, whose port and
+   * token are made up at each start).
+   */
+  publishControl?: boolean;
 }
 
 export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
@@ -58,8 +67,10 @@ export interface Sandbox {
   readonly ledger: SandboxLedger;
   readonly faults: FaultInjector;
   readonly webhooks: WebhookSender;
-  /** Reconciliation's test features: payments behind the gateway's back, changes upstream, a list that grows. */
+  /** Test features: payments behind the gateway's back, changes upstream, a list that grows, the balance, call counts. */
   readonly testFeatures: SandboxTestFeatures;
+  /** Refused connections, a hang or 503/429 answers for a while; `clear()` ends it in process, also while refusing. */
+  readonly outage: Outage;
   /** Answers held by hold-after, whether or not their caller is still there. */
   held(): HeldAnswer[];
   /** Lets every held answer go out as it would have; resolves to how many there were. */
@@ -94,10 +105,35 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const faults = new FaultInjector(noFaults, options.random);
   faults.replaceRates(options.faults ?? {});
   const held = new Map<HeldAnswer, () => void>();
-  const testFeatures = new SandboxTestFeatures(ledger);
+  const counts = new CallCounts(now);
   const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
+  /** Where listen() bound, so a refusal can listen there again. */
+  let bound: { port: number; host: string } | undefined;
+  let refusing = false;
+  const inFlight = new Set<ServerResponse>();
+  const outage = new Outage(
+    {
+      stop() {
+        refusing = true;
+        server.close();
+        // Answers already under way end their connection, so no client reuses it for a call.
+        for (const res of inFlight) res.shouldKeepAlive = false;
+        server.closeIdleConnections();
+      },
+      async reopen() {
+        refusing = false;
+        if (bound !== undefined) await listenAgain(bound);
+      },
+    },
+    now,
+    options.logger,
+  );
+  const testFeatures = new SandboxTestFeatures(ledger, outage, counts);
 
   const server = createServer((req, res) => {
+    inFlight.add(res);
+    if (refusing) res.shouldKeepAlive = false;
+    res.once('close', () => inFlight.delete(res));
     handle(req, res).catch((error: unknown) => {
       options.logger?.error({ err: error }, 'sandbox request failed');
       if (!res.headersSent) send(res, 500, new SandboxApiError('internal.error', 'unexpected sandbox failure').toBody(now()));
@@ -144,10 +180,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   async function serveWithFaults(route: PartnerRoute, res: ServerResponse): Promise<void> {
-    if (route.operation === 'list') testFeatures.beforeList();
+    counts.note(route.operation, outage.inForce);
     if (route.paymentId !== undefined && (route.operation === 'create' || route.operation === 'execute')) {
       ledger.noteCall(route.operation, route.paymentId);
     }
+    const verdict = outage.verdict(route.operation);
+    if (verdict.action === 'answer') throw verdict.error;
+    if (verdict.action === 'hang') {
+      const end = await outage.hold(res);
+      // A caller that went away never had its call processed; a dropped one sees the connection cut.
+      if (end === 'gone') return;
+      if (end === 'drop') return void res.socket?.destroy();
+    }
+    if (route.operation === 'list') testFeatures.beforeList();
     const delay = faults.latency();
     if (delay > 0) await sleep(delay);
     const fault: FaultKind | undefined = faults.draw(route.operation);
@@ -217,7 +262,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         return send(res, 204, undefined);
       }
     }
-    if (area === 'list-calls' && req.method === 'GET' && id === undefined) return send(res, 200, testFeatures.calls());
+    if (area === 'list-calls' && req.method === 'GET' && id === undefined) return send(res, 200, testFeatures.listCalls());
+    if (id === undefined && (area === 'outage' || area === 'balance' || area === 'calls')) {
+      const served = await payday(req, res, area);
+      if (served) return;
+    }
     if (area === 'payments' && req.method === 'GET' && id !== undefined) {
       const effects = ledger.effects(id);
       if (effects === undefined) throw new SandboxApiError('payout.payment.not-found', `no calls for payment ${id}`);
@@ -242,6 +291,46 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return send(res, 201, parsed.data);
     }
     throw noRoute(req, parts);
+  }
+
+  /** The payday test features: an outage, the balance at run time, call counts. */
+  async function payday(req: IncomingMessage, res: ServerResponse, area: 'outage' | 'balance' | 'calls'): Promise<boolean> {
+    const route = `${req.method} ${area}`;
+    if (route === 'GET outage') send(res, 200, testFeatures.outageState());
+    else if (route === 'POST outage') send(res, 201, { outage: await testFeatures.startOutage(parseJsonOrUndefined(await readBody(req))) });
+    else if (route === 'DELETE outage') send(res, 200, await testFeatures.endOutage());
+    else if (route === 'GET balance') send(res, 200, ledger.balance());
+    else if (route === 'POST balance') send(res, 200, testFeatures.changeBalance(parseJsonOrUndefined(await readBody(req))));
+    else if (route === 'GET calls') send(res, 200, testFeatures.calls());
+    else if (route === 'DELETE calls') send(res, 200, testFeatures.resetCalls());
+    else return false;
+    return true;
+  }
+
+  function listenOn(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve(server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** After a refusal: the same port, which another process may hold for a moment. */
+  async function listenAgain({ port, host }: { port: number; host: string }): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await listenOn(port, host);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 50) {
+          options.logger?.error({ err: error, port, host }, 'the sandbox could not listen again after refusing connections');
+          return;
+        }
+        await sleep(200);
+      }
+    }
   }
 
   async function inspectFaults(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
@@ -269,22 +358,24 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     faults,
     webhooks,
     testFeatures,
-    listen(port = 0, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          const address = server.address() as AddressInfo;
-          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shownHost}:${address.port}`);
-        });
-      });
+    outage,
+    async listen(port = 0, host = '127.0.0.1') {
+      const address = await listenOn(port, host);
+      bound = { port: address.port, host };
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const url = `http://${shownHost}:${address.port}`;
+      if (options.publishControl === true && options.stateDir !== undefined) {
+        writeControlFile(options.stateDir, { url, apiToken: options.apiToken, agentId: options.agentId, pid: process.pid });
+      }
+      return url;
     },
     held: () => [...held.keys()].map((answer) => ({ ...answer })),
     releaseHeld,
     async close() {
       // A held answer would keep its request open past close; its caller sees the socket end.
       releaseHeld();
+      outage.close();
+      if (options.publishControl === true && options.stateDir !== undefined) removeControlFile(options.stateDir);
       ledger.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

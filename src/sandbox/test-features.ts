@@ -2,13 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { MONEY_VALUE } from '../money/money.ts';
 import { PAYMENT_ID, providerCodes, statusCodes } from '../payout/models.ts';
+import type { Balance } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
+import { callKinds, type CallCounts, type CallCountsView } from './call-counts.ts';
 import { findProvider } from './catalogue.ts';
+import { formatDateTime } from './clock.ts';
+import { DURATION_HINT, parseDuration } from './duration.ts';
 import type { PaymentChange, SandboxLedger } from './ledger.ts';
+import { allCallKinds, outageModes, outageStatuses, type Outage, type OutageView } from './outage.ts';
 
 /**
  * Test features of the sandbox, not of the partner API: what reconciliation tests and
- * benchmarks need to make every discrepancy without touching the gateway's database.
+ * benchmarks need to make every discrepancy without touching the gateway's database, and
+ * the payday trouble (an outage, the balance at run time, call counts) the fault suite needs.
  * They live under /_sandbox/ (bearer token as the rest); the partner paths stay the spec's.
  *
  * | route                               | does                                                                 |
@@ -17,7 +23,11 @@ import type { PaymentChange, SandboxLedger } from './ledger.ts';
  * | PATCH  /_sandbox/payments/{id}      | what the upstream holds for a payment changes; its webhook is lost   |
  * | POST   /_sandbox/list-growth        | the next `reads` list calls each make `paymentsPerRead` payments first |
  * | GET, DELETE /_sandbox/list-growth   | what is left of it; stop it                                          |
- * | GET    /_sandbox/list-calls         | list calls (endpoint 7) answered so far                              |
+ * | GET    /_sandbox/list-calls         | list calls (endpoint 7) since the start or the last calls reset      |
+ * | POST   /_sandbox/outage             | refuse connections, hang, or answer 503/429 for a time (outage.ts)   |
+ * | GET, DELETE /_sandbox/outage        | the outage in force; end it                                          |
+ * | GET, POST /_sandbox/balance         | the balance; set it or add to it                                     |
+ * | GET, DELETE /_sandbox/calls         | partner calls per kind (call-counts.ts); reset them                  |
  */
 const money = z.string().regex(MONEY_VALUE, 'must be an amount with two decimals, such as 1500.00');
 const fields = z.record(z.string(), z.string());
@@ -63,6 +73,34 @@ const GrowthBody = z
   })
   .strict();
 
+const OutageBody = z
+  .object({
+    mode: z.enum(outageModes),
+    for: z.string().refine((text) => parseDuration(text) !== undefined, `must be ${DURATION_HINT}, at most 24h`),
+    kinds: z.array(z.enum(callKinds)).min(1).optional(),
+    status: z.literal(outageStatuses).optional(),
+    retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+    then: z.enum(['answer', 'drop']).optional(),
+  })
+  .strict()
+  .superRefine((body, context) => {
+    const only = (field: 'status' | 'retryAfterSeconds' | 'then', mode: string) => {
+      if (body[field] !== undefined && body.mode !== mode) context.addIssue({ code: 'custom', path: [field], message: `applies to mode "${mode}" only` });
+    };
+    if (body.mode === 'refuse' && body.kinds !== undefined) {
+      context.addIssue({ code: 'custom', path: ['kinds'], message: 'refuse closes the whole port: it cannot be limited to kinds' });
+    }
+    if (body.mode === 'status' && body.status === undefined) context.addIssue({ code: 'custom', path: ['status'], message: 'must be 503 or 429' });
+    only('status', 'status');
+    only('retryAfterSeconds', 'status');
+    only('then', 'hang');
+  });
+
+const BalanceBody = z
+  .object({ set: money.optional(), add: money.optional() })
+  .strict()
+  .refine((body) => (body.set === undefined) !== (body.add === undefined), { message: 'give one of set or add' });
+
 /** Default recipients of seeded payments: valid, and the sandbox's success value. */
 const defaultFields: Record<string, Record<string, string>> = {
   'sbp-b2c': { account: '79001234567', bankId: 'sbp_bank_id_success' },
@@ -81,10 +119,13 @@ export interface SeedAnswer {
 }
 
 export class SandboxTestFeatures {
-  private listCalls = 0;
   private growth: { reads: number; paymentsPerRead: number; idPrefix: string; made: number } | undefined;
 
-  constructor(private readonly ledger: SandboxLedger) {}
+  constructor(
+    private readonly ledger: SandboxLedger,
+    private readonly outage: Outage,
+    private readonly counts: CallCounts,
+  ) {}
 
   seed(body: unknown): SeedAnswer {
     const request = parse(SeedBody, body, 'a payment made behind the gateway’s back');
@@ -128,13 +169,52 @@ export class SandboxTestFeatures {
     return this.growth === undefined ? { reads: 0, paymentsPerRead: 0 } : { reads: this.growth.reads, paymentsPerRead: this.growth.paymentsPerRead, made: this.growth.made };
   }
 
-  calls() {
-    return { calls: this.listCalls };
+  listCalls() {
+    return { calls: this.counts.listCalls };
   }
 
-  /** Before a list call is answered: counted, and the list grows when asked to. */
+  /** Partner calls per kind since the start or the last reset. */
+  calls(): CallCountsView {
+    return this.counts.view(formatDateTime);
+  }
+
+  /** Starts counting again; answers the counts up to now. */
+  resetCalls(): CallCountsView {
+    const counted = this.calls();
+    this.counts.reset();
+    return counted;
+  }
+
+  startOutage(body: unknown): Promise<OutageView> {
+    const request = parse(OutageBody, body, 'outage');
+    return this.outage.start({
+      mode: request.mode,
+      forMs: parseDuration(request.for)!,
+      kinds: request.kinds ?? allCallKinds,
+      ...(request.status === undefined ? {} : { status: request.status }),
+      ...(request.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: request.retryAfterSeconds }),
+      ...(request.mode === 'hang' ? { then: request.then ?? 'answer' } : {}),
+    });
+  }
+
+  outageState(): { outage: OutageView | null } {
+    return { outage: this.outage.current() ?? null };
+  }
+
+  async endOutage(): Promise<{ ended: OutageView | null }> {
+    return { ended: (await this.outage.clear()) ?? null };
+  }
+
+  /** Sets the balance or adds to it; money IN_PROGRESS payments hold is already out of it. */
+  changeBalance(body: unknown): Balance & { previousBalance: Balance['balance'] } {
+    const request = parse(BalanceBody, body, 'balance change');
+    const previousBalance = this.ledger.balance().balance;
+    this.ledger.adjustBalance(request.set === undefined ? { add: request.add! } : { set: request.set });
+    return { ...this.ledger.balance(), previousBalance };
+  }
+
+  /** Before a list call is answered: the list grows when asked to. */
   beforeList(): void {
-    this.listCalls++;
     const growth = this.growth;
     if (growth === undefined) return;
     const ids = Array.from({ length: growth.paymentsPerRead }, (_, i) => `${growth.idPrefix}${growth.made + i + 1}`);

@@ -345,6 +345,7 @@ describe('balance ledger', () => {
       expect(await own.balanceLedger()).toEqual({
         currency: 'RUB',
         startingBalance: '5000.00',
+        adjustments: '0.00',
         balance: '5000.00',
         change: '0.00',
         debited: { payments: 0, amount: '0.00', commission: '0.00', total: '0.00' },
