@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchWorker } from '../src/batch/worker.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { GatewayMetrics } from '../src/ops/metrics.ts';
 import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
 import type { ObservedCall } from '../src/payout/client.ts';
@@ -70,6 +71,11 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     const stuck = await db().batchItem.count({ where: { batchId: batch.id, status: { in: ['FAILED', 'NEEDS_REVIEW'] } } });
     expect(stuck).toBe(0);
     expect(breaker.isOpen).toBe(true);
+    // What an operator's alert reads: the same state, from any process's /metrics.
+    const metrics = new GatewayMetrics({ prisma: db(), logger: createLogger({ level: 'silent' }), countCacheMs: 0 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('payout_partner_breaker_open{reason="FAILING"} 1');
+    expect(text).toContain('payout_partner_breaker_open{reason="UNREACHABLE"} 0');
 
     await gw.sb.setRates({});
     await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'), 60_000);

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrismaClient } from '../db/database.ts';
-import { BatchItemStatus, TrackedStatus } from '../db/generated/enums.ts';
+import { BatchItemStatus, BreakerReason, TrackedStatus } from '../db/generated/enums.ts';
+import { breakerStates } from '../partner/breaker-states.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
@@ -72,6 +73,31 @@ export class GatewayMetrics implements CallObserver {
         }),
       ),
     );
+    const breaker = cachedCounts(cacheMs, () => deps.prisma.partnerBreaker.findFirst({ select: { state: true, reason: true, openedAt: true } }));
+    new Gauge({
+      name: 'payout_partner_breaker_open',
+      help: 'The partner breaker shared by every process (1 while open, by reason: UNREACHABLE, THROTTLED, FAILING): nothing but probes is sent to the Payout API.',
+      labelNames: ['reason'],
+      registers,
+      async collect() {
+        const row = await breaker().catch((error: unknown) => {
+          deps.logger.warn({ err: error, metric: 'payout_partner_breaker_open' }, 'metrics: could not read the partner breaker');
+          return undefined;
+        });
+        if (row === undefined) return;
+        for (const reason of Object.values(BreakerReason)) this.set({ reason }, row?.state === breakerStates.open && row.reason === reason ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'payout_partner_breaker_open_seconds',
+      help: 'How long the partner breaker has been open; 0 while closed.',
+      registers,
+      async collect() {
+        const row = await breaker().catch(() => undefined);
+        if (row === undefined) return;
+        this.set(row?.state === breakerStates.open && row.openedAt !== null ? Math.max(0, (Date.now() - row.openedAt.getTime()) / 1000) : 0);
+      },
+    });
     statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);
     statusGauge('payout_batch_items', 'Batch rows in the database by status (the whole database, not this process).', Object.values(BatchItemStatus), items);
 

@@ -80,6 +80,8 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
       'payout_batch_items gauge',
       'payout_batch_claim_lag_seconds histogram',
       'payout_webhook_deliveries_total counter',
+      'payout_partner_breaker_open gauge',
+      'payout_partner_breaker_open_seconds gauge',
       'process_cpu_user_seconds_total counter',
       'nodejs_eventloop_lag_seconds gauge',
     ]) {
@@ -93,6 +95,8 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect(sample(text, 'payout_batch_items{status="COMPLETED"}')).toBe(2);
     expect(sample(text, 'payout_batch_items{status="NEEDS_REVIEW"}')).toBe(0);
     expect(sample(text, 'payout_batch_claim_lag_seconds_count')).toBeGreaterThanOrEqual(2);
+    for (const reason of ['UNREACHABLE', 'THROTTLED', 'FAILING']) expect(sample(text, `payout_partner_breaker_open{reason="${reason}"}`)).toBe(0);
+    expect(sample(text, 'payout_partner_breaker_open_seconds')).toBe(0);
     expect(sample(text, 'payout_webhook_deliveries_total{result="unknown-payment"}')).toBe(1);
     expect(sample(text, 'payout_webhook_deliveries_total{result="bad-signature"}')).toBe(1);
     // Labels are bounded: no payment or batch id ever becomes a series.

@@ -1,0 +1,91 @@
+import { afterEach, expect, it } from 'vitest';
+import type { OutageSetting } from '../../src/sandbox/outage.ts';
+import { allCallKinds } from '../../src/sandbox/outage.ts';
+import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
+import { payroll } from '../support/fault-payroll.ts';
+import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
+
+/**
+ * Issue 19: the partner is down, hangs or throttles for far longer than one row's own
+ * retries last. The partner breaker must stop the calls (only probes reach the partner
+ * while it is open), strand no row, and the batch must end COMPLETED by itself once the
+ * partner is back, every row paid once.
+ *
+ * One row's own retries last about 2 s here (WORKER_RETRY_BASE_MS 100, WORKER_MAX_RETRIES 3,
+ * PAYOUT_MAX_RETRIES 1); each outage lasts 15 s, over five times as long.
+ */
+const OUTAGE_MS = 15_000;
+const WORKERS = 2;
+const CONCURRENCY = 8;
+
+const outages: Array<[string, Omit<OutageSetting, 'forMs' | 'kinds'>]> = [
+  ['connections refused', { mode: 'refuse' }],
+  ['a hang', { mode: 'hang', then: 'answer' }],
+  ['503 with Retry-After', { mode: 'status', status: 503, retryAfterSeconds: 2 }],
+  ['429 with Retry-After', { mode: 'status', status: 429, retryAfterSeconds: 2 }],
+];
+
+describeFaultSuite('fault suite: the partner down, hanging or throttling mid-batch', () => {
+  let rig: FaultRig | undefined;
+  let summary: ScenarioSummary | undefined;
+  afterEach(async () => {
+    summary?.print();
+    summary = undefined;
+    await rig?.sb.sandbox.outage.clear();
+    await rig?.close();
+    rig = undefined;
+  });
+
+  for (const [name, setting] of outages) {
+    it(`${name} for ${OUTAGE_MS / 1000} s: no row stranded, only probes sent while the breaker is open, COMPLETED by itself`, async () => {
+      summary = new ScenarioSummary(`${name} mid-batch`);
+      rig = await FaultRig.start({
+        sandbox: { faults: { latencyMs: 10, jitterMs: 10 } },
+        workerEnv: {
+          WORKER_CONCURRENCY: String(CONCURRENCY),
+          WORKER_RETRY_BASE_MS: '100',
+          WORKER_MAX_RETRIES: '3',
+          PAYOUT_MAX_RETRIES: '1',
+          PAYOUT_HEADERS_TIMEOUT_MS: '2000',
+          PARTNER_BREAKER_PROBE_MAX_MS: '2000',
+        },
+      });
+      const rows = 300;
+      const batch = await rig.importApproved(payroll(rows).csv, name);
+      for (let i = 0; i < WORKERS; i++) rig.startWorker();
+      await until('a third of the rows to settle', async () => (await rig!.progress(batch.id)).settled >= rows / 3, {
+        abort: () => rig!.noWorkerLeft(),
+        diagnose: () => rig!.diagnose(batch.id),
+      });
+
+      const sandbox = rig.sb.sandbox;
+      await sandbox.outage.start({ ...setting, forMs: OUTAGE_MS, kinds: [...allCallKinds] });
+      const opened = await until(
+        'the partner breaker to open',
+        async () => (await rig!.prisma.partnerBreaker.findFirst({ where: { state: 'OPEN' } })) ?? undefined,
+        { limitMs: OUTAGE_MS, diagnose: () => rig!.diagnose(batch.id) },
+      );
+      // From here on the partner may receive the probes and what was already on its way.
+      const atOpen = sandbox.testFeatures.calls();
+      await until('the outage to end', async () => sandbox.outage.current() === undefined, { limitMs: 2 * OUTAGE_MS });
+      const duringOpen = sandbox.testFeatures.calls();
+      const sent = (kind: 'create' | 'execute' | 'read' | 'list') => duringOpen.byKind[kind] - atOpen.byKind[kind];
+      const paymentCalls = sent('create') + sent('execute') + sent('read') + sent('list');
+      const probes = duringOpen.byKind.balance - atOpen.byKind.balance;
+      const midway = await rig.progress(batch.id);
+      summary.set({ breakerReason: opened.reason ?? '?', paymentCallsWhileOpen: paymentCalls, probesWhileOpen: probes, atOutageEnd: JSON.stringify(midway.byStatus) });
+
+      const end = await rig.waitForBatchEnd(batch.id);
+      const result = await reconcile(rig, batch.id);
+      summary.reconciled(result);
+      expect(result.violations, describeViolations(result)).toEqual([]);
+      expect(end.batchStatus, JSON.stringify(end.byStatus)).toBe('COMPLETED');
+      expect(end.byStatus).toEqual({ COMPLETED: rows });
+      expect.soft(midway.byStatus.NEEDS_REVIEW ?? 0, 'rows in NEEDS_REVIEW at the outage end').toBe(0);
+      expect.soft(midway.byStatus.FAILED ?? 0, 'rows FAILED at the outage end').toBe(0);
+      // Refused connections never arrive; otherwise at most the calls in flight when it opened.
+      expect.soft(paymentCalls, 'payment calls that reached the partner while the breaker was open').toBeLessThanOrEqual(WORKERS * CONCURRENCY * 2);
+      expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+    }, SCENARIO_TIMEOUT_MS);
+  }
+});
