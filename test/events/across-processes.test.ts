@@ -45,7 +45,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_IN_PROCESS: 'false',
       // No process learns statuses by reading back: only webhooks (to B) and the worker move them.
-      RECONCILE_INTERVAL_MS: '600000',
+      READ_BACK_INTERVAL_MS: '600000',
       LOG_LEVEL: 'info',
     };
     const [portA, portB] = [await freePort(), await freePort()];
