@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BatchEvents } from '../src/batch/batch-events.ts';
 import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
@@ -112,5 +113,13 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
   it('names each state somewhere', () => {
     const named = new Set(batchTransitions.flatMap((t) => [t.from, t.to]));
     expect(allStates.filter((state) => !named.has(state))).toEqual([]);
+  });
+});
+
+describe('docs/reliability.md', () => {
+  it('shows the batch table as the module has it', () => {
+    const doc = readFileSync(new URL('../docs/reliability.md', import.meta.url), 'utf8');
+    const rows = batchTransitions.map((t) => `| ${t.from ?? '(new)'} | ${t.to} | ${t.by} | ${t.when} |`);
+    expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });
 });

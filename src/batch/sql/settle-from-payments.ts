@@ -4,7 +4,7 @@ import { sqlList, sqlName } from '../../db/sql-list.ts';
 import { finalTracked } from '../../payments/status.ts';
 
 /**
- * IN_PROGRESS rows whose payment a webhook (or the reconciler) has already seen final take
+ * IN_PROGRESS rows whose payment a webhook (or a read-back, or a reconciliation) has already seen final take
  * that outcome without another upstream read. Rows leased by a worker are left to it.
  */
 const sql = `
