@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     config.metrics.port === undefined
       ? undefined
       : await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
-  runtime.reconciler.start();
+  runtime.readBack.start();
   runtime.worker.start();
   if (config.reconciliation.daily) runtime.dailyReconciliation.start();
   logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, dailyReconciliation: config.reconciliation.daily, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');

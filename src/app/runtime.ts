@@ -8,7 +8,7 @@ import { PaymentAttempts } from '../payments/attempt.ts';
 import { PaymentEvents } from '../payments/events.ts';
 import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
-import { Reconciler } from '../payments/reconciler.ts';
+import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
 import { BatchEvents } from '../batch/batch-events.ts';
 import { BatchImporter } from '../batch/batch-importer.ts';
@@ -35,7 +35,8 @@ export interface Runtime {
   upstream: Upstream;
   services: GatewayServices;
   worker: BatchWorker;
-  reconciler: Reconciler;
+  /** Reads unsettled payments back (payments/read-back.ts). */
+  readBack: ReadBack;
   /** Yesterday's reconciliation once a day; started with the worker when RECONCILE_DAILY is on. */
   dailyReconciliation: DailyReconciliation;
   /** This process's side of the partner breaker shared through the database (partner/). */
@@ -44,7 +45,7 @@ export interface Runtime {
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
   webhookUrl: string | undefined;
-  /** Stops the worker (its items finish first) and the reconciler, then the events, the upstream, then the database. */
+  /** Stops the worker (its items finish first) and the read-back, then the events, the upstream, then the database. */
   close(): Promise<void>;
 }
 
@@ -113,7 +114,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics, breaker },
     config.worker,
   );
-  const reconciler = new Reconciler(tracker, payments, { intervalMs: config.reconcileIntervalMs, batchSize: 50 }, logger);
+  const readBack = new ReadBack(tracker, payments, { intervalMs: config.readBackIntervalMs, batchSize: 50 }, logger);
   const reconciliations = new ReconciliationService(
     { prisma: db.prisma, query: db.query, client: upstream.client, tracker, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
     { ...config.reconciliation, leaseMs: config.worker.leaseMs },
@@ -127,14 +128,14 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     upstream,
     services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents, reconciliations },
     worker,
-    reconciler,
+    readBack,
     dailyReconciliation,
     metrics,
     breaker,
     async close() {
       await worker.stop();
       breaker.stop();
-      await reconciler.stop();
+      await readBack.stop();
       // A run in progress stops at its next page (it ends FAILED; the schedule takes it again).
       await Promise.all([reconciliations.stop(), dailyReconciliation.stop()]);
       // After the worker: its last events are sent before the pool closes.

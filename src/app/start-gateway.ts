@@ -80,7 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   }
   if (keys.anonymous) logger.warn('GATEWAY_API_KEYS is not set: anonymous local use as admin, listening on loopback only');
 
-  runtime.reconciler.start();
+  runtime.readBack.start();
   if (config.worker.inProcess) runtime.worker.start();
   if (config.worker.inProcess && config.reconciliation.daily) runtime.dailyReconciliation.start();
 
@@ -94,7 +94,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       server.closeIdleConnections();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.worker.stop();
-      await runtime.reconciler.stop();
+      await runtime.readBack.stop();
       // Open SSE subscriptions would hold the server open forever.
       server.closeAllConnections();
       await closed;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { prismaQuery, type PrismaClient, type SqlQuery } from '../db/database.ts';
 import { unnestWriter, type BulkRow, type BulkTable, type BulkWriter } from '../db/bulk-insert.ts';
-import type { Batch, BatchItemStatus, BatchStatus } from '../db/generated/client.ts';
+import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
@@ -12,6 +12,7 @@ import type { CardDataVault, StoredRecipient } from './card-data.ts';
 import { quoteCell, redactCardNumbers } from './cell-text.ts';
 import { CsvFileError, type FileProblem } from './csv-reader.ts';
 import { openPayrollFile } from './payroll-file.ts';
+import { batchStates } from './batch-states.ts';
 import { payingItemStatuses } from './item-states.ts';
 import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
 import { FirstLines } from './first-lines.ts';
@@ -264,7 +265,7 @@ export class BatchImporter {
    */
   private unkeyedEarlier(sha256: string) {
     return this.deps.prisma.batch.findFirst({
-      where: { fileHash: sha256, fileKey: null, status: { notIn: ['REJECTED', 'VALIDATING'] }, NOT: { status: 'CANCELLED', approvedAt: null } },
+      where: { fileHash: sha256, fileKey: null, status: { notIn: [batchStates.rejected, batchStates.importing] }, NOT: { status: batchStates.cancelled, approvedAt: null } },
       orderBy: { createdAt: 'asc' },
       select: { id: true, createdAt: true, status: true },
     });
@@ -278,7 +279,7 @@ export class BatchImporter {
         ...fields,
         id,
         name: fields.name ?? id,
-        status: 'REJECTED',
+        status: batchStates.rejected,
         validatedAt: new Date(),
         problems: { create: [{ ...problem, severity: 'error', message: redactCardNumbers(problem.message) }] },
       },
@@ -301,9 +302,9 @@ export class BatchImporter {
       heartbeat.stop();
       // Only while still VALIDATING: a batch cancelled (or given up by the sweep) meanwhile stays so.
       const { count } = await prisma.batch.updateMany({
-        where: { id, status: 'VALIDATING' },
+        where: { id, status: batchStates.importing },
         data: {
-          status: rejected ? 'REJECTED' : 'VALIDATED',
+          status: rejected ? batchStates.rejected : batchStates.validated,
           // A rejected file is fixed and uploaded again: it must not count as imported.
           ...(rejected ? { fileKey: null } : {}),
           rowCount: state.rows,
@@ -345,7 +346,7 @@ export class BatchImporter {
     const beat = async () => {
       const rows = await this.query<{ id: string }>(
         `UPDATE "Batch" SET "importHeartbeatAt" = now() WHERE id = $1 AND status = $2::"BatchStatus" RETURNING id`,
-        [id, 'VALIDATING' satisfies BatchStatus],
+        [id, batchStates.importing],
       );
       if (rows.length === 0) {
         abandoned = true;
@@ -388,7 +389,7 @@ export class BatchImporter {
       const rejected = await this.deps.prisma.batch.update({
         where: { id },
         data: {
-          status: 'REJECTED',
+          status: batchStates.rejected,
           fileKey: null,
           rowCount: state.rows,
           validCount: 0,

@@ -1,7 +1,9 @@
 import { prismaQuery, type PrismaClient } from '../db/database.ts';
-import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
+import type { Batch } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
-import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, heldItemStatuses } from './item-states.ts';
+import { BatchItemStatus } from '../db/generated/enums.ts';
+import { batchStates, canMove, cancellableStates, retryableStates } from './batch-states.ts';
+import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, heldItemStatuses, retryableItemStatuses } from './item-states.ts';
 import { holdApprovedRepeats, repeatsPaying } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
@@ -36,7 +38,8 @@ export interface BatchProgress {
 
 /**
  * The batch lifecycle after import: approve (by someone other than the uploader unless
- * the deployment is single-user), cancel, pay failed rows again, and finishing a run.
+ * the deployment is single-user), cancel, pay failed rows again, and finishing a run. Which
+ * state each step leaves from and goes to is batch-states.ts's table.
  */
 export class BatchService {
   constructor(
@@ -57,7 +60,7 @@ export class BatchService {
       throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
     }
     const validRowsOnly = request.validRowsOnly ?? false;
-    if (batch.status === 'REJECTED') {
+    if (batch.status === batchStates.rejected) {
       if (!validRowsOnly) {
         throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
       }
@@ -67,7 +70,7 @@ export class BatchService {
       });
       if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
       if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
-    } else if (batch.status !== 'VALIDATED') {
+    } else if (!canMove(batch.status, batchStates.running, 'approve')) {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const includeFlagged = request.includeFlagged ?? false;
@@ -83,11 +86,11 @@ export class BatchService {
       const held = await holdApprovedRepeats(query, batchId, this.options.duplicateWindowDays ?? 35);
       if (held > 0) return { held };
       const included = includeFlagged
-        ? await tx.batchItem.updateMany({ where: { batchId, status: 'DUPLICATE' }, data: { status: 'PENDING', errorCode: null, errorMessage: null } })
+        ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
         : { count: 0 };
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: 'RUNNING', validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
+        data: { status: batchStates.running, validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       const detail = { validRowsOnly, from: batch.status, includeFlagged, flaggedRows: batch.flaggedCount, flaggedIncluded: included.count, forced: batch.forced };
@@ -108,7 +111,7 @@ export class BatchService {
   /** Stops starting new payments; those already sent finish and are tracked. */
   async cancel(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const batch = await this.get(batchId);
-    if (!['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING'].includes(batch.status)) {
+    if (!cancellableStates.includes(batch.status)) {
       throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
     }
     const updated = await this.prisma.$transaction(async (tx) => {
@@ -117,7 +120,7 @@ export class BatchService {
       const discarded = batch.approvedAt === null;
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: 'CANCELLED', cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
+        data: { status: batchStates.cancelled, cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // Rows not yet sent will not be paid. Rows created but not executed (READY) will not be
@@ -164,15 +167,15 @@ export class BatchService {
         throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
       }
       const reopened = await tx.batch.updateMany({
-        where: { id: batchId, status: 'COMPLETED_WITH_FAILURES' },
-        data: { status: 'RUNNING', finishedAt: null },
+        where: { id: batchId, status: { in: [...retryableStates] } },
+        data: { status: batchStates.running, finishedAt: null },
       });
       if (reopened.count === 0) {
         const batch = await tx.batch.findUnique({ where: { id: batchId } });
         if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
         throw new BatchStateError(
           'batch.not-retryable',
-          batch.status === 'RUNNING'
+          batch.status === batchStates.running
             ? 'the batch is still running; failed rows can be paid again once it has finished'
             : `failed rows of a ${batch.status} batch cannot be paid again`,
         );
@@ -180,10 +183,10 @@ export class BatchService {
       // One statement for any number of rows; the new paymentId is paymentIdFor(batchId, line, attempt + 1).
       const count = await tx.$executeRaw`
         UPDATE "BatchItem"
-        SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = 'PENDING',
+        SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = ${BatchItemStatus.PENDING}::"BatchItemStatus",
           "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
           "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-        WHERE "batchId" = ${batchId} AND status IN ('FAILED', 'EXPIRED') AND (fields -> '$sealed') IS NOT NULL
+        WHERE "batchId" = ${batchId} AND status = ANY(${[...retryableItemStatuses]}::text[]::"BatchItemStatus"[]) AND (fields -> '$sealed') IS NOT NULL
           AND NOT EXISTS (${repeatsPaying(this.options.duplicateWindowDays ?? 35)})`;
       if (count === 0) {
         throw new BatchStateError(

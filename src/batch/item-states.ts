@@ -3,8 +3,15 @@ import type { CreateOutcome, Outcome } from '../payments/attempt.ts';
 import { PaymentConflictError, type PayoutError } from '../payout/errors.ts';
 import type { Payment } from '../payout/models.ts';
 
+const active = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'] as const satisfies readonly BatchItemStatus[];
+/** A state a worker claims a row in. */
+export type ActiveItemStatus = (typeof active)[number];
 /** Rows a worker still has to move; every other state is final for the row's current attempt. */
-export const activeItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'];
+export const activeItemStatuses: readonly BatchItemStatus[] = active;
+/** Rows retryFailedItems pays again (under a new paymentId) while they keep their sealed recipient. */
+export const retryableItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED'];
+/** Rows nobody will ever pay (again): they keep only the masked recipient (card-data.ts). */
+export const unpayableItemStatuses: readonly BatchItemStatus[] = ['COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID'];
 /** Rows no worker sends: they failed validation, or repeat a payment and were not included at approval. */
 export const heldItemStatuses: readonly BatchItemStatus[] = ['INVALID', 'DUPLICATE'];
 /**

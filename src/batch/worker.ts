@@ -8,7 +8,7 @@ import type { Payment, PaymentPayload } from '../payout/models.ts';
 import type { CreateOutcome, Outcome, PaymentAttempts } from '../payments/attempt.ts';
 import { PaymentStillReadyError } from '../payout/errors.ts';
 import type { PaymentEvents } from '../payments/events.ts';
-import { RECONCILE_FIRST_DELAY_MS } from '../payments/tracker.ts';
+import { READ_BACK_FIRST_DELAY_MS } from '../payments/payment-records.ts';
 import { paymentIdFor } from './batch-importer.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { maskedRecipient, type CardDataVault } from './card-data.ts';
@@ -529,8 +529,8 @@ export class BatchWorker {
 
   /** What the row's change says about its payment record. */
   private factOf(row: Held, change: RowChange): PaymentFact | null {
-    const source = row.status === 'IN_PROGRESS' ? 'reconcile' : row.status === 'CREATING' ? 'create' : 'execute';
-    const base = { paymentId: row.paymentId, source, checkInMs: RECONCILE_FIRST_DELAY_MS };
+    const source = row.status === 'IN_PROGRESS' ? 'read-back' : row.status === 'CREATING' ? 'create' : 'execute';
+    const base = { paymentId: row.paymentId, source, checkInMs: READ_BACK_FIRST_DELAY_MS };
     const { payment } = change;
     if (payment !== null) {
       return {

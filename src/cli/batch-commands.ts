@@ -1,4 +1,5 @@
 import { activeItemStatuses, failedItemStatuses, heldItemStatuses } from '../batch/item-states.ts';
+import { batchStates, payingStates } from '../batch/batch-states.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -99,7 +100,7 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       await recordAudit(services.prisma, who.actor, { action: 'batch.import.forced', batchId: batch.id, detail });
     }
     context.out(summary(batch));
-    if (batch.status === 'REJECTED' && !(options.validOnly && batch.validCount > 0)) {
+    if (batch.status === batchStates.rejected && !(options.validOnly && batch.validCount > 0)) {
       // The file changed since it was validated, or another process imported it meanwhile.
       const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: SHOWN_PROBLEMS + 1 });
       if (problems.length > 0) context.out(problemTable(problems));
@@ -168,7 +169,7 @@ async function awaitingApproval(prisma: PrismaClient, file: string): Promise<Pic
     bytes.update(chunk);
   }
   return prisma.batch.findFirst({
-    where: { status: 'VALIDATED', OR: [{ fileKey: content.digest() }, { fileHash: bytes.digest('hex') }] },
+    where: { status: batchStates.validated, OR: [{ fileKey: content.digest() }, { fileHash: bytes.digest('hex') }] },
     orderBy: { createdAt: 'desc' },
     select: { id: true, createdAt: true, uploadedBy: true },
   });
@@ -180,7 +181,7 @@ export async function resumeCommand(batchId: string, context: CliContext): Promi
   return withRuntime(context, who, async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
-    if (batch.status !== 'RUNNING') throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING`, exitCodes.notPayable);
+    if (!payingStates.includes(batch.status)) throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING`, exitCodes.notPayable);
     return payWithProgress(runtime, batchId, context);
   });
 }
@@ -207,7 +208,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   };
   process.on('SIGINT', onSignal);
   const start = await services.batches.get(batchId);
-  const total = (start.validRowsOnly || start.status === 'RUNNING' ? start.validCount : start.rowCount) - (start.includeFlagged ? 0 : start.flaggedCount);
+  const total = (start.validRowsOnly || start.status === batchStates.running ? start.validCount : start.rowCount) - (start.includeFlagged ? 0 : start.flaggedCount);
   bar.start(total, 0, { paid: '0.00', failed: 0, rate: '0.0', note });
   const refresh = async () => {
     const batch = await services.batches.get(batchId);
@@ -224,7 +225,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   }, 250);
   try {
     // Only this batch: `payout batch run` must not pay other batches that happen to be running.
-    await worker.drain(async () => interrupted || (await services.batches.get(batchId)).status !== 'RUNNING', batchId);
+    await worker.drain(async () => interrupted || !payingStates.includes((await services.batches.get(batchId)).status), batchId);
     await worker.stop();
   } finally {
     clearInterval(ticker);
@@ -239,7 +240,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     context.out(`Interrupted. The rest of batch ${batchId} is paid by: payout batch resume ${batchId} (or a running gateway or worker).`);
     return exitCodes.interrupted;
   }
-  return batch.status === 'COMPLETED' ? exitCodes.ok : exitCodes.failures;
+  return batch.status === batchStates.completed ? exitCodes.ok : exitCodes.failures;
 }
 
 /** Reads need no key (and read no key file); they approve nothing, so maker-checker does not matter. */

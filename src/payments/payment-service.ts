@@ -150,13 +150,13 @@ export class PaymentService {
   }
 
   /** One read-back of a payment whose outcome is not settled yet (IN_PROGRESS or UNKNOWN). */
-  async reconcile(paymentId: string): Promise<void> {
+  async readBack(paymentId: string): Promise<void> {
     try {
       const upstream = await this.deps.client.getPayment(paymentId);
-      const outcome = await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'reconcile');
+      const outcome = await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'read-back');
       if (outcome !== 'applied') await this.deps.tracker.postponeCheck(paymentId);
     } catch (error) {
-      this.deps.logger.warn({ paymentId, code: (error as PayoutError).code }, 'reconciliation read failed');
+      this.deps.logger.warn({ paymentId, code: (error as PayoutError).code }, 'read-back failed');
       await this.deps.tracker.postponeCheck(paymentId);
     }
   }

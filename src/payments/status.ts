@@ -4,8 +4,9 @@ import type { TrackedStatus } from '../db/generated/enums.ts';
  * Where a tracked payment's status may go next. Upstream statuses only move forward, so a
  * late or repeated webhook can never take a payment back; the local states (PENDING: sent,
  * not confirmed; REJECTED: refused at create; UNKNOWN: an answer was lost) give way to
- * anything the upstream reports. Every writer (tracker.ts and the batch worker's grouped
- * writes, which turn this table into SQL) follows it.
+ * anything the upstream reports. Every write of a payment record goes through
+ * payment-records.ts, which applies this table: compareMove for one payment under a row
+ * lock, allowedMoves as SQL for the batch worker's grouped writes (sql/apply-facts.ts).
  *
  * | from \ to   | REJECTED | UNKNOWN | CREATED | READY | IN_PROGRESS | final |
  * |-------------|----------|---------|---------|-------|-------------|-------|
@@ -48,5 +49,5 @@ export const allowedMoves: ReadonlyArray<readonly [TrackedStatus, TrackedStatus]
   tos.map((to) => [from as TrackedStatus, to] as const),
 );
 
-/** Statuses the reconciler reads back until they settle. */
-export const needsReconciling: ReadonlySet<TrackedStatus> = new Set(['IN_PROGRESS', 'UNKNOWN']);
+/** Statuses the read-back (read-back.ts) reads again until they settle. */
+export const needsReadBack: ReadonlySet<TrackedStatus> = new Set(['IN_PROGRESS', 'UNKNOWN']);

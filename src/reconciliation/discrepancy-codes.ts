@@ -56,4 +56,4 @@ export const executedUpstreamStatuses = ['IN_PROGRESS', 'FAILED', 'COMPLETED'] a
 export const upstreamWaitingStatuses = ['CREATED', 'READY', 'IN_PROGRESS'] as const;
 export const gatewayUnsettledStatuses = ['PENDING', 'UNKNOWN'] as const;
 
-export const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
+export { sqlList } from '../db/sql-list.ts';

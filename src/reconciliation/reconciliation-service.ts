@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { SqlQuery, PrismaClient } from '../db/database.ts';
 import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
+import { ReconciliationStatus } from '../db/generated/enums.ts';
+import { sqlName } from '../db/sql-list.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../ops/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -232,13 +234,13 @@ export class ReconciliationService {
   async failAbandoned(): Promise<number> {
     const rows = await this.deps.query<{ count: number }>(`
       WITH failed AS (
-        UPDATE "ReconciliationRun" SET status = 'FAILED', "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+        UPDATE "ReconciliationRun" SET status = ${sqlName(ReconciliationStatus.FAILED)}, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
           error = 'the process running it stopped before it finished; start it again'
-        WHERE status = 'RUNNING' AND "leaseExpiresAt" < now()
+        WHERE status = ${sqlName(ReconciliationStatus.RUNNING)} AND "leaseExpiresAt" < now()
         RETURNING id),
       -- The statement sees the runs as they were: the ones just failed are named apart.
       dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING "ReconciliationRun" AS r
-        WHERE s."runId" = r.id AND (r.status <> 'RUNNING' OR r.id IN (SELECT id FROM failed)))
+        WHERE s."runId" = r.id AND (r.status <> ${sqlName(ReconciliationStatus.RUNNING)} OR r.id IN (SELECT id FROM failed)))
       SELECT count(*)::int AS count FROM failed`, []);
     return rows[0]?.count ?? 0;
   }

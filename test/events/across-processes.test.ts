@@ -45,7 +45,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_IN_PROCESS: 'false',
       // No process learns statuses by reading back: only webhooks (to B) and the worker move them.
-      RECONCILE_INTERVAL_MS: '600000',
+      READ_BACK_INTERVAL_MS: '600000',
       LOG_LEVEL: 'info',
     };
     const [portA, portB] = [await freePort(), await freePort()];
@@ -244,7 +244,7 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     expect(sse.values[0]).toBe('READY');
     expect(sse.values.at(-1)).toBe('COMPLETED');
     expect(sse.values.filter((v) => v === 'COMPLETED')).toHaveLength(1);
-    // Applied by B from the webhook (A reads nothing back: its reconciler is idle).
+    // Applied by B from the webhook (A reads nothing back: its read-back is idle).
     const history = await database.db.prisma.paymentStatusEvent.findMany({ where: { paymentId, status: 'COMPLETED' } });
     expect(history.map((h) => h.source)).toEqual(['webhook']);
 

@@ -234,8 +234,8 @@ describe('upstream failures become typed PayoutErrors', () => {
     expect(await gw.sb.effects(input.paymentId)).toMatchObject({ executeCalls: 1, executions: 1 });
   });
 
-  it('an execute that cannot be settled is UNKNOWN, and reconciliation settles it later', async () => {
-    // No webhook may arrive here: it would settle the payment before reconciliation does.
+  it('an execute that cannot be settled is UNKNOWN, and the read-back settles it later', async () => {
+    // No webhook may arrive here: it would settle the payment before the read-back does.
     const input = sbp('sbp_bank_id_success', { webhookUrl: 'http://127.0.0.1:9/nobody' }); // loopback: GATEWAY_WEBHOOK_ALLOW_PRIVATE above
     await create(input);
     await gw.sb.addFault({ operation: 'execute', kind: 'fail-after' });
@@ -243,10 +243,10 @@ describe('upstream failures become typed PayoutErrors', () => {
     const reply = await gw.gql(EXECUTE, { paymentId: input.paymentId });
     expect(reply.body.data.executePayment).toMatchObject({ __typename: 'PayoutError', code: 'PAYOUT_OUTCOME_UNKNOWN', retryable: false });
     expect((await gw.services().tracker.find(input.paymentId))?.status).toBe('UNKNOWN');
-    await gw.services().payments.reconcile(input.paymentId);
+    await gw.services().payments.readBack(input.paymentId);
     const tracked = await gw.services().tracker.find(input.paymentId);
     expect(tracked?.status).toBe('COMPLETED');
-    expect(tracked?.history.map((h) => h.source)).toEqual(['request', 'create', 'execute', 'reconcile']);
+    expect(tracked?.history.map((h) => h.source)).toEqual(['request', 'create', 'execute', 'read-back']);
     expect(await gw.sb.effects(input.paymentId)).toMatchObject({ executions: 1 });
   });
 

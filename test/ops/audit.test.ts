@@ -228,7 +228,7 @@ describe('audit trail without keys and from the command line', () => {
         const config = loadGatewayConfig({
           DATA_DIR: dir,
           PAYOUT_DATA_KEY: TEST_DATA_KEY,
-          RECONCILE_INTERVAL_MS: '100000',
+          READ_BACK_INTERVAL_MS: '100000',
           ...(test !== undefined && 'databaseUrl' in test.target ? { DATABASE_URL: test.target.databaseUrl } : {}),
         });
         const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {} });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentEvents } from '../../src/payments/events.ts';
-import { PaymentTracker, RECONCILE_FIRST_DELAY_MS } from '../../src/payments/tracker.ts';
+import { PaymentTracker, READ_BACK_FIRST_DELAY_MS } from '../../src/payments/tracker.ts';
 import type { PaymentPayload, Status } from '../../src/payout/models.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 
@@ -108,16 +108,16 @@ describe.each(testDatabaseKinds())('payment tracker on $name', (kind) => {
   it('schedules IN_PROGRESS and UNKNOWN for read-back with growing delays', async () => {
     const id = await intent();
     await tracker.applyUpstream(id, { status: status('IN_PROGRESS') }, 'execute');
-    expect(await tracker.dueForReconciling(10)).not.toContain(id);
-    now = new Date(now.getTime() + RECONCILE_FIRST_DELAY_MS);
-    expect(await tracker.dueForReconciling(10)).toContain(id);
+    expect(await tracker.dueForReadBack(10)).not.toContain(id);
+    now = new Date(now.getTime() + READ_BACK_FIRST_DELAY_MS);
+    expect(await tracker.dueForReadBack(10)).toContain(id);
     await tracker.postponeCheck(id);
-    expect(await tracker.dueForReconciling(10)).not.toContain(id);
+    expect(await tracker.dueForReadBack(10)).not.toContain(id);
     const row = await test.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: id } });
     expect(row.checkAttempts).toBe(1);
-    expect(row.nextCheckAt!.getTime() - now.getTime()).toBe(2 * RECONCILE_FIRST_DELAY_MS);
+    expect(row.nextCheckAt!.getTime() - now.getTime()).toBe(2 * READ_BACK_FIRST_DELAY_MS);
     await tracker.applyUpstream(id, { status: status('COMPLETED') }, 'reconcile');
     now = new Date(now.getTime() + 3_600_000);
-    expect(await tracker.dueForReconciling(10)).not.toContain(id);
+    expect(await tracker.dueForReadBack(10)).not.toContain(id);
   });
 });

@@ -132,7 +132,7 @@ export class FaultRig {
         WORKER_CONCURRENCY: '8',
         // A dead or paused worker's rows are taken over within seconds, not a minute.
         WORKER_LEASE_MS: '2000',
-        RECONCILE_INTERVAL_MS: '1000',
+        READ_BACK_INTERVAL_MS: '1000',
         PAYOUT_CONNECT_TIMEOUT_MS: '2000',
         PAYOUT_HEADERS_TIMEOUT_MS: '10000',
         PAYOUT_BODY_TIMEOUT_MS: '10000',

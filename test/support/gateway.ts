@@ -24,7 +24,7 @@ export async function startTestGateway(options: {
 } = {}) {
   const sb: TestSandbox = await startSandbox({ inProgressMs: 100, ...options.sandbox });
   const test: TestDatabase = await (options.database ?? testDatabaseKinds()[0]!).create();
-  const config = loadGatewayConfig({ PORT: '0', RECONCILE_INTERVAL_MS: '100000', PAYOUT_DATA_KEY: TEST_DATA_KEY, ...options.env });
+  const config = loadGatewayConfig({ PORT: '0', READ_BACK_INTERVAL_MS: '100000', PAYOUT_DATA_KEY: TEST_DATA_KEY, ...options.env });
   const client = sb.client();
   let gateway: RunningGateway;
   try {

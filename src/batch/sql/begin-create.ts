@@ -1,4 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { BatchItemStatus } from '../../db/generated/enums.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
+import { recordIntentsCte } from '../../payments/sql/record-intents.ts';
 
 export interface CreateIntent {
   id: string;
@@ -15,31 +18,28 @@ export interface CreateIntent {
   line: number;
 }
 
+const creating = BatchItemStatus.CREATING;
+/** A row is claimed PENDING, or CREATING again when its create's answer was lost. */
+const startsCreating = [BatchItemStatus.PENDING, creating];
+
 /**
  * The write that must be durable before a create is sent, for a whole group of rows in one
  * statement: each row becomes CREATING (only while this worker's token still holds it), and
- * its payment is recorded as PENDING with its first history entry.
+ * its payment is recorded as PENDING with its first history entry (by payments/, which owns
+ * the payment record: payments/sql/record-intents.ts).
  */
 const sql = `
 WITH input AS (
   SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::jsonb[], $10::text[], $11::int[])
     AS t(id, token, "paymentId", amount, currency, "providerCode", recipient, "webhookUrl", "customFields", "batchId", line)
 ), moved AS (
-  UPDATE "BatchItem" AS i SET status = 'CREATING', "updatedAt" = now()
+  UPDATE "BatchItem" AS i SET status = ${sqlName(creating)}, "updatedAt" = now()
   FROM input
-  WHERE i.id = input.id AND i."leaseToken" = input.token AND i.status IN ('PENDING', 'CREATING')
+  WHERE i.id = input.id AND i."leaseToken" = input.token AND i.status IN (${sqlList(startsCreating)})
   RETURNING i.id
-), intents AS (
-  INSERT INTO "Payment" ("paymentId", "agentId", amount, currency, "providerCode", recipient, "webhookUrl", "customFields", "batchId", "batchRow", status, "updatedAt")
-  SELECT input."paymentId", $12, input.amount, input.currency, input."providerCode", input.recipient, input."webhookUrl", input."customFields",
-    input."batchId", input.line, 'PENDING', now()
-  FROM input JOIN moved ON moved.id = input.id
-  ON CONFLICT ("paymentId") DO NOTHING
-  RETURNING "paymentId"
-), history AS (
-  INSERT INTO "PaymentStatusEvent" ("paymentId", status, source)
-  SELECT "paymentId", 'PENDING', 'request' FROM intents
-)
+), to_record AS (
+  SELECT input.* FROM input JOIN moved ON moved.id = input.id
+), ${recordIntentsCte('to_record', '$12')}
 SELECT id::text AS id FROM moved`;
 
 /** Returns, per intent in order, whether the row is still this worker's (now CREATING). */

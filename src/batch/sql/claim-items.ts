@@ -1,4 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { sqlList } from '../../db/sql-list.ts';
+import { workedStates } from '../batch-states.ts';
+import { activeItemStatuses, type ActiveItemStatus } from '../item-states.ts';
 import type { StoredRecipient } from '../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
@@ -16,7 +19,7 @@ export interface ClaimedItem {
   /** As stored: masked fields plus the sealed full ones (card-data.ts), opened only to send the create. */
   fields: StoredRecipient;
   customFields: Record<string, string> | null;
-  status: 'PENDING' | 'CREATING' | 'READY' | 'EXECUTING' | 'IN_PROGRESS';
+  status: ActiveItemStatus;
   retries: number;
   leaseToken: string;
   /** Milliseconds since the row became claimable (approval, its retry time, its last write or its lease's end), database clock. */
@@ -35,8 +38,8 @@ SET "leaseOwner" = $1, "leaseToken" = $2::uuid, "leaseExpiresAt" = now() + $3 * 
 FROM (
   SELECT c.id, GREATEST(b."startedAt", c."updatedAt", c."notBefore", c."leaseExpiresAt") AS since
   FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
-  WHERE b.status IN ('RUNNING', 'CANCELLED')
-    AND c.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
+  WHERE b.status IN (${sqlList(workedStates)})
+    AND c.status IN (${sqlList(activeItemStatuses)})
     AND (c."leaseExpiresAt" IS NULL OR c."leaseExpiresAt" < now())
     AND (c."notBefore" IS NULL OR c."notBefore" <= now())
     AND c.id <> ALL($4::bigint[])

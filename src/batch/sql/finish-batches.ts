@@ -1,4 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
+import { batchStates, finishableStates, finishKeepsStates } from '../batch-states.ts';
+import { activeItemStatuses, failedItemStatuses } from '../item-states.ts';
 
 /**
  * Ends every given batch (all RUNNING and CANCELLED ones when `batchIds` is null) that has
@@ -10,16 +13,16 @@ import type { SqlQuery } from '../../db/database.ts';
 const sql = `
 UPDATE "Batch" AS b
 SET status = CASE
-    WHEN b.status = 'CANCELLED' THEN b.status
-    WHEN EXISTS (SELECT 1 FROM "BatchItem" AS f WHERE f."batchId" = b.id AND f.status IN ('FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'))
-      THEN 'COMPLETED_WITH_FAILURES'::"BatchStatus"
-    ELSE 'COMPLETED'::"BatchStatus" END,
+    WHEN b.status IN (${sqlList(finishKeepsStates)}) THEN b.status
+    WHEN EXISTS (SELECT 1 FROM "BatchItem" AS f WHERE f."batchId" = b.id AND f.status IN (${sqlList(failedItemStatuses)}))
+      THEN ${sqlName(batchStates.completedWithFailures)}::"BatchStatus"
+    ELSE ${sqlName(batchStates.completed)}::"BatchStatus" END,
   "finishedAt" = now()
 WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
-  AND b.status IN ('RUNNING', 'CANCELLED') AND b."finishedAt" IS NULL
+  AND b.status IN (${sqlList(finishableStates)}) AND b."finishedAt" IS NULL
   AND NOT EXISTS (
     SELECT 1 FROM "BatchItem" AS a
-    WHERE a."batchId" = b.id AND a.status IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'))
+    WHERE a."batchId" = b.id AND a.status IN (${sqlList(activeItemStatuses)}))
 RETURNING b.id`;
 
 export async function finishBatches(query: SqlQuery, batchIds: string[] | null): Promise<string[]> {

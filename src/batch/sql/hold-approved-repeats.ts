@@ -1,6 +1,7 @@
 import { Prisma } from '../../db/generated/client.ts';
 import type { SqlQuery } from '../../db/database.ts';
 import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../duplicate-rows.ts';
+import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { payingItemStatuses } from '../item-states.ts';
 
 /**
@@ -42,7 +43,7 @@ SELECT count(*)::int AS held FROM held`;
 
 /** How many rows it held now (0: none repeats a payment approved since the import). */
 export async function holdApprovedRepeats(query: SqlQuery, batchId: string, windowDays: number): Promise<number> {
-  const rows = await query<{ held: number }>(sql, [batchId, 'PENDING', payingItemStatuses, windowDays, 'DUPLICATE', ALREADY_PAID_TEMPLATE, ALREADY_PAID]);
+  const rows = await query<{ held: number }>(sql, [batchId, BatchItemStatus.PENDING, payingItemStatuses, windowDays, BatchItemStatus.DUPLICATE, ALREADY_PAID_TEMPLATE, ALREADY_PAID]);
   return rows[0]?.held ?? 0;
 }
 

@@ -1,7 +1,11 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { allowedMoves } from '../../payments/status.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
+import { applyFactsCte, type PaymentFact } from '../../payments/sql/apply-facts.ts';
 import type { BillingDetails } from '../../payout/models.ts';
-import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus } from '../item-states.ts';
+import { batchStates, payingStates } from '../batch-states.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, unpayableItemStatuses } from '../item-states.ts';
+
+export type { PaymentFact };
 
 /** One row's change of state after an upstream answer, with what it taught about the payment. */
 export interface ItemMove {
@@ -27,22 +31,6 @@ export interface ItemMove {
   payment: PaymentFact | null;
 }
 
-/** A payment status learned from the upstream (or a local one: UNKNOWN, REJECTED). */
-export interface PaymentFact {
-  paymentId: string;
-  status: string;
-  errorCode: string | null;
-  errorMessage: string | null;
-  changedAt: string | null;
-  commission: string | null;
-  upstreamCreatedAt: string | null;
-  expiresAt: string | null;
-  billingDetails: BillingDetails | null;
-  source: string;
-  /** When the reconciler should first read an IN_PROGRESS or UNKNOWN payment back. */
-  checkInMs: number;
-}
-
 export interface MoveResult {
   /** The row's state after the write, or null when it was no longer this worker's. */
   status: string | null;
@@ -51,13 +39,12 @@ export interface MoveResult {
   paymentStatus: string | null;
 }
 
-const allowedPairs = allowedMoves.map(([from, to]) => `('${from}', '${to}')`).join(', ');
-
 /**
  * A group of row moves in one statement. Row writes are fenced by the lease token and the
  * state this worker last wrote, so a worker that lost a row changes nothing. Payment facts
- * are recorded whatever happened to the row (they are true either way), and only where
- * payments/status.ts allows the move, with a history entry each.
+ * are recorded whatever happened to the row (they are true either way), by the payments
+ * module's CTEs (payments/sql/apply-facts.ts: only where payments/status.ts allows the
+ * move, with a history entry each), in the same statement.
  */
 const sql = `
 WITH input AS (
@@ -69,8 +56,8 @@ WITH input AS (
 ), target AS (
   -- A row the batch's cancel must end here: one about to be executed, or one going back to
   -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
-  SELECT input.*, b.status = 'CANCELLED' AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
-    (input."onlyIfRunning" AND b.status <> 'RUNNING') OR (b.status = 'CANCELLED' AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled
+  SELECT input.*, b.status = ${sqlName(batchStates.cancelled)} AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
+    (input."onlyIfRunning" AND b.status NOT IN (${sqlList(payingStates)})) OR (b.status = ${sqlName(batchStates.cancelled)} AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled
   FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
 ), moved AS (
   UPDATE "BatchItem" AS i SET
@@ -83,7 +70,7 @@ WITH input AS (
       ELSE t."errorMessage" END,
     "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
     -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
-    fields = CASE WHEN t.cancelled OR t."to" IN ('COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID') THEN i.fields - '$sealed'::text ELSE i.fields END,
+    fields = CASE WHEN t.cancelled OR t."to" IN (${sqlList(unpayableItemStatuses)}) THEN i.fields - '$sealed'::text ELSE i.fields END,
     retries = t.retries,
     "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
     "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,
@@ -94,30 +81,9 @@ WITH input AS (
   FROM target AS t
   WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"
   RETURNING i.id, i.status::text AS status, i."batchId"
-), payments AS (
-  UPDATE "Payment" AS p SET
-    status = t."payStatus"::"TrackedStatus",
-    "errorCode" = t."payErrorCode",
-    "errorMessage" = t."payErrorMessage",
-    "statusChangedAt" = COALESCE(t."changedAt", p."statusChangedAt"),
-    commission = COALESCE(t.commission, p.commission),
-    "upstreamCreatedAt" = COALESCE(t."upstreamCreatedAt", p."upstreamCreatedAt"),
-    "expiresAt" = COALESCE(t."expiresAt", p."expiresAt"),
-    "billingDetails" = COALESCE(t."payBilling", p."billingDetails"),
-    "nextCheckAt" = CASE WHEN t."payStatus" IN ('IN_PROGRESS', 'UNKNOWN') THEN now() + t."checkInMs" * interval '1 millisecond' ELSE NULL END,
-    "checkAttempts" = 0,
-    "updatedAt" = now()
-  FROM input AS t
-  WHERE p."paymentId" = t."paymentId" AND t."payStatus" IS NOT NULL
-    AND (p.status::text, t."payStatus") IN (${allowedPairs})
-  RETURNING p."paymentId", p.status::text AS status
-), history AS (
-  INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorCode", "errorMessage", source, "changedAt")
-  SELECT t."paymentId", t."payStatus"::"TrackedStatus", t."payErrorCode", t."payErrorMessage", t.source, t."changedAt"
-  FROM input AS t JOIN payments ON payments."paymentId" = t."paymentId"
-)
-SELECT input.id::text AS id, moved.status, moved."batchId", payments.status AS "paymentStatus"
-FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN payments ON payments."paymentId" = input."paymentId"`;
+), ${applyFactsCte('input')}
+SELECT input.id::text AS id, moved.status, moved."batchId", applied_facts.status AS "paymentStatus"
+FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN applied_facts ON applied_facts."paymentId" = input."paymentId"`;
 
 export async function moveItems(query: SqlQuery, moves: ItemMove[]): Promise<MoveResult[]> {
   const column = <T>(pick: (move: ItemMove) => T) => moves.map(pick);

@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../db/database.ts';
-import type { BatchStatus } from '../../db/generated/enums.ts';
+import { batchStates, statesFrom } from '../batch-states.ts';
 
 /**
  * An import whose process died (killed, out of memory, the machine restarted) leaves its
@@ -16,7 +16,7 @@ export const DEFAULT_IMPORT_STALE_MS = 90_000;
 const sql = `
 WITH stale AS (
   UPDATE "Batch" SET status = $2::"BatchStatus", "fileKey" = NULL, "validatedAt" = now()
-  WHERE status = $3::"BatchStatus" AND COALESCE("importHeartbeatAt", "createdAt") < now() - $1 * interval '1 millisecond'
+  WHERE status = ANY($3::text[]::"BatchStatus"[]) AND COALESCE("importHeartbeatAt", "createdAt") < now() - $1 * interval '1 millisecond'
   RETURNING id
 ), problems AS (
   INSERT INTO "BatchProblem" ("batchId", line, "column", code, severity, message)
@@ -27,6 +27,6 @@ WITH stale AS (
 SELECT id FROM stale`;
 
 export async function rejectStaleImports(query: SqlQuery, staleMs: number): Promise<string[]> {
-  const rows = await query<{ id: string }>(sql, [staleMs, 'REJECTED' satisfies BatchStatus, 'VALIDATING' satisfies BatchStatus]);
+  const rows = await query<{ id: string }>(sql, [staleMs, batchStates.rejected, statesFrom('stale-import', batchStates.rejected)]);
   return rows.map((row) => row.id);
 }

@@ -1,4 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
+import { approvableStates, batchStates, closedStates } from '../batch-states.ts';
+import { activeItemStatuses, unpayableItemStatuses } from '../item-states.ts';
 
 /**
  * Drops the sealed recipient (`fields.$sealed`, see card-data.ts) of rows that can no
@@ -15,10 +18,10 @@ UPDATE "BatchItem" AS i SET fields = i.fields - '$sealed'::text, "updatedAt" = n
 FROM "Batch" AS b
 WHERE b.id = i."batchId" AND (i.fields -> '$sealed') IS NOT NULL
   AND ($1::text[] IS NULL OR i."batchId" = ANY($1::text[]))
-  AND i.status NOT IN ('PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS')
+  AND i.status NOT IN (${sqlList(activeItemStatuses)})
   AND (
-    i.status IN ('COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID')
-    OR (b.status IN ('COMPLETED', 'CANCELLED') AND b."finishedAt" IS NOT NULL)
+    i.status IN (${sqlList(unpayableItemStatuses)})
+    OR (b.status IN (${sqlList(closedStates)}) AND b."finishedAt" IS NOT NULL)
     OR ($2::float8 IS NOT NULL AND i."finishedAt" < now() - $2::float8 * interval '1 day')
   )
 RETURNING i."batchId"`;
@@ -33,11 +36,11 @@ UPDATE "BatchItem" AS i SET fields = i.fields - '$sealed'::text, "updatedAt" = n
 FROM "Batch" AS b
 WHERE b.id = i."batchId" AND (i.fields -> '$sealed') IS NOT NULL
   AND ($1::text[] IS NULL OR i."batchId" = ANY($1::text[]))
-  AND b.status IN ('VALIDATED', 'REJECTED')
+  AND b.status IN (${sqlList(approvableStates)})
   AND (
     ($2::float8 IS NOT NULL AND b."createdAt" < now() - $2::float8 * interval '1 day')
-    OR (b.status = 'REJECTED' AND b."validCount" = 0)
-    OR (b.status = 'REJECTED' AND EXISTS (
+    OR (b.status = ${sqlName(batchStates.rejected)} AND b."validCount" = 0)
+    OR (b.status = ${sqlName(batchStates.rejected)} AND EXISTS (
       SELECT 1 FROM "BatchProblem" AS p
       WHERE p."batchId" = b.id AND p.severity = 'error' AND (p.line IS NULL OR p.line = 1)))
   )

@@ -14,6 +14,7 @@ import { ProviderCodeEnum, enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
 import { MAX_PROBLEMS, pageOptions, pageSizeNote } from './paging.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
+import { batchStates, restingStates } from '../../batch/batch-states.ts';
 
 const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
@@ -303,7 +304,6 @@ builder.mutationFields((t) => ({
 
 /** At most this often per subscriber, however fast rows finish. */
 const PROGRESS_INTERVAL_MS = 250;
-const finishedStatuses: ReadonlySet<string> = new Set(['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED']);
 
 builder.subscriptionFields((t) => ({
   batchProgress: t.field({
@@ -317,7 +317,7 @@ builder.subscriptionFields((t) => ({
     subscribe: (_root, { id }, { services }) =>
       followState(services.batchEvents.subscribe(String(id)), {
         read: () => services.prisma.batch.findUnique({ where: { id: String(id) } }),
-        isFinal: (batch) => batch === null || finishedStatuses.has(batch.status) || (batch.status === 'CANCELLED' && batch.finishedAt !== null),
+        isFinal: (batch) => batch === null || restingStates.includes(batch.status) || (batch.status === batchStates.cancelled && batch.finishedAt !== null),
         intervalMs: PROGRESS_INTERVAL_MS,
       }),
     resolve: async (batch, { id }, { services }) => batch ?? services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),

@@ -8,7 +8,7 @@ builder.subscriptionFields((t) => ({
     type: Payment,
     // Changes from any gateway or worker process reach here (src/events); the stream ends
     // after a final status (COMPLETED, FAILED, EXPIRED) has been sent.
-    description: 'The payment as it stands now, then again on each status change (from webhooks, reads or reconciliation).',
+    description: 'The payment as it stands now, then again on each status change (from webhooks, reads, read-backs or a reconciliation).',
     authScopes: { read: true },
     args: { paymentId: t.arg.id({ required: true }) },
     subscribe: (_root, { paymentId }, { services }) => {

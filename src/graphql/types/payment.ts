@@ -46,7 +46,7 @@ const PaymentStatusChange = builder.objectRef<HistoryEntry>('PaymentStatusChange
     errorCode: t.string({ nullable: true, resolve: (h) => h.errorCode }),
     errorMessage: t.string({ nullable: true, resolve: (h) => h.errorMessage }),
     source: t.string({
-      description: 'How the gateway learned it: request, create, execute, read, webhook or reconcile.',
+      description: 'How the gateway learned it: request, create, execute, read, webhook, read-back (of an unsettled payment) or reconcile (a reconciliation repaired it).',
       resolve: (h) => h.source,
     }),
     changedAt: t.field({ type: 'DateTime', nullable: true, description: 'The upstream’s time of the change.', resolve: (h) => h.changedAt }),

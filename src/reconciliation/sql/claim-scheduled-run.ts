@@ -1,4 +1,9 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { ReconciliationStatus } from '../../db/generated/enums.ts';
+import { sqlName } from '../../db/sql-list.ts';
+
+const running = sqlName(ReconciliationStatus.RUNNING);
+const failed = sqlName(ReconciliationStatus.FAILED);
 
 /**
  * The daily run, claimed in one statement on the database clock: the run is inserted
@@ -11,15 +16,15 @@ const sql = `
 INSERT INTO "ReconciliationRun" AS r
   (id, "periodFrom", "periodTo", "timeZone", "startsAt", "endsAt", "stuckAfterMinutes", status, trigger, "requestedBy",
    "scheduleKey", "leaseOwner", "leaseExpiresAt", "windowsTotal", phase, "startedAt")
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'RUNNING', 'schedule', 'schedule',
+VALUES ($1, $2, $3, $4, $5, $6, $7, ${running}, 'schedule', 'schedule',
    $8, $9, now() + $10 * interval '1 millisecond', $11, 'reading', now())
 ON CONFLICT ("scheduleKey") DO UPDATE SET
-  status = 'RUNNING', "leaseOwner" = EXCLUDED."leaseOwner", "leaseExpiresAt" = EXCLUDED."leaseExpiresAt",
+  status = ${running}, "leaseOwner" = EXCLUDED."leaseOwner", "leaseExpiresAt" = EXCLUDED."leaseExpiresAt",
   "stuckAfterMinutes" = EXCLUDED."stuckAfterMinutes", "startedAt" = now(), "finishedAt" = NULL, error = NULL, phase = 'reading',
   "windowsRead" = 0, "windowsReread" = 0, "upstreamRequests" = 0, "discrepancyCount" = 0, "openCount" = 0, "repairedCount" = 0,
   "countsByCode" = NULL
-WHERE (r.status = 'FAILED' AND r."finishedAt" < now() - $12 * interval '1 millisecond')
-   OR (r.status = 'RUNNING' AND r."leaseExpiresAt" < now())
+WHERE (r.status = ${failed} AND r."finishedAt" < now() - $12 * interval '1 millisecond')
+   OR (r.status = ${running} AND r."leaseExpiresAt" < now())
 RETURNING r.id`;
 
 export interface ScheduledRun {

@@ -1,8 +1,14 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { cancelledStatus } from '../../batch/item-states.ts';
+import { DiscrepancyCode, TrackedStatus } from '../../db/generated/enums.ts';
+import { sqlName } from '../../db/sql-list.ts';
 import { discrepancyCodes, sqlList } from '../discrepancy-codes.ts';
 import { heldRun } from './held-run.ts';
 import { cancelledButExecuted, gatewayFinal, missingUpstream, notFinal, pairsSql, statusDiffers, upstreamFinal } from './pairs.ts';
+
+const completed = sqlName(TrackedStatus.COMPLETED);
+/** Refused at create: never existed upstream. */
+const rejected = sqlName(TrackedStatus.REJECTED);
 
 /**
  * The whole comparison in one statement: a discrepancy record per payment and code (the
@@ -21,20 +27,20 @@ SELECT $1, c.code::"DiscrepancyCode", pr."paymentId", pr."batchId", pr."batchRow
   COALESCE(pr.u_created, pr.g_created)
 FROM pairs AS pr
 CROSS JOIN LATERAL (VALUES
-  ('MISSING_UPSTREAM', ${missingUpstream}, pr.g_status, NULL, NULL),
-  ('UNKNOWN_TO_GATEWAY', in_upstream AND NOT in_gateway, NULL, pr.u_status, NULL),
+  (${sqlName(DiscrepancyCode.MISSING_UPSTREAM)}, ${missingUpstream}, pr.g_status, NULL, NULL),
+  (${sqlName(DiscrepancyCode.UNKNOWN_TO_GATEWAY)}, in_upstream AND NOT in_gateway, NULL, pr.u_status, NULL),
   -- A cancelled row is final on the gateway's side: never UPSTREAM, so never repaired.
-  ('STATUS_DIFFERS', ${statusDiffers}, CASE WHEN ${cancelledButExecuted} THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status,
+  (${sqlName(DiscrepancyCode.STATUS_DIFFERS)}, ${statusDiffers}, CASE WHEN ${cancelledButExecuted} THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status,
     CASE WHEN ${cancelledButExecuted} THEN (CASE WHEN ${upstreamFinal} THEN 'BOTH' ELSE 'GATEWAY' END)
          WHEN ${upstreamFinal} AND ${gatewayFinal} THEN 'BOTH' WHEN ${upstreamFinal} THEN 'UPSTREAM'
          WHEN ${gatewayFinal} THEN 'GATEWAY' ELSE 'NEITHER' END),
-  ('AMOUNT_DIFFERS', in_upstream AND in_gateway AND (g_amount <> u_amount OR g_currency <> u_currency),
+  (${sqlName(DiscrepancyCode.AMOUNT_DIFFERS)}, in_upstream AND in_gateway AND (g_amount <> u_amount OR g_currency <> u_currency),
     pr.g_amount::text || ' ' || pr.g_currency, pr.u_amount::text || ' ' || pr.u_currency, NULL),
-  ('COMMISSION_DIFFERS', in_upstream AND in_gateway AND g_commission IS NOT NULL AND g_commission IS DISTINCT FROM u_commission,
+  (${sqlName(DiscrepancyCode.COMMISSION_DIFFERS)}, in_upstream AND in_gateway AND g_commission IS NOT NULL AND g_commission IS DISTINCT FROM u_commission,
     pr.g_commission::text, pr.u_commission::text, NULL),
-  ('RECIPIENT_DIFFERS', in_upstream AND in_gateway AND (g_provider <> u_provider OR g_recipient <> u_recipient),
+  (${sqlName(DiscrepancyCode.RECIPIENT_DIFFERS)}, in_upstream AND in_gateway AND (g_provider <> u_provider OR g_recipient <> u_recipient),
     pr.g_provider || ' ' || pr.g_recipient::text, pr.u_provider || ' ' || pr.u_recipient::text, NULL),
-  ('NOT_FINAL', ${notFinal}, CASE WHEN g_cancelled THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status, NULL)
+  (${sqlName(DiscrepancyCode.NOT_FINAL)}, ${notFinal}, CASE WHEN g_cancelled THEN '${cancelledStatus}' ELSE pr.g_status END, pr.u_status, NULL)
 ) AS c(code, hit, gateway_value, upstream_value, final_side)
 WHERE c.hit
   -- Only while this execution holds the run: one taken over writes nothing here.
@@ -55,13 +61,13 @@ SELECT
   count(*) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3)::int AS "upstreamCount",
   COALESCE(sum(u_amount) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3), 0)::text AS "upstreamAmount",
   COALESCE(sum(u_commission) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3), 0)::text AS "upstreamCommission",
-  count(*) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3 AND u_status = 'COMPLETED')::int AS "upstreamPaidCount",
-  COALESCE(sum(u_amount) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3 AND u_status = 'COMPLETED'), 0)::text AS "upstreamPaidAmount",
-  count(*) FILTER (WHERE in_gateway AND g_status <> 'REJECTED')::int AS "gatewayCount",
-  COALESCE(sum(g_amount) FILTER (WHERE in_gateway AND g_status <> 'REJECTED'), 0)::text AS "gatewayAmount",
-  COALESCE(sum(g_commission) FILTER (WHERE in_gateway AND g_status <> 'REJECTED'), 0)::text AS "gatewayCommission",
-  count(*) FILTER (WHERE in_gateway AND g_status = 'COMPLETED')::int AS "gatewayPaidCount",
-  COALESCE(sum(g_amount) FILTER (WHERE in_gateway AND g_status = 'COMPLETED'), 0)::text AS "gatewayPaidAmount",
+  count(*) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3 AND u_status = ${completed})::int AS "upstreamPaidCount",
+  COALESCE(sum(u_amount) FILTER (WHERE in_upstream AND u_created >= $2 AND u_created < $3 AND u_status = ${completed}), 0)::text AS "upstreamPaidAmount",
+  count(*) FILTER (WHERE in_gateway AND g_status <> ${rejected})::int AS "gatewayCount",
+  COALESCE(sum(g_amount) FILTER (WHERE in_gateway AND g_status <> ${rejected}), 0)::text AS "gatewayAmount",
+  COALESCE(sum(g_commission) FILTER (WHERE in_gateway AND g_status <> ${rejected}), 0)::text AS "gatewayCommission",
+  count(*) FILTER (WHERE in_gateway AND g_status = ${completed})::int AS "gatewayPaidCount",
+  COALESCE(sum(g_amount) FILTER (WHERE in_gateway AND g_status = ${completed}), 0)::text AS "gatewayPaidAmount",
   count(*) FILTER (WHERE in_upstream AND in_gateway AND NOT EXISTS (
     SELECT 1 FROM "ReconciliationDiscrepancy" AS d WHERE d."runId" = $1 AND d."paymentId" = pairs."paymentId"))::int AS "matchedCount"
 FROM pairs`;

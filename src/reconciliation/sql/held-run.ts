@@ -1,3 +1,6 @@
+import { ReconciliationStatus } from '../../db/generated/enums.ts';
+import { sqlName } from '../../db/sql-list.ts';
+
 /**
  * A CTE named `held`: the run's row, locked FOR SHARE, while the execution holding
  * `token` still holds the run. A statement that writes only `WHERE EXISTS (SELECT 1 FROM
@@ -8,5 +11,5 @@
 export const heldRun = (runParam: string, tokenParam: string) => `
 held AS MATERIALIZED (
   SELECT 1 FROM "ReconciliationRun"
-  WHERE id = ${runParam} AND "leaseOwner" = ${tokenParam} AND status = 'RUNNING'
+  WHERE id = ${runParam} AND "leaseOwner" = ${tokenParam} AND status = ${sqlName(ReconciliationStatus.RUNNING)}
   FOR SHARE)`;

@@ -1,4 +1,6 @@
 import { cancelledStatus } from '../../batch/item-states.ts';
+import { TrackedStatus } from '../../db/generated/enums.ts';
+import { sqlName } from '../../db/sql-list.ts';
 import {
   createdUpstreamStatuses,
   executedUpstreamStatuses,
@@ -61,5 +63,5 @@ export const gatewayFinal = `(g_status IN (${sqlList(finalStatuses)}))`;
  * waiting upstream is reported at once: it could be executed until it expires.
  */
 export const notFinal = `(
-  (in_upstream AND u_status IN (${sqlList(upstreamWaitingStatuses)}) AND (u_created < $4 OR (g_cancelled AND u_status <> 'IN_PROGRESS')))
+  (in_upstream AND u_status IN (${sqlList(upstreamWaitingStatuses)}) AND (u_created < $4 OR (g_cancelled AND u_status <> ${sqlName(TrackedStatus.IN_PROGRESS)})))
   OR (NOT in_upstream AND g_status IN (${sqlList(gatewayUnsettledStatuses)}) AND g_created < $4))`;

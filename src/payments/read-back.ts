@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import type { PaymentService } from './payment-service.ts';
 import type { PaymentTracker } from './tracker.ts';
 
-export interface ReconcilerOptions {
+export interface ReadBackOptions {
   /** How often to look for payments due a read-back. */
   intervalMs: number;
   /** Read-backs per pass at most. */
@@ -11,9 +11,11 @@ export interface ReconcilerOptions {
 
 /**
  * Settles payments left IN_PROGRESS (or UNKNOWN) when no webhook arrives, by reading
- * them back with growing delays between reads of the same payment (see tracker.ts).
+ * them back with growing delays between reads of the same payment (payment-records.ts).
+ * Not to be confused with a reconciliation (src/reconciliation/), which compares a day of
+ * payments with the upstream's list.
  */
-export class Reconciler {
+export class ReadBack {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -21,7 +23,7 @@ export class Reconciler {
   constructor(
     private readonly tracker: PaymentTracker,
     private readonly payments: PaymentService,
-    private readonly options: ReconcilerOptions,
+    private readonly options: ReadBackOptions,
     private readonly logger: Logger,
   ) {}
 
@@ -32,10 +34,10 @@ export class Reconciler {
 
   /** One pass now: read back every payment that is due. Returns how many were read. */
   async runOnce(): Promise<number> {
-    const due = await this.tracker.dueForReconciling(this.options.batchSize);
+    const due = await this.tracker.dueForReadBack(this.options.batchSize);
     for (const paymentId of due) {
       if (this.stopped) break;
-      await this.payments.reconcile(paymentId);
+      await this.payments.readBack(paymentId);
     }
     return due.length;
   }
@@ -51,7 +53,7 @@ export class Reconciler {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.runOnce()
-        .then(() => undefined, (error: unknown) => this.logger.error({ err: error }, 'reconciliation pass failed'))
+        .then(() => undefined, (error: unknown) => this.logger.error({ err: error }, 'read-back pass failed'))
         .finally(() => {
           this.running = undefined;
           this.arm();
