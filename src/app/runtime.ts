@@ -80,8 +80,11 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       : undefined;
   const metrics = new GatewayMetrics({ prisma: db.prisma, logger });
   upstream.client.observe(loggingFailedCalls(logger, metrics));
-  const breaker = new PartnerBreaker({ query: db.query, client: upstream.client, logger: logger.child({ component: 'partner-breaker' }) }, config.breaker).attach();
   const events = new PaymentEvents(eventTarget);
+  const breaker = new PartnerBreaker(
+    { query: db.query, client: upstream.client, logger: logger.child({ component: 'partner-breaker' }), ...(eventTarget === undefined ? {} : { events: eventTarget }) },
+    config.breaker,
+  ).attach();
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });

@@ -11,6 +11,8 @@ import { closeBreaker, openBreaker, probeFailed, readBreaker, takeProbe, type Br
 
 /** Retry-After longer than this is not waited for in full: a probe is cheap. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/** The event other processes are told of an open or a close with. */
+const BREAKER_EVENT = 'partner-breaker';
 /** How long a probe's turn is held: past it another process may probe. */
 const PROBE_HOLD_MS = 60_000;
 
@@ -43,10 +45,19 @@ export class PartnerBreaker implements CallObserver, CallGate {
   private readonly listeners = new Set<(view: BreakerView) => void>();
 
   constructor(
-    private readonly deps: { query: SqlQuery; client: PayoutClient; logger: Logger },
+    private readonly deps: {
+      query: SqlQuery;
+      client: PayoutClient;
+      logger: Logger;
+      /** Shared with the other processes (PostgreSQL NOTIFY): each learns of an open or close at once. */
+      events?: EventTarget;
+    },
     options: Partial<BreakerOptions> = {},
   ) {
     this.options = { ...defaultBreakerOptions, ...options };
+    deps.events?.addEventListener(BREAKER_EVENT, () => {
+      this.refresh(true).catch((error: unknown) => deps.logger.warn({ err: error }, 'partner breaker: could not read it after a notice'));
+    });
   }
 
   /** Watches `client`'s calls and guards them. */
@@ -135,6 +146,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
     });
     try {
       this.apply(await openBreaker(this.deps.query, this.deps.client.agentId, this.streakReason, this.streakCode, firstProbeMs));
+      this.tell();
     } catch (error) {
       this.deps.logger.error({ err: error }, 'partner breaker: could not record that it opened; this process waits for its own probe');
     }
@@ -190,7 +202,12 @@ export class PartnerBreaker implements CallObserver, CallGate {
       // An Error object that is not trouble is an answer: the partner is there.
     }
     await closeBreaker(query, client.agentId);
+    this.tell();
     await this.refresh(true);
+  }
+
+  private tell(): void {
+    this.deps.events?.dispatchEvent(new CustomEvent(BREAKER_EVENT, { detail: this.deps.client.agentId }));
   }
 }
 

@@ -1,5 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { sqlList } from '../../db/sql-list.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
+import { breakerStates } from '../../partner/breaker-states.ts';
 import { workedStates } from '../batch-states.ts';
 import { activeItemStatuses, type ActiveItemStatus } from '../item-states.ts';
 import type { StoredRecipient } from '../card-data.ts';
@@ -30,7 +31,8 @@ export interface ClaimedItem {
  * One statement: pick due rows no one holds (SKIP LOCKED, so workers never wait on each
  * other), lease them on the database's clock, and return what paying them needs. A new
  * token with every claim fences out whoever held a row before. Rows this worker still has
- * in flight are never returned to it again.
+ * in flight are never returned to it again. Nothing is claimed while the partner breaker
+ * is open (partner/breaker-states.ts), whatever this process last read of it.
  */
 const sql = `
 UPDATE "BatchItem" AS i
@@ -44,6 +46,7 @@ FROM (
     AND (c."notBefore" IS NULL OR c."notBefore" <= now())
     AND c.id <> ALL($4::bigint[])
     AND ($5::text IS NULL OR c."batchId" = $5::text)
+    AND NOT EXISTS (SELECT 1 FROM "PartnerBreaker" AS pb WHERE pb.state = ${sqlName(breakerStates.open)})
   ORDER BY c."batchId", c.line
   LIMIT $6
   FOR UPDATE OF c SKIP LOCKED
