@@ -16,6 +16,7 @@ import { CardDataVault } from '../batch/card-data.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
+import { FundsCheck } from '../batch/funds-check.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
 import { loggingFailedCalls } from '../ops/upstream-log.ts';
@@ -100,7 +101,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
   });
   const batchEvents = new BatchEvents(eventTarget);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays });
+  const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commissionEstimatePercent);
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
   const importer = new BatchImporter({
     prisma: db.prisma,
     bulk: db.bulk,
@@ -114,7 +116,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     logger,
   });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics, breaker },
+    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics, breaker, funds },
     config.worker,
   );
   const readBack = new ReadBack(tracker, payments, { intervalMs: config.readBackIntervalMs, batchSize: 50 }, logger);

@@ -2,8 +2,19 @@ import { prismaQuery, type PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { fromMinorUnits } from '../money/money.ts';
 import { BatchItemStatus } from '../db/generated/enums.ts';
-import { batchStates, canMove, cancellableStates, retryableStates } from './batch-states.ts';
-import { activeItemStatuses, cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, heldItemStatuses, retryableItemStatuses } from './item-states.ts';
+import { batchStates, canMove, cancellableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
+import { rub, type FundsCheck, type FundsPicture } from './funds-check.ts';
+import { requeueUnfunded } from './sql/funds.ts';
+import {
+  activeItemStatuses,
+  cancelCodes,
+  cancelledAfterCreateMessageSql,
+  cancelledAtOnce,
+  cancelledStatus,
+  heldItemStatuses,
+  retryableItemStatuses,
+  waitingStatus,
+} from './item-states.ts';
 import { holdApprovedRepeats, repeatsPaying } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
@@ -45,7 +56,12 @@ export class BatchService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly events: BatchEvents,
-    private readonly options: { singleUser: boolean; duplicateWindowDays?: number },
+    private readonly options: {
+      singleUser: boolean;
+      duplicateWindowDays?: number;
+      /** Approval reads the balance against what approved batches still need (funds-check.ts); off without it. */
+      funds?: FundsCheck;
+    },
   ) {}
 
   /**
@@ -54,7 +70,10 @@ export class BatchService {
    * Rows that repeat a batch approved since this one's import are held first and the
    * approval is refused, so that the approver sees them before anything is paid.
    */
-  async approve(batchId: string, request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; by?: AuditActor }): Promise<Batch> {
+  async approve(
+    batchId: string,
+    request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean; by?: AuditActor },
+  ): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
       throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
@@ -74,6 +93,7 @@ export class BatchService {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const includeFlagged = request.includeFlagged ?? false;
+    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeFlagged);
     const now = new Date();
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
@@ -93,7 +113,16 @@ export class BatchService {
         data: { status: batchStates.running, validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      const detail = { validRowsOnly, from: batch.status, includeFlagged, flaggedRows: batch.flaggedCount, flaggedIncluded: included.count, forced: batch.forced };
+      const detail = {
+        validRowsOnly,
+        from: batch.status,
+        includeFlagged,
+        flaggedRows: batch.flaggedCount,
+        flaggedIncluded: included.count,
+        forced: batch.forced,
+        balanceChecked: funds !== undefined,
+        ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
+      };
       await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
       return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
     });
@@ -106,6 +135,75 @@ export class BatchService {
       );
     }
     return outcome.batch;
+  }
+
+  /**
+   * The balance against this batch and every batch already approved: refused with the
+   * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
+   * the batch anyway, and the audit event says so).
+   */
+  private async fundsForApproval(batchId: string, includeFlagged: boolean): Promise<FundsPicture | undefined> {
+    const funds = this.options.funds;
+    if (funds === undefined) return undefined;
+    let picture: FundsPicture;
+    try {
+      picture = await funds.forApproval(batchId, includeFlagged ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
+    } catch (error) {
+      throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
+    }
+    if (picture.shortfallMinor > 0n) {
+      throw new BatchStateError(
+        'batch.insufficient-funds',
+        `${rub(picture.shortfallMinor)} short: this batch and the batches already approved still need ${rub(picture.amountMinor)} plus about ` +
+          `${rub(picture.commissionMinor)} commission, and ${rub(picture.availableMinor)} is available. Top up, or approve with ignoreBalance to start anyway (it pauses when the money runs out)`,
+      );
+    }
+    return picture;
+  }
+
+  /** Pauses a running batch: nothing new is sent until a person resumes it; calls in flight end their step. */
+  async pause(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...pausableStates] } },
+        data: { status: batchStates.paused, pauseReason: pauseReasons.person, pausedAt: new Date(), pausedBy: by.actor, shortfall: null, fundsCheckAt: null },
+      });
+      if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-pausable', (status) => `a ${status} batch cannot be paused`);
+      await recordAudit(tx, by, { action: 'batch.pause', batchId, detail: {} });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /**
+   * Resumes a paused batch, whoever or whatever paused it; rows that failed for lack of
+   * funds are paid under new paymentIds (no money moved for them).
+   */
+  async resume(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const before = await tx.batch.findUnique({ where: { id: batchId }, select: { pauseReason: true, pausedBy: true, shortfall: true } });
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...resumableStates] } },
+        data: { status: batchStates.running, shortfall: null, fundsCheckAt: null },
+      });
+      if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-resumable', (status) => `a ${status} batch is not paused`);
+      // Running again: rows that failed for lack of funds while it was paused (by anyone) are paid anew.
+      const requeued = await requeueUnfunded(prismaQuery(tx as unknown as PrismaClient), [batchId]);
+      await recordAudit(tx, by, {
+        action: 'batch.resume',
+        batchId,
+        detail: { pauseReason: before?.pauseReason ?? null, pausedBy: before?.pausedBy ?? null, shortfall: before?.shortfall?.toFixed(2) ?? null, requeued },
+      });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  private async refusal(tx: Pick<PrismaClient, 'batch'>, batchId: string, code: string, message: (status: string) => string): Promise<BatchStateError> {
+    const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { status: true } });
+    return batch === null ? new BatchStateError('batch.not-found', `no batch ${batchId}`) : new BatchStateError(code, message(batch.status));
   }
 
   /** Stops starting new payments; those already sent finish and are tracked. */

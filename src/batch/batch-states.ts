@@ -1,4 +1,4 @@
-import type { BatchStatus } from '../db/generated/enums.ts';
+import type { BatchPauseReason, BatchStatus } from '../db/generated/enums.ts';
 
 /**
  * Who moves a batch from one state to another, and where the code that does it lives.
@@ -17,7 +17,13 @@ export type BatchStep =
   /** sql/finish-batches.ts, run by the worker when rows come to rest and by its idle sweep. */
   | 'finish'
   /** batch-service.ts retryFailed (retryFailedItems). */
-  | 'retry-failed';
+  | 'retry-failed'
+  /** batch-service.ts pause (pauseBatch, `payout batch pause`): a person. */
+  | 'pause'
+  /** batch-service.ts resume (resumeBatch, `payout batch resume`): a person. */
+  | 'resume'
+  /** funds-pause.ts, run by the worker: INSUFFICIENT_FUNDS pauses; a balance that covers the rest resumes. */
+  | 'funds';
 
 export interface BatchTransition {
   /** null: the batch is created in `to`. */
@@ -48,6 +54,13 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'RUNNING',                 to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'no row left to move, and some row did not complete (failedItemStatuses)' },
   { from: 'CANCELLED',               to: 'CANCELLED',               by: 'finish',       when: 'the rows in flight at the cancel have ended: finishedAt is set' },
   { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'retry-failed', when: 'FAILED and EXPIRED rows are paid again under new paymentIds' },
+  { from: 'RUNNING',                 to: 'PAUSED',                  by: 'pause',        when: 'a person pauses it: nothing new is sent; calls in flight end their step' },
+  { from: 'RUNNING',                 to: 'PAUSED',                  by: 'funds',        when: 'the partner answered INSUFFICIENT_FUNDS: those rows wait under new paymentIds' },
+  { from: 'PAUSED',                  to: 'RUNNING',                 by: 'resume',       when: 'a person resumes it (also one paused for funds)' },
+  { from: 'PAUSED',                  to: 'RUNNING',                 by: 'funds',        when: 'paused for funds, and the balance now covers the rows left and their commission' },
+  { from: 'PAUSED',                  to: 'CANCELLED',               by: 'cancel',       when: 'no new payment is sent; those in flight end and are tracked' },
+  { from: 'PAUSED',                  to: 'COMPLETED',               by: 'finish',       when: 'paused after its last row was sent, and every row completed' },
+  { from: 'PAUSED',                  to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'paused after its last row was sent, and some row did not complete' },
 ];
 
 export function canMove(from: BatchStatus | null, to: BatchStatus, by?: BatchStep): boolean {
@@ -78,7 +91,12 @@ export const batchStates = {
   completed: 'COMPLETED',
   completedWithFailures: 'COMPLETED_WITH_FAILURES',
   cancelled: 'CANCELLED',
+  /** Approved and waiting: nothing new is sent until it is resumed (pauseReason says why). */
+  paused: 'PAUSED',
 } as const satisfies Record<string, BatchStatus>;
+
+/** Why a PAUSED batch waits, and so what resumes it: a person, or a balance that covers the rest. */
+export const pauseReasons = { person: 'PERSON', funds: 'FUNDS' } as const satisfies Record<string, BatchPauseReason>;
 
 /** States a cancel ends. */
 export const cancellableStates: readonly BatchStatus[] = statesFrom('cancel');
@@ -99,8 +117,13 @@ export const payingStates: readonly BatchStatus[] = [batchStates.running];
  * executed when it was cancelled are still settled (and end CANCELLED where they may).
  */
 export const workedStates: readonly BatchStatus[] = [...payingStates, batchStates.cancelled];
+/** Rows of these batches are only read back (IN_PROGRESS): nothing is created or executed. */
+export const readOnlyStates: readonly BatchStatus[] = [batchStates.paused];
+/** States a person may pause, and resume. */
+export const pausableStates: readonly BatchStatus[] = statesFrom('pause');
+export const resumableStates: readonly BatchStatus[] = statesFrom('resume');
 /** Batches of these states count as a file imported: a second upload of the same file is refused. */
-export const importedStates: readonly BatchStatus[] = [batchStates.validated, ...statesTo('approve'), ...statesTo('finish')].filter(
+export const importedStates: readonly BatchStatus[] = [batchStates.validated, ...statesTo('approve'), ...statesTo('pause'), ...statesTo('finish')].filter(
   (state, index, all) => all.indexOf(state) === index,
 );
 /**

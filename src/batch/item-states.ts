@@ -12,6 +12,16 @@ export const activeItemStatuses: readonly BatchItemStatus[] = active;
 export const retryableItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED'];
 /** Rows nobody will ever pay (again): they keep only the masked recipient (card-data.ts). */
 export const unpayableItemStatuses: readonly BatchItemStatus[] = ['COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID'];
+/** A row waiting to be sent: a new one, or one put back to be paid under a new paymentId. */
+export const waitingStatus: BatchItemStatus = 'PENDING';
+/** Rows whose money has not left yet: what a batch still needs from the balance. */
+export const unsentItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING'];
+/** Codes of a payment that failed for lack of funds (status errorCode, or the create's Error code): no money moved. */
+export const unfundedCodes: readonly string[] = ['INSUFFICIENT_FUNDS', 'payout.insufficient-funds'];
+/** Where a row about to be executed stops when its batch was paused meanwhile: created, not executed. */
+export const pausedBeforeExecute: BatchItemStatus = 'READY';
+/** Rows of a paused batch that are still read back: they only learn what happened, nothing is sent. */
+export const readWhilePausedStatuses: readonly BatchItemStatus[] = ['IN_PROGRESS'];
 /** Rows no worker sends: they failed validation, or repeat a payment and were not included at approval. */
 export const heldItemStatuses: readonly BatchItemStatus[] = ['INVALID', 'DUPLICATE'];
 /**

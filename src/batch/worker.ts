@@ -15,8 +15,10 @@ import { maskedRecipient, type CardDataVault } from './card-data.ts';
 import { redactCardNumbers } from './cell-text.ts';
 import { UnknownDataKeyError } from '../crypto/envelope.ts';
 import { GroupCommit } from './group-commit.ts';
+import type { FundsCheck } from './funds-check.ts';
+import { pauseForFunds, resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
 import type { PartnerBreaker } from '../partner/partner-breaker.ts';
-import { changeAfter, holdForReview, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
+import { changeAfter, holdForReview, sendsSpent, startExecuting, unfundedCodes, type RetryPolicy, type RowChange, type Stage } from './item-states.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { beginCreate, type CreateIntent } from './sql/begin-create.ts';
 import { claimItems, type ClaimedItem } from './sql/claim-items.ts';
@@ -71,6 +73,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
   claims?: { onClaim(waitedMs: readonly number[]): void };
+  /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
+  funds?: FundsCheck;
   /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed. */
   breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange'>;
 }
@@ -81,6 +85,11 @@ const MAX_RETRY_DELAY_MS = 60_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
+/** A batch paused for funds has its balance read this soon first, then less often (up to a minute). */
+const FUNDS_FIRST_CHECK_MS = 2_000;
+const FUNDS_MAX_CHECK_MS = 60_000;
+/** How often this worker looks for batches whose balance check is due. */
+const FUNDS_LOOK_MS = 1_000;
 /** A row sealed under a key this worker lacks waits this long for one that has it (or a restart with it). */
 const UNKNOWN_KEY_DELAY_MS = 60_000;
 
@@ -114,6 +123,7 @@ export class BatchWorker {
   private stopping = false;
   private wake: () => void = () => {};
   private unwatchBreaker: (() => void) | undefined;
+  private fundsLookedAt = 0;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -175,6 +185,7 @@ export class BatchWorker {
       while (!this.stopping) {
         try {
           if (await finished()) break;
+          await this.resumeFundedBatches();
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
           const claimed = room >= Math.max(1, maxHeld / 4) && !(await this.partnerDown()) ? await this.claim(room, batchId) : [];
@@ -210,6 +221,34 @@ export class BatchWorker {
       const timer = setTimeout(done, ms);
       this.wake = done;
     });
+  }
+
+  /**
+   * Batches paused for lack of funds whose check is due (one process takes each): resumed
+   * once the balance covers the rows left and their commission, else looked at again later.
+   */
+  private async resumeFundedBatches(): Promise<void> {
+    const funds = this.deps.funds;
+    if (funds === undefined || Date.now() - this.fundsLookedAt < FUNDS_LOOK_MS || this.deps.breaker?.isOpen === true) return;
+    this.fundsLookedAt = Date.now();
+    for (const due of await takeFundsChecks(this.deps.query, FUNDS_MAX_CHECK_MS)) {
+      const pausedMs = Date.now() - due.pausedAt.getTime();
+      const next = Math.min(FUNDS_MAX_CHECK_MS, Math.max(FUNDS_FIRST_CHECK_MS, Math.round(pausedMs / 4)));
+      try {
+        const picture = await funds.forResume(due.id);
+        if (picture.shortfallMinor > 0n) {
+          await stillShort(this.deps.query, due.id, picture.shortfallMinor, next);
+          continue;
+        }
+        if (await resumeFunded(this.deps.query, due.id)) {
+          this.deps.logger.info({ batchId: due.id }, 'batch resumed: the balance covers the rows left');
+          this.deps.batchEvents.publish(due.id);
+        }
+      } catch (error) {
+        this.deps.logger.warn({ err: error, batchId: due.id }, 'could not read the balance for a batch paused for funds; trying again later');
+        await stillShort(this.deps.query, due.id, null, next);
+      }
+    }
   }
 
   /** True while the partner breaker is open: rows wait in their states, with no retry spent. */
@@ -442,6 +481,18 @@ export class BatchWorker {
 
   private async writeMoves(moves: ItemMove[]): Promise<MoveResult[]> {
     const results = await moveItems(this.deps.query, moves);
+    // Before any finish: a batch whose rows fail for lack of funds waits for money, it does not end.
+    const unfunded = new Set<string>();
+    results.forEach((result, index) => {
+      const move = moves[index]!;
+      if (result.batchId !== null && result.status === move.to && move.finished && move.errorCode !== null && unfundedCodes.includes(move.errorCode)) {
+        unfunded.add(result.batchId);
+      }
+    });
+    if (unfunded.size > 0) {
+      const paused = await pauseForFunds(this.deps.query, [...unfunded], FUNDS_FIRST_CHECK_MS);
+      if (paused.length > 0) this.deps.logger.warn({ batchIds: paused }, 'batch paused: the partner answered INSUFFICIENT_FUNDS; it resumes once the balance covers the rest');
+    }
     const touched = new Set<string>();
     const ended = new Set<string>();
     results.forEach((result, index) => {

@@ -198,6 +198,10 @@ const gatewayEnv = z.object({
   WORKER_RATE_LIMIT: nonNegativeInt(0),
   WORKER_LEASE_MS: positiveInt(60_000),
   WORKER_MAX_RETRIES: nonNegativeInt(5),
+  COMMISSION_ESTIMATE_PERCENT: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percentage such as 2 or 1.5').default('2'),
+  ),
   WORKER_RETRY_BASE_MS: positiveInt(1_000),
   PARTNER_BREAKER_TROUBLE_CALLS: positiveInt(defaultBreakerOptions.troubleCalls),
   PARTNER_BREAKER_TROUBLE_PATHS: positiveInt(defaultBreakerOptions.troublePaths),
@@ -279,6 +283,8 @@ export interface GatewayConfig {
     maxRetries: number;
     retryBaseMs: number;
   };
+  /** Commission of a provider the partner has not charged yet, in percent of the amount: the funds checks' estimate. */
+  commissionEstimatePercent: string;
   /** When trouble of the whole partner opens the shared breaker, and how often it is probed (partner/). */
   breaker: { troubleCalls: number; troublePaths: number; probeMaxMs: number };
   batchLimits: { maxRows: number; maxBytes: number };
@@ -358,6 +364,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       maxRetries: parsed.WORKER_MAX_RETRIES,
       retryBaseMs: parsed.WORKER_RETRY_BASE_MS,
     },
+    commissionEstimatePercent: parsed.COMMISSION_ESTIMATE_PERCENT,
     breaker: {
       troubleCalls: parsed.PARTNER_BREAKER_TROUBLE_CALLS,
       troublePaths: parsed.PARTNER_BREAKER_TROUBLE_PATHS,

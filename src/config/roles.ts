@@ -28,7 +28,9 @@ export const actionScopes = {
   approveBatch: ['approve'],
   cancelBatch: ['pay', 'approve'],
   retryFailedItems: ['pay'],
-  /** Paying an approved, RUNNING batch on (`payout batch resume`): either side may. */
+  /** Stopping an approved batch for a while (pauseBatch, `payout batch pause`): either side may. */
+  pauseBatch: ['pay', 'approve'],
+  /** Paying an approved batch on, PAUSED or RUNNING (resumeBatch, `payout batch resume`): either side may. */
   resumeBatch: ['pay', 'approve'],
   startReconciliation: ['pay', 'approve'],
 } as const satisfies Record<string, readonly Scope[]>;

@@ -7,7 +7,8 @@ import type { Prisma } from '../db/generated/client.ts';
  * filtered on. `batch.discard` is a cancel of a batch that never ran (VALIDATED or
  * REJECTED), `batch.cancel` one of a RUNNING batch. `payment.execute` is an executePayment (or
  * createPayment's execute step) about to reach the upstream, or refused before it (detail
- * `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
+ * `batch.pause`/`batch.resume` are a person's; a pause for lack of funds and the resume once the balance covers
+ * the rest are the worker's, recorded on the batch (pauseReason, pausedAt, shortfall), not here. `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
  * `createdBy`. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
  * to the upstream's final status by a reconciliation (it commits with the move). `payment.cancel` is reserved: the
  * Payout API has no cancel, so nothing records it yet.
@@ -18,6 +19,8 @@ export const auditActions = [
   'batch.retry',
   'batch.import.forced',
   'batch.discard',
+  'batch.pause',
+  'batch.resume',
   'payment.cancel',
   'payment.execute',
   'reconciliation.start',

@@ -1,8 +1,8 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { sqlList, sqlName } from '../../db/sql-list.ts';
 import { breakerStates } from '../../partner/breaker-states.ts';
-import { workedStates } from '../batch-states.ts';
-import { activeItemStatuses, type ActiveItemStatus } from '../item-states.ts';
+import { readOnlyStates, workedStates } from '../batch-states.ts';
+import { activeItemStatuses, readWhilePausedStatuses, type ActiveItemStatus } from '../item-states.ts';
 import type { StoredRecipient } from '../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
@@ -40,8 +40,9 @@ SET "leaseOwner" = $1, "leaseToken" = $2::uuid, "leaseExpiresAt" = now() + $3 * 
 FROM (
   SELECT c.id, GREATEST(b."startedAt", c."updatedAt", c."notBefore", c."leaseExpiresAt") AS since
   FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
-  WHERE b.status IN (${sqlList(workedStates)})
-    AND c.status IN (${sqlList(activeItemStatuses)})
+  WHERE ((b.status IN (${sqlList(workedStates)}) AND c.status IN (${sqlList(activeItemStatuses)}))
+      -- A paused batch's payments in progress are still read back: that sends nothing.
+      OR (b.status IN (${sqlList(readOnlyStates)}) AND c.status IN (${sqlList(readWhilePausedStatuses)})))
     AND (c."leaseExpiresAt" IS NULL OR c."leaseExpiresAt" < now())
     AND (c."notBefore" IS NULL OR c."notBefore" <= now())
     AND c.id <> ALL($4::bigint[])

@@ -2,8 +2,8 @@ import type { SqlQuery } from '../../db/database.ts';
 import { sqlList, sqlName } from '../../db/sql-list.ts';
 import { applyFactsCte, type PaymentFact } from '../../payments/sql/apply-facts.ts';
 import type { BillingDetails } from '../../payout/models.ts';
-import { batchStates, payingStates } from '../batch-states.ts';
-import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, unpayableItemStatuses } from '../item-states.ts';
+import { batchStates, payingStates, readOnlyStates } from '../batch-states.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, pausedBeforeExecute, unpayableItemStatuses } from '../item-states.ts';
 
 export type { PaymentFact };
 
@@ -57,11 +57,13 @@ WITH input AS (
   -- A row the batch's cancel must end here: one about to be executed, or one going back to
   -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
   SELECT input.*, b.status = ${sqlName(batchStates.cancelled)} AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
-    (input."onlyIfRunning" AND b.status NOT IN (${sqlList(payingStates)})) OR (b.status = ${sqlName(batchStates.cancelled)} AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled
+    (input."onlyIfRunning" AND b.status NOT IN (${sqlList([...payingStates, ...readOnlyStates])})) OR (b.status = ${sqlName(batchStates.cancelled)} AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled,
+    -- About to be executed in a batch paused meanwhile: created and not executed, it waits READY for the resume.
+    input."onlyIfRunning" AND b.status IN (${sqlList(readOnlyStates)}) AS "heldByPause"
   FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
 ), moved AS (
   UPDATE "BatchItem" AS i SET
-    status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' ELSE t."to" END)::"BatchItemStatus",
+    status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' WHEN t."heldByPause" THEN '${pausedBeforeExecute}' ELSE t."to" END)::"BatchItemStatus",
     -- Cancelled once created (CREATING or READY here): the upstream holds the payment READY until it expires.
     "errorCode" = CASE WHEN t."cancelledUnsent" THEN '${cancelCodes.notSent}' WHEN t.cancelled THEN '${cancelCodes.afterCreate}' ELSE t."errorCode" END,
     "errorMessage" = CASE WHEN t."cancelledUnsent" THEN 'the batch was cancelled before this payment was sent'
@@ -74,9 +76,9 @@ WITH input AS (
     retries = t.retries,
     "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
     "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,
-    "leaseOwner" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseOwner" END,
-    "leaseToken" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseToken" END,
-    "leaseExpiresAt" = CASE WHEN t.release OR t.cancelled THEN NULL ELSE i."leaseExpiresAt" END,
+    "leaseOwner" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseOwner" END,
+    "leaseToken" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseToken" END,
+    "leaseExpiresAt" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseExpiresAt" END,
     "updatedAt" = now()
   FROM target AS t
   WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"

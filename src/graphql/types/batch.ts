@@ -10,6 +10,7 @@ import type { BillingDetails } from '../../payout/models.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
+import { waitingOf } from './batch-wait-of.ts';
 import { ProviderCodeEnum, enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
 import { MAX_PROBLEMS, pageOptions, pageSizeNote } from './paging.ts';
@@ -171,8 +172,8 @@ export const Batch = builder.objectRef<BatchRow>('Batch').implement({
     }),
     secondsLeft: t.float({
       nullable: true,
-      description: 'Estimated seconds until every row is finished, at the pace so far.',
-      resolve: async (b, _args, context) => (await progressOf(b, context)).secondsLeft,
+      description: 'Estimated seconds until every row is finished, at the pace so far; null while the batch waits (see waiting).',
+      resolve: async (b, _args, context) => ((await waitingOf(b, context)) === null ? (await progressOf(b, context)).secondsLeft : null),
     }),
     problems: t.field({
       type: [BatchProblem],
@@ -275,12 +276,18 @@ builder.mutationFields((t) => ({
         defaultValue: false,
         description: 'Pay the rows flagged as duplicates too (recorded in the audit trail). Without it they are never paid.',
       }),
+      ignoreBalance: t.arg.boolean({
+        defaultValue: false,
+        description:
+          'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
+      }),
     },
-    resolve: (_root, { id, validRowsOnly, includeFlagged }, { services, caller, role, requestId }) =>
+    resolve: (_root, { id, validRowsOnly, includeFlagged, ignoreBalance }, { services, caller, role, requestId }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
         includeFlagged: includeFlagged ?? false,
+        ignoreBalance: ignoreBalance ?? false,
         by: requestActor({ role, caller }, requestId),
       }),
   }),
