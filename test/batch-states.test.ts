@@ -1,3 +1,4 @@
+import { pauseForFunds, resumeFunded } from '../src/batch/sql/funds.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BatchEvents } from '../src/batch/batch-events.ts';
@@ -38,6 +39,8 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
         validCount: 1,
         // Long dead, as the stale-import sweep sees it.
         importHeartbeatAt: new Date(Date.now() - 3_600_000),
+        // Paused for funds: a person's resume and the balance's both apply to it.
+        ...(status === 'PAUSED' ? { pauseReason: 'FUNDS' as const, pausedAt: new Date() } : {}),
         items: {
           create: {
             line: 2,
@@ -70,6 +73,14 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
         return void (await service.retryFailed(id).catch(refused));
       case 'finish':
         return void (await finishBatches(query, [id]));
+      case 'pause':
+        return void (await service.pause(id).catch(refused));
+      case 'resume':
+        return void (await service.resume(id).catch(refused));
+      case 'funds':
+        // The worker's two moves: a pause on INSUFFICIENT_FUNDS, and the resume once the balance covers the rest.
+        if ((await pauseForFunds(query, [id], 1_000)).length === 0) await resumeFunded(query, id);
+        return;
       case 'stale-import':
         // The sweep looks at every batch; only this one is VALIDATING at a time (each case is undone below).
         return void (await rejectStaleImports(query, 1));
@@ -80,7 +91,7 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
 
   it('does only what the table allows, and all of it', async () => {
     const service = new BatchService(db(), new BatchEvents(), { singleUser: true });
-    const steps: BatchStep[] = ['approve', 'cancel', 'retry-failed', 'finish', 'stale-import'];
+    const steps: BatchStep[] = ['approve', 'cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds'];
     const seen = new Set<Move>();
     for (const step of steps) {
       for (const from of allStates) {
