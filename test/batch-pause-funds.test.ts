@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchStateError } from '../src/batch/batch-service.ts';
 import { FundsCheck } from '../src/batch/funds-check.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { GatewayMetrics } from '../src/ops/metrics.ts';
 import { claimItems } from '../src/batch/sql/claim-items.ts';
 import type { BatchWorker } from '../src/batch/worker.ts';
 import { testWorker, textSource } from './support/batch.ts';
@@ -56,6 +58,9 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
     const reply = await gw.gql(`{ batch(id: "${batch.id}") { status secondsLeft waiting { reason by waitingFor } } }`);
     expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toMatchObject({ status: 'PAUSED', secondsLeft: null, waiting: { reason: 'PERSON', by: 'key:ops', waitingFor: 'a person to resume it' } });
     expect(await refusal(services().batches.pause(batch.id))).toMatchObject({ code: 'batch.not-pausable' });
+    // What an operator's alert reads.
+    const metrics = await new GatewayMetrics({ prisma: db(), logger: createLogger({ level: 'silent' }), countCacheMs: 0 }).registry.metrics();
+    expect(metrics).toContain('payout_batches_waiting{reason="PERSON"} 1');
 
     await services().batches.resume(batch.id, { actor: 'key:ops', role: 'operator', requestId: null });
     await worker().drain(async () => (await status(batch.id)) !== 'RUNNING');

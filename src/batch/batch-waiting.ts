@@ -3,7 +3,8 @@ import { reasonText, breakerStates } from '../partner/breaker-states.ts';
 import { batchStates, pauseReasons, payingStates } from './batch-states.ts';
 
 /** Why an approved batch sends nothing now. */
-export type WaitReason = 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING';
+export const waitReasons = ['PERSON', 'FUNDS', 'PARTNER_UNREACHABLE', 'PARTNER_THROTTLED', 'PARTNER_FAILING'] as const;
+export type WaitReason = (typeof waitReasons)[number];
 
 export interface BatchWait {
   reason: WaitReason;

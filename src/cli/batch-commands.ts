@@ -1,5 +1,7 @@
 import { activeItemStatuses, failedItemStatuses, heldItemStatuses } from '../batch/item-states.ts';
-import { batchStates, payingStates } from '../batch/batch-states.ts';
+import { batchStates, pauseReasons, payingStates } from '../batch/batch-states.ts';
+import { waitOf } from '../batch/batch-waiting.ts';
+import { breakerStates } from '../partner/breaker-states.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -43,6 +45,8 @@ export interface ApproveOptions {
   validOnly?: boolean;
   /** Pay the rows flagged as repeating a payment too (an explicit, audited choice). */
   includeFlagged?: boolean;
+  /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
+  ignoreBalance?: boolean;
 }
 
 export interface RunOptions extends ApproveOptions {
@@ -139,7 +143,7 @@ async function approveAndPay(
   runtime: Runtime,
   batchId: string,
   who: CliIdentity,
-  options: { validOnly?: boolean; includeFlagged?: boolean },
+  options: { validOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean },
   context: CliContext,
 ): Promise<number> {
   try {
@@ -147,11 +151,17 @@ async function approveAndPay(
       approver: who.identity,
       validRowsOnly: options.validOnly ?? false,
       includeFlagged: options.includeFlagged ?? false,
+      ignoreBalance: options.ignoreBalance ?? false,
       by: who.actor,
     });
   } catch (error) {
     if (!(error instanceof BatchStateError)) throw error;
-    const next = error.code === 'batch.same-person' ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}` : '';
+    const next =
+      error.code === 'batch.same-person'
+        ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}`
+        : error.code === 'batch.insufficient-funds' || error.code === 'batch.balance-unknown'
+          ? ` (--ignore-balance starts it anyway)`
+          : '';
     throw new CliError(`batch ${batchId}: ${error.message}${next}`, exitCodes.notPayable);
   }
   return payWithProgress(runtime, batchId, context);
@@ -181,8 +191,31 @@ export async function resumeCommand(batchId: string, context: CliContext): Promi
   return withRuntime(context, who, async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
-    if (!payingStates.includes(batch.status)) throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING`, exitCodes.notPayable);
+    if (batch.status === batchStates.paused) {
+      await runtime.services.batches.resume(batchId, who.actor);
+      context.out(`Batch ${batchId} resumed (it was paused ${batch.pauseReason === pauseReasons.funds ? 'for lack of funds' : `by ${batch.pausedBy ?? 'a person'}`}).`);
+    } else if (!payingStates.includes(batch.status)) {
+      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable);
+    }
     return payWithProgress(runtime, batchId, context);
+  });
+}
+
+/** Pauses a running batch: nothing new is sent until `payout batch resume`; payments in flight end their step. */
+export async function pauseCommand(batchId: string, context: CliContext): Promise<number> {
+  const who = cliIdentity(context);
+  requireRole(who, 'pauseBatch', 'payout batch pause');
+  return withRuntime(context, who, async (runtime) => {
+    let batch: Batch;
+    try {
+      batch = await runtime.services.batches.pause(batchId, who.actor);
+    } catch (error) {
+      if (!(error instanceof BatchStateError)) throw error;
+      throw new CliError(`batch ${batchId}: ${error.message}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable);
+    }
+    context.out(await statusText(runtime, batch));
+    context.out(`Resume it with: payout batch resume ${batchId}`);
+    return exitCodes.ok;
   });
 }
 
@@ -216,7 +249,9 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     const of = (status: string) => progress.counts.find((c) => c.status === status);
     const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
-    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note });
+    const wait = interrupted ? null : waitOf(batch, await services.prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } }));
+    const shown = wait === null ? note : ` | waiting: ${wait.waitingFor}`;
+    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note: shown });
     return batch;
   };
   let refreshing: Promise<unknown> = Promise.resolve();
@@ -225,7 +260,9 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   }, 250);
   try {
     // Only this batch: `payout batch run` must not pay other batches that happen to be running.
-    await worker.drain(async () => interrupted || !payingStates.includes((await services.batches.get(batchId)).status), batchId);
+    // A batch paused for funds goes on by itself after a top-up: the bar waits and says so. Paused by a person: stop.
+    const goesOn = (batch: Batch) => payingStates.includes(batch.status) || (batch.status === batchStates.paused && batch.pauseReason === pauseReasons.funds);
+    await worker.drain(async () => interrupted || !goesOn(await services.batches.get(batchId)), batchId);
     await worker.stop();
   } finally {
     clearInterval(ticker);
@@ -289,9 +326,11 @@ async function statusText(runtime: Runtime, batch: Batch): Promise<string> {
     batch.startedAt === null ? null : `started ${batch.startedAt.toISOString()}`,
     batch.finishedAt === null ? null : `finished ${batch.finishedAt.toISOString()}`,
     progress.throughput === null ? null : `${progress.throughput.toFixed(1)} rows/s`,
-    progress.secondsLeft === null || batch.finishedAt !== null ? null : `about ${Math.ceil(progress.secondsLeft)} s left`,
+    progress.secondsLeft === null || batch.finishedAt !== null || batch.status === batchStates.paused ? null : `about ${Math.ceil(progress.secondsLeft)} s left`,
   ].filter((part) => part !== null);
-  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}`;
+  const wait = waitOf(batch, await runtime.services.prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } }));
+  const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${wait.since.toISOString()}`}: ${wait.waitingFor}`;
+  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
 }
 
 /** Asked before anything is written: without a terminal the refusal leaves nothing behind. */

@@ -48,6 +48,7 @@ batch
   .option('-y, --yes', 'import and pay without asking')
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
   .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
+  .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context())));
@@ -59,11 +60,17 @@ batch
   .option('-y, --yes', 'approve and pay without asking')
   .option('--valid-only', 'pay the valid rows of a batch that has row errors')
   .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
+  .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context())));
 
 batch
+  .command('pause <batchId>')
+  .description('Pause a RUNNING batch: nothing new is sent until it is resumed; payments in flight end their step.')
+  .action(async (batchId: string) => finish(await (await batchCommands()).pauseCommand(batchId, await context())));
+
+batch
   .command('resume <batchId>')
-  .description('Go on paying a RUNNING batch (after Ctrl-C or a crash).')
+  .description('Resume a PAUSED batch, or go on paying a RUNNING one (after Ctrl-C or a crash), with a live progress bar.')
   .action(async (batchId: string) => finish(await (await batchCommands()).resumeCommand(batchId, await context())));
 
 batch

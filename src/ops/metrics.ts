@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { PrismaClient } from '../db/database.ts';
 import { BatchItemStatus, BreakerReason, TrackedStatus } from '../db/generated/enums.ts';
 import { breakerStates } from '../partner/breaker-states.ts';
+import { batchStates, payingStates } from '../batch/batch-states.ts';
+import { waitReasons } from '../batch/batch-waiting.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
@@ -96,6 +98,33 @@ export class GatewayMetrics implements CallObserver {
         const row = await breaker().catch(() => undefined);
         if (row === undefined) return;
         this.set(row?.state === breakerStates.open && row.openedAt !== null ? Math.max(0, (Date.now() - row.openedAt.getTime()) / 1000) : 0);
+      },
+    });
+    const pausedBatches = cachedCounts(cacheMs, () =>
+      deps.prisma.batch
+        .groupBy({ by: ['status', 'pauseReason'], where: { status: { in: [batchStates.paused, ...payingStates] } }, _count: { _all: true } })
+        .then((groups) => groups.map((g) => ({ status: g.status, pauseReason: g.pauseReason, count: g._count._all }))),
+    );
+    new Gauge({
+      name: 'payout_batches_waiting',
+      help: 'Approved batches that send nothing now, by reason: PERSON and FUNDS (PAUSED), PARTNER_UNREACHABLE, PARTNER_THROTTLED, PARTNER_FAILING (RUNNING while the partner breaker is open).',
+      labelNames: ['reason'],
+      registers,
+      async collect() {
+        let groups: Awaited<ReturnType<typeof pausedBatches>>;
+        let open: Awaited<ReturnType<typeof breaker>>;
+        try {
+          [groups, open] = await Promise.all([pausedBatches(), breaker()]);
+        } catch (error) {
+          deps.logger.warn({ err: error, metric: 'payout_batches_waiting' }, 'metrics: could not count waiting batches');
+          return;
+        }
+        const counts = new Map<string, number>();
+        for (const group of groups) {
+          const reason = group.status === batchStates.paused ? group.pauseReason : open?.state === breakerStates.open ? `PARTNER_${open.reason ?? 'UNREACHABLE'}` : null;
+          if (reason !== null) counts.set(reason, (counts.get(reason) ?? 0) + group.count);
+        }
+        for (const reason of waitReasons) this.set({ reason }, counts.get(reason) ?? 0);
       },
     });
     statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);

@@ -82,6 +82,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
       'payout_webhook_deliveries_total counter',
       'payout_partner_breaker_open gauge',
       'payout_partner_breaker_open_seconds gauge',
+      'payout_batches_waiting gauge',
       'process_cpu_user_seconds_total counter',
       'nodejs_eventloop_lag_seconds gauge',
     ]) {
@@ -97,6 +98,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect(sample(text, 'payout_batch_claim_lag_seconds_count')).toBeGreaterThanOrEqual(2);
     for (const reason of ['UNREACHABLE', 'THROTTLED', 'FAILING']) expect(sample(text, `payout_partner_breaker_open{reason="${reason}"}`)).toBe(0);
     expect(sample(text, 'payout_partner_breaker_open_seconds')).toBe(0);
+    for (const reason of ['PERSON', 'FUNDS', 'PARTNER_UNREACHABLE']) expect(sample(text, `payout_batches_waiting{reason="${reason}"}`)).toBe(0);
     expect(sample(text, 'payout_webhook_deliveries_total{result="unknown-payment"}')).toBe(1);
     expect(sample(text, 'payout_webhook_deliveries_total{result="bad-signature"}')).toBe(1);
     // Labels are bounded: no payment or batch id ever becomes a series.

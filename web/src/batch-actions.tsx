@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
-import { APPROVE_BATCH, CANCEL_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
+import { APPROVE_BATCH, CANCEL_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
-type Action = 'approve' | 'approveValid' | 'cancel' | 'discard' | 'retry';
+export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' | 'discard' | 'retry';
 
 /** What a batch in this state allows, limited to what the caller's role may do. */
 export function actionsFor(batch: BatchDetail, access: Access): Action[] {
@@ -14,7 +14,9 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   if (batch.status === 'VALIDATED' && access.may.approve) actions.push('approve');
   if (batch.status === 'REJECTED' && batch.validCount > 0 && access.may.approve) actions.push('approveValid');
   if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');
-  if (batch.status === 'RUNNING' && access.may.cancel) actions.push('cancel');
+  if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
+  if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
+  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED') && access.may.cancel) actions.push('cancel');
   if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
   return actions;
 }
@@ -22,6 +24,8 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
 const labels = {
   approve: 'batch.approve',
   approveValid: 'batch.approveValid',
+  pause: 'batch.pause',
+  resume: 'batch.resume',
   cancel: 'batch.cancel',
   discard: 'batch.discard',
   retry: 'batch.retry',
@@ -51,7 +55,11 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
           ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeFlagged })
           : action === 'retry'
             ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
-            : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
+            : action === 'pause'
+              ? await gql<{ result: LifecycleResult }>(PAUSE_BATCH, { id: batch.id })
+              : action === 'resume'
+                ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
+                : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else setError(new Error(`${reply.result.message} (${reply.result.code})`));
     } catch (failure) {
@@ -69,6 +77,8 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const amount = includeFlagged ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.flaggedAmount.value}`]);
       return t('batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
     }
+    if (action === 'pause') return t('batch.confirmPause');
+    if (action === 'resume') return t('batch.confirmResume');
     return action === 'retry' ? t('batch.retry') + '?' : t('batch.confirmCancel');
   };
 

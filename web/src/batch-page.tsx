@@ -148,6 +148,20 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           <p aria-live="polite" aria-atomic="true" class="progress-text">
             {t('batch.done', { done: progress.done, total: progress.total })} · {i18n.status(batch.status)}
           </p>
+          {batch.waiting === null || finished ? null : (
+            <div class="notice notice-warn" role="status">
+              <p>
+                <strong>
+                  {t(`wait.${batch.waiting.reason}`, {
+                    by: batch.waiting.by ?? '—',
+                    shortfall: batch.waiting.shortfall === null ? '—' : formatMoney(batch.waiting.shortfall.value, batch.waiting.shortfall.currency, i18n.tag),
+                  })}
+                </strong>
+                {batch.waiting.since === null ? null : ` · ${t('wait.since', { at: formatDateTime(batch.waiting.since, i18n) })}`}
+              </p>
+              <p>{t('wait.for', { what: batch.waiting.waitingFor })}</p>
+            </div>
+          )}
           <dl class="facts compact">
             <div>
               <dt>{t('batch.paid')}</dt>
@@ -175,7 +189,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
             </div>
             <div>
               <dt>{t('batch.left')}</dt>
-              <dd>{batch.secondsLeft == null || finished ? '—' : formatDuration(batch.secondsLeft, i18n)}</dd>
+              <dd>{batch.waiting !== null && !finished ? t('batch.waitingNow') : batch.secondsLeft == null || finished ? '—' : formatDuration(batch.secondsLeft, i18n)}</dd>
             </div>
           </dl>
         </section>
@@ -186,7 +200,16 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         access={access}
         onChanged={(changed, action) => {
           setBatch(changed);
-          const text = action === 'retry' ? t('batch.retried') : action === 'cancel' || action === 'discard' ? t('batch.cancelled') : t('batch.approved');
+          const text =
+            action === 'retry'
+              ? t('batch.retried')
+              : action === 'cancel' || action === 'discard'
+                ? t('batch.cancelled')
+                : action === 'pause'
+                  ? t('batch.paused')
+                  : action === 'resume'
+                    ? t('batch.resumed')
+                    : t('batch.approved');
           setNotice({ text, status: changed.status });
         }}
       />

@@ -51,6 +51,16 @@ export interface BatchDetail extends BatchSummary {
   throughput: number | null;
   secondsLeft: number | null;
   resultsUrl: string;
+  /** Set while an approved batch sends nothing: paused, or held by the partner breaker. */
+  waiting: BatchWait | null;
+}
+
+export interface BatchWait {
+  reason: 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING';
+  since: string | null;
+  by: string | null;
+  shortfall: Money | null;
+  waitingFor: string;
 }
 
 export interface BatchItem {
@@ -96,7 +106,7 @@ const SUMMARY = `id name fileName status rowCount validCount invalidCount warnin
 
 const DETAIL = `${SUMMARY} validRowsOnly forced flaggedCount flaggedAmount { value currency } includeFlagged
   overlaps { batchId rows amount } uploadedBy approvedBy startedAt finishedAt cancelledAt
-  throughput secondsLeft resultsUrl`;
+  throughput secondsLeft resultsUrl waiting { reason since by shortfall { value currency } waitingFor }`;
 
 export const BATCHES = `query Batches($status: BatchStatus, $first: Int, $after: String) {
   batches(status: $status, first: $first, after: $after) {
@@ -147,6 +157,8 @@ export const APPROVE_BATCH = lifecycle(
 );
 export const CANCEL_BATCH = lifecycle('CancelBatch', '$id: ID!', 'cancelBatch(id: $id)');
 export const RETRY_FAILED = lifecycle('RetryFailedItems', '$id: ID!', 'retryFailedItems(id: $id)');
+export const PAUSE_BATCH = lifecycle('PauseBatch', '$id: ID!', 'pauseBatch(id: $id)');
+export const RESUME_BATCH = lifecycle('ResumeBatch', '$id: ID!', 'resumeBatch(id: $id)');
 
 export type LifecycleResult =
   | { __typename: 'BatchError'; code: string; message: string }
