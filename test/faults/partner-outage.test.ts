@@ -4,6 +4,8 @@ import { allCallKinds } from '../../src/sandbox/outage.ts';
 import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
+import { textSource } from '../support/batch.ts';
+import { fromMinorUnits, toMinorUnits } from '../../src/money/money.ts';
 
 /**
  * Issue 19: the partner is down, hangs or throttles for far longer than one row's own
@@ -25,7 +27,7 @@ const outages: Array<[string, Omit<OutageSetting, 'forMs' | 'kinds'>]> = [
   ['429 with Retry-After', { mode: 'status', status: 429, retryAfterSeconds: 2 }],
 ];
 
-describeFaultSuite('fault suite: the partner down, hanging or throttling mid-batch', () => {
+describeFaultSuite('fault suite: the partner down, hanging, throttling or out of money mid-batch', () => {
   let rig: FaultRig | undefined;
   let summary: ScenarioSummary | undefined;
   afterEach(async () => {
@@ -88,4 +90,50 @@ describeFaultSuite('fault suite: the partner down, hanging or throttling mid-bat
       expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
     }, SCENARIO_TIMEOUT_MS);
   }
+
+  it('the balance runs out half-way, then is topped up: the batch pauses with the shortfall and ends COMPLETED by itself, every row paid once', async () => {
+    summary = new ScenarioSummary('balance runs out half-way');
+    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 10 } }, workerEnv: { WORKER_CONCURRENCY: String(CONCURRENCY) } });
+    const rows = 300;
+    const file = payroll(rows);
+    const batch = await (async () => {
+      const imported = await rig!.runtime.services.importer.import({ source: textSource(file.csv), name: 'funds', force: true });
+      const total = toMinorUnits(imported.totalAmount.toFixed(2));
+      // About half of what the rows need: approval refuses, with the shortfall.
+      await setSandboxBalance(rig!, { set: fromMinorUnits(total / 2n) });
+      const refused = await rig!.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver' }).then(() => undefined, (error: Error & { code?: string }) => error);
+      expect(refused?.code).toBe('batch.insufficient-funds');
+      expect(refused?.message).toMatch(/RUB short/);
+      return rig!.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver', ignoreBalance: true });
+    })();
+    for (let i = 0; i < WORKERS; i++) rig.startWorker();
+    const paused = await until(
+      'the batch to pause for funds',
+      async () => {
+        const now = await rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+        return now.status === 'PAUSED' ? now : undefined;
+      },
+      { abort: () => rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+    );
+    expect(paused.pauseReason).toBe('FUNDS');
+    const shortfall = await until('a shortfall to be read', async () => (await rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).shortfall ?? undefined);
+    const midway = await rig.progress(batch.id);
+    summary.set({ shortfall: shortfall.toFixed(2), atPause: JSON.stringify(midway.byStatus) });
+    expect.soft(midway.byStatus.FAILED ?? 0, 'rows FAILED while paused').toBe(0);
+    expect.soft(midway.byStatus.NEEDS_REVIEW ?? 0, 'rows in NEEDS_REVIEW while paused').toBe(0);
+
+    await setSandboxBalance(rig, { add: fromMinorUnits(toMinorUnits(shortfall.toFixed(2)) * 2n) });
+    const end = await rig.waitForBatchEnd(batch.id);
+    const result = await reconcile(rig, batch.id);
+    summary.reconciled(result);
+    expect(result.violations, describeViolations(result)).toEqual([]);
+    expect(end.batchStatus, JSON.stringify(end.byStatus)).toBe('COMPLETED');
+    expect(end.byStatus).toEqual({ COMPLETED: rows });
+    expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+  }, SCENARIO_TIMEOUT_MS);
 });
+
+async function setSandboxBalance(rig: FaultRig, change: { set?: string; add?: string }): Promise<void> {
+  const reply = await rig.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(change), headers: { 'content-type': 'application/json' } });
+  if (reply.status !== 200) throw new Error(`the sandbox refused the balance change ${JSON.stringify(change)}: ${reply.status}`);
+}

@@ -174,14 +174,14 @@ export class FaultRig {
     return worker === undefined ? undefined : `${worker.describe()} on its own`;
   }
 
-  async importApproved(csv: string, name: string): Promise<Batch> {
+  async importApproved(csv: string, name: string, options: { ignoreBalance?: boolean } = {}): Promise<Batch> {
     const { importer, batches } = this.runtime.services;
     const batch = await importer.import({ source: textSource(csv), name, force: true, uploadedBy: 'fault-suite-uploader' });
     if (batch.status !== 'VALIDATED') {
       const problems = await this.prisma.batchProblem.findMany({ where: { batchId: batch.id }, take: 5 });
       throw new Error(`the fault suite's file did not validate (${batch.status}): ${JSON.stringify(problems)}`);
     }
-    return batches.approve(batch.id, { approver: 'fault-suite-approver' });
+    return batches.approve(batch.id, { approver: 'fault-suite-approver', ignoreBalance: options.ignoreBalance ?? false });
   }
 
   async progress(batchId: string): Promise<Progress> {
