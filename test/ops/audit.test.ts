@@ -100,7 +100,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(again.data.approveBatch.__typename).toBe('BatchError');
     const found = await events({ batchId: paidBatch, action: 'batch.approve' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: kv({ flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' }) }),
+      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' })) }),
     ]);
     expect((await events({ action: 'batch.cancel' })).edges).toEqual([]);
   });
