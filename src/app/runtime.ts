@@ -15,6 +15,7 @@ import { BatchImporter } from '../batch/batch-importer.ts';
 import { CardDataVault } from '../batch/card-data.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
+import { ReviewService } from '../batch/review-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../ops/metrics.ts';
@@ -101,6 +102,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   });
   const batchEvents = new BatchEvents(eventTarget);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays });
+  const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,
     bulk: db.bulk,
@@ -129,7 +131,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents, reconciliations },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations },
     worker,
     readBack,
     dailyReconciliation,

@@ -17,7 +17,9 @@ export type BatchStep =
   /** sql/finish-batches.ts, run by the worker when rows come to rest and by its idle sweep. */
   | 'finish'
   /** batch-service.ts retryFailed (retryFailedItems). */
-  | 'retry-failed';
+  | 'retry-failed'
+  /** review-service.ts (reviewBatchItems, markBatchItem): NEEDS_REVIEW rows settled, sql/restate-reviewed-batch.ts. */
+  | 'review';
 
 export interface BatchTransition {
   /** null: the batch is created in `to`. */
@@ -48,6 +50,8 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'RUNNING',                 to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'no row left to move, and some row did not complete (failedItemStatuses)' },
   { from: 'CANCELLED',               to: 'CANCELLED',               by: 'finish',       when: 'the rows in flight at the cancel have ended: finishedAt is set' },
   { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'retry-failed', when: 'FAILED and EXPIRED rows are paid again under new paymentIds' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'COMPLETED',               by: 'review',       when: 'the last NEEDS_REVIEW row settled as paid: every row completed' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'review',       when: 'a NEEDS_REVIEW row read IN_PROGRESS upstream: the worker reads it to its end' },
 ];
 
 export function canMove(from: BatchStatus | null, to: BatchStatus, by?: BatchStep): boolean {

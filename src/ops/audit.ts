@@ -9,7 +9,9 @@ import type { Prisma } from '../db/generated/client.ts';
  * createPayment's execute step) about to reach the upstream, or refused before it (detail
  * `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
  * `createdBy`. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
- * to the upstream's final status by a reconciliation (it commits with the move). `payment.cancel` is reserved: the
+ * to the upstream's final status by a reconciliation (it commits with the move). `batch.review` is a
+ * NEEDS_REVIEW row settled by what a read of its payment proved (line, paymentId, verdict), and
+ * `batch.item.mark` one a person marked (line, paymentId, mark, reason); both commit with the row. `payment.cancel` is reserved: the
  * Payout API has no cancel, so nothing records it yet.
  */
 export const auditActions = [
@@ -18,6 +20,8 @@ export const auditActions = [
   'batch.retry',
   'batch.import.forced',
   'batch.discard',
+  'batch.review',
+  'batch.item.mark',
   'payment.cancel',
   'payment.execute',
   'reconciliation.start',
