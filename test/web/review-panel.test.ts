@@ -9,6 +9,9 @@ import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { readControlFile } from '../../src/sandbox/control-file.ts';
 import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { textSource } from '../support/batch.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 
 /**
  * Issue 19, item 5 on the page, in Chromium against a real gateway (embedded sandbox and
@@ -105,5 +108,64 @@ suite('the web page: rows under review', () => {
       ['batch.item.mark', unknown!.line],
     ]);
     expect(rig.problems).toEqual([]);
+  });
+});
+
+suite('the web page: rows under review, as each role sees them', () => {
+  let gw: TestGateway;
+  let browser: Browser;
+  let rig: Rig;
+  let batchId: string;
+
+  beforeAll(async () => {
+    buildWebPage();
+    gw = await startTestGateway({
+      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator', april: 'approver', amir: 'approver', vera: 'viewer' }) },
+    });
+    const { importer, batches } = gw.services();
+    const batch = await importer.import({ source: textSource('provider,amount,account\nbank-card-token,640.00,token_success\n'), uploadedBy: 'key:olga' });
+    await batches.approve(batch.id, { approver: 'key:april' });
+    batchId = batch.id;
+    // Left as the worker leaves a row it could not settle.
+    await gw.db.prisma.batchItem.updateMany({ where: { batchId }, data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'the answer was lost', finishedAt: new Date() } });
+    await gw.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() } });
+    browser = await launch();
+    rig = await openPage(browser, gw.gateway.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
+
+  async function openAs(name: string) {
+    const { page } = rig;
+    await page.goto('/');
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if ((await signOut.count()) > 0) await signOut.click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.getByLabel('API key').fill(apiKey(name));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
+    await page.goto(`/#/batches/${batchId}`);
+    return page.getByRole('region', { name: 'Rows to check: 1' });
+  }
+
+  it('a viewer sees the rows only; the batch’s approver may check again but not mark; another approver marks', async () => {
+    const viewer = await openAs('vera');
+    await viewer.getByText('the answer was lost').waitFor();
+    expect(await viewer.getByRole('button').count()).toBe(0);
+    expect(await viewer.getByRole('radio').count()).toBe(0);
+
+    const own = await openAs('april');
+    await own.getByText('You approved this batch: another approver or admin marks its rows.').waitFor();
+    expect(await own.getByRole('button', { name: 'Check again with the partner' }).count()).toBe(1);
+    expect(await own.getByRole('radio').count()).toBe(0);
+
+    const other = await openAs('amir');
+    await other.getByRole('form', { name: 'What became of line 2?' }).waitFor();
+    expect(await other.getByRole('radio').count()).toBe(3);
+    await step(rig, 'review-3-second-approver');
+    // The page's first request, before a key is given, is refused (401): that is the sign-in working.
+    expect(rig.problems.filter((problem) => !problem.includes('401'))).toEqual([]);
   });
 });
