@@ -198,6 +198,17 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     expect(await status(batch.id)).toBe('COMPLETED_WITH_FAILURES');
   });
 
+  it('a row whose paymentId holds someone else’s payment is never settled from it; a person may pay it again', async () => {
+    const batch = await approved('token_success');
+    await drain(batch.id);
+    // Paid upstream, same amount and provider; but the row's create had found a different payment there.
+    await underReview(batch.id, 2, 'token_success', 'payout.payment.conflict');
+    const report = await services().reviews.review(batch.id, amir);
+    expect(report.rows).toMatchObject([{ verdict: 'not-ours', status: 'NEEDS_REVIEW' }]);
+    const item = await services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'the id was taken by another system', caller: 'key:amir', by: amir });
+    expect(item.status).toBe('FAILED');
+  });
+
   describe('card data of a row under review', () => {
     it('is kept when the batch ends and by the sweeps, and dropped once its retention has passed', async () => {
       const batch = await approved('token_success');

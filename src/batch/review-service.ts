@@ -13,13 +13,15 @@ import { BatchStateError } from './batch-service.ts';
 import { batchStates } from './batch-states.ts';
 import { SEALED } from './card-data.ts';
 import { redactCardNumbers } from './cell-text.ts';
-import { markSettlement, mayPayAgainAfter, reviewStatus, verdictOf, type ReviewMark, type ReviewVerdict, type RowSettlement } from './review-states.ts';
+import { markSettlement, mayPayAgainAfter, reviewStatus, verdictOf, type ReviewedRowFacts, type ReviewMark, type ReviewVerdict, type RowSettlement } from './review-states.ts';
 import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import { settleReviewedRows, type ReviewedRowChange } from './sql/settle-reviewed-rows.ts';
 
 /** The worker's code for a row held because its earlier payment turned out paid (worker.ts previousAttemptNotPaid). */
 export const previousAttemptCode = 'batch.previous-attempt';
+/** A create that found its paymentId taken by a different payment (payout/errors.ts PaymentConflictError). */
+const conflictCode = 'payout.payment.conflict';
 /** Reads of one review in flight at once: a few, beside the workers' calls. */
 const READS_AT_ONCE = 4;
 export const MAX_REASON_LENGTH = 500;
@@ -214,8 +216,8 @@ function changeOf(row: BatchItem, target: { paymentId: string; attempt: number }
   return { id: String(row.id), fromPaymentId: row.paymentId, ...settlement, paymentId: target.paymentId, attempt: target.attempt };
 }
 
-function facts(row: BatchItem) {
-  return { amount: row.amount.toFixed(2), currency: row.currency, providerCode: row.providerCode };
+function facts(row: BatchItem): ReviewedRowFacts {
+  return { amount: row.amount.toFixed(2), currency: row.currency, providerCode: row.providerCode, conflict: row.errorCode === conflictCode };
 }
 
 function hasSealedRecipient(fields: unknown): boolean {

@@ -17,7 +17,8 @@ import type { BillingDetails, Payment } from '../payout/models.ts';
  * | IN_PROGRESS                    | in-progress           | IN_PROGRESS: the worker reads it to its end (the     |
  * |                                |                       | batch runs again)                                    |
  * | someone else's payment (amount | not-ours              | stays NEEDS_REVIEW: for a person                     |
- * | or provider differ)            |                       |                                                      |
+ * | or provider differ, or the row |                       |                                                      |
+ * | ended payout.payment.conflict) |                       |                                                      |
  * | CREATED, 5xx, timeout, refused | unknown               | stays NEEDS_REVIEW: for a later review or a person   |
  * | connection, breaker open       |                       |                                                      |
  *
@@ -77,6 +78,11 @@ export interface ReviewedRowFacts {
   amount: string;
   currency: string;
   providerCode: string;
+  /**
+   * The row's create found its paymentId holding a different payment (`payout.payment.conflict`):
+   * whatever is read under that id is someone else's, whatever its amount.
+   */
+  conflict: boolean;
 }
 
 /** A read's answer as a verdict, with the row's change when it settles the row (null: it stays). */
@@ -87,7 +93,7 @@ export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict
     case 'in-progress':
     case 'ready': {
       const { payment } = read;
-      if (!belongsTo(payment, row)) {
+      if (row.conflict || !belongsTo(payment, row)) {
         return { verdict: 'not-ours', settlement: null, detail: `the paymentId holds another payment (${payment.amount.value} ${payment.amount.currency}, ${payment.recipientDetails.providerCode})` };
       }
       if (read.kind === 'ready') {
