@@ -5,6 +5,7 @@ import { BatchEvents } from '../src/batch/batch-events.ts';
 import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
 import { batchTransitions, canMove, type BatchStep } from '../src/batch/batch-states.ts';
 import { finishBatches } from '../src/batch/sql/finish-batches.ts';
+import { restateReviewedBatch } from '../src/batch/sql/restate-reviewed-batch.ts';
 import { rejectStaleImports } from '../src/batch/sql/reject-stale-imports.ts';
 import { BatchStatus, type BatchItemStatus } from '../src/db/generated/enums.ts';
 import { importFixture, textSource } from './support/batch.ts';
@@ -18,8 +19,8 @@ import { testDatabaseKinds } from './support/database.ts';
 type Move = `${string} → ${string} by ${BatchStep}`;
 const moveOf = (from: BatchStatus | null, to: BatchStatus, by: BatchStep): Move => `${from ?? 'new'} → ${to} by ${by}`;
 const allStates = Object.values(BatchStatus);
-/** Row states a batch is set up with: one whose run ends with failures, one whose run ends clean. */
-const rowCases: BatchItemStatus[] = ['FAILED', 'COMPLETED'];
+/** Row states a batch is set up with: one whose run ends with failures, one whose run ends clean, one still being paid (a reviewed row read IN_PROGRESS). */
+const rowCases: BatchItemStatus[] = ['FAILED', 'COMPLETED', 'IN_PROGRESS'];
 
 describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
   const fx = importFixture(kind);
@@ -81,6 +82,9 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
         // The worker's two moves: a pause on INSUFFICIENT_FUNDS, and the resume once the balance covers the rest.
         if ((await pauseForFunds(query, [id], 1_000)).length === 0) await resumeFunded(query, id);
         return;
+      case 'review':
+        // What review-service.ts runs once rows under review are settled.
+        return void (await restateReviewedBatch(query, id));
       case 'stale-import':
         // The sweep looks at every batch; only this one is VALIDATING at a time (each case is undone below).
         return void (await rejectStaleImports(query, 1));
@@ -91,7 +95,7 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
 
   it('does only what the table allows, and all of it', async () => {
     const service = new BatchService(db(), new BatchEvents(), { singleUser: true });
-    const steps: BatchStep[] = ['approve', 'cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds'];
+    const steps: BatchStep[] = ['approve', 'cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds', 'review'];
     const seen = new Set<Move>();
     for (const step of steps) {
       for (const from of allStates) {

@@ -15,6 +15,7 @@ import { BatchImporter } from '../batch/batch-importer.ts';
 import { CardDataVault } from '../batch/card-data.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { BatchService } from '../batch/batch-service.ts';
+import { ReviewService } from '../batch/review-service.ts';
 import { BatchWorker } from '../batch/worker.ts';
 import { FundsCheck } from '../batch/funds-check.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
@@ -103,6 +104,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const batchEvents = new BatchEvents(eventTarget);
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commissionEstimatePercent);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
+  const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,
     bulk: db.bulk,
@@ -131,7 +133,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, batchEvents, reconciliations },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations },
     worker,
     readBack,
     dailyReconciliation,

@@ -22,8 +22,10 @@ export type BatchStep =
   | 'pause'
   /** batch-service.ts resume (resumeBatch, `payout batch resume`): a person. */
   | 'resume'
-  /** funds-pause.ts, run by the worker: INSUFFICIENT_FUNDS pauses; a balance that covers the rest resumes. */
-  | 'funds';
+  /** sql/funds.ts, run by the worker: INSUFFICIENT_FUNDS pauses; a balance that covers the rest resumes. */
+  | 'funds'
+  /** review-service.ts (reviewBatchItems, markBatchItem): NEEDS_REVIEW rows settled, sql/restate-reviewed-batch.ts. */
+  | 'review';
 
 export interface BatchTransition {
   /** null: the batch is created in `to`. */
@@ -61,6 +63,8 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'PAUSED',                  to: 'CANCELLED',               by: 'cancel',       when: 'no new payment is sent; those in flight end and are tracked' },
   { from: 'PAUSED',                  to: 'COMPLETED',               by: 'finish',       when: 'paused after its last row was sent, and every row completed' },
   { from: 'PAUSED',                  to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'paused after its last row was sent, and some row did not complete' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'COMPLETED',               by: 'review',       when: 'the last NEEDS_REVIEW row settled as paid: every row completed' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'review',       when: 'a NEEDS_REVIEW row read IN_PROGRESS upstream: the worker reads it to its end' },
 ];
 
 export function canMove(from: BatchStatus | null, to: BatchStatus, by?: BatchStep): boolean {

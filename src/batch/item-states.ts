@@ -11,7 +11,13 @@ export const activeItemStatuses: readonly BatchItemStatus[] = active;
 /** Rows retryFailedItems pays again (under a new paymentId) while they keep their sealed recipient. */
 export const retryableItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED'];
 /** Rows nobody will ever pay (again): they keep only the masked recipient (card-data.ts). */
-export const unpayableItemStatuses: readonly BatchItemStatus[] = ['COMPLETED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID'];
+export const unpayableItemStatuses: readonly BatchItemStatus[] = ['COMPLETED', 'CANCELLED', 'INVALID'];
+/**
+ * Rows whose outcome no read-back settled, left to a review (batch/review-service.ts): never
+ * paid automatically, but they keep their sealed recipient until they are settled or their
+ * retention ends, so that a row proven unpaid can still be paid (review-states.ts).
+ */
+export const underReviewItemStatuses: readonly BatchItemStatus[] = ['NEEDS_REVIEW'];
 /** A row waiting to be sent: a new one, or one put back to be paid under a new paymentId. */
 export const waitingStatus: BatchItemStatus = 'PENDING';
 /** Rows whose money has not left yet: what a batch still needs from the balance. */
@@ -94,7 +100,8 @@ export function cancelledAfterCreateMessageSql(expiresAt: string): string {
  * "Unknown" never ends a row: the partner being unreachable, slow or garbled for a while
  * proves nothing, and the row is read back (with delays up to a minute) until it answers.
  * Only FAILED and EXPIRED rows are paid again, on request (retryFailedItems), under a new
- * paymentId; NEEDS_REVIEW is never paid again automatically.
+ * paymentId; NEEDS_REVIEW is never paid again automatically: a review reads its payment
+ * again and settles it, or a person marks it (review-states.ts).
  */
 export type Stage = 'create' | 'execute' | 'read';
 

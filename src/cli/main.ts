@@ -74,6 +74,17 @@ batch
   .action(async (batchId: string) => finish(await (await batchCommands()).resumeCommand(batchId, await context())));
 
 batch
+  .command('review <batchId>')
+  .description(
+    'Read the payment of each NEEDS_REVIEW row again and settle what the partner proves (never sends a payment); exit 4 while rows stay unknown. ' +
+      'With --line, --mark and --reason: mark one such row (approver or admin, not the batch’s approver).',
+  )
+  .option('--line <n>', 'the row to mark (its file line)', positiveInt)
+  .addOption(new Option('--mark <verdict>', 'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED').choices(['paid', 'pay-again', 'do-not-pay']))
+  .option('--reason <text>', 'why (required with --mark; recorded in the audit trail)')
+  .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context())));
+
+batch
   .command('status <batchId>')
   .description('Counts and amounts per status, timing.')
   .action(async (batchId: string) => finish(await (await batchCommands()).statusCommand(batchId, await context())));

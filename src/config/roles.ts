@@ -33,6 +33,10 @@ export const actionScopes = {
   /** Paying an approved batch on, PAUSED or RUNNING (resumeBatch, `payout batch resume`): either side may. */
   resumeBatch: ['pay', 'approve'],
   startReconciliation: ['pay', 'approve'],
+  /** Reading NEEDS_REVIEW rows' payments again (reviewBatchItems): it only settles what the partner proves. */
+  reviewBatchItems: ['pay', 'approve'],
+  /** A person's verdict on a row no read settles (markBatchItem): a decision about money, as approving is. */
+  markBatchItem: ['approve'],
 } as const satisfies Record<string, readonly Scope[]>;
 export type Action = keyof typeof actionScopes;
 

@@ -10,7 +10,9 @@ import type { Prisma } from '../db/generated/client.ts';
  * `batch.pause`/`batch.resume` are a person's; a pause for lack of funds and the resume once the balance covers
  * the rest are the worker's, recorded on the batch (pauseReason, pausedAt, shortfall), not here. `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
  * `createdBy`. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
- * to the upstream's final status by a reconciliation (it commits with the move). `payment.cancel` is reserved: the
+ * to the upstream's final status by a reconciliation (it commits with the move). `batch.review` is a
+ * NEEDS_REVIEW row settled by what a read of its payment proved (line, paymentId, verdict), and
+ * `batch.item.mark` one a person marked (line, paymentId, mark, reason); both commit with the row. `payment.cancel` is reserved: the
  * Payout API has no cancel, so nothing records it yet.
  */
 export const auditActions = [
@@ -21,6 +23,8 @@ export const auditActions = [
   'batch.discard',
   'batch.pause',
   'batch.resume',
+  'batch.review',
+  'batch.item.mark',
   'payment.cancel',
   'payment.execute',
   'reconciliation.start',

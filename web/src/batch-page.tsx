@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
+import { ReviewPanel } from './review-panel.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
 import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
@@ -216,6 +217,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <div role="status" class="status-line">
         {notice?.status === batch.status ? notice.text : ''}
       </div>
+      <ReviewPanel batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
       {error === undefined ? null : <ErrorNotice error={error} />}
 
       <Downloads batch={batch} />

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
-import { activeItemStatuses, retryableItemStatuses } from '../item-states.ts';
+import { activeItemStatuses, retryableItemStatuses, underReviewItemStatuses } from '../item-states.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import { isPlainRecipient, type CardDataVault } from '../card-data.ts';
 
@@ -22,9 +22,10 @@ WHERE i.id = t.id AND (i.fields -> '$sealed') IS NULL`;
 
 /**
  * Rows that may still be paid keep their fields, sealed: retried FAILED and EXPIRED ones,
- * and DUPLICATE ones, which the approver may include.
+ * NEEDS_REVIEW ones (a review may prove them unpaid), and DUPLICATE ones, which the
+ * approver may include.
  */
-const payable: ReadonlySet<string> = new Set<BatchItemStatus>([...activeItemStatuses, ...retryableItemStatuses, BatchItemStatus.DUPLICATE]);
+const payable: ReadonlySet<string> = new Set<BatchItemStatus>([...activeItemStatuses, ...retryableItemStatuses, ...underReviewItemStatuses, BatchItemStatus.DUPLICATE]);
 
 /**
  * Seals (rows that may still be paid) or masks (the rest) up to `limit` rows written in

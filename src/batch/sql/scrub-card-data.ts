@@ -6,10 +6,11 @@ import { activeItemStatuses, unpayableItemStatuses } from '../item-states.ts';
 /**
  * Drops the sealed recipient (`fields.$sealed`, see card-data.ts) of rows that can no
  * longer be paid, leaving the masked fields: rows that are final for good (COMPLETED,
- * CANCELLED, NEEDS_REVIEW, INVALID); every row of a batch that has ended COMPLETED or
- * CANCELLED (no retry is possible), or that was rejected for errors of the whole file (it
- * can never be approved); and, after the retention period, FAILED and EXPIRED rows (which
- * retryFailedItems could pay again until then) and rows of batches never approved.
+ * CANCELLED, INVALID); every row of a batch that has ended COMPLETED or CANCELLED (no retry
+ * is possible), or that was rejected for errors of the whole file (it can never be
+ * approved); and, after the retention period, FAILED and EXPIRED rows (which
+ * retryFailedItems could pay again until then), NEEDS_REVIEW rows (which a review may
+ * still prove unpaid, review-states.ts) and rows of batches never approved.
  * The row moves themselves drop it as rows become final (move-items.ts); this catches
  * everything else, and is cheap when there is nothing to do.
  */

@@ -1,0 +1,70 @@
+import { BatchStateError } from '../../batch/batch-service.ts';
+import { MAX_REASON_LENGTH, type ReviewedRow, type ReviewReport } from '../../batch/review-service.ts';
+import { reviewMarks, reviewVerdicts, type ReviewMark } from '../../batch/review-states.ts';
+import { authScopesFor } from '../../config/roles.ts';
+import { requestActor } from '../../ops/audit.ts';
+import { builder } from '../builder.ts';
+import { Batch, BatchItem } from './batch.ts';
+import { enumName } from './enums.ts';
+import { typedResult } from './errors.ts';
+
+/**
+ * The way out of NEEDS_REVIEW (batch/review-states.ts): reviewBatchItems reads each such
+ * row's payment again and settles what it proves; markBatchItem is a person's verdict on a
+ * row that stays unknown. Refusals are BatchError, as the other lifecycle mutations'.
+ */
+const ReviewVerdictEnum = builder.enumType('ReviewVerdict', {
+  description: 'What a read of a NEEDS_REVIEW row’s payment proved.',
+  values: Object.fromEntries(reviewVerdicts.map((verdict) => [enumName(verdict), { value: verdict }])) as Record<string, { value: (typeof reviewVerdicts)[number] }>,
+});
+
+const ReviewMarkEnum = builder.enumType('ReviewMark', {
+  description: 'A person’s verdict on a row no read settles: PAID (no money moves), PAY_AGAIN (FAILED, for retryFailedItems), DO_NOT_PAY (CANCELLED).',
+  values: Object.fromEntries(reviewMarks.map((mark) => [enumName(mark), { value: mark }])) as Record<string, { value: ReviewMark }>,
+});
+
+const ReviewedRowType = builder.objectRef<ReviewedRow>('ReviewedRow').implement({
+  fields: (t) => ({
+    line: t.exposeInt('line'),
+    paymentId: t.exposeID('paymentId', { description: 'The payment read: the row’s own, or for a batch.previous-attempt row the earlier one.' }),
+    verdict: t.field({ type: ReviewVerdictEnum, resolve: (r) => r.verdict }),
+    status: t.string({ description: 'The row’s status now: NEEDS_REVIEW when the read settled nothing.', resolve: (r) => r.status }),
+    message: t.exposeString('message'),
+  }),
+});
+
+const BatchReview = builder.objectRef<ReviewReport>('BatchReview').implement({
+  fields: (t) => ({
+    batch: t.field({ type: Batch, resolve: (r) => r.batch }),
+    settled: t.exposeInt('settled', { description: 'Rows settled by this review.' }),
+    unsettled: t.exposeInt('unsettled', { description: 'Rows still NEEDS_REVIEW: review again later, or mark them.' }),
+    rows: t.field({ type: [ReviewedRowType], description: 'Every NEEDS_REVIEW row the review read, in line order.', resolve: (r) => r.rows }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  reviewBatchItems: t.field({
+    type: BatchReview,
+    description:
+      'Reads the payment of each NEEDS_REVIEW row again and settles what the partner proves: COMPLETED → COMPLETED; FAILED/EXPIRED, not found, or READY (never executed from here) → FAILED/EXPIRED, payable again with retryFailedItems; IN_PROGRESS → IN_PROGRESS. What cannot be read stays NEEDS_REVIEW. Never sends a payment.',
+    authScopes: authScopesFor('reviewBatchItems'),
+    errors: typedResult('ReviewBatchItems', [BatchStateError], 'review'),
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, { services, caller, role, requestId }) => services.reviews.review(String(id), requestActor({ role, caller }, requestId)),
+  }),
+  markBatchItem: t.field({
+    type: BatchItem,
+    description:
+      'A person’s verdict on a NEEDS_REVIEW row, with a reason (audited): PAID, PAY_AGAIN (only once a read shows the payment is not COMPLETED or IN_PROGRESS), DO_NOT_PAY. Approver or admin, and not the key that approved the batch (SECOND_PERSON_REQUIRED).',
+    authScopes: authScopesFor('markBatchItem'),
+    errors: typedResult('MarkBatchItem', [BatchStateError], 'item'),
+    args: {
+      id: t.arg.id({ required: true, description: 'The batch.' }),
+      line: t.arg.int({ required: true }),
+      mark: t.arg({ type: ReviewMarkEnum, required: true }),
+      reason: t.arg.string({ required: true, validate: { maxLength: MAX_REASON_LENGTH } }),
+    },
+    resolve: (_root, { id, line, mark, reason }, { services, caller, role, requestId }) =>
+      services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller }, requestId) }),
+  }),
+}));

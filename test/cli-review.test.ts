@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { sampleFile } from './support/batch.ts';
+
+/**
+ * `payout batch review` as a user runs it (its own process, the built dist/, the embedded
+ * database and sandbox in a fresh DATA_DIR): rows left NEEDS_REVIEW are read again and
+ * settled, what stays unknown is marked with a reason. Kept apart from test/cli.test.ts,
+ * which is slow already.
+ */
+const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+/** Per process started: a hung run only; nothing here depends on time. */
+const budget = (starts: number) => Math.max(180_000, starts * 60_000);
+
+let dataDir: string;
+const running = new Set<ChildProcess>();
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-review-'));
+});
+afterEach(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The embedded database, opened while no CLI runs (one process at a time holds it). */
+async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ dataDir });
+  try {
+    await db.migrate();
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+describe('payout batch review', () => {
+  it('settles a row the partner shows paid, leaves one it cannot settle (exit 4), and marks that one with a reason', async () => {
+    const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
+    expect(run.code).toBe(4);
+    const { batchId, lines } = await withDatabase(async ({ prisma }) => {
+      const batch = await prisma.batch.findFirstOrThrow();
+      const paid = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'COMPLETED' }, orderBy: { line: 'asc' }, take: 2 });
+      // As the worker leaves rows whose outcome it could not settle.
+      await prisma.batchItem.updateMany({
+        where: { id: { in: paid.map((row) => row.id) } },
+        data: { status: 'NEEDS_REVIEW', errorCode: 'payout.payment.not-found', errorMessage: 'could not be settled' },
+      });
+      return { batchId: batch.id, lines: paid.map((row) => ({ line: row.line, paymentId: row.paymentId })) };
+    });
+    const [settles, stays] = lines as [{ line: number; paymentId: string }, { line: number; paymentId: string }];
+    // The partner holds the second one CREATED: nothing a read can settle.
+    const altered = await payout(['sandbox', 'alter', stays.paymentId, '--status', 'CREATED']);
+    expect(altered.code).toBe(0);
+
+    const review = await payout(['batch', 'review', batchId]);
+    expect(review.stderr).toBe('');
+    expect(review.code).toBe(4);
+    expect(review.stdout).toMatch(new RegExp(`^${settles.line}\\s+${settles.paymentId}\\s+paid\\s+COMPLETED`, 'm'));
+    expect(review.stdout).toMatch(new RegExp(`^${stays.line}\\s+${stays.paymentId}\\s+unknown\\s+NEEDS_REVIEW`, 'm'));
+    expect(review.stdout).toContain('1 settled, 1 still NEEDS_REVIEW');
+    expect(review.stdout).toContain(`payout batch review ${batchId} --line N --mark`);
+
+    const noReason = await payout(['batch', 'review', batchId, '--line', String(stays.line), '--mark', 'do-not-pay']);
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toContain('--reason');
+
+    const marked = await payout(['batch', 'review', batchId, '--line', String(stays.line), '--mark', 'do-not-pay', '--reason', 'paid by hand at the bank']);
+    expect(marked.stderr).toBe('');
+    expect(marked.code).toBe(0);
+    expect(marked.stdout).toContain(`Line ${stays.line} (${stays.paymentId}) is now CANCELLED`);
+
+    await withDatabase(async ({ prisma }) => {
+      const rows = await prisma.batchItem.findMany({ where: { batchId, line: { in: [settles.line, stays.line] } }, orderBy: { line: 'asc' } });
+      expect(rows.map((row) => [row.status, row.errorCode])).toEqual([
+        ['COMPLETED', null],
+        ['CANCELLED', 'review.marked-do-not-pay'],
+      ]);
+      const trail = await prisma.auditEvent.findMany({ where: { batchId, action: { in: ['batch.review', 'batch.item.mark'] } }, orderBy: { id: 'asc' } });
+      expect(trail.map((event) => [event.action, event.actor, (event.detail as Record<string, unknown>).line])).toEqual([
+        ['batch.review', 'cli', settles.line],
+        ['batch.item.mark', 'cli', stays.line],
+      ]);
+      expect(trail[1]!.detail).toMatchObject({ mark: 'do-not-pay', reason: 'paid by hand at the bank' });
+    });
+  }, budget(6));
+});
