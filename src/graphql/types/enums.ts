@@ -42,6 +42,7 @@ export const clientErrorCodes = [
   'payout.payment.conflict',
   'payout.outcome.unknown',
   'payout.payment.still-ready',
+  'partner.unavailable',
 ] as const;
 
 export const PayoutErrorCodeEnum = builder.enumType('PayoutErrorCode', {
