@@ -153,7 +153,8 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
     );
     await sql(`INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorMessage", source) VALUES ('pay-1', 'FAILED', 'card 5555555555554444 refused', 'create')`);
 
-    expect(await migrate(target)).toEqual([MIGRATION]);
+    // Applied first; migrations made after it follow.
+    expect((await migrate(target))[0]).toBe(MIGRATION);
 
     const items = await sql<{ line: number; reference: string; fields: unknown; customFields: unknown; errorMessage: string | null }>(
       `SELECT line, reference, fields, "customFields", "errorMessage" FROM "BatchItem" ORDER BY line`,
