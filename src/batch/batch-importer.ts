@@ -527,6 +527,40 @@ const itemTable: BulkTable = {
   ],
 };
 
+const STATUS_CELL = 9;
+const ERROR_CODE_CELL = 10;
+const ERROR_MESSAGE_CELL = 11;
+const DUPLICATE_OF_CELL = 14;
+
+/** A row's cells in itemTable's order. */
+function itemCells(
+  batchId: string,
+  row: PendingRow,
+  valid: ValidRow,
+  fields: string,
+  status: BatchItemStatus,
+  firstError: RowProblem | undefined,
+  updatedAt: string,
+): Array<string | null> {
+  return [
+    batchId,
+    String(row.line),
+    valid.reference ?? null,
+    paymentIdFor(batchId, row.line, 1),
+    valid.providerCode,
+    valid.amount,
+    valid.currency,
+    fields,
+    json(valid.customFields),
+    status,
+    firstError?.code ?? null,
+    firstError?.message ?? null,
+    updatedAt,
+    row.payeeKeys?.[0] ?? null,
+    null,
+  ];
+}
+
 const problemTable: BulkTable = {
   name: 'BatchProblem',
   columns: [
@@ -560,16 +594,17 @@ export interface ValidationReport {
 /** A row read and checked, waiting for its chunk's look-up of earlier payments. */
 interface PendingRow {
   line: number;
-  valid: ValidRow;
-  status: BatchItemStatus;
-  /** Stored recipient (sealed while payable), as JSON. */
-  fields: string;
-  errorCode: string | null;
-  errorMessage: string | null;
+  amount: string;
+  reference: string | undefined;
+  /**
+   * The row as it will be written (itemTable's cells), made as the row is read so that the
+   * parsed row can be collected at once; holding it changes its status and error cells.
+   * None when nothing is written (validation only).
+   */
+  cells?: Array<string | null>;
   /** Payable rows only: the payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
   payeeKeys?: string[];
   sameFileLine?: number | undefined;
-  duplicateOf?: string;
 }
 
 /**
@@ -666,18 +701,12 @@ class ImportState {
         this.validRows++;
         this.totalMinor += toMinorUnits(valid.amount);
       }
-      const row: PendingRow = {
-        line,
-        valid,
-        status: payable ? 'PENDING' : 'INVALID',
-        fields: '',
-        errorCode: firstError?.code ?? null,
-        errorMessage: firstError?.message ?? null,
-      };
+      const row: PendingRow = { line, amount: valid.amount, reference: valid.reference };
       if (payable) {
         const payee = payeeText(valid);
         row.payeeKeys = this.payees?.candidates(payee) ?? [payee];
-        const same = this.sameFile.check(payee, valid.amount, valid.reference, line);
+        // The stored key stands for the payee: 32 characters to remember instead of the text.
+        const same = this.sameFile.check(row.payeeKeys[0]!, valid.amount, valid.reference, line);
         row.sameFileLine = same.repeats;
         if (same.similar !== undefined) {
           this.record({ line, column: null, code: SIMILAR, severity: 'warning', message: `same payee and amount as line ${same.similar}, under another reference` });
@@ -685,7 +714,7 @@ class ImportState {
       }
       if (this.batchId !== undefined) {
         const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
-        row.fields = JSON.stringify(fields);
+        row.cells = itemCells(this.batchId, row, valid, JSON.stringify(fields), payable ? 'PENDING' : 'INVALID', firstError, this.updatedAt);
         this.pending.push(row);
       } else if (payable) {
         this.pending.push(row);
@@ -730,7 +759,7 @@ class ImportState {
     const write = (async () => {
       try {
         await this.holdRepeats(rows, problems);
-        await this.bulk(itemTable, rows.map((row) => this.itemRow(batchId, row)));
+        await this.bulk(itemTable, rows.map((row) => row.cells!));
         await this.bulk(problemTable, problems.map((problem) => problemRow(batchId, problem)));
       } catch (error) {
         // Seen by the next chunk or by flush(); not an unhandled rejection meanwhile.
@@ -746,11 +775,13 @@ class ImportState {
    * this file or a row of an approved batch becomes DUPLICATE with a warning naming it.
    */
   private async holdRepeats(rows: PendingRow[], problems: RowProblem[]): Promise<void> {
-    const lookUp = rows.filter((row) => row.payeeKeys !== undefined && row.sameFileLine === undefined);
     const earlier = new Map<string, PayingRow[]>();
-    if (this.payingRows !== undefined && lookUp.length > 0) {
-      const keys = new Set(lookUp.flatMap((row) => row.payeeKeys!));
-      for (const paying of await this.payingRows([...keys])) {
+    if (this.payingRows !== undefined) {
+      const keys = new Set<string>();
+      for (const row of rows) {
+        if (row.payeeKeys !== undefined && row.sameFileLine === undefined) for (const key of row.payeeKeys) keys.add(key);
+      }
+      for (const paying of keys.size === 0 ? [] : await this.payingRows([...keys])) {
         const key = paying.payeeKey.trimEnd();
         earlier.set(key, [...(earlier.get(key) ?? []), paying]);
       }
@@ -761,40 +792,22 @@ class ImportState {
         this.hold(row, problems, SAME_FILE, sameFileMessage(row.sameFileLine), this.batchId === undefined ? undefined : paymentIdFor(this.batchId, row.sameFileLine, 1));
         continue;
       }
-      const match = row.payeeKeys.flatMap((key) => earlier.get(key) ?? []).find((paying) => repeats(paying, row.valid));
+      if (earlier.size === 0) continue;
+      const match = row.payeeKeys.flatMap((key) => earlier.get(key) ?? []).find((paying) => repeats(paying, row));
       if (match !== undefined) this.hold(row, problems, ALREADY_PAID, alreadyPaidMessage(match), match.paymentId);
     }
   }
 
   private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, duplicateOf: string | undefined): void {
-    row.status = 'DUPLICATE';
-    row.errorCode = code;
-    row.errorMessage = message;
-    if (duplicateOf !== undefined) row.duplicateOf = duplicateOf;
+    if (row.cells !== undefined) {
+      row.cells[STATUS_CELL] = 'DUPLICATE' satisfies BatchItemStatus;
+      row.cells[ERROR_CODE_CELL] = code;
+      row.cells[ERROR_MESSAGE_CELL] = message;
+      row.cells[DUPLICATE_OF_CELL] = duplicateOf ?? null;
+    }
     this.flaggedRows++;
-    this.flaggedMinor += toMinorUnits(row.valid.amount);
+    this.flaggedMinor += toMinorUnits(row.amount);
     problems.push({ line: row.line, column: null, code, severity: 'warning', message });
-  }
-
-  private itemRow(batchId: string, row: PendingRow): BulkRow {
-    const { valid } = row;
-    return [
-      batchId,
-      String(row.line),
-      valid.reference ?? null,
-      paymentIdFor(batchId, row.line, 1),
-      valid.providerCode,
-      valid.amount,
-      valid.currency,
-      row.fields,
-      json(valid.customFields),
-      row.status,
-      row.errorCode,
-      row.errorMessage,
-      this.updatedAt,
-      row.payeeKeys?.[0] ?? null,
-      row.duplicateOf ?? null,
-    ];
   }
 
   private throwFailure(): void {

@@ -33,8 +33,11 @@ export function cardNumbersIn(text: string): string[] {
   return found;
 }
 
+/** A run long enough to be looked at: most cells (names, purposes, references) have none, and are passed over without building a list. */
+const LONG_RUN = /\d(?:[ \u00A0.-]?\d){12}/;
+
 export function containsCardNumber(text: string): boolean {
-  return cardNumbersIn(text).length > 0;
+  return text.length >= 13 && LONG_RUN.test(text) && cardNumbersIn(text).length > 0;
 }
 
 function isCardNumber(run: string): boolean {

@@ -43,6 +43,8 @@ export function repeats(earlier: Pick<PayingRow, 'amount' | 'reference'>, row: {
 export class SameFileRows {
   private readonly any = new FirstLines();
   private readonly unreferenced = new FirstLines();
+  /** Most files give every row a reference: until one comes without, there is nothing to look up. */
+  private anyUnreferenced = false;
 
   /**
    * The first line this row repeats (held), or else the first with the same payee and
@@ -51,8 +53,11 @@ export class SameFileRows {
   check(payee: string, amount: string, reference: string | undefined, line: number): { repeats?: number; similar?: number } {
     const key = `${payee}\u0000${amount}`;
     const any = this.any.firstOrAdd(key, line);
-    const repeats = reference === undefined ? any : this.unreferenced.first(key);
-    if (reference === undefined) this.unreferenced.firstOrAdd(key, line);
+    const repeats = reference === undefined ? any : this.anyUnreferenced ? this.unreferenced.first(key) : undefined;
+    if (reference === undefined) {
+      this.unreferenced.firstOrAdd(key, line);
+      this.anyUnreferenced = true;
+    }
     if (repeats !== undefined) return { repeats };
     return any === undefined ? {} : { similar: any };
   }

@@ -30,6 +30,8 @@ export interface ValidRow {
 }
 
 const MAX_REFERENCE = 64;
+/** No field has a card number: the common case, without a new set per row. */
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * One row against the live provider details: provider, currency, amount format and
@@ -86,7 +88,7 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     for (const problem of providerProblems(
       { amount: { value: amount.value, currency }, recipientDetails: { providerCode: provider.code, fields } },
       provider,
-      fieldsNamed(cards),
+      cards.length === 0 ? NONE : fieldsNamed(cards),
     )) {
       const column = problem.path[0] === 'recipient' ? (problem.path[1] ?? null) : (problem.path[0] ?? null);
       error(column, problem.code ?? 'row.invalid', problem.message);
