@@ -83,7 +83,9 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const zippedBytes = Buffer.from(await zipped.body.arrayBuffer());
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(zippedBytes).toString('utf8')).toBe(await (await request(`${gateway.url}${script}`)).body.text());
-    expect(zippedBytes.length).toBeLessThan(30_000);
+    // A budget against an accidental library, not a target: 30 kB until issue 19 added the
+    // pause and review panels (30.2 kB gzipped at level 9 then).
+    expect(zippedBytes.length).toBeLessThan(32_000);
     const again = await request(`${gateway.url}${script}`, { headers: { 'if-none-match': String(asset.headers.etag) } });
     await again.body.text();
     expect(again.statusCode).toBe(304);
