@@ -201,12 +201,12 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     await gql(gatewayB, 'ap', `mutation { approveBatch(id: "${batch.id}") { __typename } }`);
     await waitFor('progress on A while one answer is held', async () => (await heldAnswers(sb)).length > 0 && sse.values.some((v) => v.startsWith('RUNNING:') && v !== 'RUNNING:0'));
 
-    // The server ends every events listener (only gateway A has one: nothing else subscribes).
+    // The server ends every events listener: gateway A's, and those every process keeps for the partner breaker's notices.
     const admin = new pg.Client({ connectionString: (database.target as { databaseUrl: string }).databaseUrl });
     await admin.connect();
     try {
       const cut = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'payout-gateway events'`);
-      expect(cut.rows.length).toBe(1);
+      expect(cut.rows.length).toBeGreaterThanOrEqual(1);
     } finally {
       await admin.end();
     }
