@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { sampleFile } from './support/batch.ts';
+
+/**
+ * `payout batch pause` and `resume` as a user runs them (its own process, the built dist/,
+ * the embedded database and sandbox in a fresh DATA_DIR), on a batch a run left RUNNING
+ * with rows to pay. Kept apart from test/cli.test.ts, which is slow already.
+ */
+const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+/** Per process started: a hung run only; nothing here depends on time. */
+const budget = (starts: number) => Math.max(180_000, starts * 60_000);
+
+let dataDir: string;
+const running = new Set<ChildProcess>();
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-pause-'));
+});
+afterEach(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The embedded database, opened while no CLI runs (one process at a time holds it). */
+async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ dataDir });
+  try {
+    await db.migrate();
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+describe('payout batch pause and resume', () => {
+  it('pauses a running batch (status says who and what it waits for), refuses to pause it twice, and resume pays the rows left', async () => {
+    const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
+    expect(run.code).toBe(4);
+    const { batchId, lines } = await withDatabase(async ({ prisma }) => {
+      const batch = await prisma.batch.findFirstOrThrow();
+      const failed = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'FAILED' }, orderBy: { line: 'asc' }, take: 2 });
+      // As a run left it when its failed rows were put back to be paid again, and then interrupted.
+      await prisma.batch.update({ where: { id: batch.id }, data: { status: 'RUNNING', finishedAt: null } });
+      for (const row of failed) {
+        await prisma.batchItem.update({
+          where: { id: row.id },
+          data: { status: 'PENDING', attempt: 2, paymentId: `${batch.id}-${row.line}-r2`, finishedAt: null, errorCode: null, errorMessage: null },
+        });
+      }
+      return { batchId: batch.id, lines: failed.map((row) => row.line) };
+    });
+    expect(lines).toHaveLength(2);
+
+    const paused = await payout(['batch', 'pause', batchId]);
+    expect(paused.stderr).toBe('');
+    expect(paused.code).toBe(0);
+    expect(paused.stdout).toMatch(/waiting since \S+: a person to resume it/);
+    expect(paused.stdout).toContain(`payout batch resume ${batchId}`);
+    const again = await payout(['batch', 'pause', batchId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('a PAUSED batch cannot be paused');
+
+    const resumed = await payout(['batch', 'resume', batchId]);
+    expect(resumed.stdout).toContain(`Batch ${batchId} resumed (it was paused by cli)`);
+    expect(resumed.code).toBe(4);
+    await withDatabase(async ({ prisma }) => {
+      // Paid again once resumed: the sandbox fails these recipients every time, so FAILED, under attempt 2.
+      const rows = await prisma.batchItem.findMany({ where: { batchId, line: { in: lines } }, orderBy: { line: 'asc' } });
+      expect(rows.map((row) => [row.status, row.attempt])).toEqual([
+        ['FAILED', 2],
+        ['FAILED', 2],
+      ]);
+      const trail = await prisma.auditEvent.findMany({ where: { batchId, action: { in: ['batch.pause', 'batch.resume'] } }, orderBy: { id: 'asc' } });
+      expect(trail.map((event) => [event.action, event.actor])).toEqual([
+        ['batch.pause', 'cli'],
+        ['batch.resume', 'cli'],
+      ]);
+    });
+  }, budget(5));
+});
