@@ -140,9 +140,13 @@ suite('the web page: rows under review, as each role sees them', () => {
   async function openAs(name: string) {
     const { page } = rig;
     await page.goto('/');
+    // The page restores a key it kept for the tab and probes it before it shows anything:
+    // wait until it shows one or the other, never decide on a page still starting.
+    const signIn = page.getByRole('heading', { name: 'Sign in', level: 1 });
     const signOut = page.getByRole('button', { name: 'Sign out' });
-    if ((await signOut.count()) > 0) await signOut.click();
-    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await signIn.or(signOut).first().waitFor();
+    if (await signOut.isVisible()) await signOut.click();
+    await signIn.waitFor();
     await page.getByLabel('API key').fill(apiKey(name));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
