@@ -55,7 +55,13 @@ export class PartnerBreaker implements CallObserver, CallGate {
     options: Partial<BreakerOptions> = {},
   ) {
     this.options = { ...defaultBreakerOptions, ...options };
-    deps.events?.addEventListener(BREAKER_EVENT, () => {
+    deps.events?.addEventListener(BREAKER_EVENT, (event) => {
+      // An open is taken at once, before the read that confirms it: calls stop now, not a round trip later.
+      const opened = (event as CustomEvent<{ opened?: { reason: BreakerReason; openedAt: string } } | null>).detail?.opened;
+      if (opened !== undefined && !this.isOpen) {
+        const at = new Date(opened.openedAt);
+        this.apply({ state: breakerStates.open, reason: opened.reason, lastCode: null, openedAt: at, closedAt: null, probes: 0, nextProbeAt: null, dbNow: at });
+      }
       this.refresh(true).catch((error: unknown) => deps.logger.warn({ err: error }, 'partner breaker: could not read it after a notice'));
     });
   }
@@ -207,7 +213,9 @@ export class PartnerBreaker implements CallObserver, CallGate {
   }
 
   private tell(): void {
-    this.deps.events?.dispatchEvent(new CustomEvent(BREAKER_EVENT, { detail: this.deps.client.agentId }));
+    const row = this.row;
+    const opened = row?.state === breakerStates.open && row.reason !== null && row.openedAt !== null ? { reason: row.reason, openedAt: row.openedAt.toISOString() } : undefined;
+    this.deps.events?.dispatchEvent(new CustomEvent(BREAKER_EVENT, { detail: { agentId: this.deps.client.agentId, ...(opened === undefined ? {} : { opened }) } }));
   }
 }
 
