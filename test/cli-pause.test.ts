@@ -1,60 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
+import { budget, cliInFreshDataDir } from './support/cli-process.ts';
 
 /**
  * `payout batch pause` and `resume` as a user runs them (its own process, the built dist/,
  * the embedded database and sandbox in a fresh DATA_DIR), on a batch a run left RUNNING
  * with rows to pay. Kept apart from test/cli.test.ts, which is slow already.
  */
-const bin = new URL('../bin/payout.js', import.meta.url).pathname;
-/** Per process started: a hung run only; nothing here depends on time. */
-const budget = (starts: number) => Math.max(180_000, starts * 60_000);
-
-let dataDir: string;
-const running = new Set<ChildProcess>();
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-pause-'));
-});
-afterEach(async () => {
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The embedded database, opened while no CLI runs (one process at a time holds it). */
-async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase({ dataDir });
-  try {
-    await db.migrate();
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
+const { payout, withDatabase } = cliInFreshDataDir('payout-cli-pause-');
 
 describe('payout batch pause and resume', () => {
   it('pauses a running batch (status says who and what it waits for), refuses to pause it twice, and resume pays the rows left', async () => {

@@ -1,3 +1,4 @@
+import type { PrismaClient } from '../db/database.ts';
 import type { Batch, PartnerBreaker } from '../db/generated/client.ts';
 import { reasonText, breakerStates } from '../partner/breaker-states.ts';
 import { batchStates, pauseReasons, payingStates } from './batch-states.ts';
@@ -51,4 +52,14 @@ export function waitOf(batch: Waiting, breaker: Breaker): BatchWait | null {
     };
   }
   return null;
+}
+
+/** The partner breaker while it is open (null while closed): what waitOf needs of it. */
+export function readOpenBreaker(prisma: Pick<PrismaClient, 'partnerBreaker'>): Promise<Breaker> {
+  return prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } });
+}
+
+/** waitOf with the breaker read now. */
+export async function waitingNow(prisma: Pick<PrismaClient, 'partnerBreaker'>, batch: Waiting): Promise<BatchWait | null> {
+  return waitOf(batch, await readOpenBreaker(prisma));
 }

@@ -1,7 +1,6 @@
 import { activeItemStatuses, failedItemStatuses, heldItemStatuses } from '../batch/item-states.ts';
 import { batchStates, pauseReasons, payingStates } from '../batch/batch-states.ts';
-import { waitOf } from '../batch/batch-waiting.ts';
-import { breakerStates } from '../partner/breaker-states.ts';
+import { waitingNow } from '../batch/batch-waiting.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -249,7 +248,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     const of = (status: string) => progress.counts.find((c) => c.status === status);
     const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
-    const wait = interrupted ? null : waitOf(batch, await services.prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } }));
+    const wait = interrupted ? null : await waitingNow(services.prisma, batch);
     const shown = wait === null ? note : ` | waiting: ${wait.waitingFor}`;
     if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note: shown });
     return batch;
@@ -328,7 +327,7 @@ async function statusText(runtime: Runtime, batch: Batch): Promise<string> {
     progress.throughput === null ? null : `${progress.throughput.toFixed(1)} rows/s`,
     progress.secondsLeft === null || batch.finishedAt !== null || batch.status === batchStates.paused ? null : `about ${Math.ceil(progress.secondsLeft)} s left`,
   ].filter((part) => part !== null);
-  const wait = waitOf(batch, await runtime.services.prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } }));
+  const wait = await waitingNow(runtime.services.prisma, batch);
   const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${wait.since.toISOString()}`}: ${wait.waitingFor}`;
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
 }

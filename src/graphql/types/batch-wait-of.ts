@@ -1,5 +1,4 @@
-import { waitOf, type BatchWait } from '../../batch/batch-waiting.ts';
-import { breakerStates } from '../../partner/breaker-states.ts';
+import { readOpenBreaker, waitOf, type BatchWait } from '../../batch/batch-waiting.ts';
 import type { GraphQLContext } from '../context.ts';
 
 /** The partner breaker, read once per request however many batches ask. */
@@ -7,7 +6,7 @@ const breakerOfRequest = new WeakMap<GraphQLContext, Promise<Parameters<typeof w
 function breakerOf(context: GraphQLContext): Promise<Parameters<typeof waitOf>[1]> {
   let read = breakerOfRequest.get(context);
   if (read === undefined) {
-    read = context.services.prisma.partnerBreaker.findFirst({ where: { state: breakerStates.open } });
+    read = readOpenBreaker(context.services.prisma);
     breakerOfRequest.set(context, read);
   }
   return read;

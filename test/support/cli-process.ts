@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+
+const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
+
+/** Per process started: a hung run only; nothing here depends on time. */
+export const budget = (starts: number) => Math.max(180_000, starts * 60_000);
+
+/**
+ * `payout` as a user runs it: its own process, the built dist/, the embedded database and
+ * sandbox in a fresh DATA_DIR for each test, removed after it with any process left.
+ */
+export function cliInFreshDataDir(prefix: string) {
+  let dataDir = '';
+  const running = new Set<ChildProcess>();
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    for (const child of running) child.kill('SIGKILL');
+    await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args], {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      running.add(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        running.delete(child);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  /** The embedded database, opened while no CLI runs (one process at a time holds it). */
+  async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const db = await openDatabase({ dataDir });
+    try {
+      await db.migrate();
+      return await work(db);
+    } finally {
+      await db.close();
+    }
+  }
+
+  return { payout, withDatabase };
+}
