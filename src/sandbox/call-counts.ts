@@ -28,6 +28,13 @@ export interface CallTally {
   byKind: Record<CallKind, number>;
 }
 
+export interface CallWindow extends CallTally {
+  complete: boolean;
+}
+
+/** How many arrival times `between` can look back over. */
+const KEPT_ARRIVALS = 100_000;
+
 export interface CallCountsView extends CallTally {
   /** When counting started (the sandbox's start or the last reset). */
   since: string;
@@ -44,6 +51,10 @@ export class CallCounts {
   private all = emptyTally();
   private duringOutage = emptyTally();
   private since: number;
+  /** Arrival times of the latest calls, a ring: enough for a fault scenario, bounded for a long bench. */
+  private readonly arrivedAt = new Float64Array(KEPT_ARRIVALS);
+  private readonly arrivedKind = new Uint8Array(KEPT_ARRIVALS);
+  private arrived = 0;
 
   constructor(private readonly now: () => number) {
     this.since = now();
@@ -53,6 +64,26 @@ export class CallCounts {
     const kind = callKindOf(operation);
     add(this.all, kind);
     if (duringOutage) add(this.duringOutage, kind);
+    const slot = this.arrived++ % KEPT_ARRIVALS;
+    this.arrivedAt[slot] = this.now();
+    this.arrivedKind[slot] = callKinds.indexOf(kind);
+  }
+
+  /**
+   * Calls that arrived from `fromMs` to `toMs` (epoch ms, both included): what a client sent
+   * while its breaker was open, say. `complete` is false when older calls than the window's
+   * start were already forgotten, so the tally may be short.
+   */
+  between(fromMs: number, toMs: number): CallWindow {
+    const tally = emptyTally();
+    const kept = Math.min(this.arrived, KEPT_ARRIVALS);
+    let oldest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < kept; i++) {
+      const at = this.arrivedAt[i]!;
+      oldest = Math.min(oldest, at);
+      if (at >= fromMs && at <= toMs) add(tally, callKinds[this.arrivedKind[i]!]!);
+    }
+    return { ...tally, complete: this.arrived <= KEPT_ARRIVALS || oldest <= fromMs };
   }
 
   /** List calls alone: GET /_sandbox/list-calls, older than the kinds. */
@@ -67,6 +98,7 @@ export class CallCounts {
   reset(): void {
     this.all = emptyTally();
     this.duringOutage = emptyTally();
+    this.arrived = 0;
     this.since = this.now();
   }
 }

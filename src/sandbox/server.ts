@@ -301,10 +301,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     else if (route === 'DELETE outage') send(res, 200, await testFeatures.endOutage());
     else if (route === 'GET balance') send(res, 200, ledger.balance());
     else if (route === 'POST balance') send(res, 200, testFeatures.changeBalance(parseJsonOrUndefined(await readBody(req))));
-    else if (route === 'GET calls') send(res, 200, testFeatures.calls());
+    else if (route === 'GET calls') send(res, 200, callsAnswer(new URL(req.url ?? '/', 'http://sandbox').searchParams));
     else if (route === 'DELETE calls') send(res, 200, testFeatures.resetCalls());
     else return false;
     return true;
+  }
+
+  /** All counts, and with ?from=&to= the calls that arrived in that window too. */
+  function callsAnswer(query: URLSearchParams): object {
+    const from = query.get('from');
+    const to = query.get('to');
+    if (from === null && to === null) return testFeatures.calls();
+    return { ...testFeatures.calls(), between: testFeatures.callsBetween(from ?? '', to ?? '') };
   }
 
   function listenOn(port: number, host: string): Promise<AddressInfo> {

@@ -4,7 +4,7 @@ import { MONEY_VALUE } from '../money/money.ts';
 import { PAYMENT_ID, providerCodes, statusCodes } from '../payout/models.ts';
 import type { Balance } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
-import { callKinds, type CallCounts, type CallCountsView } from './call-counts.ts';
+import { callKinds, type CallCounts, type CallCountsView, type CallWindow } from './call-counts.ts';
 import { findProvider } from './catalogue.ts';
 import { formatDateTime } from './clock.ts';
 import { DURATION_HINT, parseDuration } from './duration.ts';
@@ -176,6 +176,16 @@ export class SandboxTestFeatures {
   /** Partner calls per kind since the start or the last reset. */
   calls(): CallCountsView {
     return this.counts.view(formatDateTime);
+  }
+
+  /** Partner calls per kind that arrived in a window (ISO instants, milliseconds kept). */
+  callsBetween(from: string, to: string): CallWindow & { from: string; to: string } {
+    const fromMs = Date.parse(from);
+    const toMs = Date.parse(to);
+    if (Number.isNaN(fromMs) || Number.isNaN(toMs) || toMs < fromMs) {
+      throw new SandboxApiError('validation.error', `calls: from and to must be ISO instants, from before to (got from=${JSON.stringify(from)}, to=${JSON.stringify(to)})`, undefined, { httpStatus: 400 });
+    }
+    return { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), ...this.counts.between(fromMs, toMs) };
   }
 
   /** Starts counting again; answers the counts up to now. */

@@ -188,4 +188,24 @@ describe('call counts', () => {
     expect(await calls()).toMatchObject({ total: 0, byKind: { list: 0 } });
     expect((await sb.raw('GET', '/_sandbox/list-calls')).body).toEqual({ calls: 0 });
   });
+
+  it('counts the calls that arrived in a window, as a fault test asks what reached the partner while a breaker was open', async () => {
+    await sb.get('/balance');
+    const from = new Date();
+    await eventually(() => expect(Date.now()).toBeGreaterThan(from.getTime()));
+    await sb.create('window-1', sbpPayment('sbp_bank_id_success'));
+    await sb.execute('window-1');
+    const to = new Date(Date.now() + 1);
+    await eventually(() => expect(Date.now()).toBeGreaterThan(to.getTime()));
+    await sb.get('/payments/window-1');
+
+    const window = await sb.raw('GET', `/_sandbox/calls?from=${from.toISOString()}&to=${to.toISOString()}`);
+    expect(window.status).toBe(200);
+    expect(window.body.total).toBe(4);
+    expect(window.body.between).toMatchObject({ total: 2, complete: true, byKind: { create: 1, execute: 1, read: 0, balance: 0 } });
+
+    const backwards = await sb.raw('GET', `/_sandbox/calls?from=${to.toISOString()}&to=${from.toISOString()}`);
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.description).toMatch(/from before to/);
+  });
 });

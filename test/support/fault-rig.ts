@@ -119,7 +119,10 @@ export class FaultRig {
       database = await postgres.create();
       const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
       const shared = { ...remoteEnv(databaseUrl, sb.url), GATEWAY_API_KEYS: apiKeysEnv({ 'fault-suite-key': 'admin' }) };
-      const config = loadGatewayConfig({ ...shared, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
+      // The test's own runtime shares the breaker with the workers and may take a probe's
+      // turn: it must probe on the scenario's schedule, not the default one.
+      const breakerEnv = Object.fromEntries(Object.entries(options.workerEnv ?? {}).filter(([key]) => key.startsWith('PARTNER_BREAKER_')));
+      const config = loadGatewayConfig({ ...shared, ...breakerEnv, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
       const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {
         db: database.db,
         upstream: { client: sb.client(), webhookSecret: WEBHOOK_SECRET, close: async () => {} },
