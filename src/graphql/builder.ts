@@ -38,6 +38,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    idFieldOptions: { description: 'Global id: unique across every type; node(id:) fetches the object again. Opaque: keep it, do not parse it.' },
     encodeGlobalID: encodeGlobalId,
     decodeGlobalID: decodeGlobalId,
     // node/nodes answer any key, as the direct queries do; what a role may not see is

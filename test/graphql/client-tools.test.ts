@@ -211,9 +211,10 @@ export const status = (q: PaymentQuery): string | null | undefined => q.payment?
 export const event = (s: PaymentUpdatedSubscription): string => s.paymentUpdated.paymentId;
 `,
     );
-    const files = [join(out, 'use.ts'), ...(await readdir(join(out, 'gql'))).map((file) => join(out, 'gql', file))];
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const options = ['--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'esnext', '--moduleResolution', 'bundler'];
-    await expect(run(process.execPath, [tsc, ...options, ...files], { cwd: out, timeout: 120_000 })).resolves.toBeDefined();
+    expect(await readdir(join(out, 'gql'))).toEqual(expect.arrayContaining(['graphql.ts', 'gql.ts']));
+    // A browser app's settings; no @types packages, so tsc reads only what codegen wrote.
+    const compilerOptions = { strict: true, noEmit: true, skipLibCheck: true, target: 'es2022', lib: ['es2022', 'dom'], module: 'esnext', moduleResolution: 'bundler', types: [] };
+    await writeFile(join(out, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['**/*.ts'] }));
+    await expect(run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { cwd: out, timeout: 120_000 })).resolves.toBeDefined();
   });
 });
