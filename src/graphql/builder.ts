@@ -3,8 +3,11 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
+import { GraphQLError } from 'graphql';
 import { scopesOf, type Scope } from '../config/roles.ts';
 import type { GraphQLContext } from './context.ts';
+import { UNPAGED_LIST_ITEMS } from './limits/cost-model.ts';
+import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
 import { toInputError } from './input-errors.ts';
 
 /**
@@ -32,7 +35,29 @@ export const builder = new SchemaBuilder<{
   },
   errors: { unsafelyHandleInputErrors: true },
   zod: { validationError: (error) => toInputError(error) },
-  relay: { clientMutationId: 'omit', cursorType: 'String', nodeQueryOptions: false, nodesQueryOptions: false },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    idFieldOptions: { description: 'Global id: unique across every type; node(id:) fetches the object again. Opaque: keep it, do not parse it.' },
+    encodeGlobalID: encodeGlobalId,
+    decodeGlobalID: decodeGlobalId,
+    // node/nodes answer any key, as the direct queries do; what a role may not see is
+    // refused by the type's own authScopes (runScopesOnType on each node type), so the
+    // same object is refused to the same role whichever field reached it.
+    nodeQueryOptions: { authScopes: { read: true }, description: 'Any object by its global id (Relay Global Object Identification).' },
+    nodesQueryOptions: {
+      authScopes: { read: true },
+      description: `Objects by their global ids, in the order asked; null for an id that names nothing. At most ${UNPAGED_LIST_ITEMS} ids.`,
+      // The cost model counts an unpaged list at UNPAGED_LIST_ITEMS; more ids would cost more than it counted.
+      resolve: (_root, { ids }, _context, _info, resolveNodes) => {
+        if (ids.length > UNPAGED_LIST_ITEMS) {
+          throw new GraphQLError(`ids must be at most ${UNPAGED_LIST_ITEMS}`, { extensions: { code: 'BAD_USER_INPUT', argument: 'ids' } });
+        }
+        return resolveNodes(ids);
+      },
+    },
+    nodeTypeOptions: { description: 'An object with a global id: its `id` is unique across every type and fetches it again through `node`.' },
+  },
 });
 
 builder.queryType({ description: 'Reads. Any API key may query.' });

@@ -9,8 +9,12 @@ export interface PaymentSearch {
   from?: Date;
   /** Recorded before this instant. */
   before?: Date;
-  /** Continue after this position of the order (newest first). */
+  /** Continue after this position of the order (newest first): older payments. */
   after?: SearchPosition;
+  /** Stop before this position of the order: newer payments. */
+  until?: SearchPosition;
+  /** Read from the oldest end (a page backwards); the caller puts the page back in order. */
+  oldestFirst?: boolean;
   limit: number;
 }
 
@@ -46,9 +50,14 @@ export async function searchPayments(query: SqlQuery, search: PaymentSearch): Pr
   if (search.after !== undefined) {
     conditions.push(`(p."createdAt", p."paymentId") < (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.paymentId)})`);
   }
+  if (search.until !== undefined) {
+    conditions.push(`(p."createdAt", p."paymentId") > (${param(search.until.createdAt.toISOString())}::timestamptz, ${param(search.until.paymentId)})`);
+  }
+  // The same index read the other way: a page backwards costs what a page forwards does.
+  const direction = search.oldestFirst === true ? 'ASC' : 'DESC';
   const sql = `SELECT p."paymentId", p."createdAt" FROM "Payment" AS p ${join}
 ${conditions.length === 0 ? '' : `WHERE ${conditions.join('\n  AND ')}`}
-ORDER BY p."createdAt" DESC, p."paymentId" DESC
+ORDER BY p."createdAt" ${direction}, p."paymentId" ${direction}
 LIMIT ${param(search.limit)}`;
   const rows = await query<{ paymentId: string; createdAt: Date | string }>(sql, params);
   return rows.map((row) => ({ paymentId: row.paymentId, createdAt: new Date(row.createdAt) }));

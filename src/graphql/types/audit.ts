@@ -1,15 +1,21 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { GraphQLError } from 'graphql';
 import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
 import { auditActions } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';
-import { pageOptions, pageSizeNote } from './paging.ts';
+import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from './paging.ts';
 import { KeyValue } from './payment.ts';
 
 const DEFAULT_PAGE = 20;
 
-const AuditEvent = builder.objectRef<AuditEventRow>('AuditEvent').implement({
-  description: 'One action on money recorded by the gateway: who did it, when, to what, and in which request.',
+const adminOnly = (context: { role: string }) => context.role === 'admin';
+
+const AuditEvent = builder.node(builder.objectRef<AuditEventRow>('AuditEvent'), {
+  description: 'One action on money recorded by the gateway: who did it, when, to what, and in which request. Admin keys only.',
+  id: { resolve: (e) => e.id.toString() },
+  loadOne: (id, { services }) => (/^\d{1,19}$/.test(id) ? services.prisma.auditEvent.findUnique({ where: { id: BigInt(id) } }) : null),
+  // The same rule as auditEvents, on the type: node(id:) cannot show an event to a non-admin.
+  authScopes: (_event, context) => adminOnly(context),
+  runScopesOnType: true,
   fields: (t) => ({
     at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
     action: t.exposeString('action', { description: `One of ${auditActions.join(', ')}.` }),
@@ -34,7 +40,7 @@ builder.queryFields((t) => ({
     type: AuditEvent,
     description: `Approvals, cancels, retries and forced imports, newest first. Admin keys only. ${pageSizeNote(DEFAULT_PAGE)}`,
     // The trail names who did what: only an admin may read it (no scope in builder.ts is admin-only).
-    authScopes: (_root, _args, context) => context.role === 'admin',
+    authScopes: (_root, _args, context) => adminOnly(context),
     args: {
       batchId: t.arg.id(),
       paymentId: t.arg.id(),
@@ -49,28 +55,25 @@ builder.queryFields((t) => ({
         ...(args.action == null ? {} : { action: args.action }),
         ...(args.from == null && args.to == null ? {} : { at: { ...(args.from == null ? {} : { gte: args.from }), ...(args.to == null ? {} : { lt: args.to }) } }),
       };
+      checkPageSizes(args);
       return resolveCursorConnection<Promise<AuditEventRow[]>>(
         { args, ...pageOptions(DEFAULT_PAGE), toCursor: (event) => event.id.toString() },
         // Newest first: "after" a cursor means older (smaller ids); `inverted` reads from the other end for "last".
-        ({ before, after, limit, inverted }): Promise<AuditEventRow[]> =>
-          services.prisma.auditEvent.findMany({
+        ({ before, after, limit, inverted }): Promise<AuditEventRow[]> => {
+          const older = readCursor('auditEvents', 'after', after, parseNumberCursor);
+          const newer = readCursor('auditEvents', 'before', before, parseNumberCursor);
+          return services.prisma.auditEvent.findMany({
             where: {
               ...where,
-              ...(before === undefined && after === undefined
+              ...(older === undefined && newer === undefined
                 ? {}
-                : { id: { ...(after === undefined ? {} : { lt: cursorId(after) }), ...(before === undefined ? {} : { gt: cursorId(before) }) } }),
+                : { id: { ...(older === undefined ? {} : { lt: older }), ...(newer === undefined ? {} : { gt: newer }) } }),
             },
             orderBy: { id: inverted ? 'asc' : 'desc' },
             take: limit,
-          }),
+          });
+        },
       );
     },
   }),
 }));
-
-function cursorId(cursor: string): bigint {
-  if (!/^\d{1,19}$/.test(cursor)) {
-    throw new GraphQLError(`"${cursor.slice(0, 40)}" is not a cursor of auditEvents`, { extensions: { code: 'BAD_USER_INPUT' } });
-  }
-  return BigInt(cursor);
-}

@@ -1,4 +1,4 @@
-import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { authScopesFor } from '../../config/roles.ts';
 import { BatchStateError, type BatchProgress } from '../../batch/batch-service.ts';
 import { followState } from '../../events/subscription.ts';
@@ -13,7 +13,7 @@ import { Money } from './balance.ts';
 import { waitingOf } from './batch-wait-of.ts';
 import { ProviderCodeEnum, enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
-import { MAX_PROBLEMS, pageOptions, pageSizeNote } from './paging.ts';
+import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
 import { batchStates, restingStates } from '../../batch/batch-states.ts';
 
@@ -76,8 +76,20 @@ const Overlap = builder.objectRef<{ batchId: string; rows: number; amount: strin
   }),
 });
 
-export const BatchItem = builder.objectRef<BatchItemRow>('BatchItem').implement({
+export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem'), {
+  description: 'One row of a batch’s file: the same row through every attempt (its paymentId changes with each).',
+  // A row is its batch and line: the paymentId is replaced when the row is paid again.
+  id: { resolve: (i) => `${i.batchId}:${i.line}` },
+  loadOne: (key, { services }) => {
+    const colon = key.lastIndexOf(':');
+    const line = Number(key.slice(colon + 1));
+    if (colon < 1 || !Number.isSafeInteger(line)) return null;
+    return services.prisma.batchItem.findFirst({ where: { batchId: key.slice(0, colon), line } });
+  },
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
+    batchId: t.exposeID('batchId'),
     line: t.exposeInt('line'),
     reference: t.string({ nullable: true, resolve: (i) => i.reference }),
     paymentId: t.exposeID('paymentId'),
@@ -121,10 +133,13 @@ function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProg
   return progress;
 }
 
-export const Batch = builder.objectRef<BatchRow>('Batch').implement({
-  description: 'One uploaded payroll file and its run.',
+export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
+  description: 'One uploaded payroll file and its run. Its `id` is both its own id (the CLI’s, the URLs’) and its global id.',
+  id: { resolve: (b) => b.id },
+  loadOne: (id, { services }) => services.prisma.batch.findUnique({ where: { id } }),
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
-    id: t.exposeID('id'),
     name: t.exposeString('name'),
     fileName: t.string({ nullable: true, resolve: (b) => b.fileName }),
     status: t.field({ type: BatchStatusEnum, resolve: (b) => b.status }),
@@ -196,15 +211,28 @@ export const Batch = builder.objectRef<BatchRow>('Batch').implement({
       type: BatchItem,
       description: `The file’s rows in line order. ${pageSizeNote(50)}`,
       args: { status: t.arg({ type: BatchItemStatusEnum }) },
-      resolve: (b, args, { services }) =>
-        resolveOffsetConnection({ args, ...pageOptions(50) }, ({ limit, offset }) =>
-          services.prisma.batchItem.findMany({
-            where: { batchId: b.id, ...(args.status == null ? {} : { status: args.status }) },
-            orderBy: [{ line: 'asc' }],
-            take: limit,
-            skip: offset,
-          }),
-        ),
+      // Keyed by line (index batchId, line): a page backwards costs what a page forwards does.
+      resolve: (b, args, { services }) => {
+        checkPageSizes(args);
+        return resolveCursorConnection<Promise<BatchItemRow[]>>(
+          { args, ...pageOptions(50), toCursor: (item) => String(item.line) },
+          ({ before, after, limit, inverted }): Promise<BatchItemRow[]> => {
+            const past = readCursor('items', 'after', after, parseNumberCursor);
+            const until = readCursor('items', 'before', before, parseNumberCursor);
+            return services.prisma.batchItem.findMany({
+              where: {
+                batchId: b.id,
+                ...(args.status == null ? {} : { status: args.status }),
+                ...(past === undefined && until === undefined
+                  ? {}
+                  : { line: { ...(past === undefined ? {} : { gt: Number(past) }), ...(until === undefined ? {} : { lt: Number(until) }) } }),
+              },
+              orderBy: [{ line: inverted ? 'desc' : 'asc' }],
+              take: limit,
+            });
+          },
+        );
+      },
     }),
   }),
 });
@@ -222,15 +250,29 @@ builder.queryFields((t) => ({
     description: `Batches, newest first. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: { status: t.arg({ type: BatchStatusEnum }) },
-    resolve: (_root, args, { services }) =>
-      resolveOffsetConnection({ args, ...pageOptions(20) }, ({ limit, offset }) =>
-        services.prisma.batch.findMany({
-          where: args.status == null ? {} : { status: args.status },
-          orderBy: { createdAt: 'desc' },
-          take: limit,
-          skip: offset,
-        }),
-      ),
+    // Newest first by (createdAt, id): a page stays right while batches are uploaded, and
+    // "last" reads the oldest end in the same index order.
+    resolve: (_root, args, { services }) => {
+      checkPageSizes(args);
+      return resolveCursorConnection<Promise<BatchRow[]>>(
+        { args, ...pageOptions(20), toCursor: (batch) => timeIdCursor(batch.createdAt, batch.id) },
+        ({ before, after, limit, inverted }): Promise<BatchRow[]> => {
+          const older = readCursor('batches', 'after', after, parseTimeIdCursor);
+          const newer = readCursor('batches', 'before', before, parseTimeIdCursor);
+          return services.prisma.batch.findMany({
+            where: {
+              ...(args.status == null ? {} : { status: args.status }),
+              AND: [
+                ...(older === undefined ? [] : [{ OR: [{ createdAt: { lt: older.at } }, { createdAt: older.at, id: { lt: older.id } }] }]),
+                ...(newer === undefined ? [] : [{ OR: [{ createdAt: { gt: newer.at } }, { createdAt: newer.at, id: { gt: newer.id } }] }]),
+              ],
+            },
+            orderBy: [{ createdAt: inverted ? 'asc' : 'desc' }, { id: inverted ? 'asc' : 'desc' }],
+            take: limit,
+          });
+        },
+      );
+    },
   }),
 }));
 

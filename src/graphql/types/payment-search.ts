@@ -1,13 +1,18 @@
+import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
 import { prismaQuery } from '../../db/database.ts';
-import { decodePosition, encodePosition, searchPayments } from '../../payments/payment-search.ts';
+import { decodePosition, encodePosition, searchPayments, type SearchPosition } from '../../payments/payment-search.ts';
+import type { PaymentView } from '../../payments/payment-service.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { TrackingStatusEnum } from './enums.ts';
-import { MAX_PAGE, pageSizeNote } from './paging.ts';
+import { checkPageSizes, pageOptions, pageSizeNote, readCursor } from './paging.ts';
 import { Payment } from './payment.ts';
 
 const DAY_MS = 86_400_000;
+
+/** A payment found, with its place in the order for its cursor. */
+type FoundPayment = PaymentView & { position: SearchPosition };
 
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 
@@ -63,7 +68,7 @@ builder.queryField('searchPayments', (t) =>
     type: Payment,
     description:
       `The gateway’s own records of payments (every payment it made, batch or single, any date range), newest first by when the gateway recorded them. ` +
-      `Filters combine with AND. Pages forward with first/after. ${pageSizeNote(20)}`,
+      `Filters combine with AND. Pages both ways (first/after, last/before) by position, not offset. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: {
       reference: t.arg.string({ description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).', validate: { maxLength: 64 } }),
@@ -73,38 +78,30 @@ builder.queryField('searchPayments', (t) =>
       to: t.arg({ type: 'Date', description: 'Last day (UTC), inclusive.' }),
     },
     resolve: async (_root, args, { services }) => {
-      if (args.last != null || args.before != null) throw badInput('searchPayments pages forward only: use first and after');
-      if (args.first != null && args.first < 1) throw badInput('first must be 1 or more');
-      const first = Math.min(args.first ?? 20, MAX_PAGE);
-      const after = args.after == null ? undefined : decodePosition(args.after);
-      if (args.after != null && after === undefined) throw badInput('after is not a cursor of searchPayments');
+      checkPageSizes(args, 1);
       const from = args.from == null ? undefined : new Date(`${args.from}T00:00:00Z`);
       const before = args.to == null ? undefined : new Date(Date.parse(`${args.to}T00:00:00Z`) + DAY_MS);
       if (from !== undefined && before !== undefined && from >= before) throw badInput('from is after to');
-      const found = await searchPayments(prismaQuery(services.prisma), {
-        ...(args.reference == null ? {} : { reference: args.reference }),
-        ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
-        ...(args.status == null ? {} : { status: args.status }),
-        ...(from === undefined ? {} : { from }),
-        ...(before === undefined ? {} : { before }),
-        ...(after === undefined ? {} : { after }),
-        limit: first + 1,
-      });
-      const page = found.slice(0, first);
-      const records = await services.tracker.findMany(page.map((p) => p.paymentId));
-      const edges = page.map((position) => ({
-        cursor: encodePosition(position),
-        node: { paymentId: position.paymentId, tracked: records.get(position.paymentId) },
-      }));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage: found.length > first,
-          hasPreviousPage: after !== undefined,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? null,
+      return resolveCursorConnection<Promise<FoundPayment[]>>(
+        { args, ...pageOptions(20), toCursor: (found) => encodePosition(found.position) },
+        async (page): Promise<FoundPayment[]> => {
+          const older = readCursor('searchPayments', 'after', page.after, decodePosition);
+          const newer = readCursor('searchPayments', 'before', page.before, decodePosition);
+          const found = await searchPayments(prismaQuery(services.prisma), {
+            ...(args.reference == null ? {} : { reference: args.reference }),
+            ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
+            ...(args.status == null ? {} : { status: args.status }),
+            ...(from === undefined ? {} : { from }),
+            ...(before === undefined ? {} : { before }),
+            ...(older === undefined ? {} : { after: older }),
+            ...(newer === undefined ? {} : { until: newer }),
+            oldestFirst: page.inverted,
+            limit: page.limit,
+          });
+          const records = await services.tracker.findMany(found.map((p) => p.paymentId));
+          return found.map((position) => ({ position, paymentId: position.paymentId, tracked: records.get(position.paymentId) }));
         },
-      };
+      );
     },
   }),
 );

@@ -1,4 +1,4 @@
-import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import { cursorToOffset, resolveOffsetConnection } from '@pothos/plugin-relay';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../payout/models.ts';
@@ -6,7 +6,7 @@ import type { PaymentView } from '../../payments/payment-service.ts';
 import { localOnly } from '../../payments/status.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
-import { pageOptions, pageSizeNote } from './paging.ts';
+import { checkPageSizes, pageArgumentError, pageOptions, pageSizeNote, readCursor } from './paging.ts';
 import {
   PaymentErrorCodeEnum,
   PaymentStatusEnum,
@@ -62,10 +62,15 @@ function amountOf(view: PaymentView): MoneyShape {
   return { value: view.tracked!.amount.toFixed(2), currency: view.tracked!.currency as 'RUB' };
 }
 
-export const Payment = builder.objectRef<PaymentView>('Payment').implement({
+export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
   description: 'A payment as the upstream reports it, merged with the gateway’s own record of it.',
+  id: { resolve: (p) => p.paymentId },
+  // Read as `payment(paymentId:)` reads it: from the upstream now, merged with the record.
+  loadOne: (paymentId, { services }) => services.payments.read(paymentId),
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
-    paymentId: t.exposeID('paymentId'),
+    paymentId: t.exposeID('paymentId', { description: 'The payment’s own id, as the upstream and the CLI know it.' }),
     status: t.field({
       type: PaymentStatusEnum,
       nullable: true,
@@ -181,14 +186,21 @@ builder.queryFields((t) => ({
   payments: t.connection({
     type: Payment,
     // The upstream list pages by limit/offset; cursors here are offsets.
-    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). ${pageSizeNote(20)}`,
+    description: `Recent upstream payments, newest first (the upstream’s 50-day window when from/to are absent). "last" needs "before": the upstream’s list says nothing of its length. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: {
       from: t.arg({ type: 'Date', description: 'First creation date, inclusive.' }),
       to: t.arg({ type: 'Date', description: 'Last creation date, inclusive.' }),
     },
-    resolve: (_root, args, { services }) =>
-      resolveOffsetConnection({ args, ...pageOptions(20) }, async ({ limit, offset }) => {
+    resolve: (_root, args, { services }) => {
+      checkPageSizes(args);
+      readCursor('payments', 'after', args.after ?? undefined, offsetOf);
+      readCursor('payments', 'before', args.before ?? undefined, offsetOf);
+      // The upstream list says nothing of its length: "last" counts back from a cursor only.
+      if (args.last != null && args.before == null && args.first == null) {
+        throw pageArgumentError('last', 'needs before on payments: the upstream’s list has no end to count back from');
+      }
+      return resolveOffsetConnection({ args, ...pageOptions(20) }, async ({ limit, offset }) => {
         const page = await services.client.listPayments({
           limit,
           offset,
@@ -197,6 +209,16 @@ builder.queryFields((t) => ({
         });
         const tracked = await services.tracker.findMany(page.map((p) => p.paymentId));
         return page.map((upstream) => ({ paymentId: upstream.paymentId, upstream, tracked: tracked.get(upstream.paymentId) }));
-      }),
+      });
+    },
   }),
 }));
+
+function offsetOf(cursor: string): number | undefined {
+  try {
+    const offset = cursorToOffset(cursor);
+    return Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
+  } catch {
+    return undefined;
+  }
+}

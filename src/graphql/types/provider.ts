@@ -29,7 +29,14 @@ const Contacts = builder.objectRef<{ address?: string; phoneNumber?: string }>('
   }),
 });
 
-const Provider = builder.objectRef<ProviderDetails>('Provider').implement({
+// A Node rather than a plain `id`: Relay's store keys every record by `id` alone, so an
+// `id` that is only a provider code could collide with another type's; as a Node it is
+// unique, refetchable, and Apollo normalises it like every other object.
+const Provider = builder.node(builder.objectRef<ProviderDetails>('Provider'), {
+  id: { resolve: (p) => p.code },
+  loadOne: async (code, { services }) => (await services.catalogue.get(code as ProviderDetails['code'])) ?? null,
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
     code: t.field({ type: ProviderCodeEnum, resolve: (p) => p.code }),
     name: t.exposeString('name'),

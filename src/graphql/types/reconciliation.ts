@@ -1,6 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { authScopesFor } from '../../config/roles.ts';
-import { GraphQLError } from 'graphql';
 import { DiscrepancyCode, DiscrepancyResolution, ReconciliationStatus } from '../../db/generated/enums.ts';
 import type { Prisma, ReconciliationDiscrepancy as DiscrepancyRow, ReconciliationRun as RunRow } from '../../db/generated/client.ts';
 import { requestActor } from '../../ops/audit.ts';
@@ -9,7 +8,7 @@ import { PeriodError } from '../../reconciliation/period.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
 import { typedResult } from './errors.ts';
-import { pageOptions, pageSizeNote } from './paging.ts';
+import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
 
 const DEFAULT_RUNS = 20;
 const DEFAULT_DISCREPANCIES = 50;
@@ -59,10 +58,14 @@ const DiscrepancyCount = builder.objectRef<{ code: DiscrepancyCode; count: numbe
   }),
 });
 
-export const Discrepancy = builder.objectRef<DiscrepancyRow>('Discrepancy').implement({
+export const Discrepancy = builder.node(builder.objectRef<DiscrepancyRow>('Discrepancy'), {
   description: 'One thing a reconciliation found about one payment. Recipients are compared and shown masked.',
+  id: { resolve: (d) => d.id.toString() },
+  loadOne: (id, { services }) => (/^\d{1,19}$/.test(id) ? services.prisma.reconciliationDiscrepancy.findUnique({ where: { id: BigInt(id) } }) : null),
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
-    id: t.id({ resolve: (d) => d.id.toString() }),
+    discrepancyId: t.id({ description: 'Its own number, the order discrepancies are listed in.', resolve: (d) => d.id.toString() }),
     code: t.field({ type: DiscrepancyCodeEnum, resolve: (d) => d.code }),
     description: t.string({ resolve: (d) => discrepancyDescriptions[d.code] }),
     paymentId: t.exposeID('paymentId'),
@@ -79,10 +82,13 @@ export const Discrepancy = builder.objectRef<DiscrepancyRow>('Discrepancy').impl
   }),
 });
 
-export const ReconciliationRun = builder.objectRef<RunRow>('ReconciliationRun').implement({
-  description: 'One comparison of the gateway’s payments with the upstream’s list for a period of days.',
+export const ReconciliationRun = builder.node(builder.objectRef<RunRow>('ReconciliationRun'), {
+  description: 'One comparison of the gateway’s payments with the upstream’s list for a period of days. Its `id` is both its own id and its global id.',
+  id: { resolve: (r) => r.id },
+  loadOne: (id, { services }) => services.prisma.reconciliationRun.findUnique({ where: { id } }),
+  authScopes: { read: true },
+  runScopesOnType: true,
   fields: (t) => ({
-    id: t.exposeID('id'),
     from: t.field({ type: 'Date', description: 'First day of the period, in timeZone.', resolve: (r) => r.periodFrom }),
     to: t.field({ type: 'Date', description: 'Last day, included.', resolve: (r) => r.periodTo }),
     timeZone: t.exposeString('timeZone'),
@@ -132,19 +138,23 @@ export const ReconciliationRun = builder.objectRef<RunRow>('ReconciliationRun').
           ...(args.code == null ? {} : { code: args.code }),
           ...(args.resolution == null ? {} : { resolution: args.resolution }),
         };
+        checkPageSizes(args);
         return resolveCursorConnection<Promise<DiscrepancyRow[]>>(
           { args, ...pageOptions(DEFAULT_DISCREPANCIES), toCursor: (d) => d.id.toString() },
-          ({ before, after, limit, inverted }): Promise<DiscrepancyRow[]> =>
-            services.prisma.reconciliationDiscrepancy.findMany({
+          ({ before, after, limit, inverted }): Promise<DiscrepancyRow[]> => {
+            const past = readCursor('discrepancies', 'after', after, parseNumberCursor);
+            const until = readCursor('discrepancies', 'before', before, parseNumberCursor);
+            return services.prisma.reconciliationDiscrepancy.findMany({
               where: {
                 ...where,
-                ...(before === undefined && after === undefined
+                ...(past === undefined && until === undefined
                   ? {}
-                  : { id: { ...(after === undefined ? {} : { gt: cursorId(after) }), ...(before === undefined ? {} : { lt: cursorId(before) }) } }),
+                  : { id: { ...(past === undefined ? {} : { gt: past }), ...(until === undefined ? {} : { lt: until }) } }),
               },
               orderBy: { id: inverted ? 'desc' : 'asc' },
               take: limit,
-            }),
+            });
+          },
         );
       },
     }),
@@ -173,12 +183,13 @@ builder.queryFields((t) => ({
     description: `Reconciliation runs, newest first. ${pageSizeNote(DEFAULT_RUNS)}`,
     authScopes: { read: true },
     args: { status: t.arg({ type: ReconciliationStatusEnum }) },
-    resolve: (_root, args, { services }) =>
-      resolveCursorConnection<Promise<RunRow[]>>(
-        { args, ...pageOptions(DEFAULT_RUNS), toCursor: (run) => `${run.startedAt.toISOString()}|${run.id}` },
+    resolve: (_root, args, { services }) => {
+      checkPageSizes(args);
+      return resolveCursorConnection<Promise<RunRow[]>>(
+        { args, ...pageOptions(DEFAULT_RUNS), toCursor: (run) => timeIdCursor(run.startedAt, run.id) },
         ({ before, after, limit, inverted }): Promise<RunRow[]> => {
-          const older = after === undefined ? undefined : runCursor(after);
-          const newer = before === undefined ? undefined : runCursor(before);
+          const older = readCursor('reconciliationRuns', 'after', after, parseTimeIdCursor);
+          const newer = readCursor('reconciliationRuns', 'before', before, parseTimeIdCursor);
           return services.prisma.reconciliationRun.findMany({
             where: {
               ...(args.status == null ? {} : { status: args.status }),
@@ -191,7 +202,8 @@ builder.queryFields((t) => ({
             take: limit,
           });
         },
-      ),
+      );
+    },
   }),
 }));
 
@@ -213,19 +225,3 @@ builder.mutationFields((t) => ({
       }),
   }),
 }));
-
-function cursorId(cursor: string): bigint {
-  if (!/^\d{1,19}$/.test(cursor)) {
-    throw new GraphQLError(`"${cursor.slice(0, 40)}" is not a cursor of discrepancies`, { extensions: { code: 'BAD_USER_INPUT' } });
-  }
-  return BigInt(cursor);
-}
-
-function runCursor(cursor: string): { at: Date; id: string } {
-  const [at, id] = cursor.split('|');
-  const date = new Date(at ?? '');
-  if (id === undefined || Number.isNaN(date.getTime())) {
-    throw new GraphQLError(`"${cursor.slice(0, 40)}" is not a cursor of reconciliationRuns`, { extensions: { code: 'BAD_USER_INPUT' } });
-  }
-  return { at: date, id };
-}
