@@ -38,7 +38,7 @@ suite('the web page before a batch is approved', () => {
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await page.getByLabel('API key').fill(apiKey(name));
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
   async function upload(name: string, buffer: Buffer) {
