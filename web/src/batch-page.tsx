@@ -315,7 +315,14 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                   </td>
                   <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
                   <td class="mono">
-                    {item.status === 'INVALID' || item.status === 'DUPLICATE' ? '—' : <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>}
+                    {item.status === 'INVALID' || item.status === 'DUPLICATE' ? (
+                      '—'
+                    ) : awaitingApproval ? (
+                      // Its id is fixed, but no payment exists before approval: nothing to find yet.
+                      item.paymentId
+                    ) : (
+                      <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>
+                    )}
                   </td>
                   <td>
                     <StatusBadge status={item.status} label={statusName(item.status)} />
