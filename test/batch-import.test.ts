@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fileSource, importFixture, sampleFile, textSource } from './support/batch.ts';
 import { testCardData } from './support/card-data.ts';
 import { testDatabaseKinds } from './support/database.ts';
+import { sharedStringsXml, sheetXml, xlsxWorkbook } from './support/xlsx-zip.ts';
 
 describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
@@ -160,6 +161,26 @@ describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => 
       [null, null, 'row.empty'],
     ]);
     expect((await fx.problemsOf(batch.id)).find((p) => p.code === 'row.empty')!.message).toMatch(/lines 3, 7\)/);
+  });
+
+  it('says an amount written in words is not a number, naming it, in a CSV and in an .xlsx text cell', async () => {
+    const csv = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,twelve,token_a\nbank-card-token,12e3,token_b\nbank-card-token,1500.50,token_c\n'), force: true });
+    expect((await fx.problemsOf(csv.id)).map((p) => [p.line, p.column, p.code, p.message])).toEqual([
+      [2, 'amount', 'amount.format', '"twelve" is not a number; write the amount in digits, such as 1500.00'],
+      [3, 'amount', 'amount.format', '"12e3" is in exponent notation'],
+    ]);
+    // Excel keeps a word typed in a number column as a text cell (a shared string).
+    const workbook = xlsxWorkbook({
+      sharedStrings: sharedStringsXml(['provider', 'amount', 'account', 'bank-card-token', 'twelve']),
+      sheet: sheetXml([[{ s: 0 }, { s: 1 }, { s: 2 }], [{ s: 3 }, { s: 4 }, '79001234567'], [{ s: 3 }, 1500.5, '79001234568']]),
+    });
+    const xlsx = await fx.importer.import({ source: (async function* () {
+        yield workbook;
+      })(), fileName: 'payroll.xlsx', force: true });
+    expect(xlsx).toMatchObject({ status: 'REJECTED', rowCount: 2, validCount: 1 });
+    expect((await fx.problemsOf(xlsx.id)).map((p) => [p.line, p.column, p.code, p.message])).toEqual([
+      [2, 'amount', 'amount.format', '"twelve" is not a number; write the amount in digits, such as 1500.00'],
+    ]);
   });
 
   it('refuses a zip that is not a workbook as a file problem', async () => {

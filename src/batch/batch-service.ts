@@ -64,6 +64,11 @@ export class BatchService {
     },
   ) {}
 
+  /** One person may upload and approve (no keys, or GATEWAY_SINGLE_USER): the page asks, so it offers only what will be accepted. */
+  get singleUser(): boolean {
+    return this.options.singleUser;
+  }
+
   /**
    * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
    * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.

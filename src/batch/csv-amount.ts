@@ -1,3 +1,5 @@
+import { quoteCell } from './cell-text.ts';
+
 /**
  * Amounts as spreadsheets write them: "1500", "1500.5", "1 500,50" (space, no-break or
  * narrow no-break space between thousands), decimal "." or ",". Anything that could be
@@ -6,22 +8,27 @@
  */
 const GROUPED = /^\d{1,3}(?:[ \u00A0\u202F]\d{3})+$/;
 const PLAIN = /^\d+$/;
+/** Digits, separators and signs only: anything else (a word, a currency) is not a number at all. */
+const NUMERIC = /^[+-]?[\d.,  \u00A0\u202F]*\d[\d.,  \u00A0\u202F]*[+-]?$/;
+/** "1e3", "1,5E+3": what a spreadsheet writes for a large number in a narrow cell. */
+const EXPONENT = /^[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)e[+-]?\d+$/i;
 
 export type AmountResult = { value: string } | { error: string };
 
 export function parseCsvAmount(raw: string): AmountResult {
   const text = raw.trim();
   if (text === '') return { error: 'is empty' };
-  if (/[+-]/.test(text)) return { error: `"${raw}" has a sign; amounts are positive numbers such as 1500.00` };
-  if (/e/i.test(text)) return { error: `"${raw}" is in exponent notation` };
+  if (EXPONENT.test(text)) return { error: `${quoteCell(raw)} is in exponent notation` };
+  if (!NUMERIC.test(text)) return { error: `${quoteCell(raw)} is not a number; write the amount in digits, such as 1500.00` };
+  if (/[+-]/.test(text)) return { error: `${quoteCell(raw)} has a sign; amounts are positive numbers such as 1500.00` };
   const separators = text.match(/[.,]/g) ?? [];
-  if (separators.length > 1) return { error: `"${raw}" has more than one decimal separator` };
+  if (separators.length > 1) return { error: `${quoteCell(raw)} has more than one decimal separator` };
   const [whole = '', fraction] = separators.length === 1 ? text.split(/[.,]/) : [text, undefined];
-  if (!(PLAIN.test(whole) || GROUPED.test(whole))) return { error: `"${raw}" is not a number` };
+  if (!(PLAIN.test(whole) || GROUPED.test(whole))) return { error: `${quoteCell(raw)} is not a number` };
   if (fraction !== undefined && !/^\d{1,2}$/.test(fraction)) {
-    return { error: `"${raw}" needs at most two decimals` };
+    return { error: `${quoteCell(raw)} needs at most two decimals` };
   }
   const digits = whole.replace(/\D/g, '').replace(/^0+(?=\d)/, '');
-  if (digits.length > 16) return { error: `"${raw}" is too large` };
+  if (digits.length > 16) return { error: `${quoteCell(raw)} is too large` };
   return { value: `${digits}.${(fraction ?? '').padEnd(2, '0')}` };
 }

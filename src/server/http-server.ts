@@ -70,7 +70,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isReconciliationDownload(path)) return handleReconciliationDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isTemplate(path)) return handleTemplate(req, res, path, { client: deps.client, keys: deps.keys });
-  if (isWebPage(path)) return serveWebPage(req, res, path);
+  if (isWebPage(path)) return serveWebPage(req, res, path, { keysRequired: !deps.keys.anonymous });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     const checks = await readiness(deps);

@@ -47,6 +47,20 @@ interface WebFile {
   etag: string;
   /** Vite puts content-hashed names under assets/: they never change, so they may be kept. */
   immutable: boolean;
+  /** The page as served when keys are configured (html only): it says so, see KEYS_META. */
+  keyed?: WebFile;
+}
+
+/**
+ * Told in the page itself whether the gateway wants a key, so that without a stored key it
+ * shows the sign-in form at once: asking the gateway would be a request refused with 401,
+ * which the browser logs as an error on every load.
+ */
+export const KEYS_META = '<meta name="payout-gateway-keys" content="required" />';
+
+function webFile(url: string, body: Buffer, type: string): WebFile {
+  const gzipped = /^(text\/|image\/svg|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
+  return { body, gzipped, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, immutable: url.startsWith('/assets/') };
 }
 
 let files: Promise<Map<string, WebFile>> | undefined;
@@ -75,8 +89,9 @@ async function load(root: string): Promise<Map<string, WebFile>> {
       if (type === undefined) continue;
       const body = await readFile(path);
       const url = `/${relative(root, path).split(sep).join('/')}`;
-      const gzipped = /^(text\/|image\/svg|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
-      table.set(url, { body, gzipped, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, immutable: url.startsWith('/assets/') });
+      const file = webFile(url, body, type);
+      if (type.startsWith('text/html')) file.keyed = webFile(url, Buffer.from(body.toString('utf8').replace('</head>', `${KEYS_META}</head>`)), type);
+      table.set(url, file);
     }
   };
   await walk(root);
@@ -98,13 +113,14 @@ export function isWebPage(path: string): boolean {
   return path === '/' || path === '/index.html' || path === '/favicon.svg' || path.startsWith('/assets/');
 }
 
-export async function serveWebPage(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function serveWebPage(req: IncomingMessage, res: ServerResponse, path: string, options: { keysRequired: boolean }): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
   const table = await webFiles();
-  const file = table?.get(path === '/' ? '/index.html' : path);
+  const built = table?.get(path === '/' ? '/index.html' : path);
+  const file = options.keysRequired ? (built?.keyed ?? built) : built;
   if (table === undefined || file === undefined) {
     const missing = table === undefined || path === '/' || path === '/index.html';
     res

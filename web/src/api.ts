@@ -48,6 +48,16 @@ async function readReply<T>(response: Response): Promise<T> {
   return body.data;
 }
 
+/** A typed refusal (a mutation's BatchError result), thrown like a GraphQL error so it is shown the same way. */
+export function refusal(result: { code: string; message: string }): ApiError {
+  return new ApiError(result.message, result.code, 200);
+}
+
+/** Whether the page was served by a gateway that wants a key (src/server/web-page.ts). */
+export function keysRequired(): boolean {
+  return document.querySelector('meta[name="payout-gateway-keys"]')?.getAttribute('content') === 'required';
+}
+
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch('/graphql', {
     method: 'POST',
@@ -138,6 +148,8 @@ export interface Access {
   role: 'viewer' | 'operator' | 'approver' | 'admin';
   /** The identity the gateway records for this key (`me.identity`; "anonymous" without keys). */
   caller: string | undefined;
+  /** Maker-checker is off (single-user): the uploader of a batch may approve it too. */
+  approvesOwn: boolean;
   may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean; reconcile: boolean };
 }
 
@@ -165,7 +177,7 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
     allowed('approveBatch'),
     allowed('retryFailedItems'),
     // Only the gateway can name a key (by its configured name, or a fingerprint keyed with its secret).
-    gql<{ me: { identity: string } }>('query Me { me { identity } }'),
+    gql<{ me: { identity: string; approvesOwnBatches: boolean } }>('query Me { me { identity approvesOwnBatches } }'),
   ]);
   const anonymous = key === undefined;
   const role = approve && retry ? 'admin' : approve ? 'approver' : retry ? 'operator' : 'viewer';
@@ -173,6 +185,7 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
     anonymous,
     role,
     caller: me.me.identity,
+    approvesOwn: me.me.approvesOwnBatches,
     may: { upload: retry, approve, cancel: retry || approve, retry, reconcile: retry || approve },
   };
 }

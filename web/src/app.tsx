@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, probeAccess, whenUnauthorized, type Access } from './api.ts';
+import { ApiError, keysRequired, probeAccess, whenUnauthorized, type Access } from './api.ts';
 import { BatchPage } from './batch-page.tsx';
 import { BatchesPage } from './batches-page.tsx';
 import { FindPage } from './find-page.tsx';
@@ -67,8 +67,11 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    // A stored key first; without one, a request with no key tells whether this is local mode.
-    void signIn(storedKey());
+    // A stored key first; without one, the page says whether the gateway wants a key (asking
+    // it would be a refused request the browser logs as an error on every load).
+    const key = storedKey();
+    if (key === undefined && keysRequired()) setSession({ state: 'signed-out' });
+    else void signIn(key);
   }, []);
 
   const switchLocale = (next: Locale) => {

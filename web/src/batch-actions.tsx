@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { gql, type Access } from './api.ts';
+import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
 import { APPROVE_BATCH, CANCEL_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
@@ -11,8 +11,10 @@ export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' 
 export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   const actions: Action[] = [];
   const failed = batch.counts.filter((c) => c.status === 'FAILED' || c.status === 'EXPIRED').reduce((sum, c) => sum + c.count, 0);
-  if (batch.status === 'VALIDATED' && access.may.approve) actions.push('approve');
-  if (batch.status === 'REJECTED' && batch.validCount > 0 && access.may.approve) actions.push('approveValid');
+  // Maker-checker: the gateway refuses the uploader's own approval unless it runs single-user.
+  const mayApprove = access.may.approve && (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller);
+  if (batch.status === 'VALIDATED' && mayApprove) actions.push('approve');
+  if (batch.status === 'REJECTED' && batch.validCount > 0 && mayApprove) actions.push('approveValid');
   if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');
   if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
   if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
@@ -61,7 +63,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
                 ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
                 : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
-      else setError(new Error(`${reply.result.message} (${reply.result.code})`));
+      else setError(refusal(reply.result));
     } catch (failure) {
       setError(failure);
     } finally {

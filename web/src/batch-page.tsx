@@ -89,7 +89,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   // Maker-checker: who uploaded, and who may approve, as this caller sees it.
   const whoApproves = () => {
     if (access.anonymous) return t('batch.whoApprovesLocal');
-    if (mine) return t('batch.whoApprovesNotYou');
+    if (mine && !access.approvesOwn) return t('batch.whoApprovesNotYou');
     if (access.may.approve && access.caller !== undefined) return t('batch.whoApprovesYou');
     return t('batch.whoApprovesText');
   };
@@ -222,7 +222,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
 
       <Downloads batch={batch} />
       {problems.length > 0 || batch.status === 'REJECTED' ? <ValidationReport batch={batch} problems={problems} /> : null}
-      <ItemsTable batchId={batch.id} refreshKey={`${batch.status}|${batch.counts.map((c) => `${c.status}:${c.count}`).join(',')}`} />
+      <ItemsTable batchId={batch.id} awaitingApproval={batch.approvedAt === null} refreshKey={`${batch.status}|${batch.counts.map((c) => `${c.status}:${c.count}`).join(',')}`} />
     </>
   );
 }
@@ -233,7 +233,7 @@ const PAGE_SIZE = 25;
  * The rows on the current page, read again whenever the batch's counts move (the
  * subscription sends at most 4 updates a second), so the table never lags the progress.
  */
-function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: string }) {
+function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string; awaitingApproval: boolean; refreshKey: string }) {
   const i18n = useI18n();
   const { t } = i18n;
   const [status, setStatus] = useState('');
@@ -241,6 +241,8 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
   const [page, setPage] = useState<{ items: BatchItem[]; pageInfo: PageInfo } | undefined>();
   const [error, setError] = useState<unknown>();
   const after = cursors[cursors.length - 1] ?? null;
+  // A valid row of a batch not approved yet waits for a person, not for a worker.
+  const statusName = (value: string) => (value === 'PENDING' && awaitingApproval ? t('items.awaitingApproval') : i18n.status(value));
 
   useEffect(() => {
     let current = true;
@@ -270,6 +272,7 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
           label={t('batch.itemStatus')}
           value={status}
           statuses={ITEM_STATUSES}
+          name={statusName}
           onChange={(value) => {
             setStatus(value);
             setCursors([null]);
@@ -312,10 +315,17 @@ function ItemsTable({ batchId, refreshKey }: { batchId: string; refreshKey: stri
                   </td>
                   <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
                   <td class="mono">
-                    {item.status === 'INVALID' || item.status === 'DUPLICATE' ? '—' : <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>}
+                    {item.status === 'INVALID' || item.status === 'DUPLICATE' ? (
+                      '—'
+                    ) : awaitingApproval ? (
+                      // Its id is fixed, but no payment exists before approval: nothing to find yet.
+                      item.paymentId
+                    ) : (
+                      <a href={`#/find?q=${encodeURIComponent(item.paymentId)}`}>{item.paymentId}</a>
+                    )}
                   </td>
                   <td>
-                    <StatusBadge status={item.status} />
+                    <StatusBadge status={item.status} label={statusName(item.status)} />
                   </td>
                   <td>{rowNote(item, i18n)}</td>
                 </tr>

@@ -8,7 +8,8 @@ import type { BatchDetail } from './queries.ts';
 export function Downloads({ batch, only }: { batch: BatchDetail; only?: 'problems' }) {
   const { t } = useI18n();
   const kinds = [
-    ...(only === undefined ? [['results', t('batch.results')] as const] : []),
+    // Results are the rows' payments: there are none before the batch is approved.
+    ...(only === undefined && batch.approvedAt !== null ? [['results', t('batch.results')] as const] : []),
     ...(batch.invalidCount + batch.warningCount > 0 || batch.status === 'REJECTED' ? [['problems', t('batch.problems')] as const] : []),
   ];
   if (kinds.length === 0) return null;

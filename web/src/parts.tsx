@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { ApiError } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import type { Progress } from './progress.ts';
@@ -28,9 +29,10 @@ const tone: Record<string, string> = {
   EXPIRED: 'bad',
 };
 
-export function StatusBadge({ status }: { status: string | null }) {
+/** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
+export function StatusBadge({ status, label }: { status: string | null; label?: string }) {
   const i18n = useI18n();
-  return <span class={`badge badge-${tone[status ?? ''] ?? 'plain'}`}>{i18n.status(status)}</span>;
+  return <span class={`badge badge-${tone[status ?? ''] ?? 'plain'}`}>{label ?? i18n.status(status)}</span>;
 }
 
 /** Finished rows as a bar: paid in green, failed in red, the rest (cancelled) in grey. */
@@ -82,9 +84,19 @@ export function ProgressBar({ progress, label }: { progress: Progress; label: st
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useI18n();
   const message = error instanceof Error ? error.message : String(error);
+  // An answer of the gateway (a GraphQL error or a refusal with its code) is shown in its words.
+  const code = error instanceof ApiError ? error.code : undefined;
   return (
     <div class="notice notice-bad" role="alert">
-      <p>{t('common.error', { message })}</p>
+      <p>
+        {code === undefined ? t('common.error', { message }) : t('common.refused', { message })}
+        {code === undefined ? null : (
+          <>
+            {' '}
+            <code>{code}</code>
+          </>
+        )}
+      </p>
       {onRetry === undefined ? null : (
         <button type="button" onClick={onRetry}>
           {t('common.retry')}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { gql, type Access } from './api.ts';
+import { gql, refusal, type Access } from './api.ts';
 import { useI18n, type Translator } from './i18n.ts';
 import { ErrorNotice, Money } from './parts.tsx';
 import type { BatchDetail, BatchItem } from './queries.ts';
@@ -66,7 +66,7 @@ export function ReviewPanel({ batch, access, onChanged }: { batch: BatchDetail; 
     setError(undefined);
     try {
       const { result } = await gql<{ result: ReviewResult }>(REVIEW, { id: batch.id });
-      if (result.__typename === 'BatchError') setError(new Error(`${result.message} (${result.code})`));
+      if (result.__typename === 'BatchError') setError(refusal(result));
       else setOutcome(summaryOf(result.review, i18n));
       onChanged();
     } catch (failure) {
@@ -128,7 +128,7 @@ function ReviewRowItem({ batchId, row, mayMark, onMarked }: { batchId: string; r
     setError(undefined);
     try {
       const { result } = await gql<{ result: MarkResult }>(MARK, { id: batchId, line: row.line, mark, reason });
-      if (result.__typename === 'BatchError') setError(new Error(`${result.message} (${result.code})`));
+      if (result.__typename === 'BatchError') setError(refusal(result));
       else onMarked();
     } catch (failure) {
       setError(failure);

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { gql, upload, type Access } from './api.ts';
+import { gql, refusal, upload, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { navigate } from './route.ts';
 import { useI18n } from './i18n.ts';
@@ -35,7 +35,7 @@ export function UploadPage({ access }: { access: Access }) {
     setResult(undefined);
     try {
       const reply = await upload<ImportReply>(IMPORT_BATCH, file);
-      if (reply.importBatch.__typename === 'BatchError') throw new Error(reply.importBatch.message);
+      if (reply.importBatch.__typename === 'BatchError') throw refusal(reply.importBatch);
       const batch = reply.importBatch.batch;
       const problems = await gql<{ batch: { problems: Problem[] } }>(BATCH_PROBLEMS, { id: batch.id, limit: REPORT_LIMIT });
       setResult({ batch, problems: problems.batch.problems });

@@ -3,6 +3,7 @@ import { builder } from '../builder.ts';
 interface CallerView {
   identity: string;
   role: string;
+  approvesOwnBatches: boolean;
 }
 
 const Caller = builder.objectRef<CallerView>('Caller').implement({
@@ -12,6 +13,10 @@ const Caller = builder.objectRef<CallerView>('Caller').implement({
       description: 'What uploadedBy, approvedBy and the audit trail hold for this key: key:NAME, key: and a keyed fingerprint for an unnamed key, or "anonymous" without keys.',
     }),
     role: t.exposeString('role', { description: 'viewer, operator, approver or admin.' }),
+    approvesOwnBatches: t.exposeBoolean('approvesOwnBatches', {
+      description:
+        'Whether this key may approve a batch it uploaded: only when the gateway runs single-user (no keys, or GATEWAY_SINGLE_USER=true). Otherwise maker-checker refuses it (batch.same-person) and a second approver or admin must.',
+    }),
   }),
 });
 
@@ -20,6 +25,6 @@ builder.queryFields((t) => ({
     type: Caller,
     description: 'Who this key is: the page compares it with a batch’s uploadedBy (maker-checker), which only the gateway can compute.',
     authScopes: { read: true },
-    resolve: (_root, _args, { caller, role }) => ({ identity: caller, role }),
+    resolve: (_root, _args, { caller, role, services }) => ({ identity: caller, role, approvesOwnBatches: services.batches.singleUser }),
   }),
 }));
