@@ -49,13 +49,13 @@ export class GatewayProcess {
   }
 
   /** `command` is what starts it: by default node on dist/main.js, or what a user types (`npm start`). */
-  static spawn(name: string, env: Record<string, string>, command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js']): GatewayProcess {
+  static spawn(name: string, env: Record<string, string>, command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js'], cwd = repoRoot): GatewayProcess {
     installExitHook();
     const inherited = Object.fromEntries(
       ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
     );
     const child = spawn(command[0]!, command.slice(1), {
-      cwd: repoRoot,
+      cwd,
       env: { ...inherited, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
