@@ -21,7 +21,7 @@ await build({
   packages: 'external',
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   sourcemap: true,
   logLevel: 'warning',
   chunkNames: 'chunks/[name]-[hash]',

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     throw error;
   }
   logger.info({ url: gateway.url }, `payout-gateway listening on ${gateway.url} (health: ${gateway.url}/healthz)`);
-  onShutdown(logger, [() => gateway.stop()]);
+  onShutdown(logger, [() => gateway.drain(config.shutdownDrainMs), () => gateway.stop()]);
 }
 
 main().catch(exitOnConfigError);

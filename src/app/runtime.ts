@@ -47,6 +47,8 @@ export interface Runtime {
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
   webhookUrl: string | undefined;
+  /** Ends every GraphQL subscription (each with `complete`): the first step of a gateway's shutdown. */
+  endSubscriptions(): void;
   /** Stops the worker (its items finish first) and the read-back, then the events, the upstream, then the database. */
   close(): Promise<void>;
 }
@@ -130,16 +132,21 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     { prisma: db.prisma, query: db.query, service: reconciliations, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
     { dailyAt: config.reconciliation.dailyAt, checkEveryMs: 60_000, retryAfterMs: 15 * 60_000 },
   );
+  const shutdown = new AbortController();
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
     worker,
     readBack,
     dailyReconciliation,
     metrics,
     breaker,
+    endSubscriptions() {
+      shutdown.abort();
+    },
     async close() {
+      shutdown.abort();
       await worker.stop();
       breaker.stop();
       await readBack.stop();

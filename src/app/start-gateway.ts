@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { GatewayConfig } from '../config/env.ts';
 import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
@@ -8,13 +9,18 @@ import { createGatewayServer } from '../server/http-server.ts';
 import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
+/** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
+const REQUEST_GRACE_MS = 5_000;
+
 export interface RunningGateway extends Runtime {
   url: string;
   yoga: GatewayYoga;
   server: Server;
   /** METRICS_PORT's server, when set: /metrics without a key. */
   metricsUrl: string | undefined;
-  /** Ordered shutdown: stop taking requests, let the worker finish its items, stop background work, then the upstream, then the database. */
+  /** After SIGTERM, before stop(): /readyz answers 503 for `ms` while requests are still served. */
+  drain(ms: number): Promise<void>;
+  /** Ordered shutdown: end subscriptions (with `complete`), stop taking requests, let the worker finish its items, stop background work, then the upstream, then the database. */
   stop(): Promise<void>;
 }
 
@@ -35,6 +41,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     // The file plus the multipart envelope around it.
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
   });
+  let draining = false;
   const server = createGatewayServer({
     db,
     client: upstream.client,
@@ -45,6 +52,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     corsOrigins: config.corsOrigins,
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
+    draining: () => draining,
   });
 
   // Anonymous local use is only ever served on loopback (config refuses another HOST).
@@ -89,13 +97,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     yoga,
     server,
     metricsUrl: metricsServer?.url,
+    async drain(ms: number) {
+      draining = true;
+      logger.info({ drainMs: ms }, 'draining: /readyz answers 503, requests are still served');
+      await delay(ms);
+    },
     async stop() {
+      draining = true;
       await metricsServer?.close();
-      server.closeIdleConnections();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Each stream sends `complete` and its response ends; the connection then closes (draining).
+      runtime.endSubscriptions();
       await runtime.worker.stop();
       await runtime.readBack.stop();
-      // Open SSE subscriptions would hold the server open forever.
+      // A request still running after the worker has stopped (a large upload) is cut.
+      await Promise.race([closed, delay(REQUEST_GRACE_MS, undefined, { ref: false })]);
       server.closeAllConnections();
       await closed;
       await runtime.close();

@@ -167,6 +167,7 @@ const gatewayEnv = z.object({
   GATEWAY_CORS_ORIGINS: corsOrigins,
   GATEWAY_WEBHOOK_ALLOW_PRIVATE: optionalBoolean,
   PROVIDER_CACHE_TTL_MS: nonNegativeInt(5 * 60_000),
+  SHUTDOWN_DRAIN_MS: nonNegativeInt(5_000),
   READ_BACK_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).optional()),
   /** The former name of READ_BACK_INTERVAL_MS, still read: deployments set it. */
   RECONCILE_INTERVAL_MS: positiveInt(5_000),
@@ -253,6 +254,8 @@ export interface GatewayConfig {
   /** Payment webhookUrl may point at private, loopback or link-local addresses. */
   webhookAllowPrivate: boolean;
   providerCacheTtlMs: number;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending new ones first. */
+  shutdownDrainMs: number;
   /** How often unsettled payments due a read-back are looked for (payments/read-back.ts). */
   readBackIntervalMs: number;
   /** Daily reconciliation with the upstream's payment list (src/reconciliation). */
@@ -342,6 +345,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     corsOrigins: parsed.GATEWAY_CORS_ORIGINS,
     webhookAllowPrivate: parsed.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? false,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,
+    shutdownDrainMs: parsed.SHUTDOWN_DRAIN_MS,
     readBackIntervalMs: parsed.READ_BACK_INTERVAL_MS ?? parsed.RECONCILE_INTERVAL_MS,
     reconciliation: {
       timeZone: parsed.RECONCILE_TIME_ZONE,

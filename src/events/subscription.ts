@@ -7,6 +7,8 @@ export interface FollowOptions<S> {
   same?(a: S, b: S): boolean;
   /** At most one read per this many ms however many events arrive (a burst becomes one read). */
   intervalMs?: number;
+  /** The stream ends (as a finished one does, with `complete`) once this aborts: the gateway is shutting down. */
+  until?: AbortSignal;
 }
 
 /** How long to wait before reading again after a failed read (the database may be restarting). */
@@ -51,9 +53,12 @@ export function followState<S>(events: AsyncIterator<unknown>, options: FollowOp
   const close = () => {
     if (closed) return;
     closed = true;
+    options.until?.removeEventListener('abort', close);
     void events.return?.();
     signal();
   };
+  if (options.until?.aborted === true) close();
+  options.until?.addEventListener('abort', close, { once: true });
 
   // Calling next() now attaches a lazy source (a yoga pubsub Repeater) before the first read.
   void (async () => {

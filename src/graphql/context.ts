@@ -26,6 +26,8 @@ export interface GatewayServices {
   reviews: ReviewService;
   batchEvents: BatchEvents;
   reconciliations: ReconciliationService;
+  /** Aborted when the gateway shuts down: every subscription then ends with `complete`. */
+  shutdown: AbortSignal;
 }
 
 export interface GraphQLContext {

@@ -13,17 +13,25 @@ export function exitOnConfigError(error: unknown): never {
 }
 
 /**
- * On SIGINT or SIGTERM, runs the steps in order (stop taking work, drain, close the
+ * npm forwards SIGINT and SIGTERM to the script it runs, while a terminal's Ctrl-C (or
+ * systemd's stop, which signals the whole control group) reaches this process as well: the
+ * same signal again this soon is that one request delivered twice, not a second request.
+ */
+const REPEAT_DELIVERY_MS = 1_000;
+
+/**
+ * On SIGINT or SIGTERM, runs the steps in order (drain, stop taking work, close the
  * database); a second signal exits at once.
  */
 export function onShutdown(logger: Logger, steps: Array<() => Promise<void>>): void {
-  let stopping = false;
+  let first: { signal: string; at: number } | undefined;
   const stop = async (signal: string) => {
-    if (stopping) {
+    if (first !== undefined) {
+      if (signal === first.signal && Date.now() - first.at < REPEAT_DELIVERY_MS) return;
       logger.warn({ signal }, 'second signal, exiting now');
       process.exit(130);
     }
-    stopping = true;
+    first = { signal, at: Date.now() };
     logger.info({ signal }, 'shutting down');
     let code = 0;
     for (const step of steps) {

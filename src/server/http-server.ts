@@ -29,6 +29,8 @@ export interface GatewayServerDeps {
   /** A GraphQL multipart request whole: BATCH_MAX_FILE_BYTES plus the envelope. */
   maxUploadBytes: number;
   logger: Logger;
+  /** True once the gateway is shutting down: /readyz answers 503 and connections are not kept alive. */
+  draining?: () => boolean;
 }
 
 const READY_CHECK_TIMEOUT_MS = 3_000;
@@ -39,6 +41,8 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
   const traced = tracedRequests(deps.logger);
   return createServer((req, res) => {
     traced(req, res, () => {
+      // A client on a kept-alive connection moves to another gateway for its next request.
+      if (deps.draining?.() === true) res.setHeader('connection', 'close');
       route(req, res, deps).catch((error: unknown) => {
         deps.logger.error({ err: error }, 'request failed');
         if (!res.headersSent) refuse(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.', req);
@@ -73,6 +77,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (isWebPage(path)) return serveWebPage(req, res, path, { keysRequired: !deps.keys.anonymous });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
+    if (deps.draining?.() === true) return json(res, 503, { status: 'not ready', checks: { shutdown: 'draining' } });
     const checks = await readiness(deps);
     const ready = Object.values(checks).every((check) => check === 'ok');
     return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });

@@ -6,7 +6,7 @@ import { followState } from '../../src/events/subscription.ts';
 function world(initial: string) {
   const events = new BatchEvents();
   const state = { value: initial, reads: 0 };
-  const follow = (options: { intervalMs?: number; same?: boolean; onRead?: () => void } = {}) =>
+  const follow = (options: { intervalMs?: number; same?: boolean; onRead?: () => void; until?: AbortSignal } = {}) =>
     followState(events.subscribe('b'), {
       read: async () => {
         state.reads++;
@@ -16,6 +16,7 @@ function world(initial: string) {
       isFinal: (value) => value === 'DONE',
       ...(options.same === true ? { same: (a: string, b: string) => a === b } : {}),
       intervalMs: options.intervalMs ?? 0,
+      ...(options.until === undefined ? {} : { until: options.until }),
     });
   const change = (value: string) => {
     state.value = value;
@@ -36,6 +37,20 @@ describe('followState', () => {
     w.change('DONE');
     expect(await third).toEqual({ value: 'DONE', done: false });
     expect(await stream.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('ends when `until` aborts (the gateway shutting down), even while waiting for an event', async () => {
+    const w = world('A');
+    const shutdown = new AbortController();
+    const stream = w.follow({ until: shutdown.signal });
+    expect(await stream.next()).toEqual({ value: 'A', done: false });
+    const waiting = stream.next();
+    shutdown.abort();
+    expect(await waiting).toEqual({ value: undefined, done: true });
+    // Aborted before it starts: no read at all.
+    const reads = w.state.reads;
+    expect(await w.follow({ until: shutdown.signal }).next()).toEqual({ value: undefined, done: true });
+    expect(w.state.reads).toBe(reads);
   });
 
   it('ends at once for a state that is final already', async () => {

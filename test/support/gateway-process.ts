@@ -48,13 +48,14 @@ export class GatewayProcess {
     collectLines(child.stderr!, (line) => this.keep(`stderr: ${line}`));
   }
 
-  static spawn(name: string, env: Record<string, string>): GatewayProcess {
+  /** `command` is what starts it: by default node on dist/main.js, or what a user types (`npm start`). */
+  static spawn(name: string, env: Record<string, string>, command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js'], cwd = repoRoot): GatewayProcess {
     installExitHook();
     const inherited = Object.fromEntries(
       ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
     );
-    const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
-      cwd: repoRoot,
+    const child = spawn(command[0]!, command.slice(1), {
+      cwd,
       env: { ...inherited, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -70,6 +71,10 @@ export class GatewayProcess {
 
   logTail(lines = 40): string {
     return this.tail.slice(-lines).join('\n');
+  }
+
+  signal(signal: 'SIGTERM' | 'SIGINT'): void {
+    if (this.running) this.child.kill(signal);
   }
 
   async kill(): Promise<void> {

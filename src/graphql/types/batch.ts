@@ -368,6 +368,7 @@ builder.subscriptionFields((t) => ({
         read: () => services.prisma.batch.findUnique({ where: { id: String(id) } }),
         isFinal: (batch) => batch === null || restingStates.includes(batch.status) || (batch.status === batchStates.cancelled && batch.finishedAt !== null),
         intervalMs: PROGRESS_INTERVAL_MS,
+        until: services.shutdown,
       }),
     resolve: async (batch, { id }, { services }) => batch ?? services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),
   }),

@@ -17,6 +17,7 @@ builder.subscriptionFields((t) => ({
         read: async () => ({ paymentId: id, tracked: (await services.tracker.find(id)) ?? undefined }),
         isFinal: ({ tracked }) => tracked !== undefined && finalTracked.has(tracked.status),
         same: (a, b) => a.tracked?.status === b.tracked?.status,
+        until: services.shutdown,
       });
     },
     resolve: (payment) => payment,
