@@ -34,6 +34,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     corsOrigins: config.corsOrigins,
     // The file plus the multipart envelope around it.
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
+    metrics: runtime.metrics,
   });
   const server = createGatewayServer({
     db,
