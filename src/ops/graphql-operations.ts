@@ -46,6 +46,14 @@ export function useOperationObservability(observer: OperationObserver): Plugin {
         : undefined;
       operations.set(request, { name, type: 'unknown', started: performance.now(), span });
     },
+    // The type is known once the document parses, also for an operation that then fails validation.
+    onParse({ context: ctx }) {
+      const operation = operations.get((ctx as { request: Request }).request);
+      if (operation === undefined) return;
+      return ({ result }) => {
+        if (result !== null && typeof result === 'object' && 'kind' in result && result.kind === 'Document') describe(operation, result, (ctx as { params?: { operationName?: string } }).params?.operationName ?? undefined);
+      };
+    },
     onExecute({ args, setExecuteFn, executeFn }) {
       const operation = operations.get((args.contextValue as { request: Request }).request);
       if (operation === undefined) return;
