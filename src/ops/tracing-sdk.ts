@@ -3,7 +3,17 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
 import type { Logger } from '../log/logger.ts';
 import { markTracingOn } from './spans.ts';
@@ -27,6 +37,7 @@ export function startTracingSdk(settings: Extract<TracingSettings, { enabled: tr
       .merge(detectResources({ detectors: [envDetector] }))
       .merge(resourceFromAttributes({ 'service.name': settings.serviceName })),
     spanProcessors: processors,
+    sampler: samplerOf(settings.sampler, settings.samplerArg, logger),
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -49,4 +60,29 @@ export function startTracingSdk(settings: Extract<TracingSettings, { enabled: tr
       }
     },
   };
+}
+
+/** OTEL_TRACES_SAMPLER and its argument, as the specification names them; the default is parentbased_always_on. */
+function samplerOf(name: string, arg: string | undefined, logger: Logger): Sampler {
+  const ratio = () => {
+    const value = Number(arg ?? '1');
+    return Number.isFinite(value) && value >= 0 && value <= 1 ? value : 1;
+  };
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio());
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    default:
+      logger.warn({ sampler: name }, 'tracing: OTEL_TRACES_SAMPLER not known, every trace is sampled (parentbased_always_on)');
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }

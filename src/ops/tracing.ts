@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.ts';
  */
 export type TracingSettings =
   | { enabled: false; reason: string }
-  | { enabled: true; exporters: Array<'otlp' | 'console'>; otlpUrl: string; serviceName: string; protocol: string };
+  | { enabled: true; exporters: Array<'otlp' | 'console'>; otlpUrl: string; serviceName: string; protocol: string; sampler: string; samplerArg: string | undefined };
 
 const DEFAULT_OTLP_BASE = 'http://localhost:4318';
 
@@ -31,6 +31,8 @@ export function tracingSettings(env: Record<string, string | undefined>, default
     otlpUrl: endpoint ?? `${(base ?? DEFAULT_OTLP_BASE).replace(/\/+$/, '')}/v1/traces`,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || defaultServiceName,
     protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/json',
+    sampler: env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on',
+    samplerArg: env.OTEL_TRACES_SAMPLER_ARG?.trim() || undefined,
   };
 }
 
