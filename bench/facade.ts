@@ -301,7 +301,10 @@ async function serve(): Promise<void> {
     import('../src/app/start-gateway.ts'),
   ]);
   const config = loadGatewayConfig(process.env);
-  const gateway = await start(config, createLogger({ level: config.logLevel, name: 'gateway' }));
+  const logger = createLogger({ level: config.logLevel, name: 'gateway' });
+  // As `npm start` does: OTEL_* in the environment turn tracing on (off by default).
+  await (await import('../src/ops/tracing.ts')).startTracing(process.env, { serviceName: 'payout-gateway', logger });
+  const gateway = await start(config, logger);
   process.on('message', (message) => {
     if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (message === 'stop') void gateway.stop().then(() => process.exit(0));

@@ -3,6 +3,7 @@ import { loadDotEnv } from './config/dotenv.ts';
 import { loadGatewayConfig } from './config/env.ts';
 import { createLogger } from './log/logger.ts';
 import { startMetricsServer } from './ops/metrics-http.ts';
+import { startTracing } from './ops/tracing.ts';
 import { exitOnConfigError, onShutdown } from './process/lifecycle.ts';
 
 /**
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   loadDotEnv();
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
+  const tracing = await startTracing(process.env, { serviceName: 'payout-worker', logger });
   const runtime = await openRuntime(config, logger);
   // Its claims and upstream calls are counted in this process: METRICS_PORT serves them (give it a port of its own beside a gateway).
   const metrics =
@@ -24,7 +26,7 @@ async function main(): Promise<void> {
   runtime.worker.start();
   if (config.reconciliation.daily) runtime.dailyReconciliation.start();
   logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, dailyReconciliation: config.reconciliation.daily, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
-  onShutdown(logger, [async () => metrics?.close(), () => runtime.close()]);
+  onShutdown(logger, [async () => metrics?.close(), () => runtime.close(), () => tracing.shutdown()]);
 }
 
 main().catch(exitOnConfigError);

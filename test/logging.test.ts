@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log/logger.ts';
 import { maskPan, maskRecipientFields } from '../src/log/mask.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 describe('masking', () => {
   it('keeps the first 4 and last 4 digits of a card number', () => {
@@ -36,5 +37,49 @@ describe('logger redaction', () => {
     });
     expect(output).not.toMatch(/top-secret-token|c2lnbmF0dXJl|2200000000000004|BEGIN PRIVATE/);
     expect(output).toContain('[redacted]');
+  });
+});
+
+describe('the log of GraphQL requests', () => {
+  let gw: TestGateway;
+  let output = '';
+  const lines = () =>
+    output
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, any>);
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        output += String(chunk);
+        done();
+      },
+    });
+    gw = await startTestGateway({ logger: createLogger({ level: 'info' }, sink) });
+  });
+  afterAll(() => gw?.close());
+
+  const post = (query: string) => gw.http('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+
+  it("names the operation on the request's line", async () => {
+    const reply = await post('query Funds { balance { available { value } } }');
+    const line = lines().find((l) => l.component === 'http' && l.requestId === reply.headers['x-request-id']);
+    expect(line).toMatchObject({ operationName: 'Funds', operationType: 'query', res: { statusCode: 200 } });
+  });
+
+  it("logs a client's paging mistake and a validation error below error level, with a message and no stack", async () => {
+    const paging = await post('query Paging { payments(first: -1) { edges { cursor } } }');
+    const invalid = await post('query Broken { nope }');
+    for (const reply of [paging, invalid]) {
+      const mine = lines().filter((l) => l.requestId === reply.headers['x-request-id']);
+      expect(mine.length).toBeGreaterThan(0);
+      for (const line of mine) {
+        expect(line.level).toBeLessThan(50);
+        expect(JSON.stringify(line)).not.toContain('stack');
+      }
+    }
+    const pagingLine = lines().find((l) => l.component === 'graphql' && l.requestId === paging.headers['x-request-id']);
+    expect(pagingLine).toMatchObject({ level: 30, code: 'BAD_USER_INPUT', path: 'payments', msg: 'Argument "first" must be a non-negative integer' });
   });
 });

@@ -40,6 +40,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     corsOrigins: config.corsOrigins,
     // The file plus the multipart envelope around it.
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
+    metrics: runtime.metrics,
   });
   let draining = false;
   const server = createGatewayServer({

@@ -9,6 +9,8 @@ import type { GatewayServices, GraphQLContext } from './context.ts';
 import { maskError } from './error-codes.ts';
 import { useQueryLimits } from './limits/use-query-limits.ts';
 import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts';
+import { graphqlErrorLog } from '../ops/graphql-error-log.ts';
+import { useOperationObservability, type OperationObserver } from '../ops/graphql-operations.ts';
 import { schema } from './schema.ts';
 
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -34,6 +36,8 @@ export interface GraphQLServerDeps {
   corsOrigins: readonly string[];
   /** A multipart request: the batch file plus its envelope. */
   maxUploadBytes: number;
+  /** Duration and errors per operation (ops/metrics.ts). */
+  metrics?: OperationObserver;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
@@ -67,7 +71,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
       warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error({ err: args.find((a) => a instanceof Error) }, args.filter((a) => !(a instanceof Error)).map(String).join(' ')),
+      error: graphqlErrorLog(log),
     },
     // Known errors keep their words and get a code (error-codes.ts); the rest is masked.
     maskedErrors: { maskError },
@@ -81,6 +85,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       return { ...caller, requestId: requestIdOf(request), services: deps.services, webhookTargets: deps.webhookTargets };
     },
     plugins: [
+      // First: its span is the parent of what the other plugins and the resolvers do.
+      useOperationObservability(deps.metrics ?? { onOperation() {} }),
       useRequestIdInErrors(),
       useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
       useCsrfPrevention(),

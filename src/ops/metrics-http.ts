@@ -36,7 +36,7 @@ export interface MetricsServer {
  * name, so a DNS-rebound name cannot read it either.
  */
 export async function startMetricsServer(options: { port: number; host: string; metrics: GatewayMetrics; logger: Logger }): Promise<MetricsServer> {
-  const traced = tracedRequests(options.logger);
+  const traced = tracedRequests(options.logger, { routeOf: (path) => (isMetricsPath(path) ? '/metrics' : 'other'), metrics: options.metrics });
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(options.host);
   const server = createServer((req, res) => {
     traced(req, res, () => {

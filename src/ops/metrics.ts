@@ -7,6 +7,11 @@ import { waitReasons } from '../batch/batch-waiting.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
+import { endpointOf } from '../payout/endpoint.ts';
+import type { HttpObserver } from './request-log.ts';
+import type { OperationObserver } from './graphql-operations.ts';
+
+export { endpointOf };
 
 /** How long the database counts are reused: a scrape every few seconds costs one query per gauge. */
 const DEFAULT_COUNT_CACHE_MS = 5_000;
@@ -24,12 +29,16 @@ export interface MetricsDeps {
  * payments and batch rows by status are read from the database when scraped. Labels are
  * bounded sets (endpoint templates, outcome classes, statuses): never an id.
  */
-export class GatewayMetrics implements CallObserver {
+export class GatewayMetrics implements CallObserver, HttpObserver, OperationObserver {
   readonly registry = new Registry();
   private readonly upstreamCalls: Counter<'endpoint' | 'outcome'>;
   private readonly upstreamSeconds: Histogram<'endpoint' | 'outcome'>;
   private readonly claimLag: Histogram;
   private readonly deliveries: Counter<'result'>;
+  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  private readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
+  private readonly operationSeconds: Histogram<'operation_name' | 'operation_type'>;
+  private readonly operationErrors: Counter<'operation_name' | 'operation_type' | 'code'>;
 
   constructor(deps: MetricsDeps) {
     const registers = [this.registry];
@@ -57,6 +66,32 @@ export class GatewayMetrics implements CallObserver {
       name: 'payout_webhook_deliveries_total',
       help: 'Webhook deliveries received by result: applied, duplicate, stale, unknown-payment, amount-mismatch, or refused (bad-signature, wrong-agent, invalid, not-json, too-large).',
       labelNames: ['result'],
+      registers,
+    });
+    this.httpRequests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route template (never the raw path; "other" for what no route serves) and status (499: the client left first).',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpSeconds = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency, from the request arriving to the answer written, by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.operationSeconds = new Histogram({
+      name: 'graphql_operation_duration_seconds',
+      help: 'GraphQL operations, from their parameters read to their result (parse, validation and execution), by operation name ("anonymous" when unnamed; "other" past the first 200 names) and type (query, mutation, subscription; "unknown" when the document did not parse or name an operation).',
+      labelNames: ['operation_name', 'operation_type'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.operationErrors = new Counter({
+      name: 'graphql_operation_errors_total',
+      help: 'Errors in GraphQL results, by operation name and type and the error\'s extensions.code (README "Error codes"). Typed mutation results (PayoutError, InputError) are data, not errors.',
+      labelNames: ['operation_name', 'operation_type', 'code'],
       registers,
     });
     const cacheMs = deps.countCacheMs ?? DEFAULT_COUNT_CACHE_MS;
@@ -202,6 +237,20 @@ export class GatewayMetrics implements CallObserver {
     this.upstreamSeconds.observe(labels, call.seconds);
   }
 
+  /** HttpObserver: one request answered. */
+  onHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpSeconds.observe(labels, seconds);
+  }
+
+  /** OperationObserver: one GraphQL operation answered, with the codes of its errors. */
+  onOperation(name: string, type: string, seconds: number, errorCodes: readonly string[]): void {
+    const labels = { operation_name: name, operation_type: type };
+    this.operationSeconds.observe(labels, seconds);
+    for (const code of errorCodes) this.operationErrors.inc({ ...labels, code });
+  }
+
   /** A worker claimed rows that had waited this long (milliseconds, database clock). */
   onClaim(waitedMs: readonly number[]): void {
     for (const ms of waitedMs) this.claimLag.observe(Math.max(0, ms) / 1000);
@@ -216,18 +265,6 @@ export class GatewayMetrics implements CallObserver {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
-}
-
-/**
- * "GET /payments/{id}" for "GET /payments/p-1": the client's paths with their ids taken
- * out, so a label has as many values as the client has endpoints.
- */
-export function endpointOf(method: string, path: string): string {
-  const template = path
-    .replace(/\?.*$/, '')
-    .replace(/^\/payments\/[^/]+/, '/payments/{id}')
-    .replace(/^\/providers\/[^/]+/, '/providers/{code}');
-  return `${method} ${template}`;
 }
 
 /** One read shared by the scrapes within `ttlMs`, and by concurrent scrapes. */

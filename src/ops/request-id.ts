@@ -17,6 +17,10 @@ export function acceptRequestId(sent: string | string[] | null | undefined): str
 
 export interface RequestScope {
   readonly requestId: string;
+  /** The GraphQL operation served, once known: written on the request's log line. */
+  operation?: { name: string; type: string };
+  /** The request's trace, when tracing is on. */
+  traceId?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../log/logger.ts';
-import { acceptRequestId, REQUEST_ID_HEADER, requestScope } from './request-id.ts';
+import { acceptRequestId, REQUEST_ID_HEADER, requestScope, type RequestScope } from './request-id.ts';
+import { context, extractedContext, failed, SpanKind, trace, tracer, tracingOn } from './spans.ts';
 
 /** Probes and scrapes come every few seconds: logged at debug so they do not drown the requests. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/metrics/']);
@@ -12,13 +13,37 @@ const pathOf = (url: string | undefined) => {
   return query === -1 ? path : path.slice(0, query);
 };
 
+/** Told of every request answered (ops/metrics.ts). */
+export interface HttpObserver {
+  onHttpRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+export interface TracedRequestsOptions {
+  /** The route template of a path (ops/http-routes.ts): a label and a span name, never the raw path. */
+  routeOf?: (path: string) => string;
+  metrics?: HttpObserver;
+}
+
 /**
  * Every request gets an id (the caller's x-request-id when safe, else a new UUID) that is
  * returned as x-request-id, put back on the request for what reads headers later (yoga),
  * written on the request's log line by pino-http and, through the request scope, on every
- * other line logged while it is served. Returns the wrapper for a server's handler.
+ * other line logged while it is served; the line also names the GraphQL operation served
+ * (set on the scope by ops/graphql-operations.ts). With tracing on, the request is a server
+ * span, child of the caller's traceparent. Returns the wrapper for a server's handler.
  */
-export function tracedRequests(logger: Logger): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
+export function tracedRequests(logger: Logger, options: TracedRequestsOptions = {}): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
+  const scopes = new WeakMap<IncomingMessage, RequestScope>();
+  const routeOf = options.routeOf ?? (() => 'other');
+  const lineFields = (req: IncomingMessage, fields: object) => {
+    const scope = scopes.get(req);
+    return {
+      ...fields,
+      requestId: req.id,
+      ...(scope?.operation === undefined ? {} : { operationName: scope.operation.name, operationType: scope.operation.type }),
+      ...(scope?.traceId === undefined ? {} : { traceId: scope.traceId }),
+    };
+  };
   const logRequest = pinoHttp({
     logger: logger.child({ component: 'http' }),
     genReqId: (req) => req.headers[REQUEST_ID_HEADER] as string,
@@ -31,8 +56,8 @@ export function tracedRequests(logger: Logger): (req: IncomingMessage, res: Serv
       req: (req: IncomingMessage) => ({ method: req.method, path: pathOf(req.url) }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
-    customSuccessObject: (req, _res, fields) => ({ ...fields, requestId: req.id }),
-    customErrorObject: (req, _res, _error, fields) => ({ ...fields, requestId: req.id }),
+    customSuccessObject: (req, _res, fields) => lineFields(req, fields),
+    customErrorObject: (req, _res, _error, fields) => lineFields(req, fields),
     customLogLevel: (req, res, error) =>
       error !== undefined || res.statusCode >= 500 ? 'error' : QUIET_PATHS.has(pathOf(req.url)) ? 'debug' : 'info',
   });
@@ -41,6 +66,32 @@ export function tracedRequests(logger: Logger): (req: IncomingMessage, res: Serv
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     logRequest(req, res);
-    requestScope.run({ requestId }, handle);
+    const scope: RequestScope = { requestId };
+    scopes.set(req, scope);
+    if (options.metrics === undefined && !tracingOn()) return requestScope.run(scope, handle);
+    const method = knownMethods.has(req.method ?? '') ? req.method! : 'other';
+    const route = routeOf(pathOf(req.url));
+    const started = performance.now();
+    let span: ReturnType<ReturnType<typeof tracer>['startSpan']> | undefined;
+    let parent = context.active();
+    if (tracingOn()) {
+      parent = extractedContext(req.headers);
+      span = tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'http.route': route } }, parent);
+      scope.traceId = span.spanContext().traceId;
+      parent = trace.setSpan(parent, span);
+    }
+    // 'close' comes for answered and abandoned requests alike; an abandoned one has no status worth counting.
+    res.once('close', () => {
+      const status = res.writableFinished ? res.statusCode : 499;
+      options.metrics?.onHttpRequest(method, route, status, (performance.now() - started) / 1000);
+      if (span !== undefined) {
+        span.setAttribute('http.response.status_code', status);
+        if (status >= 500) failed(span, new Error(`HTTP ${status}`));
+        span.end();
+      }
+    });
+    context.with(parent, () => requestScope.run(scope, handle));
   };
 }
+
+const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

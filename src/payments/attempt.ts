@@ -3,6 +3,7 @@ import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from '../payou
 import { recipientDifferences } from '../payout/compare.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
+import { inSpan } from '../ops/spans.ts';
 
 /**
  * What one attempt at a payment came to. A closed set: anything that is not proven is
@@ -72,7 +73,11 @@ export class PaymentAttempts {
   }
 
   /** PUT with the same paymentId until an answer proves something, then read back. */
-  async create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+    return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, signal));
+  }
+
+  private async createUntraced(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
     let lastError: PayoutError | undefined;
     let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
@@ -101,7 +106,11 @@ export class PaymentAttempts {
    * POST execute of a payment known to be READY. A lost answer is read back; only a
    * payment read as READY is executed again.
    */
-  async execute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+  execute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+    return traced('payment.execute', paymentId, () => this.executeUntraced(paymentId, signal));
+  }
+
+  private async executeUntraced(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
     let lastError: PayoutError | undefined;
     for (let send = 0; send < this.options.maxSends; send++) {
       if (send > 0) await this.pause(send - 1, lastError, signal);
@@ -123,9 +132,11 @@ export class PaymentAttempts {
   }
 
   /** After a crash between "executing" and its answer: read first, execute only if READY. */
-  async resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
-    const read = await this.read(paymentId, undefined, signal);
-    return read.kind === 'ready' ? this.execute(paymentId, signal) : read;
+  resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+    return traced('payment.resume_execute', paymentId, async () => {
+      const read = await this.read(paymentId, undefined, signal);
+      return read.kind === 'ready' ? this.execute(paymentId, signal) : read;
+    });
   }
 
   /**
@@ -133,15 +144,19 @@ export class PaymentAttempts {
    * payment as it stands, `not-paid` (absent) when the upstream does not know it, a
    * conflict when the id holds someone else's payment.
    */
-  async readBackCreate(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
-    return this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), signal);
+  readBackCreate(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+    return traced('payment.read_back', paymentId, () => this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), signal));
   }
 
   /**
    * The payment as it stands; READY is reported as such for the caller to decide, and a
    * payment the upstream does not know as `not-paid` (absent).
    */
-  async read(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
+  read(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
+    return traced('payment.read_back', paymentId, () => this.readUntraced(paymentId, cause, signal));
+  }
+
+  private async readUntraced(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
     try {
       return fromStatus(await this.client.getPayment(paymentId, { signal }));
     } catch (error) {
@@ -181,6 +196,16 @@ export class PaymentAttempts {
     await sleep(delay);
     signal?.throwIfAborted();
   }
+}
+
+/**
+ * One step of an attempt as a span (when tracing is on), with what it came to: the
+ * outcome's kind, and for an outcome without a payment the error's code.
+ */
+function traced<T extends CreateOutcome>(name: string, paymentId: string, step: () => Promise<T>): Promise<T> {
+  return inSpan(name, { 'payout.payment_id': paymentId }, step, {
+    describe: (outcome) => ({ 'payout.outcome': outcome.kind, ...('error' in outcome ? { 'payout.error_code': outcome.error.code } : {}) }),
+  });
 }
 
 /** What a Payment's status proves. CREATED is not yet payable: it counts as not settled. */

@@ -25,6 +25,9 @@ import {
   type ProviderCode,
 } from './models.ts';
 import { signPaymentAsync } from './signature.ts';
+import { endpointOf } from './endpoint.ts';
+import { requestScope, REQUEST_ID_HEADER } from '../ops/request-id.ts';
+import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../ops/spans.ts';
 
 export interface PayoutClientOptions {
   baseUrl: string;
@@ -257,7 +260,27 @@ export class PayoutClient {
     for (const observer of this.observers) observer.onCall(call);
   }
 
-  private async send<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+  /**
+   * With tracing on, each request is a client span whose traceparent goes with it, so the
+   * partner's records of the call join the gateway's trace.
+   */
+  private send<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    if (!tracingOn()) return this.sendOnce(spec);
+    const paymentId = /^\/payments\/([^/?]+)/.exec(spec.path)?.[1];
+    return inSpan(
+      endpointOf(spec.method, spec.path),
+      {
+        'http.request.method': spec.method,
+        'url.template': endpointOf(spec.method, spec.path).slice(spec.method.length + 1),
+        'server.address': new URL(this.origin).hostname,
+        ...(paymentId === undefined ? {} : { 'payout.payment_id': decodeURIComponent(paymentId) }),
+      },
+      () => this.sendOnce(spec),
+      { kind: SpanKind.CLIENT },
+    );
+  }
+
+  private async sendOnce<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     const path = `${this.basePath}${spec.path}`;
     const what = { method: spec.method, path: spec.path };
     const started = performance.now();
@@ -273,6 +296,9 @@ export class PayoutClient {
           authorization: `Bearer ${this.options.apiToken}`,
           accept: 'application/json',
           ...spec.headers,
+          // The id of the request being served (absent for the worker's own calls), so the partner's logs can be matched to ours.
+          ...requestIdHeader(),
+          ...traceHeaders(),
         },
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         signal: spec.signal,
@@ -287,6 +313,7 @@ export class PayoutClient {
       throw toNetworkError(error, phase, what);
     }
     const durationMs = Math.round(performance.now() - started);
+    if (tracingOn()) trace.getActiveSpan()?.setAttribute('http.response.status_code', status);
     this.options.logger?.debug({ ...what, status, durationMs }, 'payout call');
     const json = parseJson(text);
     if (status < 200 || status > 299) {
@@ -294,6 +321,7 @@ export class PayoutClient {
       if (!body.success) {
         throw new PayoutResponseError(status, what, `error response is not an Error object: ${snippet(text)}`, json === undefined);
       }
+      if (tracingOn()) trace.getActiveSpan()?.setAttribute('payout.upstream_trace_id', body.data.traceId);
       throw new PayoutApiError(status, body.data, what, retryAfter);
     }
     if (json === undefined) throw new PayoutResponseError(status, what, `the body is not JSON: ${snippet(text)}`, true);
@@ -304,6 +332,11 @@ export class PayoutClient {
     }
     return parsed.data;
   }
+}
+
+function requestIdHeader(): Record<string, string> {
+  const requestId = requestScope.getStore()?.requestId;
+  return requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId };
 }
 
 function outcomeOf(error: unknown, signal: AbortSignal | undefined): CallOutcome {

@@ -22,6 +22,7 @@ import { LedgerLog } from './ledger-log.ts';
 import { Outage } from './outage.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
 import { SandboxTestFeatures } from './test-features.ts';
+import { ReceivedCalls, type ReceivedCall } from './received-calls.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
 export interface SandboxOptions {
@@ -73,6 +74,8 @@ export interface Sandbox {
   readonly outage: Outage;
   /** Answers held by hold-after, whether or not their caller is still there. */
   held(): HeldAnswer[];
+  /** The latest partner calls with the traceparent and x-request-id they carried (also GET /_sandbox/received). */
+  received(): ReceivedCall[];
   /** Lets every held answer go out as it would have; resolves to how many there were. */
   releaseHeld(): number;
   /** Resolves to the base URL, e.g. http://127.0.0.1:4010 */
@@ -106,6 +109,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   faults.replaceRates(options.faults ?? {});
   const held = new Map<HeldAnswer, () => void>();
   const counts = new CallCounts(now);
+  const received = new ReceivedCalls();
   const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
   /** Where listen() bound, so a refusal can listen there again. */
   let bound: { port: number; host: string } | undefined;
@@ -162,6 +166,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         { method: req.method ?? 'GET', agentId, rest, query: url.searchParams, headers: req.headers, body: () => readBody(req) },
         context,
       );
+      received.note(req, route.operation, `/${rest.map(encodeURIComponent).join('/')}`, route.paymentId ?? (rest[0] === 'payments' ? rest[1] : undefined));
       await serveWithFaults(route, res);
     } catch (error) {
       if (!(error instanceof SandboxApiError)) throw error;
@@ -263,6 +268,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
     }
     if (area === 'list-calls' && req.method === 'GET' && id === undefined) return send(res, 200, testFeatures.listCalls());
+    if (area === 'received' && req.method === 'GET' && id === undefined) return send(res, 200, { calls: received.list() });
     if (id === undefined && (area === 'outage' || area === 'balance' || area === 'calls')) {
       const served = await payday(req, res, area);
       if (served) return;
@@ -378,6 +384,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return url;
     },
     held: () => [...held.keys()].map((answer) => ({ ...answer })),
+    received: () => received.list(),
     releaseHeld,
     async close() {
       // A held answer would keep its request open past close; its caller sees the socket end.

@@ -12,6 +12,7 @@ import { refuseForeignBrowser } from './browser-guard.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { handleGatewayMetrics, isMetricsPath } from '../ops/metrics-http.ts';
 import { tracedRequests } from '../ops/request-log.ts';
+import { gatewayRouteOf } from '../ops/http-routes.ts';
 import { isWebPage, serveWebPage } from './web-page.ts';
 import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
@@ -38,7 +39,7 @@ const READY_CHECK_TIMEOUT_MS = 3_000;
 /** The gateway's HTTP surface, created apart from listening so tests can drive it. */
 export function createGatewayServer(deps: GatewayServerDeps): Server {
   // Every response gets x-request-id and a log line; every line logged meanwhile carries the id.
-  const traced = tracedRequests(deps.logger);
+  const traced = tracedRequests(deps.logger, { routeOf: gatewayRouteOf, metrics: deps.metrics });
   return createServer((req, res) => {
     traced(req, res, () => {
       // A client on a kept-alive connection moves to another gateway for its next request.

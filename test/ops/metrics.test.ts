@@ -106,6 +106,31 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect(text).not.toContain(batchId);
   });
 
+  it('counts GraphQL operations by name and type with their errors by code, and HTTP requests by route template and status', async () => {
+    const post = (query: string) =>
+      gw.http('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey('ad')}` }, body: JSON.stringify({ query }) });
+    await post('query Funds { balance { available { value } } }');
+    await post('query Funds { balance { available { value } } }');
+    await post('query Paging { payments(first: -1) { edges { cursor } } }');
+    await post('query Broken { nope }');
+    await gw.http('/batches/not-a-route-id-7731/whatever');
+    const text = (await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } })).text;
+    expect(text).toContain('# TYPE graphql_operation_duration_seconds histogram');
+    expect(text).toContain('# TYPE graphql_operation_errors_total counter');
+    expect(text).toContain('# TYPE http_requests_total counter');
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(sample(text, 'graphql_operation_duration_seconds_count{operation_name="Funds",operation_type="query"}')).toBe(2);
+    expect(sample(text, 'graphql_operation_errors_total{operation_name="Funds",operation_type="query",code="BAD_USER_INPUT"}')).toBeUndefined();
+    expect(sample(text, 'graphql_operation_errors_total{operation_name="Paging",operation_type="query",code="BAD_USER_INPUT"}')).toBe(1);
+    expect(sample(text, 'graphql_operation_errors_total{operation_name="Broken",operation_type="query",code="GRAPHQL_VALIDATION_FAILED"}')).toBe(1);
+    expect(sample(text, 'http_requests_total{method="POST",route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
+    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
+    expect(text).toMatch(/^http_requests_total\{method="POST",route="\/webhooks\/payout",status="\d+"\} \d+$/m);
+    expect(sample(text, 'http_requests_total{method="GET",route="other",status="404"}')).toBeGreaterThanOrEqual(1);
+    // A path is never a label: only route templates.
+    expect(text).not.toContain('not-a-route-id-7731');
+  });
+
   it('answers /metrics/ the same; refuses other methods', async () => {
     const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
     expect(reply.status).toBe(200);
