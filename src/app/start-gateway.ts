@@ -5,6 +5,8 @@ import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import { apiKeysOf } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
+import { SubscriptionTickets } from '../server/subscription-tickets.ts';
+import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
@@ -45,7 +47,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     corsOrigins: config.corsOrigins,
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
+    tickets: new SubscriptionTickets(),
   });
+  const webSockets = attachGraphQLWebSocket(server, { yoga, keys, corsOrigins: config.corsOrigins, logger });
 
   // Anonymous local use is only ever served on loopback (config refuses another HOST).
   const host = config.host ?? (keys.anonymous ? '127.0.0.1' : '0.0.0.0');
@@ -55,6 +59,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       server.listen(config.port, host, () => resolve());
     });
   } catch (error) {
+    await webSockets.close();
     await runtime.close();
     throw error;
   }
@@ -63,6 +68,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     try {
       metricsServer = await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
     } catch (error) {
+      await webSockets.close();
       await new Promise((resolve) => server.close(resolve));
       await runtime.close();
       throw error;
@@ -95,7 +101,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.worker.stop();
       await runtime.readBack.stop();
-      // Open SSE subscriptions would hold the server open forever.
+      // Open SSE subscriptions and sockets would hold the server open forever.
+      await webSockets.close();
       server.closeAllConnections();
       await closed;
       await runtime.close();
