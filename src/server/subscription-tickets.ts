@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import { getOperationAST, parse, type DocumentNode } from 'graphql';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
 import { AUTHENTICATED_CALLER } from '../graphql/transports/authenticated-caller.ts';
@@ -129,9 +128,19 @@ export async function handleFollowRequest(req: IncomingMessage, res: ServerRespo
   );
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
-  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-  body.on('error', () => res.destroy());
-  body.pipe(res);
+  // yoga's body may be @whatwg-node's own stream, which Readable.fromWeb does not take.
+  const reader = response.body.getReader();
+  res.on('close', () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 function subscriptionOf(body: Buffer): SubscriptionOperation | string {
