@@ -24,7 +24,10 @@ beforeAll(async () => {
   });
   ws = gw.gateway.url.replace('http://', 'ws://');
 });
-afterAll(() => gw.close());
+let closed = false;
+afterAll(async () => {
+  if (!closed) await gw.close();
+});
 
 const progress = (id: string) => `subscription { batchProgress(id: "${id}") { status } }`;
 
@@ -238,5 +241,24 @@ describe('EventSource with a ticket', () => {
     now += 1;
     expect(tickets.redeem(stale.ticket)).toBeUndefined();
     expect(tickets.redeem('made-up')).toBeUndefined();
+  });
+});
+
+describe('shutdown', () => {
+  it('stopping the gateway closes an open socket (1001) and leaves nothing hanging', async () => {
+    const batchId = await importBatch('bank-card-token,87.00,token_success\n');
+    let attached: () => void = () => {};
+    const first = new Promise<void>((resolve) => (attached = resolve));
+    const closedWith = new Promise<number>((resolve) => {
+      const client = wsClient({ authorization: `Bearer ${apiKey('v')}` }, { on: { closed: (event) => resolve((event as { code: number }).code) } });
+      void (async () => {
+        for await (const result of client.iterate({ query: progress(batchId) })) if (result.data !== undefined) attached();
+      })().catch(() => {});
+    });
+    await first;
+    // The batch is never approved: its subscription stays open until the gateway stops.
+    closed = true;
+    await gw.close();
+    expect(await closedWith).toBe(1001);
   });
 });
