@@ -6,6 +6,8 @@ import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import { apiKeysOf } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
+import { SubscriptionTickets } from '../server/subscription-tickets.ts';
+import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
@@ -54,7 +56,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     logger,
     draining: () => draining,
+    tickets: new SubscriptionTickets(),
   });
+  const webSockets = attachGraphQLWebSocket(server, { yoga, keys, corsOrigins: config.corsOrigins, logger });
 
   // Anonymous local use is only ever served on loopback (config refuses another HOST).
   const host = config.host ?? (keys.anonymous ? '127.0.0.1' : '0.0.0.0');
@@ -64,6 +68,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       server.listen(config.port, host, () => resolve());
     });
   } catch (error) {
+    await webSockets.close();
     await runtime.close();
     throw error;
   }
@@ -72,6 +77,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     try {
       metricsServer = await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
     } catch (error) {
+      await webSockets.close();
       await new Promise((resolve) => server.close(resolve));
       await runtime.close();
       throw error;
@@ -112,6 +118,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       runtime.endSubscriptions();
       await runtime.worker.stop();
       await runtime.readBack.stop();
+      // Open sockets would hold the server open forever: they close with 1001 (going away).
+      await webSockets.close();
       // A request still running after the worker has stopped (a large upload) is cut.
       await Promise.race([closed, delay(REQUEST_GRACE_MS, undefined, { ref: false })]);
       server.closeAllConnections();

@@ -12,6 +12,8 @@ import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts'
 import { graphqlErrorLog } from '../ops/graphql-error-log.ts';
 import { useOperationObservability, type OperationObserver } from '../ops/graphql-operations.ts';
 import { schema } from './schema.ts';
+import { authenticatedCallerOf } from './transports/authenticated-caller.ts';
+import { useSingleConnectionSse } from './transports/graphql-sse.ts';
 
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
@@ -58,8 +60,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       return {
         origin: [origin],
         credentials: true,
-        methods: ['GET', 'POST'],
-        allowedHeaders: ['authorization', 'content-type', 'x-graphql-yoga-csrf'],
+        // PUT, DELETE and the token header: graphql-sse's single-connection mode (/graphql/stream).
+        methods: ['GET', 'POST', 'PUT', 'DELETE'],
+        allowedHeaders: ['authorization', 'content-type', 'x-graphql-yoga-csrf', 'x-graphql-event-stream-token'],
         maxAge: 600,
       };
     },
@@ -75,8 +78,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
     },
     // Known errors keep their words and get a code (error-codes.ts); the rest is masked.
     maskedErrors: { maskError },
-    context: ({ request }) => {
-      const caller = deps.keys.authenticate(request.headers.get('authorization'));
+    context: ({ request, ...serverContext }) => {
+      const caller = authenticatedCallerOf(serverContext) ?? deps.keys.authenticate(request.headers.get('authorization'));
       if (caller === undefined) {
         throw new GraphQLError('An API key is required: send "Authorization: Bearer <key>".', {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
@@ -91,6 +94,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
       useCsrfPrevention(),
       useQueryLimits(),
+      useSingleConnectionSse(deps.keys),
     ],
   });
 }

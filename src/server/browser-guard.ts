@@ -54,3 +54,40 @@ function hostAndPort(url: string): string {
     return '';
   }
 }
+
+/**
+ * A WebSocket upgrade is not governed by CORS: any page may open one and read what it
+ * gets. So with keys as well, a browser's upgrade (it always sends Origin) is accepted only
+ * from the gateway's own origin or GATEWAY_CORS_ORIGINS, the origins HTTP answers with
+ * CORS headers; key-less mode adds the loopback Host rule above. Clients that are not
+ * browsers send no Origin and authenticate by connectionParams alone.
+ */
+export function refuseForeignSocket(
+  headers: IncomingHttpHeaders,
+  localPort: number | undefined,
+  policy: BrowserPolicy,
+): BrowserRefusal | undefined {
+  const anonymous = refuseForeignBrowser(headers, localPort, policy);
+  if (anonymous !== undefined) return anonymous;
+  const origin = headers.origin;
+  if (origin === undefined || policy.corsOrigins.includes(origin)) return undefined;
+  const host = headers.host;
+  if (host !== undefined && ['http:', 'https:'].some((scheme) => hostAndPort(`${scheme}//${host}`) === hostAndPort(origin))) return undefined;
+  return {
+    code: 'FORBIDDEN_ORIGIN',
+    message: `Origin "${origin}" may not open a socket to this gateway: only its own pages and origins listed in GATEWAY_CORS_ORIGINS may.`,
+  };
+}
+
+/**
+ * Whether a browser would have asked first (CORS preflight) before sending this request
+ * cross-site: a method other than GET, HEAD or POST, a header outside the safelist, or a
+ * content type a form cannot send. Such a request from a foreign page never arrives unless
+ * the CORS answer allowed it, which is what yoga's CSRF prevention relies on for /graphql.
+ */
+export function isPreflighted(headers: IncomingHttpHeaders, method: string | undefined): boolean {
+  if (!['GET', 'HEAD', 'POST'].includes(method ?? 'GET')) return true;
+  if (headers.authorization !== undefined || headers['x-graphql-yoga-csrf'] !== undefined || headers['x-graphql-event-stream-token'] !== undefined) return true;
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type !== '' && !['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'].includes(type);
+}

@@ -8,7 +8,9 @@ import type { ApiKeys } from './api-keys.ts';
 import { handleReconciliationDownload, isReconciliationDownload } from './reconciliation-downloads.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
-import { refuseForeignBrowser } from './browser-guard.ts';
+import { isPreflighted, refuseForeignBrowser } from './browser-guard.ts';
+import { FOLLOW_PATH, handleFollowRequest, handleTicketRequest, TICKETS_PATH, type SubscriptionTickets } from './subscription-tickets.ts';
+import { GRAPHQL_SSE_PATH } from '../graphql/transports/graphql-sse.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { handleGatewayMetrics, isMetricsPath } from '../ops/metrics-http.ts';
 import { tracedRequests } from '../ops/request-log.ts';
@@ -32,6 +34,8 @@ export interface GatewayServerDeps {
   logger: Logger;
   /** True once the gateway is shutting down: /readyz answers 503 and connections are not kept alive. */
   draining?: () => boolean;
+  /** EventSource tickets: minted at /graphql/tickets, followed at /graphql/follow. */
+  tickets: SubscriptionTickets;
 }
 
 const READY_CHECK_TIMEOUT_MS = 3_000;
@@ -71,6 +75,15 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     return handleMultipartUpload(req, res, { yoga: deps.yoga, limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES } });
   }
   if (path === '/graphql') return deps.yoga.handle(req, res);
+  if (path === GRAPHQL_SSE_PATH) {
+    // yoga's CSRF check does not run before the graphql-sse plugin answers: the same rule here.
+    if (!isPreflighted(req.headers, req.method) && req.method !== 'OPTIONS') {
+      return refuse(res, 403, 'BAD_REQUEST', 'A request to /graphql/stream needs "Content-Type: application/json", a key, the stream token header or the header x-graphql-yoga-csrf (CSRF prevention).', req);
+    }
+    return deps.yoga.handle(req, res);
+  }
+  if (path === TICKETS_PATH) return handleTicketRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
+  if (path === FOLLOW_PATH) return handleFollowRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isReconciliationDownload(path)) return handleReconciliationDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });

@@ -1,0 +1,107 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Logger } from '../../log/logger.ts';
+import type { ApiKeys, Caller } from '../../server/api-keys.ts';
+import { refuseForeignSocket } from '../../server/browser-guard.ts';
+import type { GatewayYoga } from '../yoga.ts';
+import { AUTHENTICATED_CALLER } from './authenticated-caller.ts';
+
+export interface GraphQLWebSocketDeps {
+  yoga: GatewayYoga;
+  keys: ApiKeys;
+  corsOrigins: readonly string[];
+  logger: Logger;
+}
+
+export interface GraphQLWebSocket {
+  /** Completes every subscription, closes every socket (1001 Going Away) and stops accepting. */
+  close(): Promise<void>;
+}
+
+const CLOSE_GRACE_MS = 2_000;
+
+type Enveloped = ReturnType<GatewayYoga['getEnveloped']>;
+
+/**
+ * The GraphQL over WebSocket protocol (graphql-ws, subprotocol graphql-transport-ws) on the
+ * gateway's port at /graphql. The key comes only from connectionParams (`authorization:
+ * "Bearer <key>"`), never from cookies or the upgrade's headers, and is checked once per
+ * connection; every operation then runs through yoga's envelop, so roles, error masking and
+ * the depth and cost limits are those of HTTP.
+ */
+export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDeps): GraphQLWebSocket {
+  const log = deps.logger.child({ component: 'graphql-ws' });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const callers = new WeakMap<object, Caller>();
+
+  const sockets = useServer<Record<string, unknown> | undefined>(
+    {
+      onConnect(ctx) {
+        const params = ctx.connectionParams ?? {};
+        const authorization = params.authorization ?? params.Authorization;
+        const caller = deps.keys.authenticate(typeof authorization === 'string' ? authorization : undefined);
+        if (caller === undefined) return false;
+        callers.set(ctx, caller);
+        return true;
+      },
+      async onSubscribe(ctx, _id, payload) {
+        const caller = callers.get(ctx);
+        if (caller === undefined) return;
+        // A request of its own per operation: yoga keys per-request state (request id) on it.
+        const request = new Request('http://gateway/graphql', { method: 'POST' });
+        const enveloped = deps.yoga.getEnveloped({ request, params: payload, [AUTHENTICATED_CALLER]: caller });
+        const document = enveloped.parse(payload.query);
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length > 0) return errors;
+        const args: ExecutionArgs & { rootValue: Pick<Enveloped, 'execute' | 'subscribe'> } = {
+          schema: enveloped.schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+        return args;
+      },
+      execute: (args) => (args.rootValue as Pick<Enveloped, 'execute'>).execute(args),
+      subscribe: (args) => (args.rootValue as Pick<Enveloped, 'subscribe'>).subscribe(args),
+      onError(_ctx, _id, _payload, errors) {
+        log.debug({ messages: errors.map((e) => e.message) }, 'operation refused');
+      },
+    },
+    wss,
+  );
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (path !== '/graphql') return refuseUpgrade(socket, 404, 'Not Found');
+    const refusal = refuseForeignSocket(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
+    if (refusal !== undefined) {
+      log.info({ code: refusal.code, origin: req.headers.origin }, 'websocket upgrade refused');
+      return refuseUpgrade(socket, 403, 'Forbidden', refusal.message);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    async close() {
+      server.off('upgrade', onUpgrade);
+      // dispose closes each socket with 1001 (its subscriptions complete) and waits for
+      // every close handshake; a peer that never answers is cut off after a grace period.
+      const disposed = sockets.dispose();
+      const timer = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, CLOSE_GRACE_MS);
+      await Promise.resolve(disposed).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string, message = reason): void {
+  const body = JSON.stringify({ errors: [{ message }] });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
