@@ -25,6 +25,8 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '4' },
     kind: { type: 'string', default: 'postgresql' },
     only: { type: 'string' },
+    // SQL run on the new side's database after its migrations: an experiment (e.g. an index dropped).
+    'new-sql': { type: 'string' },
     'admin-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -154,7 +156,9 @@ async function main(): Promise<void> {
     const sides: Array<[Side, string]> = [['base', resolve(values.base!)], ['new', process.cwd()]];
     for (const [index, [side, root]] of sides.entries()) {
       if (values.only !== undefined && values.only !== side) continue;
-      trees.push(await open(side, root, sandboxUrl, keysDir, urls[index]));
+      const tree = await open(side, root, sandboxUrl, keysDir, urls[index]);
+      if (side === 'new' && values['new-sql'] !== undefined) await (tree.db.query as (sql: string, params: unknown[]) => Promise<unknown>)(values['new-sql'], []);
+      trees.push(tree);
     }
     for (const tree of trees) await run(tree, small, 1000);
     const results = new Map<Side, Array<Awaited<ReturnType<typeof run>>>>(trees.map((t) => [t.side, []]));
