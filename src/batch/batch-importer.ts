@@ -17,7 +17,7 @@ import { payingItemStatuses } from './item-states.ts';
 import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
 import { FirstLines } from './first-lines.ts';
 import { PayeeKeys, payeeText } from './payee-key.ts';
-import { findPayingRows, type PayingRow } from './sql/find-paying-rows.ts';
+import { OTHERS_APPROVED, findPayingRows, othersApproved, type PayingRow } from './sql/find-paying-rows.ts';
 import { DEFAULT_IMPORT_STALE_MS } from './sql/reject-stale-imports.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
 import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
@@ -180,6 +180,7 @@ export class BatchImporter {
           const earlier = await this.earlierImport(file.key, file.sha256);
           if (earlier !== null) state.record({ ...(await this.duplicateOf(earlier)), severity: 'error' });
         }
+        if (checkPaid) state.othersApproved = await othersApproved(this.query, '');
         const source = file.read();
         try {
           await this.scan(source, state);
@@ -338,19 +339,24 @@ export class BatchImporter {
    * Pushes the batch's heartbeat forward on the database clock while its file is read, so
    * the sweep (sql/reject-stale-imports.ts) can tell a dead import from a long one within
    * a minute or two. A beat that finds the batch no longer VALIDATING (cancelled, or given
-   * up after a stall) stops the import at its next row.
+   * up after a stall) stops the import at its next row. Each beat also says whether another
+   * batch was approved (the first one before any row is read): only then are chunks looked
+   * up against approved rows. One approved after the last beat is caught at this batch's
+   * approval (hold-approved-repeats.ts), as one approved after the import is.
    */
   private heartbeat(id: string, state: ImportState) {
     const staleMs = this.deps.staleMs ?? DEFAULT_IMPORT_STALE_MS;
     let abandoned = false;
     const beat = async () => {
-      const rows = await this.query<{ id: string }>(
-        `UPDATE "Batch" SET "importHeartbeatAt" = now() WHERE id = $1 AND status = $2::"BatchStatus" RETURNING id`,
+      const rows = await this.query<{ id: string; othersApproved: boolean }>(
+        `UPDATE "Batch" SET "importHeartbeatAt" = now() WHERE id = $1 AND status = $2::"BatchStatus" RETURNING id, ${OTHERS_APPROVED} AS "othersApproved"`,
         [id, batchStates.importing],
       );
       if (rows.length === 0) {
         abandoned = true;
         state.abandon();
+      } else if (rows[0]!.othersApproved) {
+        state.othersApproved = true;
       }
     };
     const timer = setInterval(() => {
@@ -610,8 +616,9 @@ interface PendingRow {
 /**
  * Counters and buffers of one import; rows and problems go to the database a chunk at a
  * time, the next chunk filled while the previous one is written. Each chunk's payable rows
- * are looked up against the rows of approved batches in one query before they are written,
- * and those that repeat a payment are written DUPLICATE (duplicate-rows.ts). Without a
+ * are looked up against the rows of approved batches in one query before they are written
+ * (asked as the chunk is cut, and only once another batch was ever approved), and those
+ * that repeat a payment are written DUPLICATE (duplicate-rows.ts). Without a
  * batch id (validation only) nothing is written and problems are kept in `report`.
  */
 class ImportState {
@@ -632,6 +639,11 @@ class ImportState {
   private failure: { error: unknown } | undefined;
   private stopped = false;
   private readonly updatedAt = new Date().toISOString();
+  /**
+   * Whether another batch was ever approved: until then no row can repeat a payment and
+   * no chunk is looked up (set by the caller, before the first row and as it learns more).
+   */
+  othersApproved = false;
 
   constructor(
     readonly batchId: string | undefined,
@@ -746,19 +758,23 @@ class ImportState {
     const problems = this.problems;
     this.pending = [];
     this.problems = [];
+    // Asked before waiting for a writer: the answer comes while earlier chunks are written.
+    const earlier = this.lookUp(rows);
     if (this.batchId === undefined) {
-      await this.holdRepeats(rows, problems);
+      this.holdRepeats(rows, problems, await earlier);
       // One at a time: spreading an array this long into push() can overflow the stack.
       for (const problem of problems) this.report.push(problem);
       return;
     }
     if (rows.length === 0 && problems.length === 0) return;
     const batchId = this.batchId;
+    // Seen by the write below; not an unhandled rejection while it waits for a writer.
+    earlier.catch(() => {});
     while (this.writing.size >= WRITERS) await Promise.race(this.writing);
     this.throwFailure();
     const write = (async () => {
       try {
-        await this.holdRepeats(rows, problems);
+        this.holdRepeats(rows, problems, await earlier);
         await this.bulk(itemTable, rows.map((row) => row.cells!));
         await this.bulk(problemTable, problems.map((problem) => problemRow(batchId, problem)));
       } catch (error) {
@@ -770,22 +786,23 @@ class ImportState {
     void write.then(() => this.writing.delete(write));
   }
 
-  /**
-   * One query for the chunk's payees, then each payable row that repeats an earlier row of
-   * this file or a row of an approved batch becomes DUPLICATE with a warning naming it.
-   */
-  private async holdRepeats(rows: PendingRow[], problems: RowProblem[]): Promise<void> {
+  /** One query for the chunk's payees: the rows of approved batches paying any of them, by payee key. */
+  private async lookUp(rows: PendingRow[]): Promise<Map<string, PayingRow[]>> {
     const earlier = new Map<string, PayingRow[]>();
-    if (this.payingRows !== undefined) {
-      const keys = new Set<string>();
-      for (const row of rows) {
-        if (row.payeeKeys !== undefined && row.sameFileLine === undefined) for (const key of row.payeeKeys) keys.add(key);
-      }
-      for (const paying of keys.size === 0 ? [] : await this.payingRows([...keys])) {
-        const key = paying.payeeKey.trimEnd();
-        earlier.set(key, [...(earlier.get(key) ?? []), paying]);
-      }
+    if (this.payingRows === undefined || !this.othersApproved) return earlier;
+    const keys = new Set<string>();
+    for (const row of rows) {
+      if (row.payeeKeys !== undefined && row.sameFileLine === undefined) for (const key of row.payeeKeys) keys.add(key);
     }
+    for (const paying of keys.size === 0 ? [] : await this.payingRows([...keys])) {
+      const key = paying.payeeKey.trimEnd();
+      earlier.set(key, [...(earlier.get(key) ?? []), paying]);
+    }
+    return earlier;
+  }
+
+  /** Each payable row that repeats an earlier row of this file or a row of an approved batch becomes DUPLICATE with a warning naming it. */
+  private holdRepeats(rows: PendingRow[], problems: RowProblem[], earlier: Map<string, PayingRow[]>): void {
     for (const row of rows) {
       if (row.payeeKeys === undefined) continue;
       if (row.sameFileLine !== undefined) {

@@ -19,10 +19,11 @@ export interface PayingRow {
  * One indexed look-up (BatchItem.payeeKey) for a whole chunk of rows being imported: the
  * rows of other approved batches with any of these payees that paid or may still pay, in
  * flight whenever approved, or finished within the window. The importer compares amount
- * and reference in the process (batch/duplicate-rows.ts). The EXISTS is checked once,
- * before anything else: while no other batch was ever approved (a new installation, the
- * import bench) the keys are not probed at all; PGlite's plan probed all 2,000 of them
- * in every chunk, about 11 µs a row (docs/benchmarks.md, import). The keys come as one
+ * and reference in the process (batch/duplicate-rows.ts). The importer asks only once
+ * another batch was approved (OTHERS_APPROVED, read with the import's heartbeat): a
+ * round trip per chunk on the write path stalled the import's pipeline (docs/benchmarks.md,
+ * import). The EXISTS is checked once, before anything else, for the same reason: PGlite's
+ * plan probed all 2,000 keys in every chunk, about 11 µs a row. The keys come as one
  * text (hex, so a comma cannot be in one) split behind a sub-select: as an array constant
  * the planner weighed each of the 2,000 keys (1.4 ms of planning a chunk on PostgreSQL
  * against 0.5 ms), and PGlite's driver and parser took twice as long over it.
@@ -38,6 +39,18 @@ WHERE i."payeeKey" = ANY((SELECT string_to_array($1, ','))::char(32)[])
   AND (i."finishedAt" IS NULL OR i."finishedAt" >= now() - $4 * interval '1 day')
   AND EXISTS (SELECT 1 FROM "Batch" WHERE "approvedAt" IS NOT NULL AND id <> $2)
 ORDER BY b."approvedAt", i.line`;
+
+/**
+ * Whether any batch other than `$1` was ever approved: until one was, no row can repeat
+ * a payment and the chunks are not looked up. A column expression, so that the import's
+ * heartbeat reads it in the same statement.
+ */
+export const OTHERS_APPROVED = `EXISTS (SELECT 1 FROM "Batch" WHERE "approvedAt" IS NOT NULL AND id <> $1)`;
+
+export async function othersApproved(query: SqlQuery, exceptBatchId: string): Promise<boolean> {
+  const [row] = await query<{ approved: boolean }>(`SELECT ${OTHERS_APPROVED} AS approved`, [exceptBatchId]);
+  return row?.approved === true;
+}
 
 export function findPayingRows(query: SqlQuery, payeeKeys: string[], options: { exceptBatchId: string; windowDays: number }): Promise<PayingRow[]> {
   if (payeeKeys.length === 0) return Promise.resolve([]);
