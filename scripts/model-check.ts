@@ -1,0 +1,30 @@
+import { assumedCheck, codeCheck, livenessCheck, mutants } from './model/checks.ts';
+import { runCheck, type Check, type CheckResult } from './model/spin.ts';
+
+/**
+ * npm run model:check: the pay protocol's model (model/pay-protocol.pml) checked by spin: the
+ * code as it is, the code under the assumption it does not meet yet, property 3's liveness,
+ * then each mutant, which must be caught by its property. Prints the figures; --trails also
+ * prints each counterexample as a step list. Exits 1 when a result is not the expected one.
+ */
+const showTrails = process.argv.includes('--trails');
+let unexpected = 0;
+
+function report(result: CheckResult, expected: string): void {
+  const found = result.errors > 0 ? `VIOLATED ${result.property ?? result.violation ?? '?'}` : 'holds';
+  console.log(
+    `${result.name.padEnd(52)} ${found.padEnd(26)} ${String(result.statesStored).padStart(10)} states  ${String(result.transitions).padStart(10)} transitions  depth ${String(result.depth).padStart(4)}  ${result.memoryMb.toFixed(0).padStart(5)} MB  ${result.seconds.toFixed(1).padStart(6)} s${result.complete ? '' : '  (search not completed)'}`,
+  );
+  if (found !== expected && !(expected.startsWith('VIOLATED') && result.errors > 0 && result.property?.startsWith(expected.slice(9)))) {
+    unexpected++;
+    console.log(`  expected: ${expected}`);
+  }
+  if (showTrails && result.trail.length > 0) for (const [i, step] of result.trail.entries()) console.log(`    ${String(i + 1).padStart(3)}. ${step}`);
+}
+
+const run = (check: Check, expected: string) => report(runCheck(check), expected);
+run(codeCheck, 'VIOLATED P');
+run(assumedCheck, 'holds');
+run(livenessCheck, 'holds');
+for (const mutant of mutants) run(mutant, `VIOLATED ${mutant.expect}`);
+process.exit(unexpected === 0 ? 0 : 1);
