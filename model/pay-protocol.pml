@@ -260,7 +260,7 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
        :: !onlyIfRunning || cancelled || pausedHere -> tok[r] = 0; live[r] = 0
        :: else
        fi;
-       assert(st[r] != IS_EXECUTING || !onlyIfRunning || batch == BS_RUNNING);  /* P4 execute starts only while running */
+       assert(st[r] != IS_EXECUTING || !onlyIfRunning || batch == BS_RUNNING);  /* P4 execute-only-while-running */
 #ifndef NO_P3_ASSERT
        assert(!((st[r] == IS_FAILED || st[r] == IS_EXPIRED) && UP_PAYING(up[p])));  /* P3 failed-with-proof */
 #endif
@@ -347,7 +347,7 @@ end_idle:
        if
        :: FENCED(r, me) && (st[r] == IS_PENDING || st[r] == IS_CREATING) ->
           assert(!takenOver[me]);                                   /* P2 fenced-writes */
-          assert(st[r] != IS_PENDING || batch != BS_CANCELLED);     /* P4 no new paymentId once cancelled */
+          assert(st[r] != IS_PENDING || batch != BS_CANCELLED);     /* P4 cancel-starts-nothing */
           st[r] = IS_CREATING; s = IS_CREATING; printf("MSG w%d writes row %d: IS:%d (begin-create)\n", me, r, st[r]);
           if :: rec[p] == TS_NONE -> rec[p] = TS_PENDING :: else fi;
           pc = W_CREATE
