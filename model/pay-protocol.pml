@@ -300,7 +300,7 @@ end_idle:
 #endif
        fi;
        if
-       :: tok[r] != 0 -> takenOver[tok[r]] = 1
+       :: tok[r] != 0 && held[tok[r]] == r -> takenOver[tok[r]] = 1   /* its holder still runs: taken over */
        :: else
        fi;
        tok[r] = me; live[r] = 1;
