@@ -1,0 +1,628 @@
+/*
+ * The pay protocol of one approved batch, as src/batch/worker.ts and its SQL pay its rows
+ * (docs/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
+ * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
+ *
+ * Properties (assertions, named in the docs):
+ *   P1 once-per-line        no CSV line has two payments IN_PROGRESS or COMPLETED upstream,
+ *                           across its paymentIds and retries
+ *   P2 fenced-writes        no write of a worker whose row was taken over takes effect
+ *   P3 settles              (ltl settles) every row ends final and nothing stays NEEDS_REVIEW,
+ *                           under weak fairness with faults bounded (the partner eventually answers);
+ *                           its safety half (P3 failed-with-proof): a row ends FAILED or
+ *                           EXPIRED only while its payment is not paid or being paid upstream
+ *   P4 pause-cancel-breaker a paused batch sends no create or execute but those of rows held
+ *                           when it paused; a cancelled batch starts no new paymentId and no
+ *                           execute; nothing is sent after the breaker opened until a probe
+ *                           was answered
+ *   P5 repair-sends-nothing reconciliation's repair creates and executes nothing
+ *
+ * Mutants (-D…): MUTANT_NO_FENCING, MUTANT_EXECUTE_WITHOUT_READBACK,
+ * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE.
+ */
+#include "generated/tables.pml"
+
+#ifndef ROWS
+#define ROWS 2
+#endif
+#ifndef WORKERS
+#define WORKERS 2
+#endif
+/* Answers lost or refused before sending, over the whole run: the partner eventually answers. */
+#ifndef FAULTS
+#define FAULTS 2
+#endif
+/* Workers that die at some step, never to come back. */
+#ifndef CRASHES
+#define CRASHES 1
+#endif
+/* Leases that lapse while their worker still runs (a stopped process, a long pause). */
+#ifndef STALLS
+#define STALLS 1
+#endif
+#ifndef PAUSES
+#define PAUSES 1
+#endif
+#ifndef RETRY_RUNS
+#define RETRY_RUNS 1
+#endif
+#ifndef CANCELS
+#define CANCELS 1
+#endif
+#ifndef REFUSALS
+#define REFUSALS 1
+#endif
+#ifndef REPAIRS
+#define REPAIRS 1
+#endif
+/* paymentIds per line: the first and one retryFailedItems. */
+#define ATTEMPTS 2
+#define PAY(r, a) ((r) * ATTEMPTS + (a) - 1)
+#define NONE 255
+
+/* The partner's payment states (spec: READY on create, execute only from READY, expiry). */
+#define UP_NONE 0
+#define UP_READY 1
+#define UP_IN_PROGRESS 2
+#define UP_COMPLETED 3
+#define UP_FAILED 4
+#define UP_EXPIRED 5
+#define UP_PAYING(u) ((u) == UP_IN_PROGRESS || (u) == UP_COMPLETED)
+
+/* What one call came to, as the worker sees it. */
+#define ANS_NOT_SENT 0  /* connection refused, or the breaker refused it: nothing was sent */
+#define ANS_LOST 1      /* no answer (the partner may or may not have acted) */
+#define ANS_PAYMENT 2   /* the payment, its state in ansSt */
+#define ANS_EXISTS 3    /* payout.resource.exists */
+#define ANS_REFUSED 4   /* a 4xx: the partner decided, nothing was done */
+#define ANS_NOT_FOUND 5 /* payout.payment.not-found */
+
+/* Causes a create's read-back weighs a not-found against (attempt.ts readExisting). */
+#define CAUSE_LOST 0
+#define CAUSE_EXISTS 1
+#define CAUSE_SPENT 2
+
+byte up[ROWS * ATTEMPTS];             /* the partner's payments */
+byte rec[ROWS * ATTEMPTS] = TS_NONE;  /* the gateway's payment records */
+byte st[ROWS];                        /* BatchItem.status (all PENDING: IS_PENDING is 0) */
+byte rt[ROWS];                        /* BatchItem.retries */
+byte att[ROWS] = 1;                   /* BatchItem.attempt: the paymentId is PAY(r, att[r]) */
+byte tok[ROWS];                       /* leaseToken: the claiming worker, 0 for none */
+bit live[ROWS];                       /* leaseExpiresAt still ahead on the database clock */
+bit prevAttempt[ROWS];                /* NEEDS_REVIEW batch.previous-attempt: the review reads the earlier paymentId */
+byte batch = BS_VALIDATED;
+bit breakerOpen;
+bit probeAnswered = 1;                /* since the breaker last opened, a probe was answered */
+
+byte faults = FAULTS;
+byte crashes = CRASHES;
+byte stalls = STALLS;
+byte refusals = REFUSALS;
+
+/* Ghosts: what the properties need to know, never read by the protocol. */
+byte held[WORKERS + 1] = NONE;        /* the row worker w is paying, NONE between rows */
+bit takenOver[WORKERS + 1];           /* w's row was claimed by another since w claimed it */
+bit heldAtPause[WORKERS + 1];         /* w held its row when the batch was paused */
+bit repairing;                        /* inside a repair step */
+
+#ifdef MUTANT_NO_FENCING
+#define FENCED(r, w) true
+#else
+#define FENCED(r, w) (tok[r] == (w))
+#endif
+
+#define CLAIMABLE(r) ((tok[r] == 0 || !live[r]) && \
+  ((WORKED_BATCH(batch) && ACTIVE_ITEM(st[r])) || (READ_ONLY_BATCH(batch) && READ_WHILE_PAUSED_ITEM(st[r]))))
+
+#define FROM_STATUS(u) ((u) == UP_READY -> OC_READY : ((u) == UP_COMPLETED -> OC_PAID : \
+  ((u) == UP_IN_PROGRESS -> OC_IN_PROGRESS : ((u) == UP_FAILED -> OC_FAILED : OC_EXPIRED))))
+#define TRACKED(u) ((u) == UP_READY -> TS_READY : ((u) == UP_COMPLETED -> TS_COMPLETED : \
+  ((u) == UP_IN_PROGRESS -> TS_IN_PROGRESS : ((u) == UP_FAILED -> TS_FAILED : TS_EXPIRED))))
+
+/* A worker may die before any of its steps: its row keeps its lease until the lease lapses. */
+#define CRASH_OR if :: crashes > 0 -> crashes--; printf("MSG w%d dies\n", me); goto crashed :: true fi;
+
+/* A call that said nothing: the breaker may open (its threshold of troubled calls abstracted). */
+inline trouble() {
+  if
+  :: !breakerOpen -> breakerOpen = 1; probeAnswered = 0; printf("MSG the breaker opens\n")
+  :: true
+  fi
+}
+
+/* P4: a create or execute reaching the partner. */
+inline reaching(w) {
+  assert(!breakerOpen && probeAnswered);             /* P4 breaker */
+  assert(batch != BS_PAUSED || heldAtPause[w]);      /* P4 pause */
+  assert(!repairing)                                 /* P5 repair-sends-nothing */
+}
+
+/* P1: executions that took effect, over every paymentId of line r. */
+inline executed_once(r) {
+  assert(!(UP_PAYING(up[PAY(r, 1)]) && UP_PAYING(up[PAY(r, 2)])))   /* P1 once-per-line */
+}
+
+inline create_effect(p) {
+  if
+  :: up[p] == UP_NONE -> up[p] = UP_READY; ans = ANS_PAYMENT; ansSt = UP_READY
+  :: else -> ans = ANS_EXISTS
+  fi
+}
+
+inline execute_effect(p, r) {
+  if
+  :: up[p] == UP_READY ->
+     if
+     :: up[p] = UP_COMPLETED
+     :: up[p] = UP_IN_PROGRESS
+     :: up[p] = UP_FAILED
+     fi;
+     executed_once(r);
+     ans = ANS_PAYMENT; ansSt = up[p]
+  :: up[p] == UP_NONE -> ans = ANS_NOT_FOUND
+  :: else -> ans = ANS_PAYMENT; ansSt = up[p]   /* a repeated execute: the payment as it stands */
+  fi
+}
+
+/* PUT create, with the faults a call may meet. */
+inline partner_create(w, p) {
+  if
+  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: else ->
+     if
+     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
+     :: faults > 0 -> faults--; reaching(w); ans = ANS_LOST; trouble()                       /* lost before it acted */
+     :: faults > 0 -> faults--; reaching(w); create_effect(p); ans = ANS_LOST; trouble()     /* acted, answer lost */
+     :: reaching(w); create_effect(p)
+     :: refusals > 0 && up[p] == UP_NONE -> refusals--; reaching(w); ans = ANS_REFUSED      /* refused with proof */
+     fi
+  fi
+}
+
+inline partner_execute(w, p, r) {
+  if
+  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: else ->
+     if
+     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
+     :: faults > 0 -> faults--; reaching(w); ans = ANS_LOST; trouble()
+     :: faults > 0 -> faults--; reaching(w); execute_effect(p, r); ans = ANS_LOST; trouble()
+     :: reaching(w); execute_effect(p, r)
+     fi
+  fi
+}
+
+inline partner_read(p) {
+  if
+  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: else ->
+     if
+     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
+     :: faults > 0 -> faults--; ans = ANS_LOST; trouble()
+     :: up[p] == UP_NONE -> ans = ANS_NOT_FOUND
+     :: up[p] != UP_NONE -> ans = ANS_PAYMENT; ansSt = up[p]
+     fi
+  fi
+}
+
+/* What a read's answer proves (attempt.ts fromStatus, read). `caused`: an execute's answer was lost. */
+inline read_outcome(caused) {
+  if
+  :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt)
+  :: ans == ANS_NOT_FOUND -> oc = OC_ABSENT_READ
+  :: ans == ANS_NOT_SENT && !caused -> oc = OC_UNREACHABLE
+  :: ans == ANS_NOT_SENT && caused -> oc = OC_UNKNOWN_UNREAD
+  :: ans == ANS_LOST -> oc = OC_UNKNOWN
+  fi
+}
+
+/* attempt.ts readExisting: what exists upstream after a create that proved nothing. */
+inline existing_outcome(cause) {
+  if
+  :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt)
+  :: ans == ANS_NOT_FOUND && cause == CAUSE_EXISTS -> oc = OC_UNKNOWN
+  :: ans == ANS_NOT_FOUND && cause == CAUSE_LOST -> oc = OC_ABSENT
+  :: ans == ANS_NOT_FOUND && cause == CAUSE_SPENT -> oc = OC_ABSENT_SPENT
+  :: ans == ANS_NOT_SENT -> oc = OC_UNKNOWN_UNREAD
+  :: ans == ANS_LOST -> oc = OC_UNKNOWN
+  fi
+}
+
+/*
+ * move-items.ts: a row's change, fenced by the lease token and the state this worker last
+ * wrote; its payment fact is recorded whatever became of the row (payments/status.ts rules).
+ */
+inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
+  atomic {
+    if
+    :: fact == FACT_PAYMENT -> ts = TRACKED(ansSt)
+    :: fact == FACT_UNKNOWN -> ts = TS_UNKNOWN
+    :: fact == FACT_REJECTED -> ts = TS_REJECTED
+    :: fact == FACT_NONE -> ts = NONE
+    fi;
+    if
+    :: ts != NONE && rec[p] != TS_NONE && TRACKED_MAY(rec[p], ts) -> rec[p] = ts
+    :: else
+    fi;
+    if
+    :: FENCED(r, w) && st[r] == s ->
+       assert(!takenOver[w]);                                        /* P2 fenced-writes */
+       cancelled = (onlyIfRunning && batch != BS_RUNNING && !READ_ONLY_BATCH(batch)) ||
+                   (batch == BS_CANCELLED && (to == IS_PENDING || to == IS_READY));
+       pausedHere = onlyIfRunning && READ_ONLY_BATCH(batch);
+       if
+       :: cancelled -> st[r] = IS_CANCELLED
+       :: !cancelled && pausedHere -> st[r] = IS_READY
+       :: else -> st[r] = to
+       fi;
+       rt[r] = nrt;
+       if
+       :: !onlyIfRunning || cancelled || pausedHere -> tok[r] = 0; live[r] = 0
+       :: else
+       fi;
+       assert(st[r] != IS_EXECUTING || !onlyIfRunning || batch == BS_RUNNING);  /* P4 execute-only-while-running */
+#ifndef NO_P3_ASSERT
+       assert(!((st[r] == IS_FAILED || st[r] == IS_EXPIRED) && UP_PAYING(up[p])));  /* P3 failed-with-proof */
+#endif
+       s = st[r];
+       printf("MSG w%d writes row %d: IS:%d (retries %d)\n", w, r, st[r], rt[r])
+    :: else -> s = NONE; printf("MSG w%d's write of row %d (IS:%d) changes nothing: the row is IS:%d, token w%d\n", w, r, to, st[r], tok[r])
+    fi;
+    ts = 0; cancelled = 0; pausedHere = 0
+  }
+}
+
+/* The worker's steps (worker.ts pay): each is one call or one write, and a worker may die before any. */
+#define W_IDLE 0
+#define W_PREV 1         /* previousAttemptNotPaid: read the earlier paymentId */
+#define W_PREV_WRITE 2   /* ... and write what it found, when it stops the row */
+#define W_BEGIN 3        /* begin-create.ts: CREATING, durable before the create */
+#define W_CREATE 4
+#define W_EXISTING 5     /* a create that proved nothing, read back (cause in `cause`) */
+#define W_CREATED 6      /* a create's outcome: startExecuting when READY, else the row's change */
+#define W_START 7        /* startExecuting from READY */
+#define W_EXECUTE 8
+#define W_EXEC_READ 9    /* an execute whose answer was lost, read back */
+#define W_RESUME 10      /* EXECUTING: read first (resumeExecute), or only read once the sends are spent */
+#define W_READ 11        /* IN_PROGRESS: read back */
+#define W_FINAL 12       /* changeAfter, written */
+
+proctype Worker(byte me) {
+  byte pc, r, p, a, s, before, myrt, oc, to, nrt, fact, stage, ts, ans, ansSt, cause;
+  bit cancelled, pausedHere;
+end_idle:
+  do
+  :: atomic {
+       if
+       :: pc == W_IDLE && !breakerOpen && CLAIMABLE(0) -> r = 0
+#if ROWS > 1
+       :: pc == W_IDLE && !breakerOpen && CLAIMABLE(1) -> r = 1
+#endif
+       fi;
+       if
+       :: tok[r] != 0 && held[tok[r]] == r -> takenOver[tok[r]] = 1   /* its holder still runs: taken over */
+       :: else
+       fi;
+       tok[r] = me; live[r] = 1;
+       held[me] = r; takenOver[me] = 0; heldAtPause[me] = 0;
+       s = st[r]; before = s; myrt = rt[r]; a = att[r]; p = PAY(r, a);
+       printf("MSG w%d claims row %d (IS:%d, retries %d, paymentId P:%d)\n", me, r, s, myrt, p);
+       if
+#ifndef MUTANT_RETRY_WITHOUT_PROOF
+       :: s == IS_PENDING && a > 1 -> pc = W_PREV
+#endif
+       :: s == IS_CREATING && myrt >= MAX_RETRIES -> pc = W_EXISTING; cause = CAUSE_SPENT   /* readBackCreate */
+       :: else ->
+          if
+          :: s == IS_PENDING || s == IS_CREATING -> pc = W_BEGIN
+          :: s == IS_READY -> pc = W_START
+          :: s == IS_EXECUTING -> pc = W_RESUME
+          :: s == IS_IN_PROGRESS -> pc = W_READ
+          fi
+       fi
+     }
+  :: atomic {
+       pc == W_PREV -> CRASH_OR
+       partner_read(PAY(r, a - 1)); read_outcome(0); ans = 0;
+       printf("MSG w%d reads the previous paymentId P:%d: OC:%d\n", me, PAY(r, a - 1), oc);
+       if
+       :: oc == OC_FAILED || oc == OC_EXPIRED || oc == OC_READY || oc == OC_ABSENT_READ -> pc = W_BEGIN; oc = 0; ansSt = 0
+       :: else -> pc = W_PREV_WRITE
+       fi
+     }
+  :: atomic {
+       pc == W_PREV_WRITE -> CRASH_OR
+       if
+       :: oc == OC_PAID || oc == OC_IN_PROGRESS ->
+          move(me, r, p, HOLD_FOR_REVIEW, myrt, FACT_NONE, 0);
+          if :: s == HOLD_FOR_REVIEW -> prevAttempt[r] = 1 :: else fi
+       :: else ->   /* not read: PENDING again later, no retry spent */
+          item_next(STAGE_CREATE, OC_UNREACHABLE, myrt, IS_PENDING, to, nrt, fact);
+          move(me, r, p, to, nrt, FACT_NONE, 0)
+       fi;
+       goto finished
+     }
+  :: atomic {
+       pc == W_BEGIN -> CRASH_OR
+       if
+       :: FENCED(r, me) && (st[r] == IS_PENDING || st[r] == IS_CREATING) ->
+          assert(!takenOver[me]);                                   /* P2 fenced-writes */
+          assert(st[r] != IS_PENDING || batch != BS_CANCELLED);     /* P4 cancel-starts-nothing */
+          st[r] = IS_CREATING; s = IS_CREATING; printf("MSG w%d writes row %d: IS:%d (begin-create)\n", me, r, st[r]);
+          if :: rec[p] == TS_NONE -> rec[p] = TS_PENDING :: else fi;
+          pc = W_CREATE
+       :: else -> printf("MSG w%d's begin-create of row %d changes nothing\n", me, r); goto finished
+       fi
+     }
+  :: atomic {
+       pc == W_CREATE -> CRASH_OR
+       partner_create(me, p);
+       printf("MSG w%d creates P:%d: ANS:%d (upstream UP:%d)\n", me, p, ans, up[p]);
+       if
+       :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt); pc = W_CREATED
+       :: ans == ANS_REFUSED -> oc = OC_REFUSED; pc = W_CREATED
+       :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE; pc = W_CREATED
+       :: ans == ANS_EXISTS -> cause = CAUSE_EXISTS; pc = W_EXISTING
+       :: ans == ANS_LOST -> cause = CAUSE_LOST; pc = W_EXISTING
+       fi;
+       ans = 0
+     }
+  :: atomic {
+       pc == W_EXISTING -> CRASH_OR
+       partner_read(p); existing_outcome(cause); ans = 0; cause = 0;
+       printf("MSG w%d reads P:%d back: OC:%d\n", me, p, oc);
+       pc = W_CREATED
+     }
+  :: atomic {
+       pc == W_CREATED ->
+       if
+       :: oc == OC_READY -> CRASH_OR
+          move(me, r, p, IS_EXECUTING, 0, FACT_PAYMENT, 1);          /* startExecuting */
+          if :: s != IS_EXECUTING -> goto finished :: else fi;
+          myrt = 0; oc = 0; ansSt = 0; pc = W_EXECUTE
+       :: else -> stage = STAGE_CREATE; pc = W_FINAL
+       fi
+     }
+  :: atomic {
+       pc == W_START -> CRASH_OR
+       move(me, r, p, IS_EXECUTING, myrt, FACT_NONE, 1);             /* startExecuting, the step's count goes on */
+       if :: s != IS_EXECUTING -> goto finished :: else fi;
+       pc = W_EXECUTE
+     }
+  :: atomic {
+       pc == W_EXECUTE -> CRASH_OR
+#ifdef ASSUME_NO_LATE_EXECUTE
+       /* The assumption the code does not meet (docs/reliability.md, "Found by the model"): no
+        * execute takes effect after its worker lost the row. Without it, a stalled worker's
+        * execute lands after another worker read the payment READY and settled it unpaid. */
+       if :: !(tok[r] == me && live[r]) -> printf("MSG w%d's lease lapsed: it sends no execute\n", me); goto finished :: else fi;
+#endif
+       partner_execute(me, p, r);
+       printf("MSG w%d executes P:%d: ANS:%d (upstream UP:%d)\n", me, p, ans, up[p]);
+       stage = STAGE_EXECUTE;
+       if
+       :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt); pc = W_FINAL
+       :: ans == ANS_NOT_FOUND -> oc = OC_REFUSED_NOT_FOUND; pc = W_FINAL
+       :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE; pc = W_FINAL
+#ifdef MUTANT_EXECUTE_WITHOUT_READBACK
+       :: ans == ANS_LOST -> oc = OC_STILL_READY; pc = W_FINAL      /* the lost answer taken for "not executed" */
+#else
+       :: ans == ANS_LOST -> pc = W_EXEC_READ
+#endif
+       fi;
+       ans = 0
+     }
+  :: atomic {
+       pc == W_EXEC_READ -> CRASH_OR
+       partner_read(p); read_outcome(1); ans = 0;
+       printf("MSG w%d reads P:%d back: OC:%d\n", me, p, oc);
+       if :: oc == OC_READY -> oc = OC_READY_AGAIN :: else fi;      /* every read said READY: not executed */
+       pc = W_FINAL
+     }
+  :: atomic {
+       pc == W_RESUME -> CRASH_OR
+       partner_read(p); read_outcome(0); ans = 0;
+       printf("MSG w%d reads P:%d: OC:%d\n", me, p, oc);
+       stage = STAGE_EXECUTE;
+       if
+       :: oc == OC_READY && myrt >= MAX_RETRIES -> oc = OC_STILL_READY; pc = W_FINAL   /* readyIsNotPaid */
+       :: oc == OC_READY && myrt < MAX_RETRIES -> oc = 0; ansSt = 0; pc = W_EXECUTE   /* resumeExecute */
+       :: else -> pc = W_FINAL
+       fi
+     }
+  :: atomic {
+       pc == W_READ -> CRASH_OR
+       partner_read(p); read_outcome(0); ans = 0;
+       printf("MSG w%d reads P:%d: OC:%d\n", me, p, oc);
+       stage = STAGE_READ; pc = W_FINAL
+     }
+  :: atomic {
+       pc == W_FINAL -> CRASH_OR
+       item_next(stage, oc, myrt, before, to, nrt, fact);
+#ifdef MUTANT_RETRY_WITHOUT_PROOF
+       if :: stage == STAGE_EXECUTE && oc == OC_UNKNOWN -> to = IS_FAILED :: else fi;   /* an unknown outcome taken for failed */
+#endif
+       move(me, r, p, to, nrt, fact, 0);
+finished:
+       held[me] = NONE; takenOver[me] = 0;
+       pc = 0; oc = 0; to = 0; nrt = 0; fact = 0; stage = 0; ts = 0; ans = 0; ansSt = 0; cause = 0;
+       cancelled = 0; pausedHere = 0; s = 0; before = 0; myrt = 0; a = 0; p = 0; r = 0
+     }
+  od;
+crashed:
+  atomic { held[me] = NONE; takenOver[me] = 0 }
+}
+
+/* Leases on the database clock: a dead worker's lapse; a live one's only when it stalls. */
+#define ORPHANED(r) (tok[r] != 0 && live[r] && held[tok[r]] != r)
+#define STALLED(r) (tok[r] != 0 && live[r] && held[tok[r]] == r)
+active proctype Leases() {
+end:
+  do
+  :: atomic { ORPHANED(0) -> live[0] = 0; printf("MSG the lease of row 0 lapses (its worker is gone)\n") }
+#if ROWS > 1
+  :: atomic { ORPHANED(1) -> live[1] = 0; printf("MSG the lease of row 1 lapses (its worker is gone)\n") }
+#endif
+  :: atomic { stalls > 0 && STALLED(0) -> stalls--; live[0] = 0; printf("MSG the lease of row 0 lapses while w%d is stalled\n", tok[0]) }
+#if ROWS > 1
+  :: atomic { stalls > 0 && STALLED(1) -> stalls--; live[1] = 0; printf("MSG the lease of row 1 lapses while w%d is stalled\n", tok[1]) }
+#endif
+  od
+}
+
+/* The partner on its own: READY payments expire, IN_PROGRESS ones settle. */
+#define EXPIRE(i) :: atomic { up[i] == UP_READY -> up[i] = UP_EXPIRED; printf("MSG partner: P:%d expires\n", i) }
+#define SETTLE(i) :: atomic { up[i] == UP_IN_PROGRESS -> if :: up[i] = UP_COMPLETED :: up[i] = UP_FAILED fi; printf("MSG partner: P:%d settles UP:%d\n", i, up[i]) }
+active proctype Partner() {
+end:
+  do
+  EXPIRE(0) EXPIRE(1) SETTLE(0) SETTLE(1)
+#if ROWS > 1
+  EXPIRE(2) EXPIRE(3) SETTLE(2) SETTLE(3)
+#endif
+  od
+}
+
+/* partner-breaker.ts: while open, one probe; an answer closes it. */
+active proctype Breaker() {
+end:
+  do
+  :: atomic { breakerOpen && faults == 0 -> breakerOpen = 0; probeAnswered = 1; printf("MSG a probe is answered: the breaker closes\n") }   /* the probe is answered */
+  :: atomic { breakerOpen && faults > 0 -> faults--; printf("MSG a probe meets trouble: the breaker stays open\n") }                             /* the probe meets trouble */
+#ifdef MUTANT_RESUME_WITHOUT_PROBE
+  :: atomic { breakerOpen -> breakerOpen = 0; printf("MSG the breaker closes on a timer, no probe\n") }                                    /* closed on a timer, no probe */
+#endif
+  od
+}
+
+#define ALL_REST (!ACTIVE_ITEM(st[0]) && (ROWS < 2 || !ACTIVE_ITEM(st[ROWS - 1])))
+#define ANY_FAILED (FAILED_ITEM(st[0]) || (ROWS > 1 && FAILED_ITEM(st[ROWS - 1])))
+#define ANY_ACTIVE (ACTIVE_ITEM(st[0]) || (ROWS > 1 && ACTIVE_ITEM(st[ROWS - 1])))
+
+#define SETTLEABLE(r) (st[r] == IS_IN_PROGRESS && (tok[r] == 0 || !live[r]) && \
+  (rec[PAY(r, att[r])] == TS_COMPLETED || rec[PAY(r, att[r])] == TS_FAILED || rec[PAY(r, att[r])] == TS_EXPIRED))
+/* finish-batches.ts and settle-from-payments.ts: the worker's sweep. */
+active proctype Sweep() {
+  byte r, to;
+end:
+  do
+  :: atomic {
+       ALL_REST && (batch == BS_RUNNING || batch == BS_PAUSED) ->
+       to = (ANY_FAILED -> BS_COMPLETED_WITH_FAILURES : BS_COMPLETED);
+       BATCH_MAY(BY_FINISH, batch, to) -> batch = to; to = 0; printf("MSG sweep: the batch ends BS:%d\n", batch)
+     }
+  :: atomic {  /* an IN_PROGRESS row whose payment record is final, its lease gone */
+       if
+       :: SETTLEABLE(0) -> r = 0
+#if ROWS > 1
+       :: SETTLEABLE(1) -> r = 1
+#endif
+       fi;
+       if
+       :: rec[PAY(r, att[r])] == TS_COMPLETED -> st[r] = IS_COMPLETED
+       :: rec[PAY(r, att[r])] == TS_FAILED -> st[r] = IS_FAILED
+       :: rec[PAY(r, att[r])] == TS_EXPIRED -> st[r] = IS_EXPIRED
+       fi;
+       if :: held[tok[r]] == r -> takenOver[tok[r]] = 1 :: else fi;
+       tok[r] = 0; live[r] = 0; printf("MSG sweep: row %d takes its payment record: IS:%d\n", r, st[r]); r = 0
+     }
+  od
+}
+
+/* People: approve, pause and resume, cancel, retryFailedItems. */
+active proctype People() {
+  byte r, w, pauses = PAUSES, retries = RETRY_RUNS;
+  bit cancels = CANCELS;
+  atomic { BATCH_MAY(BY_APPROVE, batch, BS_RUNNING) -> batch = BS_RUNNING; printf("MSG the batch is approved\n") }
+end:
+  do
+  :: atomic { pauses > 0 && BATCH_MAY(BY_PAUSE, batch, BS_PAUSED) -> pauses--; batch = BS_PAUSED; printf("MSG a person pauses the batch\n");
+       for (w : 1 .. WORKERS) { heldAtPause[w] = (held[w] != NONE) }; w = 0 }
+  :: atomic { BATCH_MAY(BY_RESUME, batch, BS_RUNNING) -> batch = BS_RUNNING; printf("MSG a person resumes the batch\n") }
+  :: atomic { cancels > 0 && BATCH_MAY(BY_CANCEL, batch, BS_CANCELLED) -> cancels = 0; batch = BS_CANCELLED; printf("MSG a person cancels the batch\n");
+       /* PENDING rows end at once; READY ones too (created, never executed), whoever holds them */
+       for (r : 0 .. ROWS - 1) {
+         if :: st[r] == IS_PENDING || st[r] == IS_READY -> st[r] = IS_CANCELLED :: else fi
+       };
+       r = 0 }
+  :: atomic { retries > 0 && BATCH_MAY(BY_RETRY_FAILED, batch, BS_RUNNING) ->
+       retries--; batch = BS_RUNNING; printf("MSG a person runs retryFailedItems\n");
+       for (r : 0 .. ROWS - 1) {
+         if
+#ifdef MUTANT_RETRY_WITHOUT_PROOF
+         :: (RETRYABLE_ITEM(st[r]) || st[r] == IS_NEEDS_REVIEW) && att[r] < ATTEMPTS ->
+#else
+         :: RETRYABLE_ITEM(st[r]) && att[r] < ATTEMPTS ->
+#endif
+            att[r]++; st[r] = IS_PENDING; rt[r] = 0; tok[r] = 0; live[r] = 0; printf("MSG row %d: PENDING again under P:%d\n", r, PAY(r, att[r]))
+         :: else
+         fi
+       };
+       r = 0 }
+  od
+}
+
+/* review-service.ts: NEEDS_REVIEW rows read again (the earlier paymentId for batch.previous-attempt). */
+active proctype Review() {
+  byte r, p, oc, to, ans, ansSt;
+  bit settles;
+end:
+  do
+  :: atomic {
+       if
+       :: st[0] == IS_NEEDS_REVIEW -> r = 0
+#if ROWS > 1
+       :: st[1] == IS_NEEDS_REVIEW -> r = 1
+#endif
+       fi;
+       p = (prevAttempt[r] -> PAY(r, att[r] - 1) : PAY(r, att[r]));
+       partner_read(p);
+       if
+       :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt)
+       :: ans == ANS_NOT_FOUND -> oc = OC_ABSENT_READ
+       :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE
+       :: ans == ANS_LOST -> oc = OC_UNKNOWN
+       fi;
+       review_next(oc, to, settles);
+       printf("MSG review reads P:%d: OC:%d, settles %d (IS:%d)\n", p, oc, settles, to);
+       if
+       :: settles && prevAttempt[r] -> att[r]--; prevAttempt[r] = 0; st[r] = to   /* the row takes the payment that decided it */
+       :: settles && !prevAttempt[r] -> st[r] = to
+       :: else
+       fi;
+       if
+       :: settles && batch == BS_COMPLETED_WITH_FAILURES ->
+          if
+          :: ANY_ACTIVE && BATCH_MAY(BY_REVIEW, batch, BS_RUNNING) -> batch = BS_RUNNING
+          :: !ANY_ACTIVE && !ANY_FAILED && BATCH_MAY(BY_REVIEW, batch, BS_COMPLETED) -> batch = BS_COMPLETED
+          :: else
+          fi
+       :: else
+       fi;
+       r = 0; p = 0; oc = 0; to = 0; ans = 0; ansSt = 0; settles = 0 }
+  od
+}
+
+/* reconciliation/repair.ts: a payment final upstream and not in the gateway takes the upstream's status. */
+#define REPAIRABLE(i) ((up[i] == UP_COMPLETED || up[i] == UP_FAILED || up[i] == UP_EXPIRED) && rec[i] != TS_NONE && TRACKED_MAY(rec[i], TRACKED(up[i])))
+#define REPAIR(i) :: atomic { repairs > 0 && REPAIRABLE(i) -> repairing = 1; repairs--; rec[i] = TRACKED(up[i]); repairing = 0; printf("MSG repair: the record of P:%d takes TS:%d\n", i, rec[i]) }
+active proctype Repair() {
+  byte repairs = REPAIRS;
+end:
+  do
+  REPAIR(0) REPAIR(1)
+#if ROWS > 1
+  REPAIR(2) REPAIR(3)
+#endif
+  od
+}
+
+init {
+  byte w;
+  atomic { for (w : 1 .. WORKERS) { run Worker(w) }; w = 0 }
+}
+
+#define FINAL_ROW(r) (st[r] == IS_COMPLETED || st[r] == IS_FAILED || st[r] == IS_EXPIRED || st[r] == IS_CANCELLED)
+#ifdef LIVENESS
+ltl settles { <> [] (FINAL_ROW(0) && (ROWS < 2 || FINAL_ROW(ROWS - 1))) }
+#endif
