@@ -69,8 +69,10 @@ export interface AlterOptions {
   amount?: string;
 }
 
-export async function alterCommand(paymentId: string, options: AlterOptions, context: CliContext): Promise<number> {
-  const change = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+export async function alterCommand(paymentId: string, options: AlterOptions & { json?: boolean }, context: CliContext): Promise<number> {
+  // The change is the options that say one; --json says how to print it.
+  const { json: _json, ...changes } = options;
+  const change = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   if (Object.keys(change).length === 0) {
     throw new CliError('payout sandbox alter: say what to change: --status, --error-code, --commission or --amount', exitCodes.usage);
   }
