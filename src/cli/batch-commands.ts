@@ -6,7 +6,6 @@ import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
-import { SingleBar } from 'cli-progress';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { exportChunks, reportRows, type ExportFormat } from '../batch/batch-export.ts';
 import { BatchStateError } from '../batch/batch-service.ts';
@@ -18,7 +17,9 @@ import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.
 import { CliError, exitCodes } from './cli-error.ts';
 import { readable } from './input-file.ts';
 import type { CliContext } from './context.ts';
-import { problemTable, SHOWN_PROBLEMS, table } from './output.ts';
+import { problemTable, SHOWN_PROBLEMS, table, validationDoc } from './output.ts';
+import { rowObjects } from './json-output.ts';
+import { progress } from './progress.ts';
 
 export { CliError, exitCodes, type CliContext };
 
@@ -63,6 +64,7 @@ export interface RunOptions extends ApproveOptions {
 export async function runCommand(file: string, options: RunOptions, context: CliContext): Promise<number> {
   const who = cliIdentity(context);
   requireRole(who, 'importBatch', 'payout batch run');
+  nothingAskedWithJson(context, options, 'import and pay');
   const source = readable(file);
   return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
     const { services } = runtime;
@@ -72,6 +74,7 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
         `${report.errorCount} errors, ${report.warningCount} warnings; valid rows total ${report.totalAmount} RUB.`,
     );
     if (report.problems.length > 0) context.out(problemTable(report.problems));
+    const validation = { file: basename(file), ...validationDoc(report) };
     if (report.problems.some((p) => p.code === 'file.duplicate')) {
       const waiting = await awaitingApproval(services.prisma, file);
       if (waiting !== null) {
@@ -81,11 +84,13 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
         );
       }
       context.out('Nothing was imported.');
+      await context.result({ outcome: 'duplicate', validation, awaitingApproval: waiting?.id ?? null, batch: null });
       return exitCodes.notPayable;
     }
     const payableRows = options.validOnly === true && report.validCount > 0;
     if (!report.payable && !payableRows) {
       context.out(`The file is not payable as it is; nothing was imported.${report.problems.length > SHOWN_PROBLEMS ? ` Every problem: payout batch validate ${file}` : ''}`);
+      await context.result({ outcome: 'not-payable', validation, batch: null });
       return exitCodes.notPayable;
     }
     const approving = may(who, 'approveBatch');
@@ -108,13 +113,15 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: SHOWN_PROBLEMS + 1 });
       if (problems.length > 0) context.out(problemTable(problems));
       context.out(`Batch ${batch.id} is not payable. Full report: payout batch export ${batch.id} --problems`);
+      await context.result({ outcome: 'not-payable', validation, batch: await statusDoc(runtime, batch) });
       return exitCodes.notPayable;
     }
     if (!approving) {
       context.out(`Batch ${batch.id} waits for an approver (another key): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
+      await context.result({ outcome: 'awaiting-approval', validation, batch: await statusDoc(runtime, batch) });
       return exitCodes.ok;
     }
-    return approveAndPay(runtime, batch.id, who, options, context);
+    return approveAndPay(runtime, batch.id, who, options, context, { outcome: 'paid', validation });
   });
 }
 
@@ -122,9 +129,10 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
 export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
   const who = cliIdentity(context);
   requireRole(who, 'approveBatch', 'payout batch approve');
+  nothingAskedWithJson(context, options, 'approve and pay');
   return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
+    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
     context.out(summary(batch));
     const held = options.includeFlagged ? 0 : batch.flaggedCount;
     const payable = batch.totalAmount.minus(options.includeFlagged ? 0 : batch.flaggedAmount).toFixed(2);
@@ -134,7 +142,7 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
     }
-    return approveAndPay(runtime, batchId, who, options, context);
+    return approveAndPay(runtime, batchId, who, options, context, {});
   });
 }
 
@@ -144,6 +152,7 @@ async function approveAndPay(
   who: CliIdentity,
   options: { validOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean },
   context: CliContext,
+  doc: Record<string, unknown>,
 ): Promise<number> {
   try {
     await runtime.services.batches.approve(batchId, {
@@ -161,9 +170,9 @@ async function approveAndPay(
         : error.code === 'batch.insufficient-funds' || error.code === 'batch.balance-unknown'
           ? ` (--ignore-balance starts it anyway)`
           : '';
-    throw new CliError(`batch ${batchId}: ${error.message}${next}`, exitCodes.notPayable);
+    throw new CliError(`batch ${batchId}: ${error.message}${next}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable, error.code);
   }
-  return payWithProgress(runtime, batchId, context);
+  return payWithProgress(runtime, batchId, context, doc);
 }
 
 /**
@@ -189,14 +198,15 @@ export async function resumeCommand(batchId: string, context: CliContext): Promi
   requireRole(who, 'resumeBatch', 'payout batch resume');
   return withRuntime(context, who, async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
-    if (batch.status === batchStates.paused) {
+    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
+    const resumed = batch.status === batchStates.paused;
+    if (resumed) {
       await runtime.services.batches.resume(batchId, who.actor);
       context.out(`Batch ${batchId} resumed (it was paused ${batch.pauseReason === pauseReasons.funds ? 'for lack of funds' : `by ${batch.pausedBy ?? 'a person'}`}).`);
     } else if (!payingStates.includes(batch.status)) {
-      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable);
+      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable, 'batch.invalid-state');
     }
-    return payWithProgress(runtime, batchId, context);
+    return payWithProgress(runtime, batchId, context, { resumed });
   });
 }
 
@@ -210,24 +220,28 @@ export async function pauseCommand(batchId: string, context: CliContext): Promis
       batch = await runtime.services.batches.pause(batchId, who.actor);
     } catch (error) {
       if (!(error instanceof BatchStateError)) throw error;
-      throw new CliError(`batch ${batchId}: ${error.message}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable);
+      throw new CliError(`batch ${batchId}: ${error.message}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable, error.code);
     }
     context.out(await statusText(runtime, batch));
     context.out(`Resume it with: payout batch resume ${batchId}`);
+    await context.result({ batch: await statusDoc(runtime, batch) });
     return exitCodes.ok;
   });
 }
 
-/** Runs the worker until the batch finishes; Ctrl-C stops starting payments and waits for those in flight. */
-async function payWithProgress(runtime: Runtime, batchId: string, context: CliContext): Promise<number> {
+/**
+ * Runs the worker until the batch finishes; Ctrl-C stops starting payments and waits for
+ * those in flight. With --json the document is `doc` and the batch as it ended.
+ */
+async function payWithProgress(runtime: Runtime, batchId: string, context: CliContext, doc: Record<string, unknown>): Promise<number> {
   const { services, worker } = runtime;
-  const bar = new SingleBar({
-    format: '{bar} {percentage}% | {value}/{total} rows | paid {paid} RUB | failed {failed} | {rate} rows/s | ETA {eta_formatted}{note}',
-    hideCursor: true,
-    noTTYOutput: true,
-    notTTYSchedule: 2_000,
-    etaBuffer: 50,
-  });
+  const bar = progress<{ paid: string; failed: number; rate: number; note: string; waitingFor: string | null }>(
+    context,
+    'batch',
+    '{bar} {percentage}% | {value}/{total} rows | paid {paid} RUB | failed {failed} | {rate} rows/s | ETA {eta_formatted}{note}',
+    ({ paid, failed, rate, waitingFor }) => ({ batchId, paid, failed, rate, waitingFor, stopping: interrupted }),
+    { etaBuffer: 50 },
+  );
   let interrupted = false;
   let note = '';
   let stopped = false;
@@ -241,7 +255,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   process.on('SIGINT', onSignal);
   const start = await services.batches.get(batchId);
   const total = (start.validRowsOnly || start.status === batchStates.running ? start.validCount : start.rowCount) - (start.includeFlagged ? 0 : start.flaggedCount);
-  bar.start(total, 0, { paid: '0.00', failed: 0, rate: '0.0', note });
+  bar.start(total, { paid: '0.00', failed: 0, rate: 0, note, waitingFor: null });
   const refresh = async () => {
     const batch = await services.batches.get(batchId);
     const progress = await services.batches.progress(batch);
@@ -250,7 +264,8 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
     const wait = interrupted ? null : await waitingNow(services.prisma, batch);
     const shown = wait === null ? note : ` | waiting: ${wait.waitingFor}`;
-    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate: (progress.throughput ?? 0).toFixed(1), note: shown });
+    const rate = Math.round((progress.throughput ?? 0) * 10) / 10;
+    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate, note: shown, waitingFor: wait?.waitingFor ?? null });
     return batch;
   };
   let refreshing: Promise<unknown> = Promise.resolve();
@@ -272,10 +287,9 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   stopped = true;
   bar.stop();
   context.out(await statusText(runtime, batch));
-  if (interrupted) {
-    context.out(`Interrupted. The rest of batch ${batchId} is paid by: payout batch resume ${batchId} (or a running gateway or worker).`);
-    return exitCodes.interrupted;
-  }
+  if (interrupted) context.out(`Interrupted. The rest of batch ${batchId} is paid by: payout batch resume ${batchId} (or a running gateway or worker).`);
+  await context.result({ ...doc, interrupted, batch: await statusDoc(runtime, batch) });
+  if (interrupted) return exitCodes.interrupted;
   return batch.status === batchStates.completed ? exitCodes.ok : exitCodes.failures;
 }
 
@@ -285,28 +299,56 @@ const reader = (context: CliContext): CliIdentity => ({ identity: 'read-only', r
 export async function statusCommand(batchId: string, context: CliContext): Promise<number> {
   return withRuntime(context, reader(context), async (runtime) => {
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
+    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
     context.out(await statusText(runtime, batch));
+    await context.result({ batch: await statusDoc(runtime, batch) });
     return exitCodes.ok;
   });
 }
 
-export async function exportCommand(batchId: string, options: { output?: string; problems?: boolean; format?: ExportFormat }, context: CliContext): Promise<number> {
+export interface ExportOptions {
+  output?: string;
+  problems?: boolean;
+  format?: ExportFormat;
+  /** --format was given, not left at its default (it means nothing for --json rows on stdout). */
+  formatGiven?: boolean;
+}
+
+export async function exportCommand(batchId: string, options: ExportOptions, context: CliContext): Promise<number> {
+  const kind = options.problems ? 'problems' : 'results';
+  const format = options.format ?? 'csv';
+  if (context.json && options.output === undefined && options.formatGiven === true) {
+    throw new CliError('payout batch export: --format is the format of the file -o writes; with --json and no -o the rows are JSON', exitCodes.usage);
+  }
   return withRuntime(context, reader(context), async ({ services }) => {
     const batch = await services.prisma.batch.findUnique({ where: { id: batchId }, select: { id: true } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage);
-    const rows = reportRows(services.prisma, batchId, options.problems ? 'problems' : 'results');
+    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
+    const rows = reportRows(services.prisma, batchId, kind);
+    if (context.json && options.output === undefined) {
+      // The rows themselves, as the export's columns: the same masked cells as the CSV.
+      await context.result({ batchId, kind }, { key: 'rows', items: rowObjects(rows) });
+      return exitCodes.ok;
+    }
     const target = options.output === undefined ? process.stdout : createWriteStream(options.output);
-    for await (const chunk of exportChunks(rows, options.format ?? 'csv')) {
+    let written = 0;
+    for await (const chunk of exportChunks(countRows(rows, () => written++), format)) {
       if (!target.write(chunk)) await new Promise<void>((resolve) => target.once('drain', () => resolve()));
     }
     if (target !== process.stdout) {
       target.end();
       await finished(target);
       context.out(`wrote ${options.output}`);
+      await context.result({ batchId, kind, format, output: options.output, rows: Math.max(0, written - 1) });
     }
     return exitCodes.ok;
   });
+}
+
+async function* countRows<T>(rows: AsyncIterable<T>, counted: () => void): AsyncGenerator<T> {
+  for await (const row of rows) {
+    counted();
+    yield row;
+  }
 }
 
 function summary(batch: Batch): string {
@@ -330,6 +372,44 @@ async function statusText(runtime: Runtime, batch: Batch): Promise<string> {
   const wait = await waitingNow(runtime.services.prisma, batch);
   const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${wait.since.toISOString()}`}: ${wait.waitingFor}`;
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
+}
+
+/** A batch as --json gives it: the row, its counts per status, timing and what it waits for. */
+async function statusDoc(runtime: Runtime, batch: Batch): Promise<Record<string, unknown>> {
+  const progress = await runtime.services.batches.progress(batch);
+  const wait = await waitingNow(runtime.services.prisma, batch);
+  return {
+    id: batch.id,
+    name: batch.name,
+    fileName: batch.fileName,
+    status: batch.status,
+    currency: batch.currency,
+    rowCount: batch.rowCount,
+    validCount: batch.validCount,
+    invalidCount: batch.invalidCount,
+    warningCount: batch.warningCount,
+    totalAmount: batch.totalAmount.toFixed(2),
+    flaggedCount: batch.flaggedCount,
+    flaggedAmount: batch.flaggedAmount.toFixed(2),
+    forced: batch.forced,
+    validRowsOnly: batch.validRowsOnly,
+    includeFlagged: batch.includeFlagged,
+    uploadedBy: batch.uploadedBy,
+    approvedBy: batch.approvedBy,
+    createdAt: batch.createdAt.toISOString(),
+    approvedAt: batch.approvedAt?.toISOString() ?? null,
+    startedAt: batch.startedAt?.toISOString() ?? null,
+    finishedAt: batch.finishedAt?.toISOString() ?? null,
+    counts: progress.counts,
+    throughput: progress.throughput,
+    secondsLeft: batch.finishedAt !== null || batch.status === batchStates.paused ? null : progress.secondsLeft,
+    waiting: wait === null ? null : { reason: wait.reason, since: wait.since?.toISOString() ?? null, by: wait.by, shortfall: wait.shortfall, waitingFor: wait.waitingFor },
+  };
+}
+
+/** With --json nothing is asked (stdout is the document's): --yes says it, or nothing is done. */
+function nothingAskedWithJson(context: CliContext, options: { yes?: boolean }, verb: string): void {
+  if (context.json && options.yes !== true) throw new CliError(`with --json nothing is asked; nothing was imported or paid. Pass --yes to ${verb}`, exitCodes.usage);
 }
 
 /** Asked before anything is written: without a terminal the refusal leaves nothing behind. */

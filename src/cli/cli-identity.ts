@@ -36,7 +36,7 @@ export function cliIdentity(context: Pick<CliContext, 'config' | 'keyFile'>): Cl
   }
   if (key === undefined) return config.singleUser ? local() : { identity: 'read-only', role: undefined, actor: cliActor(), singleUser: false };
   const caller = apiKeysOf(config).lookup(key.value);
-  if (caller === undefined) throw new CliError(`the key in ${key.from} is not one of GATEWAY_API_KEYS`, exitCodes.usage);
+  if (caller === undefined) throw new CliError(`the key in ${key.from} is not one of GATEWAY_API_KEYS`, exitCodes.usage, 'auth.unknown-key');
   return { identity: caller.caller, role: caller.role, actor: cliActor(caller), singleUser: config.singleUser };
 }
 
@@ -52,10 +52,11 @@ export function requireRole(who: CliIdentity, action: Action, command: string): 
       `${command} changes batches or money, and this CLI is read-only: GATEWAY_API_KEYS is set and no key was given. ` +
         'Act as a key with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY).',
       exitCodes.usage,
+      'auth.read-only',
     );
   }
   if (!mayDo(who.role, action)) {
-    throw new CliError(`${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`, exitCodes.usage);
+    throw new CliError(`${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`, exitCodes.usage, 'auth.forbidden');
   }
 }
 

@@ -1,15 +1,26 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
+import { errorLine, safeMessage } from './json-output.ts';
 
 /**
  * `payout`: bulk payouts from the terminal, on the same database and upstream as the gateway.
  * This module is the command table only: each action imports what it needs when it runs,
  * so `--help` loads commander alone and `validate` never loads the database or GraphQL.
  */
-const context = async (): Promise<CliContext> => (await import('./context.ts')).cliContext({ keyFile: program.opts<{ keyFile?: string }>().keyFile });
+const context = async (options: { json?: boolean } = {}): Promise<CliContext> =>
+  (await import('./context.ts')).cliContext({ keyFile: program.opts<{ keyFile?: string }>().keyFile, json: options.json });
+
+/**
+ * --json, asked for before commander has parsed anything: a usage error (an unknown option,
+ * a missing argument) must answer in JSON too. Options after `--` are arguments, not options.
+ */
+const args = process.argv.slice(2);
+const jsonAsked = (args.includes('--') ? args.slice(0, args.indexOf('--')) : args).includes('--json');
+const JSON_HELP = 'print one JSON document on stdout and nothing else (progress: JSON lines on stderr; an error: a JSON object on stderr)';
 const batchCommands = () => import('./batch-commands.ts');
 
 const positiveInt = (value: string) => {
@@ -25,17 +36,23 @@ const program = new Command('payout')
   )
   // Never the key itself on the command line: `ps` shows every process's arguments.
   .option('--key-file <file>', 'act as the API key in this file (a GATEWAY_API_KEYS key; overrides PAYOUT_CLI_KEY_FILE and PAYOUT_CLI_KEY)')
+  .version(packageJson.version, '-V, --version', 'print the version and exit')
   .configureHelp({ showGlobalOptions: true })
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Thrown instead of exiting, so every usage error leaves with the usage code (2, commander's own is 1).
+  .exitOverride()
+  // With --json, stderr carries JSON only: commander's message and help give way to the error object.
+  .configureOutput(jsonAsked ? { writeErr: () => {}, outputError: () => {} } : {});
 
 const batch = program.command('batch').description('Payroll CSV files: validate, pay, follow, export.');
 
 batch
   .command('validate <file>')
   .description('Check a payroll CSV against the provider rules without paying or opening the database; exit code 1 when it is not payable.')
-  .action(async (file: string) => {
+  .option('--json', JSON_HELP)
+  .action(async (file: string, options: { json?: boolean }) => {
     const { validateCommand } = await import('./validate-command.ts');
-    finish(await validateCommand(file, await context()));
+    finish(await validateCommand(file, await context(options)));
   });
 
 batch
@@ -51,7 +68,8 @@ batch
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
-  .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context())));
+  .option('--json', `${JSON_HELP}; needs --yes`)
+  .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context(options))));
 
 batch
   .command('approve <batchId>')
@@ -61,17 +79,20 @@ batch
   .option('--valid-only', 'pay the valid rows of a batch that has row errors')
   .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context())));
+  .option('--json', `${JSON_HELP}; needs --yes`)
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context(options))));
 
 batch
   .command('pause <batchId>')
   .description('Pause a RUNNING batch: nothing new is sent until it is resumed; payments in flight end their step.')
-  .action(async (batchId: string) => finish(await (await batchCommands()).pauseCommand(batchId, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).pauseCommand(batchId, await context(options))));
 
 batch
   .command('resume <batchId>')
   .description('Resume a PAUSED batch, or go on paying a RUNNING one (after Ctrl-C or a crash), with a live progress bar.')
-  .action(async (batchId: string) => finish(await (await batchCommands()).resumeCommand(batchId, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).resumeCommand(batchId, await context(options))));
 
 batch
   .command('review <batchId>')
@@ -82,12 +103,14 @@ batch
   .option('--line <n>', 'the row to mark (its file line)', positiveInt)
   .addOption(new Option('--mark <verdict>', 'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED').choices(['paid', 'pay-again', 'do-not-pay']))
   .option('--reason <text>', 'why (required with --mark; recorded in the audit trail)')
-  .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context(options))));
 
 batch
   .command('status <batchId>')
   .description('Counts and amounts per status, timing.')
-  .action(async (batchId: string) => finish(await (await batchCommands()).statusCommand(batchId, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await batchCommands()).statusCommand(batchId, await context(options))));
 
 batch
   .command('export <batchId>')
@@ -95,7 +118,10 @@ batch
   .option('-o, --output <file>', 'write here instead of standard output')
   .option('--problems', 'export the validation report instead of the results')
   .addOption(new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).exportCommand(batchId, options, await context())));
+  .option('--json', 'without -o: the rows as one JSON document ({"batchId","kind","rows":[{column: value}]}); with -o: what was written')
+  .action(async (batchId: string, options, command: Command) =>
+    finish(await (await batchCommands()).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
+  );
 
 program
   .command('reconcile')
@@ -108,9 +134,10 @@ program
   .option('--today', 'reconcile today so far (the same as --from and --to today)')
   .option('-o, --output <file>', 'also write every discrepancy to this file')
   .addOption(new Option('--format <format>', 'of --output: csv; excel: ";" and decimal comma for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
+  .option('--json', JSON_HELP)
   .action(async (options) => {
     const { reconcileCommand } = await import('./reconcile-command.ts');
-    finish(await reconcileCommand(options, await context()));
+    finish(await reconcileCommand(options, await context(options)));
   });
 
 const sandbox = program
@@ -129,7 +156,8 @@ sandbox
   .option('--count <n>', 'how many', positiveInt)
   .addOption(new Option('--status <status>', 'their status').choices(['COMPLETED', 'FAILED', 'IN_PROGRESS', 'READY']))
   .option('--id <paymentId>', 'the paymentId of a single one')
-  .action(async (options) => finish(await (await sandboxCommands()).payBehindCommand(options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await sandboxCommands()).payBehindCommand(options, await context(options))));
 
 sandbox
   .command('alter <paymentId>')
@@ -138,14 +166,16 @@ sandbox
   .option('--error-code <code>', 'the status errorCode, e.g. BILLING_DECLINED')
   .option('--commission <amount>', 'a new commission, e.g. 99.00')
   .option('--amount <amount>', 'a new amount')
-  .action(async (paymentId: string, options) => finish(await (await sandboxCommands()).alterCommand(paymentId, options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (paymentId: string, options) => finish(await (await sandboxCommands()).alterCommand(paymentId, options, await context(options))));
 
 sandbox
   .command('payments')
   .description('What the sandbox holds: payments created on the days --from to --to (UTC, default today).')
   .option('--from <date>', 'YYYY-MM-DD')
   .option('--to <date>', 'YYYY-MM-DD')
-  .action(async (options) => finish(await (await sandboxCommands()).paymentsCommand(options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await sandboxCommands()).paymentsCommand(options, await context(options))));
 
 sandbox
   .command('outage')
@@ -161,30 +191,48 @@ sandbox
   .option('--retry-after <seconds>', 'with --status: the Retry-After header (default: the seconds left)')
   .option('--only <kinds>', 'with --hang or --status: only these calls, of create,execute,read,balance,list')
   .option('--clear', 'end the outage in force')
-  .action(async (options) => finish(await (await sandboxCommands()).outageCommand(options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await sandboxCommands()).outageCommand(options, await context(options))));
 
 sandbox
   .command('balance')
   .description('Test feature: the sandbox balance; --set or --add changes it at run time (kept across restarts).')
   .option('--set <amount>', 'the balance from now on, e.g. 1000.00')
   .option('--add <amount>', 'a top-up, e.g. 500.00')
-  .action(async (options) => finish(await (await sandboxCommands()).balanceCommand(options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await sandboxCommands()).balanceCommand(options, await context(options))));
 
 sandbox
   .command('calls')
   .description('Test feature: partner calls the sandbox received per kind since it started or the last --reset, and how many came during an outage.')
   .option('--reset', 'show the counts, then start counting again')
-  .action(async (options) => finish(await (await sandboxCommands()).callsCommand(options, await context())));
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await sandboxCommands()).callsCommand(options, await context(options))));
 
 function finish(code: number): void {
   process.exitCode = code;
 }
 
-program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof CliError || error instanceof DataDirInUseError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error instanceof CliError ? error.exitCode : exitCodes.usage);
+/** How a command that did not finish ends: its message (or --json object) and its exit code; README, "Exit codes". */
+function failure(error: unknown): { code: string; message: string; exitCode: number; text: string } | undefined {
+  if (error instanceof CommanderError) {
+    // --help and --version end here too, having printed what was asked.
+    if (error.exitCode === 0) return undefined;
+    // Commander printed the message and help already (to stderr, or nowhere with --json).
+    const message = error.code === 'commander.help' ? 'a command is needed here; --help lists them' : error.message.replace(/^error: /, '');
+    return { code: 'cli.usage', message, exitCode: exitCodes.usage, text: '' };
   }
-  process.stderr.write(`payout: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode, text: `${error.message}\n` };
+  if (error instanceof ConfigError) return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  if (error instanceof DataDirInUseError) return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  const message = error instanceof Error ? error.message : String(error);
+  // Not "not payable" (1): the command could not finish, and says why.
+  return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${safeMessage(error instanceof Error ? (error.stack ?? message) : message)}\n` };
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  const failed = failure(error);
+  if (failed === undefined) process.exit(exitCodes.ok);
+  process.stderr.write(jsonAsked ? errorLine(failed.code, failed.message, failed.exitCode) : failed.text);
+  process.exit(failed.exitCode);
 });

@@ -28,3 +28,31 @@ export function problemTable(problems: ShownProblem[]): string {
   const more = problems.length > SHOWN_PROBLEMS ? `\n… and ${problems.length - SHOWN_PROBLEMS} more` : '';
   return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], shown)}${more}`;
 }
+
+/** A validation report as --json gives it: every problem, not only the first SHOWN_PROBLEMS. */
+export function validationDoc(report: {
+  payable: boolean;
+  rowCount: number;
+  validCount: number;
+  invalidCount: number;
+  errorCount: number;
+  warningCount: number;
+  flaggedCount: number;
+  flaggedAmount: string;
+  totalAmount: string;
+  problems: ShownProblem[];
+}): Record<string, unknown> {
+  return {
+    payable: report.payable,
+    rowCount: report.rowCount,
+    validCount: report.validCount,
+    invalidCount: report.invalidCount,
+    errorCount: report.errorCount,
+    warningCount: report.warningCount,
+    flaggedCount: report.flaggedCount,
+    flaggedAmount: report.flaggedAmount,
+    totalAmount: report.totalAmount,
+    currency: 'RUB',
+    problems: report.problems.map(({ line, column, severity, code, message }) => ({ line, column, severity, code, message })),
+  };
+}

@@ -1,6 +1,5 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { SingleBar } from 'cli-progress';
 import { openRuntime } from '../app/runtime.ts';
 import { exportChunks, type ExportFormat } from '../batch/batch-export.ts';
 import type { ReconciliationRun } from '../db/generated/client.ts';
@@ -12,6 +11,8 @@ import { cliIdentity, requireRole } from './cli-identity.ts';
 import type { CliContext } from './context.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { table } from './output.ts';
+import { rowObjects } from './json-output.ts';
+import { progress } from './progress.ts';
 
 export interface ReconcileOptions {
   from?: string;
@@ -51,13 +52,13 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
   try {
     const service = runtime.services.reconciliations;
     context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
-    const bar = new SingleBar({
-      format: '{bar} {value}/{total} days read | {phase} | {requests} upstream requests | {payments} payments read',
-      hideCursor: true,
-      noTTYOutput: true,
-      notTTYSchedule: 2_000,
-    });
-    bar.start(period.readDays.length, 0, { phase: 'reading', requests: 0, payments: 0 });
+    const bar = progress<{ phase: string; requests: number; payments: number }>(
+      context,
+      'reconcile',
+      '{bar} {value}/{total} days read | {phase} | {requests} upstream requests | {payments} payments read',
+      (payload) => payload,
+    );
+    bar.start(period.readDays.length, { phase: 'reading', requests: 0, payments: 0 });
     let run: ReconciliationRun;
     let paymentsRead = 0;
     try {
@@ -73,11 +74,13 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     }
     if (run.status === 'FAILED') {
       context.out(`Run ${run.id} FAILED: ${run.error ?? 'no reason recorded'}`);
+      await context.result({ run: runDoc(run), discrepancies: [] });
       return exitCodes.runFailed;
     }
     if (run.status === 'RUNNING') {
       // This process lost the run's lease (it stalled) and another process took the run over.
       context.out(`Run ${run.id} was taken over by another process after this one stalled; its result will be on the page and in reconciliationRun(id: "${run.id}").`);
+      await context.result({ run: runDoc(run), takenOver: true, discrepancies: [] });
       return exitCodes.runFailed;
     }
     context.out(await report(run, runtime.services.prisma));
@@ -90,10 +93,39 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
       await finished(target);
       context.out(`wrote ${options.output}`);
     }
+    // Every discrepancy, with the export's columns: a script needs no second command to read them.
+    await context.result({ run: runDoc(run), output: options.output ?? null }, { key: 'discrepancies', items: rowObjects(discrepancyRows(runtime.services.prisma, run.id)) });
     return run.openCount > 0 ? exitCodes.discrepancies : exitCodes.ok;
   } finally {
     await runtime.close();
   }
+}
+
+/** A run as --json gives it: both sides' totals and the counts; amounts as decimal strings. */
+function runDoc(run: ReconciliationRun): Record<string, unknown> {
+  const side = (count: number, amount: { toFixed(d: number): string }, commission: { toFixed(d: number): string }, paidCount: number, paidAmount: { toFixed(d: number): string }) => ({
+    count,
+    amount: amount.toFixed(2),
+    commission: commission.toFixed(2),
+    paidCount,
+    paidAmount: paidAmount.toFixed(2),
+  });
+  return {
+    id: run.id,
+    status: run.status,
+    from: run.periodFrom,
+    to: run.periodTo,
+    timeZone: run.timeZone,
+    error: run.error,
+    matchedCount: run.matchedCount,
+    discrepancyCount: run.discrepancyCount,
+    openCount: run.openCount,
+    repairedCount: run.repairedCount,
+    countsByCode: run.countsByCode ?? {},
+    upstreamRequests: run.upstreamRequests,
+    upstream: side(run.upstreamCount, run.upstreamAmount, run.upstreamCommission, run.upstreamPaidCount, run.upstreamPaidAmount),
+    gateway: side(run.gatewayCount, run.gatewayAmount, run.gatewayCommission, run.gatewayPaidCount, run.gatewayPaidAmount),
+  };
 }
 
 async function report(run: ReconciliationRun, prisma: PrismaClient): Promise<string> {

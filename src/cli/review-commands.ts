@@ -25,6 +25,13 @@ export async function reviewCommand(batchId: string, options: ReviewOptions, con
   requireRole(who, 'reviewBatchItems', 'payout batch review');
   return withRuntime(context, who, async ({ services }) => {
     const report = await refusals(batchId, () => services.reviews.review(batchId, who.actor));
+    await context.result({
+      batchId,
+      batchStatus: report.batch.status,
+      settled: report.settled,
+      unsettled: report.unsettled,
+      rows: report.rows.map((r) => ({ line: r.line, paymentId: r.paymentId, verdict: r.verdict, status: r.status, message: r.message })),
+    });
     if (report.rows.length === 0) {
       context.out(`Batch ${batchId} (${report.batch.status}) has no row under review.`);
       return exitCodes.ok;
@@ -55,6 +62,7 @@ async function markCommand(batchId: string, options: ReviewOptions, who: CliIden
     const item = await refusals(batchId, () => services.reviews.mark(batchId, { line, mark, reason, caller: who.identity, by: who.actor }));
     context.out(`Line ${item.line} (${item.paymentId}) is now ${item.status}: ${item.errorMessage ?? ''}`);
     if (mark === 'pay-again') context.out('It is paid again (new paymentId) once failed rows are paid again: retryFailedItems, or the page.');
+    await context.result({ batchId, line: item.line, paymentId: item.paymentId, mark, status: item.status, message: item.errorMessage });
     return exitCodes.ok;
   });
 }
@@ -64,7 +72,7 @@ async function refusals<T>(batchId: string, work: () => Promise<T>): Promise<T> 
     return await work();
   } catch (error) {
     if (!(error instanceof BatchStateError)) throw error;
-    throw new CliError(`batch ${batchId}: ${error.message} (${error.code})`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable);
+    throw new CliError(`batch ${batchId}: ${error.message} (${error.code})`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable, error.code);
   }
 }
 

@@ -57,6 +57,7 @@ export async function payBehindCommand(options: PayBehindOptions, context: CliCo
     });
     context.out(`Made ${made.created} payment${made.created === 1 ? '' : 's'} of ${options.amount} RUB behind the gateway's back (a sandbox test feature):`);
     context.out(made.paymentIds?.join('\n') ?? `${made.idPrefix}1 … ${made.idPrefix}${made.created}`);
+    await context.result({ created: made.created, amount: options.amount, paymentIds: made.paymentIds ?? null, idPrefix: made.idPrefix ?? null });
     return exitCodes.ok;
   });
 }
@@ -68,8 +69,10 @@ export interface AlterOptions {
   amount?: string;
 }
 
-export async function alterCommand(paymentId: string, options: AlterOptions, context: CliContext): Promise<number> {
-  const change = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+export async function alterCommand(paymentId: string, options: AlterOptions & { json?: boolean }, context: CliContext): Promise<number> {
+  // The change is the options that say one; --json says how to print it.
+  const { json: _json, ...changes } = options;
+  const change = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   if (Object.keys(change).length === 0) {
     throw new CliError('payout sandbox alter: say what to change: --status, --error-code, --commission or --amount', exitCodes.usage);
   }
@@ -77,15 +80,19 @@ export async function alterCommand(paymentId: string, options: AlterOptions, con
     const payment = await sandbox.alter(paymentId, change);
     context.out('The upstream now answers (no webhook was sent: the gateway learns it only by reading, or by reconciling):');
     context.out(paymentTable([payment]));
+    await context.result({ payment: paymentDoc(payment) });
     return exitCodes.ok;
   });
 }
 
 export async function paymentsCommand(options: { from?: string; to?: string }, context: CliContext): Promise<number> {
   const today = new Date().toISOString().slice(0, 10);
+  const from = options.from ?? options.to ?? today;
+  const to = options.to ?? options.from ?? today;
   return withSandbox(context, async (sandbox) => {
-    const payments = await sandbox.list(options.from ?? options.to ?? today, options.to ?? options.from ?? today);
+    const payments = await sandbox.list(from, to);
     context.out(payments.length === 0 ? 'The upstream holds no payment created on those days (UTC).' : paymentTable(payments));
+    await context.result({ from, to, payments: payments.map(paymentDoc) });
     return exitCodes.ok;
   });
 }
@@ -108,9 +115,11 @@ export async function outageCommand(options: OutageOptions, context: CliContext)
     if (options.clear === true) {
       const { ended } = await sandbox.endOutage();
       context.out(ended === null ? 'There was no outage.' : `Ended the outage: ${describeOutage(ended)}.`);
+      await context.result({ outage: null, ended });
     } else if (body === undefined) {
       const { outage } = await sandbox.outage();
       context.out(outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)}; ${outage.secondsLeft} s left.`);
+      await context.result({ outage });
     } else {
       const { outage } = await sandbox.startOutage(body);
       context.out(`Sandbox outage (a test feature): ${describeOutage(outage)}.`);
@@ -120,6 +129,7 @@ export async function outageCommand(options: OutageOptions, context: CliContext)
             '(payout sandbox outage --clear cannot reach it; restarting the sandbox also ends it).',
         );
       }
+      await context.result({ outage });
     }
     return exitCodes.ok;
   });
@@ -194,12 +204,15 @@ export async function balanceCommand(options: { set?: string; add?: string }, co
   const change = options.set !== undefined ? { set: options.set } : options.add !== undefined ? { add: options.add } : undefined;
   return withSandbox(context, async (sandbox) => {
     if (change === undefined) {
-      context.out(balanceLines(await sandbox.balance()));
+      const balance = await sandbox.balance();
+      context.out(balanceLines(balance));
+      await context.result(balanceDoc(balance));
       return exitCodes.ok;
     }
     const changed = await sandbox.changeBalance(change);
     context.out(`The sandbox's balance is now (a test feature; it was ${changed.previousBalance?.value ?? '?'}):`);
     context.out(balanceLines(changed));
+    await context.result({ ...balanceDoc(changed), previousBalance: changed.previousBalance?.value ?? null });
     return exitCodes.ok;
   });
 }
@@ -229,8 +242,27 @@ export async function callsCommand(options: { reset?: boolean }, context: CliCon
       ),
     );
     context.out(options.reset === true ? `Counted since ${counted.since}; reset: counting starts again now.` : `Counted since ${counted.since}.`);
+    await context.result({ since: counted.since, byKind: counted.byKind, total: counted.total, duringOutage: counted.duringOutage, reset: options.reset === true });
     return exitCodes.ok;
   });
+}
+
+/** Amounts as decimal strings, RUB. */
+function balanceDoc(balance: Balance): Record<string, unknown> {
+  return { balance: balance.balance?.value ?? null, overdraft: balance.overdraft?.value ?? null, available: balance.available.value, currency: balance.available.currency };
+}
+
+/** A payment as --json shows it: what the table shows, recipient fields masked, nothing else the partner holds. */
+function paymentDoc(p: Payment): Record<string, unknown> {
+  return {
+    paymentId: p.paymentId,
+    creationDateTime: p.creationDateTime,
+    status: { value: p.status.value, errorCode: p.status.errorCode ?? null },
+    amount: p.amount.value,
+    commission: p.commission.value,
+    currency: p.amount.currency,
+    recipient: { providerCode: p.recipientDetails.providerCode, fields: maskRecipientFields(p.recipientDetails.fields) },
+  };
 }
 
 function paymentTable(payments: Payment[]): string {

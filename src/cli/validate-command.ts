@@ -9,7 +9,7 @@ import type { Balance } from '../payout/models.ts';
 import { exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
-import { problemTable } from './output.ts';
+import { problemTable, validationDoc } from './output.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
 interface ValidationUpstream {
@@ -46,6 +46,7 @@ export async function validateCommand(file: string, context: CliContext): Promis
     );
     if (report.problems.length > 0) context.out(problemTable(report.problems));
     context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
+    await context.result({ file: basename(file), ...validationDoc(report) });
     return report.payable ? exitCodes.ok : exitCodes.notPayable;
   } finally {
     await upstream.close();

@@ -231,7 +231,7 @@ describe('audit trail without keys and from the command line', () => {
           READ_BACK_INTERVAL_MS: '100000',
           ...(test !== undefined && 'databaseUrl' in test.target ? { DATABASE_URL: test.target.databaseUrl } : {}),
         });
-        const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {} });
+        const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {}, json: false, result: async () => {} });
         expect(code).toBe(0);
         const db = test?.db ?? (await openDatabase({ dataDir: dir }));
         try {

@@ -26,23 +26,28 @@ export function cliInFreshDataDir(prefix: string) {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], {
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      running.add(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
+  /** Started, not awaited: for a test that acts on it while it runs (a signal); `stderr` grows as it writes. */
+  function start(args: string[], env: Record<string, string> = {}) {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    const output = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk) => (output.stdout += chunk));
+    child.stderr.on('data', (chunk) => (output.stderr += chunk));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) => {
         running.delete(child);
-        resolve({ code, stdout, stderr });
+        resolve({ code, ...output });
       });
     });
+    return { child, output, done };
+  }
+
+  function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return start(args, env).done;
   }
 
   /** The embedded database, opened while no CLI runs (one process at a time holds it). */
@@ -56,5 +61,5 @@ export function cliInFreshDataDir(prefix: string) {
     }
   }
 
-  return { payout, withDatabase };
+  return { payout, start, withDatabase, dataDir: () => dataDir };
 }
