@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
 import { budget, cliInFreshDataDir } from './support/cli-process.ts';
 import { apiKey, namedApiKeysEnv, testPrivateKeyFile } from './support/keys.ts';
-import { AGENT, startSandbox, TOKEN, type TestSandbox } from './support/sandbox.ts';
+import { cliEnvFor, startSandbox, type TestSandbox } from './support/sandbox.ts';
 
 /**
  * Issue 20, "CLI in scripts": `payout --version`, `--json` on every command that prints
@@ -319,14 +319,7 @@ describe('--json: sandbox outage and calls, on a sandbox at PAYOUT_API_URL', () 
   let env: Record<string, string>;
   beforeAll(async () => {
     sb = await startSandbox({ balance: '5000.00' });
-    env = {
-      PAYOUT_API_URL: sb.url,
-      PAYOUT_AGENT_ID: AGENT,
-      PAYOUT_API_TOKEN: TOKEN,
-      PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
-      PAYOUT_WEBHOOK_SECRET: 'webhook-secret',
-      GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator' }),
-    };
+    env = cliEnvFor(sb);
   });
   afterAll(() => sb.close());
 

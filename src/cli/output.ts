@@ -1,3 +1,4 @@
+import type { ValidationReport } from '../batch/batch-importer.ts';
 
 /** Plain aligned columns: readable in a terminal, and greppable when redirected. */
 export function table(headers: string[], rows: string[][]): string {
@@ -30,18 +31,11 @@ export function problemTable(problems: ShownProblem[]): string {
 }
 
 /** A validation report as --json gives it: every problem, not only the first SHOWN_PROBLEMS. */
-export function validationDoc(report: {
-  payable: boolean;
-  rowCount: number;
-  validCount: number;
-  invalidCount: number;
-  errorCount: number;
-  warningCount: number;
-  flaggedCount: number;
-  flaggedAmount: string;
-  totalAmount: string;
-  problems: ShownProblem[];
-}): Record<string, unknown> {
+export function validationDoc(
+  report: Pick<ValidationReport, 'payable' | 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'flaggedCount' | 'flaggedAmount' | 'totalAmount'> & {
+    problems: ShownProblem[];
+  },
+): Record<string, unknown> {
   return {
     payable: report.payable,
     rowCount: report.rowCount,

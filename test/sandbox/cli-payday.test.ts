@@ -9,7 +9,7 @@ import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createSandbox } from '../../src/sandbox/server.ts';
 import { namedApiKeysEnv, testPrivateKeyFile, testPublicKey } from '../support/keys.ts';
-import { AGENT, startSandbox, TOKEN, type TestSandbox } from '../support/sandbox.ts';
+import { cliEnvFor, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
 const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
 /** For a hung run only: each CLI start loads the built app, seconds on a loaded machine. */
@@ -52,14 +52,7 @@ describe('payout sandbox outage | balance | calls, on a sandbox at PAYOUT_API_UR
   let env: Record<string, string>;
   beforeAll(async () => {
     sb = await startSandbox({ balance: '5000.00' });
-    env = {
-      PAYOUT_API_URL: sb.url,
-      PAYOUT_AGENT_ID: AGENT,
-      PAYOUT_API_TOKEN: TOKEN,
-      PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
-      PAYOUT_WEBHOOK_SECRET: 'webhook-secret',
-      GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator' }),
-    };
+    env = cliEnvFor(sb);
   });
   afterAll(() => sb.close());
 

@@ -4,7 +4,7 @@ import type { PaymentPayload } from '../../src/payout/models.ts';
 import { signPayment } from '../../src/payout/signature.ts';
 import type { FaultRates, FaultRule } from '../../src/sandbox/faults.ts';
 import { createSandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
-import { testPrivateKey, testPublicKey } from './keys.ts';
+import { namedApiKeysEnv, testPrivateKey, testPrivateKeyFile, testPublicKey } from './keys.ts';
 
 export const AGENT = 'agent-1';
 export const TOKEN = 'test-token';
@@ -110,3 +110,15 @@ export const sbpPayment = (bankId: string, amount = '100.00', extra: Partial<Pay
   recipientDetails: { providerCode: 'sbp-b2c', fields: { account: '79001234567', bankId } },
   ...extra,
 });
+
+/** What the CLI needs to act on a standalone sandbox at PAYOUT_API_URL, as an operator key (olga). */
+export function cliEnvFor(sb: TestSandbox): Record<string, string> {
+  return {
+    PAYOUT_API_URL: sb.url,
+    PAYOUT_AGENT_ID: AGENT,
+    PAYOUT_API_TOKEN: TOKEN,
+    PAYOUT_PRIVATE_KEY_FILE: testPrivateKeyFile,
+    PAYOUT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator' }),
+  };
+}
