@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir } from './support/cli-process.ts';
+import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from './support/cli-process.ts';
 import { apiKey, namedApiKeysEnv, testPrivateKeyFile } from './support/keys.ts';
 import { cliEnvFor, startSandbox, type TestSandbox } from './support/sandbox.ts';
 
@@ -234,19 +234,7 @@ describe('--json: one document per command', () => {
   it('pause, resume and review (and --mark) of a running batch', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(run.code).toBe(4);
-    const batchId = await withDatabase(async ({ prisma }) => {
-      const batch = await prisma.batch.findFirstOrThrow();
-      // As a run left it when two failed rows were put back to be paid again, and then interrupted.
-      const failed = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'FAILED' }, orderBy: { line: 'asc' }, take: 2 });
-      await prisma.batch.update({ where: { id: batch.id }, data: { status: 'RUNNING', finishedAt: null } });
-      for (const row of failed) {
-        await prisma.batchItem.update({
-          where: { id: row.id },
-          data: { status: 'PENDING', attempt: 2, paymentId: `${batch.id}-${row.line}-r2`, finishedAt: null, errorCode: null, errorMessage: null },
-        });
-      }
-      return batch.id;
-    });
+    const { batchId } = await withDatabase(interruptedRetryOfTwoFailedRows);
 
     const paused = await payout(['batch', 'pause', batchId, '--json']);
     expect(paused.code).toBe(0);

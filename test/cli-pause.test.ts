@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir } from './support/cli-process.ts';
+import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from './support/cli-process.ts';
 
 /**
  * `payout batch pause` and `resume` as a user runs them (its own process, the built dist/,
@@ -13,19 +13,7 @@ describe('payout batch pause and resume', () => {
   it('pauses a running batch (status says who and what it waits for), refuses to pause it twice, and resume pays the rows left', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(run.code).toBe(4);
-    const { batchId, lines } = await withDatabase(async ({ prisma }) => {
-      const batch = await prisma.batch.findFirstOrThrow();
-      const failed = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'FAILED' }, orderBy: { line: 'asc' }, take: 2 });
-      // As a run left it when its failed rows were put back to be paid again, and then interrupted.
-      await prisma.batch.update({ where: { id: batch.id }, data: { status: 'RUNNING', finishedAt: null } });
-      for (const row of failed) {
-        await prisma.batchItem.update({
-          where: { id: row.id },
-          data: { status: 'PENDING', attempt: 2, paymentId: `${batch.id}-${row.line}-r2`, finishedAt: null, errorCode: null, errorMessage: null },
-        });
-      }
-      return { batchId: batch.id, lines: failed.map((row) => row.line) };
-    });
+    const { batchId, lines } = await withDatabase(interruptedRetryOfTwoFailedRows);
     expect(lines).toHaveLength(2);
 
     const paused = await payout(['batch', 'pause', batchId]);

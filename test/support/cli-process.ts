@@ -63,3 +63,20 @@ export function cliInFreshDataDir(prefix: string) {
 
   return { payout, start, withDatabase, dataDir: () => dataDir };
 }
+
+/**
+ * The state a `batch run` leaves when two of its failed rows were put back to be paid again
+ * (attempt 2, new paymentIds) and it was then interrupted: the batch RUNNING with rows to pay.
+ */
+export async function interruptedRetryOfTwoFailedRows({ prisma }: Database): Promise<{ batchId: string; lines: number[] }> {
+  const batch = await prisma.batch.findFirstOrThrow();
+  const failed = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'FAILED' }, orderBy: { line: 'asc' }, take: 2 });
+  await prisma.batch.update({ where: { id: batch.id }, data: { status: 'RUNNING', finishedAt: null } });
+  for (const row of failed) {
+    await prisma.batchItem.update({
+      where: { id: row.id },
+      data: { status: 'PENDING', attempt: 2, paymentId: `${batch.id}-${row.line}-r2`, finishedAt: null, errorCode: null, errorMessage: null },
+    });
+  }
+  return { batchId: batch.id, lines: failed.map((row) => row.line) };
+}
