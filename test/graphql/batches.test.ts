@@ -171,7 +171,12 @@ describe('batchProgress over SSE', () => {
     );
     // The first event is the batch as it stands: approving after it, no change can be missed.
     await sse.first;
+    // Events are coalesced to 4 a second: one execute's answer is held upstream until RUNNING
+    // has been sent, or a fast batch could go from VALIDATED to COMPLETED in one event.
+    await gw.sb.addFault({ operation: 'execute', kind: 'hold-after' });
     await gw.gql(`mutation { approveBatch(id: "${batch.id}") { __typename } }`, {}, apiKey('ap'));
+    await eventually(() => expect(sse.values).toContain('RUNNING'), 60_000);
+    await gw.sb.releaseHeld();
     await sse.done;
     const statuses = sse.values;
     expect(statuses[0]).toBe('VALIDATED');
