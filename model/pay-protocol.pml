@@ -18,7 +18,8 @@
  *   P5 repair-sends-nothing reconciliation's repair creates and executes nothing
  *
  * Mutants (-D…): MUTANT_NO_FENCING, MUTANT_EXECUTE_WITHOUT_READBACK,
- * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE.
+ * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE, MUTANT_READY_IS_NOT_PAID (the
+ * code before the model found that an execute may land after its worker lost the row).
  */
 #include "generated/tables.pml"
 
@@ -326,7 +327,10 @@ end_idle:
        partner_read(PAY(r, a - 1)); read_outcome(0); ans = 0;
        printf("MSG w%d reads the previous paymentId P:%d: OC:%d\n", me, PAY(r, a - 1), oc);
        if
-       :: oc == OC_FAILED || oc == OC_EXPIRED || oc == OC_READY || oc == OC_ABSENT_READ -> pc = W_BEGIN; oc = 0; ansSt = 0
+       :: oc == OC_FAILED || oc == OC_EXPIRED || oc == OC_ABSENT_READ -> pc = W_BEGIN; oc = 0; ansSt = 0
+#ifdef MUTANT_READY_IS_NOT_PAID
+       :: oc == OC_READY -> pc = W_BEGIN; oc = 0; ansSt = 0        /* READY taken for proof: a new paymentId */
+#endif
        :: else -> pc = W_PREV_WRITE
        fi
      }
@@ -391,12 +395,6 @@ end_idle:
      }
   :: atomic {
        pc == W_EXECUTE -> CRASH_OR
-#ifdef ASSUME_NO_LATE_EXECUTE
-       /* The assumption the code does not meet (docs/reliability.md, "Found by the model"): no
-        * execute takes effect after its worker lost the row. Without it, a stalled worker's
-        * execute lands after another worker read the payment READY and settled it unpaid. */
-       if :: !(tok[r] == me && live[r]) -> printf("MSG w%d's lease lapsed: it sends no execute\n", me); goto finished :: else fi;
-#endif
        partner_execute(me, p, r);
        printf("MSG w%d executes P:%d: ANS:%d (upstream UP:%d)\n", me, p, ans, up[p]);
        stage = STAGE_EXECUTE;
@@ -405,7 +403,7 @@ end_idle:
        :: ans == ANS_NOT_FOUND -> oc = OC_REFUSED_NOT_FOUND; pc = W_FINAL
        :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE; pc = W_FINAL
 #ifdef MUTANT_EXECUTE_WITHOUT_READBACK
-       :: ans == ANS_LOST -> oc = OC_STILL_READY; pc = W_FINAL      /* the lost answer taken for "not executed" */
+       :: ans == ANS_LOST -> oc = OC_REFUSED; pc = W_FINAL          /* the lost answer taken for a refusal */
 #else
        :: ans == ANS_LOST -> pc = W_EXEC_READ
 #endif
@@ -425,7 +423,12 @@ end_idle:
        printf("MSG w%d reads P:%d: OC:%d\n", me, p, oc);
        stage = STAGE_EXECUTE;
        if
-       :: oc == OC_READY && myrt >= MAX_RETRIES -> oc = OC_STILL_READY; pc = W_FINAL   /* readyIsNotPaid */
+#ifdef MUTANT_READY_IS_NOT_PAID
+       :: oc == OC_READY && myrt >= MAX_RETRIES -> oc = OC_REFUSED; pc = W_FINAL   /* READY taken for "never executed" */
+#else
+       /* sends spent: only read; READY is no proof (an execute sent earlier may land): read again later */
+       :: oc == OC_READY && myrt >= MAX_RETRIES -> pc = W_FINAL
+#endif
        :: oc == OC_READY && myrt < MAX_RETRIES -> oc = 0; ansSt = 0; pc = W_EXECUTE   /* resumeExecute */
        :: else -> pc = W_FINAL
        fi

@@ -91,17 +91,59 @@ describe.each(testDatabaseKinds())('a partner in trouble on $name', (kind) => {
     expect(await gw.sb.effects((await item(batch.id)).paymentId)).toMatchObject({ executeCalls: 1, executions: 1 });
   });
 
-  it('an execute that never takes effect is sent a bounded number of times across READY ⇄ EXECUTING', async () => {
+  it('an execute that never takes effect is sent a bounded number of times across READY ⇄ EXECUTING, then only read until the payment leaves READY', async () => {
     const batch = await runningBatch();
     await gw.sb.addFault({ operation: 'execute', kind: 'fail-before', times: 1_000 });
-    const { worker } = countingWorker({ maxRetries: 2 });
-    await worker.drain(ended(batch.id));
+    const { worker, calls } = countingWorker({ maxRetries: 2 });
+    worker.start();
+    // READY is no proof: an execute held up on the way could still land, so the row is never
+    // FAILED on it (docs/model-trails/ready-taken-for-proof-that-nothing-will-be-paid.md).
+    await eventually(async () => {
+      const row = await item(batch.id);
+      expect(row.status).toBe('EXECUTING');
+      expect(row.retries).toBeGreaterThanOrEqual(4);
+    }, 60_000);
+    const reads = calls.reads;
+    await eventually(() => expect(calls.reads).toBeGreaterThan(reads + 3), 60_000);
     const row = await item(batch.id);
-    expect(row).toMatchObject({ status: 'FAILED', retries: 2 });
+    expect(row.status).toBe('EXECUTING');
     // 3 sends per attempt (PaymentAttempts' default), 3 attempts: the first and 2 retries.
     const { executeCalls, executions } = await gw.sb.effects(row.paymentId);
     expect(executions).toBe(0);
     expect(executeCalls).toBeLessThanOrEqual(9);
+    // The partner expires it: now there is proof, and the row ends EXPIRED with nothing sent.
+    expect((await gw.sb.raw('PATCH', `/_sandbox/payments/${row.paymentId}`, { body: JSON.stringify({ status: 'EXPIRED' }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    await eventually(async () => expect((await item(batch.id)).status).toBe('EXPIRED'), 60_000);
+    expect((await gw.sb.effects(row.paymentId)).executeCalls).toBe(executeCalls);
+  });
+
+  it('retryFailedItems pays nothing new while the earlier payment reads READY, and pays once it has expired', async () => {
+    const batch = await runningBatch();
+    // The earlier payment created and READY upstream, its executes lost on the way:
+    await gw.sb.addFault({ operation: 'execute', kind: 'fail-before', times: 1_000 });
+    const first = countingWorker({ maxRetries: 0 });
+    first.worker.start();
+    await eventually(async () => expect(await item(batch.id)).toMatchObject({ status: 'EXECUTING', retries: 1 }), 60_000);
+    await first.worker.stop();
+    await gw.sb.raw('DELETE', '/_sandbox/faults');
+    // ... and the row FAILED all the same, as the code before the model's finding left it.
+    const earlier = await item(batch.id);
+    await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'payout.payment.still-ready', finishedAt: new Date() } });
+    await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() } });
+    expect((await gw.sb.effects(earlier.paymentId)).status).toBe('READY');
+
+    await services().batches.retryFailed(batch.id);
+    const retry = countingWorker({ maxRetries: 0 });
+    retry.worker.start();
+    await eventually(() => expect(retry.calls.reads).toBeGreaterThanOrEqual(3), 60_000);
+    expect(await item(batch.id)).toMatchObject({ status: 'PENDING', attempt: 2, errorCode: 'payout.payment.still-ready' });
+    const nextId = paymentIdFor(batch.id, earlier.line, 2);
+    expect((await gw.sb.allEffects()).map((p) => p.paymentId)).not.toContain(nextId);
+
+    expect((await gw.sb.raw('PATCH', `/_sandbox/payments/${earlier.paymentId}`, { body: JSON.stringify({ status: 'EXPIRED' }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    await eventually(async () => expect(await item(batch.id)).toMatchObject({ status: 'COMPLETED', attempt: 2, paymentId: nextId }), 60_000);
+    expect(await gw.sb.effects(earlier.paymentId)).toMatchObject({ executions: 0, status: 'EXPIRED' });
+    expect(await gw.sb.effects(nextId)).toMatchObject({ creates: 1, executions: 1 });
   });
 
   it('retryFailedItems pays again a row whose earlier payment the upstream never created', async () => {

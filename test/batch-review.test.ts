@@ -152,7 +152,9 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     expect(await row(batch.id)).toMatchObject({ status: 'COMPLETED', paymentId });
   });
 
-  it('created and never executed (READY upstream): FAILED review.created-not-executed, never executed from review', async () => {
+  // An execute sent before the review may still land (model trail: ready-taken-for-proof):
+  // READY is neither failed nor paid again, by a review or by a person's pay-again.
+  it('created and not executed so far (READY upstream): stays NEEDS_REVIEW, never executed from review, no pay-again', async () => {
     const batch = await approved('token_success');
     await drain(batch.id);
     const { paymentId } = await row(batch.id);
@@ -160,9 +162,15 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     await alter(paymentId, 'READY');
     const before = await gw.sb.effects(paymentId);
     const report = await services().reviews.review(batch.id, amir);
-    expect(report.rows).toMatchObject([{ verdict: 'created-not-executed', status: 'FAILED' }]);
-    expect(await row(batch.id)).toMatchObject({ status: 'FAILED', errorCode: 'review.created-not-executed' });
+    expect(report.rows).toMatchObject([{ verdict: 'created-not-executed', status: 'NEEDS_REVIEW' }]);
+    expect(await row(batch.id)).toMatchObject({ status: 'NEEDS_REVIEW' });
+    await expect(services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'looks unpaid', caller: 'key:amir', by: amir })).rejects.toThrow(/READY|not executed/);
+    expect(await row(batch.id)).toMatchObject({ status: 'NEEDS_REVIEW' });
     expect((await gw.sb.effects(paymentId)).executeCalls).toBe(before.executeCalls);
+    // Once the partner moves it on (here: it expires), a review settles it.
+    await alter(paymentId, 'EXPIRED');
+    const later = await services().reviews.review(batch.id, amir);
+    expect(later.rows).toMatchObject([{ verdict: 'expired', status: 'EXPIRED' }]);
   });
 
   it('a previous-attempt row is settled by reading the earlier payment, and takes its paymentId back', async () => {

@@ -115,12 +115,12 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   :: stage == STAGE_CREATE && oc == OC_ABSENT_READ && rt == 0 -> to = IS_FAILED; nrt = 0; fact = FACT_REJECTED /* item create ABSENT_READ retries 0 => FAILED, retries 0, FACT_REJECTED */
   :: stage == STAGE_CREATE && oc == OC_ABSENT_READ && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_REJECTED /* item create ABSENT_READ retries 1 => FAILED, retries 1, FACT_REJECTED */
   :: stage == STAGE_CREATE && oc == OC_ABSENT_READ && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_REJECTED /* item create ABSENT_READ retries 2 => FAILED, retries 2, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_REJECTED /* item create READY_AGAIN retries 0 => READY, retries 1, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_REJECTED /* item create READY_AGAIN retries 1 => FAILED, retries 1, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_REJECTED /* item create READY_AGAIN retries 2 => FAILED, retries 2, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 0 -> to = IS_FAILED; nrt = 0; fact = FACT_REJECTED /* item create STILL_READY retries 0 => FAILED, retries 0, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_REJECTED /* item create STILL_READY retries 1 => FAILED, retries 1, FACT_REJECTED */
-  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_REJECTED /* item create STILL_READY retries 2 => FAILED, retries 2, FACT_REJECTED */
+  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item create READY_AGAIN retries 0 => READY, retries 1, FACT_NONE */
+  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item create READY_AGAIN retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_CREATE && oc == OC_READY_AGAIN && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item create READY_AGAIN retries 2 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item create STILL_READY retries 0 => READY, retries 1, FACT_NONE */
+  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item create STILL_READY retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_CREATE && oc == OC_STILL_READY && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item create STILL_READY retries 2 => EXECUTING, retries 2, FACT_NONE */
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN && rt == 0 -> to = IS_CREATING; nrt = 1; fact = FACT_UNKNOWN /* item create UNKNOWN retries 0 => CREATING, retries 1, FACT_UNKNOWN */
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN && rt == 1 -> to = IS_CREATING; nrt = 2; fact = FACT_UNKNOWN /* item create UNKNOWN retries 1 => CREATING, retries 2, FACT_UNKNOWN */
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN && rt == 2 -> to = IS_CREATING; nrt = 2; fact = FACT_UNKNOWN /* item create UNKNOWN retries 2 => CREATING, retries 2, FACT_UNKNOWN */
@@ -164,11 +164,11 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   :: stage == STAGE_EXECUTE && oc == OC_ABSENT_READ && rt == 1 -> to = IS_NEEDS_REVIEW; nrt = 1; fact = FACT_NONE /* item execute ABSENT_READ retries 1 => NEEDS_REVIEW, retries 1, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_ABSENT_READ && rt == 2 -> to = IS_NEEDS_REVIEW; nrt = 2; fact = FACT_NONE /* item execute ABSENT_READ retries 2 => NEEDS_REVIEW, retries 2, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_READY_AGAIN && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item execute READY_AGAIN retries 0 => READY, retries 1, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_READY_AGAIN && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_NONE /* item execute READY_AGAIN retries 1 => FAILED, retries 1, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_READY_AGAIN && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_NONE /* item execute READY_AGAIN retries 2 => FAILED, retries 2, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 0 -> to = IS_FAILED; nrt = 0; fact = FACT_NONE /* item execute STILL_READY retries 0 => FAILED, retries 0, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_NONE /* item execute STILL_READY retries 1 => FAILED, retries 1, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_NONE /* item execute STILL_READY retries 2 => FAILED, retries 2, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_READY_AGAIN && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute READY_AGAIN retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_READY_AGAIN && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute READY_AGAIN retries 2 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item execute STILL_READY retries 0 => READY, retries 1, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute STILL_READY retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_STILL_READY && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute STILL_READY retries 2 => EXECUTING, retries 2, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_UNKNOWN && rt == 0 -> to = IS_EXECUTING; nrt = 1; fact = FACT_UNKNOWN /* item execute UNKNOWN retries 0 => EXECUTING, retries 1, FACT_UNKNOWN */
   :: stage == STAGE_EXECUTE && oc == OC_UNKNOWN && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_UNKNOWN /* item execute UNKNOWN retries 1 => EXECUTING, retries 2, FACT_UNKNOWN */
   :: stage == STAGE_EXECUTE && oc == OC_UNKNOWN && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_UNKNOWN /* item execute UNKNOWN retries 2 => EXECUTING, retries 2, FACT_UNKNOWN */
@@ -212,11 +212,11 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   :: stage == STAGE_READ && oc == OC_ABSENT_READ && rt == 1 -> to = IS_NEEDS_REVIEW; nrt = 1; fact = FACT_NONE /* item read ABSENT_READ retries 1 => NEEDS_REVIEW, retries 1, FACT_NONE */
   :: stage == STAGE_READ && oc == OC_ABSENT_READ && rt == 2 -> to = IS_NEEDS_REVIEW; nrt = 2; fact = FACT_NONE /* item read ABSENT_READ retries 2 => NEEDS_REVIEW, retries 2, FACT_NONE */
   :: stage == STAGE_READ && oc == OC_READY_AGAIN && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item read READY_AGAIN retries 0 => READY, retries 1, FACT_NONE */
-  :: stage == STAGE_READ && oc == OC_READY_AGAIN && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_NONE /* item read READY_AGAIN retries 1 => FAILED, retries 1, FACT_NONE */
-  :: stage == STAGE_READ && oc == OC_READY_AGAIN && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_NONE /* item read READY_AGAIN retries 2 => FAILED, retries 2, FACT_NONE */
-  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 0 -> to = IS_FAILED; nrt = 0; fact = FACT_NONE /* item read STILL_READY retries 0 => FAILED, retries 0, FACT_NONE */
-  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 1 -> to = IS_FAILED; nrt = 1; fact = FACT_NONE /* item read STILL_READY retries 1 => FAILED, retries 1, FACT_NONE */
-  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 2 -> to = IS_FAILED; nrt = 2; fact = FACT_NONE /* item read STILL_READY retries 2 => FAILED, retries 2, FACT_NONE */
+  :: stage == STAGE_READ && oc == OC_READY_AGAIN && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item read READY_AGAIN retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_READ && oc == OC_READY_AGAIN && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item read READY_AGAIN retries 2 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 0 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item read STILL_READY retries 0 => READY, retries 1, FACT_NONE */
+  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item read STILL_READY retries 1 => EXECUTING, retries 2, FACT_NONE */
+  :: stage == STAGE_READ && oc == OC_STILL_READY && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item read STILL_READY retries 2 => EXECUTING, retries 2, FACT_NONE */
   :: stage == STAGE_READ && oc == OC_UNKNOWN && rt == 0 -> to = IS_IN_PROGRESS; nrt = 1; fact = FACT_NONE /* item read UNKNOWN retries 0 => IN_PROGRESS, retries 1, FACT_NONE */
   :: stage == STAGE_READ && oc == OC_UNKNOWN && rt == 1 -> to = IS_IN_PROGRESS; nrt = 2; fact = FACT_NONE /* item read UNKNOWN retries 1 => IN_PROGRESS, retries 2, FACT_NONE */
   :: stage == STAGE_READ && oc == OC_UNKNOWN && rt == 2 -> to = IS_IN_PROGRESS; nrt = 2; fact = FACT_NONE /* item read UNKNOWN retries 2 => IN_PROGRESS, retries 2, FACT_NONE */
@@ -297,7 +297,7 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
 inline review_next(oc, to, settles) {
   if
   :: oc == OC_UNREACHABLE -> settles = 0 /* review UNREACHABLE => stays (unknown) */
-  :: oc == OC_READY -> settles = 1; to = IS_FAILED /* review READY => FAILED (created-not-executed) */
+  :: oc == OC_READY -> settles = 0 /* review READY => stays (created-not-executed) */
   :: oc == OC_PAID -> settles = 1; to = IS_COMPLETED /* review PAID => COMPLETED (paid) */
   :: oc == OC_IN_PROGRESS -> settles = 1; to = IS_IN_PROGRESS /* review IN_PROGRESS => IN_PROGRESS (in-progress) */
   :: oc == OC_FAILED -> settles = 1; to = IS_FAILED /* review FAILED => FAILED (failed) */

@@ -90,7 +90,9 @@ export function cancelledAfterCreateMessageSql(expiresAt: string): string {
  * | create  | not-paid, absent   | PENDING again later while retries last, then FAILED              |
  * | execute | not-paid, refused  | FAILED (payment not found: NEEDS_REVIEW)                          |
  * | execute | not-paid, absent   | NEEDS_REVIEW (a payment created here cannot vanish)               |
- * | execute | not-paid, ready    | READY again later while retries last, then FAILED                |
+ * | execute | not-paid, ready    | READY again later while retries last, then EXECUTING: only read  |
+ * |         |                    | back until the payment leaves READY (an execute sent earlier may |
+ * |         |                    | still land: READY is never proof that nothing will be paid)      |
  * | create  | unknown            | CREATING: created again (same paymentId) later while retries     |
  * |         |                    | last, then only read back until a read settles it                |
  * | execute | unknown            | EXECUTING: read back later, executed again only if READY while   |
@@ -183,9 +185,16 @@ function notPaid(stage: Stage, outcome: Extract<Outcome, { kind: 'not-paid' }>, 
     const puzzling = error instanceof PaymentConflictError || (stage !== 'create' && error.code === 'payout.payment.not-found');
     return { ...failure(puzzling ? 'NEEDS_REVIEW' : 'FAILED', error, retries), localPayment };
   }
+  if (outcome.proof === 'ready') {
+    // READY after an execute proves only that it has not landed yet: one sent earlier (by
+    // this worker, or by one stalled past its lease) may still land. Executing again is
+    // safe (same paymentId); giving up is not: once the sends are spent the row is only
+    // read back until the payment leaves READY (executed, or expired upstream).
+    if (retries < policy.maxRetries) return { ...change('READY', { retries: retries + 1 }), ...errorOf(error), delayMs: policy.delay(retries) };
+    return { ...wait('EXECUTING', retries, policy, null), ...errorOf(error) };
+  }
   if (error.retryable && retries < policy.maxRetries) {
-    const to = outcome.proof === 'absent' ? 'PENDING' : 'READY';
-    return { ...change(to, { retries: retries + 1, localPayment }), ...errorOf(error), delayMs: policy.delay(retries) };
+    return { ...change('PENDING', { retries: retries + 1, localPayment }), ...errorOf(error), delayMs: policy.delay(retries) };
   }
   return { ...failure('FAILED', error, retries), localPayment };
 }

@@ -158,6 +158,7 @@ export class ReviewService {
     const { verdict, detail } = verdictOf(answer, facts(row));
     if (verdict === 'paid') throw new BatchStateError('review.paid-upstream', `the partner says ${paymentId} is COMPLETED: it was paid, and is not paid again`);
     if (verdict === 'in-progress') throw new BatchStateError('review.in-progress-upstream', `the partner says ${paymentId} is IN_PROGRESS: check again later`);
+    if (verdict === 'created-not-executed') throw new BatchStateError('review.ready-upstream', `the partner says ${paymentId} is READY: ${detail}`);
     if (!mayPayAgainAfter(verdict)) throw new BatchStateError('review.unreadable', `${paymentId} could not be read now (${detail}); it is paid again only once a read shows it unpaid`);
   }
 

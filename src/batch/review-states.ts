@@ -12,8 +12,9 @@ import type { BillingDetails, Payment } from '../payout/models.ts';
  * | COMPLETED                      | paid                  | COMPLETED (card data dropped)                        |
  * | FAILED / EXPIRED               | failed / expired      | FAILED / EXPIRED: retryFailedItems pays it again     |
  * | `payout.payment.not-found`     | not-created           | FAILED `review.not-created`: paid again likewise     |
- * | READY                          | created-not-executed  | FAILED `review.created-not-executed`; never executed |
- * |                                |                       | from here: paid again under a new paymentId likewise |
+ * | READY                          | created-not-executed  | stays NEEDS_REVIEW: an execute sent earlier may      |
+ * |                                |                       | still land, so it is not failed (nor paid again)     |
+ * |                                |                       | until the payment leaves READY (executed, expired)   |
  * | IN_PROGRESS                    | in-progress           | IN_PROGRESS: the worker reads it to its end (the     |
  * |                                |                       | batch runs again)                                    |
  * | someone else's payment (amount | not-ours              | stays NEEDS_REVIEW: for a person                     |
@@ -33,8 +34,9 @@ import type { BillingDetails, Payment } from '../payout/models.ts';
  * |---------------|----------------------------------------|--------------------------------------------|
  * | paid          | COMPLETED `review.marked-paid`         | nothing moves                              |
  * | pay-again     | FAILED `review.marked-pay-again`:      | a read now showing the payment absent,     |
- * |               | retryFailedItems pays it (new id)      | FAILED, EXPIRED, READY, or another's; a    |
- * |               |                                        | batch not cancelled; its sealed card data  |
+ * |               | retryFailedItems pays it (new id)      | FAILED, EXPIRED, or another's (not READY:  |
+ * |               |                                        | it may still be executed); a batch not     |
+ * |               |                                        | cancelled; its sealed card data            |
  * | do-not-pay    | CANCELLED `review.marked-do-not-pay`   | nothing; never paid again by the gateway   |
  */
 export type ReviewVerdict = 'paid' | 'failed' | 'expired' | 'not-created' | 'created-not-executed' | 'in-progress' | 'not-ours' | 'unknown';
@@ -45,7 +47,6 @@ export const reviewMarks = ['paid', 'pay-again', 'do-not-pay'] as const satisfie
 
 export const reviewCodes = {
   notCreated: 'review.not-created',
-  createdNotExecuted: 'review.created-not-executed',
   markedPaid: 'review.marked-paid',
   markedPayAgain: 'review.marked-pay-again',
   markedDoNotPay: 'review.marked-do-not-pay',
@@ -58,7 +59,6 @@ const settledBy = {
   failed: 'FAILED',
   expired: 'EXPIRED',
   'not-created': 'FAILED',
-  'created-not-executed': 'FAILED',
   'in-progress': 'IN_PROGRESS',
 } as const satisfies Partial<Record<ReviewVerdict, BatchItemStatus>>;
 const markedAs = { paid: 'COMPLETED', 'pay-again': 'FAILED', 'do-not-pay': 'CANCELLED' } as const satisfies Record<ReviewMark, BatchItemStatus>;
@@ -97,8 +97,8 @@ export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict
         return { verdict: 'not-ours', settlement: null, detail: `the paymentId holds another payment (${payment.amount.value} ${payment.amount.currency}, ${payment.recipientDetails.providerCode})` };
       }
       if (read.kind === 'ready') {
-        const detail = `created upstream, not executed (READY until ${payment.expirationDateTime}); never executed from a review: pay it again with retryFailedItems`;
-        return { verdict: 'created-not-executed', settlement: settle('created-not-executed', { errorCode: reviewCodes.createdNotExecuted, errorMessage: detail }), detail };
+        const detail = `created upstream, not executed so far (READY until ${payment.expirationDateTime}); an execute sent earlier may still land, so it is neither failed nor paid again until the partner executes or expires it: review it again then`;
+        return { verdict: 'created-not-executed', settlement: null, detail };
       }
       const verdict = read.kind === 'paid' ? 'paid' : read.kind === 'in-progress' ? 'in-progress' : payment.status.value === 'EXPIRED' ? 'expired' : 'failed';
       const final = verdict !== 'in-progress';
@@ -132,7 +132,7 @@ export function markSettlement(mark: ReviewMark, message: string): RowSettlement
 
 /** Whether "pay again" may follow what a read shows: only proof that nothing was paid or is being paid. */
 export function mayPayAgainAfter(verdict: ReviewVerdict): boolean {
-  return verdict === 'failed' || verdict === 'expired' || verdict === 'not-created' || verdict === 'created-not-executed' || verdict === 'not-ours';
+  return verdict === 'failed' || verdict === 'expired' || verdict === 'not-created' || verdict === 'not-ours';
 }
 
 function settle(verdict: keyof typeof settledBy, fields: Partial<RowSettlement>): RowSettlement {

@@ -352,8 +352,10 @@ export class BatchWorker {
         stage = 'execute';
         break;
       case 'EXECUTING':
+        // Sends spent: only read. READY then is no proof (an execute sent earlier may still
+        // land): the row stays EXECUTING and is read again until the payment leaves READY.
         outcome = sendsSpent(row.retries, this.policy)
-          ? readyIsNotPaid(await this.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal)), row.paymentId)
+          ? await this.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal))
           : await this.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
         stage = 'execute';
         break;
@@ -367,23 +369,28 @@ export class BatchWorker {
 
   /**
    * A retried row (attempt > 1) is paid under a new paymentId only once the previous one is
-   * proven unpaid: FAILED or EXPIRED, READY (never executed), or unknown to the upstream
-   * (never created). A late webhook or answer may have completed it since it was marked
-   * failed: then the row is held for a person. An upstream that cannot be asked leaves the
-   * row PENDING for later, with no retry spent.
+   * proven unpaid: FAILED or EXPIRED, or unknown to the upstream (never created). READY is
+   * no proof: an execute sent before may still land, so the row waits (PENDING, no retry
+   * spent) until that payment leaves READY. A late webhook or answer may have completed it
+   * since it was marked failed: then the row is held for a person. An upstream that cannot
+   * be asked leaves the row PENDING for later, with no retry spent.
    */
   private async previousAttemptNotPaid(row: Held): Promise<boolean> {
     const previousId = paymentIdFor(row.batchId, row.line, row.attempt - 1);
     const read = await this.call(row, () => this.deps.attempts.read(previousId, undefined, row.lost.signal));
     switch (read.kind) {
       case 'failed':
-      case 'ready':
       case 'not-paid':
         return true;
+      case 'ready':
       case 'unreachable':
-      case 'unknown':
-        await this.move(row, { ...changeAfter('create', { kind: 'unreachable', error: read.error }, row.retries, this.policy, 'PENDING') }, false);
+      case 'unknown': {
+        const error = read.kind === 'ready' ? new PaymentStillReadyError(previousId) : read.error;
+        const wait = changeAfter('create', { kind: 'unreachable', error }, row.retries, this.policy, 'PENDING');
+        // A READY payment may stay so until it expires upstream: read it at the slowest retry pace.
+        await this.move(row, read.kind === 'ready' ? { ...wait, delayMs: this.policy.delay(this.policy.maxRetries) } : wait, false);
         return false;
+      }
       case 'paid':
       case 'in-progress':
         await this.move(
@@ -628,12 +635,6 @@ export class BatchWorker {
 interface Unreadable {
   kind: 'unreadable';
   error: Error;
-}
-
-/** An execute whose sends are spent, read back READY: it never took effect, and is not sent again. */
-function readyIsNotPaid(read: CreateOutcome, paymentId: string): Outcome {
-  if (read.kind !== 'ready') return read;
-  return { kind: 'not-paid', proof: 'ready', error: new PaymentStillReadyError(paymentId) };
 }
 
 /** Upstream words are stored and shown to many: a card number an upstream message might echo is masked. */

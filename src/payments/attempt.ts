@@ -7,7 +7,9 @@ import { inSpan } from '../ops/spans.ts';
 
 /**
  * What one attempt at a payment came to. A closed set: anything that is not proven is
- * `unknown`, and only `not-paid` lets a caller pay the same row again under a new id.
+ * `unknown`, and only `not-paid` refused or absent lets a caller pay the same row again
+ * under a new id. `not-paid` ready says no execute has landed *so far*: one held up on the
+ * way may still land, so it allows executing again (same paymentId), never a new one.
  *
  * | kind        | proven by                                                        |
  * |-------------|------------------------------------------------------------------|

@@ -143,12 +143,17 @@ export class PaymentOutcomeUnknownError extends PayoutError {
   }
 }
 
-/** Execute was sent and every read back found the payment still READY: it did not take effect. */
+/**
+ * The payment reads READY after its executes were sent: none has landed so far. That is no
+ * proof it never will (an execute held up on the way may land later), so nothing is paid
+ * again under another paymentId until the payment leaves READY; executing it again, under
+ * the same paymentId, is safe.
+ */
 export class PaymentStillReadyError extends PayoutError {
   override readonly code = 'payout.payment.still-ready';
   override readonly retryable = false;
   constructor(readonly paymentId: string) {
-    super(`payment ${paymentId} still reads READY after its executes: it was not executed, and no money moved`);
+    super(`payment ${paymentId} still reads READY: no execute has landed so far, but one sent earlier may still land; read it again before deciding (executing it again under the same paymentId is safe)`);
     this.name = 'PaymentStillReadyError';
   }
 }
