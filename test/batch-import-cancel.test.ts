@@ -66,4 +66,48 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
     const audit = await db.auditEvent.findFirstOrThrow({ where: { batchId: batch.id } });
     expect(audit).toMatchObject({ action: 'batch.discard', detail: expect.objectContaining({ from: 'VALIDATING' }) });
   });
+
+  it('an import that fails after its batch was cancelled leaves it CANCELLED, not REJECTED', async () => {
+    const db = gw.db.prisma;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let cancelledYet = false;
+    let written = 0;
+    // The first chunk is written and waits for the cancel; every write after it fails, as a
+    // database gone away would, before any heartbeat could notice the cancel (a beat every
+    // 100 s here).
+    const bulk: BulkWriter = async (table, batchRows) => {
+      if (cancelledYet) throw new Error('the database went away');
+      await gw.db.bulk(table, batchRows);
+      if (table.name === 'BatchItem' && batchRows.length > 0 && written++ === 0) await held;
+    };
+    const s = gw.services();
+    const importer = new BatchImporter({
+      prisma: db,
+      bulk,
+      query: gw.db.query,
+      catalogue: s.catalogue,
+      client: s.client,
+      limits: { maxRows: 100_000, maxBytes: 10_000_000 },
+      staleMs: 600_000,
+      cardData: testCardData(),
+      logger: createLogger({ level: 'silent' }),
+    });
+    const rows = Array.from({ length: 10_000 }, (_, i) => `Y-${i},bank-card-token,${i + 1}.00,token_success\n`).join('');
+    const source = (async function* () {
+      yield Buffer.from('reference,provider,amount,account\n' + rows);
+    })();
+    const importing = importer.import({ source, uploadedBy: 'anonymous' });
+    const batch = await eventually(async () => {
+      const found = await db.batch.findFirstOrThrow({ where: { status: 'VALIDATING' } });
+      expect(await db.batchItem.count({ where: { batchId: found.id } })).toBeGreaterThan(0);
+      return found;
+    }, 60_000);
+    expect((await gw.services().batches.cancel(batch.id)).status).toBe('CANCELLED');
+    cancelledYet = true;
+    release();
+    const result = await importing;
+    expect(result).toMatchObject({ id: batch.id, status: 'CANCELLED' });
+    expect(await db.batchItem.count({ where: { batchId: batch.id, status: { not: 'CANCELLED' } } })).toBe(0);
+  });
 });

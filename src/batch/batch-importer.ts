@@ -385,15 +385,18 @@ export class BatchImporter {
     return this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
   }
 
-  /** Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever. */
+  /**
+   * Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever;
+   * one cancelled (or given up by the sweep) meanwhile keeps that state.
+   */
   private async fail(id: string, state: ImportState, error: unknown): Promise<Batch> {
     this.deps.logger.error({ err: error, batchId: id }, 'batch import failed');
     // A chunk still being written would land after the card data is dropped below.
     await state.idle();
     try {
       await this.deps.prisma.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
-      const rejected = await this.deps.prisma.batch.update({
-        where: { id },
+      const { count } = await this.deps.prisma.batch.updateMany({
+        where: { id, status: batchStates.importing },
         data: {
           status: batchStates.rejected,
           fileKey: null,
@@ -403,11 +406,12 @@ export class BatchImporter {
           validatedAt: new Date(),
         },
       });
+      if (count === 0) return await this.abandon(id, state);
       // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
       await scrubCardData(prismaQuery(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
         this.deps.logger.warn({ err: scrub, batchId: id }, 'card data of a failed import not dropped yet; the sweep will'),
       );
-      return rejected;
+      return await this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
     } catch (second) {
       // The database itself is gone: nothing more can be recorded here.
       this.deps.logger.error({ err: second, batchId: id }, 'failed import could not be recorded');
