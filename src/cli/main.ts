@@ -230,6 +230,13 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
   return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${safeMessage(error instanceof Error ? (error.stack ?? message) : message)}\n` };
 }
 
+// A reader that stops early (`payout batch export … | head`) closes the pipe: its choice, not
+// a failure of the command, so no stack trace and no error exit (as `cat | head` does).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(exitCodes.ok);
+  throw error;
+});
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   const failed = failure(error);
   if (failed === undefined) process.exit(exitCodes.ok);
