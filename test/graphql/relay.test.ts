@@ -129,7 +129,7 @@ describe('global object identification', () => {
     const batch = await gql('query($id: ID!) { node(id: $id) { id ... on Batch { name } } }', { id: batchIds[1] }, viewer);
     expect(batch.body.data.node.id).toBe(batchIds[1]);
     const event = await gql('query($id: ID!) { node(id: $id) { id ... on AuditEvent { action } } }', { id: eventId });
-    expect(event.body.data.node).toEqual({ id: eventId, action: 'batch.approve' });
+    expect(event.body.data.node).toEqual({ id: eventId, action: 'BATCH_APPROVE' });
   });
 
   it('needs a key for node as for every read', async () => {

@@ -204,8 +204,10 @@ export interface ReconciliationRun {
   to: string;
   timeZone: string;
   status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  /** ReconciliationTrigger: CLI, GRAPHQL or SCHEDULE. */
   trigger: string;
   requestedBy: string | null;
+  /** ReconciliationPhase: READING … DONE. */
   phase: string;
   daysRead: number;
   daysToRead: number;

@@ -123,7 +123,7 @@ export function ReconciliationsPage({ access }: { access: Access }) {
                   <td>
                     <RunStatus run={run} />
                   </td>
-                  <td>{t(`recon.trigger.${run.trigger}` as 'recon.trigger.cli')}</td>
+                  <td>{t(`recon.trigger.${run.trigger.toLowerCase()}` as 'recon.trigger.cli')}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.openCount : '—'}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.repairedCount : '—'}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.matchedCount : '—'}</td>
@@ -257,7 +257,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
         <div>
           <dt>{t('recon.trigger')}</dt>
           <dd>
-            {t(`recon.trigger.${run.trigger}` as 'recon.trigger.cli')}
+            {t(`recon.trigger.${run.trigger.toLowerCase()}` as 'recon.trigger.cli')}
             {run.requestedBy === null ? '' : ` · ${run.requestedBy}`}
           </dd>
         </div>
@@ -277,7 +277,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
       {run.status === 'RUNNING' ? (
         <section class="progress-panel" aria-live="polite">
           <h2>{t('recon.progress')}</h2>
-          <p class="progress-text">{t('recon.phase', { phase: t(`recon.phase.${run.phase}` as 'recon.phase.reading'), read: run.daysRead, total: run.daysToRead })}</p>
+          <p class="progress-text">{t('recon.phase', { phase: t(`recon.phase.${run.phase.toLowerCase()}` as 'recon.phase.reading'), read: run.daysRead, total: run.daysToRead })}</p>
         </section>
       ) : null}
       {run.status === 'FAILED' ? (
