@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import { Linter } from 'eslint';
-import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, isScalarType, isSpecifiedScalarType, isIntrospectionType } from 'graphql';
+import { getNamedType, isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isObjectType, isScalarType, isSpecifiedScalarType, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printedSchema } from '../../src/graphql/print-schema.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -104,5 +104,21 @@ describe('schema descriptions', () => {
       return !headings.some((h) => h.replace(/^#+ /, '').toLowerCase().replace(/[^a-z0-9]+/g, '-') === anchor);
     });
     expect(unspecified.map((t) => t.name)).toEqual([]);
+  });
+});
+
+describe('typed mutation errors', () => {
+  it('every refusal a mutation returns implements Problem, whose code is the one ErrorCode enum', () => {
+    const problem = schema.getType('Problem');
+    expect(isInterfaceType(problem)).toBe(true);
+    if (!isInterfaceType(problem)) return;
+    expect(String(problem.getFields().code?.type)).toBe('ErrorCode!');
+    const refusals = Object.values(schema.getMutationType()!.getFields()).flatMap((field) => {
+      const result = getNamedType(field.type);
+      return isUnionType(result) ? result.getTypes().filter((t) => !t.name.endsWith('Success')) : [];
+    });
+    expect(refusals.length).toBeGreaterThan(0);
+    expect([...new Set(refusals.filter((t) => !t.getInterfaces().includes(problem)).map((t) => t.name))]).toEqual([]);
+    for (const type of refusals) expect(String(type.getFields().code?.type), type.name).toBe('ErrorCode!');
   });
 });

@@ -96,7 +96,7 @@ export const Discrepancy = builder.node(builder.objectRef<DiscrepancyRow>('Discr
     batchRow: t.int({ nullable: true, description: 'That row’s file line.', resolve: (d) => d.batchRow }),
     gatewayValue: t.string({ nullable: true, description: 'What the gateway recorded of what differs; null where it has no record.', resolve: (d) => d.gatewayValue }),
     upstreamValue: t.string({ nullable: true, description: 'What the upstream holds; null where it has no payment.', resolve: (d) => d.upstreamValue }),
-    gatewayStatus: t.string({ nullable: true, description: 'The status the gateway recorded (a TrackingStatus name); null where it has no record.', resolve: (d) => d.gatewayStatus }),
+    gatewayStatus: t.string({ nullable: true, description: 'The status the gateway recorded (a TrackingStatus name, or CANCELLED for a row of a cancelled batch); null where it has no record.', resolve: (d) => d.gatewayStatus }),
     upstreamStatus: t.string({
       nullable: true,
       description: 'The upstream’s status as it sent it (a PaymentStatus name, or one newer than this gateway knows); null where it has no payment.',
