@@ -121,7 +121,7 @@ describe('global object identification', () => {
     expect(errorOf(listed)?.extensions?.code).toBe('FORBIDDEN');
     for (const query of ['query($id: ID!) { node(id: $id) { id ... on AuditEvent { action actor } } }', 'query($id: ID!) { nodes(ids: [$id]) { id ... on AuditEvent { action } } }']) {
       const reply = await gql(query, { id: eventId }, viewer);
-      expect(JSON.stringify(reply.body.data)).not.toContain('batch.approve');
+      expect(JSON.stringify(reply.body.data)).not.toContain('BATCH_APPROVE');
       expect(JSON.stringify(reply.body.data)).not.toContain('key:t');
       expect(errorOf(reply)?.extensions?.code).toBe('FORBIDDEN');
     }

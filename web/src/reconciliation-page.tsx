@@ -18,6 +18,9 @@ import {
 } from './queries.ts';
 import { navigate } from './route.ts';
 
+/** ReconciliationPeriodField values and the inputs they name on this page. */
+const periodInputs = { FROM: 'from', TO: 'to', TIME_ZONE: 'timeZone' } as const;
+
 const RUNS_PAGE = 20;
 const GROUP_PAGE = 20;
 /** A RUNNING run is read again this often until it ends. */
@@ -155,7 +158,7 @@ function StartForm() {
       const data = await gql<{ startReconciliation: StartReconciliationResult }>(START_RECONCILIATION, { from, to });
       const result = data.startReconciliation;
       if (result.__typename === 'StartReconciliationSuccess') navigate(`/reconciliation/${result.run.id}`);
-      else setRefusal({ field: result.field, message: result.message });
+      else setRefusal({ field: periodInputs[result.field], message: result.message });
     } catch (failure) {
       setError(failure);
     } finally {
