@@ -18,13 +18,14 @@ import {
 import { holdApprovedRepeats, repeatsPaying } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
+import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { recordAudit, systemActor, type AuditActor } from '../ops/audit.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: BatchErrorCode,
     message: string,
   ) {
     super(message);
@@ -206,7 +207,7 @@ export class BatchService {
     return updated;
   }
 
-  private async refusal(tx: Pick<PrismaClient, 'batch'>, batchId: string, code: string, message: (status: string) => string): Promise<BatchStateError> {
+  private async refusal(tx: Pick<PrismaClient, 'batch'>, batchId: string, code: BatchErrorCode, message: (status: string) => string): Promise<BatchStateError> {
     const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { status: true } });
     return batch === null ? new BatchStateError('batch.not-found', `no batch ${batchId}`) : new BatchStateError(code, message(batch.status));
   }

@@ -44,9 +44,14 @@ export const builder = new SchemaBuilder<{
     // node/nodes answer any key, as the direct queries do; what a role may not see is
     // refused by the type's own authScopes (runScopesOnType on each node type), so the
     // same object is refused to the same role whichever field reached it.
-    nodeQueryOptions: { authScopes: { read: true }, description: 'Any object by its global id (Relay Global Object Identification).' },
+    nodeQueryOptions: {
+      authScopes: { read: true },
+      description: 'Any object by its global id (Relay Global Object Identification); null for an id that names nothing. Any key; a type a role may not read is refused (FORBIDDEN) as its own query is.',
+      args: { id: { description: 'A global id (an `id` field of this API).' } },
+    },
     nodesQueryOptions: {
       authScopes: { read: true },
+      args: { ids: { description: `Global ids, at most ${UNPAGED_LIST_ITEMS}.` } },
       description: `Objects by their global ids, in the order asked; null for an id that names nothing. At most ${UNPAGED_LIST_ITEMS} ids.`,
       // The cost model counts an unpaged list at UNPAGED_LIST_ITEMS; more ids would cost more than it counted.
       resolve: (_root, { ids }, _context, _info, resolveNodes) => {
@@ -57,6 +62,22 @@ export const builder = new SchemaBuilder<{
       },
     },
     nodeTypeOptions: { description: 'An object with a global id: its `id` is unique across every type and fetches it again through `node`.' },
+    // Every connection pages the same way (README "Object ids and paging"): one text for all.
+    defaultConnectionTypeOptions: { description: 'One page of a list (Relay cursor connection): the rows in the list’s order, and where to page on.' },
+    defaultEdgeTypeOptions: { description: 'One row of a page, with its cursor.' },
+    pageInfoTypeOptions: { description: 'Where a page sits in its list: pass endCursor as `after` for the next page, startCursor as `before` for the previous one.' },
+    edgesFieldOptions: { description: 'The rows of this page, in the list’s order; empty past either end.' },
+    pageInfoFieldOptions: { description: 'The cursors of this page’s ends, and whether more rows lie either way.' },
+    cursorFieldOptions: { description: 'Opaque position of this row: pass it as `after` or `before`. Valid for this list only.' },
+    nodeFieldOptions: { description: 'The row itself.' },
+    hasNextPageFieldOptions: { description: 'More rows follow this page (page on with `first` and `after: endCursor`).' },
+    hasPreviousPageFieldOptions: { description: 'More rows precede this page (page back with `last` and `before: startCursor`).' },
+    startCursorFieldOptions: { description: 'The first row’s cursor; null for an empty page.' },
+    endCursorFieldOptions: { description: 'The last row’s cursor; null for an empty page.' },
+    firstArgOptions: { description: 'Rows from the start (or after `after`); 0 or more, cut to the list’s most per page.' },
+    lastArgOptions: { description: 'Rows from the end (or before `before`); 0 or more, cut to the list’s most per page.' },
+    afterArgOptions: { description: 'A cursor from this list: rows after it.' },
+    beforeArgOptions: { description: 'A cursor from this list: rows before it.' },
   },
 });
 

@@ -11,7 +11,8 @@ import { compareMove, needsReadBack } from './status.ts';
  * create or execute, a read, a webhook, the read-back of an unsettled payment (read-back.ts,
  * and the batch worker's reads of IN_PROGRESS rows), or a reconciliation's repair.
  */
-export type StatusSource = 'request' | 'create' | 'execute' | 'read' | 'webhook' | 'read-back' | 'reconcile';
+export const statusSources = ['request', 'create', 'execute', 'read', 'webhook', 'read-back', 'reconcile'] as const;
+export type StatusSource = (typeof statusSources)[number];
 export type ApplyOutcome = 'applied' | 'duplicate' | 'stale' | 'unknown-payment';
 
 export interface PaymentIntent {

@@ -8,7 +8,8 @@
  *   payment must not be the key that created it (README "Roles and the second person").
  *   A one-step create+execute above it creates the payment and stops there.
  */
-export type PaymentRefusalCode = 'PAYMENT_CANCELLED' | 'SECOND_PERSON_REQUIRED';
+export const paymentRefusalCodes = ['PAYMENT_CANCELLED', 'SECOND_PERSON_REQUIRED'] as const;
+export type PaymentRefusalCode = (typeof paymentRefusalCodes)[number];
 
 export class PaymentRefusedError extends Error {
   constructor(

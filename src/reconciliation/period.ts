@@ -23,11 +23,15 @@ export const UPSTREAM_WINDOW_DAYS = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** The inputs a period is made of. */
+export const periodFields = ['from', 'to', 'timeZone'] as const;
+export type PeriodField = (typeof periodFields)[number];
+
 export class PeriodError extends Error {
   constructor(
     message: string,
     /** The input it is about: from, to or timeZone. */
-    readonly field: 'from' | 'to' | 'timeZone',
+    readonly field: PeriodField,
   ) {
     super(message);
     this.name = 'PeriodError';

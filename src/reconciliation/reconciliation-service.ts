@@ -31,7 +31,9 @@ export interface ReconciliationSettings {
   leaseMs: number;
 }
 
-export type RunTrigger = 'cli' | 'graphql' | 'schedule';
+/** Who started a run: the command line, a GraphQL mutation (the page or the API), or the daily schedule. */
+export const runTriggers = ['cli', 'graphql', 'schedule'] as const;
+export type RunTrigger = (typeof runTriggers)[number];
 
 export interface RunRequest {
   from?: string;

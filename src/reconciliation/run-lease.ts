@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { SqlQuery } from '../db/database.ts';
 import { renewRun } from './sql/renew-run.ts';
 
+/** A run's phases in order (the table in reconciliation-service.ts). */
+export const runPhases = ['reading', 'confirming', 'comparing', 'repairing', 'done'] as const;
+export type RunPhase = (typeof runPhases)[number];
+
 export interface RunProgress {
-  phase: string;
+  phase: RunPhase;
   windowsRead: number;
   windowsTotal: number;
   upstreamRequests: number;
@@ -40,7 +44,7 @@ export class RunLease {
   upstreamRequests = 0;
   windowsReread = 0;
   paymentsRead = 0;
-  private currentPhase = 'reading';
+  private currentPhase: RunPhase = 'reading';
   private lastWrite = 0;
   private lost = false;
 
@@ -71,7 +75,7 @@ export class RunLease {
     await this.tick();
   }
 
-  async phase(phase: string): Promise<void> {
+  async phase(phase: RunPhase): Promise<void> {
     this.currentPhase = phase;
     await this.tick(true);
   }

@@ -46,7 +46,7 @@ describe('key identities', () => {
     const seen = await gw.gql(`{ batch(id: "${batchId}") { uploadedBy approvedBy } }`, {}, apiKey('vic'));
     expect(seen.body.data.batch).toEqual({ uploadedBy: 'key:alice', approvedBy: 'key:bob' });
     const audit = await gw.gql(`{ auditEvents(batchId: "${batchId}") { edges { node { action actor role } } } }`, {}, apiKey('carol'));
-    expect(audit.body.data.auditEvents.edges.map((e: any) => e.node)).toContainEqual({ action: 'batch.approve', actor: 'key:bob', role: 'approver' });
+    expect(audit.body.data.auditEvents.edges.map((e: any) => e.node)).toContainEqual({ action: 'BATCH_APPROVE', actor: 'key:bob', role: 'APPROVER' });
   });
 
   it('gives an unnamed key a fingerprint keyed with a secret of the deployment, not a hash anyone can recompute', async () => {
@@ -66,11 +66,11 @@ describe('key identities', () => {
     expect(JSON.stringify(stored)).not.toContain(apiKey('carol'));
     // The page cannot compute it (it lacks the secret): the gateway says who a key is.
     const me = await gw.gql('{ me { identity role } }', {}, apiKey('carol'));
-    expect(me.body.data.me).toEqual({ identity: stored.requestedBy, role: 'admin' });
+    expect(me.body.data.me).toEqual({ identity: stored.requestedBy, role: 'ADMIN' });
   });
 
   it('tells a named key its identity, the one maker-checker compares with uploadedBy', async () => {
     const me = await gw.gql('{ me { identity role } }', {}, apiKey('alice'));
-    expect(me.body.data.me).toEqual({ identity: 'key:alice', role: 'operator' });
+    expect(me.body.data.me).toEqual({ identity: 'key:alice', role: 'OPERATOR' });
   });
 });

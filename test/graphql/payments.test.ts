@@ -66,8 +66,8 @@ describe('createPayment', () => {
       provider: 'SBP_B2C',
       tracked: true,
       history: [
-        { status: 'PENDING', source: 'request' },
-        { status: 'READY', source: 'create' },
+        { status: 'PENDING', source: 'REQUEST' },
+        { status: 'READY', source: 'CREATE' },
       ],
     });
     expect(result.payment.webhookUrl).toBe(`${gw.gateway.url}/webhooks/payout`);
@@ -138,10 +138,10 @@ describe('every sandbox outcome through GraphQL', () => {
     });
     const read = await gw.gql(READ, { paymentId: input.paymentId });
     expect(read.body.data.payment.history.map((h: { source: string; status: string }) => `${h.status}:${h.source}`)).toEqual([
-      'PENDING:request',
-      'READY:create',
-      'IN_PROGRESS:execute',
-      'COMPLETED:webhook',
+      'PENDING:REQUEST',
+      'READY:CREATE',
+      'IN_PROGRESS:EXECUTE',
+      'COMPLETED:WEBHOOK',
     ]);
   });
 

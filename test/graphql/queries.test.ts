@@ -121,7 +121,7 @@ describe('payment', () => {
       amount: { value: '30.00' },
       commission: { value: '10.00' },
       provider: 'SBP_B2C',
-      history: [{ status: 'PENDING', source: 'request' }, { status: 'READY', source: 'create' }],
+      history: [{ status: 'PENDING', source: 'REQUEST' }, { status: 'READY', source: 'CREATE' }],
     });
   });
 

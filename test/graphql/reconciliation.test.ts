@@ -26,7 +26,7 @@ describe('reconciliation over GraphQL and the download route', () => {
     gw.gql(
       `mutation ($from: Date, $to: Date) { startReconciliation(from: $from, to: $to) {
         __typename ... on StartReconciliationSuccess { run { ${RUN_FIELDS} } }
-        ... on ReconciliationPeriodError { message field } } }`,
+        ... on ReconciliationPeriodError { message field } ... on Problem { code } } }`,
       variables,
       key,
     );
@@ -44,14 +44,14 @@ describe('reconciliation over GraphQL and the download route', () => {
     const started = await start({ from: today(), to: today() });
     expect(started.body.errors).toBeUndefined();
     const run = started.body.data.startReconciliation.run;
-    expect(run).toMatchObject({ status: 'RUNNING', from: today(), to: today(), timeZone: 'UTC', trigger: 'graphql' });
+    expect(run).toMatchObject({ status: 'RUNNING', from: today(), to: today(), timeZone: 'UTC', trigger: 'GRAPHQL' });
 
     const done = await eventually(async () => {
       const now = await read(run.id);
       expect(now.status).toBe('COMPLETED');
       return now;
     }, 60_000);
-    expect(done).toMatchObject({ discrepancyCount: 2, openCount: 2, repairedCount: 0, matchedCount: 1, phase: 'done' });
+    expect(done).toMatchObject({ discrepancyCount: 2, openCount: 2, repairedCount: 0, matchedCount: 1, phase: 'DONE' });
     expect(done.upstream).toMatchObject({ count: 3, amount: { value: '550.00', currency: 'RUB' }, paidCount: 2, paidAmount: { value: '350.00' } });
     expect(done.gateway).toMatchObject({ count: 2, amount: { value: '500.00' }, paidCount: 2, paidAmount: { value: '500.00' } });
     expect(done.countsByCode).toEqual([{ code: 'UNKNOWN_TO_GATEWAY', count: 1 }, { code: 'STATUS_DIFFERS', count: 1 }]);
@@ -77,13 +77,13 @@ describe('reconciliation over GraphQL and the download route', () => {
 
   it('refuses a period it cannot read whole, naming the input', async () => {
     const future = await start({ from: today(), to: addDays(today(), 1) });
-    expect(future.body.data.startReconciliation).toMatchObject({ __typename: 'ReconciliationPeriodError', field: 'to' });
+    expect(future.body.data.startReconciliation).toMatchObject({ __typename: 'ReconciliationPeriodError', field: 'TO', code: 'BAD_USER_INPUT' });
     const old = await start({ from: addDays(today(), -60), to: addDays(today(), -55) });
     expect(old.body.data.startReconciliation.__typename).toBe('ReconciliationPeriodError');
-    expect(old.body.data.startReconciliation.field).toBe('from');
+    expect(old.body.data.startReconciliation.field).toBe('FROM');
     expect(old.body.data.startReconciliation.message).toMatch(/50 days.*earliest day that can be reconciled today is \d{4}-\d{2}-\d{2}/);
     const backwards = await start({ from: today(), to: addDays(today(), -1) });
-    expect(backwards.body.data.startReconciliation).toMatchObject({ field: 'from', message: expect.stringContaining('is after') });
+    expect(backwards.body.data.startReconciliation).toMatchObject({ field: 'FROM', message: expect.stringContaining('is after') });
   });
 
   it('lets a viewer read runs but not start one', async () => {

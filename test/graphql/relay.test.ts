@@ -121,7 +121,7 @@ describe('global object identification', () => {
     expect(errorOf(listed)?.extensions?.code).toBe('FORBIDDEN');
     for (const query of ['query($id: ID!) { node(id: $id) { id ... on AuditEvent { action actor } } }', 'query($id: ID!) { nodes(ids: [$id]) { id ... on AuditEvent { action } } }']) {
       const reply = await gql(query, { id: eventId }, viewer);
-      expect(JSON.stringify(reply.body.data)).not.toContain('batch.approve');
+      expect(JSON.stringify(reply.body.data)).not.toContain('BATCH_APPROVE');
       expect(JSON.stringify(reply.body.data)).not.toContain('key:t');
       expect(errorOf(reply)?.extensions?.code).toBe('FORBIDDEN');
     }
@@ -129,7 +129,7 @@ describe('global object identification', () => {
     const batch = await gql('query($id: ID!) { node(id: $id) { id ... on Batch { name } } }', { id: batchIds[1] }, viewer);
     expect(batch.body.data.node.id).toBe(batchIds[1]);
     const event = await gql('query($id: ID!) { node(id: $id) { id ... on AuditEvent { action } } }', { id: eventId });
-    expect(event.body.data.node).toEqual({ id: eventId, action: 'batch.approve' });
+    expect(event.body.data.node).toEqual({ id: eventId, action: 'BATCH_APPROVE' });
   });
 
   it('needs a key for node as for every read', async () => {

@@ -16,7 +16,7 @@ import { apiKey, apiKeysEnv } from '../support/keys.ts';
 const EVENT_FIELDS = 'action actor role batchId paymentId detail { key value } requestId at';
 /** The detail as GraphQL gives it: key-value pairs sorted by key. */
 const kv = (detail: Record<string, string>) => Object.entries(detail).map(([key, value]) => ({ key, value }));
-const auditQuery = `query($first: Int, $after: String, $batchId: ID, $paymentId: ID, $action: String, $from: DateTime, $to: DateTime) {
+const auditQuery = `query($first: Int, $after: String, $batchId: ID, $paymentId: ID, $action: AuditAction, $from: DateTime, $to: DateTime) {
   auditEvents(first: $first, after: $after, batchId: $batchId, paymentId: $paymentId, action: $action, from: $from, to: $to) {
     edges { cursor node { ${EVENT_FIELDS} } }
     pageInfo { hasNextPage endCursor }
@@ -77,9 +77,9 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     const found = await events({ batchId: paidBatch });
     expect(found.edges.map((e) => e.node)).toEqual([
       {
-        action: 'batch.import.forced',
+        action: 'BATCH_IMPORT_FORCED',
         actor: expect.stringMatching(/^key:[0-9a-f]{12}$/),
-        role: 'operator',
+        role: 'OPERATOR',
         batchId: paidBatch,
         paymentId: null,
         detail: kv({ fileName: 'payroll.csv', rows: '2', status: 'VALIDATED' }),
@@ -98,11 +98,11 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(approved.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
     const again = await mutate('ap', `mutation { approveBatch(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-again');
     expect(again.data.approveBatch.__typename).toBe('BatchError');
-    const found = await events({ batchId: paidBatch, action: 'batch.approve' });
+    const found = await events({ batchId: paidBatch, action: 'BATCH_APPROVE' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.approve', role: 'approver', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' })) }),
+      expect.objectContaining({ action: 'BATCH_APPROVE', role: 'APPROVER', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' })) }),
     ]);
-    expect((await events({ action: 'batch.cancel' })).edges).toEqual([]);
+    expect((await events({ action: 'BATCH_CANCEL' })).edges).toEqual([]);
   });
 
   it('records a retry of failed rows', async () => {
@@ -116,10 +116,10 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     const retried = await mutate('ad', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
     expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
     const batch = await gw.services().batches.get(paidBatch);
-    const found = await events({ batchId: paidBatch, action: 'batch.retry' });
+    const found = await events({ batchId: paidBatch, action: 'BATCH_RETRY' });
     expect(found.edges.map((e) => e.node)).toEqual([
       expect.objectContaining({
-        role: 'admin',
+        role: 'ADMIN',
         requestId: 'rid-retry',
         detail: expect.arrayContaining(kv({ rows: '1', uploadedBy: batch.uploadedBy!, approvedBy: batch.approvedBy! })),
       }),
@@ -130,9 +130,9 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     const batchId = await upload('op', 'provider,amount,account\nbank-card-token,14.00,token_audit_14\n', 'rid-import-2');
     const discarded = await mutate('op', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-discard');
     expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
-    const found = await events({ batchId, action: 'batch.discard' });
+    const found = await events({ batchId, action: 'BATCH_DISCARD' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'operator', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }) }),
+      expect.objectContaining({ role: 'OPERATOR', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }) }),
     ]);
   });
 
@@ -143,17 +143,17 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, first: 10 });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'batch.cancel', role: 'approver', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }) }),
-      expect.objectContaining({ action: 'batch.approve', requestId: 'rid-approve-3' }),
-      expect.objectContaining({ action: 'batch.import.forced', requestId: 'rid-import-3' }),
+      expect.objectContaining({ action: 'BATCH_CANCEL', role: 'APPROVER', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }) }),
+      expect.objectContaining({ action: 'BATCH_APPROVE', requestId: 'rid-approve-3' }),
+      expect.objectContaining({ action: 'BATCH_IMPORT_FORCED', requestId: 'rid-import-3' }),
     ]);
   });
 
   it('pages newest first, filters by action, batch and time', async () => {
     const all = await events({ first: 50 });
     const actions = all.edges.map((e) => e.node.action);
-    expect(actions[0]).toBe('batch.cancel');
-    expect(actions).toEqual(expect.arrayContaining(['batch.import.forced', 'batch.approve', 'batch.retry', 'batch.discard', 'batch.cancel']));
+    expect(actions[0]).toBe('BATCH_CANCEL');
+    expect(actions).toEqual(expect.arrayContaining(['BATCH_IMPORT_FORCED', 'BATCH_APPROVE', 'BATCH_RETRY', 'BATCH_DISCARD', 'BATCH_CANCEL']));
     const firstPage = await events({ first: 2 });
     expect(firstPage.edges).toHaveLength(2);
     expect(firstPage.pageInfo.hasNextPage).toBe(true);
@@ -163,7 +163,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
 
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expect((await events({ from: future })).edges).toEqual([]);
-    expect((await events({ to: future, action: 'batch.retry' })).edges).toHaveLength(1);
+    expect((await events({ to: future, action: 'BATCH_RETRY' })).edges).toHaveLength(1);
     expect((await events({ to: '2000-01-01T00:00:00.000Z' })).edges).toEqual([]);
     expect((await events({ paymentId: 'nobody' })).edges).toEqual([]);
   });
@@ -211,7 +211,7 @@ describe('audit trail without keys and from the command line', () => {
       expect(((await cancelled.body.json()) as any).data.cancelBatch.__typename).toBe('CancelBatchSuccess');
       const reply = await gw.gql(auditQuery, { batchId: id });
       expect(reply.body.data.auditEvents.edges.map((e: any) => e.node)).toEqual([
-        expect.objectContaining({ action: 'batch.discard', actor: 'local', role: 'admin', requestId: 'rid-local' }),
+        expect.objectContaining({ action: 'BATCH_DISCARD', actor: 'local', role: 'ADMIN', requestId: 'rid-local' }),
       ]);
     } finally {
       await gw.close();

@@ -250,6 +250,8 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(await card.locator('.money').first().textContent()).toMatch(/15,000\.00/);
     const history = await card.getByRole('table').locator('tbody tr td:nth-child(2)').allTextContents();
     expect(history.at(-1)).toBe('Completed');
+    // The source is an enum (StatusSource: REQUEST, …), shown in words.
+    expect((await card.getByRole('table').locator('tbody tr td:nth-child(3)').allTextContents())[0]).toBe('request sent');
     await step(rig, '08-find-payment');
 
     // The payer's own reference finds the same payment through the gateway's records.

@@ -174,7 +174,7 @@ function PaymentCard({ payment }: { payment: Payment }) {
               <td>
                 <StatusBadge status={change.status} />
               </td>
-              <td>{i18n.source(change.source)}</td>
+              <td>{i18n.source(change.source.toLowerCase().replace(/_/g, '-'))}</td>
               <td>{[change.errorCode, change.errorMessage].filter(Boolean).join(': ')}</td>
             </tr>
           ))}

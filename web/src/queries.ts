@@ -204,8 +204,10 @@ export interface ReconciliationRun {
   to: string;
   timeZone: string;
   status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  /** ReconciliationTrigger: CLI, GRAPHQL or SCHEDULE. */
   trigger: string;
   requestedBy: string | null;
+  /** ReconciliationPhase: READING … DONE. */
   phase: string;
   daysRead: number;
   daysToRead: number;
@@ -270,7 +272,7 @@ export const START_RECONCILIATION = `mutation StartReconciliation($from: Date, $
 
 export type StartReconciliationResult =
   | { __typename: 'StartReconciliationSuccess'; run: ReconciliationRun }
-  | { __typename: 'ReconciliationPeriodError'; message: string; field: string };
+  | { __typename: 'ReconciliationPeriodError'; message: string; field: 'FROM' | 'TO' | 'TIME_ZONE' };
 
 export const RECONCILIATION_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED'];
 export const DISCREPANCY_CODES = ['MISSING_UPSTREAM', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'AMOUNT_DIFFERS', 'COMMISSION_DIFFERS', 'RECIPIENT_DIFFERS', 'NOT_FINAL'];

@@ -18,6 +18,9 @@ import {
 } from './queries.ts';
 import { navigate } from './route.ts';
 
+/** ReconciliationPeriodField values and the inputs they name on this page. */
+const periodInputs = { FROM: 'from', TO: 'to', TIME_ZONE: 'timeZone' } as const;
+
 const RUNS_PAGE = 20;
 const GROUP_PAGE = 20;
 /** A RUNNING run is read again this often until it ends. */
@@ -123,7 +126,7 @@ export function ReconciliationsPage({ access }: { access: Access }) {
                   <td>
                     <RunStatus run={run} />
                   </td>
-                  <td>{t(`recon.trigger.${run.trigger}` as 'recon.trigger.cli')}</td>
+                  <td>{t(`recon.trigger.${run.trigger.toLowerCase()}` as 'recon.trigger.cli')}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.openCount : '—'}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.repairedCount : '—'}</td>
                   <td class="num">{run.status === 'COMPLETED' ? run.matchedCount : '—'}</td>
@@ -155,7 +158,7 @@ function StartForm() {
       const data = await gql<{ startReconciliation: StartReconciliationResult }>(START_RECONCILIATION, { from, to });
       const result = data.startReconciliation;
       if (result.__typename === 'StartReconciliationSuccess') navigate(`/reconciliation/${result.run.id}`);
-      else setRefusal({ field: result.field, message: result.message });
+      else setRefusal({ field: periodInputs[result.field], message: result.message });
     } catch (failure) {
       setError(failure);
     } finally {
@@ -257,7 +260,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
         <div>
           <dt>{t('recon.trigger')}</dt>
           <dd>
-            {t(`recon.trigger.${run.trigger}` as 'recon.trigger.cli')}
+            {t(`recon.trigger.${run.trigger.toLowerCase()}` as 'recon.trigger.cli')}
             {run.requestedBy === null ? '' : ` · ${run.requestedBy}`}
           </dd>
         </div>
@@ -277,7 +280,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
       {run.status === 'RUNNING' ? (
         <section class="progress-panel" aria-live="polite">
           <h2>{t('recon.progress')}</h2>
-          <p class="progress-text">{t('recon.phase', { phase: t(`recon.phase.${run.phase}` as 'recon.phase.reading'), read: run.daysRead, total: run.daysToRead })}</p>
+          <p class="progress-text">{t('recon.phase', { phase: t(`recon.phase.${run.phase.toLowerCase()}` as 'recon.phase.reading'), read: run.daysRead, total: run.daysToRead })}</p>
         </section>
       ) : null}
       {run.status === 'FAILED' ? (

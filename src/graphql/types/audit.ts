@@ -1,7 +1,9 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
-import { auditActions } from '../../ops/audit.ts';
+import type { AuditAction } from '../../ops/audit.ts';
+import type { Role } from '../../config/roles.ts';
 import { builder } from '../builder.ts';
+import { AuditActionEnum, RoleEnum } from './enums.ts';
 import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from './paging.ts';
 import { KeyValue } from './payment.ts';
 
@@ -17,12 +19,12 @@ const AuditEvent = builder.node(builder.objectRef<AuditEventRow>('AuditEvent'), 
   authScopes: (_event, context) => adminOnly(context),
   runScopesOnType: true,
   fields: (t) => ({
-    at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
-    action: t.exposeString('action', { description: `One of ${auditActions.join(', ')}.` }),
+    at: t.field({ type: 'DateTime', description: 'When it was done.', resolve: (e) => e.at }),
+    action: t.field({ type: AuditActionEnum, description: 'What was done.', resolve: (e) => e.action as AuditAction }),
     actor: t.exposeString('actor', { description: 'The API key’s fingerprint (key:…, never the key), "local" in key-less mode, or "cli".' }),
-    role: t.string({ nullable: true, description: 'The key’s role; null for the command line.', resolve: (e) => e.role }),
-    batchId: t.id({ nullable: true, resolve: (e) => e.batchId }),
-    paymentId: t.id({ nullable: true, resolve: (e) => e.paymentId }),
+    role: t.field({ type: RoleEnum, nullable: true, description: 'The key’s role; null for the command line.', resolve: (e) => e.role as Role | null }),
+    batchId: t.id({ nullable: true, description: 'The batch it was done to; null for an action on no batch.', resolve: (e) => e.batchId }),
+    paymentId: t.id({ nullable: true, description: 'The payment it was done to; null for an action on no single payment.', resolve: (e) => e.paymentId }),
     detail: t.field({
       type: [KeyValue],
       description: 'A few facts about the action (counts, flags, the state it was in), sorted by key.',
@@ -42,9 +44,9 @@ builder.queryFields((t) => ({
     // The trail names who did what: only an admin may read it (no scope in builder.ts is admin-only).
     authScopes: (_root, _args, context) => adminOnly(context),
     args: {
-      batchId: t.arg.id(),
-      paymentId: t.arg.id(),
-      action: t.arg.string({ description: 'Exactly, e.g. batch.approve.' }),
+      batchId: t.arg.id({ description: 'Only events of this batch.' }),
+      paymentId: t.arg.id({ description: 'Only events of this payment (its paymentId).' }),
+      action: t.arg({ type: AuditActionEnum, description: 'Only events of this action.' }),
       from: t.arg({ type: 'DateTime', description: 'At or after this time.' }),
       to: t.arg({ type: 'DateTime', description: 'Before this time.' }),
     },

@@ -22,8 +22,8 @@ const WaitReasonEnum = builder.enumType('WaitReason', {
 const BatchWaitRef = builder.objectRef<BatchWait>('BatchWait').implement({
   description: 'What a paused (or partner-held) batch waits for, since when, and why.',
   fields: (t) => ({
-    reason: t.field({ type: WaitReasonEnum, resolve: (w) => w.reason }),
-    since: t.field({ type: 'DateTime', nullable: true, resolve: (w) => w.since }),
+    reason: t.field({ type: WaitReasonEnum, description: 'Why it waits.', resolve: (w) => w.reason }),
+    since: t.field({ type: 'DateTime', nullable: true, description: 'Since when it waits; null when not recorded.', resolve: (w) => w.since }),
     by: t.string({ nullable: true, description: 'PERSON: who paused it (as uploadedBy and approvedBy name keys).', resolve: (w) => w.by }),
     shortfall: t.field({
       type: Money,
@@ -52,7 +52,7 @@ builder.mutationFields((t) => ({
     description: 'Pauses a RUNNING batch: no new payment is sent until resumeBatch; those in flight end their step. Operators and approvers may.',
     authScopes: authScopesFor('pauseBatch'),
     errors: batchResult('PauseBatch'),
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.pause(String(id), requestActor({ role, caller }, requestId)),
   }),
   resumeBatch: t.field({
@@ -61,7 +61,7 @@ builder.mutationFields((t) => ({
       'Resumes a PAUSED batch, whoever or whatever paused it (a batch paused for funds also resumes by itself once the balance covers the rest); rows that failed for lack of funds are paid under new paymentIds.',
     authScopes: authScopesFor('resumeBatch'),
     errors: batchResult('ResumeBatch'),
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.resume(String(id), requestActor({ role, caller }, requestId)),
   }),
 }));

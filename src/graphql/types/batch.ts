@@ -11,47 +11,88 @@ import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
 import { waitingOf } from './batch-wait-of.ts';
-import { ProviderCodeEnum, enumName } from './enums.ts';
-import { typedResult } from './errors.ts';
+import { ErrorCodeEnum, ProviderCodeEnum, enumName } from './enums.ts';
+import { Problem, typedResult } from './errors.ts';
 import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
 import { batchStates, restingStates } from '../../batch/batch-states.ts';
 
-const BatchStatusEnum = builder.enumType('BatchStatus', { values: Object.values(BatchStatus) });
-const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
+const batchStatusMeanings: Record<BatchStatus, string> = {
+  VALIDATING: 'The file is being read and checked.',
+  REJECTED: 'The file has errors: fix it, or approve with validRowsOnly to pay only its valid rows.',
+  VALIDATED: 'Checked, waiting for approval (approveBatch).',
+  RUNNING: 'Approved: rows are being paid.',
+  PAUSED: 'Approved, sending nothing until resumed: paused by a person, or for lack of funds (see waiting).',
+  COMPLETED: 'Final: every paid row COMPLETED.',
+  COMPLETED_WITH_FAILURES: 'Finished with some rows FAILED or EXPIRED (retryFailedItems pays them again) or NEEDS_REVIEW.',
+  CANCELLED: 'Cancelled: rows not yet sent are not paid; rows already sent finish and are tracked.',
+};
+
+const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
+  PENDING: 'Valid, waiting for approval or for a worker.',
+  CREATING: 'The create is being sent.',
+  READY: 'Created upstream, about to be executed.',
+  EXECUTING: 'The execute is being sent.',
+  IN_PROGRESS: 'Executed; the provider is paying it.',
+  COMPLETED: 'Final: paid.',
+  FAILED: 'Not paid (see errorCode); retryFailedItems pays it again under a new paymentId.',
+  EXPIRED: 'Not executed in time upstream; retryFailedItems pays it again.',
+  CANCELLED: 'Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY.',
+  NEEDS_REVIEW: 'Its outcome could not be settled by reading back: never paid again automatically (reviewBatchItems, markBatchItem).',
+  INVALID: 'Failed validation; never paid.',
+  DUPLICATE: 'Repeats a payment (same payee, amount and reference); paid only if the approver includes flagged rows.',
+};
+
+const BatchStatusEnum = builder.enumType('BatchStatus', {
+  description: 'Where a batch is in its life: VALIDATING → VALIDATED or REJECTED → RUNNING (⇄ PAUSED) → COMPLETED, COMPLETED_WITH_FAILURES or CANCELLED.',
+  values: Object.fromEntries(Object.values(BatchStatus).map((s) => [s, { value: s, description: batchStatusMeanings[s] }])) as Record<BatchStatus, { value: BatchStatus; description: string }>,
+});
+export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
   description:
     'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows.',
-  values: Object.values(BatchItemStatus),
+  values: Object.fromEntries(Object.values(BatchItemStatus).map((s) => [s, { value: s, description: batchItemStatusMeanings[s] }])) as Record<
+    BatchItemStatus,
+    { value: BatchItemStatus; description: string }
+  >,
 });
-const ProblemSeverityEnum = builder.enumType('ProblemSeverity', { values: { ERROR: { value: 'error' }, WARNING: { value: 'warning' } } });
+const ProblemSeverityEnum = builder.enumType('ProblemSeverity', {
+  description: 'How bad a validation problem is.',
+  values: {
+    ERROR: { value: 'error', description: 'The row (or the file) cannot be paid as it is.' },
+    WARNING: { value: 'warning', description: 'Worth a look; the row is paid.' },
+  },
+});
 
 builder.objectType(BatchStateError, {
   name: 'BatchError',
-  description: 'The batch is in the wrong state for this, or the wrong person asked.',
+  description: 'The batch is in the wrong state for this, or the wrong person asked. Nothing was changed.',
+  interfaces: [Problem],
   fields: (t) => ({
-    message: t.exposeString('message'),
-    code: t.string({
-      description: 'Stable code in the README’s vocabulary, e.g. BATCH_SAME_PERSON, BATCH_NOT_APPROVABLE.',
+    code: t.field({
+      type: ErrorCodeEnum,
+      description: 'A BATCH_…, REVIEW_… or SECOND_PERSON_REQUIRED code, e.g. BATCH_SAME_PERSON, BATCH_NOT_APPROVABLE.',
       resolve: (e) => enumName(e.code),
     }),
   }),
 });
 
 const BatchProblem = builder.objectRef<BatchProblemRow>('BatchProblem').implement({
+  description: 'One validation problem of an uploaded file.',
   fields: (t) => ({
     line: t.int({ nullable: true, description: 'File line (the header is 1); null for the whole file.', resolve: (p) => p.line }),
-    column: t.string({ nullable: true, resolve: (p) => p.column }),
+    column: t.string({ nullable: true, description: 'The column’s header; null for a problem of the whole row or file.', resolve: (p) => p.column }),
     code: t.exposeString('code', { description: 'Stable code, e.g. amount.format, field.pattern, reference.duplicate.' }),
-    severity: t.field({ type: ProblemSeverityEnum, resolve: (p) => p.severity as never }),
-    message: t.exposeString('message'),
+    severity: t.field({ type: ProblemSeverityEnum, description: 'ERROR keeps the row (or file) from being paid; WARNING does not.', resolve: (p) => p.severity as never }),
+    message: t.exposeString('message', { description: 'What is wrong, for a person.' }),
   }),
 });
 
 const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchStatusCount').implement({
+  description: 'How many rows of a batch are in one status, and their sum.',
   fields: (t) => ({
-    status: t.field({ type: BatchItemStatusEnum, resolve: (c) => c.status }),
-    count: t.exposeInt('count'),
-    amount: t.field({ type: 'Decimal', resolve: (c) => c.amount }),
+    status: t.field({ type: BatchItemStatusEnum, description: 'The status counted.', resolve: (c) => c.status }),
+    count: t.exposeInt('count', { description: 'Rows in it.' }),
+    amount: t.field({ type: 'Decimal', description: 'Their amounts added up, in the batch’s currency.', resolve: (c) => c.amount }),
   }),
 });
 
@@ -59,10 +100,10 @@ type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 's
 const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement({
   description: 'The row a DUPLICATE row repeats, as it stands now.',
   fields: (t) => ({
-    batchId: t.exposeID('batchId'),
-    line: t.exposeInt('line'),
-    paymentId: t.exposeID('paymentId'),
-    status: t.field({ type: BatchItemStatusEnum, resolve: (r) => r.status }),
+    batchId: t.exposeID('batchId', { description: 'The batch of the earlier row.' }),
+    line: t.exposeInt('line', { description: 'Its file line (the header is 1).' }),
+    paymentId: t.exposeID('paymentId', { description: 'Its current payment.' }),
+    status: t.field({ type: BatchItemStatusEnum, description: 'Its status now.', resolve: (r) => r.status }),
     at: t.field({ type: 'DateTime', description: 'When it finished, or last changed while it is still paying.', resolve: (r) => r.finishedAt ?? r.updatedAt }),
   }),
 });
@@ -70,9 +111,9 @@ const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement
 const Overlap = builder.objectRef<{ batchId: string; rows: number; amount: string }>('BatchOverlap').implement({
   description: 'An earlier batch whose rows this one repeats.',
   fields: (t) => ({
-    batchId: t.exposeID('batchId'),
+    batchId: t.exposeID('batchId', { description: 'The earlier batch.' }),
     rows: t.exposeInt('rows', { description: 'Rows of this batch that repeat one of that batch.' }),
-    amount: t.field({ type: 'Decimal', resolve: (o) => o.amount }),
+    amount: t.field({ type: 'Decimal', description: 'What those rows add up to, in the batch’s currency.', resolve: (o) => o.amount }),
   }),
 });
 
@@ -89,24 +130,28 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
   authScopes: { read: true },
   runScopesOnType: true,
   fields: (t) => ({
-    batchId: t.exposeID('batchId'),
-    line: t.exposeInt('line'),
-    reference: t.string({ nullable: true, resolve: (i) => i.reference }),
-    paymentId: t.exposeID('paymentId'),
+    batchId: t.exposeID('batchId', { description: 'The batch (its id).' }),
+    line: t.exposeInt('line', { description: 'The row’s file line (the header is 1).' }),
+    reference: t.string({ nullable: true, description: 'The payer’s reference from the file; null when the file has none.', resolve: (i) => i.reference }),
+    paymentId: t.exposeID('paymentId', { description: 'The payment of the current attempt (a new one each time the row is paid again).' }),
     attempt: t.exposeInt('attempt', { description: '1, then 2, 3 … each time failed rows are paid again.' }),
-    status: t.field({ type: BatchItemStatusEnum, resolve: (i) => i.status }),
-    provider: t.field({ type: ProviderCodeEnum, resolve: (i) => i.providerCode as never }),
-    amount: t.field({ type: Money, resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }) }),
+    status: t.field({ type: BatchItemStatusEnum, description: 'Where the row is.', resolve: (i) => i.status }),
+    provider: t.field({ type: ProviderCodeEnum, description: 'The provider it is paid through.', resolve: (i) => i.providerCode as never }),
+    amount: t.field({ type: Money, description: 'What the row pays.', resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }) }),
     recipient: t.field({
       type: [KeyValue],
       description: 'Card numbers and accounts masked.',
       resolve: (i) => Object.entries(maskRecipientFields(i.fields as Record<string, string>)).map(([key, value]) => ({ key, value })),
     }),
-    errorCode: t.string({ nullable: true, resolve: (i) => i.errorCode }),
-    errorMessage: t.string({ nullable: true, resolve: (i) => i.errorMessage }),
-    billingDetails: t.field({ type: BillingDetailsType, nullable: true, resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
+    errorCode: t.string({
+      nullable: true,
+      description: 'Why it failed or is held: an upstream code (e.g. INSUFFICIENT_FUNDS, payout.billing.declined) or the gateway’s (batch.…, review.…); open-ended. Null when nothing went wrong.',
+      resolve: (i) => i.errorCode,
+    }),
+    errorMessage: t.string({ nullable: true, description: 'The error in words; null when nothing went wrong.', resolve: (i) => i.errorMessage }),
+    billingDetails: t.field({ type: BillingDetailsType, nullable: true, description: 'What the recipient’s side reported; null until it reports.', resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
     retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (i) => i.updatedAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When the row last changed.', resolve: (i) => i.updatedAt }),
     repeats: t.field({
       type: RepeatedRow,
       nullable: true,
@@ -140,15 +185,15 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
   authScopes: { read: true },
   runScopesOnType: true,
   fields: (t) => ({
-    name: t.exposeString('name'),
-    fileName: t.string({ nullable: true, resolve: (b) => b.fileName }),
-    status: t.field({ type: BatchStatusEnum, resolve: (b) => b.status }),
-    rowCount: t.exposeInt('rowCount'),
-    validCount: t.exposeInt('validCount'),
-    invalidCount: t.exposeInt('invalidCount'),
-    warningCount: t.exposeInt('warningCount'),
+    name: t.exposeString('name', { description: 'The name given at upload, or the file’s name.' }),
+    fileName: t.string({ nullable: true, description: 'The uploaded file’s name; null when the upload had none.', resolve: (b) => b.fileName }),
+    status: t.field({ type: BatchStatusEnum, description: 'Where the batch is in its life.', resolve: (b) => b.status }),
+    rowCount: t.exposeInt('rowCount', { description: 'Data rows in the file (the header not counted).' }),
+    validCount: t.exposeInt('validCount', { description: 'Rows that passed validation.' }),
+    invalidCount: t.exposeInt('invalidCount', { description: 'Rows that failed validation (INVALID; never paid).' }),
+    warningCount: t.exposeInt('warningCount', { description: 'Rows with a WARNING problem (paid all the same).' }),
     totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
-    validRowsOnly: t.exposeBoolean('validRowsOnly'),
+    validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
     flaggedCount: t.exposeInt('flaggedCount', {
       description: 'Valid rows held as DUPLICATE: they repeat a payment of an approved batch or an earlier row of this file.',
@@ -168,13 +213,13 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
         return rows;
       },
     }),
-    uploadedBy: t.string({ nullable: true, resolve: (b) => b.uploadedBy }),
-    approvedBy: t.string({ nullable: true, resolve: (b) => b.approvedBy }),
-    createdAt: t.field({ type: 'DateTime', resolve: (b) => b.createdAt }),
-    approvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.approvedAt }),
-    startedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.startedAt }),
-    finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.finishedAt }),
-    cancelledAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.cancelledAt }),
+    uploadedBy: t.string({ nullable: true, description: 'Who uploaded it (as Caller.identity names a key); null when not recorded.', resolve: (b) => b.uploadedBy }),
+    approvedBy: t.string({ nullable: true, description: 'Who approved it, as uploadedBy; null until approved.', resolve: (b) => b.approvedBy }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was uploaded.', resolve: (b) => b.createdAt }),
+    approvedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was approved; null until then.', resolve: (b) => b.approvedAt }),
+    startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its first row was sent; null until then.', resolve: (b) => b.startedAt }),
+    finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its last row became final; null until then.', resolve: (b) => b.finishedAt }),
+    cancelledAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was cancelled; null unless it was.', resolve: (b) => b.cancelledAt }),
     counts: t.field({
       type: [StatusCount],
       description: 'Rows and their amounts per status.',
@@ -194,9 +239,9 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
       type: [BatchProblem],
       description: 'Validation problems in file order (the whole report: /batches/{id}/problems.csv).',
       args: {
-        limit: t.arg.int({ defaultValue: 100, validate: { min: 1, max: MAX_PROBLEMS } }),
-        offset: t.arg.int({ defaultValue: 0, validate: { min: 0 } }),
-        severity: t.arg({ type: ProblemSeverityEnum }),
+        limit: t.arg.int({ defaultValue: 100, description: `Problems to return, 1 to ${MAX_PROBLEMS}.`, validate: { min: 1, max: MAX_PROBLEMS } }),
+        offset: t.arg.int({ defaultValue: 0, description: 'Problems to skip first.', validate: { min: 0 } }),
+        severity: t.arg({ type: ProblemSeverityEnum, description: 'Only problems of this severity.' }),
       },
       resolve: (b, args, { services }) =>
         services.prisma.batchProblem.findMany({
@@ -210,7 +255,7 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     items: t.connection({
       type: BatchItem,
       description: `The file’s rows in line order. ${pageSizeNote(50)}`,
-      args: { status: t.arg({ type: BatchItemStatusEnum }) },
+      args: { status: t.arg({ type: BatchItemStatusEnum, description: 'Only rows in this status.' }) },
       // Keyed by line (index batchId, line): a page backwards costs what a page forwards does.
       resolve: (b, args, { services }) => {
         checkPageSizes(args);
@@ -241,15 +286,16 @@ builder.queryFields((t) => ({
   batch: t.field({
     type: Batch,
     nullable: true,
+    description: 'One batch by its id; null when there is none. Any key.',
     authScopes: { read: true },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id (b…), as the CLI and the URLs show it.' }) },
     resolve: (_root, { id }, { services }) => services.prisma.batch.findUnique({ where: { id: String(id) } }),
   }),
   batches: t.connection({
     type: Batch,
     description: `Batches, newest first. ${pageSizeNote(20)}`,
     authScopes: { read: true },
-    args: { status: t.arg({ type: BatchStatusEnum }) },
+    args: { status: t.arg({ type: BatchStatusEnum, description: 'Only batches in this status.' }) },
     // Newest first by (createdAt, id): a page stays right while batches are uploaded, and
     // "last" reads the oldest end in the same index order.
     resolve: (_root, args, { services }) => {
@@ -285,8 +331,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('importBatch'),
     errors: batchResult('ImportBatch'),
     args: {
-      file: t.arg({ type: 'File', required: true }),
-      name: t.arg.string({ validate: { maxLength: 200 } }),
+      file: t.arg({ type: 'File', required: true, description: 'The payroll file: CSV, or Excel (.xlsx); the README’s columns.' }),
+      name: t.arg.string({ description: 'A name for the batch, at most 200 characters; the file’s name when absent.', validate: { maxLength: 200 } }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },
     resolve: async (_root, { file, name, force }, { services, caller, role, requestId }) => {
@@ -312,7 +358,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('approveBatch'),
     errors: batchResult('ApproveBatch'),
     args: {
-      id: t.arg.id({ required: true }),
+      id: t.arg.id({ required: true, description: 'The batch’s id.' }),
       validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
       includeFlagged: t.arg.boolean({
         defaultValue: false,
@@ -338,7 +384,7 @@ builder.mutationFields((t) => ({
     description: 'Stops starting new payments; those already sent finish and are tracked.',
     authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.cancel(String(id), requestActor({ role, caller }, requestId)),
   }),
   retryFailedItems: t.field({
@@ -346,7 +392,7 @@ builder.mutationFields((t) => ({
     description: 'Pays FAILED and EXPIRED rows again, each with a new paymentId. NEEDS_REVIEW rows are left to a person.',
     authScopes: authScopesFor('retryFailedItems'),
     errors: batchResult('RetryFailedItems'),
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.retryFailed(String(id), requestActor({ role, caller }, requestId)),
   }),
 }));
@@ -359,7 +405,7 @@ builder.subscriptionFields((t) => ({
     type: Batch,
     description: 'The batch now, then again whenever its rows change (at most 4 times a second); ends once the batch is finished.',
     authScopes: { read: true },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     // Events from any process (src/events) only prompt a read: what is sent is the batch as
     // read, and the stream ends once a finished batch has been sent. A cancelled batch is
     // finished once its payments in flight have settled (finishedAt).

@@ -1,8 +1,10 @@
+import type { Role } from '../../config/roles.ts';
 import { builder } from '../builder.ts';
+import { RoleEnum } from './enums.ts';
 
 interface CallerView {
   identity: string;
-  role: string;
+  role: Role;
   approvesOwnBatches: boolean;
 }
 
@@ -12,7 +14,7 @@ const Caller = builder.objectRef<CallerView>('Caller').implement({
     identity: t.exposeString('identity', {
       description: 'What uploadedBy, approvedBy and the audit trail hold for this key: key:NAME, key: and a keyed fingerprint for an unnamed key, or "anonymous" without keys.',
     }),
-    role: t.exposeString('role', { description: 'viewer, operator, approver or admin.' }),
+    role: t.field({ type: RoleEnum, description: 'The key’s role: what it may do.', resolve: (c) => c.role }),
     approvesOwnBatches: t.exposeBoolean('approvesOwnBatches', {
       description:
         'Whether this key may approve a batch it uploaded: only when the gateway runs single-user (no keys, or GATEWAY_SINGLE_USER=true). Otherwise maker-checker refuses it (batch.same-person) and a second approver or admin must.',

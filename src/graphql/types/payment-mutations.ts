@@ -8,8 +8,8 @@ import { requestActor } from '../../ops/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';
-import { CurrencyEnum } from './enums.ts';
-import { paymentErrors, typedResult } from './errors.ts';
+import { CurrencyEnum, ErrorCodeEnum } from './enums.ts';
+import { Problem, paymentErrors, typedResult } from './errors.ts';
 import { Payment } from './payment.ts';
 import { inputPathFor, recipientFromInput, RecipientInput } from './recipient-input.ts';
 
@@ -18,27 +18,30 @@ const paymentIdSchema = PaymentId;
 const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
 const KeyValueInput = builder.inputType('KeyValueInput', {
+  description: 'One custom field: a key and its value, passed to the upstream as sent.',
   fields: (t) => ({
-    key: t.string({ required: true, validate: { minLength: 1, maxLength: 64 } }),
-    value: t.string({ required: true, validate: { maxLength: 256 } }),
+    key: t.string({ required: true, description: '1 to 64 characters; no card number.', validate: { minLength: 1, maxLength: 64 } }),
+    value: t.string({ required: true, description: 'At most 256 characters; no card number.', validate: { maxLength: 256 } }),
   }),
 });
 
 const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
+  description: 'A payment to create: the amount, the provider with its recipient, and how to follow it.',
   fields: (t) => ({
     paymentId: t.id({
       description: 'Your idempotency key, 1 to 36 characters. Sending the same one again never pays twice. A UUID is made when absent.',
       validate: { schema: paymentIdSchema },
     }),
-    amount: t.field({ type: 'Decimal', required: true }),
-    currency: t.field({ type: CurrencyEnum, defaultValue: 'RUB' }),
-    recipient: t.field({ type: RecipientInput, required: true }),
+    amount: t.field({ type: 'Decimal', required: true, description: 'What to pay, a string with two decimals (e.g. "1500.00"); within the provider’s limits.' }),
+    currency: t.field({ type: CurrencyEnum, defaultValue: 'RUB', description: 'The amount’s currency.' }),
+    recipient: t.field({ type: RecipientInput, required: true, description: 'The provider (the one member set) and the recipient’s fields.' }),
     webhookUrl: t.string({
       description: 'Where the upstream posts status changes. Default: this gateway’s /webhooks/payout.',
       validate: { schema: webhookUrlSchema },
     }),
     customFields: t.field({
       type: [KeyValueInput],
+      description: 'At most 20 fields of your own, kept with the payment and shown in Payment.customFields.',
       validate: { maxLength: [20, { message: 'at most 20 custom fields' }] },
     }),
     execute: t.boolean({
@@ -63,15 +66,16 @@ function customFieldPath(path: string[], entries: ReadonlyArray<{ key: string; v
 builder.objectType(PaymentRefusedError, {
   name: 'PaymentRefusedError',
   description: 'The gateway refused to execute the payment; nothing was sent upstream for the execute.',
+  interfaces: [Problem],
   fields: (t) => ({
-    message: t.exposeString('message'),
-    code: t.string({
+    code: t.field({
+      type: ErrorCodeEnum,
       description:
         'PAYMENT_CANCELLED: its batch row was cancelled after the create, the payment stays READY upstream until it expires. ' +
         'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY).',
       resolve: (error) => error.code,
     }),
-    paymentId: t.exposeID('paymentId'),
+    paymentId: t.exposeID('paymentId', { description: 'The payment concerned: after a createPayment with execute refused for SECOND_PERSON_REQUIRED, the one now READY for a second key.' }),
   }),
 });
 
@@ -83,7 +87,7 @@ builder.mutationFields((t) => ({
     description: 'Creates a payment (and executes it when `execute` is true). Checked against the provider’s live limits and fields first.',
     authScopes: authScopesFor('createPayment'),
     errors: paymentResult('CreatePayment'),
-    args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
+    args: { input: t.arg({ type: CreatePaymentInput, required: true, description: 'The payment to create.' }) },
     resolve: async (_root, { input }, { services, caller, role, requestId, webhookTargets }): Promise<PaymentView> => {
       if (input.webhookUrl != null) {
         const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
@@ -122,7 +126,7 @@ builder.mutationFields((t) => ({
       'and above PAYMENT_SECOND_PERSON_ABOVE for the key that created it.',
     authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
-    args: { paymentId: t.arg.id({ required: true, validate: { schema: paymentIdSchema } }) },
+    args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).', validate: { schema: paymentIdSchema } }) },
     resolve: (_root, { paymentId }, { services, caller, role, requestId }) =>
       services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller }, requestId) }),
   }),

@@ -72,8 +72,8 @@ builder.queryField('searchPayments', (t) =>
     authScopes: { read: true },
     args: {
       reference: t.arg.string({ description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).', validate: { maxLength: 64 } }),
-      batchId: t.arg.id(),
-      status: t.arg({ type: TrackingStatusEnum }),
+      batchId: t.arg.id({ description: 'Only payments of this batch’s rows.' }),
+      status: t.arg({ type: TrackingStatusEnum, description: 'Only payments whose recorded status is this.' }),
       from: t.arg({ type: 'Date', description: 'First day (UTC), inclusive.' }),
       to: t.arg({ type: 'Date', description: 'Last day (UTC), inclusive.' }),
     },

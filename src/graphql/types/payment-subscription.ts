@@ -10,7 +10,7 @@ builder.subscriptionFields((t) => ({
     // after a final status (COMPLETED, FAILED, EXPIRED) has been sent.
     description: 'The payment as it stands now, then again on each status change (from webhooks, reads, read-backs or a reconciliation).',
     authScopes: { read: true },
-    args: { paymentId: t.arg.id({ required: true }) },
+    args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).' }) },
     subscribe: (_root, { paymentId }, { services }) => {
       const id = String(paymentId);
       return followState(services.events.subscribe(id), {

@@ -12,22 +12,25 @@ import {
   PaymentStatusEnum,
   PayoutErrorCodeEnum,
   ProviderCodeEnum,
+  StatusSourceEnum,
   TrackingStatusEnum,
   payoutErrorCode,
 } from './enums.ts';
+import type { StatusSource } from '../../payments/payment-records.ts';
 
 export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyValue').implement({
-  fields: (t) => ({ key: t.exposeString('key'), value: t.exposeString('value') }),
+  description: 'A named value (a recipient field, a custom field, a fact of an audit event).',
+  fields: (t) => ({ key: t.exposeString('key', { description: 'The name.' }), value: t.exposeString('value', { description: 'The value, as text.' }) }),
 });
 
 export const BillingDetailsType = builder.objectRef<BillingDetails>('BillingDetails').implement({
   description: 'What the recipient’s side reported about the payment.',
   fields: (t) => ({
-    transactionId: t.string({ nullable: true, resolve: (b) => b.transactionId ?? null }),
-    rrn: t.string({ nullable: true, resolve: (b) => b.rrn ?? null }),
-    accountNumber: t.string({ nullable: true, resolve: (b) => b.accountNumber ?? null }),
-    accountInfo: t.string({ nullable: true, resolve: (b) => b.accountInfo ?? null }),
-    receiptUrl: t.string({ nullable: true, resolve: (b) => b.receiptUrl ?? null }),
+    transactionId: t.string({ nullable: true, description: 'The provider’s transaction id; null when not reported.', resolve: (b) => b.transactionId ?? null }),
+    rrn: t.string({ nullable: true, description: 'Retrieval reference number of a card payment; null when not reported.', resolve: (b) => b.rrn ?? null }),
+    accountNumber: t.string({ nullable: true, description: 'The account credited, masked as reported; null when not reported.', resolve: (b) => b.accountNumber ?? null }),
+    accountInfo: t.string({ nullable: true, description: 'More about that account, as reported; null when not reported.', resolve: (b) => b.accountInfo ?? null }),
+    receiptUrl: t.string({ nullable: true, description: 'Where the provider’s receipt is; null when there is none.', resolve: (b) => b.receiptUrl ?? null }),
   }),
 });
 
@@ -41,16 +44,18 @@ interface HistoryEntry {
 }
 
 const PaymentStatusChange = builder.objectRef<HistoryEntry>('PaymentStatusChange').implement({
+  description: 'One status the gateway recorded for a payment, and how it learned it.',
   fields: (t) => ({
-    status: t.field({ type: TrackingStatusEnum, resolve: (h) => h.status }),
-    errorCode: t.string({ nullable: true, resolve: (h) => h.errorCode }),
-    errorMessage: t.string({ nullable: true, resolve: (h) => h.errorMessage }),
-    source: t.string({
-      description: 'How the gateway learned it: request, create, execute, read, webhook, read-back (of an unsettled payment) or reconcile (a reconciliation repaired it).',
-      resolve: (h) => h.source,
+    status: t.field({ type: TrackingStatusEnum, description: 'The status recorded.', resolve: (h) => h.status }),
+    errorCode: t.string({
+      nullable: true,
+      description: 'With FAILED, EXPIRED, REJECTED or UNKNOWN: the code as recorded (an upstream status or Error code, or the client’s); open-ended. Otherwise null.',
+      resolve: (h) => h.errorCode,
     }),
+    errorMessage: t.string({ nullable: true, description: 'The error in words; null without one.', resolve: (h) => h.errorMessage }),
+    source: t.field({ type: StatusSourceEnum, description: 'How the gateway learned it.', resolve: (h) => h.source as StatusSource }),
     changedAt: t.field({ type: 'DateTime', nullable: true, description: 'The upstream’s time of the change.', resolve: (h) => h.changedAt }),
-    recordedAt: t.field({ type: 'DateTime', resolve: (h) => h.recordedAt }),
+    recordedAt: t.field({ type: 'DateTime', description: 'When the gateway recorded it.', resolve: (h) => h.recordedAt }),
   }),
 });
 
@@ -88,6 +93,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
     errorCode: t.field({
       type: PaymentErrorCodeEnum,
       nullable: true,
+      description: 'Why it FAILED or EXPIRED; null otherwise, or for a code this gateway does not know (see upstreamErrorCode).',
       resolve: ({ upstream, tracked }) =>
         [upstream?.status.errorCode, tracked?.errorCode].find(isStatusErrorCode) ?? null,
     }),
@@ -99,6 +105,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
     }),
     errorMessage: t.string({
       nullable: true,
+      description: 'The error in words; null without one.',
       resolve: ({ upstream, tracked }) => upstream?.status.errorMessage ?? tracked?.errorMessage ?? null,
     }),
     trackingErrorCode: t.field({
@@ -113,19 +120,22 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
     statusChangedAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description: 'When the status last changed, by the upstream’s clock; null when unknown.',
       resolve: ({ upstream, tracked }) =>
         upstream !== undefined ? new Date(upstream.status.changedDateTime) : (tracked?.statusChangedAt ?? null),
     }),
-    amount: t.field({ type: Money, resolve: amountOf }),
+    amount: t.field({ type: Money, description: 'What is paid to the recipient.', resolve: amountOf }),
     commission: t.field({
       type: Money,
       nullable: true,
+      description: 'The upstream’s commission on top of the amount; null until it says.',
       resolve: ({ upstream, tracked }) =>
         upstream?.commission ??
         (tracked?.commission != null ? { value: tracked.commission.toFixed(2), currency: tracked.currency as 'RUB' } : null),
     }),
     provider: t.field({
       type: ProviderCodeEnum,
+      description: 'The provider it is paid through.',
       resolve: ({ upstream, tracked }) => upstream?.recipientDetails.providerCode ?? (tracked!.providerCode as never),
     }),
     recipient: t.field({
@@ -140,31 +150,35 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
     }),
     createdAt: t.field({
       type: 'DateTime',
+      description: 'When the upstream created it (or, before it confirmed, when the gateway recorded it).',
       resolve: ({ upstream, tracked }) =>
         upstream !== undefined ? new Date(upstream.creationDateTime) : (tracked!.upstreamCreatedAt ?? tracked!.createdAt),
     }),
     expiresAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description: 'When a payment not executed by then EXPIRES upstream; null until the upstream says.',
       resolve: ({ upstream, tracked }) =>
         upstream !== undefined ? new Date(upstream.expirationDateTime) : (tracked?.expiresAt ?? null),
     }),
     billingDetails: t.field({
       type: BillingDetailsType,
       nullable: true,
+      description: 'What the recipient’s side reported; null until it reports.',
       resolve: ({ upstream, tracked }) =>
         upstream?.billingDetails ?? (tracked?.billingDetails as BillingDetails | null | undefined) ?? null,
     }),
     customFields: t.field({
       type: [KeyValue],
+      description: 'The custom fields sent with the create.',
       resolve: ({ upstream, tracked }) =>
         Object.entries(upstream?.customFields ?? (tracked?.customFields as Record<string, string> | null) ?? {}).map(
           ([key, value]) => ({ key, value }),
         ),
     }),
-    webhookUrl: t.string({ nullable: true, resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null }),
+    webhookUrl: t.string({ nullable: true, description: 'Where the upstream posts its status changes; null when none was set.', resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null }),
     tracked: t.boolean({ description: 'Whether the gateway keeps a record of it.', resolve: ({ tracked }) => tracked !== undefined }),
-    batchId: t.id({ nullable: true, resolve: ({ tracked }) => tracked?.batchId ?? null }),
+    batchId: t.id({ nullable: true, description: 'The batch whose row made it; null for a single payment.', resolve: ({ tracked }) => tracked?.batchId ?? null }),
     batchRow: t.int({ nullable: true, description: 'Line of the batch file it came from.', resolve: ({ tracked }) => tracked?.batchRow ?? null }),
     history: t.field({
       type: [PaymentStatusChange],
@@ -180,7 +194,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One payment, read from the upstream now and merged with the gateway’s record.',
     authScopes: { read: true },
-    args: { paymentId: t.arg.id({ required: true }) },
+    args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).' }) },
     resolve: (_root, { paymentId }, { services }) => services.payments.read(String(paymentId)),
   }),
   payments: t.connection({

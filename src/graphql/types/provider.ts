@@ -6,9 +6,9 @@ import { CurrencyEnum, ProviderCodeEnum } from './enums.ts';
 const AmountLimit = builder.objectRef<Limit & { currency: 'RUB' }>('AmountLimit').implement({
   description: 'Allowed amounts in one currency; both ends inclusive.',
   fields: (t) => ({
-    currency: t.field({ type: CurrencyEnum, resolve: (l) => l.currency }),
-    min: t.field({ type: 'Decimal', resolve: (l) => l.min }),
-    max: t.field({ type: 'Decimal', resolve: (l) => l.max }),
+    currency: t.field({ type: CurrencyEnum, description: 'The currency of min and max.', resolve: (l) => l.currency }),
+    min: t.field({ type: 'Decimal', description: 'Smallest amount of one payment.', resolve: (l) => l.min }),
+    max: t.field({ type: 'Decimal', description: 'Largest amount of one payment.', resolve: (l) => l.max }),
   }),
 });
 
@@ -16,16 +16,17 @@ const ProviderParameter = builder.objectRef<Parameter>('ProviderParameter').impl
   description: 'A recipient field the provider reads.',
   fields: (t) => ({
     name: t.exposeString('extKey', { description: 'The field name as the Payout API spells it (pan, bankId, …).' }),
-    required: t.exposeBoolean('required'),
-    description: t.exposeString('description'),
-    validationPattern: t.string({ nullable: true, resolve: (p) => p.validationPattern ?? null }),
+    required: t.exposeBoolean('required', { description: 'A payment to this provider must carry it.' }),
+    description: t.exposeString('description', { description: 'What the field holds, in the provider’s words.' }),
+    validationPattern: t.string({ nullable: true, description: 'A regular expression the value must match; null when the provider gives none.', resolve: (p) => p.validationPattern ?? null }),
   }),
 });
 
 const Contacts = builder.objectRef<{ address?: string; phoneNumber?: string }>('ProviderContacts').implement({
+  description: 'How to reach the provider, as the Payout API lists it.',
   fields: (t) => ({
-    address: t.string({ nullable: true, resolve: (c) => c.address ?? null }),
-    phoneNumber: t.string({ nullable: true, resolve: (c) => c.phoneNumber ?? null }),
+    address: t.string({ nullable: true, description: 'Postal address; null when not given.', resolve: (c) => c.address ?? null }),
+    phoneNumber: t.string({ nullable: true, description: 'Phone number; null when not given.', resolve: (c) => c.phoneNumber ?? null }),
   }),
 });
 
@@ -33,22 +34,24 @@ const Contacts = builder.objectRef<{ address?: string; phoneNumber?: string }>('
 // `id` that is only a provider code could collide with another type's; as a Node it is
 // unique, refetchable, and Apollo normalises it like every other object.
 const Provider = builder.node(builder.objectRef<ProviderDetails>('Provider'), {
+  description: 'A way to pay out (a card scheme, the fast payment system), with its limits and the recipient fields it reads. Any key.',
   id: { resolve: (p) => p.code },
   loadOne: async (code, { services }) => (await services.catalogue.get(code as ProviderDetails['code'])) ?? null,
   authScopes: { read: true },
   runScopesOnType: true,
   fields: (t) => ({
-    code: t.field({ type: ProviderCodeEnum, resolve: (p) => p.code }),
-    name: t.exposeString('name'),
-    legalName: t.string({ resolve: (p) => p.info.legalName }),
+    code: t.field({ type: ProviderCodeEnum, description: 'The provider’s code, as `recipient` and `provider(code:)` name it.', resolve: (p) => p.code }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    legalName: t.string({ description: 'The legal entity that pays.', resolve: (p) => p.info.legalName }),
     inn: t.string({ nullable: true, description: 'Tax identifier.', resolve: (p) => p.info.inn ?? null }),
-    contacts: t.field({ type: Contacts, nullable: true, resolve: (p) => p.info.contactDetails ?? null }),
+    contacts: t.field({ type: Contacts, nullable: true, description: 'Null when the upstream gives none.', resolve: (p) => p.info.contactDetails ?? null }),
     limits: t.field({
       type: [AmountLimit],
+      description: 'Amounts one payment may have, per currency; createPayment checks them first.',
       resolve: (p) =>
         Object.entries(p.info.amountLimits).map(([currency, limit]) => ({ ...limit!, currency: currency as 'RUB' })),
     }),
-    parameters: t.field({ type: [ProviderParameter], resolve: (p) => p.info.parameters }),
+    parameters: t.field({ type: [ProviderParameter], description: 'The recipient fields it reads (the matching RecipientInput member has the same fields).', resolve: (p) => p.info.parameters }),
   }),
 });
 
@@ -62,7 +65,8 @@ builder.queryFields((t) => ({
   provider: t.field({
     type: Provider,
     nullable: true,
-    args: { code: t.arg({ type: ProviderCodeEnum, required: true }) },
+    description: 'One provider, from the same cache as providers; null when the upstream does not list it.',
+    args: { code: t.arg({ type: ProviderCodeEnum, required: true, description: 'The provider’s code.' }) },
     authScopes: { read: true },
     resolve: async (_root, { code }, { services }) => (await services.catalogue.get(code)) ?? null,
   }),

@@ -98,7 +98,9 @@ export const RecipientInput = builder.inputType('RecipientInput', {
   description: 'Exactly one member: the provider and its recipient fields.',
   isOneOf: true,
   fields: (t) =>
-    Object.fromEntries(Object.entries(memberInputs).map(([member, type]) => [member, t.field({ type })])),
+    Object.fromEntries(
+      Object.entries(memberInputs).map(([member, type]) => [member, t.field({ type, description: `Pay through provider ${recipientMembers[member]!.provider}.` })]),
+    ),
 });
 
 export interface RecipientChoice {

@@ -9,7 +9,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  * refused: it may already have been through a float on the client's side.
  */
 builder.scalarType('Decimal', {
-  description: 'An amount as a string with exactly two decimals, e.g. "1500.00". Numbers are refused.',
+  description: 'An amount of money in currency units as a string with exactly two decimals, e.g. "1500.00"; never a JSON number (numbers are refused). Its currency is the one next to it.',
+  // No public scalar spec matches (the GraphQL Scalars project's Decimal is a JSON number): specified in this repository.
+  specifiedByURL: 'docs/scalars.md#decimal',
   serialize: (value) => {
     const text = typeof value === 'string' ? value : (value as { toFixed(digits: number): string }).toFixed(2);
     if (!SIGNED_MONEY_VALUE.test(text)) throw new GraphQLError(`not a money value: ${text}`);
@@ -31,7 +33,8 @@ function parseDecimal(value: unknown): string {
 }
 
 builder.scalarType('DateTime', {
-  description: 'An instant as ISO 8601 with offset, e.g. "2026-11-22T10:00:00Z".',
+  description: 'An instant: RFC 3339 date-time with offset. Results are UTC with milliseconds, e.g. "2026-11-22T10:00:00.000Z".',
+  specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time.html',
   serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
   parseValue: (value) => parseDateTime(value),
   parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
@@ -44,7 +47,8 @@ function parseDateTime(value: unknown): Date {
 }
 
 builder.scalarType('Date', {
-  description: 'A calendar date YYYY-MM-DD (UTC).',
+  description: 'A calendar day YYYY-MM-DD (RFC 3339 full-date); the field says in which time zone.',
+  specifiedByURL: 'https://www.rfc-editor.org/rfc/rfc3339#section-5.6',
   serialize: (value) => value,
   parseValue: (value) => parseDate(value),
   parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
@@ -59,7 +63,8 @@ function parseDate(value: unknown): string {
 }
 
 builder.scalarType('File', {
-  description: 'A file sent as a GraphQL multipart request upload.',
+  description: 'A file sent as a GraphQL multipart request upload. Input only.',
+  specifiedByURL: 'https://github.com/jaydenseric/graphql-multipart-request-spec',
   serialize: () => {
     throw new GraphQLError('File is an input only');
   },
