@@ -3,7 +3,7 @@
  * (JSON, multipart uploads, subscriptions as Server-Sent Events) and the download routes.
  */
 
-import { graphql } from './gql/index.ts';
+import { HelloDocument as HELLO, ProbeApproveDocument as PROBE_APPROVE, ProbeRetryDocument as PROBE_RETRY, MeDocument as ME } from './gql/graphql.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -61,8 +61,8 @@ export function keysRequired(): boolean {
 }
 
 /**
- * One of the page's operations (queries.ts): `graphql()` of codegen's client preset keeps
- * only its hash, the key of the operation in the manifest the gateway loads
+ * One of the page's operations (operations.graphql): codegen's client preset keeps only its
+ * hash, the key of the operation in the manifest the gateway loads
  * (web/src/gql/persisted-documents.json). The page sends that as `documentId` (GraphQL
  * over HTTP's persisted documents), so it works where only trusted documents run.
  */
@@ -170,10 +170,6 @@ export interface Access {
 }
 
 const PROBE_ID = 'no-such-batch';
-const HELLO = graphql(`query Hello { __typename }`);
-const PROBE_APPROVE = graphql(`mutation ProbeApprove($id: ID!) { approveBatch(id: $id) { __typename } }`);
-const PROBE_RETRY = graphql(`mutation ProbeRetry($id: ID!) { retryFailedItems(id: $id) { __typename } }`);
-const ME = graphql(`query Me { me { identity approvesOwnBatches } }`);
 
 /**
  * What the caller may do. The schema has no "who am I" query, so each right is probed with

@@ -1,6 +1,27 @@
 /** The GraphQL operations the page sends, with the shapes they return (schema.graphql). */
 
-import { graphql } from './gql/index.ts';
+// The operations themselves are in operations.graphql; codegen's client preset
+// (`npm run web:documents`) makes each a document of its hash only, which api.ts sends as
+// `documentId` (README "Persisted operations").
+export {
+  BatchesDocument as BATCHES,
+  BatchDocument as BATCH,
+  BatchProblemsDocument as BATCH_PROBLEMS,
+  BatchItemsDocument as BATCH_ITEMS,
+  BatchProgressDocument as BATCH_PROGRESS,
+  ImportBatchDocument as IMPORT_BATCH,
+  ApproveBatchDocument as APPROVE_BATCH,
+  CancelBatchDocument as CANCEL_BATCH,
+  RetryFailedItemsDocument as RETRY_FAILED,
+  PauseBatchDocument as PAUSE_BATCH,
+  ResumeBatchDocument as RESUME_BATCH,
+  PaymentDocument as PAYMENT,
+  PaymentsByReferenceDocument as SEARCH_BY_REFERENCE,
+  ReconciliationRunsDocument as RECONCILIATION_RUNS,
+  ReconciliationRunDocument as RECONCILIATION_RUN,
+  RunDiscrepanciesDocument as RUN_DISCREPANCIES,
+  StartReconciliationDocument as START_RECONCILIATION,
+} from './gql/graphql.ts';
 
 export interface Money {
   value: string;
@@ -103,109 +124,9 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
-// The operations are written for graphql-codegen's client preset (`npm run web:documents`):
-// `graphql()` returns each one as its hash in the committed manifest
-// (web/src/gql/persisted-documents.json), so the page sends `documentId`, never query text,
-// and works on a gateway that runs only trusted documents (README "Persisted operations").
-
-graphql(`fragment BatchSummaryFields on Batch {
-  id name fileName status rowCount validCount invalidCount warningCount
-  totalAmount { value currency } createdAt approvedAt counts { status count amount }
-}`);
-
-graphql(`fragment BatchDetailFields on Batch {
-  ...BatchSummaryFields
-  validRowsOnly forced flaggedCount flaggedAmount { value currency } includeFlagged
-  overlaps { batchId rows amount } uploadedBy approvedBy startedAt finishedAt cancelledAt
-  throughput secondsLeft resultsUrl waiting { reason since by shortfall { value currency } waitingFor }
-}`);
-
-export const BATCHES = graphql(`query Batches($status: BatchStatus, $first: Int, $after: String) {
-  batches(status: $status, first: $first, after: $after) {
-    edges { node { ...BatchSummaryFields } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`);
-
-export const BATCH = graphql(`query Batch($id: ID!) { batch(id: $id) { ...BatchDetailFields } }`);
-
-export const BATCH_PROBLEMS = graphql(`query BatchProblems($id: ID!, $limit: Int) {
-  batch(id: $id) { id problems(limit: $limit) { line column code severity message } }
-}`);
-
-export const BATCH_ITEMS = graphql(`query BatchItems($id: ID!, $status: BatchItemStatus, $first: Int, $after: String) {
-  batch(id: $id) {
-    id
-    items(status: $status, first: $first, after: $after) {
-      edges { node { line reference paymentId attempt status provider amount { value currency } recipient { key value } errorCode errorMessage
-        cancelledAfterCreate { expiresAt openUpstream paymentStatus } } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`);
-
-export const BATCH_PROGRESS = graphql(`subscription BatchProgress($id: ID!) { batchProgress(id: $id) { ...BatchDetailFields } }`);
-
-export const IMPORT_BATCH = graphql(`mutation ImportBatch($file: File!) {
-  importBatch(file: $file) {
-    __typename
-    ... on ImportBatchSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-
-export const APPROVE_BATCH = graphql(`mutation ApproveBatch($id: ID!, $validRowsOnly: Boolean, $includeFlagged: Boolean) {
-  result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeFlagged: $includeFlagged) {
-    __typename
-    ... on ApproveBatchSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-export const CANCEL_BATCH = graphql(`mutation CancelBatch($id: ID!) {
-  result: cancelBatch(id: $id) {
-    __typename
-    ... on CancelBatchSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-export const RETRY_FAILED = graphql(`mutation RetryFailedItems($id: ID!) {
-  result: retryFailedItems(id: $id) {
-    __typename
-    ... on RetryFailedItemsSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-export const PAUSE_BATCH = graphql(`mutation PauseBatch($id: ID!) {
-  result: pauseBatch(id: $id) {
-    __typename
-    ... on PauseBatchSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-export const RESUME_BATCH = graphql(`mutation ResumeBatch($id: ID!) {
-  result: resumeBatch(id: $id) {
-    __typename
-    ... on ResumeBatchSuccess { batch { ...BatchDetailFields } }
-    ... on BatchError { code message }
-  }
-}`);
-
 export type LifecycleResult =
   | { __typename: 'BatchError'; code: string; message: string }
   | { __typename: string; batch: BatchDetail };
-
-graphql(`fragment PaymentFields on Payment {
-  paymentId reference status trackingStatus provider amount { value currency } commission { value currency }
-  recipient { key value } batchId batchRow createdAt errorCode errorMessage upstreamErrorCode
-  history { status source changedAt recordedAt errorCode errorMessage }
-}`);
-
-export const PAYMENT = graphql(`query Payment($paymentId: ID!) { payment(paymentId: $paymentId) { ...PaymentFields } }`);
-
-/** The gateway's own records by the payer's reference (every attempt of the row), newest first. */
-export const SEARCH_BY_REFERENCE = graphql(`query PaymentsByReference($reference: String!, $first: Int) {
-  searchPayments(reference: $reference, first: $first) { edges { node { ...PaymentFields } } }
-}`);
 
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
@@ -267,43 +188,6 @@ export interface Discrepancy {
   amount: Money | null;
   resolution: 'OPEN' | 'REPAIRED';
 }
-
-graphql(`fragment ReconciliationSideFields on ReconciliationSide {
-  count amount { value currency } commission { value currency } paidCount paidAmount { value currency }
-}`);
-
-graphql(`fragment ReconciliationRunFields on ReconciliationRun {
-  id from to timeZone status trigger requestedBy phase daysRead daysToRead upstreamRequests
-  upstream { ...ReconciliationSideFields } gateway { ...ReconciliationSideFields } matchedCount discrepancyCount openCount repairedCount
-  countsByCode { code count } error startedAt finishedAt
-}`);
-
-export const RECONCILIATION_RUNS = graphql(`query ReconciliationRuns($status: ReconciliationStatus, $first: Int, $after: String) {
-  reconciliationRuns(status: $status, first: $first, after: $after) {
-    edges { node { ...ReconciliationRunFields } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`);
-
-export const RECONCILIATION_RUN = graphql(`query ReconciliationRun($id: ID!) { reconciliationRun(id: $id) { ...ReconciliationRunFields } }`);
-
-export const RUN_DISCREPANCIES = graphql(`query RunDiscrepancies($id: ID!, $code: DiscrepancyCode, $first: Int, $after: String) {
-  reconciliationRun(id: $id) {
-    id
-    discrepancies(code: $code, first: $first, after: $after) {
-      edges { node { id code description paymentId batchId batchRow gatewayValue upstreamValue finalSide amount { value currency } resolution } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`);
-
-export const START_RECONCILIATION = graphql(`mutation StartReconciliation($from: Date, $to: Date) {
-  startReconciliation(from: $from, to: $to) {
-    __typename
-    ... on StartReconciliationSuccess { run { ...ReconciliationRunFields } }
-    ... on ReconciliationPeriodError { message field }
-  }
-}`);
 
 export type StartReconciliationResult =
   | { __typename: 'StartReconciliationSuccess'; run: ReconciliationRun }
