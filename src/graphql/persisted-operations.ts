@@ -20,8 +20,10 @@ import { overLimits } from './limits/use-query-limits.ts';
  *   `operations`, or the query string of a GET): `sha256:<hex>` of a document in the
  *   manifests, the page's own (web/src/gql/persisted-documents.json, made by codegen's
  *   client preset) and the one GATEWAY_TRUSTED_DOCUMENTS names.
- * - Trusted documents (GATEWAY_TRUSTED_DOCUMENTS): only the manifests' operations run; a
- *   query text is refused with TRUSTED_DOCUMENTS_ONLY and APQ does not register.
+ * - Trusted documents (GATEWAY_TRUSTED_DOCUMENTS): only the manifests' operations run, by
+ *   documentId, APQ hash or their exact text (over every transport: HTTP, WebSocket,
+ *   graphql-sse, tickets); any other text is refused with TRUSTED_DOCUMENTS_ONLY, and APQ
+ *   does not register.
  *
  * A persisted operation is parsed and validated (with the query limits) once, when the
  * manifest is loaded or the APQ hash registers, and never per request again.
@@ -136,8 +138,21 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
   /** A query sent with its APQ hash: kept once its document parsed and validated. */
   const registering = new WeakMap<object, { hash: string; document?: DocumentNode }>();
 
+  /** Requests whose operation came from a manifest or the APQ store (parsed and validated before). */
+  const persistedIn = new WeakSet<object>();
+
   const apqRegistration: Plugin = {
-    onParams({ params, context }) {
+    onParams({ params, context, setParams, request }) {
+      if (trusted && typeof params.query === 'string' && documentIdOf(params, request) === undefined) {
+        // The exact text of a trusted document runs as that document (a client that cannot
+        // send an id); any other text is refused by the plugin below.
+        const hash = sha256Hex(params.query);
+        if (documents.has(hash)) {
+          const { query: _text, ...rest } = params;
+          setParams({ ...rest, documentId: `sha256:${hash}` } as GraphQLParams);
+        }
+        return;
+      }
       const hash = apqHashOf(params);
       if (hash === undefined || typeof params.query !== 'string') return;
       if (sha256Hex(params.query) !== hash) {
@@ -173,8 +188,10 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       keys.set(context, key);
       return key.hash;
     },
-    getPersistedOperation(hash) {
-      return documents.get(hash) ?? apq?.get(hash) ?? null;
+    getPersistedOperation(hash, _request, context) {
+      const document = documents.get(hash) ?? apq?.get(hash) ?? null;
+      if (document !== null) persistedIn.add(context);
+      return document;
     },
     customErrors: {
       notFound: ({ context }) => {
@@ -189,8 +206,19 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       },
       keyNotFound: () => refusal('BAD_REQUEST', 'Must provide query string or documentId.', 400),
       persistedQueryOnly: () =>
-        refusal(TRUSTED_DOCUMENTS_ONLY, 'This gateway runs only trusted documents: send the documentId of an operation in its manifest, not a query.', 400),
+        refusal(TRUSTED_DOCUMENTS_ONLY, 'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.', 400),
     },
   });
-  return [apqRegistration, persisted as Plugin];
+  // GraphQL over WebSocket and graphql-sse parse the text they are given through the same
+  // envelop, past onParams: in trusted mode only a trusted document's exact text parses.
+  const trustedOnly: Plugin = {
+    onParse({ context, params }) {
+      if (persistedIn.has(context)) return;
+      const text = typeof params.source === 'string' ? params.source : params.source.body;
+      if (!documents.has(sha256Hex(text))) {
+        throw refusal(TRUSTED_DOCUMENTS_ONLY, 'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.', 400);
+      }
+    },
+  };
+  return trusted ? [apqRegistration, persisted as Plugin, trustedOnly] : [apqRegistration, persisted as Plugin];
 }

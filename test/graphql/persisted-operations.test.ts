@@ -3,6 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '@graphql-codegen/cli';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import codegenConfig from '../../web/codegen.ts';
@@ -140,6 +142,25 @@ describe('trusted documents (GATEWAY_TRUSTED_DOCUMENTS)', () => {
     expect((await post(gw, { extensions: apq(sha256(extra)) })).body).toEqual(team.body);
     const missing = await post(gw, { documentId: `sha256:${sha256('query Unknown { __typename }')}` });
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it("runs a trusted document's exact text, over HTTP and over WebSocket, and refuses any other text there too", async () => {
+    const byText = await post(gw, { query: extra });
+    expect(byText.body.data.balance.available.currency).toBe('RUB');
+
+    const ws = createClient({ url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    const run = (query: string) =>
+      new Promise<{ data?: any; errors?: Array<{ extensions?: Record<string, unknown> }> }>((resolve) => {
+        let result: any;
+        ws.subscribe({ query }, { next: (value) => (result = value), error: (errors) => resolve({ errors: errors as any }), complete: () => resolve(result) });
+      });
+    try {
+      expect((await run(extra)).data.balance.available.currency).toBe('RUB');
+      const refused = await run('query Free { __typename }');
+      expect(refused.errors?.[0]?.extensions?.code).toBe('TRUSTED_DOCUMENTS_ONLY');
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('`only` runs the page alone', async () => {
