@@ -69,6 +69,13 @@ describe('persisted operations, open mode (the default)', () => {
     expect(hit.body).toEqual(registered.body);
   });
 
+  it('registers a query whose parse and validation yoga had cached from an earlier plain request', async () => {
+    const query = 'query CachedFirst { __typename }';
+    expect((await post(gw, { query })).body.data).toEqual({ __typename: 'Query' });
+    expect((await post(gw, { query, extensions: apq(sha256(query)) })).body.data).toEqual({ __typename: 'Query' });
+    expect((await post(gw, { extensions: apq(sha256(query)) })).body).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('refuses a query sent with a hash that is not its own, and registers nothing under that hash', async () => {
     const query = 'query Wrong { __typename }';
     const otherHash = sha256('query Other { __typename }');
@@ -104,6 +111,12 @@ describe('persisted operations, open mode (the default)', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     expect((await get(gw, { documentId: `sha256:${'0'.repeat(64)}` })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it('refuses a mutation named by documentId on a GET, as yoga refuses its text there', async () => {
+    const refused = await get(gw, { documentId: pageDocumentId('ProbeApprove'), variables: JSON.stringify({ id: 'no-such-batch' }) });
+    expect(refused.status).toBe(405);
+    expect(refused.body.data).toBeUndefined();
   });
 
   it('still runs free-form queries, and still refuses a request with neither query nor documentId', async () => {
