@@ -25,8 +25,8 @@ import { overLimits } from './limits/use-query-limits.ts';
  *   graphql-sse, tickets); any other text is refused with TRUSTED_DOCUMENTS_ONLY, and APQ
  *   does not register.
  *
- * A persisted operation is parsed and validated (with the query limits) once, when the
- * manifest is loaded or the APQ hash registers, and never per request again.
+ * A persisted operation is parsed and validated (with the query limits) once, on its first
+ * use or when its APQ hash registers, and never per request again.
  */
 export interface PersistedOperationSettings {
   /** GATEWAY_TRUSTED_DOCUMENTS: `off`, `only` (the page's manifest), or a manifest file (with the page's). */
@@ -86,26 +86,61 @@ export function readManifestFile(file: string): Record<string, string> {
 }
 
 /**
- * Parses and validates each manifest document once (with the query limits): a persisted
- * operation skips both per request, so a document the schema no longer accepts must stop
- * the start, not run unchecked. Keys are the bare lower-case hex of sha256 over the text.
+ * The manifests' documents by the bare lower-case hex of sha256 over their text (each id is
+ * checked to be that hash when loaded). A persisted operation skips parsing and validation
+ * per request, so each document is parsed and validated (with the query limits) once, on
+ * first use, and a document the schema no longer accepts is refused then
+ * (GRAPHQL_VALIDATION_FAILED), never run unchecked. Not at start: the page's ~30 documents
+ * cost 40-150 ms there, and the test that keeps the page's manifest fresh checks them all.
+ * `validateAll` checks every one now (a manifest file an operator names: fail at start).
  */
-export function loadDocuments(schema: GraphQLSchema, manifests: ReadonlyArray<Readonly<Record<string, string>>>): Map<string, DocumentNode> {
-  const documents = new Map<string, DocumentNode>();
-  for (const manifest of manifests) {
-    for (const [id, text] of Object.entries(manifest)) {
-      const hash = sha256Hex(text);
-      const given = bareHash(id);
-      if (given !== hash) throw new Error(`Persisted document ${id}: the id is not the sha256 of its text (${hash})`);
-      const document = parse(text);
-      const errors = [...validate(schema, document)];
-      const refused = overLimits(schema, document);
-      if (refused !== undefined) errors.push(refused);
-      if (errors.length > 0) throw new Error(`Persisted document ${id} is not valid against the schema: ${errors.map((e) => e.message).join('; ')}`);
-      documents.set(hash, document);
+export class PersistedDocuments {
+  readonly #texts = new Map<string, { id: string; text: string }>();
+  readonly #parsed = new Map<string, DocumentNode>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    manifests: ReadonlyArray<Readonly<Record<string, string>>>,
+  ) {
+    for (const manifest of manifests) {
+      for (const [id, text] of Object.entries(manifest)) {
+        const hash = sha256Hex(text);
+        if (bareHash(id) !== hash) throw new Error(`Persisted document ${id}: the id is not the sha256 of its text (${hash})`);
+        this.#texts.set(hash, { id, text });
+      }
     }
   }
-  return documents;
+
+  get size(): number {
+    return this.#texts.size;
+  }
+
+  has(hash: string): boolean {
+    return this.#texts.has(hash);
+  }
+
+  /** The parsed, validated document; undefined if no manifest holds the hash. */
+  document(hash: string): DocumentNode | undefined {
+    const parsed = this.#parsed.get(hash);
+    if (parsed !== undefined) return parsed;
+    const entry = this.#texts.get(hash);
+    if (entry === undefined) return undefined;
+    const document = parse(entry.text);
+    const errors = [...validate(this.schema, document)];
+    const refused = overLimits(this.schema, document);
+    if (refused !== undefined) errors.push(refused);
+    if (errors.length > 0) {
+      throw new GraphQLError(`Persisted document ${entry.id} is not valid against the schema: ${errors.map((e) => e.message).join('; ')}`, {
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+      });
+    }
+    this.#parsed.set(hash, document);
+    return document;
+  }
+
+  validateAll(): void {
+    for (const hash of this.#texts.keys()) this.document(hash);
+  }
 }
 
 function bareHash(id: string): string {
@@ -132,7 +167,8 @@ function refusal(code: string, message: string, status: number): GraphQLError {
 export function usePersistedOperationsWith(schema: GraphQLSchema, settings: PersistedOperationSettings): Plugin[] {
   const trusted = settings.trustedDocuments !== 'off';
   const manifests = typeof settings.trustedDocuments === 'object' ? [PAGE_DOCUMENTS, readManifestFile(settings.trustedDocuments.file)] : [PAGE_DOCUMENTS];
-  const documents = loadDocuments(schema, manifests);
+  const documents = new PersistedDocuments(schema, manifests);
+  if (typeof settings.trustedDocuments === 'object') documents.validateAll();
   const apq = !trusted && settings.apqCacheSize > 0 ? new LruStore<DocumentNode>(settings.apqCacheSize) : undefined;
   const keys = new WeakMap<object, Key>();
   /** A query sent with its APQ hash: kept once its document parsed and validated. */
@@ -189,7 +225,7 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       return key.hash;
     },
     getPersistedOperation(hash, _request, context) {
-      const document = documents.get(hash) ?? apq?.get(hash) ?? null;
+      const document = documents.document(hash) ?? apq?.get(hash) ?? null;
       if (document !== null) persistedIn.add(context);
       return document;
     },

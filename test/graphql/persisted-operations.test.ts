@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import codegenConfig from '../../web/codegen.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { loadDocuments, PAGE_DOCUMENTS } from '../../src/graphql/persisted-operations.ts';
+import { PAGE_DOCUMENTS, PersistedDocuments, usePersistedOperationsWith } from '../../src/graphql/persisted-operations.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -189,10 +189,14 @@ describe('trusted documents (GATEWAY_TRUSTED_DOCUMENTS)', () => {
     }
   });
 
-  it('refuses to load a manifest entry whose id is not its hash, or that the schema does not accept', () => {
-    expect(() => loadDocuments(schema, [{ [`sha256:${'1'.repeat(64)}`]: '{ __typename }' }])).toThrow(/not the sha256 of its text/);
+  it('refuses a manifest entry whose id is not its hash, or that the schema does not accept', async () => {
+    expect(() => new PersistedDocuments(schema, [{ [`sha256:${'1'.repeat(64)}`]: '{ __typename }' }])).toThrow(/not the sha256 of its text/);
     const invalid = 'query Gone { noSuchField }';
-    expect(() => loadDocuments(schema, [{ [`sha256:${sha256(invalid)}`]: invalid }])).toThrow(/not valid against the schema/);
+    const documents = new PersistedDocuments(schema, [{ [`sha256:${sha256(invalid)}`]: invalid }]);
+    expect(() => documents.validateAll()).toThrow(/not valid against the schema/);
+    // A manifest file an operator names is checked whole when the gateway's GraphQL server is made.
+    await writeFile(join(dir, 'stale.json'), JSON.stringify({ [`sha256:${sha256(invalid)}`]: invalid }));
+    expect(() => usePersistedOperationsWith(schema, { trustedDocuments: { file: join(dir, 'stale.json') }, apqCacheSize: 0 })).toThrow(/not valid against the schema/);
   });
 });
 
@@ -216,6 +220,8 @@ describe("the page's manifest (web/src/gql)", () => {
   it("holds every operation the page sends, each valid against today's schema", () => {
     const names = Object.values(PAGE_DOCUMENTS).flatMap((text) => [...text.matchAll(/(?:^|\s)(?:query|mutation|subscription) (\w+)/g)].map((m) => m[1]));
     expect(names).toEqual(expect.arrayContaining(['Hello', 'Me', 'ProbeApprove', 'ProbeRetry', 'Batches', 'Batch', 'BatchProgress', 'ImportBatch', 'ApproveBatch', 'ReconciliationRuns']));
-    expect(loadDocuments(schema, [PAGE_DOCUMENTS]).size).toBe(Object.keys(PAGE_DOCUMENTS).length);
+    const documents = new PersistedDocuments(schema, [PAGE_DOCUMENTS]);
+    expect(() => documents.validateAll()).not.toThrow();
+    expect(documents.size).toBe(Object.keys(PAGE_DOCUMENTS).length);
   });
 });
