@@ -43,6 +43,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     // The file plus the multipart envelope around it.
     maxUploadBytes: config.batchLimits.maxBytes + 64 * 1024,
     metrics: runtime.metrics,
+    persistedOperations: config.persistedOperations,
   });
   let draining = false;
   const server = createGatewayServer({

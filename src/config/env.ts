@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DataKeySettings } from '../crypto/data-keys.ts';
 import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
+import type { PersistedOperationSettings } from '../graphql/persisted-operations.ts';
 
 /** The environment as this process sees it; only string values matter. */
 export type Env = Record<string, string | undefined>;
@@ -187,6 +188,9 @@ const gatewayEnv = z.object({
     z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM, such as 01:30').default('01:00'),
   ),
   GATEWAY_SINGLE_USER: optionalBoolean,
+  /** `off` (default), `only` (the page's operations), or a manifest file of codegen's client preset (with the page's). */
+  GATEWAY_TRUSTED_DOCUMENTS: z.preprocess(emptyToUndefined, z.string().default('off')),
+  GATEWAY_APQ_CACHE_SIZE: nonNegativeInt(1000),
   PAYOUT_CLI_KEY: optionalString,
   PAYOUT_CLI_KEY_FILE: optionalString,
   PAYMENT_SECOND_PERSON_ABOVE: z.preprocess(
@@ -270,6 +274,8 @@ export interface GatewayConfig {
   };
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
   singleUser: boolean;
+  /** APQ, documentId lookups and the trusted-documents mode (src/graphql/persisted-operations.ts). */
+  persistedOperations: PersistedOperationSettings;
   /**
    * PAYMENT_SECOND_PERSON_ABOVE (RUB, decimal string, default 0): executePayment of a payment
    * above it needs a key other than its creator's. null in single-user mode (off).
@@ -357,6 +363,11 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       dailyAt: parsed.RECONCILE_DAILY_AT,
     },
     singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0,
+    persistedOperations: {
+      trustedDocuments:
+        parsed.GATEWAY_TRUSTED_DOCUMENTS === 'off' || parsed.GATEWAY_TRUSTED_DOCUMENTS === 'only' ? parsed.GATEWAY_TRUSTED_DOCUMENTS : { file: parsed.GATEWAY_TRUSTED_DOCUMENTS },
+      apqCacheSize: parsed.GATEWAY_APQ_CACHE_SIZE,
+    },
     paymentSecondPersonAbove: (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
     worker: {
       inProcess: parsed.WORKER_IN_PROCESS,

@@ -8,6 +8,7 @@ import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
 import { maskError } from './error-codes.ts';
 import { useQueryLimits } from './limits/use-query-limits.ts';
+import { DEFAULT_PERSISTED_OPERATIONS, usePersistedOperationsWith, type PersistedOperationSettings } from './persisted-operations.ts';
 import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts';
 import { graphqlErrorLog } from '../ops/graphql-error-log.ts';
 import { useOperationObservability, type OperationObserver } from '../ops/graphql-operations.ts';
@@ -40,6 +41,8 @@ export interface GraphQLServerDeps {
   maxUploadBytes: number;
   /** Duration and errors per operation (ops/metrics.ts). */
   metrics?: OperationObserver;
+  /** APQ, documentId and trusted documents (GATEWAY_TRUSTED_DOCUMENTS, GATEWAY_APQ_CACHE_SIZE). */
+  persistedOperations?: PersistedOperationSettings;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
@@ -93,6 +96,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
       useRequestIdInErrors(),
       useBodyLimits({ graphqlBytes: MAX_GRAPHQL_BODY_BYTES, uploadBytes: deps.maxUploadBytes }),
       useCsrfPrevention(),
+      // Before the limits: a persisted operation arrives parsed and validated (with the limits) already.
+      ...usePersistedOperationsWith(schema, deps.persistedOperations ?? DEFAULT_PERSISTED_OPERATIONS),
       useQueryLimits(),
       useSingleConnectionSse(deps.keys),
     ],

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql, type TypedDocumentNode } from '@apollo/client';
+import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { generate } from '@graphql-codegen/cli';
 import { getOperationAST, print } from 'graphql';
 import { createClient, type Client } from 'graphql-sse';
@@ -147,6 +149,44 @@ describe('Apollo Client 4, InMemoryCache without typePolicies', () => {
       expect(statusInList()).toBe('COMPLETED');
     } finally {
       sse.dispose();
+      await client.clearStore();
+    }
+  });
+});
+
+describe("Apollo Client 4's persisted-query link (APQ)", () => {
+  it('falls back to sending the query with its hash once, then sends the hash alone and the gateway runs it', async () => {
+    // What reached the gateway: each request's body and the answer's error codes.
+    const seen: Array<{ query: boolean; hash: string | undefined; codes: string[] }> = [];
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { query?: string; extensions?: { persistedQuery?: { sha256Hash?: string } } };
+      const response = await fetch(input, init);
+      const answer = (await response.clone().json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+      seen.push({ query: typeof body.query === 'string', hash: body.extensions?.persistedQuery?.sha256Hash, codes: (answer.errors ?? []).map((e) => String(e.extensions?.code)) });
+      return response;
+    };
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const link = createPersistedQueryLink({ sha256 }).concat(
+      new HttpLink({ uri: `${gw.gateway.url}/graphql`, headers: { authorization: `Bearer ${key}` }, fetch: recordingFetch }),
+    );
+    const client = new ApolloClient({ link, cache: new InMemoryCache() });
+    const BALANCE: TypedDocumentNode<{ balance: { available: { value: string; currency: string } } }> = gql`
+      query ApqBalance {
+        balance { available { value currency } }
+      }
+    `;
+    try {
+      const first = await client.query({ query: BALANCE, fetchPolicy: 'network-only' });
+      expect(first.data?.balance.available.currency).toBe('RUB');
+      expect(seen).toEqual([
+        { query: false, hash: expect.stringMatching(/^[0-9a-f]{64}$/), codes: ['PERSISTED_QUERY_NOT_FOUND'] },
+        { query: true, hash: seen[0]!.hash, codes: [] },
+      ]);
+      const second = await client.query({ query: BALANCE, fetchPolicy: 'network-only' });
+      expect(second.data).toEqual(first.data);
+      expect(seen.slice(2)).toEqual([{ query: false, hash: seen[0]!.hash, codes: [] }]);
+      expect(seen.filter((request) => request.query)).toHaveLength(1);
+    } finally {
       await client.clearStore();
     }
   });

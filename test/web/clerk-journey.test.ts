@@ -45,8 +45,9 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'payout-web-'));
     // The held execute answer must outlast the client's wait for it however slow the machine,
     // or the worker would read the payment back and finish the row before the page is seen.
+    // Trusted documents only: the page must work from its manifest alone (documentId).
     gateway = await startGateway(
-      loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, PAYOUT_HEADERS_TIMEOUT_MS: '600000' }),
+      loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, PAYOUT_HEADERS_TIMEOUT_MS: '600000', GATEWAY_TRUSTED_DOCUMENTS: 'only' }),
       createLogger({ level: 'silent' }),
     );
     browser = await launch();

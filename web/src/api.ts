@@ -3,6 +3,8 @@
  * (JSON, multipart uploads, subscriptions as Server-Sent Events) and the download routes.
  */
 
+import { HelloDocument as HELLO, ProbeApproveDocument as PROBE_APPROVE, ProbeRetryDocument as PROBE_RETRY, MeDocument as ME } from './gql/graphql.ts';
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -58,19 +60,33 @@ export function keysRequired(): boolean {
   return document.querySelector('meta[name="payout-gateway-keys"]')?.getAttribute('content') === 'required';
 }
 
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+/**
+ * One of the page's operations (operations.graphql): codegen's client preset keeps only its
+ * hash, the key of the operation in the manifest the gateway loads
+ * (web/src/gql/persisted-documents.json). The page sends that as `documentId` (GraphQL
+ * over HTTP's persisted documents), so it works where only trusted documents run.
+ */
+export type Operation = object;
+
+function documentIdOf(operation: Operation): string {
+  const hash = (operation as { __meta__?: { hash?: unknown } }).__meta__?.hash;
+  if (typeof hash !== 'string') throw new Error('Not one of the page\'s persisted operations (run npm run web:documents)');
+  return hash;
+}
+
+export async function gql<T>(operation: Operation, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...authHeaders() },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ documentId: documentIdOf(operation), variables }),
   });
   return readReply<T>(response);
 }
 
 /** A GraphQL multipart request (the CSRF header is needed: multipart is a form content type). */
-export async function upload<T>(query: string, file: File, variables: Record<string, unknown> = {}): Promise<T> {
+export async function upload<T>(operation: Operation, file: File, variables: Record<string, unknown> = {}): Promise<T> {
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query, variables: { ...variables, file: null } }));
+  form.append('operations', JSON.stringify({ documentId: documentIdOf(operation), variables: { ...variables, file: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
   form.append('0', file, file.name);
   const response = await fetch('/graphql', { method: 'POST', headers: { 'x-graphql-yoga-csrf': '1', ...authHeaders() }, body: form });
@@ -82,7 +98,7 @@ export async function upload<T>(query: string, file: File, variables: Record<str
  * header). Calls `onData` per `next` event; the returned function stops it.
  */
 export function subscribe<T>(
-  query: string,
+  operation: Operation,
   variables: Record<string, unknown>,
   handlers: { onData: (data: T) => void; onEnd: (error?: Error) => void },
 ): () => void {
@@ -92,7 +108,7 @@ export function subscribe<T>(
       const response = await fetch('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders() },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ documentId: documentIdOf(operation), variables }),
         signal: abort.signal,
       });
       if (!response.ok || response.body === null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
@@ -163,10 +179,10 @@ const PROBE_ID = 'no-such-batch';
  */
 export async function probeAccess(key: string | undefined): Promise<Access> {
   setApiKey(key);
-  await gql<{ __typename: string }>('query Hello { __typename }');
-  const allowed = async (mutation: string) => {
+  await gql<{ __typename: string }>(HELLO);
+  const allowed = async (probe: Operation) => {
     try {
-      await gql(`mutation Probe($id: ID!) { ${mutation}(id: $id) { __typename } }`, { id: PROBE_ID });
+      await gql(probe, { id: PROBE_ID });
       return true;
     } catch (error) {
       if (error instanceof ApiError && (error.code === 'FORBIDDEN' || /not authorized/i.test(error.message))) return false;
@@ -174,10 +190,10 @@ export async function probeAccess(key: string | undefined): Promise<Access> {
     }
   };
   const [approve, retry, me] = await Promise.all([
-    allowed('approveBatch'),
-    allowed('retryFailedItems'),
+    allowed(PROBE_APPROVE),
+    allowed(PROBE_RETRY),
     // Only the gateway can name a key (by its configured name, or a fingerprint keyed with its secret).
-    gql<{ me: { identity: string; approvesOwnBatches: boolean } }>('query Me { me { identity approvesOwnBatches } }'),
+    gql<{ me: { identity: string; approvesOwnBatches: boolean } }>(ME),
   ]);
   const anonymous = key === undefined;
   const role = approve && retry ? 'admin' : approve ? 'approver' : retry ? 'operator' : 'viewer';

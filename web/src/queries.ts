@@ -1,5 +1,28 @@
 /** The GraphQL operations the page sends, with the shapes they return (schema.graphql). */
 
+// The operations themselves are in operations.graphql; codegen's client preset
+// (`npm run web:documents`) makes each a document of its hash only, which api.ts sends as
+// `documentId` (README "Persisted operations").
+export {
+  BatchesDocument as BATCHES,
+  BatchDocument as BATCH,
+  BatchProblemsDocument as BATCH_PROBLEMS,
+  BatchItemsDocument as BATCH_ITEMS,
+  BatchProgressDocument as BATCH_PROGRESS,
+  ImportBatchDocument as IMPORT_BATCH,
+  ApproveBatchDocument as APPROVE_BATCH,
+  CancelBatchDocument as CANCEL_BATCH,
+  RetryFailedItemsDocument as RETRY_FAILED,
+  PauseBatchDocument as PAUSE_BATCH,
+  ResumeBatchDocument as RESUME_BATCH,
+  PaymentDocument as PAYMENT,
+  PaymentsByReferenceDocument as SEARCH_BY_REFERENCE,
+  ReconciliationRunsDocument as RECONCILIATION_RUNS,
+  ReconciliationRunDocument as RECONCILIATION_RUN,
+  RunDiscrepanciesDocument as RUN_DISCREPANCIES,
+  StartReconciliationDocument as START_RECONCILIATION,
+} from './gql/graphql.ts';
+
 export interface Money {
   value: string;
   currency: string;
@@ -101,79 +124,9 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
-const SUMMARY = `id name fileName status rowCount validCount invalidCount warningCount
-  totalAmount { value currency } createdAt approvedAt counts { status count amount }`;
-
-const DETAIL = `${SUMMARY} validRowsOnly forced flaggedCount flaggedAmount { value currency } includeFlagged
-  overlaps { batchId rows amount } uploadedBy approvedBy startedAt finishedAt cancelledAt
-  throughput secondsLeft resultsUrl waiting { reason since by shortfall { value currency } waitingFor }`;
-
-export const BATCHES = `query Batches($status: BatchStatus, $first: Int, $after: String) {
-  batches(status: $status, first: $first, after: $after) {
-    edges { node { ${SUMMARY} } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-
-export const BATCH = `query Batch($id: ID!) { batch(id: $id) { ${DETAIL} } }`;
-
-export const BATCH_PROBLEMS = `query BatchProblems($id: ID!, $limit: Int) {
-  batch(id: $id) { id problems(limit: $limit) { line column code severity message } }
-}`;
-
-export const BATCH_ITEMS = `query BatchItems($id: ID!, $status: BatchItemStatus, $first: Int, $after: String) {
-  batch(id: $id) {
-    id
-    items(status: $status, first: $first, after: $after) {
-      edges { node { line reference paymentId attempt status provider amount { value currency } recipient { key value } errorCode errorMessage
-        cancelledAfterCreate { expiresAt openUpstream paymentStatus } } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`;
-
-export const BATCH_PROGRESS = `subscription BatchProgress($id: ID!) { batchProgress(id: $id) { ${DETAIL} } }`;
-
-export const IMPORT_BATCH = `mutation ImportBatch($file: File!) {
-  importBatch(file: $file) {
-    __typename
-    ... on ImportBatchSuccess { batch { ${DETAIL} } }
-    ... on BatchError { code message }
-  }
-}`;
-
-const lifecycle = (name: string, args: string, call: string) => `mutation ${name}(${args}) {
-  result: ${call} {
-    __typename
-    ... on ${name}Success { batch { ${DETAIL} } }
-    ... on BatchError { code message }
-  }
-}`;
-
-export const APPROVE_BATCH = lifecycle(
-  'ApproveBatch',
-  '$id: ID!, $validRowsOnly: Boolean, $includeFlagged: Boolean',
-  'approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeFlagged: $includeFlagged)',
-);
-export const CANCEL_BATCH = lifecycle('CancelBatch', '$id: ID!', 'cancelBatch(id: $id)');
-export const RETRY_FAILED = lifecycle('RetryFailedItems', '$id: ID!', 'retryFailedItems(id: $id)');
-export const PAUSE_BATCH = lifecycle('PauseBatch', '$id: ID!', 'pauseBatch(id: $id)');
-export const RESUME_BATCH = lifecycle('ResumeBatch', '$id: ID!', 'resumeBatch(id: $id)');
-
 export type LifecycleResult =
   | { __typename: 'BatchError'; code: string; message: string }
   | { __typename: string; batch: BatchDetail };
-
-const PAYMENT_FIELDS = `paymentId reference status trackingStatus provider amount { value currency } commission { value currency }
-  recipient { key value } batchId batchRow createdAt errorCode errorMessage upstreamErrorCode
-  history { status source changedAt recordedAt errorCode errorMessage }`;
-
-export const PAYMENT = `query Payment($paymentId: ID!) { payment(paymentId: $paymentId) { ${PAYMENT_FIELDS} } }`;
-
-/** The gateway's own records by the payer's reference (every attempt of the row), newest first. */
-export const SEARCH_BY_REFERENCE = `query PaymentsByReference($reference: String!, $first: Int) {
-  searchPayments(reference: $reference, first: $first) { edges { node { ${PAYMENT_FIELDS} } } }
-}`;
 
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
@@ -237,38 +190,6 @@ export interface Discrepancy {
   amount: Money | null;
   resolution: 'OPEN' | 'REPAIRED';
 }
-
-const SIDE = 'count amount { value currency } commission { value currency } paidCount paidAmount { value currency }';
-const RUN = `id from to timeZone status trigger requestedBy phase daysRead daysToRead upstreamRequests
-  upstream { ${SIDE} } gateway { ${SIDE} } matchedCount discrepancyCount openCount repairedCount
-  countsByCode { code count } error startedAt finishedAt`;
-
-export const RECONCILIATION_RUNS = `query ReconciliationRuns($status: ReconciliationStatus, $first: Int, $after: String) {
-  reconciliationRuns(status: $status, first: $first, after: $after) {
-    edges { node { ${RUN} } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-
-export const RECONCILIATION_RUN = `query ReconciliationRun($id: ID!) { reconciliationRun(id: $id) { ${RUN} } }`;
-
-export const RUN_DISCREPANCIES = `query RunDiscrepancies($id: ID!, $code: DiscrepancyCode, $first: Int, $after: String) {
-  reconciliationRun(id: $id) {
-    id
-    discrepancies(code: $code, first: $first, after: $after) {
-      edges { node { id code description paymentId batchId batchRow gatewayValue upstreamValue finalSide amount { value currency } resolution } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`;
-
-export const START_RECONCILIATION = `mutation StartReconciliation($from: Date, $to: Date) {
-  startReconciliation(from: $from, to: $to) {
-    __typename
-    ... on StartReconciliationSuccess { run { ${RUN} } }
-    ... on ReconciliationPeriodError { message field }
-  }
-}`;
 
 export type StartReconciliationResult =
   | { __typename: 'StartReconciliationSuccess'; run: ReconciliationRun }

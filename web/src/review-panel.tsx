@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n, type Translator } from './i18n.ts';
 import { ErrorNotice, Money } from './parts.tsx';
+import { ReviewItemsDocument as REVIEW_ITEMS, ReviewDocument as REVIEW, MarkDocument as MARK } from './gql/graphql.ts';
 import type { BatchDetail, BatchItem } from './queries.ts';
 import './review-panel.css';
 
@@ -11,19 +12,6 @@ import './review-panel.css';
  * partner proves), and each row still unknown can be marked by an approver or admin other
  * than the batch's approver (markBatchItem), with a reason.
  */
-const REVIEW_ITEMS = `query ReviewItems($id: ID!) {
-  batch(id: $id) { id items(status: NEEDS_REVIEW, first: 100) { edges { node { line paymentId attempt status provider amount { value currency } errorCode errorMessage } } } }
-}`;
-const REVIEW = `mutation Review($id: ID!) { result: reviewBatchItems(id: $id) {
-  __typename
-  ... on ReviewBatchItemsSuccess { review { settled unsettled rows { line paymentId verdict status } } }
-  ... on BatchError { code message }
-} }`;
-const MARK = `mutation Mark($id: ID!, $line: Int!, $mark: ReviewMark!, $reason: String!) { result: markBatchItem(id: $id, line: $line, mark: $mark, reason: $reason) {
-  __typename
-  ... on MarkBatchItemSuccess { item { line status } }
-  ... on BatchError { code message }
-} }`;
 
 type Verdict = 'PAID' | 'FAILED' | 'EXPIRED' | 'NOT_CREATED' | 'CREATED_NOT_EXECUTED' | 'IN_PROGRESS' | 'NOT_OURS' | 'UNKNOWN';
 type Mark = 'PAID' | 'PAY_AGAIN' | 'DO_NOT_PAY';

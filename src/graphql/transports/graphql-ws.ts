@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExecutionArgs } from 'graphql';
+import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../../log/logger.ts';
@@ -53,7 +53,15 @@ export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDep
         // A request of its own per operation: yoga keys per-request state (request id) on it.
         const request = new Request('http://gateway/graphql', { method: 'POST' });
         const enveloped = deps.yoga.getEnveloped({ request, params: payload, [AUTHENTICATED_CALLER]: caller });
-        const document = enveloped.parse(payload.query);
+        let document: DocumentNode;
+        try {
+          document = enveloped.parse(payload.query);
+        } catch (error) {
+          // A refusal while parsing (trusted documents only, the token limit, a syntax error) goes to the client as an error, not a closed socket.
+          // Duck-typed: graphql's CJS and ESM builds each have a GraphQLError class.
+          if (error instanceof Error && 'extensions' in error) return [error as GraphQLError];
+          throw error;
+        }
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length > 0) return errors;
         const args: ExecutionArgs & { rootValue: Pick<Enveloped, 'execute' | 'subscribe'> } = {

@@ -1,0 +1,401 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows. */
+export type BatchItemStatus =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'CREATING'
+  | 'DUPLICATE'
+  | 'EXECUTING'
+  | 'EXPIRED'
+  | 'FAILED'
+  | 'INVALID'
+  | 'IN_PROGRESS'
+  | 'NEEDS_REVIEW'
+  | 'PENDING'
+  | 'READY';
+
+export type BatchStatus =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'COMPLETED_WITH_FAILURES'
+  | 'PAUSED'
+  | 'REJECTED'
+  | 'RUNNING'
+  | 'VALIDATED'
+  | 'VALIDATING';
+
+export type Currency =
+  | 'RUB';
+
+/** What differs; docs/architecture.md "Reconciliation" has the rule of each. */
+export type DiscrepancyCode =
+  /** The amount or currency differs */
+  | 'AMOUNT_DIFFERS'
+  /** The commission differs */
+  | 'COMMISSION_DIFFERS'
+  /** The gateway recorded a payment the upstream does not have */
+  | 'MISSING_UPSTREAM'
+  /** Still not final past the stuck age */
+  | 'NOT_FINAL'
+  /** The provider or recipient differs (compared masked) */
+  | 'RECIPIENT_DIFFERS'
+  /** The status differs */
+  | 'STATUS_DIFFERS'
+  /** The upstream has a payment the gateway never recorded */
+  | 'UNKNOWN_TO_GATEWAY';
+
+/** OPEN: for a person to decide. REPAIRED: the upstream was final and the gateway was not; the gateway took its status. */
+export type DiscrepancyResolution =
+  | 'OPEN'
+  | 'REPAIRED';
+
+/** Which side holds a final status (COMPLETED, FAILED, EXPIRED). */
+export type FinalSide =
+  | 'BOTH'
+  | 'GATEWAY'
+  | 'NEITHER'
+  | 'UPSTREAM';
+
+/** Why a payment failed or expired (the spec’s StatusErrorCode). */
+export type PaymentErrorCode =
+  | 'BILLING_DECLINED'
+  | 'EXPIRED'
+  | 'FRAUD_SUSPECTED'
+  | 'INSUFFICIENT_FUNDS'
+  | 'INTERNAL_ERROR'
+  | 'LIMIT_ERROR';
+
+/** The upstream payment status (the spec’s StatusCode). */
+export type PaymentStatus =
+  | 'COMPLETED'
+  | 'CREATED'
+  | 'EXPIRED'
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'READY';
+
+export type ProblemSeverity =
+  | 'ERROR'
+  | 'WARNING';
+
+/** Payout provider; each value stands for the upstream code in its description. */
+export type ProviderCode =
+  /** Upstream code bank-card-russia */
+  | 'BANK_CARD_RUSSIA'
+  /** Upstream code bank-card-russia-fio */
+  | 'BANK_CARD_RUSSIA_FIO'
+  /** Upstream code bank-card-russia-gph */
+  | 'BANK_CARD_RUSSIA_GPH'
+  /** Upstream code bank-card-token */
+  | 'BANK_CARD_TOKEN'
+  /** Upstream code sbp-b2c */
+  | 'SBP_B2C'
+  /** Upstream code sbp-fio */
+  | 'SBP_FIO';
+
+export type ReconciliationStatus =
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'RUNNING';
+
+/** A person’s verdict on a row no read settles: PAID (no money moves), PAY_AGAIN (FAILED, for retryFailedItems), DO_NOT_PAY (CANCELLED). */
+export type ReviewMark =
+  | 'DO_NOT_PAY'
+  | 'PAID'
+  | 'PAY_AGAIN';
+
+/** What a read of a NEEDS_REVIEW row’s payment proved. */
+export type ReviewVerdict =
+  | 'CREATED_NOT_EXECUTED'
+  | 'EXPIRED'
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'NOT_CREATED'
+  | 'NOT_OURS'
+  | 'PAID'
+  | 'UNKNOWN';
+
+/** The gateway’s own record: the upstream status, or PENDING (create sent, not confirmed), REJECTED (the upstream refused the create; nothing exists there) or UNKNOWN (an answer was lost and reading back could not settle it; a person must look). */
+export type TrackingStatus =
+  | 'COMPLETED'
+  | 'CREATED'
+  | 'EXPIRED'
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'PENDING'
+  | 'READY'
+  | 'REJECTED'
+  | 'UNKNOWN';
+
+/** Why an approved batch sends nothing now. */
+export type WaitReason =
+  /** The partner answered INSUFFICIENT_FUNDS: it resumes by itself once the balance covers the rows left, or a person resumes it. */
+  | 'FUNDS'
+  /** The partner breaker is open: the Payout API answers 5xx. */
+  | 'PARTNER_FAILING'
+  /** The partner breaker is open: the Payout API answers 429 Too Many Requests. */
+  | 'PARTNER_THROTTLED'
+  /** The partner breaker is open: no answer from the Payout API. It goes on by itself once a probe is answered. */
+  | 'PARTNER_UNREACHABLE'
+  /** Paused by a person (pausedBy); a person resumes it. */
+  | 'PERSON';
+
+export type HelloQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type HelloQuery = { __typename: 'Query' };
+
+export type ProbeApproveMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ProbeApproveMutation = { approveBatch:
+    | { __typename: 'ApproveBatchSuccess' }
+    | { __typename: 'BatchError' }
+   };
+
+export type ProbeRetryMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ProbeRetryMutation = { retryFailedItems:
+    | { __typename: 'BatchError' }
+    | { __typename: 'RetryFailedItemsSuccess' }
+   };
+
+export type MeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type MeQuery = { me: { identity: string, approvesOwnBatches: boolean } };
+
+export type BatchSummaryFieldsFragment = { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> };
+
+export type BatchDetailFieldsFragment = { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> };
+
+export type BatchesQueryVariables = Exact<{
+  status?: BatchStatus | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type BatchesQuery = { batches: { edges: Array<{ node: { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type BatchQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BatchQuery = { batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } | null };
+
+export type BatchProblemsQueryVariables = Exact<{
+  id: string | number;
+  limit?: number | null | undefined;
+}>;
+
+
+export type BatchProblemsQuery = { batch: { id: string, problems: Array<{ line: number | null, column: string | null, code: string, severity: ProblemSeverity, message: string }> } | null };
+
+export type BatchItemsQueryVariables = Exact<{
+  id: string | number;
+  status?: BatchItemStatus | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type BatchItemsQuery = { batch: { id: string, items: { edges: Array<{ node: { line: number, reference: string | null, paymentId: string, attempt: number, status: BatchItemStatus, provider: ProviderCode, errorCode: string | null, errorMessage: string | null, amount: { value: unknown, currency: Currency }, recipient: Array<{ key: string, value: string }>, cancelledAfterCreate: { expiresAt: unknown, openUpstream: boolean, paymentStatus: TrackingStatus } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type BatchProgressSubscriptionVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BatchProgressSubscription = { batchProgress: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } };
+
+export type ImportBatchMutationVariables = Exact<{
+  file: unknown;
+}>;
+
+
+export type ImportBatchMutation = { importBatch:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'ImportBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+   };
+
+export type ApproveBatchMutationVariables = Exact<{
+  id: string | number;
+  validRowsOnly?: boolean | null | undefined;
+  includeFlagged?: boolean | null | undefined;
+}>;
+
+
+export type ApproveBatchMutation = { result:
+    | { __typename: 'ApproveBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+    | { __typename: 'BatchError', code: string, message: string }
+   };
+
+export type CancelBatchMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelBatchMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'CancelBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+   };
+
+export type RetryFailedItemsMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RetryFailedItemsMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'RetryFailedItemsSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+   };
+
+export type PauseBatchMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PauseBatchMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'PauseBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+   };
+
+export type ResumeBatchMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResumeBatchMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'ResumeBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
+   };
+
+export type PaymentFieldsFragment = { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> };
+
+export type PaymentQueryVariables = Exact<{
+  paymentId: string | number;
+}>;
+
+
+export type PaymentQuery = { payment: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } | null };
+
+export type PaymentsByReferenceQueryVariables = Exact<{
+  reference: string;
+  first?: number | null | undefined;
+}>;
+
+
+export type PaymentsByReferenceQuery = { searchPayments: { edges: Array<{ node: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } }> } };
+
+export type ReconciliationSideFieldsFragment = { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } };
+
+export type ReconciliationRunFieldsFragment = { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> };
+
+export type ReconciliationRunsQueryVariables = Exact<{
+  status?: ReconciliationStatus | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ReconciliationRunsQuery = { reconciliationRuns: { edges: Array<{ node: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type ReconciliationRunQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReconciliationRunQuery = { reconciliationRun: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } | null };
+
+export type RunDiscrepanciesQueryVariables = Exact<{
+  id: string | number;
+  code?: DiscrepancyCode | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type RunDiscrepanciesQuery = { reconciliationRun: { id: string, discrepancies: { edges: Array<{ node: { id: string, code: DiscrepancyCode, description: string, paymentId: string, batchId: string | null, batchRow: number | null, gatewayValue: string | null, upstreamValue: string | null, finalSide: FinalSide | null, resolution: DiscrepancyResolution, amount: { value: unknown, currency: Currency } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type StartReconciliationMutationVariables = Exact<{
+  from?: unknown;
+  to?: unknown;
+}>;
+
+
+export type StartReconciliationMutation = { startReconciliation:
+    | { __typename: 'ReconciliationPeriodError', message: string, field: string }
+    | { __typename: 'StartReconciliationSuccess', run: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }
+   };
+
+export type ReviewItemsQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewItemsQuery = { batch: { id: string, items: { edges: Array<{ node: { line: number, paymentId: string, attempt: number, status: BatchItemStatus, provider: ProviderCode, errorCode: string | null, errorMessage: string | null, amount: { value: unknown, currency: Currency } } }> } } | null };
+
+export type ReviewMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ReviewMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'ReviewBatchItemsSuccess', review: { settled: number, unsettled: number, rows: Array<{ line: number, paymentId: string, verdict: ReviewVerdict, status: string }> } }
+   };
+
+export type MarkMutationVariables = Exact<{
+  id: string | number;
+  line: number;
+  mark: ReviewMark;
+  reason: string;
+}>;
+
+
+export type MarkMutation = { result:
+    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'MarkBatchItemSuccess', item: { line: number, status: BatchItemStatus } }
+   };
+
+export const BatchSummaryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}}]} as unknown as DocumentNode<BatchSummaryFieldsFragment, unknown>;
+export const BatchDetailFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"BatchSummaryFields"}},{"kind":"Field","name":{"kind":"Name","value":"validRowsOnly"}},{"kind":"Field","name":{"kind":"Name","value":"forced"}},{"kind":"Field","name":{"kind":"Name","value":"flaggedCount"}},{"kind":"Field","name":{"kind":"Name","value":"flaggedAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"includeFlagged"}},{"kind":"Field","name":{"kind":"Name","value":"overlaps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"rows"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"uploadedBy"}},{"kind":"Field","name":{"kind":"Name","value":"approvedBy"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"cancelledAt"}},{"kind":"Field","name":{"kind":"Name","value":"throughput"}},{"kind":"Field","name":{"kind":"Name","value":"secondsLeft"}},{"kind":"Field","name":{"kind":"Name","value":"resultsUrl"}},{"kind":"Field","name":{"kind":"Name","value":"waiting"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"waitingFor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}}]} as unknown as DocumentNode<BatchDetailFieldsFragment, unknown>;
+export const PaymentFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PaymentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Payment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"paymentId"}},{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trackingStatus"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"recipient"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"batchRow"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamErrorCode"}},{"kind":"Field","name":{"kind":"Name","value":"history"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"changedAt"}},{"kind":"Field","name":{"kind":"Name","value":"recordedAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}}]}}]}}]} as unknown as DocumentNode<PaymentFieldsFragment, unknown>;
+export const ReconciliationSideFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationSideFieldsFragment, unknown>;
+export const ReconciliationRunFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationRun"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"from"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"timeZone"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trigger"}},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"}},{"kind":"Field","name":{"kind":"Name","value":"phase"}},{"kind":"Field","name":{"kind":"Name","value":"daysRead"}},{"kind":"Field","name":{"kind":"Name","value":"daysToRead"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamRequests"}},{"kind":"Field","name":{"kind":"Name","value":"upstream"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"gateway"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"matchedCount"}},{"kind":"Field","name":{"kind":"Name","value":"discrepancyCount"}},{"kind":"Field","name":{"kind":"Name","value":"openCount"}},{"kind":"Field","name":{"kind":"Name","value":"repairedCount"}},{"kind":"Field","name":{"kind":"Name","value":"countsByCode"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationRunFieldsFragment, unknown>;
+export const HelloDocument = {"__meta__":{"hash":"sha256:e21b91483eaf0d4f85ac736a9dd636f74b25e6a48a66ae342edbbc420f119dcf"}} as unknown as DocumentNode<HelloQuery, HelloQueryVariables>;
+export const ProbeApproveDocument = {"__meta__":{"hash":"sha256:08503dac56a552113560b6f8d23c7d84c324d12db52b4e6153a9f339362e1537"}} as unknown as DocumentNode<ProbeApproveMutation, ProbeApproveMutationVariables>;
+export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc37bbcee2f86b15562ae9d7be9fbbacc51890d1f60c94705"}} as unknown as DocumentNode<ProbeRetryMutation, ProbeRetryMutationVariables>;
+export const MeDocument = {"__meta__":{"hash":"sha256:95a4259f2fbeb13fa9504a24aef19641a79263176590bc5c023034ca2824d7cb"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
+export const BatchesDocument = {"__meta__":{"hash":"sha256:549f909190b412a6d66aaf57eb40898d1242e817317085c00777b2081e11fefe"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
+export const BatchDocument = {"__meta__":{"hash":"sha256:b0d9b77798ae1bfd23308356417b334e24e483479bd0c54da7b815ad390847d6"}} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
+export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a5c68b12aab3a3abd3ce84680d7edc3f9fbd888c0a2640f067"}} as unknown as DocumentNode<BatchProblemsQuery, BatchProblemsQueryVariables>;
+export const BatchItemsDocument = {"__meta__":{"hash":"sha256:31e71b74fdcfb3768ebabc3481d6856a100230936d316d48662f4d93874c5cba"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
+export const BatchProgressDocument = {"__meta__":{"hash":"sha256:a49e1681bdcc4bc1b7f1eb353581c5aafbfb2b020880f36bb6a5fb82bb69ab3e"}} as unknown as DocumentNode<BatchProgressSubscription, BatchProgressSubscriptionVariables>;
+export const ImportBatchDocument = {"__meta__":{"hash":"sha256:a5a67f46b00d7e79fa12d2fca81ebfce88d1760abc00a04d6312a30b7d006817"}} as unknown as DocumentNode<ImportBatchMutation, ImportBatchMutationVariables>;
+export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:a7d6354918891be136581b3ced6c1666706c33b5cb1af3ee5d1e554114b876a8"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
+export const CancelBatchDocument = {"__meta__":{"hash":"sha256:bb4d3c4ccdfd802e218e2f4ff5300d084de1bcc8676baef61c0a9bdee9c5112d"}} as unknown as DocumentNode<CancelBatchMutation, CancelBatchMutationVariables>;
+export const RetryFailedItemsDocument = {"__meta__":{"hash":"sha256:1feb42e0f1ff8c492e939bc6258afa24c8c95e16f1c8a62613c54c0d6af1900f"}} as unknown as DocumentNode<RetryFailedItemsMutation, RetryFailedItemsMutationVariables>;
+export const PauseBatchDocument = {"__meta__":{"hash":"sha256:60d4c4aa6898cb35658e8ab8a5df249dd2729a9589b8d9005acabc4b8fe42a8e"}} as unknown as DocumentNode<PauseBatchMutation, PauseBatchMutationVariables>;
+export const ResumeBatchDocument = {"__meta__":{"hash":"sha256:bf836cd3fe70d2ff54acfa8d7c51a72b0ee21f7f3864312f77816d58498e6695"}} as unknown as DocumentNode<ResumeBatchMutation, ResumeBatchMutationVariables>;
+export const PaymentDocument = {"__meta__":{"hash":"sha256:43923aaeb6832da28157efcc80069cb557a7cba09797cd615f45191cd181aae5"}} as unknown as DocumentNode<PaymentQuery, PaymentQueryVariables>;
+export const PaymentsByReferenceDocument = {"__meta__":{"hash":"sha256:fb61f62027803ad303536aecfde8e17b3d45ce2a5d58697c974ee6c456023261"}} as unknown as DocumentNode<PaymentsByReferenceQuery, PaymentsByReferenceQueryVariables>;
+export const ReconciliationRunsDocument = {"__meta__":{"hash":"sha256:5dbed4b664e04209bcdefb8680ac60b366b8f376890b202fe57cf54547573d06"}} as unknown as DocumentNode<ReconciliationRunsQuery, ReconciliationRunsQueryVariables>;
+export const ReconciliationRunDocument = {"__meta__":{"hash":"sha256:37eaa41d3d80d1d46dac39fd08a09a32c56fcee3397718f7aa6626227dd6a3c2"}} as unknown as DocumentNode<ReconciliationRunQuery, ReconciliationRunQueryVariables>;
+export const RunDiscrepanciesDocument = {"__meta__":{"hash":"sha256:5b34d464caed0f5142da1bed89d97d7881635e3d58c54226f3ccc76931c6044c"}} as unknown as DocumentNode<RunDiscrepanciesQuery, RunDiscrepanciesQueryVariables>;
+export const StartReconciliationDocument = {"__meta__":{"hash":"sha256:e3a473a234c00e277c03808e7818076a0c47975cc85c885f720175dbdaca91cc"}} as unknown as DocumentNode<StartReconciliationMutation, StartReconciliationMutationVariables>;
+export const ReviewItemsDocument = {"__meta__":{"hash":"sha256:42b130b5d8b5b69038ec47379d2a072d1f3922eb7586d06af94f5f0c97f701db"}} as unknown as DocumentNode<ReviewItemsQuery, ReviewItemsQueryVariables>;
+export const ReviewDocument = {"__meta__":{"hash":"sha256:7d0ecba17144fce009f9013caeddce017d7ee9702878dcea50e9fd039a0b8f40"}} as unknown as DocumentNode<ReviewMutation, ReviewMutationVariables>;
+export const MarkDocument = {"__meta__":{"hash":"sha256:efa57d58a41f7d26679a94de0e64913bafacd79fea55f73c794101ca8a99563f"}} as unknown as DocumentNode<MarkMutation, MarkMutationVariables>;
