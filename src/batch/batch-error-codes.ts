@@ -28,6 +28,7 @@ export const batchErrorMeanings = {
   'review.card-data-gone': 'The row’s card data is past CARD_DATA_RETENTION_DAYS: upload the row again to pay it.',
   'review.paid-upstream': 'The partner says the payment is COMPLETED: it is not paid again.',
   'review.in-progress-upstream': 'The partner says the payment is IN_PROGRESS: check again later.',
+  'review.ready-upstream': 'The partner says the payment is READY: an execute sent earlier may still land, so it is not paid again until the partner executes or expires it.',
   'review.unreadable': 'The payment could not be read now; it is paid again only once a read shows it unpaid.',
 } as const;
 

@@ -6,30 +6,53 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows. */
 export type BatchItemStatus =
+  /** Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY. */
   | 'CANCELLED'
+  /** Final: paid. */
   | 'COMPLETED'
+  /** The create is being sent. */
   | 'CREATING'
+  /** Repeats a payment (same payee, amount and reference); paid only if the approver includes flagged rows. */
   | 'DUPLICATE'
+  /** The execute is being sent. */
   | 'EXECUTING'
+  /** Not executed in time upstream; retryFailedItems pays it again. */
   | 'EXPIRED'
+  /** Not paid (see errorCode); retryFailedItems pays it again under a new paymentId. */
   | 'FAILED'
+  /** Failed validation; never paid. */
   | 'INVALID'
+  /** Executed; the provider is paying it. */
   | 'IN_PROGRESS'
+  /** Its outcome could not be settled by reading back: never paid again automatically (reviewBatchItems, markBatchItem). */
   | 'NEEDS_REVIEW'
+  /** Valid, waiting for approval or for a worker. */
   | 'PENDING'
+  /** Created upstream, about to be executed. */
   | 'READY';
 
+/** Where a batch is in its life: VALIDATING → VALIDATED or REJECTED → RUNNING (⇄ PAUSED) → COMPLETED, COMPLETED_WITH_FAILURES or CANCELLED. */
 export type BatchStatus =
+  /** Cancelled: rows not yet sent are not paid; rows already sent finish and are tracked. */
   | 'CANCELLED'
+  /** Final: every paid row COMPLETED. */
   | 'COMPLETED'
+  /** Finished with some rows FAILED or EXPIRED (retryFailedItems pays them again) or NEEDS_REVIEW. */
   | 'COMPLETED_WITH_FAILURES'
+  /** Approved, sending nothing until resumed: paused by a person, or for lack of funds (see waiting). */
   | 'PAUSED'
+  /** The file has errors: fix it, or approve with validRowsOnly to pay only its valid rows. */
   | 'REJECTED'
+  /** Approved: rows are being paid. */
   | 'RUNNING'
+  /** Checked, waiting for approval (approveBatch). */
   | 'VALIDATED'
+  /** The file is being read and checked. */
   | 'VALIDATING';
 
+/** ISO 4217 currency code of an amount. */
 export type Currency =
+  /** ISO 4217 RUB. */
   | 'RUB';
 
 /** What differs; docs/architecture.md "Reconciliation" has the rule of each. */
@@ -51,36 +74,166 @@ export type DiscrepancyCode =
 
 /** OPEN: for a person to decide. REPAIRED: the upstream was final and the gateway was not; the gateway took its status. */
 export type DiscrepancyResolution =
+  /** For a person to decide. */
   | 'OPEN'
+  /** The upstream was final and the gateway was not: the gateway took the upstream’s status. */
   | 'REPAIRED';
+
+/** Why a mutation was refused: the `code` of every Problem. Stable; see README "Error codes". */
+export type ErrorCode =
+  /** Upstream auth.error: the gateway’s credentials could not be checked. */
+  | 'AUTH_ERROR'
+  /** Upstream auth.failed: the gateway’s credentials were refused (an operator must fix PAYOUT_* settings). */
+  | 'AUTH_FAILED'
+  /** Upstream auth.forbidden: the gateway’s account may not do this. */
+  | 'AUTH_FORBIDDEN'
+  /** The input was refused before anything was sent (see the error’s fields). */
+  | 'BAD_USER_INPUT'
+  /** The balance could not be read; approve later, or with ignoreBalance. */
+  | 'BATCH_BALANCE_UNKNOWN'
+  /** The batch or row changed while the step ran; read it and try again. */
+  | 'BATCH_CHANGED'
+  /** The file itself has errors (not its rows): it cannot be approved. */
+  | 'BATCH_FILE_ERRORS'
+  /** The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance. */
+  | 'BATCH_INSUFFICIENT_FUNDS'
+  /** Rows repeat a batch approved since the import; they are now flagged. Approve again. */
+  | 'BATCH_NEW_DUPLICATES'
+  /** No FAILED or EXPIRED row can be paid again. */
+  | 'BATCH_NOTHING_TO_RETRY'
+  /** The batch is in a state that cannot be approved. */
+  | 'BATCH_NOT_APPROVABLE'
+  /** The batch is in a state that cannot be cancelled. */
+  | 'BATCH_NOT_CANCELLABLE'
+  /** No batch has this id. */
+  | 'BATCH_NOT_FOUND'
+  /** Only a RUNNING batch can be paused. */
+  | 'BATCH_NOT_PAUSABLE'
+  /** Only a PAUSED batch can be resumed. */
+  | 'BATCH_NOT_RESUMABLE'
+  /** The batch is still running, or in a state whose rows are not paid again. */
+  | 'BATCH_NOT_RETRYABLE'
+  /** No row of the batch can be paid. */
+  | 'BATCH_NO_VALID_ROWS'
+  /** The batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows. */
+  | 'BATCH_REJECTED'
+  /** Maker-checker: the key that uploaded the batch may not approve it. */
+  | 'BATCH_SAME_PERSON'
+  /** Upstream internal.error: the upstream failed internally. */
+  | 'INTERNAL_ERROR'
+  /** The gateway could not reach the Payout API. */
+  | 'NETWORK_ERROR'
+  /** The Payout API did not answer in time; the outcome may be unknown. */
+  | 'NETWORK_TIMEOUT'
+  /** A code this version of the gateway does not know; upstreamCode has it as sent. */
+  | 'OTHER'
+  /** The partner breaker is open (the Payout API fails or throttles): nothing was sent; retry later. */
+  | 'PARTNER_UNAVAILABLE'
+  /** Its batch row was cancelled after the create: the gateway will not execute the payment. */
+  | 'PAYMENT_CANCELLED'
+  /** Upstream payout.bad.request: the upstream refused the request as malformed. */
+  | 'PAYOUT_BAD_REQUEST'
+  /** Upstream payout.billing.declined: billing declined the payment. */
+  | 'PAYOUT_BILLING_DECLINED'
+  /** Upstream payout.billing.timeout: billing did not answer in time. */
+  | 'PAYOUT_BILLING_TIMEOUT'
+  /** Upstream payout.fraud.violated: stopped by fraud checks. */
+  | 'PAYOUT_FRAUD_VIOLATED'
+  /** Upstream payout.insufficient-funds: the balance does not cover it. */
+  | 'PAYOUT_INSUFFICIENT_FUNDS'
+  /** Upstream payout.internal.error: the payout service failed internally. */
+  | 'PAYOUT_INTERNAL_ERROR'
+  /** Upstream payout.legislation.prohibited: the law forbids this payment. */
+  | 'PAYOUT_LEGISLATION_PROHIBITED'
+  /** Whether the payment was made could not be settled: a person must look. */
+  | 'PAYOUT_OUTCOME_UNKNOWN'
+  /** The upstream holds a payment under this paymentId with different data. */
+  | 'PAYOUT_PAYMENT_CONFLICT'
+  /** Upstream payout.payment.not-found: no payment with this paymentId. */
+  | 'PAYOUT_PAYMENT_NOT_FOUND'
+  /** The execute was accepted but the payment is still READY. */
+  | 'PAYOUT_PAYMENT_STILL_READY'
+  /** Upstream payout.provider.forbidden: the account may not use this provider. */
+  | 'PAYOUT_PROVIDER_FORBIDDEN'
+  /** Upstream payout.provider.not-found: no such provider. */
+  | 'PAYOUT_PROVIDER_NOT_FOUND'
+  /** Upstream payout.provider.unavailable: the provider is down; retryable. */
+  | 'PAYOUT_PROVIDER_UNAVAILABLE'
+  /** Upstream payout.resource.exists: a payment with this paymentId exists with other data. */
+  | 'PAYOUT_RESOURCE_EXISTS'
+  /** The batch was cancelled: its rows are not paid again. */
+  | 'REVIEW_BATCH_CANCELLED'
+  /** The row’s card data is past CARD_DATA_RETENTION_DAYS: upload the row again to pay it. */
+  | 'REVIEW_CARD_DATA_GONE'
+  /** The partner says the payment is IN_PROGRESS: check again later. */
+  | 'REVIEW_IN_PROGRESS_UPSTREAM'
+  /** The row is not NEEDS_REVIEW. */
+  | 'REVIEW_NOT_UNDER_REVIEW'
+  /** The batch has no row on this line. */
+  | 'REVIEW_NO_SUCH_ROW'
+  /** The partner says the payment is COMPLETED: it is not paid again. */
+  | 'REVIEW_PAID_UPSTREAM'
+  /** The partner says the payment is READY: an execute sent earlier may still land, so it is not paid again until the partner executes or expires it. */
+  | 'REVIEW_READY_UPSTREAM'
+  /** Marking a row needs a reason. */
+  | 'REVIEW_REASON_REQUIRED'
+  /** The reason is too long. */
+  | 'REVIEW_REASON_TOO_LONG'
+  /** The payment could not be read now; it is paid again only once a read shows it unpaid. */
+  | 'REVIEW_UNREADABLE'
+  /** A key other than the creator’s (above PAYMENT_SECOND_PERSON_ABOVE), uploader’s or approver’s must do this (maker-checker). */
+  | 'SECOND_PERSON_REQUIRED'
+  /** The Payout API answered something this gateway cannot read. */
+  | 'UPSTREAM_INVALID_RESPONSE'
+  /** Upstream validation.error: a parameter is invalid (see causes). */
+  | 'VALIDATION_ERROR';
 
 /** Which side holds a final status (COMPLETED, FAILED, EXPIRED). */
 export type FinalSide =
+  /** Both are final, and they differ. */
   | 'BOTH'
+  /** Only the gateway’s status is final. */
   | 'GATEWAY'
+  /** Neither is final yet. */
   | 'NEITHER'
+  /** Only the upstream’s status is final. */
   | 'UPSTREAM';
 
 /** Why a payment failed or expired (the spec’s StatusErrorCode). */
 export type PaymentErrorCode =
+  /** The recipient’s bank or the provider declined it. */
   | 'BILLING_DECLINED'
+  /** Not executed before its expiry. */
   | 'EXPIRED'
+  /** Stopped by the upstream’s fraud checks. */
   | 'FRAUD_SUSPECTED'
+  /** The payer’s balance did not cover the payment and its commission. */
   | 'INSUFFICIENT_FUNDS'
+  /** The upstream or provider failed internally. */
   | 'INTERNAL_ERROR'
+  /** Over a provider or recipient limit. */
   | 'LIMIT_ERROR';
 
 /** The upstream payment status (the spec’s StatusCode). */
 export type PaymentStatus =
+  /** Final: paid. */
   | 'COMPLETED'
+  /** Accepted by the upstream, not yet ready to execute. */
   | 'CREATED'
+  /** Final: not executed in time; nothing was paid. */
   | 'EXPIRED'
+  /** Final: the provider did not pay it (see errorCode). */
   | 'FAILED'
+  /** Executed; the provider is paying it. */
   | 'IN_PROGRESS'
+  /** Created and checked; waits for executePayment (or expires at expiresAt). */
   | 'READY';
 
+/** How bad a validation problem is. */
 export type ProblemSeverity =
+  /** The row (or the file) cannot be paid as it is. */
   | 'ERROR'
+  /** Worth a look; the row is paid. */
   | 'WARNING';
 
 /** Payout provider; each value stands for the upstream code in its description. */
@@ -98,38 +251,110 @@ export type ProviderCode =
   /** Upstream code sbp-fio */
   | 'SBP_FIO';
 
+/** Which part of a reconciliation period is refused. */
+export type ReconciliationPeriodField =
+  /** The `from` argument. */
+  | 'FROM'
+  /** The time zone the period is read in (RECONCILE_TIME_ZONE). */
+  | 'TIME_ZONE'
+  /** The `to` argument. */
+  | 'TO';
+
+/** Where a reconciliation run is, in order. */
+export type ReconciliationPhase =
+  /** Both sides are compared and the discrepancies written. */
+  | 'COMPARING'
+  /** Missing and status-differing payments are read one by one. */
+  | 'CONFIRMING'
+  /** Totals and counts are recorded; the run is finished (see status). */
+  | 'DONE'
+  /** Each day of the period (and a day either side) is read from the upstream’s list. */
+  | 'READING'
+  /** Where the upstream is final and the gateway is not, the gateway takes the upstream’s status. */
+  | 'REPAIRING';
+
+/** Whether a reconciliation run is going, done or failed. */
 export type ReconciliationStatus =
+  /** Finished: the counts and discrepancies are final. */
   | 'COMPLETED'
+  /** Stopped before the end (see error). */
   | 'FAILED'
+  /** Still reading or comparing (see phase). */
   | 'RUNNING';
+
+/** Who started a reconciliation run. */
+export type ReconciliationTrigger =
+  /** The command line (payout reconcile). */
+  | 'CLI'
+  /** The startReconciliation mutation: the page or the API. */
+  | 'GRAPHQL'
+  /** The daily schedule (RECONCILE_DAILY_AT). */
+  | 'SCHEDULE';
 
 /** A person’s verdict on a row no read settles: PAID (no money moves), PAY_AGAIN (FAILED, for retryFailedItems), DO_NOT_PAY (CANCELLED). */
 export type ReviewMark =
+  /** Never pay it from here: the row becomes CANCELLED. */
   | 'DO_NOT_PAY'
+  /** It was paid: the row becomes COMPLETED; no money moves. */
   | 'PAID'
+  /** It was not paid: the row becomes FAILED, for retryFailedItems (only once a read shows it unpaid). */
   | 'PAY_AGAIN';
 
 /** What a read of a NEEDS_REVIEW row’s payment proved. */
 export type ReviewVerdict =
+  /** The payment is READY and was never executed from here: the row becomes FAILED, payable again. */
   | 'CREATED_NOT_EXECUTED'
+  /** The partner says EXPIRED: the row becomes EXPIRED, payable again. */
   | 'EXPIRED'
+  /** The partner says FAILED: the row becomes FAILED, payable again with retryFailedItems. */
   | 'FAILED'
+  /** The partner says IN_PROGRESS: the row follows it. */
   | 'IN_PROGRESS'
+  /** The partner has no such payment: nothing was paid; the row becomes FAILED, payable again. */
   | 'NOT_CREATED'
+  /** The payment under this id is not the row’s (other amount or recipient): the row stays NEEDS_REVIEW. */
   | 'NOT_OURS'
+  /** The partner says COMPLETED: the row becomes COMPLETED. */
   | 'PAID'
+  /** The payment could not be read now: the row stays NEEDS_REVIEW. */
   | 'UNKNOWN';
+
+/** How the gateway learned a status. */
+export type StatusSource =
+  /** The upstream’s answer to the create. */
+  | 'CREATE'
+  /** The upstream’s answer to the execute. */
+  | 'EXECUTE'
+  /** A read of the payment (payment query, CLI, batch worker). */
+  | 'READ'
+  /** The read-back of a payment whose answer was lost or unsettled. */
+  | 'READ_BACK'
+  /** A reconciliation repaired it from the upstream’s list. */
+  | 'RECONCILE'
+  /** The gateway recorded the request before sending the create (PENDING). */
+  | 'REQUEST'
+  /** A status webhook from the upstream. */
+  | 'WEBHOOK';
 
 /** The gateway’s own record: the upstream status, or PENDING (create sent, not confirmed), REJECTED (the upstream refused the create; nothing exists there) or UNKNOWN (an answer was lost and reading back could not settle it; a person must look). */
 export type TrackingStatus =
+  /** Final: paid. */
   | 'COMPLETED'
+  /** Accepted by the upstream, not yet ready to execute. */
   | 'CREATED'
+  /** Final: not executed in time; nothing was paid. */
   | 'EXPIRED'
+  /** Final: the provider did not pay it (see errorCode). */
   | 'FAILED'
+  /** Executed; the provider is paying it. */
   | 'IN_PROGRESS'
+  /** The create was sent (or is about to be); the upstream has not confirmed it yet. */
   | 'PENDING'
+  /** Created and checked; waits for executePayment (or expires at expiresAt). */
   | 'READY'
+  /** Final: the upstream refused the create; no payment exists there. */
   | 'REJECTED'
+  /** An answer was lost and reading back could not settle it: a person must look. */
   | 'UNKNOWN';
 
 /** Why an approved batch sends nothing now. */
@@ -226,7 +451,7 @@ export type ImportBatchMutationVariables = Exact<{
 
 
 export type ImportBatchMutation = { importBatch:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'ImportBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
    };
 
@@ -239,7 +464,7 @@ export type ApproveBatchMutationVariables = Exact<{
 
 export type ApproveBatchMutation = { result:
     | { __typename: 'ApproveBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
    };
 
 export type CancelBatchMutationVariables = Exact<{
@@ -248,7 +473,7 @@ export type CancelBatchMutationVariables = Exact<{
 
 
 export type CancelBatchMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'CancelBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
    };
 
@@ -258,7 +483,7 @@ export type RetryFailedItemsMutationVariables = Exact<{
 
 
 export type RetryFailedItemsMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'RetryFailedItemsSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
    };
 
@@ -268,7 +493,7 @@ export type PauseBatchMutationVariables = Exact<{
 
 
 export type PauseBatchMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'PauseBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
    };
 
@@ -278,18 +503,18 @@ export type ResumeBatchMutationVariables = Exact<{
 
 
 export type ResumeBatchMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'ResumeBatchSuccess', batch: { validRowsOnly: boolean, forced: boolean, flaggedCount: number, includeFlagged: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, flaggedAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }
    };
 
-export type PaymentFieldsFragment = { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> };
+export type PaymentFieldsFragment = { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: StatusSource, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> };
 
 export type PaymentQueryVariables = Exact<{
   paymentId: string | number;
 }>;
 
 
-export type PaymentQuery = { payment: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } | null };
+export type PaymentQuery = { payment: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: StatusSource, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } | null };
 
 export type PaymentsByReferenceQueryVariables = Exact<{
   reference: string;
@@ -297,11 +522,11 @@ export type PaymentsByReferenceQueryVariables = Exact<{
 }>;
 
 
-export type PaymentsByReferenceQuery = { searchPayments: { edges: Array<{ node: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: string, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } }> } };
+export type PaymentsByReferenceQuery = { searchPayments: { edges: Array<{ node: { paymentId: string, reference: string | null, status: PaymentStatus | null, trackingStatus: TrackingStatus | null, provider: ProviderCode, batchId: string | null, batchRow: number | null, createdAt: unknown, errorCode: PaymentErrorCode | null, errorMessage: string | null, upstreamErrorCode: string | null, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency } | null, recipient: Array<{ key: string, value: string }>, history: Array<{ status: TrackingStatus, source: StatusSource, changedAt: unknown, recordedAt: unknown, errorCode: string | null, errorMessage: string | null }> } }> } };
 
 export type ReconciliationSideFieldsFragment = { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } };
 
-export type ReconciliationRunFieldsFragment = { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> };
+export type ReconciliationRunFieldsFragment = { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: ReconciliationTrigger, requestedBy: string | null, phase: ReconciliationPhase, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> };
 
 export type ReconciliationRunsQueryVariables = Exact<{
   status?: ReconciliationStatus | null | undefined;
@@ -310,14 +535,14 @@ export type ReconciliationRunsQueryVariables = Exact<{
 }>;
 
 
-export type ReconciliationRunsQuery = { reconciliationRuns: { edges: Array<{ node: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type ReconciliationRunsQuery = { reconciliationRuns: { edges: Array<{ node: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: ReconciliationTrigger, requestedBy: string | null, phase: ReconciliationPhase, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type ReconciliationRunQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ReconciliationRunQuery = { reconciliationRun: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } | null };
+export type ReconciliationRunQuery = { reconciliationRun: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: ReconciliationTrigger, requestedBy: string | null, phase: ReconciliationPhase, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } | null };
 
 export type RunDiscrepanciesQueryVariables = Exact<{
   id: string | number;
@@ -336,8 +561,8 @@ export type StartReconciliationMutationVariables = Exact<{
 
 
 export type StartReconciliationMutation = { startReconciliation:
-    | { __typename: 'ReconciliationPeriodError', message: string, field: string }
-    | { __typename: 'StartReconciliationSuccess', run: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: string, requestedBy: string | null, phase: string, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }
+    | { __typename: 'ReconciliationPeriodError', message: string, field: ReconciliationPeriodField }
+    | { __typename: 'StartReconciliationSuccess', run: { id: string, from: unknown, to: unknown, timeZone: string, status: ReconciliationStatus, trigger: ReconciliationTrigger, requestedBy: string | null, phase: ReconciliationPhase, daysRead: number, daysToRead: number, upstreamRequests: number, matchedCount: number, discrepancyCount: number, openCount: number, repairedCount: number, error: string | null, startedAt: unknown, finishedAt: unknown, upstream: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, gateway: { count: number, paidCount: number, amount: { value: unknown, currency: Currency }, commission: { value: unknown, currency: Currency }, paidAmount: { value: unknown, currency: Currency } }, countsByCode: Array<{ code: DiscrepancyCode, count: number }> } }
    };
 
 export type ReviewItemsQueryVariables = Exact<{
@@ -353,8 +578,8 @@ export type ReviewMutationVariables = Exact<{
 
 
 export type ReviewMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
-    | { __typename: 'ReviewBatchItemsSuccess', review: { settled: number, unsettled: number, rows: Array<{ line: number, paymentId: string, verdict: ReviewVerdict, status: string }> } }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
+    | { __typename: 'ReviewBatchItemsSuccess', review: { settled: number, unsettled: number, rows: Array<{ line: number, paymentId: string, verdict: ReviewVerdict, status: BatchItemStatus }> } }
    };
 
 export type MarkMutationVariables = Exact<{
@@ -366,7 +591,7 @@ export type MarkMutationVariables = Exact<{
 
 
 export type MarkMutation = { result:
-    | { __typename: 'BatchError', code: string, message: string }
+    | { __typename: 'BatchError', code: ErrorCode, message: string }
     | { __typename: 'MarkBatchItemSuccess', item: { line: number, status: BatchItemStatus } }
    };
 
