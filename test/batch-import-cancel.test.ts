@@ -19,6 +19,22 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
   });
   afterAll(() => gw.close());
 
+  /** The gateway's importer with a writer of the test's, and the heartbeat every staleMs / 6. */
+  const importerWith = (bulk: BulkWriter, staleMs: number) => {
+    const s = gw.services();
+    return new BatchImporter({
+      prisma: gw.db.prisma,
+      bulk,
+      query: gw.db.query,
+      catalogue: s.catalogue,
+      client: s.client,
+      limits: { maxRows: 100_000, maxBytes: 10_000_000 },
+      staleMs,
+      cardData: testCardData(),
+      logger: createLogger({ level: 'silent' }),
+    });
+  };
+
   it('cancels a batch while its rows are being read, and the import stops there', async () => {
     const db = gw.db.prisma;
     let release!: () => void;
@@ -33,18 +49,7 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
       await gw.db.bulk(table, batchRows);
       if (table.name === 'BatchItem' && batchRows.length > 0 && written++ === 0) await held;
     };
-    const s = gw.services();
-    const importer = new BatchImporter({
-      prisma: db,
-      bulk,
-      query: gw.db.query,
-      catalogue: s.catalogue,
-      client: s.client,
-      limits: { maxRows: 100_000, maxBytes: 10_000_000 },
-      staleMs: 600,
-      cardData: testCardData(),
-      logger: createLogger({ level: 'silent' }),
-    });
+    const importer = importerWith(bulk, 600);
     const source = (async function* () {
       yield Buffer.from(header + rows(0, 10_000));
     })();
@@ -81,18 +86,7 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
       await gw.db.bulk(table, batchRows);
       if (table.name === 'BatchItem' && batchRows.length > 0 && written++ === 0) await held;
     };
-    const s = gw.services();
-    const importer = new BatchImporter({
-      prisma: db,
-      bulk,
-      query: gw.db.query,
-      catalogue: s.catalogue,
-      client: s.client,
-      limits: { maxRows: 100_000, maxBytes: 10_000_000 },
-      staleMs: 600_000,
-      cardData: testCardData(),
-      logger: createLogger({ level: 'silent' }),
-    });
+    const importer = importerWith(bulk, 600_000);
     const rows = Array.from({ length: 10_000 }, (_, i) => `Y-${i},bank-card-token,${i + 1}.00,token_success\n`).join('');
     const source = (async function* () {
       yield Buffer.from('reference,provider,amount,account\n' + rows);
