@@ -59,6 +59,8 @@ export async function startTestGateway(options: {
     gateway,
     sb,
     db: test.db,
+    /** The database as a connection string (PostgreSQL), for a test's own second connection. */
+    target: test.target,
     services: () => gateway.services,
     gql,
     http,
