@@ -17,6 +17,7 @@ const BENCHES: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'startup', file: 'bench/startup.ts', args: [] },
   { name: 'facade', file: 'bench/facade.ts', args: [] },
   { name: 'persisted', file: 'bench/persisted.ts', args: [] },
+  { name: 'default', file: 'bench/default-config.ts', args: [] },
   { name: 'import', file: 'bench/import.ts', args: [] },
   { name: 'pay', file: 'bench/pay.ts', args: ['--rows', '2000', '--concurrency', '32'] },
   { name: 'reconcile', file: 'bench/reconcile.ts', args: [] },
