@@ -1,22 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { report } from './report.ts';
-import { processCpuUs } from './sandbox-process.ts';
-
-/** autocannon ships no types; this is the part used here. */
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  connections: number;
-  duration: number;
-}) => Promise<{ requests: { total: number }; errors: number; non2xx: number }>;
+import { listeningUrl, processCpuUs } from './sandbox-process.ts';
+import { autocannon } from './autocannon.ts';
 
 /**
  * What users run (issue 20, "GraphQL cost"): `npm start` as a fresh clone starts it
@@ -54,18 +44,7 @@ async function startGateway(name: string, env: Record<string, string>): Promise<
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`${name}: the gateway exited with ${code}`)));
-  });
-  // The request log goes on being written; read and dropped, as a log shipper would.
-  child.stdout!.removeAllListeners('data');
-  child.stdout!.resume();
+  const url = await listeningUrl(child, `${name}: the gateway`);
   return { name, url, child };
 }
 

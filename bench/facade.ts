@@ -1,23 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { report } from './report.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
-
-/** autocannon ships no types; this is the part used here. */
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string | undefined;
-  connections: number;
-  duration: number;
-}) => Promise<{ requests: { total: number }; errors: number; non2xx: number }>;
+import { autocannon } from './autocannon.ts';
 
 /**
  * The GraphQL facade against the upstream it fronts (issue 9, target 3). The same read,

@@ -1,23 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { report } from './report.ts';
 import { startSandboxProcess } from './sandbox-process.ts';
-
-/** autocannon ships no types; this is the part used here. */
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string | undefined;
-  requests?: Array<{ setupRequest: (request: { body?: string }) => { body?: string } }>;
-  connections: number;
-  duration: number;
-}) => Promise<{ requests: { total: number }; errors: number; non2xx: number }>;
+import { autocannon } from './autocannon.ts';
 
 /**
  * What a persisted operation saves the gateway (issue 20): the `balance` query sent as its

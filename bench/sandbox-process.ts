@@ -14,6 +14,15 @@ export async function startSandboxProcess(env: Record<string, string>): Promise<
     env: { ...process.env, SANDBOX_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const url = await listeningUrl(child, 'the sandbox');
+  return { url, process: child, cpuUs: () => processCpuUs(child.pid!) };
+}
+
+/**
+ * The URL a server process logs once it listens (`"url":"http://…"` in its JSON log line on
+ * stdout); the rest of its log is read and dropped, as a log shipper would.
+ */
+export async function listeningUrl(child: ChildProcess, name: string): Promise<string> {
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -21,10 +30,11 @@ export async function startSandboxProcess(env: Record<string, string>): Promise<
       const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
       if (match) resolve(match[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
   });
+  child.stdout!.removeAllListeners('data');
   child.stdout!.resume();
-  return { url, process: child, cpuUs: () => processCpuUs(child.pid!) };
+  return url;
 }
 
 /** utime and stime of a process, in clock ticks (100 per second on Linux), as microseconds. */
