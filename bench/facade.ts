@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { Client } from 'undici';
 import { report } from './report.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 import { autocannon } from './autocannon.ts';
+import { benchCredentials, startGatewayProcess } from './gateway-process.ts';
 
 /**
  * The GraphQL facade against the upstream it fronts (issue 9, target 3). The same read,
@@ -36,11 +36,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     samples: { type: 'string', default: '2000' },
     profile: { type: 'string' },
-    serve: { type: 'boolean', default: false },
   },
 });
 
-const credentials = { PAYOUT_AGENT_ID: 'bench', PAYOUT_API_TOKEN: 'bench-token', PAYOUT_WEBHOOK_SECRET: 'bench-secret' };
+const credentials = benchCredentials;
 // Random and long: the gateway refuses keys under 32 characters or 128 estimated bits.
 const API_KEY = randomBytes(32).toString('hex');
 const BALANCE_QUERY = JSON.stringify({ query: 'query { balance { available { value } } }' });
@@ -68,7 +67,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const samples = Number(values.samples);
   const sandbox = await startSandboxProcess({ ...credentials, DATA_DIR: dir });
-  const gateway = await startGateway(dir, sandbox.url, values.profile);
+  const gateway = await startGatewayProcess(dir, sandbox.url, API_KEY, values.profile);
   try {
     const rest: Side = {
       name: 'REST',
@@ -229,94 +228,4 @@ async function providerCalls(gatewayUrl: string) {
   return { queries, firstCalls: afterFirst - before, laterCalls: afterAll - afterFirst, expected: 1 + count };
 }
 
-interface GatewayProcess {
-  pid: number;
-  url: string;
-  floorUrl: string;
-  cpuUs(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** This file with --serve: the gateway as `npm start` composes it, over the sandbox, in a process of its own. */
-async function startGateway(dir: string, sandboxUrl: string, profileDir: string | undefined): Promise<GatewayProcess> {
-  const { ensureDevKeyPair } = await import('../src/config/keys.ts');
-  const keys = ensureDevKeyPair(dir);
-  const flags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', 'bench/facade.ts', '--serve'], {
-    env: {
-      ...process.env,
-      ...credentials,
-      PAYOUT_API_URL: sandboxUrl,
-      PAYOUT_PRIVATE_KEY_FILE: keys.privateKeyFile,
-      // A real upstream needs a configured card data key; any 32 bytes do for a benchmark.
-      PAYOUT_DATA_KEY: Buffer.alloc(32, 7).toString('base64'),
-      GATEWAY_API_KEYS: `${API_KEY}:admin`,
-      WORKER_IN_PROCESS: 'false',
-      DATA_DIR: join(dir, 'gateway'),
-      PORT: '0',
-      // The production default (info): one request line each, written to /dev/null here.
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  // Answers in the order asked: the first is the listening URL.
-  const inbox: unknown[] = [];
-  const waiting: Array<(message: any) => void> = [];
-  child.on('message', (message) => (waiting.length > 0 ? waiting.shift()!(message) : inbox.push(message)));
-  const next = () => new Promise<any>((resolve) => (inbox.length > 0 ? resolve(inbox.shift()) : waiting.push(resolve)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await Promise.race([next(), exited.then(() => undefined)]);
-  if (ready?.url === undefined) throw new Error('the gateway exited before listening');
-  return {
-    pid: child.pid!,
-    url: ready.url,
-    floorUrl: ready.floorUrl,
-    async cpuUs() {
-      const reply = next();
-      child.send('cpu');
-      const { user, system } = (await reply).cpu;
-      return user + system;
-    },
-    async stop() {
-      child.send('stop');
-      await exited;
-    },
-  };
-}
-
-async function serve(): Promise<void> {
-  const [{ loadGatewayConfig }, { createLogger }, { startGateway: start }] = await Promise.all([
-    import('../src/config/env.ts'),
-    import('../src/log/logger.ts'),
-    import('../src/app/start-gateway.ts'),
-  ]);
-  const config = loadGatewayConfig(process.env);
-  const logger = createLogger({ level: config.logLevel, name: 'gateway' });
-  // As `npm start` does: OTEL_* in the environment turn tracing on (off by default).
-  await (await import('../src/ops/tracing.ts')).startTracing(process.env, { serviceName: 'payout-gateway', logger });
-  const gateway = await start(config, logger);
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
-    if (message === 'stop') void gateway.stop().then(() => process.exit(0));
-  });
-  const floor = await bareProxy(`${process.env.PAYOUT_API_URL}/partner/payout/v2/agents/${config.payout.agentId}/balance`, process.env.PAYOUT_API_TOKEN!);
-  process.send!({ url: gateway.url, floorUrl: floor });
-}
-
-/** The same read through node:http and a kept-alive undici pool, nothing else: what bounds any Node facade. */
-async function bareProxy(upstream: string, token: string): Promise<string> {
-  const [{ createServer }, { Agent, request }] = await Promise.all([import('node:http'), import('undici')]);
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
-  const server = createServer((req, res) => {
-    void (async () => {
-      for await (const _chunk of req);
-      const answer = await request(upstream, { dispatcher, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-      const balance = (await answer.body.json()) as { available: { value: string } };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { balance: { available: { value: balance.available.value } } } }));
-    })().catch(() => res.writeHead(502).end());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-await (values.serve ? serve() : main());
+await main();

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { report } from './report.ts';
 import { startSandboxProcess } from './sandbox-process.ts';
 import { autocannon } from './autocannon.ts';
+import { benchCredentials, startGatewayProcess } from './gateway-process.ts';
 
 /**
  * What a persisted operation saves the gateway (issue 20): the `balance` query sent as its
@@ -19,7 +19,7 @@ import { autocannon } from './autocannon.ts';
  * gateway's CPU per request (process.cpuUsage of its process) and the throughput, each
  * beside the repeated text's.
  *
- * The gateway is bench/facade.ts's (`--serve`: `npm start`'s composition over the sandbox
+ * The gateway is bench/gateway-process.ts's (`npm start`'s composition over the sandbox
  * in a process of its own, worker apart). The documentId is the hash the APQ request
  * registered: documentId lookups find what APQ registered in the process as well as the
  * manifests.
@@ -34,7 +34,7 @@ const { values } = parseArgs({
   },
 });
 
-const credentials = { PAYOUT_AGENT_ID: 'bench', PAYOUT_API_TOKEN: 'bench-token', PAYOUT_WEBHOOK_SECRET: 'bench-secret' };
+const credentials = benchCredentials;
 const API_KEY = randomBytes(32).toString('hex');
 const QUERY = 'query Balance { balance { available { value currency } } }';
 const HASH = createHash('sha256').update(QUERY).digest('hex');
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const sandbox = await startSandboxProcess({ ...credentials, DATA_DIR: dir });
-  const gateway = await startGateway(dir, sandbox.url);
+  const gateway = await startGatewayProcess(dir, sandbox.url, API_KEY);
   const url = `${gateway.url}/graphql`;
   const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', accept: 'application/json' };
   try {
@@ -114,47 +114,6 @@ async function cannon(url: string, headers: Record<string, string>, side: Side, 
   const elapsed = (performance.now() - started) / 1000;
   if (result.errors > 0 || result.non2xx > 0) throw new Error(`${side.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   return { requests: result.requests.total, elapsed };
-}
-
-/** bench/facade.ts --serve: the gateway as `npm start` composes it, in a process of its own; answers `cpu` with its process.cpuUsage(). */
-async function startGateway(dir: string, sandboxUrl: string) {
-  const { ensureDevKeyPair } = await import('../src/config/keys.ts');
-  const keys = ensureDevKeyPair(dir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/facade.ts', '--serve'], {
-    env: {
-      ...process.env,
-      ...credentials,
-      PAYOUT_API_URL: sandboxUrl,
-      PAYOUT_PRIVATE_KEY_FILE: keys.privateKeyFile,
-      PAYOUT_DATA_KEY: Buffer.alloc(32, 7).toString('base64'),
-      GATEWAY_API_KEYS: `${API_KEY}:admin`,
-      WORKER_IN_PROCESS: 'false',
-      DATA_DIR: join(dir, 'gateway'),
-      PORT: '0',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const inbox: unknown[] = [];
-  const waiting: Array<(message: any) => void> = [];
-  child.on('message', (message) => (waiting.length > 0 ? waiting.shift()!(message) : inbox.push(message)));
-  const next = () => new Promise<any>((resolve) => (inbox.length > 0 ? resolve(inbox.shift()) : waiting.push(resolve)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await Promise.race([next(), exited.then(() => undefined)]);
-  if (ready?.url === undefined) throw new Error('the gateway exited before listening');
-  return {
-    url: ready.url as string,
-    async cpuUs(): Promise<number> {
-      const reply = next();
-      child.send('cpu');
-      const { user, system } = (await reply).cpu;
-      return user + system;
-    },
-    async stop(): Promise<void> {
-      child.send('stop');
-      await exited;
-    },
-  };
 }
 
 await main();

@@ -19,6 +19,14 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
   });
   afterAll(() => gw.close());
 
+  /** The batch being imported, once some of its rows are written. */
+  const importingWithRows = () =>
+    eventually(async () => {
+      const found = await gw.db.prisma.batch.findFirstOrThrow({ where: { status: 'VALIDATING' } });
+      expect(await gw.db.prisma.batchItem.count({ where: { batchId: found.id } })).toBeGreaterThan(0);
+      return found;
+    }, 60_000);
+
   /** The gateway's importer with a writer of the test's, and the heartbeat every staleMs / 6. */
   const importerWith = (bulk: BulkWriter, staleMs: number) => {
     const s = gw.services();
@@ -54,11 +62,7 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
       yield Buffer.from(header + rows(0, 10_000));
     })();
     const importing = importer.import({ source, uploadedBy: 'anonymous' });
-    const batch = await eventually(async () => {
-      const found = await db.batch.findFirstOrThrow({ where: { status: 'VALIDATING' } });
-      expect(await db.batchItem.count({ where: { batchId: found.id } })).toBeGreaterThan(0);
-      return found;
-    }, 60_000);
+    const batch = await importingWithRows();
 
     const cancelled = await gw.services().batches.cancel(batch.id);
     expect(cancelled.status).toBe('CANCELLED');
@@ -92,11 +96,7 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
       yield Buffer.from('reference,provider,amount,account\n' + rows);
     })();
     const importing = importer.import({ source, uploadedBy: 'anonymous' });
-    const batch = await eventually(async () => {
-      const found = await db.batch.findFirstOrThrow({ where: { status: 'VALIDATING' } });
-      expect(await db.batchItem.count({ where: { batchId: found.id } })).toBeGreaterThan(0);
-      return found;
-    }, 60_000);
+    const batch = await importingWithRows();
     expect((await gw.services().batches.cancel(batch.id)).status).toBe('CANCELLED');
     cancelledYet = true;
     release();
