@@ -95,4 +95,76 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     expect(breaker.isOpen).toBe(false);
     expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } })).toMatchObject({ status: 'FAILED', retries: 2 });
   });
+  /**
+   * A read of the shared row that set out before the breaker opened answers "closed" after
+   * it opened (in this process, or in another one told by the notice): it must not undo the
+   * open, or the process sends again at full speed until its next read (the hang scenario's
+   * payment calls while open, issue 19).
+   */
+  describe('a read that set out before the open', () => {
+    function heldReads(): { query: typeof gw.db.query; holdNext(): void; release(): void; held(): boolean; answered(): number } {
+      let holding = false;
+      let answered = 0;
+      const waiting: Array<() => void> = [];
+      const query: typeof gw.db.query = async (sql, params) => {
+        const hold = holding && sql.trimStart().startsWith('SELECT state');
+        if (hold) holding = false;
+        const rows = await gw.db.query(sql, params);
+        if (hold) await new Promise<void>((resolve) => waiting.push(resolve));
+        else if (sql.trimStart().startsWith('SELECT state')) answered++;
+        return rows as never;
+      };
+      return {
+        query,
+        holdNext: () => (holding = true),
+        release: () => {
+          for (const resolve of waiting.splice(0)) resolve();
+        },
+        held: () => waiting.length > 0,
+        answered: () => answered,
+      };
+    }
+    const trouble = (i: number): ObservedCall => ({ method: 'PUT', path: `/payments/p-${i}`, outcome: 'timeout', seconds: 2, code: 'network.timeout' });
+    const options = { troubleCalls: 4, troublePaths: 2, probeBaseMs: 60_000, probeMaxMs: 60_000, refreshMs: 0 };
+
+    it('does not close it again in the process that opened it', async () => {
+      const reads = heldReads();
+      const breaker = new PartnerBreaker({ query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }) }, options);
+      running.push(breaker);
+      reads.holdNext();
+      const stale = breaker.refresh(true);
+      await eventually(() => expect(reads.held()).toBe(true));
+      for (let i = 0; i < 4; i++) breaker.onCall(trouble(i));
+      await eventually(async () => expect((await readState()).state).toBe('OPEN'));
+      reads.release();
+      await stale;
+      expect(breaker.isOpen).toBe(true);
+      expect(breaker.refusal()).toBeDefined();
+    });
+
+    it('does not close it again in a process told of the open by the notice', async () => {
+      const reads = heldReads();
+      const events = new EventTarget();
+      const opener = new PartnerBreaker({ query: gw.db.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events }, options);
+      const told = new PartnerBreaker({ query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events }, options);
+      running.push(opener, told);
+      reads.holdNext();
+      const stale = told.refresh(true);
+      await eventually(() => expect(reads.held()).toBe(true));
+      for (let i = 0; i < 4; i++) opener.onCall(trouble(i));
+      await eventually(() => expect(told.isOpen).toBe(true));
+      // The reads it made after the notice have answered: the held one is the last to.
+      const before = reads.answered();
+      await eventually(() => expect(reads.answered()).toBeGreaterThan(before));
+      reads.release();
+      await stale;
+      expect(told.isOpen).toBe(true);
+      expect(told.refusal()).toBeDefined();
+    });
+
+    async function readState(): Promise<{ state: string }> {
+      const [row] = await gw.db.query<{ state: string }>('SELECT state FROM "PartnerBreaker"', []);
+      return row ?? { state: 'NONE' };
+    }
+  });
 });

@@ -40,6 +40,8 @@ export class PartnerBreaker implements CallObserver, CallGate {
   private streakCode: string | null = null;
   private streakRetryAfterMs = 0;
   private refreshedAt = 0;
+  /** Counts the opens and closes this process took in: a read that set out before the last one is stale. */
+  private changes = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private readonly listeners = new Set<(view: BreakerView) => void>();
@@ -121,7 +123,11 @@ export class PartnerBreaker implements CallObserver, CallGate {
   async refresh(force = false): Promise<BreakerView> {
     if (!force && Date.now() - this.refreshedAt < this.options.refreshMs) return this.view();
     this.refreshedAt = Date.now();
-    this.apply(await readBreaker(this.deps.query, this.deps.client.agentId));
+    const changesBefore = this.changes;
+    const row = await readBreaker(this.deps.query, this.deps.client.agentId);
+    // An open taken in while the read was out (this process's trip, another's notice) is newer
+    // than what it read: applied, a stale "closed" would send again until the next read.
+    if (this.changes === changesBefore) this.apply(row);
     return this.view();
   }
 
@@ -162,6 +168,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
     const wasOpen = this.isOpen;
     this.row = row;
     if (this.isOpen === wasOpen) return;
+    this.changes++;
     const view = this.view();
     if (view.open) {
       this.deps.logger.warn({ reason: view.reason, code: view.lastCode, since: view.since }, 'partner breaker open: nothing is sent to the Payout API but a probe until it answers');
