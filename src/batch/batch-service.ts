@@ -15,6 +15,7 @@ import {
   retryableItemStatuses,
   waitingStatus,
 } from './item-states.ts';
+import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats, repeatsPaying } from './sql/hold-approved-repeats.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from './sql/scrub-card-data.ts';
@@ -127,6 +128,8 @@ export class BatchService {
         data: { status: batchStates.running, validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      // From now on its rows are what later imports and approvals are checked against.
+      await registerApprovedPayees(query, batchId);
       const detail = {
         validRowsOnly,
         from: batch.status,

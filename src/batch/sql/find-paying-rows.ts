@@ -16,8 +16,8 @@ export interface PayingRow {
 }
 
 /**
- * One indexed look-up (BatchItem.payeeKey) for a whole chunk of rows being imported: the
- * rows of other approved batches with any of these payees that paid or may still pay, in
+ * One indexed look-up (ApprovedPayee, written at each approval) for a whole chunk of rows
+ * being imported: the rows of other approved batches with any of these payees that paid or may still pay, in
  * flight whenever approved, or finished within the window. The importer compares amount
  * and reference in the process (batch/duplicate-rows.ts). The importer asks only once
  * another batch was approved (OTHERS_APPROVED, read with the import's heartbeat): a
@@ -31,8 +31,8 @@ export interface PayingRow {
 const sql = `
 SELECT i."payeeKey" AS "payeeKey", i.amount::text AS amount, i.reference, i."paymentId" AS "paymentId",
   i."batchId" AS "batchId", i.line, i.status::text AS status, COALESCE(i."finishedAt", b."approvedAt") AS at
-FROM "BatchItem" AS i JOIN "Batch" AS b ON b.id = i."batchId"
-WHERE i."payeeKey" = ANY((SELECT string_to_array($1, ','))::char(32)[])
+FROM "ApprovedPayee" AS a JOIN "BatchItem" AS i ON i.id = a."itemId" JOIN "Batch" AS b ON b.id = i."batchId"
+WHERE a."payeeKey" = ANY((SELECT string_to_array($1, ','))::char(32)[])
   AND i."batchId" <> $2
   AND b."approvedAt" IS NOT NULL
   AND i.status = ANY($3::text[]::"BatchItemStatus"[])

@@ -18,7 +18,8 @@ WITH hits AS (
   SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, e."paymentId" AS earlier,
     format($6, e.line, e."batchId", e.status, to_char(COALESCE(e."finishedAt", b."approvedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD')) AS message
   FROM "BatchItem" AS i
-  JOIN "BatchItem" AS e ON e."payeeKey" = i."payeeKey" AND e.amount = i.amount AND e."batchId" <> i."batchId"
+  JOIN "ApprovedPayee" AS a ON a."payeeKey" = i."payeeKey"
+  JOIN "BatchItem" AS e ON e.id = a."itemId" AND e.amount = i.amount AND e."batchId" <> i."batchId"
     AND (i.reference IS NULL OR e.reference IS NULL OR i.reference = e.reference)
   JOIN "Batch" AS b ON b.id = e."batchId"
   WHERE i."batchId" = $1 AND i.status = $2::"BatchItemStatus" AND i."payeeKey" IS NOT NULL
@@ -55,8 +56,8 @@ export async function holdApprovedRepeats(query: SqlQuery, batchId: string, wind
  */
 export function repeatsPaying(windowDays: number): Prisma.Sql {
   return Prisma.sql`
-    SELECT 1 FROM "BatchItem" AS e JOIN "Batch" AS b ON b.id = e."batchId"
-    WHERE e."payeeKey" = "BatchItem"."payeeKey" AND e.amount = "BatchItem".amount AND e."batchId" <> "BatchItem"."batchId"
+    SELECT 1 FROM "ApprovedPayee" AS a JOIN "BatchItem" AS e ON e.id = a."itemId" JOIN "Batch" AS b ON b.id = e."batchId"
+    WHERE a."payeeKey" = "BatchItem"."payeeKey" AND e.amount = "BatchItem".amount AND e."batchId" <> "BatchItem"."batchId"
       AND ("BatchItem".reference IS NULL OR e.reference IS NULL OR "BatchItem".reference = e.reference)
       AND b."approvedAt" IS NOT NULL AND e.status::text = ANY(${[...payingItemStatuses]}::text[])
       AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - ${windowDays} * interval '1 day')`;
