@@ -134,4 +134,20 @@ describe('progress', () => {
     expect(after.throughput).toBeGreaterThan(0);
     expect(after.secondsLeft).toBe(0);
   });
+
+  it('estimates the time left at the recent pace, so that a long wait does not inflate it once the rows move again', async () => {
+    const batch = await s().importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), force: true, uploadedBy: 'key:a' });
+    await s().batches.approve(batch.id, { approver: 'key:b' });
+    // Started ten minutes ago and waited most of that (the partner down, or the balance
+    // empty); 5 of its 10 rows finished in the last 20 seconds.
+    const now = Date.now();
+    await db().batch.update({ where: { id: batch.id }, data: { startedAt: new Date(now - 600_000) } });
+    const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 5 });
+    await db().batchItem.updateMany({ where: { id: { in: items.map((i) => i.id) } }, data: { status: 'COMPLETED', finishedAt: new Date(now - 20_000) } });
+    const progress = await s().batches.progress(await db().batch.findUniqueOrThrow({ where: { id: batch.id } }));
+    // Since the start: 5 rows in 600 s, 600 s for the 5 left. At the pace of the last minute: 60 s.
+    expect(progress.secondsLeft).not.toBeNull();
+    expect(progress.secondsLeft!).toBeLessThanOrEqual(90);
+    expect(progress.secondsLeft!).toBeGreaterThan(30);
+  });
 });

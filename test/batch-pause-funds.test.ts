@@ -9,6 +9,7 @@ import { testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { eventually } from './support/eventually.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { subscribeSse } from './support/sse.ts';
 
 /**
  * Issue 19, items 3 and 4: approval weighs the balance against every approved batch; a run
@@ -87,6 +88,16 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
 
   it('runs out of money half-way: pauses with the shortfall, the unfunded rows wait under new paymentIds, a top-up resumes it by itself', async () => {
     const batch = await imported(6);
+    // What an open batch page is told (batchProgress): it must learn the shortfall once read,
+    // not keep the pause's first "— short" until the page is loaded again.
+    const sse = await subscribeSse(
+      `${gw.gateway.url}/graphql`,
+      {},
+      `subscription { batchProgress(id: "${batch.id}") { status waiting { reason shortfall { value } } } }`,
+      (data) => `${data.batchProgress.status} ${data.batchProgress.waiting?.reason ?? '-'} ${data.batchProgress.waiting?.shortfall?.value ?? '-'}`,
+      (values) => values.some((v) => /^PAUSED FUNDS \d/.test(v)),
+    );
+    await sse.first;
     // Enough for about two rows and their commission.
     await setBalance({ set: '250.00' });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
@@ -99,6 +110,8 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
       const reply = await gw.gql(`{ batch(id: "${batch.id}") { waiting { reason shortfall { value } } } }`);
       expect(reply.body.data?.batch.waiting, JSON.stringify(reply.body.errors)).toMatchObject({ reason: 'FUNDS', shortfall: { value: expect.stringMatching(/^[1-9]\d*\.\d\d$/) } });
     }, 30_000);
+    await eventually(() => expect(sse.values.at(-1)).toMatch(/^PAUSED FUNDS [1-9]\d*\.\d\d$/), 30_000);
+    await sse.done;
     const rows = await db().batchItem.findMany({ where: { batchId: batch.id } });
     expect(rows.filter((r) => r.status === 'FAILED' || r.status === 'NEEDS_REVIEW')).toEqual([]);
     const waiting = rows.filter((r) => r.status === 'PENDING');

@@ -104,6 +104,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
   });
   const batchEvents = new BatchEvents(eventTarget);
+  // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
+  breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commissionEstimatePercent);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });

@@ -1,7 +1,9 @@
-import { createPubSub, map, pipe, SlidingBuffer, type PubSub } from 'graphql-yoga';
+import { createPubSub, map, pipe, Repeater, SlidingBuffer, type PubSub } from 'graphql-yoga';
 
 /** Events kept per subscriber that has not read them yet. */
 const SUBSCRIBER_BACKLOG = 1_024;
+
+const EVERYONE = 'every-batch';
 
 type Topics = { batch: [batchId: string, batchId: string] };
 
@@ -12,6 +14,7 @@ type Topics = { batch: [batchId: string, batchId: string] };
  */
 export class BatchEvents {
   private readonly pubsub: PubSub<Topics>;
+  private readonly everyone = new EventTarget();
 
   constructor(eventTarget?: EventTarget) {
     this.pubsub = createPubSub<Topics>({
@@ -27,11 +30,27 @@ export class BatchEvents {
     this.pubsub.publish('batch', batchId, batchId);
   }
 
+  /**
+   * Every subscriber of this process reads its batch again: something every batch's state
+   * depends on changed (the partner breaker opened or closed, so each running batch now
+   * waits, or goes on). Each process hears of that itself, so it is not sent to the others.
+   */
+  publishToAll(): void {
+    this.everyone.dispatchEvent(new Event(EVERYONE));
+  }
+
   subscribe(batchId: string): AsyncIterableIterator<string> {
     // A null detail is the event target's "you may have missed events": still this batch.
-    return pipe(
+    const own = pipe(
       this.pubsub.subscribe('batch', batchId),
       map((id: string | null) => id ?? batchId),
     );
+    const everyone = new Repeater<string>(async (push, stop) => {
+      const listener = () => void push(batchId);
+      this.everyone.addEventListener(EVERYONE, listener);
+      await stop;
+      this.everyone.removeEventListener(EVERYONE, listener);
+    }, new SlidingBuffer(1));
+    return Repeater.merge([own, everyone]);
   }
 }

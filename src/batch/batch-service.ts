@@ -56,6 +56,8 @@ export interface BatchProgress {
  * minute for the work, half a minute to get a connection.
  */
 const BATCH_WIDE_TRANSACTION = { timeout: 60_000, maxWait: 30_000 } as const;
+/** How far back the time left looks for the pace of a running batch. */
+const RECENT_PACE_SECONDS = 60;
 
 /**
  * The batch lifecycle after import: approve (by someone other than the uploader unless
@@ -330,26 +332,28 @@ export class BatchService {
   }
 
   async progress(batch: Batch): Promise<BatchProgress> {
-    const groups = await this.prisma.batchItem.groupBy({
-      by: ['status'],
-      where: { batchId: batch.id },
-      _count: { _all: true },
-      _sum: { amount: true },
-    });
-    const counts = groups
-      .map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? fromMinorUnits(0n) }))
-      .sort((a, b) => a.status.localeCompare(b.status));
+    const groups = await this.prisma.$queryRaw<Array<{ status: BatchItemStatus; count: number; amount: string; recent: number; now: Date }>>`
+      SELECT status, count(*)::int AS count, sum(amount)::text AS amount,
+        count(*) FILTER (WHERE "finishedAt" >= now() - ${RECENT_PACE_SECONDS} * interval '1 second')::int AS recent, now() AS now
+      FROM "BatchItem" WHERE "batchId" = ${batch.id} GROUP BY status`;
+    const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
-    const finished = counts
-      .filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status))
-      .reduce((sum, c) => sum + c.count, 0);
+    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !heldItemStatuses.includes(g.status));
+    const finished = finishedGroups.reduce((sum, g) => sum + g.count, 0);
     if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
-    const seconds = ((batch.finishedAt ?? new Date()).getTime() - batch.startedAt.getTime()) / 1000;
+    const now = groups[0]?.now ?? new Date();
+    const seconds = ((batch.finishedAt ?? now).getTime() - batch.startedAt.getTime()) / 1000;
     const throughput = seconds > 0 ? finished / seconds : null;
+    // The time left goes by the last minute's pace: the average since the start counts every
+    // minute the batch waited (the partner down, the balance empty) and would say a batch that
+    // pays again at full speed needs many times longer than it does.
+    const recentSeconds = Math.min(RECENT_PACE_SECONDS, seconds);
+    const recent = finishedGroups.reduce((sum, g) => sum + g.recent, 0);
+    const pace = batch.finishedAt === null && recent > 0 && recentSeconds > 0 ? recent / recentSeconds : throughput;
     return {
       counts,
       throughput,
-      secondsLeft: throughput !== null && throughput > 0 ? active / throughput : active === 0 ? 0 : null,
+      secondsLeft: pace !== null && pace > 0 ? active / pace : active === 0 ? 0 : null,
     };
   }
 

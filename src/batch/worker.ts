@@ -238,6 +238,8 @@ export class BatchWorker {
         const picture = await funds.forResume(due.id);
         if (picture.shortfallMinor > 0n) {
           await stillShort(this.deps.query, due.id, picture.shortfallMinor, next);
+          // The shortfall as now read, to the batch's page and its subscribers.
+          this.deps.batchEvents.publish(due.id);
           continue;
         }
         if (await resumeFunded(this.deps.query, due.id)) {

@@ -158,6 +158,8 @@ export class PartnerBreaker implements CallObserver, CallGate {
     });
     try {
       this.apply(await openBreaker(this.deps.query, this.deps.client.agentId, this.streakReason, this.streakCode, firstProbeMs));
+      // Told again once recorded: what listeners read from the database (a batch's wait) says it now.
+      if (this.isOpen) this.announce();
       this.tell();
     } catch (error) {
       this.deps.logger.error({ err: error }, 'partner breaker: could not record that it opened; this process waits for its own probe');
@@ -178,6 +180,11 @@ export class PartnerBreaker implements CallObserver, CallGate {
       this.endStreak();
       this.stop();
     }
+    this.announce();
+  }
+
+  private announce(): void {
+    const view = this.view();
     for (const listener of this.listeners) listener(view);
   }
 

@@ -1,14 +1,20 @@
 import { readOpenBreaker, waitOf, type BatchWait } from '../../batch/batch-waiting.ts';
 import type { GraphQLContext } from '../context.ts';
 
-/** The partner breaker, read once per request however many batches ask. */
-const breakerOfRequest = new WeakMap<GraphQLContext, Promise<Parameters<typeof waitOf>[1]>>();
-function breakerOf(context: GraphQLContext): Promise<Parameters<typeof waitOf>[1]> {
-  let read = breakerOfRequest.get(context);
-  if (read === undefined) {
-    read = readOpenBreaker(context.services.prisma);
-    breakerOfRequest.set(context, read);
-  }
+/**
+ * How long one read of the partner breaker serves a request: every batch of a query asks
+ * at about the same moment, and a subscription (one context for its whole life, events at
+ * most 4 a second) must read it again for each event, or it never sees the breaker open.
+ */
+const BREAKER_READ_SERVES_MS = 100;
+
+type BreakerRead = Promise<Parameters<typeof waitOf>[1]>;
+const breakerOfRequest = new WeakMap<GraphQLContext, { read: BreakerRead; at: number }>();
+function breakerOf(context: GraphQLContext): BreakerRead {
+  const kept = breakerOfRequest.get(context);
+  if (kept !== undefined && Date.now() - kept.at < BREAKER_READ_SERVES_MS) return kept.read;
+  const read = readOpenBreaker(context.services.prisma);
+  breakerOfRequest.set(context, { read, at: Date.now() });
   return read;
 }
 
@@ -16,4 +22,3 @@ function breakerOf(context: GraphQLContext): Promise<Parameters<typeof waitOf>[1
 export async function waitingOf(batch: Parameters<typeof waitOf>[0], context: GraphQLContext): Promise<BatchWait | null> {
   return waitOf(batch, await breakerOf(context));
 }
-

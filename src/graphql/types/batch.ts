@@ -232,7 +232,7 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     }),
     secondsLeft: t.float({
       nullable: true,
-      description: 'Estimated seconds until every row is finished, at the pace so far; null while the batch waits (see waiting).',
+      description: 'Estimated seconds until every row is finished, at the pace of the last minute; null while the batch waits (see waiting).',
       resolve: async (b, _args, context) => ((await waitingOf(b, context)) === null ? (await progressOf(b, context)).secondsLeft : null),
     }),
     problems: t.field({
