@@ -464,10 +464,15 @@ export class BatchImporter {
       const balance = await this.deps.client.getBalance();
       const payable = state.totalMinor - state.flaggedMinor;
       if (payable > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
-        state.fileProblem(
-          'balance.insufficient',
-          `the valid rows total ${fromMinorUnits(payable)} RUB${state.flaggedRows > 0 ? ' (without the rows held as duplicates)' : ''} but only ${balance.available.value} is available (commission comes on top)`,
-        );
+        // A warning: the balance may be topped up before approval, which weighs it against
+        // every approved batch and their commission and refuses what it cannot cover.
+        state.record({
+          line: null,
+          column: null,
+          code: 'balance.insufficient',
+          severity: 'warning',
+          message: `the valid rows total ${fromMinorUnits(payable)} RUB${state.flaggedRows > 0 ? ' (without the rows held as duplicates)' : ''} but only ${balance.available.value} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+        });
       }
     } catch (error) {
       state.record({
