@@ -16,10 +16,16 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '10000' },
     out: { type: 'string', default: 'payroll-generated.csv' },
     outcomes: { type: 'boolean', default: false },
+    // The same file each time from the same numbers: its payees, amounts and references are
+    // those of the last one, and an upload of it is held as already paid. Another --from
+    // gives other people.
+    from: { type: 'string', default: '1' },
   },
 });
 const rows = Number(values.rows);
 if (!Number.isInteger(rows) || rows < 1) throw new Error('--rows must be a whole number of at least 1');
+const from = Number(values.from);
+if (!Number.isInteger(from) || from < 1) throw new Error('--from must be a whole number of at least 1');
 
 const header = 'reference,provider,amount,currency,pan,account,bankId,lastName,firstName,purpose,description';
 const shapes = [
@@ -39,7 +45,7 @@ function amount(i: number): string {
 
 const out = createWriteStream(values.out!);
 out.write(`${header}\n`);
-for (let i = 1; i <= rows; i++) {
+for (let i = from; i < from + rows; i++) {
   const line = `R-${String(i).padStart(8, '0')},${shapes[i % shapes.length]!(i)}\n`;
   if (!out.write(line)) await new Promise((resolve) => out.once('drain', resolve));
 }
