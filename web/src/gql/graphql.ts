@@ -459,6 +459,7 @@ export type ApproveBatchMutationVariables = Exact<{
   id: string | number;
   validRowsOnly?: boolean | null | undefined;
   includeFlagged?: boolean | null | undefined;
+  ignoreBalance?: boolean | null | undefined;
 }>;
 
 
@@ -610,7 +611,7 @@ export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a
 export const BatchItemsDocument = {"__meta__":{"hash":"sha256:31e71b74fdcfb3768ebabc3481d6856a100230936d316d48662f4d93874c5cba"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
 export const BatchProgressDocument = {"__meta__":{"hash":"sha256:a49e1681bdcc4bc1b7f1eb353581c5aafbfb2b020880f36bb6a5fb82bb69ab3e"}} as unknown as DocumentNode<BatchProgressSubscription, BatchProgressSubscriptionVariables>;
 export const ImportBatchDocument = {"__meta__":{"hash":"sha256:a5a67f46b00d7e79fa12d2fca81ebfce88d1760abc00a04d6312a30b7d006817"}} as unknown as DocumentNode<ImportBatchMutation, ImportBatchMutationVariables>;
-export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:a7d6354918891be136581b3ced6c1666706c33b5cb1af3ee5d1e554114b876a8"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
+export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:40863df95e92596217ca454896462b6ec886dfee578c9ab8ce378fac257a926a"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
 export const CancelBatchDocument = {"__meta__":{"hash":"sha256:bb4d3c4ccdfd802e218e2f4ff5300d084de1bcc8676baef61c0a9bdee9c5112d"}} as unknown as DocumentNode<CancelBatchMutation, CancelBatchMutationVariables>;
 export const RetryFailedItemsDocument = {"__meta__":{"hash":"sha256:1feb42e0f1ff8c492e939bc6258afa24c8c95e16f1c8a62613c54c0d6af1900f"}} as unknown as DocumentNode<RetryFailedItemsMutation, RetryFailedItemsMutationVariables>;
 export const PauseBatchDocument = {"__meta__":{"hash":"sha256:60d4c4aa6898cb35658e8ab8a5df249dd2729a9589b8d9005acabc4b8fe42a8e"}} as unknown as DocumentNode<PauseBatchMutation, PauseBatchMutationVariables>;
