@@ -9,12 +9,13 @@ import { createLogger } from '../../src/log/logger.ts';
 import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
 
 /**
- * A clerk's way past an approval refused for money.
- * The embedded sandbox's balance is set below the batch's total once it is uploaded, so Approve is refused with
- * the shortfall; "Start anyway" sends the same approval with ignoreBalance. The gateway runs
- * without its worker, so the batch stays RUNNING.
+ * A clerk's way past an approval refused for money, and a waiting batch's sign in the list.
+ * The embedded sandbox's balance is set below the batch's total once it is uploaded, so
+ * Approve is refused with the shortfall; "Start anyway" sends the same approval with
+ * ignoreBalance. The gateway runs without its worker, so the batch stays RUNNING, then
+ * PAUSED where the clicks put it.
  */
-suite('the web page: start a batch the balance does not cover', () => {
+suite('the web page: start a batch the balance does not cover, and waiting batches in the list', () => {
   let dataDir: string;
   let gateway: RunningGateway;
   let browser: Browser;
@@ -103,6 +104,32 @@ suite('the web page: start a batch the balance does not cover', () => {
     await page.locator('.confirm').getByRole('button', { name: 'Start anyway' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Paying/ }).waitFor();
     expect(await stored(batchId)).toMatchObject({ status: 'RUNNING', validRowsOnly: true });
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('says in the batch list why a batch waits, in English and Russian', async () => {
+    const { page } = rig;
+    setBalance('10000000.00');
+    const batchId = await upload();
+    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.locator('.confirm').getByRole('button', { name: 'Approve and pay' }).click();
+    await page.locator('.batch-head .badge', { hasText: /^Paying/ }).waitFor();
+    const row = page.locator('table.batches tbody tr', { has: page.getByText(batchId, { exact: true }) });
+    await page.goto('/#/');
+    await row.locator('.badge', { hasText: /^Paying$/ }).waitFor();
+    expect(await row.locator('.wait-sign').count()).toBe(0);
+
+    await page.goto(`/#/batches/${batchId}`);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('group').getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.batch-head .badge', { hasText: /^Paused/ }).waitFor();
+
+    await page.goto('/#/');
+    await row.locator('.wait-sign', { hasText: /^Paused by local$/ }).waitFor();
+    await step(rig, '25-batches-waiting-sign');
+    await page.getByRole('button', { name: 'Русский' }).click();
+    await row.locator('.wait-sign', { hasText: /^Приостановил local$/ }).waitFor();
+    await page.getByRole('button', { name: 'English' }).click();
     expect(rig.problems).toEqual([]);
   });
 });

@@ -411,7 +411,7 @@ export type BatchesQueryVariables = Exact<{
 }>;
 
 
-export type BatchesQuery = { batches: { edges: Array<{ node: { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type BatchesQuery = { batches: { edges: Array<{ node: { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, waiting: { reason: WaitReason, by: string | null, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type BatchQueryVariables = Exact<{
   id: string | number;
@@ -605,7 +605,7 @@ export const HelloDocument = {"__meta__":{"hash":"sha256:e21b91483eaf0d4f85ac736
 export const ProbeApproveDocument = {"__meta__":{"hash":"sha256:08503dac56a552113560b6f8d23c7d84c324d12db52b4e6153a9f339362e1537"}} as unknown as DocumentNode<ProbeApproveMutation, ProbeApproveMutationVariables>;
 export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc37bbcee2f86b15562ae9d7be9fbbacc51890d1f60c94705"}} as unknown as DocumentNode<ProbeRetryMutation, ProbeRetryMutationVariables>;
 export const MeDocument = {"__meta__":{"hash":"sha256:95a4259f2fbeb13fa9504a24aef19641a79263176590bc5c023034ca2824d7cb"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
-export const BatchesDocument = {"__meta__":{"hash":"sha256:549f909190b412a6d66aaf57eb40898d1242e817317085c00777b2081e11fefe"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
+export const BatchesDocument = {"__meta__":{"hash":"sha256:4d6a2adafad6c25501bbc3f9df0372216b9833eb0e58a9ccc17c3edf8582db28"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
 export const BatchDocument = {"__meta__":{"hash":"sha256:b0d9b77798ae1bfd23308356417b334e24e483479bd0c54da7b815ad390847d6"}} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
 export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a5c68b12aab3a3abd3ce84680d7edc3f9fbd888c0a2640f067"}} as unknown as DocumentNode<BatchProblemsQuery, BatchProblemsQueryVariables>;
 export const BatchItemsDocument = {"__meta__":{"hash":"sha256:31e71b74fdcfb3768ebabc3481d6856a100230936d316d48662f4d93874c5cba"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
