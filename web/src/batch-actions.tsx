@@ -23,7 +23,11 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   return actions;
 }
 
+/** Refusals of an approval for money: the balance does not cover the batch, or could not be read. */
+const FUNDS_REFUSALS = ['BATCH_INSUFFICIENT_FUNDS', 'BATCH_BALANCE_UNKNOWN'];
+
 const labels = {
+  startAnyway: 'batch.startAnyway',
   approve: 'batch.approve',
   approveValid: 'batch.approveValid',
   pause: 'batch.pause',
@@ -36,7 +40,10 @@ const labels = {
 export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail; access: Access; onChanged: (batch: BatchDetail, action: Action) => void }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const [asking, setAsking] = useState<Action | undefined>();
+  // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
+  const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
+  // The approval the gateway refused for money, with its choices, for "Start anyway".
+  const [refused, setRefused] = useState<{ action: Action; includeFlagged: boolean } | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [includeFlagged, setIncludeFlagged] = useState(false);
@@ -48,13 +55,17 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   const actions = actionsFor(batch, access);
   if (actions.length === 0) return null;
 
-  async function run(action: Action) {
+  async function run(asked: Action | 'startAnyway') {
+    const ignoreBalance = asked === 'startAnyway';
+    const action = ignoreBalance ? (refused?.action ?? 'approve') : asked;
+    const flagged = ignoreBalance ? (refused?.includeFlagged ?? false) : includeFlagged;
     setBusy(true);
     setError(undefined);
+    setRefused(undefined);
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeFlagged })
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeFlagged: flagged, ignoreBalance })
           : action === 'retry'
             ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
             : action === 'pause'
@@ -63,7 +74,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
                 ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
                 : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
-      else setError(refusal(reply.result));
+      else {
+        setError(refusal(reply.result));
+        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeFlagged: flagged });
+      }
     } catch (failure) {
       setError(failure);
     } finally {
@@ -72,12 +86,13 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     }
   }
 
-  const question = (action: Action) => {
-    if (action === 'approve' || action === 'approveValid') {
+  const question = (action: Action | 'startAnyway') => {
+    if (action === 'approve' || action === 'approveValid' || action === 'startAnyway') {
       // Flagged rows are paid only when the box below is ticked: the question counts what will be paid.
-      const count = includeFlagged ? batch.validCount : batch.validCount - batch.flaggedCount;
-      const amount = includeFlagged ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.flaggedAmount.value}`]);
-      return t('batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
+      const flagged = action === 'startAnyway' ? refused?.includeFlagged === true : includeFlagged;
+      const count = flagged ? batch.validCount : batch.validCount - batch.flaggedCount;
+      const amount = flagged ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.flaggedAmount.value}`]);
+      return t(action === 'startAnyway' ? 'batch.confirmStartAnyway' : 'batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
     }
     if (action === 'pause') return t('batch.confirmPause');
     if (action === 'resume') return t('batch.confirmResume');
@@ -113,7 +128,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
             </label>
           ) : null}
           <div class="button-row">
-            <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
+            <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
               {t(labels[asking])}
             </button>
             <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
@@ -123,6 +138,15 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
         </div>
       )}
       {error === undefined ? null : <ErrorNotice error={error} />}
+      {/* Only while the refused approval is still one this caller may make (the Approve button's rule). */}
+      {refused !== undefined && asking === undefined && actions.includes(refused.action) ? (
+        <div class="notice start-anyway">
+          <p>{t('batch.startAnywayNote')}</p>
+          <button type="button" disabled={busy} onClick={() => setAsking('startAnyway')}>
+            {t('batch.startAnyway')}
+          </button>
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { Downloads } from './downloads.tsx';
 import { ReviewPanel } from './review-panel.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
-import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
@@ -152,12 +152,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           {batch.waiting === null || finished ? null : (
             <div class="notice notice-warn" role="status">
               <p>
-                <strong>
-                  {t(`wait.${batch.waiting.reason}`, {
-                    by: batch.waiting.by ?? '—',
-                    shortfall: batch.waiting.shortfall === null ? '—' : formatMoney(batch.waiting.shortfall.value, batch.waiting.shortfall.currency, i18n.tag),
-                  })}
-                </strong>
+                <strong>{waitText(batch.waiting, i18n)}</strong>
                 {batch.waiting.since === null ? null : ` · ${t('wait.since', { at: formatDateTime(batch.waiting.since, i18n) })}`}
               </p>
               <p>{t('wait.for', { what: batch.waiting.waitingFor })}</p>

@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api.ts';
-import { useI18n } from './i18n.ts';
+import { useI18n, type Translator } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import type { Progress } from './progress.ts';
-import type { Money as MoneyValue, PageInfo } from './queries.ts';
+import type { BatchWait, Money as MoneyValue, PageInfo } from './queries.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
   const { tag } = useI18n();
@@ -28,6 +28,14 @@ const tone: Record<string, string> = {
   DUPLICATE: 'warn',
   EXPIRED: 'bad',
 };
+
+/** Why a batch sends nothing now, in the page's words: the batch page's notice and the batch list's sign. */
+export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>, i18n: Translator): string {
+  return i18n.t(`wait.${waiting.reason}`, {
+    by: waiting.by ?? '—',
+    shortfall: waiting.shortfall === null ? '—' : formatMoney(waiting.shortfall.value, waiting.shortfall.currency, i18n.tag),
+  });
+}
 
 /** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
 export function StatusBadge({ status, label }: { status: string | null; label?: string }) {

@@ -57,6 +57,11 @@ export interface BatchSummary {
   counts: StatusCount[];
 }
 
+/** A row of the batch list: what the list shows of a batch's wait (Batches query). */
+export interface BatchListed extends BatchSummary {
+  waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'> | null;
+}
+
 export interface BatchDetail extends BatchSummary {
   validRowsOnly: boolean;
   /** Imported with force although the same file was imported before. */

@@ -411,7 +411,7 @@ export type BatchesQueryVariables = Exact<{
 }>;
 
 
-export type BatchesQuery = { batches: { edges: Array<{ node: { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type BatchesQuery = { batches: { edges: Array<{ node: { id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, waiting: { reason: WaitReason, by: string | null, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type BatchQueryVariables = Exact<{
   id: string | number;
@@ -459,6 +459,7 @@ export type ApproveBatchMutationVariables = Exact<{
   id: string | number;
   validRowsOnly?: boolean | null | undefined;
   includeFlagged?: boolean | null | undefined;
+  ignoreBalance?: boolean | null | undefined;
 }>;
 
 
@@ -604,13 +605,13 @@ export const HelloDocument = {"__meta__":{"hash":"sha256:e21b91483eaf0d4f85ac736
 export const ProbeApproveDocument = {"__meta__":{"hash":"sha256:08503dac56a552113560b6f8d23c7d84c324d12db52b4e6153a9f339362e1537"}} as unknown as DocumentNode<ProbeApproveMutation, ProbeApproveMutationVariables>;
 export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc37bbcee2f86b15562ae9d7be9fbbacc51890d1f60c94705"}} as unknown as DocumentNode<ProbeRetryMutation, ProbeRetryMutationVariables>;
 export const MeDocument = {"__meta__":{"hash":"sha256:95a4259f2fbeb13fa9504a24aef19641a79263176590bc5c023034ca2824d7cb"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
-export const BatchesDocument = {"__meta__":{"hash":"sha256:549f909190b412a6d66aaf57eb40898d1242e817317085c00777b2081e11fefe"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
+export const BatchesDocument = {"__meta__":{"hash":"sha256:4d6a2adafad6c25501bbc3f9df0372216b9833eb0e58a9ccc17c3edf8582db28"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
 export const BatchDocument = {"__meta__":{"hash":"sha256:b0d9b77798ae1bfd23308356417b334e24e483479bd0c54da7b815ad390847d6"}} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
 export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a5c68b12aab3a3abd3ce84680d7edc3f9fbd888c0a2640f067"}} as unknown as DocumentNode<BatchProblemsQuery, BatchProblemsQueryVariables>;
 export const BatchItemsDocument = {"__meta__":{"hash":"sha256:31e71b74fdcfb3768ebabc3481d6856a100230936d316d48662f4d93874c5cba"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
 export const BatchProgressDocument = {"__meta__":{"hash":"sha256:a49e1681bdcc4bc1b7f1eb353581c5aafbfb2b020880f36bb6a5fb82bb69ab3e"}} as unknown as DocumentNode<BatchProgressSubscription, BatchProgressSubscriptionVariables>;
 export const ImportBatchDocument = {"__meta__":{"hash":"sha256:a5a67f46b00d7e79fa12d2fca81ebfce88d1760abc00a04d6312a30b7d006817"}} as unknown as DocumentNode<ImportBatchMutation, ImportBatchMutationVariables>;
-export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:a7d6354918891be136581b3ced6c1666706c33b5cb1af3ee5d1e554114b876a8"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
+export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:40863df95e92596217ca454896462b6ec886dfee578c9ab8ce378fac257a926a"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
 export const CancelBatchDocument = {"__meta__":{"hash":"sha256:bb4d3c4ccdfd802e218e2f4ff5300d084de1bcc8676baef61c0a9bdee9c5112d"}} as unknown as DocumentNode<CancelBatchMutation, CancelBatchMutationVariables>;
 export const RetryFailedItemsDocument = {"__meta__":{"hash":"sha256:1feb42e0f1ff8c492e939bc6258afa24c8c95e16f1c8a62613c54c0d6af1900f"}} as unknown as DocumentNode<RetryFailedItemsMutation, RetryFailedItemsMutationVariables>;
 export const PauseBatchDocument = {"__meta__":{"hash":"sha256:60d4c4aa6898cb35658e8ab8a5df249dd2729a9589b8d9005acabc4b8fe42a8e"}} as unknown as DocumentNode<PauseBatchMutation, PauseBatchMutationVariables>;
