@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { DataKeyring } from './data-keys.ts';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import type { DataKey, DataKeyring } from './data-keys.ts';
 
 /** What is stored: AES-256-GCM ciphertext with its nonce, tag and the id of the key. */
 // A type, not an interface: it must pass as JSON (Prisma's InputJsonValue) as it is.
@@ -34,12 +34,27 @@ export class BrokenEnvelopeError extends Error {
  * envelope copied to another row (another context) does not decrypt.
  */
 export function seal(keyring: DataKeyring, plaintext: Buffer, context: string): Envelope {
-  const { id, key } = keyring.current;
+  const { id } = keyring.current;
   const iv = nextNonce();
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const cipher = createCipheriv('aes-256-gcm', cipherKey(keyring.current), iv);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return { v: 1, kid: id, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
+}
+
+/**
+ * Each data key as a KeyObject, made once: given the raw bytes, every createCipheriv made one
+ * of its own, and a seal cost about 16 µs instead of 4 (Node 24, measured alone), a row of
+ * every import and every payment's card data.
+ */
+const cipherKeys = new WeakMap<DataKey, KeyObject>();
+function cipherKey(dataKey: DataKey): KeyObject {
+  let key = cipherKeys.get(dataKey);
+  if (key === undefined) {
+    key = createSecretKey(dataKey.key);
+    cipherKeys.set(dataKey, key);
+  }
+  return key;
 }
 
 /**
@@ -75,7 +90,7 @@ export function open(keyring: DataKeyring, envelope: unknown, context: string): 
   const tag = Buffer.from(envelope.tag, 'base64');
   if (iv.length !== 12 || tag.length !== 16) throw new BrokenEnvelopeError('the encrypted recipient is malformed');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', dataKey.key, iv, { authTagLength: 16 });
+    const decipher = createDecipheriv('aes-256-gcm', cipherKey(dataKey), iv, { authTagLength: 16 });
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(Buffer.from(envelope.ct, 'base64')), decipher.final()]);
