@@ -131,7 +131,7 @@ function noTypeScriptAtRunTime(): { holds: boolean; why: string } {
   const files = ['dist', 'dist/chunks'].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f)));
   const importsTs = files.filter((file) => /(from|import)\s*\(?\s*["'][^"']+\.tsx?["']/.test(readFileSync(file, 'utf8')));
   const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const runtime = ['start', 'worker', 'sandbox', 'db:migrate', 'payout'].filter((name) => !/^node (--\S+ )*dist\//.test(scripts[name] ?? ''));
+  const runtime = ['start', 'worker', 'sandbox', 'db:migrate', 'payout'].filter((name) => !/^(exec )?node (--\S+ )*dist\//.test(scripts[name] ?? ''));
   const bin = readFileSync('bin/payout.js', 'utf8');
   const problems = [
     ...importsTs.map((file) => `${file} imports a .ts file`),
