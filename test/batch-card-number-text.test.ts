@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvChunks, problemRows, resultRows } from '../src/batch/batch-export.ts';
+import { cardNumbersIn } from '../src/batch/cell-text.ts';
 import { validateRow } from '../src/batch/validate-row.ts';
 import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
 import { sandboxProviders } from '../src/sandbox/catalogue.ts';
@@ -69,6 +70,18 @@ describe('a card number in a free-text cell of a payroll row', () => {
       }
     }
     expect(row({ pan: grouped(CARDS[0]!, ' ') }).valid?.fields.pan).toBe(CARDS[0]);
+  });
+
+  it('passes a UUID whose leading groups happen to be digits that pass the checksum', () => {
+    // The sandbox's transactionId is such a UUID now and then ("78708809-1403-0…"): its
+    // 8-, 4- and 1-digit groups read as 13 grouped digits, and one in ten passes Luhn.
+    const digits = '787088091403';
+    const check = [...'0123456789'].find((d) => cardNumbersIn(digits + d).length > 0)!;
+    expect(cardNumbersIn(`${digits}${check}`)).toEqual([`${digits}${check}`]);
+    const uuid = `${digits.slice(0, 8)}-${digits.slice(8)}-${check}abc-8def-0123456789ab`;
+    expect(cardNumbersIn(uuid)).toEqual([]);
+    expect(cardNumbersIn(`tx ${uuid} to ${CARDS[0]}`)).toEqual([CARDS[0]]);
+    for (const column of ['reference', 'description', 'custom.note']) expect(row({ [column]: uuid }).problems, column).toEqual([]);
   });
 });
 
