@@ -1,11 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import { createLogger } from '../../src/log/logger.ts';
 
 /**
  * A real browser for the page's tests: Debian's Chromium driven by playwright-core, each
@@ -88,3 +92,42 @@ export async function step(rig: Rig, name: string): Promise<void> {
   }
 }
 
+
+/**
+ * What a page test starts from: the web page built, a gateway on port 0 with a DATA_DIR of
+ * its own (embedded database and sandbox), Chromium, and a page on the gateway.
+ */
+export async function startPageRig(
+  dataDirPrefix: string,
+  env: Record<string, string> = {},
+): Promise<{ gateway: RunningGateway; rig: Rig; dataDir: string; close(): Promise<void> }> {
+  buildWebPage();
+  const dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
+  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' }));
+  const browser = await launch();
+  const rig = await openPage(browser, gateway.url);
+  return {
+    gateway,
+    rig,
+    dataDir,
+    async close() {
+      await browser.close();
+      await gateway.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Uploads `file` on the upload page and opens the batch's page; the batch's id. */
+export async function uploadAndOpen(rig: Rig, file: string): Promise<string> {
+  const { page } = rig;
+  await page.goto('/#/upload');
+  await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
+  await page.getByLabel('Choose a file').setInputFiles(file);
+  const link = page.locator('.upload-result h2 a');
+  await link.waitFor();
+  const href = (await link.getAttribute('href'))!;
+  await page.goto(`/${href}`);
+  await page.getByRole('heading', { name: /^Batch /, level: 1 }).waitFor();
+  return href.split('/').pop()!;
+}

@@ -1,13 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { repoRoot, startPageRig, step, suite, uploadAndOpen } from '../support/browser.ts';
 
 /**
  * Issue 19's "the page shows the batch paused with the reason and resumes it by itself", on a
@@ -17,39 +12,21 @@ import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from 
  * 2-minute outage). The gateway runs without its worker, so only the breaker changes.
  */
 suite('the web page: a batch page left open hears the partner go down and come back', () => {
-  let dataDir: string;
-  let gateway: RunningGateway;
-  let browser: Browser;
-  let rig: Rig;
-
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-partner-wait-'));
-    gateway = await startGateway(
-      loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' }),
-      createLogger({ level: 'silent' }),
-    );
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-partner-wait-', { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' });
   });
-
   afterAll(async () => {
-    await gateway?.upstream.sandbox?.outage.clear();
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    await started?.gateway.upstream.sandbox?.outage.clear();
+    await started?.close();
   });
 
   it('shows the wait while the breaker is open and takes it away once it closes, without a reload', async () => {
+    const { gateway, rig, dataDir } = started;
     const { page } = rig;
     const file = join(dataDir, 'payroll.csv');
     await writeFile(file, await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8'));
-    await page.goto('/#/upload');
-    await page.getByLabel('Choose a file').setInputFiles(file);
-    const link = page.locator('.upload-result h2 a');
-    await link.waitFor();
-    const href = (await link.getAttribute('href'))!;
-    await page.goto(`/${href}`);
+    await uploadAndOpen(rig, file);
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText('Paying', { exact: true }).first().waitFor();

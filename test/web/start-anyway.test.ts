@@ -1,12 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import type { RunningGateway } from '../../src/app/start-gateway.ts';
+import { repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 
 /**
  * A clerk's way past an approval refused for money, and a waiting batch's sign in the list.
@@ -16,10 +12,10 @@ import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from 
  * PAUSED where the clicks put it.
  */
 suite('the web page: start a batch the balance does not cover, and waiting batches in the list', () => {
-  let dataDir: string;
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   let gateway: RunningGateway;
-  let browser: Browser;
   let rig: Rig;
+  let dataDir: string;
   const setBalance = (value: string) => gateway.upstream.sandbox!.testFeatures.changeBalance({ set: value });
 
   let uploads = 0;
@@ -28,34 +24,18 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
    * Each upload's references are its own, so it is neither the same file nor rows already paid.
    */
   async function upload(edit: (csv: string) => string = (csv) => csv): Promise<string> {
-    const { page } = rig;
     const file = join(dataDir, `payroll-${++uploads}.csv`);
     await writeFile(file, edit((await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8')).replaceAll(/^EMP-(\d+)/gm, `EMP-$1-${uploads}`)));
-    await page.goto('/#/upload');
-    await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
-    await page.getByLabel('Choose a file').setInputFiles(file);
-    const link = page.locator('.upload-result h2 a');
-    await link.waitFor();
-    const href = (await link.getAttribute('href'))!;
-    await page.goto(`/${href}`);
-    await page.getByRole('heading', { name: /^Batch payroll-\d+\.csv$/, level: 1 }).waitFor();
-    return href.split('/').pop()!;
+    return uploadAndOpen(rig, file);
   }
   const stored = (id: string) => gateway.services.prisma.batch.findUniqueOrThrow({ where: { id } });
 
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-funds-'));
-    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, WORKER_IN_PROCESS: 'false' }), createLogger({ level: 'silent' }));
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-funds-', { WORKER_IN_PROCESS: 'false' });
+    ({ gateway, rig, dataDir } = started);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.close());
 
   it('shows the refusal with the shortfall, offers "Start anyway", and starts the batch once confirmed', async () => {
     const { page } = rig;
