@@ -1,5 +1,6 @@
 import { defaultBreakerOptions } from '../partner/breaker-options.ts';
 import { z } from 'zod';
+import { lenientToMinorUnits, LENIENT_MONEY_VALUE } from '../money/money.ts';
 import type { DataKeySettings } from '../crypto/data-keys.ts';
 import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
@@ -193,9 +194,10 @@ const gatewayEnv = z.object({
   GATEWAY_APQ_CACHE_SIZE: nonNegativeInt(1000),
   PAYOUT_CLI_KEY: optionalString,
   PAYOUT_CLI_KEY_FILE: optionalString,
+  // Parsed once into minor units, so no request can meet a setting's parse error.
   PAYMENT_SECOND_PERSON_ABOVE: z.preprocess(
     emptyToUndefined,
-    z.string().regex(/^\d{1,16}(\.\d{1,2})?$/, 'must be an amount in RUB such as 0 or 50000.00').default('0'),
+    z.string().regex(LENIENT_MONEY_VALUE, 'must be an amount in RUB such as 0 or 50000.00').default('0').transform(lenientToMinorUnits),
   ),
   WORKER_IN_PROCESS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
   WORKER_CONCURRENCY: positiveInt(8),
@@ -277,10 +279,10 @@ export interface GatewayConfig {
   /** APQ, documentId lookups and the trusted-documents mode (src/graphql/persisted-operations.ts). */
   persistedOperations: PersistedOperationSettings;
   /**
-   * PAYMENT_SECOND_PERSON_ABOVE (RUB, decimal string, default 0): executePayment of a payment
+   * PAYMENT_SECOND_PERSON_ABOVE (RUB, default 0) in minor units: executePayment of a payment
    * above it needs a key other than its creator's. null in single-user mode (off).
    */
-  paymentSecondPersonAbove: string | null;
+  paymentSecondPersonAbove: bigint | null;
   worker: {
     inProcess: boolean;
     concurrency: number;

@@ -22,6 +22,19 @@ export function toMinorUnits(value: string): bigint {
   return BigInt(value.replace('.', ''));
 }
 
+/**
+ * A setting or other operator-typed amount: digits with up to two decimals ("0", "50000",
+ * "50000.5", "50000.50"), as the README documents settings. Inputs from payers keep the
+ * strict two-decimal form of toMinorUnits.
+ */
+export const LENIENT_MONEY_VALUE = /^(0|[1-9]\d{0,15})(\.\d{1,2})?$/;
+
+export function lenientToMinorUnits(value: string): bigint {
+  if (!LENIENT_MONEY_VALUE.test(value)) throw new MoneyFormatError(value);
+  const [units, decimals = ''] = value.split('.');
+  return BigInt(units!) * 100n + BigInt(decimals.padEnd(2, '0'));
+}
+
 export function fromMinorUnits(minor: bigint): string {
   const negative = minor < 0n;
   const digits = (negative ? -minor : minor).toString().padStart(3, '0');

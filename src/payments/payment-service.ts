@@ -53,10 +53,10 @@ export interface PaymentServiceDeps {
   /** For the audit trail of executions (ops/audit.ts). */
   prisma: PrismaClient;
   /**
-   * PAYMENT_SECOND_PERSON_ABOVE as a decimal string: a payment above it is executed only by
+   * PAYMENT_SECOND_PERSON_ABOVE in minor units: a payment above it is executed only by
    * a key other than the one that created it. null: off (single-user mode).
    */
-  secondPersonAbove: string | null;
+  secondPersonAbove: bigint | null;
 }
 
 /**
@@ -122,10 +122,10 @@ export class PaymentService {
     }
     const threshold = this.deps.secondPersonAbove;
     if (threshold === null || executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
-    if (tracked.requestedBy !== executedBy || toMinorUnits(tracked.amount.toFixed(2)) <= toMinorUnits(threshold)) return undefined;
+    if (tracked.requestedBy !== executedBy || toMinorUnits(tracked.amount.toFixed(2)) <= threshold) return undefined;
     return new PaymentRefusedError(
       'SECOND_PERSON_REQUIRED',
-      `payment ${paymentId} (${tracked.amount.toFixed(2)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(toMinorUnits(threshold))} ${tracked.currency} it must be executed by a key other than the one that created it`,
+      `payment ${paymentId} (${tracked.amount.toFixed(2)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(threshold)} ${tracked.currency} it must be executed by a key other than the one that created it`,
       paymentId,
     );
   }
