@@ -6,6 +6,8 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import type { Logger } from '../log/logger.ts';
 import { copyWriter, pgCopy, pgliteCopy, type BulkWriter } from './bulk-insert.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { createPgPool } from './pg-pool.ts';
+import { retryLostTransactions } from './transaction-retry.ts';
 import type { PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
 
@@ -73,15 +75,11 @@ export type DatabaseTarget =
  */
 export async function openDatabase(target: DatabaseTarget, options: { logger?: Logger } = {}): Promise<Database> {
   if ('databaseUrl' in target) {
-    // A connection the server ends (a restart, pg_terminate_backend) is an 'error' event on
-    // the pool: logged, never fatal. The next query opens a new connection.
-    const onError = (err: Error) => options.logger?.warn({ err }, 'database connection lost; it is replaced on the next query');
     const [{ default: pg }, { PrismaPg }, PrismaClient] = await Promise.all([import('pg'), import('@prisma/adapter-pg'), prismaClient()]);
-    const pool = new pg.Pool({ connectionString: target.databaseUrl });
-    pool.on('error', onError);
-    const factory = new PrismaPg(pool, { onPoolError: onError, onConnectionError: onError });
+    const pool = createPgPool(pg, target.databaseUrl, options.logger);
     const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[];
-    return wrap('postgresql', new PrismaClient({ adapter: factory }), query, copyWriter(pgCopy(pool)), () => new PrismaPg({ connectionString: target.databaseUrl }), () => pool.end(), options.logger);
+    const migrationAdapter = () => new PrismaPg(createPgPool(pg, target.databaseUrl, options.logger), { disposeExternalPool: true });
+    return wrap('postgresql', new PrismaClient({ adapter: new PrismaPg(pool) }), query, copyWriter(pgCopy(pool)), migrationAdapter, () => pool.end(), options.logger);
   }
   let dataPath: string | undefined;
   let lock: DataDirLock | undefined;
@@ -125,6 +123,7 @@ function wrap(
   logger?: Logger,
 ): Database {
   let closing: Promise<void> | undefined;
+  if (kind === 'postgresql') retryLostTransactions(prisma, logger);
   /**
    * One query on `_prisma_migrations` against the shipped folders: which are not applied
    * (or failed, or were rolled back), and which applied ones no longer match their file.

@@ -2,6 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { ForbiddenError } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError } from 'graphql-yoga';
+import { isConnectionLost } from '../db/connection-lost.ts';
 import { PaymentInputError } from '../payments/input-error.ts';
 import { PayoutError } from '../payout/errors.ts';
 import { enumName, payoutErrorCode } from './types/enums.ts';
@@ -20,6 +21,8 @@ import { enumName, payoutErrorCode } from './types/enums.ts';
 export const BAD_USER_INPUT = 'BAD_USER_INPUT';
 export const FORBIDDEN = 'FORBIDDEN';
 export const PAYOUT_ERROR = 'PAYOUT_ERROR';
+/** The database connection the request ran on was lost (db/connection-lost.ts); read, then try again. */
+export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
 
 type Located = Pick<GraphQLError, 'nodes' | 'path'>;
 
@@ -38,6 +41,16 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   }
   if (original instanceof ForbiddenError) return coded(original.message, at, FORBIDDEN);
   if (original instanceof PothosValidationError) return coded(original.message, at, BAD_USER_INPUT);
+  if (isConnectionLost(original)) {
+    // Interactive transactions lost before their commit were already run again (db/transaction-retry.ts):
+    // what reaches a client may or may not have taken effect, so it reads before it repeats.
+    return coded(
+      'The database connection was lost while this request ran, and it may not have taken effect. Read the object again, then repeat the request if it is still needed.',
+      at,
+      DATABASE_UNAVAILABLE,
+      { retryable: true },
+    );
+  }
   if (isGraphQLErrorChain(error) && located.path === undefined && located.extensions?.code === undefined) {
     // graphql-js's own refusals of a request: variable values that do not coerce (with the
     // scalar's reason), a missing or unknown operation name.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isConnectionLost } from '../db/connection-lost.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { Webhook } from '../payout/models.ts';
@@ -52,10 +53,23 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, d
   }
   if (webhook.agentId !== deps.agentId) return refuse('wrong-agent', 400, { error: 'agentId is not this gateway’s agent' });
 
-  const outcome = await apply(webhook, deps);
-  await deps.prisma.webhookDelivery.create({
-    data: { paymentId: webhook.paymentId, status: webhook.status.value, body: json as object, outcome },
-  });
+  let outcome: Outcome;
+  try {
+    outcome = await apply(webhook, deps);
+    await deps.prisma.webhookDelivery.create({
+      data: { paymentId: webhook.paymentId, status: webhook.status.value, body: json as object, outcome },
+    });
+  } catch (error) {
+    // Not recorded: the partner repeats any answer but a 2xx (spec, Events), and applying a
+    // status is idempotent, so a lost database connection loses nothing; a bug is logged loud.
+    const lost = isConnectionLost(error);
+    (lost ? deps.logger.warn.bind(deps.logger) : deps.logger.error.bind(deps.logger))(
+      { err: lost ? { message: (error as Error).message } : error, paymentId: webhook.paymentId },
+      'webhook not recorded; answered 503 so the partner sends it again',
+    );
+    deps.deliveries?.onDelivery('not-recorded');
+    return reply(res, 503, { error: 'not recorded; send it again' }, { 'retry-after': '1' });
+  }
   const log = outcome === 'amount-mismatch' ? deps.logger.error.bind(deps.logger) : deps.logger.info.bind(deps.logger);
   log({ paymentId: webhook.paymentId, status: webhook.status.value, outcome }, 'webhook received');
   deps.deliveries?.onDelivery(outcome);

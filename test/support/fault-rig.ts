@@ -10,7 +10,11 @@ import { installTransitionAudit } from './fault-audit.ts';
 import type { Reconciliation } from './fault-reconcile.ts';
 import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from './processes.ts';
 import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
-import { apiKeysEnv } from '../support/keys.ts';
+import { freePort, GatewayProcess } from './gateway-process.ts';
+import { apiKeysEnv, namedApiKeysEnv } from './keys.ts';
+
+/** The people of a rig's gateway, by key name (test/support/keys.ts makes each key). */
+export const RIG_KEYS = { uploader: 'operator', approver: 'approver', checker: 'approver' } as const;
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 
@@ -87,6 +91,11 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
 
 export interface RigOptions {
   sandbox?: Partial<SandboxOptions>;
+  /**
+   * A gateway process will receive the sandbox's status webhooks (rig.startGateway): its
+   * port is chosen now, so the workers give the sandbox its webhookUrl from the start.
+   */
+  webhooks?: boolean;
   /** Environment for every worker process, over the defaults below. */
   workerEnv?: Record<string, string>;
 }
@@ -101,6 +110,7 @@ export const STARTING_BALANCE = '999999999.00';
  */
 export class FaultRig {
   readonly workers: WorkerProcess[] = [];
+  readonly gateways: GatewayProcess[] = [];
   private spawned = 0;
 
   private constructor(
@@ -109,6 +119,8 @@ export class FaultRig {
     readonly databaseUrl: string,
     readonly runtime: Runtime,
     private readonly workerEnv: Record<string, string>,
+    /** With `webhooks`: where rig.startGateway listens. */
+    readonly gatewayPort: number | undefined,
   ) {}
 
   static async start(options: RigOptions = {}): Promise<FaultRig> {
@@ -118,7 +130,12 @@ export class FaultRig {
     try {
       database = await postgres.create();
       const databaseUrl = (database.target as { databaseUrl: string }).databaseUrl;
-      const shared = { ...remoteEnv(databaseUrl, sb.url), GATEWAY_API_KEYS: apiKeysEnv({ 'fault-suite-key': 'admin' }) };
+      const gatewayPort = options.webhooks === true ? await freePort() : undefined;
+      const shared = {
+        ...remoteEnv(databaseUrl, sb.url),
+        GATEWAY_API_KEYS: [apiKeysEnv({ 'fault-suite-key': 'admin' }), namedApiKeysEnv(RIG_KEYS)].join(','),
+        ...(gatewayPort === undefined ? {} : { GATEWAY_PUBLIC_URL: `http://127.0.0.1:${gatewayPort}` }),
+      };
       // The test's own runtime shares the breaker with the workers and may take a probe's
       // turn: it must probe on the scenario's schedule, not the default one.
       const breakerEnv = Object.fromEntries(Object.entries(options.workerEnv ?? {}).filter(([key]) => key.startsWith('PARTNER_BREAKER_')));
@@ -142,7 +159,7 @@ export class FaultRig {
         PAYOUT_MAX_RETRIES: '3',
         ...options.workerEnv,
       };
-      return new FaultRig(sb, database, databaseUrl, runtime, workerEnv);
+      return new FaultRig(sb, database, databaseUrl, runtime, workerEnv, gatewayPort);
     } catch (error) {
       await database?.drop();
       await sb.close();
@@ -158,6 +175,30 @@ export class FaultRig {
     const worker = spawnWorker(`w${++this.spawned}`, { ...this.workerEnv, ...env });
     this.workers.push(worker);
     return worker;
+  }
+
+  /**
+   * The gateway as production runs it beside separate workers (WORKER_IN_PROCESS=false), on
+   * the rig's database and sandbox, receiving the sandbox's webhooks when the rig was started
+   * with `webhooks`. Its keys are RIG_KEYS by name.
+   */
+  async startGateway(env: Record<string, string> = {}): Promise<{ process: GatewayProcess; url: string }> {
+    const port = this.gatewayPort ?? (await freePort());
+    const gateway = GatewayProcess.spawn('gateway', {
+      ...this.workerEnv,
+      PORT: String(port),
+      WORKER_IN_PROCESS: 'false',
+      // Its 'listening on' line (info) is how the test learns it is up.
+      LOG_LEVEL: 'info',
+      ...env,
+    });
+    this.gateways.push(gateway);
+    return { process: gateway, url: await gateway.ready };
+  }
+
+  /** Gateways that ended without the test ending them. */
+  gatewayExits(): string[] {
+    return this.gateways.filter((gateway) => !gateway.alive && !gateway.killedByTest).map((gateway) => `${gateway.name} exited:\n${gateway.logTail(60)}`);
   }
 
   liveWorkers(): WorkerProcess[] {
@@ -276,6 +317,7 @@ export class FaultRig {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.gateways.map((gateway) => gateway.kill()));
     await killAllWorkers();
     await this.runtime.close().catch(() => {});
     await this.sb.close();

@@ -17,6 +17,8 @@ export class GatewayProcess {
   readonly ready: Promise<string>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private running = true;
+  /** Set when the test ended it; any other exit is a finding. */
+  killedByTest = false;
   private readonly tail: string[] = [];
 
   private constructor(
@@ -74,10 +76,12 @@ export class GatewayProcess {
   }
 
   signal(signal: 'SIGTERM' | 'SIGINT'): void {
+    this.killedByTest = true;
     if (this.running) this.child.kill(signal);
   }
 
   async kill(): Promise<void> {
+    this.killedByTest = true;
     if (this.running) this.child.kill('SIGKILL');
     await this.exited;
   }

@@ -1,0 +1,47 @@
+import type { Logger } from '../log/logger.ts';
+import { isConnectionLost } from './connection-lost.ts';
+import type { PrismaClient } from './generated/client.ts';
+
+/** Attempts of one interactive transaction, the first included. */
+const ATTEMPTS = 3;
+
+/**
+ * Every interactive transaction of the process (`prisma.$transaction(async (tx) => …)`: an
+ * approval, a cancel, a review, a webhook's status) is run again when its connection was
+ * lost before it could commit: before its callback began (BEGIN failed), or with the callback
+ * itself failing on the lost connection. The server rolled such a transaction back, so running
+ * it again is the same as running it once. A connection lost after the callback returned may
+ * have taken the COMMIT with it: that is not repeated, and the caller refuses with a clear,
+ * retryable error (docs/internals/decisions/0018-database-connections-end.md). Done here, once,
+ * so every owner of a table keeps writing through `$transaction` as before.
+ */
+export function retryLostTransactions(prisma: PrismaClient, logger: Logger | undefined): void {
+  const run = prisma.$transaction.bind(prisma) as (arg: unknown, options?: unknown) => Promise<unknown>;
+  const retrying = async (arg: unknown, options?: unknown): Promise<unknown> => {
+    if (typeof arg !== 'function') return run(arg, options);
+    const body = arg as (tx: unknown) => Promise<unknown>;
+    for (let attempt = 1; ; attempt++) {
+      let returned = false;
+      let lostInside = false;
+      try {
+        return await run(async (tx: unknown) => {
+          try {
+            const value = await body(tx);
+            returned = true;
+            return value;
+          } catch (error) {
+            lostInside = isConnectionLost(error);
+            throw error;
+          }
+        }, options);
+      } catch (error) {
+        const rolledBack = !returned && (lostInside || isConnectionLost(error));
+        if (!rolledBack || attempt >= ATTEMPTS) throw error;
+        logger?.warn({ attempt, err: { message: (error as Error).message } }, 'transaction run again: its database connection was lost before it committed');
+        // A moment for the pool to open new connections after a failover or a burst of terminations.
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  };
+  (prisma as unknown as { $transaction: typeof retrying }).$transaction = retrying;
+}

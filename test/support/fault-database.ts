@@ -1,0 +1,87 @@
+import { FormData, request } from 'undici';
+import pg from 'pg';
+import { apiKey } from './keys.ts';
+
+/**
+ * What an operator's database does to its clients now and then (a failover, an idle-session
+ * killer, a DBA's pg_terminate_backend): every backend of the database but the caller's is
+ * ended at once. Returns how many were.
+ */
+export async function terminateBackends(admin: pg.Client): Promise<number> {
+  const killed = await admin.query<{ ok: boolean }>(
+    'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  return killed.rows.filter((row) => row.ok).length;
+}
+
+/**
+ * Rounds of terminations beside some work, until stopped: each round ends every backend
+ * three times back to back (connections opened again at once are cut too). The pause between
+ * rounds only spreads the faults over the work; no assertion depends on it.
+ */
+export class Terminator {
+  terminated = 0;
+  rounds = 0;
+  private stopped = false;
+  private readonly running: Promise<void>;
+
+  constructor(
+    private readonly admin: pg.Client,
+    options: { pauseMs: number; maxRounds: number },
+  ) {
+    this.running = (async () => {
+      while (!this.stopped && this.rounds < options.maxRounds) {
+        for (let i = 0; i < 3; i++) this.terminated += await terminateBackends(this.admin);
+        this.rounds++;
+        await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+      }
+    })();
+  }
+
+  async stop(): Promise<{ rounds: number; terminated: number }> {
+    this.stopped = true;
+    await this.running;
+    return { rounds: this.rounds, terminated: this.terminated };
+  }
+}
+
+export interface GraphQLReply {
+  status: number;
+  data?: Record<string, any> | null;
+  errors?: Array<{ message: string; extensions?: { code?: string; retryable?: boolean } }>;
+}
+
+/** A GraphQL request to a gateway process as one of its keys (test/support/keys.ts names them). */
+export async function gqlAs(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<GraphQLReply> {
+  const response = await request(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey(key)}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.statusCode, ...((await response.body.json()) as object) };
+}
+
+const IMPORT = `mutation($file: File!) { importBatch(file: $file, force: true) {
+  __typename ... on ImportBatchSuccess { batch { id status validCount rowCount } } ... on BatchError { code message } } }`;
+
+/** importBatch of a CSV text as a multipart upload, as the page and curl send it. */
+export async function uploadCsv(url: string, key: string, csv: string, name: string): Promise<GraphQLReply> {
+  const form = new FormData();
+  form.set('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }));
+  form.set('map', JSON.stringify({ 0: ['variables.file'] }));
+  form.set('0', new Blob([csv], { type: 'text/csv' }), name);
+  const response = await request(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey(key)}`, "x-graphql-yoga-csrf": "1" },
+    body: form,
+  });
+  return { status: response.statusCode, ...((await response.body.json()) as object) };
+}
+
+/**
+ * The refusal a request meets when the database connection it ran on was ended: a clear,
+ * retryable error, never "Unexpected error.". Anything else is returned for the test to judge.
+ */
+export function lostConnection(reply: GraphQLReply): boolean {
+  return (reply.errors ?? []).some((error) => error.extensions?.code === 'DATABASE_UNAVAILABLE' && error.extensions.retryable === true);
+}
