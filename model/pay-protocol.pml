@@ -1,6 +1,6 @@
 /*
  * The pay protocol of one approved batch, as src/batch/worker.ts and its SQL pay its rows
- * (docs/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
+ * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
  * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
  *
  * Properties (assertions, named in the docs):

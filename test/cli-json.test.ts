@@ -9,7 +9,7 @@ import { cliEnvFor, startSandbox, type TestSandbox } from './support/sandbox.ts'
 
 /**
  * Issue 20, "CLI in scripts": `payout --version`, `--json` on every command that prints
- * results, and the exit codes of README's table ("Exit codes"), each seen from outside: its
+ * results, and the exit codes of the table in docs/guide/cli.md ("Exit codes"), each seen from outside: its
  * own process, the built dist/, the embedded database and sandbox in a fresh DATA_DIR.
  */
 const { payout, start, withDatabase, dataDir } = cliInFreshDataDir('payout-cli-json-');
@@ -46,7 +46,7 @@ function errorOf(result: Result): { code: string; message: string; exitCode: num
   return last.error;
 }
 
-describe('payout --version and the exit codes of the README table', () => {
+describe('payout --version and the exit codes of the table in docs/guide/cli.md', () => {
   it('--version and -V print the version of package.json and exit 0', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {

@@ -1,5 +1,5 @@
 /**
- * Exit codes of every `payout` command: the table in README ("Exit codes"). 1 is only ever
+ * Exit codes of every `payout` command: the table in docs/guide/cli.md ("Exit codes"). 1 is only ever
  * "the answer is no" (not payable, refused, discrepancies open), so a script can tell it
  * from a mistake in the command (2) and from a command that could not finish (3).
  */

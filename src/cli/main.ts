@@ -213,7 +213,7 @@ function finish(code: number): void {
   process.exitCode = code;
 }
 
-/** How a command that did not finish ends: its message (or --json object) and its exit code; README, "Exit codes". */
+/** How a command that did not finish ends: its message (or --json object) and its exit code; docs/guide/cli.md, "Exit codes". */
 function failure(error: unknown): { code: string; message: string; exitCode: number; text: string } | undefined {
   if (error instanceof CommanderError) {
     // --help and --version end here too, having printed what was asked.

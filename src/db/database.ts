@@ -38,7 +38,7 @@ export { DataDirInUseError } from './data-dir-lock.ts';
 /**
  * Raw SQL on the same connections as Prisma. For the batch worker's hot path only: Prisma's
  * $queryRawUnsafe costs about 2 ms of CPU for a statement carrying a group of rows as
- * arrays, the pg driver itself under 1 ms (measured, see docs/benchmarks.md). Integers come
+ * arrays, the pg driver itself under 1 ms (measured, see docs/internals/benchmarks.md). Integers come
  * back as numbers, bigint and numeric as the caller casts them (text).
  */
 export type SqlQuery = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;

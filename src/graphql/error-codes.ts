@@ -8,7 +8,7 @@ import { PayoutError } from '../payout/errors.ts';
 import { enumName, payoutErrorCode } from './types/enums.ts';
 
 /**
- * The one vocabulary of `extensions.code` (README "Error codes"): upper-case words as
+ * The one vocabulary of `extensions.code` (docs/api/error-codes.md): upper-case words as
  * yoga and Apollo use them, and as the typed mutation results spell their codes
  * (PayoutError.code, BatchError.code). A query that fails reads the same as a mutation
  * that fails for the same reason.

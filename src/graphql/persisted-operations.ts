@@ -7,7 +7,7 @@ import pageDocuments from '../../web/src/gql/persisted-documents.json' with { ty
 import { overLimits } from './limits/use-query-limits.ts';
 
 /**
- * Persisted operations (README "Persisted operations"), with
+ * Persisted operations (docs/api/graphql.md "Persisted operations"), with
  * @graphql-yoga/plugin-persisted-operations:
  *
  * - APQ as Apollo's persisted-query link speaks it: `extensions.persistedQuery.sha256Hash`

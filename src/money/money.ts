@@ -24,7 +24,7 @@ export function toMinorUnits(value: string): bigint {
 
 /**
  * A setting or other operator-typed amount: digits with up to two decimals ("0", "50000",
- * "50000.5", "50000.50"), as the README documents settings. Inputs from payers keep the
+ * "50000.5", "50000.50"), as docs/operations/configuration.md documents settings. Inputs from payers keep the
  * strict two-decimal form of toMinorUnits.
  */
 export const LENIENT_MONEY_VALUE = /^(0|[1-9]\d{0,15})(\.\d{1,2})?$/;

@@ -1,7 +1,7 @@
 import { maskError } from '../graphql/error-codes.ts';
 import type { Logger } from '../log/logger.ts';
 
-/** The codes of a caller's own mistakes (README "Error codes"): the answer tells the caller; nothing is wrong here. */
+/** The codes of a caller's own mistakes (docs/api/error-codes.md): the answer tells the caller; nothing is wrong here. */
 const CLIENT_CODES = new Set(['BAD_USER_INPUT', 'BAD_REQUEST', 'FORBIDDEN', 'UNAUTHENTICATED', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
 
 /**

@@ -79,7 +79,7 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: 
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** A refusal as GraphQL and the browser guard word theirs: a message, a code of the README's table, the request id to quote. */
+/** A refusal as GraphQL and the browser guard word theirs: a message, a code of the table in docs/api/error-codes.md, the request id to quote. */
 function problem(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   const requestId = requestScope.getStore()?.requestId;
   res

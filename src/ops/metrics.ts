@@ -90,7 +90,7 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
     });
     this.operationErrors = new Counter({
       name: 'graphql_operation_errors_total',
-      help: 'Errors in GraphQL results, by operation name and type and the error\'s extensions.code (README "Error codes"). Typed mutation results (PayoutError, InputError) are data, not errors.',
+      help: 'Errors in GraphQL results, by operation name and type and the error\'s extensions.code (docs/api/error-codes.md). Typed mutation results (PayoutError, InputError) are data, not errors.',
       labelNames: ['operation_name', 'operation_type', 'code'],
       registers,
     });

@@ -10,7 +10,7 @@ export interface BreakerOptions {
   refreshMs: number;
 }
 
-/** Why these numbers: docs/reliability.md "Partner breaker" (measured with bench/breaker-thresholds.ts). */
+/** Why these numbers: docs/internals/reliability.md "The partner breaker" (measured with bench/breaker-thresholds.ts). */
 export const defaultBreakerOptions: BreakerOptions = {
   troubleCalls: 12,
   troublePaths: 3,

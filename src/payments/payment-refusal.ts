@@ -5,7 +5,7 @@
  *   create took effect (batch.cancelled-after-create). It stays READY upstream until it
  *   expires there; executing it would pay a row the batch reports as not paid.
  * - SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE, the key that executes a
- *   payment must not be the key that created it (README "Roles and the second person").
+ *   payment must not be the key that created it (docs/api/graphql.md "Access").
  *   A one-step create+execute above it creates the payment and stops there.
  */
 export const paymentRefusalCodes = ['PAYMENT_CANCELLED', 'SECOND_PERSON_REQUIRED'] as const;

@@ -128,7 +128,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A refusal in the shape and vocabulary GraphQL errors use (README "Error codes"). */
+/** A refusal in the shape and vocabulary GraphQL errors use (docs/api/error-codes.md). */
 function refuse(res: ServerResponse, status: number, code: string, message: string, req: IncomingMessage): void {
   json(res, status, { errors: [{ message, extensions: { code, requestId: req.headers['x-request-id'] } }] });
 }

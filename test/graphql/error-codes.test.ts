@@ -8,7 +8,7 @@ import { apiKeysEnv, apiKey } from '../support/keys.ts';
  * Review finding (issue 8, "one error vocabulary"): a query failing upstream said
  * `validation.error` where a mutation said `VALIDATION_ERROR`, "Not authorized" had no
  * code, and other refusals had none either. Every refusal now carries one of the codes the
- * README's table lists, and the same failure reads the same in a query and a mutation.
+ * table of docs/api/error-codes.md lists, and the same failure reads the same in a query and a mutation.
  */
 let gw: TestGateway;
 let batchId: string;
@@ -20,8 +20,8 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const documented = (): Set<string> => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Error codes'));
+  const readme = readFileSync(new URL('../../docs/api/error-codes.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('# Error codes'));
   return new Set([...section.slice(0, section.indexOf('\n## ')).matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]!));
 };
 const codes = (reply: GraphQLReply) => (reply.body.errors ?? []).map((error) => error.extensions?.code);
@@ -98,7 +98,7 @@ describe('every refusal has a documented code', () => {
     expect(reply.body.data.cancelBatch).toEqual({ __typename: 'BatchError', code: 'BATCH_NOT_FOUND' });
   });
 
-  it('the README lists the codes of the limits and of upstream failures', () => {
+  it('docs/api/error-codes.md lists the codes of the limits and of upstream failures', () => {
     for (const code of ['PAYOUT_ERROR', 'INTERNAL_SERVER_ERROR', 'PAYLOAD_TOO_LARGE', 'QUERY_TOO_COMPLEX', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'TOO_MANY_DIRECTIVES', 'INTROSPECTION_TOO_DEEP']) {
       expect(documented()).toContain(code);
     }

@@ -123,7 +123,7 @@ describe('PAYMENT_SECOND_PERSON_ABOVE', () => {
     expect(loadGatewayConfig({}).paymentSecondPersonAbove).toBeNull();
     expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin` }).paymentSecondPersonAbove).toBe(0n);
     expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000.50' }).paymentSecondPersonAbove).toBe(5_000_050n);
-    // The README's own forms: a whole number and one decimal.
+    // docs/operations/configuration.md's own forms: a whole number and one decimal.
     expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000' }).paymentSecondPersonAbove).toBe(5_000_000n);
     expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '0.5' }).paymentSecondPersonAbove).toBe(50n);
     expect(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '1,5' })).toThrow(/PAYMENT_SECOND_PERSON_ABOVE/);

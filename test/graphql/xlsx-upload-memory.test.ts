@@ -11,7 +11,7 @@ import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts
 /**
  * An .xlsx that unpacks to gigabytes once took a gateway past its heap and down (the
  * import then stayed VALIDATING). Uploaded to a real gateway process: refused with its
- * code, and the process's peak resident memory (VmHWM) stays within the bound the README
+ * code, and the process's peak resident memory (VmHWM) stays within the bound docs/guide/payroll-files.md
  * states: 2 × BATCH_MAX_FILE_BYTES over what it held before.
  */
 

@@ -110,7 +110,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     await worker.drain(async () => (await statusOf(paidBatch)) !== 'RUNNING', paidBatch);
     await worker.stop();
     expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
-    // Not by the uploader ('op'): paying rows again needs a second person (README "Roles").
+    // Not by the uploader ('op'): paying rows again needs a second person (docs/api/graphql.md "Access").
     const refused = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-retry-same');
     expect(refused.data.retryFailedItems).toEqual({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
     const retried = await mutate('ad', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');

@@ -68,7 +68,7 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   });
   afterAll(() => gw?.close());
 
-  it('answers an admin key with every metric family named in the README', async () => {
+  it('answers an admin key with every metric family named in docs/operations/observability.md', async () => {
     const reply = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
     expect(reply.status).toBe(200);
     expect(reply.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -34,7 +34,7 @@ function payout(args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 /**
- * The README's reconciliation walk-through as a new user runs it: pay the sample batch,
+ * The reconciliation walk-through of docs/guide/reconciliation.md as a new user runs it: pay the sample batch,
  * change three payments in the sandbox, reconcile today: three discrepancies, exit 1.
  */
 describe('payout reconcile', () => {

@@ -49,7 +49,7 @@ describe('sandbox balance at run time', () => {
   it('fails an execute above the balance with INSUFFICIENT_FUNDS, moving no money, and pays it after a top-up', async () => {
     const sb = await sandbox();
     await setBalance(sb, { set: '1000.00' });
-    // The sandbox takes the money at execute (README, "Execute failure"): the create is accepted.
+    // The sandbox takes the money at execute (docs/sandbox.md, "Execute failure"): the create is accepted.
     expect((await sb.create('short-1', sbpPayment('sbp_bank_id_success', '995.00'))).body.status.value).toBe('READY');
     const refused = await sb.execute('short-1');
     expect(refused.body.status).toMatchObject({ value: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS' });

@@ -15,7 +15,7 @@ import { apiKey } from '../support/keys.ts';
  * The payroll clerk's journey in a real browser (Debian's Chromium driven by
  * playwright-core) against a real gateway with its embedded sandbox and database: every
  * step through the page only, each page state checked with axe-core. With
- * UPDATE_SCREENSHOTS=1 each step is saved to docs/screenshots/ for the README.
+ * UPDATE_SCREENSHOTS=1 each step is saved to docs/screenshots/ for docs/guide/web-page.md.
  */
 
 /** Drops a file on the drop zone as a browser does: a drop event carrying a DataTransfer. */

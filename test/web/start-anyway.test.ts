@@ -42,7 +42,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     setBalance('10000000.00');
     const batchId = await upload();
     // Money spent elsewhere between upload (which checks the balance too) and approval: the
-    // README's `payout sandbox balance --set 100.00`, on the embedded sandbox itself.
+    // docs/sandbox.md's `payout sandbox balance --set 100.00`, on the embedded sandbox itself.
     setBalance('100.00');
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();

@@ -331,7 +331,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('importBatch'),
     errors: batchResult('ImportBatch'),
     args: {
-      file: t.arg({ type: 'File', required: true, description: 'The payroll file: CSV, or Excel (.xlsx); the README’s columns.' }),
+      file: t.arg({ type: 'File', required: true, description: 'The payroll file: CSV, or Excel (.xlsx); the columns of docs/guide/payroll-files.md.' }),
       name: t.arg.string({ description: 'A name for the batch, at most 200 characters; the file’s name when absent.', validate: { maxLength: 200 } }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },

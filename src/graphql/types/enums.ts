@@ -93,7 +93,7 @@ const roleMeaning = (role: Role) => {
 };
 
 export const RoleEnum = builder.enumType('Role', {
-  description: 'What an API key may do (README "Roles and the second person").',
+  description: 'What an API key may do (docs/api/graphql.md "Access").',
   values: valuesOf(roles, roleMeaning),
 });
 
@@ -223,7 +223,7 @@ const refusalMeanings: Record<PaymentRefusalCode, string> = {
 /**
  * The one `code` of every typed mutation error (the Problem interface): the PayoutErrorCode
  * values, the batch and review refusals (BatchError), the payment refusals and BAD_USER_INPUT.
- * The names are the README's "Error codes" vocabulary, the same as `extensions.code` where a
+ * The names are the vocabulary of docs/api/error-codes.md, the same as `extensions.code` where a
  * query fails for the same reason. Internal value = name.
  */
 const problemMeanings: Record<string, string> = {
@@ -234,7 +234,7 @@ const problemMeanings: Record<string, string> = {
 };
 
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
-  description: 'Why a mutation was refused: the `code` of every Problem. Stable; see README "Error codes".',
+  description: 'Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md.',
   values: Object.fromEntries(Object.entries(problemMeanings).map(([name, description]) => [name, { value: name, description }])),
 });
 

@@ -12,7 +12,7 @@ export const Problem = builder.interfaceRef<Error>('Problem').implement({
   description: 'A refusal returned as data by a mutation (a member of its `…Result` union). Nothing was done unless the type says otherwise.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'What went wrong, for a person; may change between versions: branch on `code`.' }),
-    code: t.field({ type: ErrorCodeEnum, description: 'Stable machine-readable reason (README "Error codes").', resolve: () => 'BAD_USER_INPUT' }),
+    code: t.field({ type: ErrorCodeEnum, description: 'Stable machine-readable reason (docs/api/error-codes.md).', resolve: () => 'BAD_USER_INPUT' }),
   }),
 });
 

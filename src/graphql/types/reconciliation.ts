@@ -29,7 +29,7 @@ const ReconciliationStatusEnum = builder.enumType('ReconciliationStatus', {
   >,
 });
 const DiscrepancyCodeEnum = builder.enumType('DiscrepancyCode', {
-  description: 'What differs; docs/architecture.md "Reconciliation" has the rule of each.',
+  description: 'What differs; docs/internals/architecture.md "Reconciliation" has the rule of each.',
   values: Object.fromEntries(discrepancyCodes.map((code) => [code, { value: code, description: discrepancyDescriptions[code] }])) as Record<
     DiscrepancyCode,
     { value: DiscrepancyCode; description: string }

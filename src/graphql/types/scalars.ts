@@ -11,7 +11,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 builder.scalarType('Decimal', {
   description: 'An amount of money in currency units as a string with exactly two decimals, e.g. "1500.00"; never a JSON number (numbers are refused). Its currency is the one next to it.',
   // No public scalar spec matches (the GraphQL Scalars project's Decimal is a JSON number): specified in this repository.
-  specifiedByURL: 'docs/scalars.md#decimal',
+  specifiedByURL: 'docs/api/scalars.md#decimal',
   serialize: (value) => {
     const text = typeof value === 'string' ? value : (value as { toFixed(digits: number): string }).toFixed(2);
     if (!SIGNED_MONEY_VALUE.test(text)) throw new GraphQLError(`not a money value: ${text}`);

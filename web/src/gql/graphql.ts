@@ -55,7 +55,7 @@ export type Currency =
   /** ISO 4217 RUB. */
   | 'RUB';
 
-/** What differs; docs/architecture.md "Reconciliation" has the rule of each. */
+/** What differs; docs/internals/architecture.md "Reconciliation" has the rule of each. */
 export type DiscrepancyCode =
   /** The amount or currency differs */
   | 'AMOUNT_DIFFERS'
@@ -79,7 +79,7 @@ export type DiscrepancyResolution =
   /** The upstream was final and the gateway was not: the gateway took the upstream’s status. */
   | 'REPAIRED';
 
-/** Why a mutation was refused: the `code` of every Problem. Stable; see README "Error codes". */
+/** Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md. */
 export type ErrorCode =
   /** Upstream auth.error: the gateway’s credentials could not be checked. */
   | 'AUTH_ERROR'
