@@ -76,7 +76,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
 
   const runtime = { webhookUrl: config.publicUrl === undefined ? undefined : `${config.publicUrl}/webhooks/payout` } as Runtime;
   const webhookUrl = () => runtime.webhookUrl;
-  // docs/internals/decisions/0008-events-through-listen-notify.md: on PostgreSQL, events reach every gateway and worker process through
+  // docs/decisions/0008-events-through-listen-notify.md: on PostgreSQL, events reach every gateway and worker process through
   // LISTEN/NOTIFY; PGlite is one process, its events stay in it.
   const eventTarget: SharedEventTarget | undefined =
     db.kind === 'postgresql' && config.databaseUrl !== undefined

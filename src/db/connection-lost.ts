@@ -4,7 +4,7 @@
  * an idle-session killer, pg_terminate_backend), the socket broke (class 08, ECONNRESET,
  * EPIPE), or the driver refuses a client that already saw such an error. Nothing sent on
  * that connection after its last commit took effect; what is retried and what is refused
- * is docs/internals/decisions/0018-database-connections-end.md.
+ * is docs/decisions/0018-database-connections-end.md.
  */
 const SESSION_ENDED = new Set(['57P01', '57P02', '57P03']);
 const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'ENOTCONN']);

@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.ts';
  * is spent) had none, so a backend ended at that moment threw from the socket's event and
  * stopped the process. Every client gets a listener here for its whole life, when the pool
  * makes it; the statement or transaction that ran on it fails as its caller already
- * handles (docs/internals/decisions/0018-database-connections-end.md).
+ * handles (docs/decisions/0018-database-connections-end.md).
  */
 export function createPgPool(driver: typeof pg, connectionString: string, logger: Logger | undefined): pg.Pool {
   const pool = new driver.Pool({ connectionString });

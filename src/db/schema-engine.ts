@@ -20,7 +20,7 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /**
  * The package's ESM entry imports its .wasm file directly, which Node cannot do, so the
- * module is instantiated here by hand (see docs/internals/decisions/0001-one-schema-pglite-or-postgresql.md). Done once per process.
+ * module is instantiated here by hand (see docs/decisions/0001-one-schema-pglite-or-postgresql.md). Done once per process.
  */
 function loadBindings(): Promise<Bindings> {
   bindings ??= (async () => {

@@ -12,7 +12,7 @@ const ATTEMPTS = 3;
  * itself failing on the lost connection. The server rolled such a transaction back, so running
  * it again is the same as running it once. A connection lost after the callback returned may
  * have taken the COMMIT with it: that is not repeated, and the caller refuses with a clear,
- * retryable error (docs/internals/decisions/0018-database-connections-end.md). Done here, once,
+ * retryable error (docs/decisions/0018-database-connections-end.md). Done here, once,
  * so every owner of a table keeps writing through `$transaction` as before.
  */
 export function retryLostTransactions(prisma: PrismaClient, logger: Logger | undefined): void {

@@ -2,7 +2,7 @@ import type { BreakerReason, BreakerState } from '../db/generated/enums.ts';
 import type { CallOutcome } from '../payout/client.ts';
 
 /**
- * The partner breaker (docs/internals/decisions/0011-partner-trouble-is-not-the-rows-failure.md): trouble of the whole partner is not the failure of each
+ * The partner breaker (docs/decisions/0011-partner-trouble-is-not-the-rows-failure.md): trouble of the whole partner is not the failure of each
  * row. One row per agent in "PartnerBreaker", shared by every process through the database.
  *
  * | from   | event                                              | to     | effect                                     |

@@ -56,7 +56,7 @@ export const defaultAttemptOptions: AttemptOptions = {
 };
 
 /**
- * Creating and executing a payment so that it is never paid twice (docs/internals/decisions/0005-never-pay-twice.md):
+ * Creating and executing a payment so that it is never paid twice (docs/decisions/0005-never-pay-twice.md):
  * create is repeated only with the same paymentId, execute is sent again only after a
  * read-back shows the payment still READY, and every lost or garbled answer is settled by
  * reading the payment (spec, Endpoints rule 5). Used by GraphQL and the batch worker alike;
