@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { prismaQuery, type PrismaClient, type SqlQuery } from '../db/database.ts';
 import { unnestWriter, type BulkRow, type BulkTable, type BulkWriter } from '../db/bulk-insert.ts';
 import type { Batch, BatchItemStatus } from '../db/generated/client.ts';
+import { isConnectionLost } from '../db/connection-lost.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
@@ -394,17 +395,21 @@ export class BatchImporter {
     // A chunk still being written would land after the card data is dropped below.
     await state.idle();
     try {
-      await this.deps.prisma.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
-      const { count } = await this.deps.prisma.batch.updateMany({
-        where: { id, status: batchStates.importing },
-        data: {
-          status: batchStates.rejected,
-          fileKey: null,
-          rowCount: state.rows,
-          validCount: 0,
-          invalidCount: state.rows,
-          validatedAt: new Date(),
-        },
+      // One transaction, so a connection lost on the way runs both again (db/transaction-retry.ts), not the problem twice.
+      const count = await this.deps.prisma.$transaction(async (tx) => {
+        await tx.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
+        const { count: rejected } = await tx.batch.updateMany({
+          where: { id, status: batchStates.importing },
+          data: {
+            status: batchStates.rejected,
+            fileKey: null,
+            rowCount: state.rows,
+            validCount: 0,
+            invalidCount: state.rows,
+            validatedAt: new Date(),
+          },
+        });
+        return rejected;
       });
       if (count === 0) return await this.abandon(id, state);
       // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
@@ -515,6 +520,7 @@ const nullableRedacted = (text: string | undefined) => (text === undefined ? nul
 /** What the uploader is told; the error itself (which may quote data) goes to the log only. */
 function failureProblem(error: unknown): FileProblem {
   if (error instanceof ImportFailure) return error.problem;
+  if (isConnectionLost(error)) return failed('the database connection was lost while the file was read in; nothing from it will be paid, import it again');
   return failed('the file could not be imported because of an internal error (logged); nothing from it will be paid, import it again');
 }
 

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
+import { isConnectionLost } from '../db/connection-lost.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { errorLine, safeMessage } from './json-output.ts';
@@ -225,6 +226,11 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode, text: `${error.message}\n` };
   if (error instanceof ConfigError) return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
   if (error instanceof DataDirInUseError) return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  if (isConnectionLost(error)) {
+    // Transactions lost before their commit were already run again (db/transaction-retry.ts); this one could not be.
+    const message = 'the database connection was lost and could not be recovered; what the command printed before this was done. Run it again (or `payout batch status <batchId>` to see where the batch stands)';
+    return { code: 'database.connection-lost', message, exitCode: exitCodes.failed, text: `payout: ${message}\n` };
+  }
   const message = error instanceof Error ? error.message : String(error);
   // Not "not payable" (1): the command could not finish, and says why.
   return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${safeMessage(error instanceof Error ? (error.stack ?? message) : message)}\n` };

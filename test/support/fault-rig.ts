@@ -196,6 +196,11 @@ export class FaultRig {
     return { process: gateway, url: await gateway.ready };
   }
 
+  /** What a `payout` CLI process needs to work on the rig's database and sandbox, as an operator's shell would have. */
+  cliEnv(): Record<string, string> {
+    return { ...this.workerEnv, LOG_LEVEL: 'warn' };
+  }
+
   /** Gateways that ended without the test ending them. */
   gatewayExits(): string[] {
     return this.gateways.filter((gateway) => !gateway.alive && !gateway.killedByTest).map((gateway) => `${gateway.name} exited:\n${gateway.logTail(60)}`);
