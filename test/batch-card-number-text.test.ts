@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csvChunks, problemRows, resultRows } from '../src/batch/batch-export.ts';
-import { cardNumbersIn } from '../src/batch/cell-text.ts';
-import { validateRow } from '../src/batch/validate-row.ts';
+import { csvChunks, problemRows, resultRows } from '../src/batch/export/batch-export.ts';
+import { cardNumbersIn } from '../src/batch/import/read/cell-text.ts';
+import { validateRow } from '../src/batch/import/validate-row.ts';
 import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
 import { sandboxProviders } from '../src/sandbox/catalogue.ts';
 import { importFixture, textSource } from './support/batch.ts';

@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchStateError } from '../src/batch/batch-service.ts';
+import { BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
 import { testWorker, textSource } from './support/batch.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { testDatabaseKinds } from './support/database.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describePattern, formatOf, patternMessage } from '../src/batch/field-formats.ts';
-import { rewriteCard, rewritePhone } from '../src/batch/field-normalise.ts';
-import { validateRow } from '../src/batch/validate-row.ts';
+import { describePattern, formatOf, patternMessage } from '../src/payout/field-formats.ts';
+import { rewriteCard, rewritePhone } from '../src/batch/import/field-normalise.ts';
+import { validateRow } from '../src/batch/import/validate-row.ts';
 import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
 import { sandboxProviders } from '../src/sandbox/catalogue.ts';
 import { fileSource, importFixture } from './support/batch.ts';

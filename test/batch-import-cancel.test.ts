@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchImporter } from '../src/batch/batch-importer.ts';
+import { BatchImporter } from '../src/batch/import/batch-importer.ts';
 import type { BulkWriter } from '../src/db/bulk-insert.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { testCardData } from './support/card-data.ts';

@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { BatchImporter } from '../src/batch/batch-importer.ts';
+import { BatchImporter } from '../src/batch/import/batch-importer.ts';
 import type { PrismaClient } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';

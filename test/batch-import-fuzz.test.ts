@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchImporter } from '../src/batch/batch-importer.ts';
+import type { BatchImporter } from '../src/batch/import/batch-importer.ts';
 import { testImporter } from './support/batch.ts';
 import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
 import { startSandbox, type TestSandbox } from './support/sandbox.ts';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/batch-importer.ts';
-import type { BatchWorker, WorkerOptions } from '../src/batch/worker.ts';
+import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import type { BatchWorker, WorkerOptions } from '../src/batch/pay/batch-worker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
 import type { PayoutClient } from '../src/payout/client.ts';
 import { testWorker, textSource } from './support/batch.ts';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/batch-importer.ts';
-import { scrubCardData } from '../src/batch/sql/scrub-card-data.ts';
-import type { BatchWorker } from '../src/batch/worker.ts';
+import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import { scrubCardData } from '../src/batch/rows/sql/scrub-card-data.ts';
+import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
 import type { AuditActor } from '../src/ops/audit.ts';
 import { testWorker, textSource } from './support/batch.ts';
 import { testCardData } from './support/card-data.ts';

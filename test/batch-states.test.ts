@@ -1,18 +1,18 @@
-import { pauseForFunds, resumeFunded } from '../src/batch/sql/funds.ts';
+import { pauseForFunds, resumeFunded } from '../src/batch/pay/sql/funds.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../src/batch/batch-events.ts';
-import { BatchService, BatchStateError } from '../src/batch/batch-service.ts';
-import { batchTransitions, canMove, type BatchStep } from '../src/batch/batch-states.ts';
-import { finishBatches } from '../src/batch/sql/finish-batches.ts';
-import { restateReviewedBatch } from '../src/batch/sql/restate-reviewed-batch.ts';
-import { rejectStaleImports } from '../src/batch/sql/reject-stale-imports.ts';
+import { BatchEvents } from '../src/batch/lifecycle/batch-events.ts';
+import { BatchService, BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
+import { batchTransitions, canMove, type BatchStep } from '../src/batch/lifecycle/batch-states.ts';
+import { finishBatches } from '../src/batch/lifecycle/sql/finish-batches.ts';
+import { restateReviewedBatch } from '../src/batch/review/sql/restate-reviewed-batch.ts';
+import { rejectStaleImports } from '../src/batch/lifecycle/sql/reject-stale-imports.ts';
 import { BatchStatus, type BatchItemStatus } from '../src/db/generated/enums.ts';
 import { importFixture, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 
 /**
- * The code's batch transitions against the table of batch/batch-states.ts: every step is
+ * The code's batch transitions against the table of batch/lifecycle/batch-states.ts: every step is
  * tried from every state, on a real database, and what it did is compared with the table
  * both ways (nothing the table lacks, everything it has).
  */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/batch-importer.ts';
-import type { WorkerOptions } from '../src/batch/worker.ts';
+import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import type { WorkerOptions } from '../src/batch/pay/batch-worker.ts';
 import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CsvFileError, type CsvRow } from '../src/batch/csv-reader.ts';
-import { openPayrollFile } from '../src/batch/payroll-file.ts';
+import { CsvFileError, type CsvRow } from '../src/batch/import/read/csv-reader.ts';
+import { openPayrollFile } from '../src/batch/import/read/payroll-file.ts';
 import { sharedStringsXml, sheetXml, xlsxWorkbook } from './support/xlsx-zip.ts';
 
 /** Workbooks that unpack to far more than they weigh are refused while they inflate, never held. */

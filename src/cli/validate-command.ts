@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import { BatchImporter } from '../batch/batch-importer.ts';
+import { BatchImporter } from '../batch/import/batch-importer.ts';
 import type { CardDataVault } from '../batch/card-data.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';

@@ -1,7 +1,7 @@
-import type { BatchEvents } from '../batch/batch-events.ts';
-import type { BatchImporter } from '../batch/batch-importer.ts';
-import type { BatchService } from '../batch/batch-service.ts';
-import type { ReviewService } from '../batch/review-service.ts';
+import type { BatchEvents } from '../batch/lifecycle/batch-events.ts';
+import type { BatchImporter } from '../batch/import/batch-importer.ts';
+import type { BatchService } from '../batch/lifecycle/batch-service.ts';
+import type { ReviewService } from '../batch/review/review-service.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -22,7 +22,7 @@ export interface GatewayServices {
   prisma: PrismaClient;
   importer: BatchImporter;
   batches: BatchService;
-  /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review-service.ts). */
+  /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review/review-service.ts). */
   reviews: ReviewService;
   batchEvents: BatchEvents;
   reconciliations: ReconciliationService;

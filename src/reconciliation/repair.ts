@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
-import { settleFromPayments } from '../batch/sql/settle-from-payments.ts';
-import { finishBatches } from '../batch/sql/finish-batches.ts';
+import { settleFromPayments } from '../batch/rows/sql/settle-from-payments.ts';
+import { finishBatches } from '../batch/lifecycle/sql/finish-batches.ts';
 import type { PrismaClient, SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, systemActor } from '../ops/audit.ts';

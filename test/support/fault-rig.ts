@@ -10,7 +10,7 @@ import { installTransitionAudit } from './fault-audit.ts';
 import type { Reconciliation } from './fault-reconcile.ts';
 import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from './processes.ts';
 import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from './sandbox.ts';
-import { apiKeysEnv } from '../support/keys.ts';
+import { apiKeysEnv } from './keys.ts';
 
 const postgres = testDatabaseKinds().find((kind) => kind.name === 'postgresql');
 

@@ -1,5 +1,5 @@
-import { BatchStateError } from '../../batch/batch-service.ts';
-import type { BatchWait } from '../../batch/batch-waiting.ts';
+import { BatchStateError } from '../../batch/lifecycle/batch-service.ts';
+import type { BatchWait } from '../../batch/lifecycle/batch-waiting.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { requestActor } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';

@@ -1,4 +1,4 @@
-import { readOpenBreaker, waitOf, type BatchWait } from '../../batch/batch-waiting.ts';
+import { readOpenBreaker, waitOf, type BatchWait } from '../../batch/lifecycle/batch-waiting.ts';
 import type { GraphQLContext } from '../context.ts';
 
 /**
