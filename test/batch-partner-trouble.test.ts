@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import { paymentIdFor } from '../src/batch/ids.ts';
 import type { BatchWorker, WorkerOptions } from '../src/batch/pay/batch-worker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
 import type { PayoutClient } from '../src/payout/client.ts';

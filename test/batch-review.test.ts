@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import { paymentIdFor } from '../src/batch/ids.ts';
 import { scrubCardData } from '../src/batch/rows/sql/scrub-card-data.ts';
 import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
 import type { AuditActor } from '../src/ops/audit.ts';

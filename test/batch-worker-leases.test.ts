@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import { paymentIdFor } from '../src/batch/ids.ts';
 import type { BatchWorker, WorkerOptions } from '../src/batch/pay/batch-worker.ts';
 import { testWorker, textSource } from './support/batch.ts';
 import { testCardData } from './support/card-data.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/import/batch-importer.ts';
+import { paymentIdFor } from '../src/batch/ids.ts';
 import type { WorkerOptions } from '../src/batch/pay/batch-worker.ts';
 import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';

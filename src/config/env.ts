@@ -8,6 +8,13 @@ import type { PersistedOperationSettings } from '../graphql/persisted-operations
 /** The environment as this process sees it; only string values matter. */
 export type Env = Record<string, string | undefined>;
 
+/**
+ * How many days a finished payment still makes a new row to the same payee, amount and
+ * reference a duplicate (batch/import/duplicate-rows.ts): DUPLICATE_WINDOW_DAYS unset, and the
+ * importer and approval when given no setting, all take it from here.
+ */
+export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;
+
 const emptyToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
@@ -213,7 +220,7 @@ const gatewayEnv = z.object({
   PARTNER_BREAKER_PROBE_MAX_MS: positiveInt(defaultBreakerOptions.probeMaxMs),
   BATCH_MAX_ROWS: positiveInt(500_000),
   BATCH_MAX_FILE_BYTES: positiveInt(100 * 1024 * 1024),
-  DUPLICATE_WINDOW_DAYS: nonNegativeInt(35),
+  DUPLICATE_WINDOW_DAYS: nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS),
   IMPORT_STALE_MS: positiveInt(90_000),
   PAYOUT_DATA_KEY: optionalString,
   PAYOUT_DATA_KEY_FILE: optionalString,

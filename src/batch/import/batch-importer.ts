@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { prismaQuery, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import { unnestWriter, type BulkRow, type BulkTable, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { Batch, BatchItemStatus } from '../../db/generated/client.ts';
@@ -9,6 +8,8 @@ import type { PayoutClient } from '../../payout/client.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import type { CardDataVault, StoredRecipient } from '../card-data.ts';
+import { newBatchId, paymentIdFor } from '../ids.ts';
+import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
 import { quoteCell, redactCardNumbers } from './read/cell-text.ts';
 import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
 import { openPayrollFile } from './read/payroll-file.ts';
@@ -55,15 +56,6 @@ export interface ImportRequest {
 const CHUNK = 2_000;
 /** Chunks written at once (on as many connections): measured best at 2 on 2 cores. */
 const WRITERS = 2;
-
-/** Batch ids are short so that `{batchId}-{line}-r{attempt}` fits the 36-character paymentId. */
-export function newBatchId(): string {
-  return `b${randomBytes(8).toString('hex').slice(0, 11)}`;
-}
-
-export function paymentIdFor(batchId: string, line: number, attempt: number): string {
-  return attempt === 1 ? `${batchId}-${line}` : `${batchId}-${line}-r${attempt}`;
-}
 
 /** An import that cannot go on, with what to tell the person who uploaded the file. */
 class ImportFailure extends Error {
@@ -130,7 +122,7 @@ export class BatchImporter {
 
   /** Who a chunk's rows may repeat: rows of approved batches other than `batchId`. */
   private payingRows(batchId: string | undefined): (keys: string[]) => Promise<PayingRow[]> {
-    const windowDays = this.deps.duplicates?.windowDays ?? 35;
+    const windowDays = this.deps.duplicates?.windowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
     return (keys) => findPayingRows(this.query, keys, { exceptBatchId: batchId ?? '', windowDays });
   }
 

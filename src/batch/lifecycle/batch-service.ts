@@ -1,4 +1,7 @@
+import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
 import { prismaQuery, type PrismaClient } from '../../db/database.ts';
+import { Prisma } from '../../db/generated/client.ts';
+import { retriedPaymentIdSql } from '../ids.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { fromMinorUnits } from '../../money/money.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
@@ -81,6 +84,10 @@ export class BatchService {
     return this.options.singleUser;
   }
 
+  private get windowDays(): number {
+    return this.options.duplicateWindowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
+  }
+
   /**
    * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
    * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
@@ -120,7 +127,7 @@ export class BatchService {
       // Also with includeFlagged: that choice covers the rows the approver was shown, not
       // rows that repeat a batch approved since. Committed, not rolled back: the approver is
       // shown them before anything is paid.
-      const held = await holdApprovedRepeats(query, batchId, this.options.duplicateWindowDays ?? 35);
+      const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
       const included = includeFlagged
         ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
@@ -297,14 +304,14 @@ export class BatchService {
             : `failed rows of a ${batch.status} batch cannot be paid again`,
         );
       }
-      // One statement for any number of rows; the new paymentId is paymentIdFor(batchId, line, attempt + 1).
+      // One statement for any number of rows, each under its next attempt's paymentId.
       const count = await tx.$executeRaw`
         UPDATE "BatchItem"
-        SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = ${BatchItemStatus.PENDING}::"BatchItemStatus",
+        SET attempt = attempt + 1, "paymentId" = ${Prisma.raw(retriedPaymentIdSql('"batchId"', 'line', '(attempt + 1)'))}, status = ${BatchItemStatus.PENDING}::"BatchItemStatus",
           "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
           "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
         WHERE "batchId" = ${batchId} AND status = ANY(${[...retryableItemStatuses]}::text[]::"BatchItemStatus"[]) AND (fields -> '$sealed') IS NOT NULL
-          AND NOT EXISTS (${repeatsPaying(this.options.duplicateWindowDays ?? 35)})`;
+          AND NOT EXISTS (${repeatsPaying(this.windowDays)})`;
       if (count === 0) {
         throw new BatchStateError(
           'batch.nothing-to-retry',

@@ -9,7 +9,7 @@ import type { CreateOutcome, Outcome, PaymentAttempts } from '../../payments/att
 import { PaymentStillReadyError } from '../../payout/errors.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
-import { paymentIdFor } from '../import/batch-importer.ts';
+import { paymentIdFor } from '../ids.ts';
 import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { maskedRecipient, type CardDataVault } from '../card-data.ts';
 import { redactCardNumbers } from '../import/read/cell-text.ts';

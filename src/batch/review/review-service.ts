@@ -7,7 +7,7 @@ import { recordAudit, type AuditActor } from '../../ops/audit.ts';
 import { PaymentAttempts, type CreateOutcome } from '../../payments/attempt.ts';
 import type { PaymentRecords } from '../../payments/payment-records.ts';
 import type { PayoutClient } from '../../payout/client.ts';
-import { paymentIdFor } from '../import/batch-importer.ts';
+import { paymentIdFor } from '../ids.ts';
 import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { BatchStateError } from '../lifecycle/batch-service.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';

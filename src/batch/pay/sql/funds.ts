@@ -1,6 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import type { BatchStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
+import { retriedPaymentIdSql } from '../../ids.ts';
 import { batchStates, pauseReasons, payingStates, statesFrom } from '../../lifecycle/batch-states.ts';
 import { retryableItemStatuses, unfundedCodes, unsentItemStatuses, waitingStatus } from '../../rows/row-states.ts';
 
@@ -79,7 +80,7 @@ SELECT id FROM paused`;
 function requeueSql(batchIds: string): string {
   return `
   UPDATE "BatchItem" AS i
-  SET attempt = attempt + 1, "paymentId" = "batchId" || '-' || line || '-r' || (attempt + 1), status = ${sqlName(waitingStatus)}::"BatchItemStatus",
+  SET attempt = attempt + 1, "paymentId" = ${retriedPaymentIdSql('"batchId"', 'line', '(attempt + 1)')}, status = ${sqlName(waitingStatus)}::"BatchItemStatus",
     "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
     "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
   WHERE i."batchId" = ANY(${batchIds}) AND i.status IN (${sqlList(retryableItemStatuses)}) AND i."errorCode" IN (${unfundedCodes.map((c) => `'${c}'`).join(', ')})
