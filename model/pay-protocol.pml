@@ -1,5 +1,5 @@
 /*
- * The pay protocol of one approved batch, as src/batch/pay/batch-worker.ts and its SQL pay its rows
+ * The pay protocol of one approved batch, as src/batch/pay/ (batch-worker.ts, pay-row.ts, row-writes.ts) and its SQL pay its rows
  * (docs/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
  * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
  *
