@@ -273,7 +273,7 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
   }
 }
 
-/* The worker's steps (worker.ts pay): each is one call or one write, and a worker may die before any. */
+/* The worker's steps (pay/pay-row.ts pay): each is one call or one write, and a worker may die before any. */
 #define W_IDLE 0
 #define W_PREV 1         /* previousAttemptNotPaid: read the earlier paymentId */
 #define W_PREV_WRITE 2   /* ... and write what it found, when it stops the row */
