@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvChunks, problemRows, resultRows } from '../src/batch/export/batch-export.ts';
-import { cardNumbersIn } from '../src/batch/import/read/cell-text.ts';
+import { cardNumbersIn } from '../src/log/card-numbers.ts';
 import { validateRow } from '../src/batch/import/validate-row.ts';
 import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
 import { sandboxProviders } from '../src/sandbox/catalogue.ts';

@@ -1,6 +1,5 @@
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { BatchStateError } from '../batch/lifecycle/batch-service.ts';
-import { reviewMarks, type ReviewMark } from '../batch/review/review-states.ts';
+import { BatchStateError, type ReviewMark, reviewMarks } from '../batch/index.ts';
 import { cliIdentity, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';

@@ -1,7 +1,4 @@
-import type { BatchEvents } from '../batch/lifecycle/batch-events.ts';
-import type { BatchImporter } from '../batch/import/batch-importer.ts';
-import type { BatchService } from '../batch/lifecycle/batch-service.ts';
-import type { ReviewService } from '../batch/review/review-service.ts';
+import type { BatchEvents, BatchImporter, BatchService, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';

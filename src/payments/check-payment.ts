@@ -1,4 +1,4 @@
-import { cardNumberMessage, containsCardNumber } from '../batch/import/read/cell-text.ts';
+import { cardNumberMessage, containsCardNumber } from '../log/card-numbers.ts';
 import { patternMessage } from '../payout/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
 import type { PaymentPayload } from '../payout/models.ts';

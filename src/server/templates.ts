@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exportChunks, exportMediaTypes } from '../batch/export/batch-export.ts';
-import { baseColumns } from '../batch/import/read/csv-columns.ts';
+import { baseColumns, exportChunks, exportMediaTypes } from '../batch/index.ts';
 import { formatOf } from '../payout/field-formats.ts';
 import { toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';

@@ -17,7 +17,7 @@ import { ImportAbandoned, ImportFailure, failed, failureProblem } from './import
 import { importHeartbeat } from './import-heartbeat.ts';
 import { ImportState } from './import-state.ts';
 import { PayeeKeys } from './payee-key.ts';
-import { redactCardNumbers } from './read/cell-text.ts';
+import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
 import { openPayrollFile } from './read/payroll-file.ts';
 import { findPayingRows, othersApproved, type PayingRow } from './sql/find-paying-rows.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { redactCardNumbers } from './read/cell-text.ts';
+import { redactCardNumbers } from '../../log/card-numbers.ts';
 import type { FileProblem } from './read/csv-reader.ts';
 import { FileKeyHash } from './file-key.ts';
 

@@ -2,7 +2,8 @@ import { currencies, providerCodes, type Currency, type ProviderCode } from '../
 import { cardNumberProblems, fieldsNamed, providerProblems } from '../../payments/check-payment.ts';
 import type { ProviderDetails } from '../../payments/provider-catalogue.ts';
 import { maskPan, maskTail } from '../../log/mask.ts';
-import { cardNumberMessage, containsCardNumber, quoteCell } from './read/cell-text.ts';
+import { cardNumberMessage, containsCardNumber } from '../../log/card-numbers.ts';
+import { quoteCell } from './read/cell-text.ts';
 import { parseCsvAmount } from './read/csv-amount.ts';
 import { CUSTOM_PREFIX, recipientColumns } from './read/csv-columns.ts';
 import type { CsvRow } from './read/csv-reader.ts';

@@ -4,7 +4,7 @@ import { sleep } from '../../payout/backoff.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
 import { maskedRecipient } from '../card-data.ts';
-import { redactCardNumbers } from '../import/read/cell-text.ts';
+import { redactCardNumbers } from '../../log/card-numbers.ts';
 import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
 import { unfundedCodes, type RowChange } from '../rows/row-states.ts';

@@ -12,7 +12,7 @@ import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { BatchStateError } from '../lifecycle/batch-service.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';
 import { SEALED } from '../card-data.ts';
-import { redactCardNumbers } from '../import/read/cell-text.ts';
+import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { markSettlement, mayPayAgainAfter, reviewStatus, verdictOf, type ReviewedRowFacts, type ReviewMark, type ReviewVerdict, type RowSettlement } from './review-states.ts';
 import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';

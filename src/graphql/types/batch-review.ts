@@ -1,6 +1,4 @@
-import { BatchStateError } from '../../batch/lifecycle/batch-service.ts';
-import { MAX_REASON_LENGTH, type ReviewedRow, type ReviewReport } from '../../batch/review/review-service.ts';
-import { reviewMarks, reviewVerdicts, type ReviewMark, type ReviewVerdict } from '../../batch/review/review-states.ts';
+import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, reviewMarks, type ReviewReport, type ReviewVerdict, reviewVerdicts } from '../../batch/index.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { requestActor } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CsvError, parse, type Parser } from 'csv-parse';
-import { redactCardNumbers } from './cell-text.ts';
+import { redactCardNumbers } from '../../../log/card-numbers.ts';
 import { columnFor, MAX_COLUMNS, requiredColumns } from './csv-columns.ts';
 import { asUtf8, detectEncoding, EncodingError, headText, type Encoding } from './text-decoding.ts';
 
