@@ -3,7 +3,7 @@ import type { BatchPauseReason, BatchStatus } from '../../db/generated/enums.ts'
 /**
  * Who moves a batch from one state to another, and where the code that does it lives.
  * A new step or state is added here first; the lists below, the SQL built from them and
- * test/batch-states.test.ts follow.
+ * test/batch/lifecycle/states.test.ts follow.
  */
 export type BatchStep =
   /** batch-importer.ts: claims the upload, reads every row, ends the import. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FileKeyHash } from '../src/batch/import/file-key.ts';
-import { FirstLines } from '../src/batch/import/read/first-lines.ts';
-import { payeeText } from '../src/batch/import/payee-key.ts';
+import { FileKeyHash } from '../../../src/batch/import/file-key.ts';
+import { FirstLines } from '../../../src/batch/import/read/first-lines.ts';
+import { payeeText } from '../../../src/batch/import/payee-key.ts';
 
 function keyOf(data: Buffer | string, chunkSize = Infinity): string {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;

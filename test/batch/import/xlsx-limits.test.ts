@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CsvFileError, type CsvRow } from '../src/batch/import/read/csv-reader.ts';
-import { openPayrollFile } from '../src/batch/import/read/payroll-file.ts';
-import { sharedStringsXml, sheetXml, xlsxWorkbook } from './support/xlsx-zip.ts';
+import { CsvFileError, type CsvRow } from '../../../src/batch/import/read/csv-reader.ts';
+import { openPayrollFile } from '../../../src/batch/import/read/payroll-file.ts';
+import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../../support/xlsx-zip.ts';
 
 /** Workbooks that unpack to far more than they weigh are refused while they inflate, never held. */
 
@@ -110,7 +110,7 @@ describe('an .xlsx workbook that unpacks past the size limit', () => {
 
 describe('an .xlsx workbook within the limit', () => {
   it('still reads the clerk’s workbook', async () => {
-    const { rows } = await read(readFileSync(new URL('fixtures/payroll.xlsx', import.meta.url)));
+    const { rows } = await read(readFileSync(new URL('../../fixtures/payroll.xlsx', import.meta.url)));
     expect(rows).toHaveLength(4);
   });
 

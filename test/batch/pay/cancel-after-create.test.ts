@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemActor } from '../src/ops/audit.ts';
-import { textSource, testWorker } from './support/batch.ts';
-import { eventually } from './support/eventually.ts';
-import { queueFault } from './support/fault-sandbox.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { today } from './support/reconciliation.ts';
+import { systemActor } from '../../../src/ops/audit.ts';
+import { textSource, testWorker } from '../../support/batch.ts';
+import { eventually } from '../../support/eventually.ts';
+import { queueFault } from '../../support/fault-sandbox.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { today } from '../../support/reconciliation.ts';
 
 /**
  * Issue 18, finding 2: a cancel that lands while rows are being created leaves payments

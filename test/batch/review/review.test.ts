@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/ids.ts';
-import { scrubCardData } from '../src/batch/rows/sql/scrub-card-data.ts';
-import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
-import type { AuditActor } from '../src/ops/audit.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testCardData } from './support/card-data.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { apiKey, namedApiKeysEnv } from './support/keys.ts';
+import { paymentIdFor } from '../../../src/batch/ids.ts';
+import { scrubCardData } from '../../../src/batch/rows/sql/scrub-card-data.ts';
+import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
+import type { AuditActor } from '../../../src/ops/audit.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { testCardData } from '../../support/card-data.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { apiKey, namedApiKeysEnv } from '../../support/keys.ts';
 
 /**
  * Issue 19, item 5: a way out of NEEDS_REVIEW. A review reads each such row's payment again
@@ -176,7 +176,7 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
   it('a previous-attempt row is settled by reading the earlier payment, and takes its paymentId back', async () => {
     const batch = await approved('token_success');
     await drain(batch.id);
-    // As in test/batch-worker-leases.test.ts: FAILED after a lost answer though the payment completed, then paid again.
+    // As in test/batch/pay/worker-leases.test.ts: FAILED after a lost answer though the payment completed, then paid again.
     const paid = await row(batch.id);
     const fields = testCardData().seal({ account: 'token_success' }, { batchId: batch.id, line: paid.line });
     await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields } });

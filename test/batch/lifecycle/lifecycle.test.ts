@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchService, BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
-import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { apiKeysEnv } from './support/keys.ts';
+import { BatchService, BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
+import { fileSource, sampleFile, testWorker, textSource } from '../../support/batch.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { apiKeysEnv } from '../../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {

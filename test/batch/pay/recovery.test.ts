@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchItemStatus } from '../src/db/generated/client.ts';
-import type { PaymentPayload } from '../src/payout/models.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import type { BatchItemStatus } from '../../../src/db/generated/client.ts';
+import type { PaymentPayload } from '../../../src/payout/models.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /**
  * A worker that died mid-item leaves the item leased in the state it last wrote. These

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchImporter } from '../src/batch/import/batch-importer.ts';
-import type { BulkWriter } from '../src/db/bulk-insert.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { testCardData } from './support/card-data.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
+import { BatchImporter } from '../../../src/batch/import/batch-importer.ts';
+import type { BulkWriter } from '../../../src/db/bulk-insert.ts';
+import { createLogger } from '../../../src/log/logger.ts';
+import { testCardData } from '../../support/card-data.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
 
 /**
  * Issue 18, finding 7: a VALIDATING batch could not be cancelled (BATCH_NOT_CANCELLABLE).

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { csvChunks, problemRows, resultRows } from '../src/batch/export/batch-export.ts';
-import { cardNumbersIn } from '../src/log/card-numbers.ts';
-import { validateRow } from '../src/batch/import/validate-row.ts';
-import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
-import { sandboxProviders } from '../src/sandbox/catalogue.ts';
-import { importFixture, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
+import { csvChunks, problemRows, resultRows } from '../../../src/batch/export/batch-export.ts';
+import { cardNumbersIn } from '../../../src/log/card-numbers.ts';
+import { validateRow } from '../../../src/batch/import/validate-row.ts';
+import type { ProviderDetails } from '../../../src/payments/provider-catalogue.ts';
+import { sandboxProviders } from '../../../src/sandbox/catalogue.ts';
+import { importFixture, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
 const providers = new Map<string, ProviderDetails>(sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]));
 

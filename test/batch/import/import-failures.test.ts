@@ -1,12 +1,12 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { BatchImporter } from '../src/batch/import/batch-importer.ts';
-import type { PrismaClient } from '../src/db/database.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';
-import { importFixture, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { testCardData } from './support/card-data.ts';
+import { BatchImporter } from '../../../src/batch/import/batch-importer.ts';
+import type { PrismaClient } from '../../../src/db/database.ts';
+import { createLogger } from '../../../src/log/logger.ts';
+import { ProviderCatalogue } from '../../../src/payments/provider-catalogue.ts';
+import { importFixture, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { testCardData } from '../../support/card-data.ts';
 
 const PAN = '4276123456789012';
 
@@ -43,7 +43,7 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
   }
 
   it.each([
-    // With a byte order mark UTF-16 is read (test/batch-import.test.ts); without one it cannot be told reliably.
+    // With a byte order mark UTF-16 is read (test/batch/import/import.test.ts); without one it cannot be told reliably.
     ['UTF-16LE without a BOM', (text: string) => Buffer.from(text, 'utf16le')],
     ['UTF-16BE without a BOM', (text: string) => Buffer.from(text, 'utf16le').swap16()],
   ])('refuses %s as an encoding problem', async (_name, encode) => {

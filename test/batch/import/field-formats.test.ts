@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { describePattern, formatOf, patternMessage } from '../src/payout/field-formats.ts';
-import { rewriteCard, rewritePhone } from '../src/batch/import/field-normalise.ts';
-import { validateRow } from '../src/batch/import/validate-row.ts';
-import type { ProviderDetails } from '../src/payments/provider-catalogue.ts';
-import { sandboxProviders } from '../src/sandbox/catalogue.ts';
-import { fileSource, importFixture } from './support/batch.ts';
-import { testCardData } from './support/card-data.ts';
-import { testDatabaseKinds } from './support/database.ts';
+import { describePattern, formatOf, patternMessage } from '../../../src/payout/field-formats.ts';
+import { rewriteCard, rewritePhone } from '../../../src/batch/import/field-normalise.ts';
+import { validateRow } from '../../../src/batch/import/validate-row.ts';
+import type { ProviderDetails } from '../../../src/payments/provider-catalogue.ts';
+import { sandboxProviders } from '../../../src/sandbox/catalogue.ts';
+import { fileSource, importFixture } from '../../support/batch.ts';
+import { testCardData } from '../../support/card-data.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
-const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
+const fixture = (name: string) => new URL(`../../fixtures/${name}`, import.meta.url).pathname;
 const providers = new Map<string, ProviderDetails>(sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]));
 const regexChars = /[\^$\\[\]{}]/;
 

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormData, request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /** The files clerks have (XLSX, Excel "Unicode text"), through the two ways in: the CLI and the GraphQL upload. */
-const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
-const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+const fixture = (name: string) => new URL(`../../fixtures/${name}`, import.meta.url).pathname;
+const bin = new URL('../../../bin/payout.js', import.meta.url).pathname;
 
 describe('payroll files through the CLI', () => {
   let dataDir: string;

@@ -1,10 +1,10 @@
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { testDatabaseKinds } from './support/database.ts';
+import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
 /**
  * Issue 18, finding 1: the same payroll uploaded again, changed only in how it is written,

@@ -1,14 +1,14 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/ids.ts';
-import type { BatchWorker, WorkerOptions } from '../src/batch/pay/batch-worker.ts';
-import { PaymentAttempts } from '../src/payments/attempt.ts';
-import type { PayoutClient } from '../src/payout/client.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { paymentIdFor } from '../../../src/batch/ids.ts';
+import type { BatchWorker, WorkerOptions } from '../../../src/batch/pay/batch-worker.ts';
+import { PaymentAttempts } from '../../../src/payments/attempt.ts';
+import type { PayoutClient } from '../../../src/payout/client.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /**
  * Issue 19, "use every proof the partner gives": trouble of the partner never strands a row.

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchImporter } from '../src/batch/import/batch-importer.ts';
-import { testImporter } from './support/batch.ts';
-import { testDatabaseKinds, type TestDatabase } from './support/database.ts';
-import { startSandbox, type TestSandbox } from './support/sandbox.ts';
+import type { BatchImporter } from '../../../src/batch/import/batch-importer.ts';
+import { testImporter } from '../../support/batch.ts';
+import { testDatabaseKinds, type TestDatabase } from '../../support/database.ts';
+import { startSandbox, type TestSandbox } from '../../support/sandbox.ts';
 
 /** Characters that break CSV readers and databases: quotes, delimiters, line ends, BOM, a lone surrogate. */
 const nasty = ['"', ',', ';', '\t', '\r', '\n', '\r\n', '\uFEFF', '\uD800', ' ', '\u00A0', 'я', '€', '😀', 'x', '1', '.'];

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/ids.ts';
-import type { WorkerOptions } from '../src/batch/pay/batch-worker.ts';
-import { fileSource, sampleFile, testWorker, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { paymentIdFor } from '../../../src/batch/ids.ts';
+import type { WorkerOptions } from '../../../src/batch/pay/batch-worker.ts';
+import { fileSource, sampleFile, testWorker, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
   let gw: TestGateway;

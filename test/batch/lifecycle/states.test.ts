@@ -1,15 +1,15 @@
-import { pauseForFunds, resumeFunded } from '../src/batch/pay/sql/funds.ts';
+import { pauseForFunds, resumeFunded } from '../../../src/batch/pay/sql/funds.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../src/batch/lifecycle/batch-events.ts';
-import { BatchService, BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
-import { batchTransitions, canMove, type BatchStep } from '../src/batch/lifecycle/batch-states.ts';
-import { finishBatches } from '../src/batch/lifecycle/sql/finish-batches.ts';
-import { restateReviewedBatch } from '../src/batch/review/sql/restate-reviewed-batch.ts';
-import { rejectStaleImports } from '../src/batch/lifecycle/sql/reject-stale-imports.ts';
-import { BatchStatus, type BatchItemStatus } from '../src/db/generated/enums.ts';
-import { importFixture, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
+import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
+import { BatchService, BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
+import { batchTransitions, canMove, type BatchStep } from '../../../src/batch/lifecycle/batch-states.ts';
+import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
+import { restateReviewedBatch } from '../../../src/batch/review/sql/restate-reviewed-batch.ts';
+import { rejectStaleImports } from '../../../src/batch/lifecycle/sql/reject-stale-imports.ts';
+import { BatchStatus, type BatchItemStatus } from '../../../src/db/generated/enums.ts';
+import { importFixture, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
 /**
  * The code's batch transitions against the table of batch/lifecycle/batch-states.ts: every step is
@@ -133,7 +133,7 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
 
 describe('docs/reliability.md', () => {
   it('shows the batch table as the module has it', () => {
-    const doc = readFileSync(new URL('../docs/reliability.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../docs/reliability.md', import.meta.url), 'utf8');
     const rows = batchTransitions.map((t) => `| ${t.from ?? '(new)'} | ${t.to} | ${t.by} | ${t.when} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });

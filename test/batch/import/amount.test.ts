@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsvAmount } from '../src/batch/import/read/csv-amount.ts';
+import { parseCsvAmount } from '../../../src/batch/import/read/csv-amount.ts';
 
 describe('CSV amounts', () => {
   it.each([

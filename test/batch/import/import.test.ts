@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fileSource, importFixture, sampleFile, textSource } from './support/batch.ts';
-import { testCardData } from './support/card-data.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { sharedStringsXml, sheetXml, xlsxWorkbook } from './support/xlsx-zip.ts';
+import { fileSource, importFixture, sampleFile, textSource } from '../../support/batch.ts';
+import { testCardData } from '../../support/card-data.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../../support/xlsx-zip.ts';
 
 describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
@@ -75,7 +75,7 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
 
   it('warns of a total above the available balance, and leaves the decision to the approval', async () => {
     // Money is a state, not a fault of the file: a top-up before approval is enough, and
-    // approval weighs the balance against every approved batch (batch-pause-funds.test.ts).
+    // approval weighs the balance against every approved batch (test/batch/pay/pause-funds.test.ts).
     // Rejected, the file would have to be uploaded again, and its rows offered to "approve
     // the valid rows only", which a file-level error refuses.
     const rows = Array.from({ length: 3 }, (_, i) => `bank-card-token,90000.00,token_${i}`).join('\n');
@@ -109,7 +109,7 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   });
 });
 
-const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
+const fixture = (name: string) => new URL(`../../fixtures/${name}`, import.meta.url).pathname;
 
 describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => {
   const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });

@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { CsvFileError, openPayrollCsv, type CsvRow } from '../src/batch/import/read/csv-reader.ts';
+import { CsvFileError, openPayrollCsv, type CsvRow } from '../../../src/batch/import/read/csv-reader.ts';
 
 /** A UTF-8 file with a bad byte is refused naming where it is, wherever it is; a genuine windows-1251 file is still read. */
 

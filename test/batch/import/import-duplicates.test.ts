@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../src/batch/lifecycle/batch-events.ts';
-import { BatchService } from '../src/batch/lifecycle/batch-service.ts';
-import { importFixture, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
+import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
+import { BatchService } from '../../../src/batch/lifecycle/batch-service.ts';
+import { importFixture, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
 /** Sources that each hold back their last byte until all have started: the imports overlap for sure. */
 function startingTogether(text: string, count: number): AsyncIterable<Uint8Array>[] {

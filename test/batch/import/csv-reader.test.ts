@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { CsvFileError, openPayrollCsv, type CsvRow } from '../src/batch/import/read/csv-reader.ts';
+import { CsvFileError, openPayrollCsv, type CsvRow } from '../../../src/batch/import/read/csv-reader.ts';
 
 async function* chunks(data: Buffer, size = 7): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);

@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BatchStateError } from '../src/batch/lifecycle/batch-service.ts';
-import { FundsCheck } from '../src/batch/pay/funds-check.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { GatewayMetrics } from '../src/ops/metrics.ts';
-import { claimItems } from '../src/batch/rows/sql/claim-items.ts';
-import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { subscribeSse } from './support/sse.ts';
+import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
+import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
+import { createLogger } from '../../../src/log/logger.ts';
+import { GatewayMetrics } from '../../../src/ops/metrics.ts';
+import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';
+import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { subscribeSse } from '../../support/sse.ts';
 
 /**
  * Issue 19, items 3 and 4: approval weighs the balance against every approved batch; a run

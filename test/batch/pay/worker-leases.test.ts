@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../src/batch/ids.ts';
-import type { BatchWorker, WorkerOptions } from '../src/batch/pay/batch-worker.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testCardData } from './support/card-data.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { paymentIdFor } from '../../../src/batch/ids.ts';
+import type { BatchWorker, WorkerOptions } from '../../../src/batch/pay/batch-worker.ts';
+import { testWorker, textSource } from '../../support/batch.ts';
+import { testCardData } from '../../support/card-data.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /**
  * The findings of the pay-path review about leases, fencing, retry budgets and batches that

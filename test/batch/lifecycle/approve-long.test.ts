@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { textSource } from '../../support/batch.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /**
  * An approval whose transaction lasts longer than Prisma's default 5 s (a 10,000-row batch
