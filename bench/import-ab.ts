@@ -44,7 +44,7 @@ interface Tree {
 async function open(side: Side, root: string, sandboxUrl: string, keysDir: string, url: string | undefined): Promise<Tree> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
   const [{ BatchImporter }, { CardDataVault }, { DataKeyring, dataKeyFrom }, { openDatabase }, { createLogger }, { ProviderCatalogue }, { PayoutClient }] = await Promise.all([
-    load('src/batch/batch-importer.ts'),
+    load('src/batch/import/batch-importer.ts'),
     load('src/batch/card-data.ts'),
     load('src/crypto/data-keys.ts'),
     load('src/db/database.ts'),

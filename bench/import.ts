@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse';
 import { build } from 'esbuild';
 import pg from 'pg';
-import { BatchImporter } from '../src/batch/batch-importer.ts';
+import { BatchImporter } from '../src/batch/import/batch-importer.ts';
 import { CardDataVault } from '../src/batch/card-data.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { DataKeyring, dataKeyFrom } from '../src/crypto/data-keys.ts';

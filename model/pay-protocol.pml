@@ -1,6 +1,11 @@
 /*
- * The pay protocol of one approved batch, as src/batch/worker.ts and its SQL pay its rows
+<<<<<<< HEAD
+ * The pay protocol of one approved batch, as src/batch/pay/batch-worker.ts and its SQL pay its rows
  * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
+=======
+ * The pay protocol of one approved batch, as src/batch/pay/ (batch-worker.ts, pay-row.ts, row-writes.ts) and its SQL pay its rows
+ * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
+>>>>>>> rooms28
  * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
  *
  * Properties (assertions, named in the docs):
@@ -273,7 +278,7 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
   }
 }
 
-/* The worker's steps (worker.ts pay): each is one call or one write, and a worker may die before any. */
+/* The worker's steps (pay/pay-row.ts pay): each is one call or one write, and a worker may die before any. */
 #define W_IDLE 0
 #define W_PREV 1         /* previousAttemptNotPaid: read the earlier paymentId */
 #define W_PREV_WRITE 2   /* ... and write what it found, when it stops the row */

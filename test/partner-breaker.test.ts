@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchWorker } from '../src/batch/worker.ts';
+import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { GatewayMetrics } from '../src/ops/metrics.ts';
 import { PartnerBreaker } from '../src/partner/partner-breaker.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
 
 /**
- * State names reach SQL from the state tables (batch/batch-states.ts, batch/item-states.ts,
+ * State names reach SQL from the state tables (batch/lifecycle/batch-states.ts, batch/rows/row-states.ts,
  * payments/status.ts, …), never typed as literals: a state added or renamed there must
  * reach every statement. Every value of every Prisma enum counts, read from the generated
  * enums, so a new state is covered without touching this test.

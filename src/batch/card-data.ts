@@ -30,7 +30,7 @@ export interface RowPlace {
 const context = (row: RowPlace) => `payout-gateway/batch-item/v1/${row.batchId}/${row.line}`;
 
 /**
- * Recipient fields of batch rows at rest (DESIGN 9): sealed with AES-256-GCM under the
+ * Recipient fields of batch rows at rest (docs/decisions/0009-card-data-sealed-at-rest.md): sealed with AES-256-GCM under the
  * current data key while the row may still be paid, opened only by the worker right before
  * the create call, and reduced to the masked form once the row is final.
  */

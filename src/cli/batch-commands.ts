@@ -1,16 +1,11 @@
-import { activeItemStatuses, failedItemStatuses, heldItemStatuses } from '../batch/item-states.ts';
-import { batchStates, pauseReasons, payingStates } from '../batch/batch-states.ts';
-import { waitingNow } from '../batch/batch-waiting.ts';
+import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type ExportFormat, failedItemStatuses, FileKeyHash, heldItemStatuses, pauseReasons, payingStates, reportRows, waitingNow } from '../batch/index.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { exportChunks, reportRows, type ExportFormat } from '../batch/batch-export.ts';
-import { BatchStateError } from '../batch/batch-service.ts';
 import { cliActor, recordAudit } from '../ops/audit.ts';
-import { FileKeyHash } from '../batch/file-key.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.ts';

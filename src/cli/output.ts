@@ -1,4 +1,4 @@
-import type { ValidationReport } from '../batch/batch-importer.ts';
+import type { ValidationReport } from '../batch/index.ts';
 
 /** Plain aligned columns: readable in a terminal, and greppable when redirected. */
 export function table(headers: string[], rows: string[][]): string {

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { openRuntime } from '../app/runtime.ts';
-import { exportChunks, type ExportFormat } from '../batch/batch-export.ts';
+import { exportChunks, type ExportFormat } from '../batch/index.ts';
 import type { ReconciliationRun } from '../db/generated/client.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';

@@ -1,6 +1,5 @@
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { BatchStateError } from '../batch/batch-service.ts';
-import { reviewMarks, type ReviewMark } from '../batch/review-states.ts';
+import { BatchStateError, type ReviewMark, reviewMarks } from '../batch/index.ts';
 import { cliIdentity, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -15,7 +14,7 @@ export interface ReviewOptions {
 
 /**
  * `payout batch review ID`: reads the payment of each NEEDS_REVIEW row of the batch again
- * and settles what the partner proves (batch/review-states.ts), printing each row's verdict;
+ * and settles what the partner proves (batch/review/review-states.ts), printing each row's verdict;
  * exit 4 while rows stay unknown. With `--line N --mark paid|pay-again|do-not-pay --reason
  * TEXT`: a person's verdict on one such row (approver or admin; not the batch's approver).
  */

@@ -1,6 +1,5 @@
 import { basename, join } from 'node:path';
-import { BatchImporter } from '../batch/batch-importer.ts';
-import type { CardDataVault } from '../batch/card-data.ts';
+import { BatchImporter, type CardDataVault } from '../batch/index.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';

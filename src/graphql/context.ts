@@ -1,7 +1,4 @@
-import type { BatchEvents } from '../batch/batch-events.ts';
-import type { BatchImporter } from '../batch/batch-importer.ts';
-import type { BatchService } from '../batch/batch-service.ts';
-import type { ReviewService } from '../batch/review-service.ts';
+import type { BatchEvents, BatchImporter, BatchService, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -22,7 +19,7 @@ export interface GatewayServices {
   prisma: PrismaClient;
   importer: BatchImporter;
   batches: BatchService;
-  /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review-service.ts). */
+  /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review/review-service.ts). */
   reviews: ReviewService;
   batchEvents: BatchEvents;
   reconciliations: ReconciliationService;

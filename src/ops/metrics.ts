@@ -2,8 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { PrismaClient } from '../db/database.ts';
 import { BatchItemStatus, BreakerReason, TrackedStatus } from '../db/generated/enums.ts';
 import { breakerStates } from '../partner/breaker-states.ts';
-import { batchStates, payingStates } from '../batch/batch-states.ts';
-import { waitReasons } from '../batch/batch-waiting.ts';
+import { batchStates, payingStates, waitReasons } from '../batch/index.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';

@@ -1,5 +1,5 @@
-import { cardNumberMessage, containsCardNumber } from '../batch/cell-text.ts';
-import { patternMessage } from '../batch/field-formats.ts';
+import { cardNumberMessage, containsCardNumber } from '../log/card-numbers.ts';
+import { patternMessage } from '../payout/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
 import type { PaymentPayload } from '../payout/models.ts';
 import type { FieldProblem } from './input-error.ts';

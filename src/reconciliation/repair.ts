@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
-import { settleFromPayments } from '../batch/sql/settle-from-payments.ts';
-import { finishBatches } from '../batch/sql/finish-batches.ts';
+import { settleRowsFromPayments } from '../batch/index.ts';
 import type { PrismaClient, SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, systemActor } from '../ops/audit.ts';
@@ -67,8 +66,7 @@ export async function repairFromUpstream(deps: RepairDeps, runId: string, onRequ
     repaired += results.filter(Boolean).length;
   }
   if (repaired > 0) {
-    const batches = await settleFromPayments(deps.query);
-    if (batches.length > 0) await finishBatches(deps.query, batches);
+    const batches = await settleRowsFromPayments(deps.query);
     deps.logger.info({ repaired, batches }, 'payments repaired from the upstream');
   }
   return repaired;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exportChunks, exportFormats, exportMediaTypes, reportRows, type ExportFormat } from '../batch/batch-export.ts';
+import { exportChunks, type ExportFormat, exportFormats, exportMediaTypes, reportRows } from '../batch/index.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { allowGetWithKey } from './file-route-guard.ts';

@@ -2,7 +2,7 @@ import { openAsBlob } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
 import busboy from 'busboy';
-import { spoolPart, type SpooledPart } from '../batch/upload-spool.ts';
+import { type SpooledPart, spoolPart } from '../batch/index.ts';
 import type { GatewayYoga } from '../graphql/yoga.ts';
 
 export interface UploadLimits {

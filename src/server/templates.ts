@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exportChunks, exportMediaTypes } from '../batch/batch-export.ts';
-import { baseColumns } from '../batch/csv-columns.ts';
-import { formatOf } from '../batch/field-formats.ts';
+import { baseColumns, exportChunks, exportMediaTypes } from '../batch/index.ts';
+import { formatOf } from '../payout/field-formats.ts';
 import { toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutError } from '../payout/errors.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPayingRows } from '../../src/batch/sql/find-paying-rows.ts';
+import { findPayingRows } from '../../src/batch/import/sql/find-paying-rows.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 

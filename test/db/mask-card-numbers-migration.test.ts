@@ -6,7 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardNumbersIn } from '../../src/batch/cell-text.ts';
+import { cardNumbersIn } from '../../src/log/card-numbers.ts';
 import { maskPan } from '../../src/log/mask.ts';
 import { readMigrations, schemaFile } from '../../src/db/migrations.ts';
 import { withSchemaEngine } from '../../src/db/schema-engine.ts';

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { problemColumns, resultColumns, xlsxValue } from '../../src/batch/batch-export.ts';
+import { problemColumns, resultColumns, xlsxValue } from '../../src/batch/export/batch-export.ts';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKeysEnv, apiKey } from '../support/keys.ts';

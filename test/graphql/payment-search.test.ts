@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentIdFor } from '../../src/batch/batch-importer.ts';
+import { paymentIdFor } from '../../src/batch/ids.ts';
 import { testWorker, textSource } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';

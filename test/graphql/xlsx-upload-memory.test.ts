@@ -124,7 +124,7 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
         })(),
       ),
       // As Excel orders the parts: the sheet comes first and waits in a temp file, refused
-      // there (a sheet read as it inflates is tested in test/batch-xlsx-limits.test.ts:
+      // there (a sheet read as it inflates is tested in test/batch/import/xlsx-limits.test.ts:
       // its rows would reach the database, whose memory is not the reader's).
     });
     const { batch, growth } = await measured(file, 'sheet-bomb.xlsx');

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../src/batch/batch-events.ts';
-import { BatchService } from '../../src/batch/batch-service.ts';
+import { BatchEvents } from '../../src/batch/lifecycle/batch-events.ts';
+import { BatchService } from '../../src/batch/lifecycle/batch-service.ts';
 import { textSource, testImporter } from '../support/batch.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { BatchImporter } from '../../src/batch/batch-importer.ts';
-import { BatchWorker, type WorkerDeps, type WorkerOptions } from '../../src/batch/worker.ts';
+import { BatchImporter } from '../../src/batch/import/batch-importer.ts';
+import { BatchWorker, type WorkerDeps, type WorkerOptions } from '../../src/batch/pay/batch-worker.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { PaymentAttempts } from '../../src/payments/attempt.ts';
 import { ProviderCatalogue } from '../../src/payments/provider-catalogue.ts';

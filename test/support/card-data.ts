@@ -1,5 +1,5 @@
 import { CardDataVault } from '../../src/batch/card-data.ts';
-import { cardNumbersIn } from '../../src/batch/cell-text.ts';
+import { cardNumbersIn } from '../../src/log/card-numbers.ts';
 import { DataKeyring, dataKeyFrom } from '../../src/crypto/data-keys.ts';
 
 /** The data key of test gateways and the test importer and worker (base64 of 32 bytes). */
@@ -14,7 +14,7 @@ export const TEST_PANS = ['4111111111111111', '5555555555554444', '2200000000000
 
 /**
  * What a scan of stored or exported text counts as a card number: the product's own detector
- * (batch/cell-text.ts, so a UUID whose leading groups are digits is an id, not a card), as
+ * (log/card-numbers.ts, so a UUID whose leading groups are digits is an id, not a card), as
  * digits, plus any of TEST_PANS however it is cut up or run into other text.
  */
 export function cardNumbersFound(text: string): string[] {

@@ -1,4 +1,4 @@
-import { cancelCodes, cancelledStatus } from '../../batch/item-states.ts';
+import { cancelCodes, cancelledStatus } from '../../batch/index.ts';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { finalTracked } from '../../payments/status.ts';
 import { builder } from '../builder.ts';

@@ -1,5 +1,4 @@
-import { BatchStateError } from '../../batch/batch-service.ts';
-import type { BatchWait } from '../../batch/batch-waiting.ts';
+import { BatchStateError, type BatchWait } from '../../batch/index.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { requestActor } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';

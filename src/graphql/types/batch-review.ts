@@ -1,6 +1,4 @@
-import { BatchStateError } from '../../batch/batch-service.ts';
-import { MAX_REASON_LENGTH, type ReviewedRow, type ReviewReport } from '../../batch/review-service.ts';
-import { reviewMarks, reviewVerdicts, type ReviewMark, type ReviewVerdict } from '../../batch/review-states.ts';
+import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, reviewMarks, type ReviewReport, type ReviewVerdict, reviewVerdicts } from '../../batch/index.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { requestActor } from '../../ops/audit.ts';
 import { builder } from '../builder.ts';
@@ -9,7 +7,7 @@ import { enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
 
 /**
- * The way out of NEEDS_REVIEW (batch/review-states.ts): reviewBatchItems reads each such
+ * The way out of NEEDS_REVIEW (batch/review/review-states.ts): reviewBatchItems reads each such
  * row's payment again and settles what it proves; markBatchItem is a person's verdict on a
  * row that stays unknown. Refusals are BatchError, as the other lifecycle mutations'.
  */

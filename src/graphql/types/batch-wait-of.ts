@@ -1,4 +1,4 @@
-import { readOpenBreaker, waitOf, type BatchWait } from '../../batch/batch-waiting.ts';
+import { type BatchWait, readOpenBreaker, waitOf } from '../../batch/index.ts';
 import type { GraphQLContext } from '../context.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { authScopesFor } from '../../config/roles.ts';
-import { BatchStateError, type BatchProgress } from '../../batch/batch-service.ts';
+import { type BatchProgress, BatchStateError, batchStates, restingStates } from '../../batch/index.ts';
 import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
@@ -15,7 +15,6 @@ import { ErrorCodeEnum, ProviderCodeEnum, enumName } from './enums.ts';
 import { Problem, typedResult } from './errors.ts';
 import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
 import { KeyValue, BillingDetailsType } from './payment.ts';
-import { batchStates, restingStates } from '../../batch/batch-states.ts';
 
 const batchStatusMeanings: Record<BatchStatus, string> = {
   VALIDATING: 'The file is being read and checked.',

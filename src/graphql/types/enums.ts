@@ -1,4 +1,4 @@
-import { batchErrorCodes, batchErrorMeanings } from '../../batch/batch-error-codes.ts';
+import { batchErrorCodes, batchErrorMeanings } from '../../batch/index.ts';
 import { actionScopes, mayDo, roles, type Action, type Role } from '../../config/roles.ts';
 import { TrackedStatus } from '../../db/generated/enums.ts';
 import { auditActions, type AuditAction } from '../../ops/audit.ts';

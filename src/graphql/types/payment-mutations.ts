@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { containsCardNumber } from '../../batch/cell-text.ts';
+import { containsCardNumber } from '../../log/card-numbers.ts';
 import { authScopesFor } from '../../config/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';

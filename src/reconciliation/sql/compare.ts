@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { cancelledStatus } from '../../batch/item-states.ts';
+import { cancelledStatus } from '../../batch/index.ts';
 import { DiscrepancyCode, TrackedStatus } from '../../db/generated/enums.ts';
 import { sqlName } from '../../db/sql-list.ts';
 import { discrepancyCodes, sqlList } from '../discrepancy-codes.ts';

@@ -1,4 +1,4 @@
-import { cancelledStatus } from '../../batch/item-states.ts';
+import { cancelledStatus } from '../../batch/index.ts';
 import { TrackedStatus } from '../../db/generated/enums.ts';
 import { sqlName } from '../../db/sql-list.ts';
 import {

@@ -1,0 +1,396 @@
+import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
+import { prismaQuery, type PrismaClient, type SqlQuery } from '../../db/database.ts';
+import { unnestWriter, type BulkWriter } from '../../db/bulk-insert.ts';
+import type { Batch } from '../../db/generated/client.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
+import type { Logger } from '../../log/logger.ts';
+import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import type { PayoutClient } from '../../payout/client.ts';
+import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
+import type { CardDataVault } from '../card-data.ts';
+import { newBatchId } from '../ids.ts';
+import { batchStates } from '../lifecycle/batch-states.ts';
+import { cancelImportedRows } from '../rows/sql/cancel-imported-rows.ts';
+import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
+import { EarlierImports } from './earlier-import.ts';
+import { ImportAbandoned, ImportFailure, failed, failureProblem } from './import-failure.ts';
+import { importHeartbeat } from './import-heartbeat.ts';
+import { ImportState } from './import-state.ts';
+import { PayeeKeys } from './payee-key.ts';
+import { redactCardNumbers } from '../../log/card-numbers.ts';
+import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
+import { openPayrollFile } from './read/payroll-file.ts';
+import { findPayingRows, othersApproved, type PayingRow } from './sql/find-paying-rows.ts';
+import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
+import { validateRow, type RowProblem } from './validate-row.ts';
+
+export interface BatchLimits {
+  maxRows: number;
+  maxBytes: number;
+}
+
+/** How the importer holds back rows that repeat a payment (duplicate-rows.ts). */
+export interface DuplicateSettings {
+  /** Finished rows of approved batches count this many days; rows still paying always. */
+  windowDays: number;
+}
+
+export interface ImportRequest {
+  source: AsyncIterable<Uint8Array>;
+  name?: string;
+  fileName?: string;
+  /** Import a file that was imported before (and not rejected). */
+  force?: boolean;
+  uploadedBy?: string;
+  /**
+   * Compare rows with the rows of approved batches (default true). `payout batch
+   * validate` checks a file with no database and says it cannot.
+   */
+  checkPaid?: boolean;
+}
+
+export interface ValidationReport {
+  payable: boolean;
+  rowCount: number;
+  validCount: number;
+  invalidCount: number;
+  errorCount: number;
+  warningCount: number;
+  /** Rows with no cell filled, skipped (a `row.empty` warning lists them). */
+  emptyRowCount: number;
+  /** Valid rows that repeat a payment (or an earlier row) and would be held back, and their sum. */
+  flaggedCount: number;
+  flaggedAmount: string;
+  totalAmount: string;
+  problems: RowProblem[];
+}
+
+/** A batch's columns known from the upload; `name` null means the batch id. */
+type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy' | 'forced'> & { name: string | null };
+
+/**
+ * Reads a payroll file into a batch: the upload is spooled to disk and hashed first, so a
+ * file imported before is refused before any row is read (the normalised-content key is
+ * unique in the database, so two imports of one file at once give one batch); then every
+ * row is validated against the live provider details, every problem stored with its line
+ * and column, then the whole-file checks (the total against the balance). The batch ends
+ * VALIDATED, or REJECTED when any error was found or the import failed for any reason: no
+ * import leaves a batch VALIDATING behind.
+ */
+export class BatchImporter {
+  constructor(
+    private readonly deps: {
+      prisma: PrismaClient;
+      catalogue: ProviderCatalogue;
+      client: PayoutClient;
+      limits: BatchLimits;
+      /** Seals the recipient of every payable row; invalid rows keep only the masked form. */
+      cardData: CardDataVault;
+      logger: Logger;
+      /** How rows are written: the database's COPY (Database.bulk); without it, INSERTs through Prisma. */
+      bulk?: BulkWriter;
+      /** Raw SQL on the same database (Database.query); without it, through Prisma. */
+      query?: SqlQuery;
+      duplicates?: DuplicateSettings;
+      /** The import's heartbeat; the sweep rejects a VALIDATING batch that went this long without one. */
+      staleMs?: number;
+    },
+  ) {
+    this.bulk = deps.bulk ?? unnestWriter((sql, params) => deps.prisma.$executeRawUnsafe(sql, ...params));
+    this.query = deps.query ?? prismaQuery(deps.prisma);
+    this.earlier = new EarlierImports(deps.prisma);
+  }
+
+  private readonly bulk: BulkWriter;
+  private readonly query: SqlQuery;
+  private readonly earlier: EarlierImports;
+  private keyedPayees: PayeeKeys | undefined;
+
+  /** Made on first use: `payout batch validate` checks a file with no card-data key at hand. */
+  private get payees(): PayeeKeys {
+    this.keyedPayees ??= new PayeeKeys(this.deps.cardData.keyring);
+    return this.keyedPayees;
+  }
+
+  /** Who a chunk's rows may repeat: rows of approved batches other than `batchId`. */
+  private payingRows(batchId: string | undefined): (keys: string[]) => Promise<PayingRow[]> {
+    const windowDays = this.deps.duplicates?.windowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
+    return (keys) => findPayingRows(this.query, keys, { exceptBatchId: batchId ?? '', windowDays });
+  }
+
+  async import(request: ImportRequest): Promise<Batch> {
+    const fields = (file: { sha256: string; bytes: number }): BatchFields => ({
+      // Names are shown to every viewer and exported: a card number typed into one is kept masked.
+      name: nullableRedacted(request.name ?? request.fileName),
+      fileName: nullableRedacted(request.fileName),
+      fileHash: file.sha256,
+      fileBytes: file.bytes,
+      uploadedBy: request.uploadedBy ?? null,
+      forced: request.force ?? false,
+    });
+    let file: SpooledUpload;
+    try {
+      file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'upload could not be spooled');
+      return this.createRejected(fields({ sha256: '0'.repeat(64), bytes: 0 }), failed('the file could not be stored for reading; try again later'));
+    }
+    try {
+      if (file.problem !== undefined || file.key === undefined) {
+        return await this.createRejected(fields(file), file.problem ?? failed('the file could not be read'));
+      }
+      const force = request.force ?? false;
+      const earlier = force ? null : await this.earlier.find(file.key, file.sha256);
+      if (earlier !== null) return await this.createRejected(fields(file), await this.earlier.duplicateOf(earlier));
+      const claimed = await this.claim(fields(file), force ? null : file.key);
+      if (claimed.status === 'REJECTED') return claimed;
+      return await this.validateInto(claimed.id, file);
+    } finally {
+      await file.remove();
+    }
+  }
+
+  /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
+  async validate(request: ImportRequest): Promise<ValidationReport> {
+    const checkPaid = request.checkPaid ?? true;
+    const state = new ImportState(undefined, this.bulk, this.deps.cardData, checkPaid ? this.payees : undefined, checkPaid ? this.payingRows(undefined) : undefined);
+    let file: SpooledUpload | undefined;
+    try {
+      file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
+      if (file.problem !== undefined || file.key === undefined) {
+        state.record({ ...(file.problem ?? failed('the file could not be read')), severity: 'error' });
+      } else {
+        if (!(request.force ?? false)) {
+          const earlier = await this.earlier.find(file.key, file.sha256);
+          if (earlier !== null) state.record({ ...(await this.earlier.duplicateOf(earlier)), severity: 'error' });
+        }
+        if (checkPaid) state.othersApproved = await othersApproved(this.query, '');
+        const source = file.read();
+        try {
+          await this.scan(source, state);
+        } finally {
+          source.destroy();
+        }
+      }
+      await state.flush();
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'file validation failed');
+      state.record({ ...failureProblem(error), severity: 'error' });
+      await state.flush();
+    } finally {
+      await file?.remove();
+    }
+    const problems = state.report;
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    return {
+      payable: errors === 0,
+      rowCount: state.rows,
+      validCount: state.validRows,
+      invalidCount: state.rows - state.validRows,
+      errorCount: errors,
+      warningCount: problems.length - errors,
+      emptyRowCount: state.emptyRows,
+      flaggedCount: state.flaggedRows,
+      flaggedAmount: fromMinorUnits(state.flaggedMinor),
+      totalAmount: fromMinorUnits(state.totalMinor),
+      problems,
+    };
+  }
+
+  /**
+   * Writes the batch holding the file's key. The unique index decides between two imports
+   * of one file at once: the loser is rejected as a duplicate of the winner.
+   */
+  private async claim(fields: BatchFields, key: string | null): Promise<Batch> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const id = newBatchId();
+        return await this.deps.prisma.batch.create({ data: { ...fields, id, name: fields.name ?? id, fileKey: key } });
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= 3) throw error;
+        const holder = key === null ? null : await this.earlier.keyHolder(key);
+        // No holder: the batch id was taken, or the holder was rejected meanwhile and let go of the key.
+        if (holder !== null) return this.createRejected(fields, await this.earlier.duplicateOf(holder));
+      }
+    }
+  }
+
+  /** A batch refused before any row is read: one problem, no rows, no key. */
+  private async createRejected(fields: BatchFields, problem: FileProblem): Promise<Batch> {
+    const id = newBatchId();
+    const batch = await this.deps.prisma.batch.create({
+      data: {
+        ...fields,
+        id,
+        name: fields.name ?? id,
+        status: batchStates.rejected,
+        validatedAt: new Date(),
+        problems: { create: [{ ...problem, severity: 'error', message: redactCardNumbers(problem.message) }] },
+      },
+    });
+    this.deps.logger.info({ batchId: batch.id, code: problem.code }, 'batch rejected before reading rows');
+    return batch;
+  }
+
+  private async validateInto(id: string, file: SpooledUpload): Promise<Batch> {
+    const { prisma } = this.deps;
+    const state = new ImportState(id, this.bulk, this.deps.cardData, this.payees, this.payingRows(id));
+    const source = file.read();
+    const heartbeat = importHeartbeat(id, state, { query: this.query, logger: this.deps.logger, staleMs: this.deps.staleMs });
+    try {
+      await heartbeat.beat();
+      const readable = await this.scan(source, state);
+      const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
+      const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
+      const rejected = errors > 0;
+      heartbeat.stop();
+      // Only while still VALIDATING: a batch cancelled (or given up by the sweep) meanwhile stays so.
+      const { count } = await prisma.batch.updateMany({
+        where: { id, status: batchStates.importing },
+        data: {
+          status: rejected ? batchStates.rejected : batchStates.validated,
+          // A rejected file is fixed and uploaded again: it must not count as imported.
+          ...(rejected ? { fileKey: null } : {}),
+          rowCount: state.rows,
+          // A file that could not be read to its end (csv.syntax) is never paid, not even
+          // the rows before the break: what came after them is unknown.
+          validCount: readable ? state.validRows : 0,
+          invalidCount: readable ? state.rows - state.validRows : state.rows,
+          warningCount: warnings,
+          totalAmount: fromMinorUnits(state.totalMinor),
+          flaggedCount: state.flaggedRows,
+          flaggedAmount: fromMinorUnits(state.flaggedMinor),
+          validatedAt: new Date(),
+        },
+      });
+      if (count === 0) throw new ImportAbandoned();
+      const batch = await prisma.batch.findUniqueOrThrow({ where: { id } });
+      // A file with errors of its own can never be approved: its rows need no card data.
+      if (rejected) await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
+      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings, flagged: state.flaggedRows }, 'batch imported');
+      return batch;
+    } catch (error) {
+      if (error instanceof ImportAbandoned || heartbeat.abandoned) return await this.abandon(id, state);
+      return await this.fail(id, state, error);
+    } finally {
+      heartbeat.stop();
+      source.destroy();
+    }
+  }
+
+  /** A batch cancelled while its file was read: rows written before or after the cancel are never paid. */
+  private async abandon(id: string, state: ImportState): Promise<Batch> {
+    await state.idle();
+    await cancelImportedRows(this.query, id);
+    await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
+    this.deps.logger.info({ batchId: id, rows: state.rows }, 'import stopped: the batch was cancelled or given up while its file was read');
+    return this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
+  }
+
+  /**
+   * Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever;
+   * one cancelled (or given up by the sweep) meanwhile keeps that state.
+   */
+  private async fail(id: string, state: ImportState, error: unknown): Promise<Batch> {
+    this.deps.logger.error({ err: error, batchId: id }, 'batch import failed');
+    // A chunk still being written would land after the card data is dropped below.
+    await state.idle();
+    try {
+      // One transaction, so a connection lost on the way runs both again (db/transaction-retry.ts), not the problem twice.
+      const count = await this.deps.prisma.$transaction(async (tx) => {
+        await tx.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
+        const { count: rejected } = await tx.batch.updateMany({
+          where: { id, status: batchStates.importing },
+          data: {
+            status: batchStates.rejected,
+            fileKey: null,
+            rowCount: state.rows,
+            validCount: 0,
+            invalidCount: state.rows,
+            validatedAt: new Date(),
+          },
+        });
+        return rejected;
+      });
+      if (count === 0) return await this.abandon(id, state);
+      // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
+      await scrubCardData(prismaQuery(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
+        this.deps.logger.warn({ err: scrub, batchId: id }, 'card data of a failed import not dropped yet; the sweep will'),
+      );
+      return await this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
+    } catch (second) {
+      // The database itself is gone: nothing more can be recorded here.
+      this.deps.logger.error({ err: second, batchId: id }, 'failed import could not be recorded');
+      throw error;
+    }
+  }
+
+  /** Reads and checks every row; false when the file could not be read to its end. */
+  private async scan(source: AsyncIterable<Uint8Array>, state: ImportState): Promise<boolean> {
+    let providers: Map<string, ProviderDetails>;
+    try {
+      providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
+    } catch (error) {
+      throw new ImportFailure(
+        failed(`the provider details could not be read from the payout service (${redactCardNumbers((error as Error).message ?? String(error)).slice(0, 200)}); import the file again later`),
+      );
+    }
+    let readable = true;
+    let empty: (() => number[]) | undefined;
+    try {
+      const csv = await openPayrollFile(source, { maxBytes: this.deps.limits.maxBytes });
+      empty = csv.emptyRows;
+      for await (const row of csv.rows) {
+        if (state.abandoned) throw new ImportAbandoned();
+        if (state.rows >= this.deps.limits.maxRows) {
+          state.fileProblem('file.too-many-rows', `the file has more than ${this.deps.limits.maxRows} rows`);
+          break;
+        }
+        const { valid, problems } = validateRow(row, providers);
+        // Only a full chunk waits (for the chunk before it to be written).
+        const written = state.add(row.line, row.cells.reference, valid, problems);
+        if (written !== undefined) await written;
+      }
+    } catch (error) {
+      if (!(error instanceof CsvFileError)) throw error;
+      readable = false;
+      for (const problem of error.problems) state.record({ ...problem, severity: 'error' });
+    }
+    if (readable && empty !== undefined) state.skippedEmpty(empty());
+    await state.flush();
+    if (readable) await this.fileChecks(state);
+    await state.flush();
+    return readable;
+  }
+
+  private async fileChecks(state: ImportState): Promise<void> {
+    if (state.validRows === 0 && state.rows > 0) state.fileProblem('file.no-valid-rows', 'no row can be paid');
+    if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
+    try {
+      const balance = await this.deps.client.getBalance();
+      const payable = state.totalMinor - state.flaggedMinor;
+      if (payable > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
+        // A warning: the balance may be topped up before approval, which weighs it against
+        // every approved batch and their commission and refuses what it cannot cover.
+        state.record({
+          line: null,
+          column: null,
+          code: 'balance.insufficient',
+          severity: 'warning',
+          message: `the valid rows total ${fromMinorUnits(payable)} RUB${state.flaggedRows > 0 ? ' (without the rows held as duplicates)' : ''} but only ${balance.available.value} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+        });
+      }
+    } catch (error) {
+      state.record({
+        line: null,
+        column: null,
+        code: 'balance.unknown',
+        severity: 'warning',
+        message: `the balance could not be read (${(error as Error).message}); check it before approving`,
+      });
+    }
+  }
+}
+
+const nullableRedacted = (text: string | undefined) => (text === undefined ? null : redactCardNumbers(text));
+

@@ -1,0 +1,79 @@
+import type { PrismaClient } from '../../db/database.ts';
+import type { BatchItemStatus } from '../../db/generated/client.ts';
+import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { batchStates } from '../lifecycle/batch-states.ts';
+import { payingItemStatuses } from '../rows/row-states.ts';
+import type { FileProblem } from './read/csv-reader.ts';
+
+/**
+ * The batch a file was imported as before, found by its normalised-content key or, for
+ * batches that hold none, by its exact bytes; and what to tell the uploader about it.
+ */
+export class EarlierImports {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * The batch this file was imported as, if any. Only a hint before the claim (which is
+   * what settles a race), but it names the batch holding the key first.
+   */
+  async find(key: string, sha256: string) {
+    return (await this.keyHolder(key)) ?? (await this.unkeyedEarlier(sha256));
+  }
+
+  /**
+   * The file was imported before: say what became of that batch, so that nobody is told
+   * to force an import of a payroll without knowing how much of it was paid.
+   */
+  async duplicateOf(earlier: { id: string; createdAt: Date; status: string }): Promise<FileProblem> {
+    const groups = await this.prisma.batchItem.groupBy({ by: ['status'], where: { batchId: earlier.id }, _count: { _all: true }, _sum: { amount: true } });
+    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? '0.00' }));
+    return {
+      line: null,
+      column: null,
+      code: 'file.duplicate',
+      message:
+        `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; ${earlierOutcome(earlier, rows)}. ` +
+        'Imported again with force, every row paid or being paid is held back as a duplicate.',
+    };
+  }
+
+  keyHolder(key: string) {
+    return this.prisma.batch.findUnique({ where: { fileKey: key }, select: { id: true, createdAt: true, status: true } });
+  }
+
+  /**
+   * Batches without a key that still count: forced imports, and those imported before keys
+   * existed. Only the exact bytes can be matched for them.
+   */
+  private unkeyedEarlier(sha256: string) {
+    return this.prisma.batch.findFirst({
+      where: { fileHash: sha256, fileKey: null, status: { notIn: [batchStates.rejected, batchStates.importing] }, NOT: { status: batchStates.cancelled, approvedAt: null } },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, createdAt: true, status: true },
+    });
+  }
+}
+
+/** The earlier batch's rows by what happened to them: what a person must know before importing the file again. */
+function earlierOutcome(earlier: { status: string }, rows: Array<{ status: BatchItemStatus; count: number; amount: string }>): string {
+  const count = (statuses: readonly BatchItemStatus[]) => rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
+  const sum = (statuses: readonly BatchItemStatus[]) =>
+    fromMinorUnits(rows.filter((r) => statuses.includes(r.status)).reduce((total, r) => total + toMinorUnits(r.amount), 0n));
+  const payable = rows.filter((r) => r.status !== 'INVALID').reduce((total, r) => total + r.count, 0);
+  switch (earlier.status) {
+    case 'VALIDATING':
+      return 'it is still being validated';
+    case 'VALIDATED':
+    case 'REJECTED':
+      return `it is ${earlier.status} and not approved: approve or discard that batch instead (payout batch approve|cancel)`;
+    default: {
+      const paid = count(['COMPLETED']);
+      const moving = count(payingItemStatuses.filter((s) => s !== 'COMPLETED'));
+      const parts = [`${paid} of ${payable} rows paid (${sum(['COMPLETED'])} RUB)`];
+      if (moving > 0) parts.push(`${moving} being paid or awaiting review`);
+      const unpaid = count(['FAILED', 'EXPIRED', 'CANCELLED']);
+      if (unpaid > 0) parts.push(`${unpaid} failed, expired or cancelled`);
+      return `it is ${earlier.status}: ${parts.join(', ')}`;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { currencies, providerCodes, type Currency, type ProviderCode } from '../../payout/models.ts';
+import { cardNumberProblems, fieldsNamed, providerProblems } from '../../payments/check-payment.ts';
+import type { ProviderDetails } from '../../payments/provider-catalogue.ts';
+import { maskPan, maskTail } from '../../log/mask.ts';
+import { cardNumberMessage, containsCardNumber } from '../../log/card-numbers.ts';
+import { quoteCell } from './read/cell-text.ts';
+import { parseCsvAmount } from './read/csv-amount.ts';
+import { CUSTOM_PREFIX, recipientColumns } from './read/csv-columns.ts';
+import type { CsvRow } from './read/csv-reader.ts';
+import { formatOf, passesPattern } from '../../payout/field-formats.ts';
+import { looksDomestic, rewriteCard, rewritePhone, type Rewrite } from './field-normalise.ts';
+
+export type Severity = 'error' | 'warning';
+
+export interface RowProblem {
+  line: number | null;
+  column: string | null;
+  code: string;
+  severity: Severity;
+  message: string;
+}
+
+export interface ValidRow {
+  line: number;
+  reference?: string;
+  providerCode: ProviderCode;
+  amount: string;
+  currency: Currency;
+  fields: Record<string, string>;
+  customFields?: Record<string, string>;
+}
+
+const MAX_REFERENCE = 64;
+/** No field has a card number: the common case, without a new set per row. */
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * One row against the live provider details: provider, currency, amount format and
+ * limits, required recipient fields, their patterns, and fields the provider does not
+ * take. Every problem names its line and column.
+ */
+export function validateRow(row: CsvRow & { padded?: readonly string[] }, providers: ReadonlyMap<string, ProviderDetails>): { valid?: ValidRow; problems: RowProblem[] } {
+  const { line, cells } = row;
+  const problems: RowProblem[] = [];
+  const error = (column: string | null, code: string, message: string) =>
+    problems.push({ line, column, code, severity: 'error', message });
+
+  if (row.cellCount !== undefined) error(null, 'row.cells', `has ${row.cellCount} cells where the header has a different number`);
+  const reference = cells.reference;
+  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  // The reference is stored, exported and searched as written.
+  if (reference !== undefined && containsCardNumber(reference)) error('reference', 'reference.card-number', cardNumberMessage(reference));
+
+  const providerText = cells.provider?.toLowerCase();
+  const provider = providerText === undefined ? undefined : providers.get(providerText);
+  if (providerText === undefined) error('provider', 'provider.missing', 'is empty');
+  else if (provider === undefined) {
+    error('provider', 'provider.unknown', `${quoteCell(cells.provider ?? '')} is not a provider; use one of ${providerCodes.join(', ')}`);
+  }
+
+  const amount = cells.amount === undefined ? { error: 'is empty' } : parseCsvAmount(cells.amount);
+  if ('error' in amount) error('amount', 'amount.format', amount.error);
+
+  const currencyText = (cells.currency ?? 'RUB').toUpperCase();
+  const currency = (currencies as readonly string[]).includes(currencyText) ? (currencyText as Currency) : undefined;
+  if (currency === undefined) error('currency', 'currency.unknown', `${quoteCell(cells.currency ?? '')} is not a currency the service pays in (${currencies.join(', ')})`);
+
+  for (const column of row.padded ?? []) {
+    problems.push({ line, column, code: 'cell.trimmed', severity: 'warning', message: 'spaces at the start or end of the cell were removed' });
+  }
+  const fields: Record<string, string> = {};
+  for (const column of recipientColumns) {
+    const value = cells[column];
+    if (value !== undefined) fields[column] = provider === undefined ? value : normalise(column, value, provider, line, problems);
+  }
+  const customFields = Object.fromEntries(
+    Object.entries(cells)
+      .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
+      .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
+  );
+  // Free text is stored, exported and sent as written: checked whatever else is wrong with the row.
+  const cards = cardNumberProblems(fields, customFields);
+  for (const { path, code, message } of cards) {
+    const column = path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
+    error(column, code!, message);
+  }
+
+  if (provider !== undefined && 'value' in amount && currency !== undefined) {
+    for (const problem of providerProblems(
+      { amount: { value: amount.value, currency }, recipientDetails: { providerCode: provider.code, fields } },
+      provider,
+      cards.length === 0 ? NONE : fieldsNamed(cards),
+    )) {
+      const column = problem.path[0] === 'recipient' ? (problem.path[1] ?? null) : (problem.path[0] ?? null);
+      error(column, problem.code ?? 'row.invalid', problem.message);
+    }
+  }
+  if (problems.some((p) => p.severity === 'error') || provider === undefined || !('value' in amount) || currency === undefined) return { problems };
+  return {
+    problems,
+    valid: {
+      line,
+      ...(reference === undefined ? {} : { reference }),
+      providerCode: provider.code,
+      amount: amount.value,
+      currency,
+      fields,
+      ...(Object.keys(customFields).length === 0 ? {} : { customFields }),
+    },
+  };
+}
+
+/**
+ * A recipient value as it will be paid: phone numbers and card numbers lose separators
+ * (a warning says so, card numbers masked) when that makes them pass the provider's
+ * pattern; anything else is kept as written, so the pattern check reports it.
+ */
+function normalise(column: string, value: string, provider: ProviderDetails, line: number, problems: RowProblem[]): string {
+  const parameter = provider.info.parameters.find((p) => p.extKey === column);
+  if (parameter === undefined) return value;
+  const kind = formatOf(parameter, provider.code).kind;
+  const rewrite: Rewrite | undefined = kind === 'phone' ? rewritePhone(value) : kind === 'card' ? rewriteCard(value) : undefined;
+  const candidate = rewrite?.value ?? value;
+  if (kind === 'phone' && looksDomestic(value, candidate)) {
+    problems.push({
+      line,
+      column,
+      code: 'field.pattern',
+      severity: 'error',
+      message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
+    });
+    // One problem for the row's phone: the separators were not what was wrong.
+    return candidate;
+  }
+  if (rewrite === undefined || !passesPattern(parameter.validationPattern, rewrite.value)) return value;
+  const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
+  problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });
+  return rewrite.value;
+}

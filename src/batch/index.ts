@@ -1,0 +1,28 @@
+/**
+ * What the rest of the gateway uses of batch/: the services the composition root wires,
+ * the state names adapters show, and the few operations other domains ask of it. Anything
+ * not exported here (the rooms' SQL above all) is batch/'s own business.
+ */
+export { CardDataVault } from './card-data.ts';
+
+export { baseColumns } from './import/read/csv-columns.ts';
+export { BatchImporter, type ValidationReport } from './import/batch-importer.ts';
+export { FileKeyHash } from './import/file-key.ts';
+export { spoolPart, type SpooledPart } from './import/upload-spool.ts';
+
+export { batchErrorCodes, batchErrorMeanings } from './lifecycle/batch-error-codes.ts';
+export { BatchEvents } from './lifecycle/batch-events.ts';
+export { BatchService, BatchStateError, type BatchProgress } from './lifecycle/batch-service.ts';
+export { batchStates, pauseReasons, payingStates, restingStates } from './lifecycle/batch-states.ts';
+export { readOpenBreaker, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
+
+export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, heldItemStatuses } from './rows/row-states.ts';
+export { settleRowsFromPayments } from './rows/settle-rows.ts';
+
+export { BatchWorker } from './pay/batch-worker.ts';
+export { FundsCheck } from './pay/funds-check.ts';
+
+export { MAX_REASON_LENGTH, ReviewService, type ReviewedRow, type ReviewReport } from './review/review-service.ts';
+export { reviewMarks, reviewVerdicts, type ReviewMark, type ReviewVerdict } from './review/review-states.ts';
+
+export { exportChunks, exportFormats, exportMediaTypes, reportRows, type ExportFormat } from './export/batch-export.ts';

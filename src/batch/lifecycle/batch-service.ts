@@ -1,0 +1,372 @@
+import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
+import { prismaQuery, type PrismaClient } from '../../db/database.ts';
+import { Prisma } from '../../db/generated/client.ts';
+import { retriedPaymentIdSql } from '../ids.ts';
+import type { Batch } from '../../db/generated/client.ts';
+import { fromMinorUnits } from '../../money/money.ts';
+import { BatchItemStatus } from '../../db/generated/enums.ts';
+import { batchStates, canMove, cancellableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
+import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
+import { requeueUnfunded } from '../pay/sql/funds.ts';
+import {
+  activeItemStatuses,
+  cancelCodes,
+  cancelledAfterCreateMessageSql,
+  cancelledAtOnce,
+  cancelledStatus,
+  heldItemStatuses,
+  retryableItemStatuses,
+  waitingStatus,
+} from '../rows/row-states.ts';
+import { registerApprovedPayees } from './sql/approved-payees.ts';
+import { holdApprovedRepeats, repeatsPaying } from '../rows/sql/hold-approved-repeats.ts';
+import { finishBatches } from './sql/finish-batches.ts';
+import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
+import type { BatchErrorCode } from './batch-error-codes.ts';
+import type { BatchEvents } from './batch-events.ts';
+import { recordAudit, systemActor, type AuditActor } from '../../ops/audit.ts';
+
+/** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
+export class BatchStateError extends Error {
+  constructor(
+    readonly code: BatchErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BatchStateError';
+  }
+}
+
+
+export interface StatusCount {
+  status: BatchItemStatus;
+  count: number;
+  amount: string;
+}
+
+export interface BatchProgress {
+  counts: StatusCount[];
+  /** Rows finished per second since the run started. */
+  throughput: number | null;
+  /** Seconds until the remaining rows are done at that pace. */
+  secondsLeft: number | null;
+}
+
+/**
+ * Interactive transactions that touch every row of a batch (approve, resume, cancel,
+ * retryFailed): on a 100,000-row batch and a loaded machine their statements take seconds,
+ * and Prisma's default of 5 s rolled an approval of 10,000 rows back at load 4 (CI). A
+ * minute for the work, half a minute to get a connection.
+ */
+const BATCH_WIDE_TRANSACTION = { timeout: 60_000, maxWait: 30_000 } as const;
+/** How far back the time left looks for the pace of a running batch. */
+const RECENT_PACE_SECONDS = 60;
+
+/**
+ * The batch lifecycle after import: approve (by someone other than the uploader unless
+ * the deployment is single-user), cancel, pay failed rows again, and finishing a run. Which
+ * state each step leaves from and goes to is batch-states.ts's table.
+ */
+export class BatchService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly events: BatchEvents,
+    private readonly options: {
+      singleUser: boolean;
+      duplicateWindowDays?: number;
+      /** Approval reads the balance against what approved batches still need (funds-check.ts); off without it. */
+      funds?: FundsCheck;
+    },
+  ) {}
+
+  /** One person may upload and approve (no keys, or GATEWAY_SINGLE_USER): the page asks, so it offers only what will be accepted. */
+  get singleUser(): boolean {
+    return this.options.singleUser;
+  }
+
+  private get windowDays(): number {
+    return this.options.duplicateWindowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
+  }
+
+  /**
+   * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
+   * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
+   * Rows that repeat a batch approved since this one's import are held first and the
+   * approval is refused, so that the approver sees them before anything is paid.
+   */
+  async approve(
+    batchId: string,
+    request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean; by?: AuditActor },
+  ): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
+      throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
+    }
+    const validRowsOnly = request.validRowsOnly ?? false;
+    if (batch.status === batchStates.rejected) {
+      if (!validRowsOnly) {
+        throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
+      }
+      // Problems of the whole file have no line, or line 1 (the header).
+      const fileErrors = await this.prisma.batchProblem.count({
+        where: { batchId, severity: 'error', OR: [{ line: null }, { line: 1 }] },
+      });
+      if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
+      if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
+    } else if (!canMove(batch.status, batchStates.running, 'approve')) {
+      throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
+    }
+    const includeFlagged = request.includeFlagged ?? false;
+    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeFlagged);
+    const now = new Date();
+    const outcome = await this.prisma.$transaction(async (tx) => {
+      // One approval at a time across every process: of two batches that repeat each
+      // other approved at once, the second must see the first approved.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('payout-gateway:batch-approve'))::text`;
+      const query = prismaQuery(tx as unknown as PrismaClient);
+      // Also with includeFlagged: that choice covers the rows the approver was shown, not
+      // rows that repeat a batch approved since. Committed, not rolled back: the approver is
+      // shown them before anything is paid.
+      const held = await holdApprovedRepeats(query, batchId, this.windowDays);
+      if (held > 0) return { held };
+      const included = includeFlagged
+        ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
+        : { count: 0 };
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: batch.status },
+        data: { status: batchStates.running, validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
+      });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      // From now on its rows are what later imports and approvals are checked against.
+      await registerApprovedPayees(query, batchId);
+      const detail = {
+        validRowsOnly,
+        from: batch.status,
+        includeFlagged,
+        flaggedRows: batch.flaggedCount,
+        flaggedIncluded: included.count,
+        forced: batch.forced,
+        balanceChecked: funds !== undefined,
+        ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
+      };
+      await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
+      return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
+    }, BATCH_WIDE_TRANSACTION);
+    this.events.publish(batchId);
+    if ('held' in outcome) {
+      throw new BatchStateError(
+        'batch.new-duplicates',
+        `${outcome.held} ${outcome.held === 1 ? 'row repeats' : 'rows repeat'} a payment of a batch approved since this one was imported; ` +
+          'they are now held back (see the batch’s problems): approve again to pay the rest, or include flagged rows to pay them too',
+      );
+    }
+    return outcome.batch;
+  }
+
+  /**
+   * The balance against this batch and every batch already approved: refused with the
+   * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
+   * the batch anyway, and the audit event says so).
+   */
+  private async fundsForApproval(batchId: string, includeFlagged: boolean): Promise<FundsPicture | undefined> {
+    const funds = this.options.funds;
+    if (funds === undefined) return undefined;
+    let picture: FundsPicture;
+    try {
+      picture = await funds.forApproval(batchId, includeFlagged ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
+    } catch (error) {
+      throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
+    }
+    if (picture.shortfallMinor > 0n) {
+      throw new BatchStateError(
+        'batch.insufficient-funds',
+        `${rub(picture.shortfallMinor)} short: this batch and the batches already approved still need ${rub(picture.amountMinor)} plus about ` +
+          `${rub(picture.commissionMinor)} commission, and ${rub(picture.availableMinor)} is available. Top up, or approve with ignoreBalance to start anyway (it pauses when the money runs out)`,
+      );
+    }
+    return picture;
+  }
+
+  /** Pauses a running batch: nothing new is sent until a person resumes it; calls in flight end their step. */
+  async pause(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...pausableStates] } },
+        data: { status: batchStates.paused, pauseReason: pauseReasons.person, pausedAt: new Date(), pausedBy: by.actor, shortfall: null, fundsCheckAt: null },
+      });
+      if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-pausable', (status) => `a ${status} batch cannot be paused`);
+      await recordAudit(tx, by, { action: 'batch.pause', batchId, detail: {} });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /**
+   * Resumes a paused batch, whoever or whatever paused it; rows that failed for lack of
+   * funds are paid under new paymentIds (no money moved for them).
+   */
+  async resume(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const before = await tx.batch.findUnique({ where: { id: batchId }, select: { pauseReason: true, pausedBy: true, shortfall: true } });
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...resumableStates] } },
+        data: { status: batchStates.running, shortfall: null, fundsCheckAt: null },
+      });
+      if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-resumable', (status) => `a ${status} batch is not paused`);
+      // Running again: rows that failed for lack of funds while it was paused (by anyone) are paid anew.
+      const requeued = await requeueUnfunded(prismaQuery(tx as unknown as PrismaClient), [batchId]);
+      await recordAudit(tx, by, {
+        action: 'batch.resume',
+        batchId,
+        detail: { pauseReason: before?.pauseReason ?? null, pausedBy: before?.pausedBy ?? null, shortfall: before?.shortfall?.toFixed(2) ?? null, requeued },
+      });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    }, BATCH_WIDE_TRANSACTION);
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  private async refusal(tx: Pick<PrismaClient, 'batch'>, batchId: string, code: BatchErrorCode, message: (status: string) => string): Promise<BatchStateError> {
+    const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { status: true } });
+    return batch === null ? new BatchStateError('batch.not-found', `no batch ${batchId}`) : new BatchStateError(code, message(batch.status));
+  }
+
+  /** Stops starting new payments; those already sent finish and are tracked. */
+  async cancel(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!cancellableStates.includes(batch.status)) {
+      throw new BatchStateError('batch.not-cancellable', `a ${batch.status} batch cannot be cancelled`);
+    }
+    const updated = await this.prisma.$transaction(async (tx) => {
+      // A batch discarded before approval paid nothing: its file may be uploaded again.
+      // Once approved, rows may have been paid, so the file stays taken.
+      const discarded = batch.approvedAt === null;
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: batch.status },
+        data: { status: batchStates.cancelled, cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
+      });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      // Rows not yet sent will not be paid. Rows created but not executed (READY) will not be
+      // either, but their payment exists upstream until it expires there: the row says so,
+      // with the expiry, and the gateway refuses to execute it (payment-service.ts).
+      // Rows being created or executed now are the worker's to end (sql/move-items.ts).
+      const unsent = await tx.batchItem.updateMany({
+        where: { batchId, status: cancelledAtOnce.notSent },
+        data: { status: cancelledStatus, errorCode: cancelCodes.notSent, errorMessage: 'the batch was cancelled', finishedAt: new Date() },
+      });
+      const created = await tx.$executeRawUnsafe(
+        `UPDATE "BatchItem" AS i SET status = '${cancelledStatus}', "errorCode" = '${cancelCodes.afterCreate}',
+           "errorMessage" = ${cancelledAfterCreateMessageSql('p."expiresAt"')}, "finishedAt" = now(), "updatedAt" = now()
+         FROM "BatchItem" AS r LEFT JOIN "Payment" AS p ON p."paymentId" = r."paymentId"
+         WHERE r.id = i.id AND i."batchId" = $1 AND i.status = '${cancelledAtOnce.afterCreate}'`,
+        batchId,
+      );
+      // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
+      const action = discarded ? 'batch.discard' : 'batch.cancel';
+      await recordAudit(tx, by, {
+        action,
+        batchId,
+        detail: { from: batch.status, rowsCancelled: unsent.count + created, rowsCreatedNotExecuted: created },
+      });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    }, BATCH_WIDE_TRANSACTION);
+    await this.finishIfDone(batchId);
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /**
+   * Pays FAILED and EXPIRED rows of a finished run again, each under a new paymentId
+   * (`…-r2`, `…-r3`); NEEDS_REVIEW rows are left to a person. Only once the run has ended,
+   * so no worker is still settling a row that this would reopen. The worker checks each
+   * previous payment is still unpaid before paying the row again.
+   */
+  async retryFailed(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    await this.prisma.$transaction(async (tx) => {
+      const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { uploadedBy: true, approvedBy: true } });
+      // Paying rows again is approving them again: as with approve, not by who uploaded the
+      // file, so one person can never both put rows in and send money for them (docs/api/graphql.md, "Access").
+      if (!this.options.singleUser && batch?.uploadedBy != null && batch.uploadedBy === by.actor) {
+        throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
+      }
+      const reopened = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...retryableStates] } },
+        data: { status: batchStates.running, finishedAt: null },
+      });
+      if (reopened.count === 0) {
+        const batch = await tx.batch.findUnique({ where: { id: batchId } });
+        if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
+        throw new BatchStateError(
+          'batch.not-retryable',
+          batch.status === batchStates.running
+            ? 'the batch is still running; failed rows can be paid again once it has finished'
+            : `failed rows of a ${batch.status} batch cannot be paid again`,
+        );
+      }
+      // One statement for any number of rows, each under its next attempt's paymentId.
+      const count = await tx.$executeRaw`
+        UPDATE "BatchItem"
+        SET attempt = attempt + 1, "paymentId" = ${Prisma.raw(retriedPaymentIdSql('"batchId"', 'line', '(attempt + 1)'))}, status = ${BatchItemStatus.PENDING}::"BatchItemStatus",
+          "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
+          "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
+        WHERE "batchId" = ${batchId} AND status = ANY(${[...retryableItemStatuses]}::text[]::"BatchItemStatus"[]) AND (fields -> '$sealed') IS NOT NULL
+          AND NOT EXISTS (${repeatsPaying(this.windowDays)})`;
+      if (count === 0) {
+        throw new BatchStateError(
+          'batch.nothing-to-retry',
+          'the batch has no FAILED or EXPIRED rows that can be paid again (card data is kept for CARD_DATA_RETENTION_DAYS; ' +
+            'a row whose payee was paid the same amount by another approved batch since is not paid again)',
+        );
+      }
+      await recordAudit(tx, by, {
+        action: 'batch.retry',
+        batchId,
+        detail: { rows: count, uploadedBy: batch?.uploadedBy ?? null, approvedBy: batch?.approvedBy ?? null },
+      });
+    }, BATCH_WIDE_TRANSACTION);
+    this.events.publish(batchId);
+    return this.get(batchId);
+  }
+
+  /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
+  async finishIfDone(batchId: string): Promise<void> {
+    const query = prismaQuery(this.prisma);
+    await finishBatches(query, [batchId]);
+    // Rows cancelled here, and every row of a batch that has ended, keep only masked card data.
+    await scrubCardData(query, { batchIds: [batchId], retentionDays: null });
+    this.events.publish(batchId);
+  }
+
+  async progress(batch: Batch): Promise<BatchProgress> {
+    const groups = await this.prisma.$queryRaw<Array<{ status: BatchItemStatus; count: number; amount: string; recent: number; now: Date }>>`
+      SELECT status, count(*)::int AS count, sum(amount)::text AS amount,
+        count(*) FILTER (WHERE "finishedAt" >= now() - ${RECENT_PACE_SECONDS} * interval '1 second')::int AS recent, now() AS now
+      FROM "BatchItem" WHERE "batchId" = ${batch.id} GROUP BY status`;
+    const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
+    const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
+    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !heldItemStatuses.includes(g.status));
+    const finished = finishedGroups.reduce((sum, g) => sum + g.count, 0);
+    if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
+    const now = groups[0]?.now ?? new Date();
+    const seconds = ((batch.finishedAt ?? now).getTime() - batch.startedAt.getTime()) / 1000;
+    const throughput = seconds > 0 ? finished / seconds : null;
+    // The time left goes by the last minute's pace: the average since the start counts every
+    // minute the batch waited (the partner down, the balance empty) and would say a batch that
+    // pays again at full speed needs many times longer than it does.
+    const recentSeconds = Math.min(RECENT_PACE_SECONDS, seconds);
+    const recent = finishedGroups.reduce((sum, g) => sum + g.recent, 0);
+    const pace = batch.finishedAt === null && recent > 0 && recentSeconds > 0 ? recent / recentSeconds : throughput;
+    return {
+      counts,
+      throughput,
+      secondsLeft: pace !== null && pace > 0 ? active / pace : active === 0 ? 0 : null,
+    };
+  }
+
+  async get(batchId: string): Promise<Batch> {
+    const batch = await this.prisma.batch.findUnique({ where: { id: batchId } });
+    if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
+    return batch;
+  }
+}

@@ -1,0 +1,300 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { SqlQuery } from '../../db/database.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { PayoutClient } from '../../payout/client.ts';
+import type { PaymentAttempts } from '../../payments/attempt.ts';
+import type { PaymentEvents } from '../../payments/events.ts';
+import type { PartnerBreaker } from '../../partner/partner-breaker.ts';
+import type { CardDataVault } from '../card-data.ts';
+import type { BatchEvents } from '../lifecycle/batch-events.ts';
+import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
+import { DEFAULT_IMPORT_STALE_MS, rejectStaleImports } from '../lifecycle/sql/reject-stale-imports.ts';
+import type { RetryPolicy } from '../rows/row-states.ts';
+import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
+import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
+import { renewLeases } from '../rows/sql/renew-leases.ts';
+import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
+import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
+import { CallSlots, type CallSlotOptions } from './call-slots.ts';
+import type { FundsCheck } from './funds-check.ts';
+import { jittered } from './jitter.ts';
+import { RowPayer } from './pay-row.ts';
+import { FUNDS_FIRST_CHECK_MS, RowWrites, type HeldRow } from './row-writes.ts';
+import { resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
+
+export interface WorkerOptions extends CallSlotOptions {
+  /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */
+  leaseMs: number;
+  /** Wait between looks for work when there is none. */
+  pollMs: number;
+  /** Retries of a row whose attempt proved nothing (or failed transiently) before it ends. */
+  maxRetries: number;
+  /** First retry delay; doubles with each retry, with jitter. */
+  retryBaseMs: number;
+  /** An import still VALIDATING this long after its last heartbeat has lost its process (see reject-stale-imports.ts). */
+  importStaleMs: number;
+}
+
+export const defaultWorkerOptions: WorkerOptions = {
+  concurrency: 8,
+  perBatchConcurrency: 8,
+  ratePerSecond: 0,
+  leaseMs: 60_000,
+  pollMs: 500,
+  maxRetries: 5,
+  retryBaseMs: 1_000,
+  importStaleMs: DEFAULT_IMPORT_STALE_MS,
+};
+
+export interface WorkerDeps {
+  /** The database's raw SQL (Database.query): the worker's statements are all hand-written. */
+  query: SqlQuery;
+  client: PayoutClient;
+  attempts: PaymentAttempts;
+  paymentEvents: PaymentEvents;
+  batchEvents: BatchEvents;
+  webhookUrl: () => string | undefined;
+  /** Opens the sealed recipient of a row right before its create is signed and sent. */
+  cardData: CardDataVault;
+  logger: Logger;
+  /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
+  claims?: { onClaim(waitedMs: readonly number[]): void };
+  /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
+  funds?: FundsCheck;
+  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed. */
+  breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange'>;
+}
+
+const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
+/** A row read back for as long as the partner cannot settle it is read at least this often. */
+const MAX_RETRY_DELAY_MS = 60_000;
+const IN_PROGRESS_MAX_CHECK_MS = 60_000;
+/** A batch paused for funds has its balance read less and less often, up to a minute (first after FUNDS_FIRST_CHECK_MS). */
+const FUNDS_MAX_CHECK_MS = 60_000;
+/** How often this worker looks for batches whose balance check is due. */
+const FUNDS_LOOK_MS = 1_000;
+
+/**
+ * Pays batch rows: a claim loop around payments/attempt.ts. Rows are claimed in groups
+ * (one statement), their state changes are written in groups (group-commit.ts: one
+ * statement for every row that reached the same step meanwhile), and each write is fenced
+ * by the lease token. A heartbeat keeps the leases of rows in flight; a row whose lease is
+ * gone is abandoned at once, with no further upstream call. Database errors never end the
+ * worker: the loop backs off and goes on, and a row whose write failed is left to its lease.
+ */
+export class BatchWorker {
+  readonly owner = `worker-${randomBytes(4).toString('hex')}`;
+  private readonly options: WorkerOptions;
+  private readonly held = new Map<string, HeldRow>();
+  private readonly tasks = new Set<Promise<void>>();
+  private readonly payer: RowPayer;
+  private loop: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private wake: () => void = () => {};
+  private unwatchBreaker: (() => void) | undefined;
+  private fundsLookedAt = 0;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    options: Partial<WorkerOptions> = {},
+  ) {
+    this.options = { ...defaultWorkerOptions, ...options };
+    const policy: RetryPolicy = {
+      maxRetries: this.options.maxRetries,
+      delay: (retry) => jittered(Math.min(MAX_RETRY_DELAY_MS, this.options.retryBaseMs * 2 ** retry)),
+      inProgressDelay: (check) => Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** check),
+    };
+    const writes = new RowWrites({ ...deps, agentId: deps.client.agentId }, this.tasks, () => this.notify());
+    this.payer = new RowPayer(deps, policy, new CallSlots(this.options), writes);
+  }
+
+  /** Works in the background until stop(). */
+  start(): void {
+    this.unwatchBreaker ??= this.deps.breaker?.onChange(() => this.notify());
+    this.stopping = false;
+    this.loop ??= this.run(async () => false, null).finally(() => {
+      this.loop = undefined;
+    });
+  }
+
+  /**
+   * Works until `done` says so and nothing is in flight; for the CLI and tests. With a
+   * batch id, only that batch's rows are claimed.
+   */
+  async drain(done: () => Promise<boolean>, batchId: string | null = null): Promise<void> {
+    this.stopping = false;
+    await this.run(async () => this.held.size === 0 && (await done()), batchId);
+  }
+
+  /** Stops claiming and waits for the rows in flight (each ends in a recorded state). */
+  async stop(): Promise<void> {
+    this.unwatchBreaker?.();
+    this.unwatchBreaker = undefined;
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.tasks]);
+  }
+
+  private async run(finished: () => Promise<boolean>, batchId: string | null): Promise<void> {
+    const maxHeld = this.options.concurrency * 2;
+    let failures = 0;
+    let idleSince = 0;
+    this.startHeartbeat();
+    try {
+      while (!this.stopping) {
+        try {
+          if (await finished()) break;
+          await this.resumeFundedBatches();
+          const room = maxHeld - this.held.size;
+          // Claim in groups: a claim for one row at a time would cost a statement per row.
+          const claimed = room >= Math.max(1, maxHeld / 4) && !(await this.partnerDown()) ? await this.claim(room, batchId) : [];
+          for (const item of claimed) this.begin(item);
+          failures = 0;
+          if (claimed.length > 0) continue;
+          if (this.held.size === 0 && Date.now() - idleSince >= this.options.pollMs) {
+            idleSince = Date.now();
+            await this.sweep();
+          }
+          await this.idle();
+        } catch (error) {
+          failures++;
+          const delay = Math.min(30_000, this.options.pollMs * 2 ** Math.min(failures, 6));
+          this.deps.logger.error({ err: error, retryInMs: delay }, 'batch worker: database error; going on after a pause');
+          await this.idle(delay);
+        }
+      }
+    } finally {
+      if (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+      this.stopHeartbeat();
+    }
+  }
+
+  /** Waits until a row finishes, stop() is called, or the poll interval passes (one waiter: the loop). */
+  private idle(ms = this.options.pollMs): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = () => {};
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  /**
+   * Batches paused for lack of funds whose check is due (one process takes each): resumed
+   * once the balance covers the rows left and their commission, else looked at again later.
+   */
+  private async resumeFundedBatches(): Promise<void> {
+    const funds = this.deps.funds;
+    if (funds === undefined || Date.now() - this.fundsLookedAt < FUNDS_LOOK_MS || this.deps.breaker?.isOpen === true) return;
+    this.fundsLookedAt = Date.now();
+    for (const due of await takeFundsChecks(this.deps.query, FUNDS_MAX_CHECK_MS)) {
+      const pausedMs = Date.now() - due.pausedAt.getTime();
+      const next = Math.min(FUNDS_MAX_CHECK_MS, Math.max(FUNDS_FIRST_CHECK_MS, Math.round(pausedMs / 4)));
+      try {
+        const picture = await funds.forResume(due.id);
+        if (picture.shortfallMinor > 0n) {
+          await stillShort(this.deps.query, due.id, picture.shortfallMinor, next);
+          // The shortfall as now read, to the batch's page and its subscribers.
+          this.deps.batchEvents.publish(due.id);
+          continue;
+        }
+        if (await resumeFunded(this.deps.query, due.id)) {
+          this.deps.logger.info({ batchId: due.id }, 'batch resumed: the balance covers the rows left');
+          this.deps.batchEvents.publish(due.id);
+        }
+      } catch (error) {
+        this.deps.logger.warn({ err: error, batchId: due.id }, 'could not read the balance for a batch paused for funds; trying again later');
+        await stillShort(this.deps.query, due.id, null, next);
+      }
+    }
+  }
+
+  /** True while the partner breaker is open: rows wait in their states, with no retry spent. */
+  private async partnerDown(): Promise<boolean> {
+    const breaker = this.deps.breaker;
+    if (breaker === undefined) return false;
+    await breaker.refresh();
+    return breaker.isOpen;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = () => {};
+    wake();
+  }
+
+  private async claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
+    const claimed = await claimItems(this.deps.query, {
+      owner: this.owner,
+      token: randomUUID(),
+      leaseMs: this.options.leaseMs,
+      inFlight: [...this.held.keys()],
+      batchId,
+      limit,
+    });
+    if (claimed.length > 0) this.deps.claims?.onClaim(claimed.map((item) => item.waitedMs));
+    return claimed;
+  }
+
+  /**
+   * With nothing to do: settle rows from payments seen final elsewhere, end finished
+   * batches, and reject imports whose process died.
+   */
+  private async sweep(): Promise<void> {
+    const settled = await settleFromPayments(this.deps.query);
+    const finished = await finishBatches(this.deps.query, null);
+    const rejected = await rejectStaleImports(this.deps.query, this.options.importStaleMs);
+    // Card data of rows that can no longer be paid, and of failed rows past the retention period.
+    await scrubCardData(this.deps.query, { batchIds: null, retentionDays: this.deps.cardData.retentionDays });
+    // Rows an earlier version stored in clear: sealed or masked, a group per sweep.
+    await protectLegacyRows(this.deps.query, this.deps.cardData);
+    for (const batchId of new Set([...settled, ...finished, ...rejected])) this.deps.batchEvents.publish(batchId);
+  }
+
+  private begin(item: ClaimedItem): void {
+    const held: HeldRow = { ...item, lost: new AbortController() };
+    this.held.set(item.id, held);
+    const task = this.payer.pay(held)
+      .catch((error: unknown) => {
+        if (held.lost.signal.aborted) return;
+        this.deps.logger.error({ err: error, paymentId: held.paymentId }, 'batch row interrupted; it resumes when its lease ends');
+      })
+      .finally(() => {
+        this.held.delete(item.id);
+        this.tasks.delete(task);
+        this.notify();
+      });
+    this.tasks.add(task);
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat !== undefined) return;
+    let beating = false;
+    this.heartbeat = setInterval(() => {
+      if (beating || this.held.size === 0) return;
+      beating = true;
+      const rows = [...this.held.values()];
+      renewLeases(this.deps.query, rows, this.options.leaseMs)
+        .then((kept) => {
+          for (const row of rows) {
+            if (!kept.has(row.id) && this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
+          }
+        })
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))
+        .finally(() => {
+          beating = false;
+        });
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}

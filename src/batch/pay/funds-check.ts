@@ -1,0 +1,58 @@
+import type { SqlQuery } from '../../db/database.ts';
+import type { BatchStatus } from '../../db/generated/enums.ts';
+import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import type { PayoutClient } from '../../payout/client.ts';
+import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
+import { fundsNeed } from './sql/funds.ts';
+
+/** What batches need against what the partner says is available, in minor units. */
+export interface FundsPicture {
+  availableMinor: bigint;
+  amountMinor: bigint;
+  commissionMinor: bigint;
+  /** Positive when the balance does not cover the need. */
+  shortfallMinor: bigint;
+}
+
+/**
+ * The balance against what approved batches still need (docs/decisions/0011-partner-trouble-is-not-the-rows-failure.md): the rows whose money
+ * has not left yet, with their commission estimated from what the partner charged lately
+ * (sql/funds.ts), for every batch paying now or paused, plus the batch being approved.
+ */
+export class FundsCheck {
+  constructor(
+    private readonly deps: { query: SqlQuery; client: Pick<PayoutClient, 'getBalance'> },
+    /** Commission for a provider the partner has not charged yet, in percent ("2", "1.5"). */
+    private readonly defaultCommissionPercent: string,
+  ) {}
+
+  /** For an approval of `batchId`: its own rows (`statuses`), with every batch already approved. */
+  async forApproval(batchId: string, statuses: readonly string[]): Promise<FundsPicture> {
+    return this.picture({ batchIds: [], starting: { batchId, statuses }, withPaying: [...payingStates, batchStates.paused] });
+  }
+
+  /** For a batch paused for funds: its rows left, with every batch paying now. */
+  async forResume(batchId: string): Promise<FundsPicture> {
+    return this.picture({ batchIds: [batchId], withPaying: payingStates });
+  }
+
+  private async picture(need: { batchIds: string[]; withPaying: readonly BatchStatus[]; starting?: { batchId: string; statuses: readonly string[] } }): Promise<FundsPicture> {
+    const balance = await this.deps.client.getBalance();
+    const available = balance.available.value;
+    const availableMinor = available.startsWith('-') ? -toMinorUnits(available.slice(1)) : toMinorUnits(available);
+    const { amountMinor, commissionMinor } = await fundsNeed(this.deps.query, {
+      batchIds: need.batchIds,
+      withPaying: true,
+      payingStates: need.withPaying,
+      ...(need.starting === undefined ? {} : { starting: need.starting }),
+      defaultPercent: this.defaultCommissionPercent,
+    });
+    const shortfall = amountMinor + commissionMinor - availableMinor;
+    return { availableMinor, amountMinor, commissionMinor, shortfallMinor: shortfall > 0n ? shortfall : 0n };
+  }
+}
+
+/** "12,345.67 RUB": money in messages. */
+export function rub(minor: bigint): string {
+  return `${fromMinorUnits(minor)} RUB`;
+}

@@ -1,0 +1,176 @@
+import { UnknownDataKeyError } from '../../crypto/envelope.ts';
+import type { Logger } from '../../log/logger.ts';
+import { PaymentStillReadyError } from '../../payout/errors.ts';
+import type { Payment, PaymentPayload } from '../../payout/models.ts';
+import type { CreateOutcome, PaymentAttempts } from '../../payments/attempt.ts';
+import type { CardDataVault } from '../card-data.ts';
+import { paymentIdFor } from '../ids.ts';
+import { changeAfter, holdForReview, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
+import type { CallSlots } from './call-slots.ts';
+import type { HeldRow, RowWrites } from './row-writes.ts';
+
+export interface RowPayerDeps {
+  attempts: PaymentAttempts;
+  webhookUrl: () => string | undefined;
+  /** Opens the sealed recipient of a row right before its create is signed and sent. */
+  cardData: CardDataVault;
+  logger: Logger;
+}
+
+/** A row sealed under a key this worker lacks waits this long for one that has it (or a restart with it). */
+const UNKNOWN_KEY_DELAY_MS = 60_000;
+
+/** A row whose sealed recipient could not be opened: no create is sent. */
+interface Unreadable {
+  kind: 'unreadable';
+  error: Error;
+}
+
+/**
+ * One claimed row from the state it was claimed in to its next resting state: each upstream
+ * call (payments/attempt.ts) in a call slot, its state written durably before the call, and
+ * the outcome turned into the row's next state by rows/row-states.ts.
+ */
+export class RowPayer {
+  constructor(
+    private readonly deps: RowPayerDeps,
+    private readonly policy: RetryPolicy,
+    private readonly slots: CallSlots,
+    private readonly writes: RowWrites,
+  ) {}
+
+  async pay(row: HeldRow): Promise<void> {
+    const signal = row.lost.signal;
+    const before = row.status;
+    let stage: Stage;
+    let outcome: CreateOutcome;
+    switch (row.status) {
+      case 'PENDING':
+      case 'CREATING': {
+        if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
+        const readOnly = row.status === 'CREATING' && sendsSpent(row.retries, this.policy);
+        // CREATING is written inside the call's slot: a row still waiting for one stays
+        // PENDING, so a cancel that comes meanwhile ends it without a create.
+        const created = await this.slots.call(row, async (): Promise<CreateOutcome | Unreadable | null> => {
+          // Opened here, in the call's slot: the full recipient lives only as long as this call.
+          let payload: PaymentPayload;
+          try {
+            payload = this.payloadOf(row);
+          } catch (error) {
+            return { kind: 'unreadable', error: error as Error };
+          }
+          if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, signal);
+          if (!(await this.writes.beginCreate(row))) return null;
+          row.status = 'CREATING';
+          return this.deps.attempts.create(row.paymentId, payload, signal);
+        });
+        if (created === null) return;
+        if (created.kind === 'unreadable') return this.unreadable(row, created.error);
+        outcome = created;
+        if (outcome.kind === 'ready') {
+          if (!(await this.startExecuting(row, outcome.payment, 0))) return;
+          outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+          stage = 'execute';
+        } else stage = 'create';
+        break;
+      }
+      case 'READY':
+        // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
+        if (!(await this.startExecuting(row, null, row.retries))) return;
+        outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+        stage = 'execute';
+        break;
+      case 'EXECUTING':
+        // Sends spent: only read. READY then is no proof (an execute sent earlier may still
+        // land): the row stays EXECUTING and is read again until the payment leaves READY.
+        outcome = sendsSpent(row.retries, this.policy)
+          ? await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal))
+          : await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
+        stage = 'execute';
+        break;
+      case 'IN_PROGRESS':
+        outcome = await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal));
+        stage = 'read';
+        break;
+    }
+    await this.writes.move(row, changeAfter(stage, outcome, row.retries, this.policy, before), false);
+  }
+
+  /**
+   * A retried row (attempt > 1) is paid under a new paymentId only once the previous one is
+   * proven unpaid: FAILED or EXPIRED, or unknown to the upstream (never created). READY is
+   * no proof: an execute sent before may still land, so the row waits (PENDING, no retry
+   * spent) until that payment leaves READY. A late webhook or answer may have completed it
+   * since it was marked failed: then the row is held for a person. An upstream that cannot
+   * be asked leaves the row PENDING for later, with no retry spent.
+   */
+  private async previousAttemptNotPaid(row: HeldRow): Promise<boolean> {
+    const previousId = paymentIdFor(row.batchId, row.line, row.attempt - 1);
+    const read = await this.slots.call(row, () => this.deps.attempts.read(previousId, undefined, row.lost.signal));
+    switch (read.kind) {
+      case 'failed':
+      case 'not-paid':
+        return true;
+      case 'ready':
+      case 'unreachable':
+      case 'unknown': {
+        const error = read.kind === 'ready' ? new PaymentStillReadyError(previousId) : read.error;
+        const wait = changeAfter('create', { kind: 'unreachable', error }, row.retries, this.policy, 'PENDING');
+        // A READY payment may stay so until it expires upstream: read it at the slowest retry pace.
+        await this.writes.move(row, read.kind === 'ready' ? { ...wait, delayMs: this.policy.delay(this.policy.maxRetries) } : wait, false);
+        return false;
+      }
+      case 'paid':
+      case 'in-progress':
+        await this.writes.move(
+          row,
+          holdForReview('batch.previous-attempt', `the previous attempt ${previousId} is now ${read.payment.status.value}; not paid again`, row.retries),
+          false,
+        );
+        return false;
+    }
+  }
+
+  /**
+   * A row whose card data cannot be opened is never sent. A key this worker lacks is a
+   * configuration matter: the row waits (another worker, or this one restarted with the key,
+   * pays it). Data that is gone or does not authenticate ends the row: FAILED before any
+   * create, NEEDS_REVIEW once a create may have been sent.
+   */
+  private async unreadable(row: HeldRow, error: Error): Promise<void> {
+    const code = (error as { code?: string }).code ?? 'card-data.unreadable';
+    if (error instanceof UnknownDataKeyError) {
+      this.deps.logger.error({ paymentId: row.paymentId, kid: error.kid, code }, 'batch row sealed under a data key this worker does not have; waiting');
+      await this.writes.move(
+        row,
+        { to: row.status, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: UNKNOWN_KEY_DELAY_MS, finished: false },
+        false,
+      );
+      return;
+    }
+    this.deps.logger.error({ paymentId: row.paymentId, code }, 'batch row card data cannot be read; not paid');
+    const change: RowChange =
+      row.status === 'PENDING'
+        ? { to: 'FAILED', errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
+        : holdForReview(code, `${error.message}; a create may have been sent, so it is not sent again`, row.retries);
+    await this.writes.move(row, change, false);
+  }
+
+  /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
+  private async startExecuting(row: HeldRow, payment: Payment | null, retries: number): Promise<boolean> {
+    return (await this.writes.move(row, startExecuting(payment, retries), true)) === 'EXECUTING';
+  }
+
+  private payloadOf(row: HeldRow): PaymentPayload {
+    const webhookUrl = this.deps.webhookUrl();
+    return {
+      amount: { value: row.amount, currency: row.currency as 'RUB' },
+      recipientDetails: {
+        providerCode: row.providerCode as PaymentPayload['recipientDetails']['providerCode'],
+        fields: this.deps.cardData.open(row.fields, row),
+      },
+      ...(webhookUrl === undefined ? {} : { webhookUrl }),
+      ...(row.customFields === null ? {} : { customFields: row.customFields }),
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { Prisma } from '../../../db/generated/client.ts';
+import type { SqlQuery } from '../../../db/database.ts';
+import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../../import/duplicate-rows.ts';
+import { BatchItemStatus } from '../../../db/generated/enums.ts';
+import { payingItemStatuses } from '../row-states.ts';
+
+/**
+ * At approval, the batch's PENDING rows that now repeat a row of another approved batch
+ * (the rule of duplicate-rows.ts: payee, amount, and reference unless either has none;
+ * paying, or finished within the window) become DUPLICATE with a problem naming the
+ * earlier row, in one statement. The import flagged what was approved before it; this
+ * catches a batch approved between this one's import and its approval. Approvals run one
+ * at a time (the caller's advisory lock), so of two overlapping batches approved at once
+ * the second sees the first.
+ */
+const sql = `
+WITH hits AS (
+  SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, e."paymentId" AS earlier,
+    format($6, e.line, e."batchId", e.status, to_char(COALESCE(e."finishedAt", b."approvedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD')) AS message
+  FROM "BatchItem" AS i
+  JOIN "ApprovedPayee" AS a ON a."payeeKey" = i."payeeKey"
+  JOIN "BatchItem" AS e ON e.id = a."itemId" AND e.amount = i.amount AND e."batchId" <> i."batchId"
+    AND (i.reference IS NULL OR e.reference IS NULL OR i.reference = e.reference)
+  JOIN "Batch" AS b ON b.id = e."batchId"
+  WHERE i."batchId" = $1 AND i.status = $2::"BatchItemStatus" AND i."payeeKey" IS NOT NULL
+    AND b."approvedAt" IS NOT NULL AND e.status = ANY($3::text[]::"BatchItemStatus"[])
+    AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - $4 * interval '1 day')
+  ORDER BY i.id, b."approvedAt", e.line
+), held AS (
+  UPDATE "BatchItem" AS u
+  SET status = $5::"BatchItemStatus", "duplicateOf" = hits.earlier, "errorCode" = $7, "errorMessage" = hits.message, "updatedAt" = now()
+  FROM hits WHERE u.id = hits.id
+  RETURNING u.id
+), problems AS (
+  INSERT INTO "BatchProblem" ("batchId", line, "column", code, severity, message)
+  SELECT $1, hits.line, NULL, $7, 'warning', hits.message FROM hits
+), counted AS (
+  UPDATE "Batch" SET "flaggedCount" = "flaggedCount" + (SELECT count(*) FROM hits),
+    "flaggedAmount" = "flaggedAmount" + (SELECT COALESCE(sum(amount), 0) FROM hits),
+    "warningCount" = "warningCount" + (SELECT count(*) FROM hits)
+  WHERE id = $1 AND EXISTS (SELECT 1 FROM hits)
+)
+SELECT count(*)::int AS held FROM held`;
+
+/** How many rows it held now (0: none repeats a payment approved since the import). */
+export async function holdApprovedRepeats(query: SqlQuery, batchId: string, windowDays: number): Promise<number> {
+  const rows = await query<{ held: number }>(sql, [batchId, BatchItemStatus.PENDING, payingItemStatuses, windowDays, BatchItemStatus.DUPLICATE, ALREADY_PAID_TEMPLATE, ALREADY_PAID]);
+  return rows[0]?.held ?? 0;
+}
+
+/**
+ * The same rule for a FAILED row about to be paid again (retryFailedItems), as a Prisma
+ * fragment for `NOT EXISTS (…)` inside an UPDATE of "BatchItem": a row whose payee has
+ * been paid the same amount (or is being paid) by another approved batch since it failed
+ * is left FAILED, so that a retry cannot pay a person whom a corrected file already paid.
+ */
+export function repeatsPaying(windowDays: number): Prisma.Sql {
+  return Prisma.sql`
+    SELECT 1 FROM "ApprovedPayee" AS a JOIN "BatchItem" AS e ON e.id = a."itemId" JOIN "Batch" AS b ON b.id = e."batchId"
+    WHERE a."payeeKey" = "BatchItem"."payeeKey" AND e.amount = "BatchItem".amount AND e."batchId" <> "BatchItem"."batchId"
+      AND ("BatchItem".reference IS NULL OR e.reference IS NULL OR "BatchItem".reference = e.reference)
+      AND b."approvedAt" IS NOT NULL AND e.status::text = ANY(${[...payingItemStatuses]}::text[])
+      AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - ${windowDays} * interval '1 day')`;
+}

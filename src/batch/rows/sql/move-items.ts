@@ -1,0 +1,124 @@
+import type { SqlQuery } from '../../../db/database.ts';
+import { sqlList, sqlName } from '../../../db/sql-list.ts';
+import { applyFactsCte, type PaymentFact } from '../../../payments/sql/apply-facts.ts';
+import type { BillingDetails } from '../../../payout/models.ts';
+import { batchStates, payingStates, readOnlyStates } from '../../lifecycle/batch-states.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, pausedBeforeExecute, unpayableItemStatuses } from '../row-states.ts';
+
+export type { PaymentFact };
+
+/** One row's change of state after an upstream answer, with what it taught about the payment. */
+export interface ItemMove {
+  id: string;
+  leaseToken: string;
+  /** The state this worker last wrote: the write applies only if the row is still in it. */
+  from: string;
+  to: string;
+  /**
+   * READY → EXECUTING only while the batch runs; a cancelled batch's row ends CANCELLED
+   * instead (batch.cancelled-after-create: the payment exists upstream, not executed).
+   */
+  onlyIfRunning: boolean;
+  errorCode: string | null;
+  errorMessage: string | null;
+  billingDetails: BillingDetails | null;
+  retries: number;
+  /** When the row is due again, from the database's clock; null for now / never. */
+  delayMs: number | null;
+  finished: boolean;
+  /** Give the lease up (the row is final, or waits for a later claim). */
+  release: boolean;
+  payment: PaymentFact | null;
+}
+
+export interface MoveResult {
+  /** The row's state after the write, or null when it was no longer this worker's. */
+  status: string | null;
+  batchId: string | null;
+  /** The payment's status when the fact advanced it (see payments/status.ts), else null. */
+  paymentStatus: string | null;
+}
+
+/**
+ * A group of row moves in one statement. Row writes are fenced by the lease token and the
+ * state this worker last wrote, so a worker that lost a row changes nothing. Payment facts
+ * are recorded whatever happened to the row (they are true either way), by the payments
+ * module's CTEs (payments/sql/apply-facts.ts: only where payments/status.ts allows the
+ * move, with a history entry each), in the same statement.
+ */
+const sql = `
+WITH input AS (
+  SELECT * FROM unnest(
+    $1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], $8::jsonb[], $9::int[], $10::int[], $11::bool[], $12::bool[],
+    $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[], $18::numeric[], $19::timestamptz[], $20::timestamptz[], $21::jsonb[], $22::text[], $23::int[])
+  AS t(id, token, "from", "to", "onlyIfRunning", "errorCode", "errorMessage", "billingDetails", retries, "delayMs", finished, release,
+    "paymentId", "payStatus", "payErrorCode", "payErrorMessage", "changedAt", commission, "upstreamCreatedAt", "expiresAt", "payBilling", source, "checkInMs")
+), target AS (
+  -- A row the batch's cancel must end here: one about to be executed, or one going back to
+  -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
+  SELECT input.*, b.status = ${sqlName(batchStates.cancelled)} AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
+    (input."onlyIfRunning" AND b.status NOT IN (${sqlList([...payingStates, ...readOnlyStates])})) OR (b.status = ${sqlName(batchStates.cancelled)} AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled,
+    -- About to be executed in a batch paused meanwhile: created and not executed, it waits READY for the resume.
+    input."onlyIfRunning" AND b.status IN (${sqlList(readOnlyStates)}) AS "heldByPause"
+  FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
+), moved AS (
+  UPDATE "BatchItem" AS i SET
+    status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' WHEN t."heldByPause" THEN '${pausedBeforeExecute}' ELSE t."to" END)::"BatchItemStatus",
+    -- Cancelled once created (CREATING or READY here): the upstream holds the payment READY until it expires.
+    "errorCode" = CASE WHEN t."cancelledUnsent" THEN '${cancelCodes.notSent}' WHEN t.cancelled THEN '${cancelCodes.afterCreate}' ELSE t."errorCode" END,
+    "errorMessage" = CASE WHEN t."cancelledUnsent" THEN 'the batch was cancelled before this payment was sent'
+      -- The expiry this answer brought, else the record's: read only for a cancelled row, off the pay path.
+      WHEN t.cancelled THEN ${cancelledAfterCreateMessageSql('COALESCE(t."expiresAt", (SELECT p."expiresAt" FROM "Payment" AS p WHERE p."paymentId" = i."paymentId"))')}
+      ELSE t."errorMessage" END,
+    "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
+    -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
+    fields = CASE WHEN t.cancelled OR t."to" IN (${sqlList(unpayableItemStatuses)}) THEN i.fields - '$sealed'::text ELSE i.fields END,
+    retries = t.retries,
+    "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
+    "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,
+    "leaseOwner" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseOwner" END,
+    "leaseToken" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseToken" END,
+    "leaseExpiresAt" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseExpiresAt" END,
+    "updatedAt" = now()
+  FROM target AS t
+  WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"
+  RETURNING i.id, i.status::text AS status, i."batchId"
+), ${applyFactsCte('input')}
+SELECT input.id::text AS id, moved.status, moved."batchId", applied_facts.status AS "paymentStatus"
+FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN applied_facts ON applied_facts."paymentId" = input."paymentId"`;
+
+export async function moveItems(query: SqlQuery, moves: ItemMove[]): Promise<MoveResult[]> {
+  const column = <T>(pick: (move: ItemMove) => T) => moves.map(pick);
+  const fact = <T>(pick: (fact: PaymentFact) => T) => moves.map((move) => (move.payment === null ? null : pick(move.payment)));
+  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+  const rows = await query<{ id: string; status: string | null; batchId: string | null; paymentStatus: string | null }>(sql, [
+    column((m) => m.id),
+    column((m) => m.leaseToken),
+    column((m) => m.from),
+    column((m) => m.to),
+    column((m) => m.onlyIfRunning),
+    column((m) => m.errorCode),
+    column((m) => m.errorMessage),
+    column((m) => json(m.billingDetails)),
+    column((m) => m.retries),
+    column((m) => m.delayMs),
+    column((m) => m.finished),
+    column((m) => m.release),
+    column((m) => m.payment?.paymentId ?? null),
+    fact((f) => f.status),
+    fact((f) => f.errorCode),
+    fact((f) => f.errorMessage),
+    fact((f) => f.changedAt),
+    fact((f) => f.commission),
+    fact((f) => f.upstreamCreatedAt),
+    fact((f) => f.expiresAt),
+    fact((f) => json(f.billingDetails)),
+    fact((f) => f.source),
+    fact((f) => f.checkInMs),
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return moves.map((move) => {
+    const row = byId.get(move.id);
+    return { status: row?.status ?? null, batchId: row?.batchId ?? null, paymentStatus: row?.paymentStatus ?? null };
+  });
+}
