@@ -228,8 +228,8 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
   if (error instanceof DataDirInUseError) return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
   if (isConnectionLost(error)) {
     // Transactions lost before their commit were already run again (db/transaction-retry.ts); this one could not be.
-    const message = 'the database connection was lost and could not be recovered; what the command printed before this was done. Run it again (or `payout batch status <batchId>` to see where the batch stands)';
-    return { code: 'database.connection-lost', message, exitCode: exitCodes.failed, text: `payout: ${message}\n` };
+    const message = `${safeMessage(error instanceof Error ? error.message : String(error))}: the database connection was lost or could not be opened; what the command printed before this was done. Run it again (or \`payout batch status <batchId>\` to see where a batch stands)`;
+    return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${message}\n` };
   }
   const message = error instanceof Error ? error.message : String(error);
   // Not "not payable" (1): the command could not finish, and says why.
