@@ -254,7 +254,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
     expect(after.upstream).toEqual(result.upstream);
   }, SCENARIO_TIMEOUT_MS);
 
-  it('the CLI paying a file on PostgreSQL: it finishes, or stops with a clear message and `batch resume` finishes it; every row paid once', async () => {
+  it('the CLI paying a file on PostgreSQL: it finishes, or stops with a clear message and `batch approve` or `resume` finishes it; every row paid once', async () => {
     summary = new ScenarioSummary('backends terminated under `payout batch run`');
     rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
     const db = await connectAdmin(rig.databaseUrl);
@@ -285,9 +285,11 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       };
       await run(['batch', 'run', file, '--yes', '--concurrency', '16'], true);
       const batch = await readAgain(() => rig!.prisma.batch.findFirstOrThrow({ orderBy: { createdAt: 'asc' } }));
-      // What a person does after "run it again": go on with the batch until it ends.
-      for (let i = 0; i < 5 && !['COMPLETED', 'COMPLETED_WITH_FAILURES'].includes((await rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status); i++) {
-        await run(['batch', 'resume', batch.id], i === 0);
+      // What a person does next: approve what was imported, go on with what was approved, until it ends.
+      for (let i = 0; i < 5; i++) {
+        const { status } = await readAgain(() => rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } }));
+        if (status === 'COMPLETED' || status === 'COMPLETED_WITH_FAILURES') break;
+        await run(status === 'VALIDATED' ? ['batch', 'approve', batch.id, '--yes'] : ['batch', 'resume', batch.id], i === 0);
       }
       summary.set({ runs: JSON.stringify(runs.map((r) => `${r.args[1]}:${r.code}`)) });
       await rig.waitForBatchEnd(batch.id, { abort: () => undefined });
