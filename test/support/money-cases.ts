@@ -1,6 +1,6 @@
 /**
  * The cases every money parse is held to: src/money/money.ts (signedToMinorUnits, the
- * server's one signed parse) in test/payout/money.test.ts, and the page's own parse
+ * server's one signed parse) in test/money/money.test.ts, and the page's own parse
  * (web/src/money.ts toMinor, which cannot share the server's: it reads a wider form, see
  * there) in test/web/page-money.test.ts.
  */

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Batch } from '../src/db/generated/client.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir } from './support/cli-process.ts';
-import { apiKey, namedApiKeysEnv } from './support/keys.ts';
-import { startSandbox } from './support/sandbox.ts';
+import type { Batch } from '../../src/db/generated/client.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { sampleFile } from '../support/batch.ts';
+import { budget, cliInFreshDataDir } from '../support/cli-process.ts';
+import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
+import { startSandbox } from '../support/sandbox.ts';
 
 /** The batches the CLI runs left in DATA_DIR's embedded database (opened once they have exited). */
 async function batchesIn(): Promise<Batch[]> {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { shellEnv, startPayout } from './support/cli-process.ts';
+import { shellEnv, startPayout } from '../support/cli-process.ts';
 
 /**
  * `payout … | head`: the reader closes the pipe after the first bytes. The CLI ends quietly

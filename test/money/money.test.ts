@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { basisPoints, fromMinorUnits, MoneyFormatError, signedToMinorUnits, toMinorUnits } from '../src/money/money.ts';
-import { notAmounts, signedAmounts, typedAmounts } from './support/money-cases.ts';
+import { basisPoints, fromMinorUnits, MoneyFormatError, signedToMinorUnits, toMinorUnits } from '../../src/money/money.ts';
+import { notAmounts, signedAmounts, typedAmounts } from '../support/money-cases.ts';
 
 describe('money', () => {
   it.each([
