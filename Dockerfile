@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The gateway, the workers and the migration step share this image; what runs is chosen by
-# the command (deploy/compose.yaml). test/deploy.test.ts runs the RUN lines below, in the
+# the command (deploy/compose.yaml). test/app/deploy.test.ts runs the RUN lines below, in the
 # same order and folders, on a clean copy of the repository: keep the two in step.
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -23,6 +23,16 @@ export function toMinorUnits(value: string): bigint {
 }
 
 /**
+ * An amount that may be below zero, as the partner writes a balance ("-12.50"): an optional
+ * minus, then the form of toMinorUnits. The one signed parse: the funds check and the
+ * importer's balance warning read the partner's balance with it.
+ */
+export function signedToMinorUnits(value: string): bigint {
+  if (!SIGNED_MONEY_VALUE.test(value)) throw new MoneyFormatError(value);
+  return BigInt(value.replace('.', ''));
+}
+
+/**
  * A setting or other operator-typed amount: digits with up to two decimals ("0", "50000",
  * "50000.5", "50000.50"), as docs/operations/configuration.md documents settings. Inputs from payers keep the
  * strict two-decimal form of toMinorUnits.

@@ -36,7 +36,7 @@ export const READ_BACK_FIRST_DELAY_MS = 5_000;
 export const READ_BACK_MAX_DELAY_MS = 5 * 60_000;
 
 /**
- * The one writer of the Payment and PaymentStatusEvent tables (test/payment-records-owner.test.ts):
+ * The one writer of the Payment and PaymentStatusEvent tables (test/payments/payment-records-owner.test.ts):
  * a payment is recorded before each upstream call and after it, from webhooks, read-backs
  * and reconciliation's repair. Changes of one payment are serialised with a row lock, and a
  * status only ever moves as status.ts allows. The batch worker's grouped statements write

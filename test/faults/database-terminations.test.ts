@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,30 +7,12 @@ import { afterEach, expect, it } from 'vitest';
 import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
 import { isConnectionLost } from '../../src/db/connection-lost.ts';
 import { textSource } from '../support/batch.ts';
+import { startPayout } from '../support/cli-process.ts';
 import { apiKey } from '../support/keys.ts';
 import { testCardData } from '../support/card-data.ts';
 import { gqlAs, lostConnection, terminateBackends, Terminator, uploadCsv, type GraphQLReply } from '../support/fault-database.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
-
-const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
-
-/** `payout` in its own process with only the given environment (and what Node needs). */
-function startCli(args: string[], env: Record<string, string>) {
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])));
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let exited = false;
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr.on('data', (chunk) => (output.stderr += chunk));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => {
-      exited = true;
-      resolve({ code, ...output });
-    }),
-  );
-  return { done, running: () => !exited };
-}
 
 /**
  * Issue 27: a PostgreSQL backend ended inside a transaction (a failover, an idle-session
@@ -266,7 +247,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       const env = { ...rig.cliEnv(), PAYOUT_CLI_KEY: apiKey('fault-suite-key'), GATEWAY_SINGLE_USER: 'true' };
       const runs: Array<{ args: string[]; code: number | null }> = [];
       const run = async (args: string[], faults: boolean) => {
-        const cli = startCli(args, env);
+        const cli = startPayout(args, env);
         // Faults once the file is being read in, for as long as the command runs (bounded).
         const terminator = faults ? (await until('the CLI to import', async () => (await rig!.prisma.batch.count()) > 0 || !cli.running()), new Terminator(db, { pauseMs: 250, maxRounds: 12 })) : undefined;
         const done = await cli.done;

@@ -1,50 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sampleFile } from '../support/batch.ts';
+import { cliInFreshDataDir } from '../support/cli-process.ts';
 
-const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
 /** Generous: for a hung run only; nothing waits on it. */
 const BUDGET_MS = 600_000;
-
-let dataDir: string;
-const running = new Set<ChildProcess>();
-
-/** The CLI as a user runs it, on its own embedded database and sandbox in DATA_DIR. */
-function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', RECONCILE_TIME_ZONE: 'UTC' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * The reconciliation walk-through of docs/guide/reconciliation.md as a new user runs it: pay the sample batch,
  * change three payments in the sandbox, reconcile today: three discrepancies, exit 1.
  */
 describe('payout reconcile', () => {
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-reconcile-'));
-  });
-  afterAll(async () => {
-    for (const child of running) child.kill('SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  /** The CLI as a user runs it, on its own embedded database and sandbox in DATA_DIR, one for the walk-through. */
+  const { payout, dataDir } = cliInFreshDataDir('payout-reconcile-', { defaults: { RECONCILE_TIME_ZONE: 'UTC' }, per: 'file' });
 
   it('finds nothing after a clean batch, then the three changes made upstream, with their codes and exit 1', async () => {
     const paid = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
@@ -62,7 +31,7 @@ describe('payout reconcile', () => {
     expect(behind.code).toBe(0);
     const behindId = behind.stdout.trim().split(/\s+/).at(-1)!;
 
-    const output = join(dataDir, 'discrepancies.xlsx');
+    const output = join(dataDir(), 'discrepancies.xlsx');
     const found = await payout(['reconcile', '--today', '--output', output, '--format', 'xlsx']);
     expect(found.code).toBe(1);
     expect(found.stdout).toMatch(/3 discrepancies \(3 open, 0 repaired\)/);

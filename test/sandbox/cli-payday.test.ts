@@ -1,50 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectUpstream, type Upstream } from '../../src/app/upstream.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { createSandbox } from '../../src/sandbox/server.ts';
+import { cliInFreshDataDir } from '../support/cli-process.ts';
 import { namedApiKeysEnv, testPrivateKeyFile, testPublicKey } from '../support/keys.ts';
 import { cliEnvFor, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
-const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
 /** For a hung run only: each CLI start loads the built app, seconds on a loaded machine. */
 const BUDGET_MS = 300_000;
 
-let dataDir: string;
-const running = new Set<ChildProcess>();
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-payday-'));
-});
-afterEach(async () => {
-  for (const child of running) child.kill('SIGKILL');
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-/** The CLI as a user runs it, in its own process. */
-function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** The CLI as a user runs it, in its own process (test/support/cli-process.ts). */
+const { payout, dataDir } = cliInFreshDataDir('payout-cli-payday-', { defaults: { LOG_LEVEL: 'warn' } });
 
 /** `payout sandbox …` against a standalone sandbox at PAYOUT_API_URL (its /_sandbox/ routes). */
 describe('payout sandbox outage | balance | calls, on a sandbox at PAYOUT_API_URL', () => {
@@ -141,10 +110,10 @@ describe('payout sandbox outage | balance | calls, on a sandbox at PAYOUT_API_UR
 describe('payout sandbox on the embedded sandbox', () => {
   it('reaches the embedded sandbox of a running gateway through its control file', async () => {
     const logger = createLogger({ level: 'silent', name: 'test' });
-    const upstream: Upstream = await connectUpstream(loadGatewayConfig({ DATA_DIR: dataDir }), logger);
+    const upstream: Upstream = await connectUpstream(loadGatewayConfig({ DATA_DIR: dataDir() }), logger);
     try {
       // It holds the token of the test routes: its owner's only.
-      expect(statSync(join(dataDir, 'sandbox', 'control.json')).mode & 0o077).toBe(0);
+      expect(statSync(join(dataDir(), 'sandbox', 'control.json')).mode & 0o077).toBe(0);
       const set = await payout(['sandbox', 'outage', '--status', '503', '--for', '1m']);
       expect(set.stderr).toBe('');
       expect(set.code).toBe(0);
@@ -158,12 +127,12 @@ describe('payout sandbox on the embedded sandbox', () => {
       await upstream.close();
     }
     // Stopped: no control file points at a sandbox that is gone.
-    expect(existsSync(join(dataDir, 'sandbox', 'control.json'))).toBe(false);
+    expect(existsSync(join(dataDir(), 'sandbox', 'control.json'))).toBe(false);
   }, BUDGET_MS);
 
   it('sets the balance in the stopped embedded sandbox\'s state, and says an outage needs a running one', async () => {
     expect((await payout(['sandbox', 'balance', '--set', '1234.00'])).code).toBe(0);
-    const sandbox = createSandbox({ agentId: 'sandbox-agent', apiToken: 't', publicKeyPem: testPublicKey, webhookSecret: 's', stateDir: join(dataDir, 'sandbox') });
+    const sandbox = createSandbox({ agentId: 'sandbox-agent', apiToken: 't', publicKeyPem: testPublicKey, webhookSecret: 's', stateDir: join(dataDir(), 'sandbox') });
     try {
       expect(sandbox.ledger.balance().balance?.value).toBe('1234.00');
     } finally {

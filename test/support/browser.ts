@@ -95,7 +95,9 @@ export async function step(rig: Rig, name: string): Promise<void> {
 
 /**
  * What a page test starts from: the web page built, a gateway on port 0 with a DATA_DIR of
- * its own (embedded database and sandbox), Chromium, and a page on the gateway.
+ * its own (embedded database and sandbox), Chromium, and a page on the gateway. `env` is
+ * the gateway's settings beside those two. For a gateway the test starts itself (keys on
+ * PostgreSQL, a remote sandbox), `buildWebPage`, `launch` and `openPage` are the parts.
  */
 export async function startPageRig(
   dataDirPrefix: string,
@@ -103,15 +105,28 @@ export async function startPageRig(
 ): Promise<{ gateway: RunningGateway; rig: Rig; dataDir: string; close(): Promise<void> }> {
   buildWebPage();
   const dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
-  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' }));
-  const browser = await launch();
-  const rig = await openPage(browser, gateway.url);
+  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' })).catch(async (error: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  let browser: Browser | undefined;
+  let rig: Rig;
+  try {
+    browser = await launch();
+    rig = await openPage(browser, gateway.url);
+  } catch (error) {
+    // Nothing left running by a start that failed half-way.
+    await browser?.close();
+    await gateway.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     gateway,
     rig,
     dataDir,
     async close() {
-      await browser.close();
+      await browser!.close();
       await gateway.stop();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -2,25 +2,60 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { nodeEnv } from './processes.ts';
 
 const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
 
 /** Per process started: a hung run only; nothing here depends on time. */
 export const budget = (starts: number) => Math.max(180_000, starts * 60_000);
 
+/** The test process's whole environment, for a CLI that runs as from the developer's shell. */
+export function shellEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]])));
+}
+
+export type PayoutResult = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * `payout` (bin/payout.js, the built dist/) in its own process with only the given
+ * environment plus what Node needs (`nodeEnv`). Started, not awaited: `output` grows as it
+ * writes, `done` resolves when it has closed, `running()` says whether it still runs.
+ */
+export function startPayout(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...nodeEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let exited = false;
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
+  const done = new Promise<PayoutResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      exited = true;
+      resolve({ code, ...output });
+    });
+  });
+  return { child, output, done, running: () => !exited };
+}
+
 /**
  * `payout` as a user runs it: its own process, the built dist/, the embedded database and
- * sandbox in a fresh DATA_DIR for each test, removed after it with any process left.
+ * sandbox in a fresh DATA_DIR, removed afterwards with any process left. `defaults` is
+ * environment every run gets (a run's own env wins); `per: 'file'` keeps one DATA_DIR for
+ * all the tests of the file or describe block it is called in, for tests that build on the
+ * one before.
  */
-export function cliInFreshDataDir(prefix: string) {
+export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' }: { defaults?: Record<string, string>; per?: 'test' | 'file' } = {}) {
   let dataDir = '';
   const running = new Set<ChildProcess>();
-  beforeEach(async () => {
+  (per === 'test' ? beforeEach : beforeAll)(async () => {
     dataDir = await mkdtemp(join(tmpdir(), prefix));
   });
-  afterEach(async () => {
+  (per === 'test' ? afterEach : afterAll)(async () => {
     for (const child of running) child.kill('SIGKILL');
     await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
     await rm(dataDir, { recursive: true, force: true });
@@ -28,25 +63,13 @@ export function cliInFreshDataDir(prefix: string) {
 
   /** Started, not awaited: for a test that acts on it while it runs (a signal); `stderr` grows as it writes. */
   function start(args: string[], env: Record<string, string> = {}) {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(child);
-    const output = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk) => (output.stdout += chunk));
-    child.stderr.on('data', (chunk) => (output.stderr += chunk));
-    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => {
-        running.delete(child);
-        resolve({ code, ...output });
-      });
-    });
-    return { child, output, done };
+    const started = startPayout(args, { ...shellEnv(), DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...defaults, ...env });
+    running.add(started.child);
+    started.child.on('close', () => running.delete(started.child));
+    return started;
   }
 
-  function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function payout(args: string[], env: Record<string, string> = {}): Promise<PayoutResult> {
     return start(args, env).done;
   }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { collectLines } from './processes.ts';
+import { collectLines, nodeEnv } from './processes.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const TAIL_LINES = 2_000;
@@ -53,12 +53,9 @@ export class GatewayProcess {
   /** `command` is what starts it: by default node on dist/main.js, or what a user types (`npm start`). */
   static spawn(name: string, env: Record<string, string>, command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js'], cwd = repoRoot): GatewayProcess {
     installExitHook();
-    const inherited = Object.fromEntries(
-      ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
-    );
     const child = spawn(command[0]!, command.slice(1), {
       cwd,
-      env: { ...inherited, ...env },
+      env: { ...nodeEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const gateway = new GatewayProcess(name, child);

@@ -106,6 +106,11 @@ export class WorkerProcess {
 }
 
 /** Calls `onLine` for each complete, non-empty line of a child's output. */
+/** What Node needs from the test process; a child gets this plus its own env, so nothing else (a .env, the developer's shell) leaks in. */
+export function nodeEnv(): Record<string, string> {
+  return Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])));
+}
+
 export function collectLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
   let buffer = '';
   stream.setEncoding('utf8');
@@ -133,12 +138,9 @@ export function spawnWorker(name: string, env: Record<string, string>): WorkerPr
       for (const worker of running) if (worker.alive) process.kill(worker.pid, 'SIGKILL');
     });
   }
-  const inherited = Object.fromEntries(
-    ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
-  );
   const child = spawn(process.execPath, ['--enable-source-maps', 'dist/worker.js'], {
     cwd: repoRoot,
-    env: { ...inherited, ...env },
+    env: { ...nodeEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = new WorkerProcess(name, child);

@@ -1,14 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import type { RunningGateway } from '../../src/app/start-gateway.ts';
+import { repoRoot, startPageRig, step, suite, type Rig } from '../support/browser.ts';
 import { apiKey } from '../support/keys.ts';
 
 /**
@@ -35,30 +32,19 @@ async function dropFile(page: Page, selector: string, path: string, type: string
 }
 
 suite('the web page: a payroll clerk’s journey in Chromium', () => {
-  let dataDir: string;
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   let gateway: RunningGateway;
-  let browser: Browser;
   let rig: Rig;
 
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-'));
     // The held execute answer must outlast the client's wait for it however slow the machine,
     // or the worker would read the payment back and finish the row before the page is seen.
     // Trusted documents only: the page must work from its manifest alone (documentId).
-    gateway = await startGateway(
-      loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, PAYOUT_HEADERS_TIMEOUT_MS: '600000', GATEWAY_TRUSTED_DOCUMENTS: 'only' }),
-      createLogger({ level: 'silent' }),
-    );
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-', { PAYOUT_HEADERS_TIMEOUT_MS: '600000', GATEWAY_TRUSTED_DOCUMENTS: 'only' });
+    ({ gateway, rig } = started);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.close());
 
   it('serves the page with a strict Content-Security-Policy and long-cached hashed assets', async () => {
     const page = await request(`${gateway.url}/`);
@@ -331,32 +317,19 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
 const KEYS = { viewer: apiKey('web-viewer'), operator: apiKey('web-operator'), approver: apiKey('web-approver') };
 
 suite('the web page with API keys: sign-in, and each role offered only what it may do', () => {
-  let dataDir: string;
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   let gateway: RunningGateway;
-  let browser: Browser;
   let rig: Rig;
 
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-keys-'));
-    gateway = await startGateway(
-      loadGatewayConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        GATEWAY_API_KEYS: `${KEYS.viewer}:viewer,${KEYS.operator}:operator,${KEYS.approver}:approver`,
-      }),
-      createLogger({ level: 'silent' }),
-    );
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-keys-', {
+      HOST: '127.0.0.1',
+      GATEWAY_API_KEYS: `${KEYS.viewer}:viewer,${KEYS.operator}:operator,${KEYS.approver}:approver`,
+    });
+    ({ gateway, rig } = started);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.close());
 
   async function signIn(key: string) {
     const { page } = rig;

@@ -1,13 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import type { RunningGateway } from '../../src/app/start-gateway.ts';
+import { repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 
 /**
  * Issue 18 as a clerk would try it, in Chromium against a real gateway: pay the sample
@@ -16,24 +12,17 @@ import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from 
  * approving pays none of the paid people again.
  */
 suite('the web page: the same payroll uploaded again, re-sorted', () => {
-  let dataDir: string;
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   let gateway: RunningGateway;
-  let browser: Browser;
   let rig: Rig;
+  let dataDir: string;
 
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-dup-'));
-    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir }), createLogger({ level: 'silent' }));
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-dup-');
+    ({ gateway, rig, dataDir } = started);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.close());
 
   async function counts(batchId: string): Promise<Record<string, number>> {
     const response = await request(`${gateway.url}/graphql`, {
@@ -43,19 +32,6 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
     });
     const body = (await response.body.json()) as { data: { batch: { counts: Array<{ status: string; count: number }> } } };
     return Object.fromEntries(body.data.batch.counts.map((c) => [c.status, c.count]));
-  }
-
-  async function uploadAndOpen(path: string): Promise<string> {
-    const { page } = rig;
-    await page.goto('/#/upload');
-    await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
-    await page.getByLabel('Choose a file').setInputFiles(path);
-    const link = page.locator('.upload-result h2 a');
-    await link.waitFor();
-    const href = (await link.getAttribute('href'))!;
-    await page.goto(`/${href}`);
-    await page.locator('.batch-head').waitFor();
-    return href.split('/').pop()!;
   }
 
   async function approve(confirmText: RegExp): Promise<void> {
@@ -68,7 +44,7 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
 
   it('holds every row already paid, names the batch that paid it, and pays none of them again', async () => {
     const { page } = rig;
-    const first = await uploadAndOpen(join(repoRoot, 'samples/payroll-valid.csv'));
+    const first = await uploadAndOpen(rig, join(repoRoot, 'samples/payroll-valid.csv'));
     await approve(/Pay 10 rows/);
     const paid = (await counts(first)).COMPLETED ?? 0;
     expect(paid).toBeGreaterThan(0);
@@ -77,7 +53,7 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
     const [header, ...rows] = (await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8')).trimEnd().split('\n');
     const resorted = join(dataDir, 'payroll-resorted.csv');
     await writeFile(resorted, `${[header, ...rows.reverse()].join('\r\n')}\r\n`);
-    const again = await uploadAndOpen(resorted);
+    const again = await uploadAndOpen(rig, resorted);
 
     const notice = page.locator('section.notice-warn');
     await notice.getByText(new RegExp(`^${paid} rows \\(.+\\) repeat a payment already made`)).waitFor();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatMoney, fromMinor, sumDecimals, toMinor } from '../../web/src/money.ts';
 import { progressOf } from '../../web/src/progress.ts';
+import { notAmounts, signedAmounts, typedAmounts } from '../support/money-cases.ts';
 
 describe('the web page: money as decimal strings', () => {
   it('adds in kopecks, exactly, where floats would not', () => {
@@ -12,6 +13,12 @@ describe('the web page: money as decimal strings', () => {
     expect(toMinor('1500.5')).toBe(150050n);
     expect(fromMinor(-5n)).toBe('-0.05');
     expect(() => toMinor('1e3')).toThrow(/not a decimal/);
+  });
+
+  it('reads the server\'s cases as the server does (test/support/money-cases.ts), and what a person types', () => {
+    for (const [value, minor] of [...signedAmounts, ...typedAmounts]) expect(toMinor(value), value).toBe(minor);
+    for (const [value, minor] of signedAmounts) expect(fromMinor(minor)).toBe(value);
+    for (const value of notAmounts) expect(() => toMinor(value), JSON.stringify(value)).toThrow(/not a decimal/);
   });
 
   it('formats the string itself for each language, never through a float', () => {

@@ -1,14 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../../src/config/env.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import type { RunningGateway } from '../../src/app/start-gateway.ts';
 import { readControlFile } from '../../src/sandbox/control-file.ts';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { buildWebPage, launch, openPage, repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -20,24 +16,17 @@ import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
  * with a reason. With REVIEW_SCREENSHOT=path the panel is also saved there as a PNG.
  */
 suite('the web page: rows under review', () => {
-  let dataDir: string;
+  let started: Awaited<ReturnType<typeof startPageRig>>;
   let gateway: RunningGateway;
-  let browser: Browser;
   let rig: Rig;
+  let dataDir: string;
 
   beforeAll(async () => {
-    buildWebPage();
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-web-review-'));
-    gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir }), createLogger({ level: 'silent' }));
-    browser = await launch();
-    rig = await openPage(browser, gateway.url);
+    started = await startPageRig('payout-web-review-');
+    ({ gateway, rig, dataDir } = started);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.stop();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.close());
 
   /** What the embedded sandbox holds for a payment, changed through its test route (as `payout sandbox alter`). */
   async function alter(paymentId: string, status: string): Promise<void> {
@@ -54,14 +43,7 @@ suite('the web page: rows under review', () => {
 
   it('checks again with the partner, then a person marks what stays unknown', async () => {
     const { page } = rig;
-    await page.goto('/#/upload');
-    await page.getByRole('heading', { name: 'Upload a payroll file', level: 1 }).waitFor();
-    await page.getByLabel('Choose a file').setInputFiles(join(repoRoot, 'samples/payroll-valid.csv'));
-    const link = page.locator('.upload-result h2 a');
-    await link.waitFor();
-    const href = (await link.getAttribute('href'))!;
-    const batchId = href.split('/').pop()!;
-    await page.goto(`/${href}`);
+    const batchId = await uploadAndOpen(rig, join(repoRoot, 'samples/payroll-valid.csv'));
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Completed/ }).waitFor();

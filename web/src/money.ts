@@ -1,6 +1,11 @@
 /**
  * Money arrives as decimal strings ("1500.00") and stays exact: sums are done in integer
  * kopecks with BigInt, and Intl.NumberFormat formats the string itself (never a float).
+ *
+ * toMinor is the page's own copy of the server's signed parse (signedToMinorUnits in
+ * src/money/money.ts), held to the same cases (test/support/money-cases.ts, read by
+ * test/web/page-money.test.ts): it reads every amount the server reads, alike, and also
+ * what a person types ("1500", "1500.5") and totals of any size, which the server refuses.
  */
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;

@@ -4,7 +4,7 @@ import { unnestWriter, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Logger } from '../../log/logger.ts';
-import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
 import type { CardDataVault } from '../card-data.ts';
@@ -369,7 +369,8 @@ export class BatchImporter {
     try {
       const balance = await this.deps.client.getBalance();
       const payable = state.totalMinor - state.flaggedMinor;
-      if (payable > toMinorUnits(balance.available.value.replace(/^-/, '')) || balance.available.value.startsWith('-')) {
+      const available = signedToMinorUnits(balance.available.value);
+      if (available < 0n || payable > available) {
         // A warning: the balance may be topped up before approval, which weighs it against
         // every approved batch and their commission and refuses what it cannot cover.
         state.record({

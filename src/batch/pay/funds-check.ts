@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
-import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
 import { fundsNeed } from './sql/funds.ts';
@@ -38,8 +38,7 @@ export class FundsCheck {
 
   private async picture(need: { batchIds: string[]; withPaying: readonly BatchStatus[]; starting?: { batchId: string; statuses: readonly string[] } }): Promise<FundsPicture> {
     const balance = await this.deps.client.getBalance();
-    const available = balance.available.value;
-    const availableMinor = available.startsWith('-') ? -toMinorUnits(available.slice(1)) : toMinorUnits(available);
+    const availableMinor = signedToMinorUnits(balance.available.value);
     const { amountMinor, commissionMinor } = await fundsNeed(this.deps.query, {
       batchIds: need.batchIds,
       withPaying: true,

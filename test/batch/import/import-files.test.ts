@@ -1,45 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FormData, request } from 'undici';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliInFreshDataDir } from '../../support/cli-process.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /** The files clerks have (XLSX, Excel "Unicode text"), through the two ways in: the CLI and the GraphQL upload. */
 const fixture = (name: string) => new URL(`../../fixtures/${name}`, import.meta.url).pathname;
-const bin = new URL('../../../bin/payout.js', import.meta.url).pathname;
 
 describe('payroll files through the CLI', () => {
-  let dataDir: string;
-  const running = new Set<ChildProcess>();
-  beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'payout-files-cli-'));
-  });
-  afterEach(async () => {
-    for (const child of running) child.kill('SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  function payout(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], {
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      running.add(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        running.delete(child);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
+  const { payout } = cliInFreshDataDir('payout-files-cli-');
 
   it('validates an .xlsx workbook and names the sheet’s rows in its problems', async () => {
     const valid = await payout(['batch', 'validate', fixture('payroll.xlsx')]);

@@ -1,22 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Batch } from '../src/db/generated/client.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { sampleFile } from './support/batch.ts';
-import { apiKey, namedApiKeysEnv } from './support/keys.ts';
-import { startSandbox } from './support/sandbox.ts';
-
-const bin = new URL('../bin/payout.js', import.meta.url).pathname;
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Batch } from '../../src/db/generated/client.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { sampleFile } from '../support/batch.ts';
+import { budget, cliInFreshDataDir } from '../support/cli-process.ts';
+import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
+import { startSandbox } from '../support/sandbox.ts';
 
 /** The batches the CLI runs left in DATA_DIR's embedded database (opened once they have exited). */
 async function batchesIn(): Promise<Batch[]> {
-  const db = await openDatabase({ dataDir });
+  const db = await openDatabase({ dataDir: dataDir() });
   try {
     await db.migrate();
     return await db.prisma.batch.findMany({ orderBy: { createdAt: 'asc' } });
@@ -25,47 +22,9 @@ async function batchesIn(): Promise<Batch[]> {
   }
 }
 
-/**
- * Each CLI start loads the built app (dist/, built by test/global-setup.ts): a few seconds
- * at most, more on a loaded machine. The limits are for a hung run only and no assertion depends on time,
- * so they are generous: per process started, never less than three minutes per test.
- */
-const PER_START_MS = 60_000;
-const budget = (starts: number) => Math.max(180_000, starts * PER_START_MS);
-
-let dataDir: string;
-const running = new Set<ChildProcess>();
-
-// A data directory per test: no test reads what another one paid or stored.
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'payout-cli-'));
-});
-afterEach(async () => {
-  // A test that timed out must not leave its CLI running (and its database open) behind.
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.all([...running].map((child) => new Promise((resolve) => child.once('close', resolve))));
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-/** The CLI as a user runs it: its own process, its own embedded database and sandbox. */
-function payout(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      running.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+// A data directory per test: no test reads what another one paid or stored. The CLI as a
+// user runs it: its own process, its own embedded database and sandbox (test/support/cli-process.ts).
+const { payout, dataDir } = cliInFreshDataDir('payout-cli-');
 
 describe('payout CLI', () => {
   it('validate prints the problems with line numbers and exits 1 for a file that is not payable', async () => {
@@ -84,7 +43,7 @@ describe('payout CLI', () => {
   }, budget(1));
 
   it('--help lists the commands without reading the configuration or opening the database', async () => {
-    const missing = join(dataDir, 'never-made');
+    const missing = join(dataDir(), 'never-made');
     // A configuration that would stop any command that read it.
     const result = await payout(['--help'], { DATA_DIR: missing, PORT: 'not a port' });
     expect(result.code).toBe(0);
@@ -100,11 +59,11 @@ describe('payout CLI', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warnings/);
-    expect(await readdir(dataDir)).toEqual([]);
+    expect(await readdir(dataDir())).toEqual([]);
   }, budget(1));
 
   it('validate works with DATA_DIR pointing nowhere and a database that does not answer, and creates nothing', async () => {
-    const nowhere = join(dataDir, 'no', 'such', 'dir');
+    const nowhere = join(dataDir(), 'no', 'such', 'dir');
     const result = await payout(['batch', 'validate', sampleFile('payroll-1251-semicolon.csv')], {
       DATA_DIR: nowhere,
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
@@ -112,12 +71,12 @@ describe('payout CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('4 rows, 4 valid');
     expect(result.stdout).toContain('The file can be paid.');
-    expect(existsSync(join(dataDir, 'no'))).toBe(false);
+    expect(existsSync(join(dataDir(), 'no'))).toBe(false);
   }, budget(1));
 
   it('validate reads the balance the embedded sandbox kept in DATA_DIR', async () => {
     // The state a gateway's embedded sandbox leaves behind, with 50.00 left.
-    const sandbox = await startSandbox({ stateDir: join(dataDir, 'sandbox'), balance: '50.00' });
+    const sandbox = await startSandbox({ stateDir: join(dataDir(), 'sandbox'), balance: '50.00' });
     await sandbox.close();
     const result = await payout(['batch', 'validate', sampleFile('payroll-valid.csv')]);
     // A warning, not a fault of the file: approval is where the balance is weighed.
@@ -144,7 +103,7 @@ describe('payout CLI', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('COMPLETED_WITH_FAILURES');
 
-    const output = join(dataDir, 'results.csv');
+    const output = join(dataDir(), 'results.csv');
     const exported = await payout(['batch', 'export', batchId, '-o', output]);
     expect(exported.code).toBe(0);
     const csv = await readFile(output, 'utf8');
@@ -163,7 +122,7 @@ describe('payout CLI', () => {
   it('export --format excel and xlsx: columns in a Russian-locale spreadsheet, and a workbook; plain CSV has no BOM', async () => {
     const imported = await payout(['batch', 'run', sampleFile('payroll-1251-semicolon.csv'), '--yes']);
     const batchId = /Batch (b[0-9a-f]{11})/.exec(imported.stdout)![1]!;
-    const excel = join(dataDir, 'results-excel.csv');
+    const excel = join(dataDir(), 'results-excel.csv');
     expect((await payout(['batch', 'export', batchId, '--format', 'excel', '-o', excel])).code).toBe(0);
     const bytes = await readFile(excel);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -172,7 +131,7 @@ describe('payout CLI', () => {
     expect(rows.slice(1).map((row) => row[3])).toEqual(expect.arrayContaining([expect.stringMatching(/^\d+,\d\d$/)]));
     expect(bytes.toString('utf8')).toContain('Иванов');
 
-    const xlsx = join(dataDir, 'results.xlsx');
+    const xlsx = join(dataDir(), 'results.xlsx');
     expect((await payout(['batch', 'export', batchId, '--format', 'xlsx', '-o', xlsx])).code).toBe(0);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(xlsx);
@@ -208,9 +167,9 @@ describe('payout CLI', () => {
  */
 describe('payout CLI with GATEWAY_API_KEYS set', () => {
   const keysEnv = { GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator', adam: 'admin', april: 'approver', vera: 'viewer' }) };
-  const payroll = () => join(dataDir, 'payroll.csv');
+  const payroll = () => join(dataDir(), 'payroll.csv');
   const keyFile = async (name: string) => {
-    const file = join(dataDir, `${name}.key`);
+    const file = join(dataDir(), `${name}.key`);
     await writeFile(file, `${apiKey(name)}\n`, { mode: 0o600 });
     return file;
   };
@@ -232,7 +191,7 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
   }, budget(3));
 
   it('refuses a key that is not configured, never printing it', async () => {
-    const file = join(dataDir, 'stranger.key');
+    const file = join(dataDir(), 'stranger.key');
     await writeFile(file, apiKey('stranger'));
     const run = await payout(['batch', 'run', payroll(), '--yes', '--key-file', file], keysEnv);
     expect(run.code).toBe(2);
@@ -257,7 +216,7 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     expect(approved.stdout).toMatch(/COMPLETED\s+2\s+22\.50/);
     expect(await batchesIn()).toEqual([expect.objectContaining({ id: batch!.id, status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:april' })]);
 
-    const db = await openDatabase({ dataDir });
+    const db = await openDatabase({ dataDir: dataDir() });
     try {
       const events = await db.prisma.auditEvent.findMany({ orderBy: { id: 'asc' } });
       expect(events.map((e) => [e.action, e.actor, e.role])).toEqual([['batch.approve', 'key:april', 'approver']]);

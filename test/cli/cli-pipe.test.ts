@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { shellEnv, startPayout } from '../support/cli-process.ts';
 
 /**
  * `payout … | head`: the reader closes the pipe after the first bytes. The CLI ends quietly
@@ -17,15 +17,10 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 it('ends with exit 0 and no stack trace when its reader closes stdout early', async () => {
-  const child = spawn(process.execPath, ['bin/payout.js', 'batch', 'validate', join(dir, 'bad.csv'), '--json'], {
-    env: { ...process.env, DATA_DIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const { child, done } = startPayout(['batch', 'validate', join(dir, 'bad.csv'), '--json'], { ...shellEnv(), DATA_DIR: dir });
   // Like `head -c 100`: read the first chunk, then close our end of the pipe.
   child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+  const { code, stderr } = await done;
   expect(stderr).not.toMatch(/EPIPE|at .*\(node:/);
   expect(code).toBe(0);
 }, 120_000);

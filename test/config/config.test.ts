@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.ts';
-import { loadGatewayConfig, loadSandboxEnv } from '../src/config/env.ts';
-import { apiKey } from './support/keys.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadGatewayConfig, loadSandboxEnv } from '../../src/config/env.ts';
+import { apiKey } from '../support/keys.ts';
 
 function problems(load: () => unknown): Record<string, string> {
   try {

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardDataVault, SEALED } from '../src/batch/card-data.ts';
-import { ConfigError } from '../src/config/config-error.ts';
-import { loadGatewayConfig } from '../src/config/env.ts';
-import { DataKeyring, dataKeyFrom, loadDataKeyring } from '../src/crypto/data-keys.ts';
-import { open, seal, UnknownDataKeyError } from '../src/crypto/envelope.ts';
-import { maskRecipientFields } from '../src/log/mask.ts';
+import { CardDataVault, SEALED } from '../../src/batch/card-data.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import { DataKeyring, dataKeyFrom, loadDataKeyring } from '../../src/crypto/data-keys.ts';
+import { open, seal, UnknownDataKeyError } from '../../src/crypto/envelope.ts';
+import { maskRecipientFields } from '../../src/log/mask.ts';
 
 const keyText = () => randomBytes(32).toString('base64');
 const settings = (over: Partial<Parameters<typeof loadDataKeyring>[0]> = {}) => ({ key: undefined, keyFile: undefined, oldKeys: [], ...over });

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log/logger.ts';
-import { maskPan, maskRecipientFields } from '../src/log/mask.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { maskPan, maskRecipientFields } from '../../src/log/mask.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 describe('masking', () => {
   it('keeps the first 4 and last 4 digits of a card number', () => {

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PayoutClient } from '../src/payout/client.ts';
+import { PayoutClient } from '../../src/payout/client.ts';
 import {
   PayoutApiError,
   PayoutNetworkError,
   PayoutResponseError,
-} from '../src/payout/errors.ts';
-import { sbpPayment, startSandbox, type TestSandbox } from './support/sandbox.ts';
+} from '../../src/payout/errors.ts';
+import { sbpPayment, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
 let sb: TestSandbox;
 let client: PayoutClient;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../src/app/start-gateway.ts';
-import { loadGatewayConfig } from '../src/config/env.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/database.ts';
+import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
+import { loadGatewayConfig } from '../../src/config/env.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '../support/database.ts';
 
 const logger = createLogger({ level: 'silent' });
 

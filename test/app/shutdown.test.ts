@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/eventually.ts';
-import { GatewayProcess, killAllGateways } from './support/gateway-process.ts';
-import { killAll, processTree, running } from './support/process-tree.ts';
+import { eventually } from '../support/eventually.ts';
+import { GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
+import { killAll, processTree, running } from '../support/process-tree.ts';
 
 // Real processes as a user or a supervisor starts them (dist/, built by test/global-setup.ts).
 
@@ -26,7 +26,7 @@ describe('package.json scripts that start a process', () => {
   it('exec node, so the signal npm forwards to its script reaches the process itself', async () => {
     // npm runs a script through `sh -c`; Debian's sh (dash) forks for the command and dies on
     // SIGTERM, leaving node behind. With exec, the shell becomes node.
-    const { scripts } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
     const starting = Object.entries(scripts).filter(([, command]) => /\bnode\b.*\bdist\//.test(command));
     expect(starting.map(([name]) => name)).toEqual(expect.arrayContaining(['start', 'worker', 'payout', 'db:migrate']));
     for (const [name, command] of starting) expect({ name, command }).toEqual({ name, command: expect.stringMatching(/^exec node /) });

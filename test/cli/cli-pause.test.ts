@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from './support/cli-process.ts';
+import { sampleFile } from '../support/batch.ts';
+import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from '../support/cli-process.ts';
 
 /**
  * `payout batch pause` and `resume` as a user runs them (its own process, the built dist/,
  * the embedded database and sandbox in a fresh DATA_DIR), on a batch a run left RUNNING
- * with rows to pay. Kept apart from test/cli.test.ts, which is slow already.
+ * with rows to pay. Kept apart from test/cli/cli.test.ts, which is slow already.
  */
 const { payout, withDatabase } = cliInFreshDataDir('payout-cli-pause-');
 

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from './support/cli-process.ts';
-import { apiKey, namedApiKeysEnv, testPrivateKeyFile } from './support/keys.ts';
-import { cliEnvFor, startSandbox, type TestSandbox } from './support/sandbox.ts';
+import { sampleFile } from '../support/batch.ts';
+import { budget, cliInFreshDataDir, interruptedRetryOfTwoFailedRows } from '../support/cli-process.ts';
+import { apiKey, namedApiKeysEnv, testPrivateKeyFile } from '../support/keys.ts';
+import { cliEnvFor, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
 /**
  * Issue 20, "CLI in scripts": `payout --version`, `--json` on every command that prints
@@ -48,7 +48,7 @@ function errorOf(result: Result): { code: string; message: string; exitCode: num
 
 describe('payout --version and the exit codes of the table in docs/guide/cli.md', () => {
   it('--version and -V print the version of package.json and exit 0', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {
       const result = await payout([flag]);
       expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });

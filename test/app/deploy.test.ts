@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/eventually.ts';
-import { GatewayProcess, killAllGateways } from './support/gateway-process.ts';
-import { collectLines } from './support/processes.ts';
+import { eventually } from '../support/eventually.ts';
+import { GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
+import { collectLines } from '../support/processes.ts';
 
 // No container engine runs here: this runs the Dockerfile's RUN lines, in its stages'
 // folders, on a clean copy of the repository, then its CMD (and the compose file's migrate
@@ -22,7 +22,7 @@ import { collectLines } from './support/processes.ts';
 // stands in for it: the stage costs minutes on a loaded 2-core machine. DEPLOY_TEST_BUILD=1
 // runs it here too, in a clean copy. The runtime stage always runs here.
 
-const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const adminUrl = process.env.TEST_DATABASE_URL;
 
 /** The Dockerfile's RUN lines in order; the test runs the same (see below). */

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { PaymentPayload, Webhook } from '../src/payout/models.ts';
+import type { PaymentPayload, Webhook } from '../../src/payout/models.ts';
 import {
   paymentSignatureString,
   signPayment,
   signWebhook,
   verifyPaymentSignature,
   verifyWebhookSignature,
-} from '../src/payout/signature.ts';
+} from '../../src/payout/signature.ts';
 
-const privateKey = readFileSync(new URL('./fixtures/test-private.pem', import.meta.url), 'utf8');
-const publicKey = readFileSync(new URL('./fixtures/test-public.pem', import.meta.url), 'utf8');
+const privateKey = readFileSync(new URL('../fixtures/test-private.pem', import.meta.url), 'utf8');
+const publicKey = readFileSync(new URL('../fixtures/test-public.pem', import.meta.url), 'utf8');
 
 const cardPayload: PaymentPayload = {
   amount: { value: '1234.50', currency: 'RUB' },

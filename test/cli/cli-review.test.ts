@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sampleFile } from './support/batch.ts';
-import { budget, cliInFreshDataDir } from './support/cli-process.ts';
+import { sampleFile } from '../support/batch.ts';
+import { budget, cliInFreshDataDir } from '../support/cli-process.ts';
 
 /**
  * `payout batch review` as a user runs it (its own process, the built dist/, the embedded
  * database and sandbox in a fresh DATA_DIR): rows left NEEDS_REVIEW are read again and
- * settled, what stays unknown is marked with a reason. Kept apart from test/cli.test.ts,
+ * settled, what stays unknown is marked with a reason. Kept apart from test/cli/cli.test.ts,
  * which is slow already.
  */
 const { payout, withDatabase } = cliInFreshDataDir('payout-cli-review-');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
  * statements in payments/sql/: every status change goes through the table of
  * payments/status.ts there, and nowhere else can a write skip it.
  */
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '../..');
 const src = join(root, 'src');
 const owners = (file: string) => file === 'payments/payment-records.ts' || file.startsWith('payments/sql/');
 
