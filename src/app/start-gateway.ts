@@ -8,7 +8,7 @@ import { apiKeysOf } from '../server/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { SubscriptionTickets } from '../server/subscription-tickets.ts';
 import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
-import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
+import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */

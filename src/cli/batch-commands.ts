@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { cliActor, recordAudit } from '../ops/audit.ts';
+import { cliActor, recordAudit } from '../audit/audit.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { mayDo, rolesFor, type Action, type Role } from '../config/roles.ts';
-import { cliActor, type AuditActor } from '../ops/audit.ts';
+import { cliActor, type AuditActor } from '../audit/audit.ts';
 import { apiKeysOf } from '../server/api-keys.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';

@@ -3,7 +3,7 @@ import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/ret
 import { recipientDifferences } from '../payout/compare.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
-import { inSpan } from '../ops/spans.ts';
+import { inSpan } from '../log/spans.ts';
 
 /**
  * What one attempt at a payment came to. A closed set: anything that is not proven is

@@ -26,8 +26,8 @@ import {
 } from './models.ts';
 import { signPaymentAsync } from './signature.ts';
 import { endpointOf } from './endpoint.ts';
-import { requestScope, REQUEST_ID_HEADER } from '../ops/request-id.ts';
-import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../ops/spans.ts';
+import { requestScope, REQUEST_ID_HEADER } from '../log/request-id.ts';
+import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../log/spans.ts';
 
 export interface PayoutClientOptions {
   baseUrl: string;
@@ -84,7 +84,7 @@ export interface CallGate {
   refusal(): PayoutError | undefined;
 }
 
-/** Told of every call that ends (ops/metrics.ts); must not throw. */
+/** Told of every call that ends (observability/metrics.ts); must not throw. */
 export interface CallObserver {
   onCall(call: ObservedCall): void;
 }

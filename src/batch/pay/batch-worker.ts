@@ -57,7 +57,7 @@ export interface WorkerDeps {
   /** Opens the sealed recipient of a row right before its create is signed and sent. */
   cardData: CardDataVault;
   logger: Logger;
-  /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
+  /** Told how long each claimed row waited to be claimed (observability/metrics.ts). */
   claims?: { onClaim(waitedMs: readonly number[]): void };
   /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
   funds?: FundsCheck;

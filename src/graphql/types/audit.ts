@@ -1,6 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
-import type { AuditAction } from '../../ops/audit.ts';
+import type { AuditAction } from '../../audit/audit.ts';
 import type { Role } from '../../config/roles.ts';
 import { builder } from '../builder.ts';
 import { AuditActionEnum, RoleEnum } from './enums.ts';

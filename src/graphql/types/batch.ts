@@ -5,7 +5,7 @@ import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
-import { recordAudit, requestActor } from '../../ops/audit.ts';
+import { recordAudit, requestActor } from '../../audit/audit.ts';
 import type { BillingDetails } from '../../payout/models.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';

@@ -1,7 +1,7 @@
 import { batchErrorCodes, batchErrorMeanings } from '../../batch/index.ts';
 import { actionScopes, mayDo, roles, type Action, type Role } from '../../config/roles.ts';
 import { TrackedStatus } from '../../db/generated/enums.ts';
-import { auditActions, type AuditAction } from '../../ops/audit.ts';
+import { auditActions, type AuditAction } from '../../audit/audit.ts';
 import { paymentRefusalCodes, type PaymentRefusalCode } from '../../payments/payment-refusal.ts';
 import { statusSources, type StatusSource } from '../../payments/payment-records.ts';
 import {

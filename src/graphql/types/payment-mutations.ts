@@ -4,7 +4,7 @@ import { authScopesFor } from '../../config/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import { PaymentRefusedError } from '../../payments/payment-refusal.ts';
-import { requestActor } from '../../ops/audit.ts';
+import { requestActor } from '../../audit/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';
