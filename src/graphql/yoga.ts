@@ -2,7 +2,7 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../log/logger.ts';
-import type { ApiKeys } from '../server/api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';

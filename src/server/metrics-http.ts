@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.ts';
-import type { ApiKeys } from './api-keys.ts';
-import { refuseForeignBrowser } from './browser-guard.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
+import { refuseForeignBrowser } from '../auth/browser-guard.ts';
 import { requestScope } from '../log/request-id.ts';
 import { tracedRequests, type HttpObserver } from '../log/request-log.ts';
 

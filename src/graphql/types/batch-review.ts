@@ -1,5 +1,5 @@
 import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, reviewMarks, type ReviewReport, type ReviewVerdict, reviewVerdicts } from '../../batch/index.ts';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
 import { Batch, BatchItem, BatchItemStatusEnum } from './batch.ts';

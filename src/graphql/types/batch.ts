@@ -1,5 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { type BatchProgress, BatchStateError, batchStates, restingStates } from '../../batch/index.ts';
 import { followState } from '../../events/subscription.ts';
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { containsCardNumber } from '../../log/card-numbers.ts';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import { PaymentRefusedError } from '../../payments/payment-refusal.ts';

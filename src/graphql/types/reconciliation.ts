@@ -1,5 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { DiscrepancyCode, DiscrepancyResolution, ReconciliationStatus } from '../../db/generated/enums.ts';
 import type { Prisma, ReconciliationDiscrepancy as DiscrepancyRow, ReconciliationRun as RunRow } from '../../db/generated/client.ts';
 import { requestActor } from '../../audit/audit.ts';
