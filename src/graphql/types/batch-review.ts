@@ -2,7 +2,8 @@ import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, 
 import { authScopesFor } from '../../auth/roles.ts';
 import { requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
-import { Batch, BatchItem, BatchItemStatusEnum } from './batch.ts';
+import { Batch } from './batch.ts';
+import { BatchItem, BatchItemStatusEnum } from './batch-item.ts';
 import { enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
 
