@@ -72,7 +72,7 @@ async function serve(): Promise<void> {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'gateway' });
   // As `npm start` does: OTEL_* in the environment turn tracing on (off by default).
-  await (await import('../src/ops/tracing.ts')).startTracing(process.env, { serviceName: 'payout-gateway', logger });
+  await (await import('../src/observability/tracing.ts')).startTracing(process.env, { serviceName: 'payout-gateway', logger });
   const gateway = await start(config, logger);
   process.on('message', (message) => {
     if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });

@@ -11,7 +11,7 @@ import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { maskRecipientFields } from '../src/log/mask.ts';
-import { systemActor } from '../src/ops/audit.ts';
+import { systemActor } from '../src/audit/audit.ts';
 import { PayoutClient } from '../src/payout/client.ts';
 import type { Payment } from '../src/payout/models.ts';
 import { zonedDate } from '../src/reconciliation/period.ts';

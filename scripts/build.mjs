@@ -13,7 +13,7 @@ await build({
     worker: 'src/worker-main.ts',
     payout: 'src/cli/main.ts',
     sandbox: 'src/sandbox/main.ts',
-    migrate: 'src/db/migrate-command.ts',
+    migrate: 'src/migrate-main.ts',
   },
   outdir: 'dist',
   bundle: true,

@@ -3,7 +3,7 @@ import { loadGatewayConfig } from './config/env.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { databaseTarget } from './db/target.ts';
 import { createLogger } from './log/logger.ts';
-import { startTracing } from './ops/tracing.ts';
+import { startTracing } from './observability/tracing.ts';
 import { exitOnConfigError, onShutdown } from './process/lifecycle.ts';
 
 /** `npm start`: the gateway on embedded defaults unless the environment says otherwise. */

@@ -2,8 +2,8 @@ import { openRuntime } from './app/runtime.ts';
 import { loadDotEnv } from './config/dotenv.ts';
 import { loadGatewayConfig } from './config/env.ts';
 import { createLogger } from './log/logger.ts';
-import { startMetricsServer } from './ops/metrics-http.ts';
-import { startTracing } from './ops/tracing.ts';
+import { startMetricsServer } from './server/metrics-http.ts';
+import { startTracing } from './observability/tracing.ts';
 import { exitOnConfigError, onShutdown } from './process/lifecycle.ts';
 
 /**

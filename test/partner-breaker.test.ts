@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
 import { createLogger } from '../src/log/logger.ts';
-import { GatewayMetrics } from '../src/ops/metrics.ts';
+import { GatewayMetrics } from '../src/observability/metrics.ts';
 import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
 import type { ObservedCall } from '../src/payout/client.ts';

@@ -13,8 +13,8 @@ import { PaymentTracker } from '../payments/tracker.ts';
 import { BatchEvents, BatchImporter, BatchService, BatchWorker, CardDataVault, FundsCheck, ReviewService } from '../batch/index.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
-import { GatewayMetrics } from '../ops/metrics.ts';
-import { loggingFailedCalls } from '../ops/upstream-log.ts';
+import { GatewayMetrics } from '../observability/metrics.ts';
+import { loggingFailedCalls } from '../observability/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 import { DailyReconciliation } from '../reconciliation/schedule.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
@@ -37,7 +37,7 @@ export interface Runtime {
   dailyReconciliation: DailyReconciliation;
   /** This process's side of the partner breaker shared through the database (partner/). */
   breaker: PartnerBreaker;
-  /** This process's Prometheus metrics (ops/metrics.ts), fed by the client, the worker and the webhook intake. */
+  /** This process's Prometheus metrics (observability/metrics.ts), fed by the client, the worker and the webhook intake. */
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
   webhookUrl: string | undefined;

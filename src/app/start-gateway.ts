@@ -4,11 +4,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { GatewayConfig } from '../config/env.ts';
 import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
-import { apiKeysOf } from '../server/api-keys.ts';
+import { apiKeysOf } from '../auth/api-keys.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { SubscriptionTickets } from '../server/subscription-tickets.ts';
 import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
-import { startMetricsServer, type MetricsServer } from '../ops/metrics-http.ts';
+import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */

@@ -5,16 +5,17 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { cliActor, recordAudit } from '../ops/audit.ts';
+import { cliActor, recordAudit } from '../audit/audit.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
 import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import { readable } from './input-file.ts';
 import type { CliContext } from './context.ts';
-import { problemTable, SHOWN_PROBLEMS, table, validationDoc } from './output.ts';
+import { problemTable, SHOWN_PROBLEMS, validationDoc } from './output.ts';
 import { rowObjects } from './json-output.ts';
 import { progress } from './progress.ts';
+import { statusDoc, statusText, summary } from './batch-status.ts';
 
 export { CliError, exitCodes, type CliContext };
 
@@ -344,62 +345,6 @@ async function* countRows<T>(rows: AsyncIterable<T>, counted: () => void): Async
     counted();
     yield row;
   }
-}
-
-function summary(batch: Batch): string {
-  return (
-    `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
-    `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${batch.totalAmount.toFixed(2)} ${batch.currency}.` +
-    (batch.flaggedCount > 0 ? ` ${batch.flaggedCount} rows (${batch.flaggedAmount.toFixed(2)} ${batch.currency}) repeat a payment and are held back.` : '') +
-    (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
-  );
-}
-
-async function statusText(runtime: Runtime, batch: Batch): Promise<string> {
-  const progress = await runtime.services.batches.progress(batch);
-  const rows = progress.counts.map((c) => [c.status, String(c.count), c.amount]);
-  const timing = [
-    batch.startedAt === null ? null : `started ${batch.startedAt.toISOString()}`,
-    batch.finishedAt === null ? null : `finished ${batch.finishedAt.toISOString()}`,
-    progress.throughput === null ? null : `${progress.throughput.toFixed(1)} rows/s`,
-    progress.secondsLeft === null || batch.finishedAt !== null || batch.status === batchStates.paused ? null : `about ${Math.ceil(progress.secondsLeft)} s left`,
-  ].filter((part) => part !== null);
-  const wait = await waitingNow(runtime.services.prisma, batch);
-  const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${wait.since.toISOString()}`}: ${wait.waitingFor}`;
-  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
-}
-
-/** A batch as --json gives it: the row, its counts per status, timing and what it waits for. */
-async function statusDoc(runtime: Runtime, batch: Batch): Promise<Record<string, unknown>> {
-  const progress = await runtime.services.batches.progress(batch);
-  const wait = await waitingNow(runtime.services.prisma, batch);
-  return {
-    id: batch.id,
-    name: batch.name,
-    fileName: batch.fileName,
-    status: batch.status,
-    currency: batch.currency,
-    rowCount: batch.rowCount,
-    validCount: batch.validCount,
-    invalidCount: batch.invalidCount,
-    warningCount: batch.warningCount,
-    totalAmount: batch.totalAmount.toFixed(2),
-    flaggedCount: batch.flaggedCount,
-    flaggedAmount: batch.flaggedAmount.toFixed(2),
-    forced: batch.forced,
-    validRowsOnly: batch.validRowsOnly,
-    includeFlagged: batch.includeFlagged,
-    uploadedBy: batch.uploadedBy,
-    approvedBy: batch.approvedBy,
-    createdAt: batch.createdAt.toISOString(),
-    approvedAt: batch.approvedAt?.toISOString() ?? null,
-    startedAt: batch.startedAt?.toISOString() ?? null,
-    finishedAt: batch.finishedAt?.toISOString() ?? null,
-    counts: progress.counts,
-    throughput: progress.throughput,
-    secondsLeft: batch.finishedAt !== null || batch.status === batchStates.paused ? null : progress.secondsLeft,
-    waiting: wait === null ? null : { reason: wait.reason, since: wait.since?.toISOString() ?? null, by: wait.by, shortfall: wait.shortfall, waitingFor: wait.waitingFor },
-  };
 }
 
 /** With --json nothing is asked (stdout is the document's): --yes says it, or nothing is done. */

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { mayDo, rolesFor, type Action, type Role } from '../config/roles.ts';
-import { cliActor, type AuditActor } from '../ops/audit.ts';
-import { apiKeysOf } from '../server/api-keys.ts';
+import { mayDo, rolesFor, type Action, type Role } from '../auth/roles.ts';
+import { cliActor, type AuditActor } from '../audit/audit.ts';
+import { apiKeysOf } from '../auth/api-keys.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 

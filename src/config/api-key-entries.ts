@@ -1,4 +1,9 @@
-import { roles, type Role } from './roles.ts';
+/**
+ * The roles a key may be given: the ROLE of an entry. What each role may do is the rule
+ * table in auth/roles.ts, which every path imports these names from.
+ */
+export const roles = ['viewer', 'operator', 'approver', 'admin'] as const;
+export type Role = (typeof roles)[number];
 
 /** One GATEWAY_API_KEYS entry. */
 export interface ApiKeyEntry {

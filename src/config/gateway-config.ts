@@ -1,9 +1,7 @@
 import type { z } from 'zod';
-import type { DataKeySettings } from '../crypto/data-keys.ts';
-import type { PersistedOperationSettings } from '../graphql/persisted-operations.ts';
 import type { ApiKeyEntry } from './api-key-entries.ts';
 import type { ConfigProblem } from './config-error.ts';
-import { gatewayEnvSchema } from './gateway-env.ts';
+import { gatewayEnvSchema, type PersistedOperationSettings } from './gateway-env.ts';
 import { EMBEDDED_AGENT_ID, sandboxSettingsSchema, type SandboxSettings } from './sandbox-env.ts';
 import { parseEnv, type Env, type logLevel } from './zod-helpers.ts';
 
@@ -22,6 +20,16 @@ export interface PayoutClientSettings {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   maxRetries: number;
+}
+
+/** Where the data keys come from: the environment, or a file made in DATA_DIR for embedded use. */
+export interface DataKeySettings {
+  /** PAYOUT_DATA_KEY: base64 of 32 random bytes. */
+  key: string | undefined;
+  /** PAYOUT_DATA_KEY_FILE: a file holding that base64 text. */
+  keyFile: string | undefined;
+  /** PAYOUT_DATA_KEYS_OLD: earlier keys (base64, comma-separated), still accepted for decryption. */
+  oldKeys: string[];
 }
 
 export interface GatewayConfig {
@@ -57,7 +65,7 @@ export interface GatewayConfig {
   };
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
   singleUser: boolean;
-  /** APQ, documentId lookups and the trusted-documents mode (src/graphql/persisted-operations.ts). */
+  /** APQ, documentId lookups and the trusted-documents mode (config/gateway-env.ts; used by graphql/persisted-operations.ts). */
   persistedOperations: PersistedOperationSettings;
   /**
    * PAYMENT_SECOND_PERSON_ABOVE (RUB, default 0) in minor units: executePayment of a payment

@@ -25,6 +25,17 @@ import {
  */
 export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;
 
+/** APQ, documentId lookups and the trusted-documents mode, read by graphql/persisted-operations.ts. */
+export interface PersistedOperationSettings {
+  /** GATEWAY_TRUSTED_DOCUMENTS: `off`, `only` (the page's manifest), or a manifest file (with the page's). */
+  trustedDocuments: 'off' | 'only' | { file: string };
+  /** GATEWAY_APQ_CACHE_SIZE: documents the APQ store keeps per process; 0 turns APQ registration off. */
+  apqCacheSize: number;
+}
+
+/** The two settings unset; a GraphQL server given none (tests) takes the same. */
+export const DEFAULT_PERSISTED_OPERATIONS: PersistedOperationSettings = { trustedDocuments: 'off', apqCacheSize: 1000 };
+
 /** `NAME:ROLE:KEY` or `KEY:ROLE`, comma-separated (config/api-key-entries.ts). */
 const apiKeys = z.preprocess(
   emptyToUndefined,
@@ -129,7 +140,7 @@ export const gatewayEnvSchema = z.object({
   GATEWAY_SINGLE_USER: documented(optionalBoolean, '`true` without API keys, else `false`', 'When `true`, the key that uploaded a batch may also approve it (and pay its failed rows again, and execute its own payments), and the CLI without a key acts as the one local operator.'),
   /** `off` (default), `only` (the page's operations), or a manifest file of codegen's client preset (with the page's). */
   GATEWAY_TRUSTED_DOCUMENTS: documented(z.preprocess(emptyToUndefined, z.string().default('off')), '`off`', '`only`: only the page\'s own operations run; a path to a manifest file (graphql-codegen\'s `persisted-documents.json`): that file\'s and the page\'s. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql.md#persisted-operations).'),
-  GATEWAY_APQ_CACHE_SIZE: documented(nonNegativeInt(1000), '`1000`', 'Documents registered by APQ that each gateway process keeps (least recently used goes first); `0` turns APQ registration off.'),
+  GATEWAY_APQ_CACHE_SIZE: documented(nonNegativeInt(DEFAULT_PERSISTED_OPERATIONS.apqCacheSize), `\`${DEFAULT_PERSISTED_OPERATIONS.apqCacheSize}\``, 'Documents registered by APQ that each gateway process keeps (least recently used goes first); `0` turns APQ registration off.'),
   PAYOUT_CLI_KEY: documented(optionalString, 'unset', 'The key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as, itself (from a secret store); set this or `PAYOUT_CLI_KEY_FILE`, not both.'),
   PAYOUT_CLI_KEY_FILE: documented(optionalString, 'unset', 'A file holding the one key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as; `--key-file FILE` overrides it. Without a key, with keys configured, the CLI is read-only.'),
   // Parsed once into minor units, so no request can meet a setting's parse error.

@@ -2,22 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config-error.ts';
+import type { DataKeySettings } from '../config/gateway-config.ts';
 
 /** An AES-256 data key and the id stored with everything it encrypts. */
 export interface DataKey {
   /** Derived from the key (a hash prefix): old envelopes name the key they need. */
   readonly id: string;
   readonly key: Buffer;
-}
-
-/** Where the data keys come from: the environment, or a file made in DATA_DIR for embedded use. */
-export interface DataKeySettings {
-  /** PAYOUT_DATA_KEY: base64 of 32 random bytes. */
-  key: string | undefined;
-  /** PAYOUT_DATA_KEY_FILE: a file holding that base64 text. */
-  keyFile: string | undefined;
-  /** PAYOUT_DATA_KEYS_OLD: earlier keys (base64, comma-separated), still accepted for decryption. */
-  oldKeys: string[];
 }
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { backoffDelay } from '../payout/backoff.ts';
-import { PgListener } from './pg-listener.ts';
+import { backoffDelay } from '../lib/retry.ts';
+import { PgListener, reconnectBackoff } from './pg-listener.ts';
 
 /** Every process of one deployment shares the database, so one channel name is enough. */
 export const EVENTS_CHANNEL = 'payout_gateway_events';
@@ -101,7 +101,7 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
         queue = queue.slice(payloads.length);
         failures = 0;
       } catch (err) {
-        const delay = Math.max(100, backoffDelay(failures++, { baseMs: 250, maxMs: 10_000 }));
+        const delay = backoffDelay(failures++, reconnectBackoff);
         logger.warn({ err, queued: queue.length, retryInMs: delay }, 'could not send events to other processes; retrying');
         if (!closed) {
           const handle = setTimeout(() => void run(), delay);

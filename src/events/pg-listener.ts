@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../log/logger.ts';
-import { backoffDelay, type BackoffOptions } from '../payout/backoff.ts';
+import { backoffDelay, type BackoffOptions } from '../lib/retry.ts';
 
 export interface PgListenerOptions {
   connectionString: string;
@@ -12,9 +12,8 @@ export interface PgListenerOptions {
   backoff?: BackoffOptions;
 }
 
-const defaultBackoff: BackoffOptions = { baseMs: 250, maxMs: 10_000 };
-/** Never retry in a tight loop, whatever the jitter picks. */
-const MIN_RETRY_MS = 100;
+/** Never retry in a tight loop, whatever the jitter picks (floorMs). */
+export const reconnectBackoff: BackoffOptions = { baseMs: 250, maxMs: 10_000, floorMs: 100 };
 
 /**
  * One dedicated connection per process that LISTENs on one channel. Pooled connections
@@ -67,7 +66,7 @@ export class PgListener {
       client.removeAllListeners('notification');
       void client.end().catch(() => {});
       if (this.stopped) return;
-      const delay = Math.max(MIN_RETRY_MS, backoffDelay(this.attempt++, this.options.backoff ?? defaultBackoff));
+      const delay = backoffDelay(this.attempt++, this.options.backoff ?? reconnectBackoff);
       logger.warn({ err, retryInMs: delay }, 'event listener connection lost; events from other processes wait until it is back');
       this.timer = setTimeout(() => void this.connect(), delay);
       this.timer.unref();

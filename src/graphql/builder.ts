@@ -4,7 +4,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
-import { scopesOf, type Scope } from '../config/roles.ts';
+import { scopesOf, type Scope } from '../auth/roles.ts';
 import type { GraphQLContext } from './context.ts';
 import { UNPAGED_LIST_ITEMS } from './limits/cost-model.ts';
 import { decodeGlobalId, encodeGlobalId } from './global-ids.ts';
@@ -30,7 +30,7 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   scopeAuth: {
     authorizeOnSubscribe: true,
-    // The rule table is shared with the CLI (config/roles.ts): a role means the same on every path.
+    // The rule table is shared with the CLI (auth/roles.ts): a role means the same on every path.
     authScopes: (context) => scopesOf(context.role),
   },
   errors: { unsafelyHandleInputErrors: true },

@@ -29,9 +29,9 @@ export interface GatewayServices {
 
 export interface GraphQLContext {
   role: Role;
-  /** The identity of the API key that made the request (server/api-keys.ts: `key:NAME` or a keyed fingerprint, never the key), or "anonymous". */
+  /** The identity of the API key that made the request (auth/api-keys.ts: `key:NAME` or a keyed fingerprint, never the key), or "anonymous". */
   caller: string;
-  /** The request's x-request-id (ops/request-id.ts): for the audit trail and error extensions. */
+  /** The request's x-request-id (log/request-id.ts): for the audit trail and error extensions. */
   requestId: string;
   services: GatewayServices;
   /** Where a caller's webhookUrl may point (payments/webhook-target.ts). */

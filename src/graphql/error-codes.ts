@@ -14,7 +14,7 @@ import { enumName, payoutErrorCode } from './types/enums.ts';
  * that fails for the same reason.
  *
  * Set elsewhere: UNAUTHENTICATED (yoga.ts, context), PAYLOAD_TOO_LARGE (body-limits.ts),
- * the limits' codes (limits/), FORBIDDEN_ORIGIN / FORBIDDEN_HOST (server/browser-guard.ts),
+ * the limits' codes (limits/), FORBIDDEN_ORIGIN / FORBIDDEN_HOST (auth/browser-guard.ts),
  * PERSISTED_QUERY_NOT_FOUND / PERSISTED_QUERY_HASH_MISMATCH / TRUSTED_DOCUMENTS_ONLY (persisted-operations.ts),
  * BAD_REQUEST / GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED / INTERNAL_SERVER_ERROR (yoga).
  */

@@ -4,6 +4,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import pageDocuments from '../../web/src/gql/persisted-documents.json' with { type: 'json' };
+import type { PersistedOperationSettings } from '../config/env.ts';
 import { overLimits } from './limits/use-query-limits.ts';
 
 /**
@@ -28,14 +29,6 @@ import { overLimits } from './limits/use-query-limits.ts';
  * A persisted operation is parsed and validated (with the query limits) once, on its first
  * use or when its APQ hash registers, and never per request again.
  */
-export interface PersistedOperationSettings {
-  /** GATEWAY_TRUSTED_DOCUMENTS: `off`, `only` (the page's manifest), or a manifest file (with the page's). */
-  trustedDocuments: 'off' | 'only' | { file: string };
-  /** GATEWAY_APQ_CACHE_SIZE: documents the APQ store keeps per process; 0 turns APQ registration off. */
-  apqCacheSize: number;
-}
-
-export const DEFAULT_PERSISTED_OPERATIONS: PersistedOperationSettings = { trustedDocuments: 'off', apqCacheSize: 1000 };
 
 export const PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND';
 export const PERSISTED_QUERY_HASH_MISMATCH = 'PERSISTED_QUERY_HASH_MISMATCH';

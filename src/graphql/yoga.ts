@@ -2,16 +2,17 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from '../log/logger.ts';
-import type { ApiKeys } from '../server/api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
 import { maskError } from './error-codes.ts';
 import { useQueryLimits } from './limits/use-query-limits.ts';
-import { DEFAULT_PERSISTED_OPERATIONS, usePersistedOperationsWith, type PersistedOperationSettings } from './persisted-operations.ts';
-import { requestIdOf, useRequestIdInErrors } from '../ops/graphql-request-id.ts';
-import { graphqlErrorLog } from '../ops/graphql-error-log.ts';
-import { useOperationObservability, type OperationObserver } from '../ops/graphql-operations.ts';
+import { DEFAULT_PERSISTED_OPERATIONS, type PersistedOperationSettings } from '../config/env.ts';
+import { usePersistedOperationsWith } from './persisted-operations.ts';
+import { requestIdOf, useRequestIdInErrors } from './request-id-in-errors.ts';
+import { graphqlErrorLog } from './error-log.ts';
+import { useOperationObservability, type OperationObserver } from './operation-observability.ts';
 import { schema } from './schema.ts';
 import { authenticatedCallerOf } from './transports/authenticated-caller.ts';
 import { useSingleConnectionSse } from './transports/graphql-sse.ts';
@@ -39,7 +40,7 @@ export interface GraphQLServerDeps {
   corsOrigins: readonly string[];
   /** A multipart request: the batch file plus its envelope. */
   maxUploadBytes: number;
-  /** Duration and errors per operation (ops/metrics.ts). */
+  /** Duration and errors per operation (observability/metrics.ts). */
   metrics?: OperationObserver;
   /** APQ, documentId and trusted documents (GATEWAY_TRUSTED_DOCUMENTS, GATEWAY_APQ_CACHE_SIZE). */
   persistedOperations?: PersistedOperationSettings;

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { requestLogFields } from '../ops/request-id.ts';
+import { requestLogFields } from './request-id.ts';
 
 export type { Logger };
 
@@ -40,7 +40,7 @@ export function createLogger(options: { level: string; name?: string }, destinat
       level: options.level,
       name: options.name,
       redact: { paths: redactPaths, censor: '[redacted]' },
-      // The id of the HTTP request being served (ops/request-id.ts) on every line it causes.
+      // The id of the HTTP request being served (log/request-id.ts) on every line it causes.
       mixin: requestLogFields,
     },
     destination,

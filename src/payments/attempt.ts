@@ -1,9 +1,9 @@
 import type { PayoutClient } from '../payout/client.ts';
-import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from '../payout/backoff.ts';
+import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import { recipientDifferences } from '../payout/compare.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
-import { inSpan } from '../ops/spans.ts';
+import { inSpan } from '../log/spans.ts';
 
 /**
  * What one attempt at a payment came to. A closed set: anything that is not proven is
@@ -194,7 +194,7 @@ export class PaymentAttempts {
 
   private async pause(retry: number, error: PayoutError | undefined, signal?: AbortSignal): Promise<void> {
     const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
-    const delay = Math.max(Math.min(hinted ?? 0, this.options.maxRetryAfterMs), backoffDelay(retry, this.options.backoff, this.random));
+    const delay = retryDelay(retry, this.options.backoff, hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs), this.random);
     await sleep(delay);
     signal?.throwIfAborted();
   }

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { TrackedStatus } from '../db/generated/enums.ts';
 import type { Prisma } from '../db/generated/client.ts';
+import { backoffCeiling } from '../lib/retry.ts';
 import { maskRecipientFields } from '../log/mask.ts';
 import type { BillingDetails, Payment, PaymentPayload, Status } from '../payout/models.ts';
 import type { PaymentEvents } from './events.ts';
@@ -34,6 +35,8 @@ export interface UpstreamUpdate {
 /** First read-back of an unsettled payment after this long, then doubling up to the cap. */
 export const READ_BACK_FIRST_DELAY_MS = 5_000;
 export const READ_BACK_MAX_DELAY_MS = 5 * 60_000;
+/** Without jitter: one payment's reads are spread already by when each was written. */
+const readBackSchedule = { baseMs: READ_BACK_FIRST_DELAY_MS, maxMs: READ_BACK_MAX_DELAY_MS };
 
 /**
  * The one writer of the Payment and PaymentStatusEvent tables (test/payments/payment-records-owner.test.ts):
@@ -168,7 +171,7 @@ export class PaymentRecords {
     const row = await this.prisma.payment.findUnique({ where: { paymentId }, select: { checkAttempts: true } });
     if (row === null) return;
     const attempts = row.checkAttempts + 1;
-    const delay = Math.min(READ_BACK_MAX_DELAY_MS, READ_BACK_FIRST_DELAY_MS * 2 ** attempts);
+    const delay = backoffCeiling(attempts, readBackSchedule);
     await this.prisma.payment.update({
       where: { paymentId },
       data: { checkAttempts: attempts, nextCheckAt: new Date(this.now().getTime() + delay) },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
-import { recordAudit, systemActor, type AuditActor } from '../ops/audit.ts';
+import { recordAudit, systemActor, type AuditActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutApiError, type PayoutError } from '../payout/errors.ts';
 import type { CreateOutcome, PaymentAttempts } from './attempt.ts';
@@ -50,7 +50,7 @@ export interface PaymentServiceDeps {
   /** Where the upstream should send status webhooks; known once the gateway listens. */
   webhookUrl: () => string | undefined;
   logger: Logger;
-  /** For the audit trail of executions (ops/audit.ts). */
+  /** For the audit trail of executions (audit/audit.ts). */
   prisma: PrismaClient;
   /**
    * PAYMENT_SECOND_PERSON_ABOVE in minor units: a payment above it is executed only by

@@ -1,23 +1,5 @@
-export interface BackoffOptions {
-  /** First delay before jitter. */
-  baseMs: number;
-  /** No delay grows past this. */
-  maxMs: number;
-}
-
-/** "Full jitter" exponential backoff: a uniform pick in [0, min(max, base * 2^attempt)]. */
-export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
-  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** attempt);
-  return Math.round(random() * ceiling);
-}
-
-/** Retry-After is seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
-  if (header === undefined) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Only for src/partner/partner-breaker.ts, which still imports Retry-After's parser from here;
+ * everything else takes it from src/lib/retry.ts. Goes when the breaker does too.
+ */
+export { retryAfterMs } from '../lib/retry.ts';

@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
-import { backoffDelay, retryAfterMs, sleep, type BackoffOptions } from './backoff.ts';
+import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import {
   PartnerUnavailableError,
   PayoutApiError,
@@ -26,8 +26,8 @@ import {
 } from './models.ts';
 import { signPaymentAsync } from './signature.ts';
 import { endpointOf } from './endpoint.ts';
-import { requestScope, REQUEST_ID_HEADER } from '../ops/request-id.ts';
-import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../ops/spans.ts';
+import { requestScope, REQUEST_ID_HEADER } from '../log/request-id.ts';
+import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../log/spans.ts';
 
 export interface PayoutClientOptions {
   baseUrl: string;
@@ -84,7 +84,7 @@ export interface CallGate {
   refusal(): PayoutError | undefined;
 }
 
-/** Told of every call that ends (ops/metrics.ts); must not throw. */
+/** Told of every call that ends (observability/metrics.ts); must not throw. */
 export interface CallObserver {
   onCall(call: ObservedCall): void;
 }
@@ -226,7 +226,7 @@ export class PayoutClient {
     const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
     const limit = this.options.maxRetryAfterMs ?? 30_000;
     if (hinted !== undefined && hinted > limit) throw error;
-    const delay = Math.max(hinted ?? 0, backoffDelay(retry, this.backoff, this.random));
+    const delay = retryDelay(retry, this.backoff, hinted, this.random);
     this.options.logger?.debug({ retry: retry + 1, delayMs: delay, code: error?.code }, 'retrying payout call');
     await sleep(delay);
   }

@@ -5,7 +5,7 @@ import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
 import { ReconciliationStatus } from '../db/generated/enums.ts';
 import { sqlName } from '../db/sql-list.ts';
 import type { Logger } from '../log/logger.ts';
-import { recordAudit, type AuditActor } from '../ops/audit.ts';
+import { recordAudit, type AuditActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { Payment } from '../payout/models.ts';

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { settleRowsFromPayments } from '../batch/index.ts';
 import type { PrismaClient, SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { recordAudit, systemActor } from '../ops/audit.ts';
+import { recordAudit, systemActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import { finalStatuses } from './discrepancy-codes.ts';

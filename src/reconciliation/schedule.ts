@@ -1,6 +1,6 @@
 import type { PrismaClient, SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { recordAudit, systemActor } from '../ops/audit.ts';
+import { recordAudit, systemActor } from '../audit/audit.ts';
 import { addDays, zonedDate } from './period.ts';
 import { newRunId, type ReconciliationService } from './reconciliation-service.ts';
 import { newLeaseToken } from './run-lease.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
-import { sleep } from '../payout/backoff.ts';
+import { sleep } from '../lib/retry.ts';
 import { SandboxApiError } from './api-error.ts';
 import { CallCounts } from './call-counts.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';

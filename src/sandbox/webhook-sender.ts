@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { backoffCeiling } from '../lib/retry.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Payment, Webhook } from '../payout/models.ts';
 import { signWebhook } from '../payout/signature.ts';
@@ -8,7 +9,7 @@ export interface WebhookSenderOptions {
   secret: string;
   /** Attempts per notification, the first included. */
   attempts: number;
-  /** Delay before the second attempt; it doubles after each failure. */
+  /** Delay before the second attempt; it doubles after each failure, without jitter (tests count on the schedule). */
   backoffMs: number;
   logger?: Logger;
 }
@@ -83,7 +84,7 @@ export class WebhookSender {
       this.log.push(record);
       if (record.delivered) return;
       this.options.logger?.warn({ paymentId: webhook.paymentId, attempt, httpStatus: record.httpStatus }, 'webhook not accepted');
-      await this.pause(this.options.backoffMs * 2 ** (attempt - 1));
+      await this.pause(backoffCeiling(attempt - 1, { baseMs: this.options.backoffMs, maxMs: Infinity }));
     }
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportChunks, type ExportFormat, exportFormats, exportMediaTypes, reportRows } from '../batch/index.ts';
 import type { PrismaClient } from '../db/database.ts';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import { allowGetWithKey } from './file-route-guard.ts';
 
 const DOWNLOAD = /^\/batches\/([A-Za-z0-9]{1,16})\/(results|problems)\.(csv|xlsx)$/;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 
 /**
  * The guard of the file routes (batch downloads, templates): GET only, with any API key

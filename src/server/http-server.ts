@@ -4,17 +4,16 @@ import type { GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { handleWebhook, type WebhookIntakeDeps } from '../webhooks/webhook-intake.ts';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import { handleReconciliationDownload, isReconciliationDownload } from './reconciliation-downloads.ts';
 import { handleBatchDownload, isBatchDownload } from './batch-downloads.ts';
 import { handleTemplate, isTemplate } from './templates.ts';
-import { isPreflighted, refuseForeignBrowser } from './browser-guard.ts';
+import { isPreflighted, refuseForeignBrowser } from '../auth/browser-guard.ts';
 import { FOLLOW_PATH, handleFollowRequest, handleTicketRequest, TICKETS_PATH, type SubscriptionTickets } from './subscription-tickets.ts';
 import { GRAPHQL_SSE_PATH } from '../graphql/transports/graphql-sse.ts';
-import type { GatewayMetrics } from '../ops/metrics.ts';
-import { handleGatewayMetrics, isMetricsPath } from '../ops/metrics-http.ts';
-import { tracedRequests } from '../ops/request-log.ts';
-import { gatewayRouteOf } from '../ops/http-routes.ts';
+import { handleGatewayMetrics, isMetricsPath, type ServedMetrics } from './metrics-http.ts';
+import { tracedRequests } from '../log/request-log.ts';
+import { gatewayRouteOf } from './http-routes.ts';
 import { isWebPage, serveWebPage } from './web-page.ts';
 import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
@@ -28,7 +27,7 @@ export interface GatewayServerDeps {
   /** GATEWAY_CORS_ORIGINS, also trusted by the key-less browser guard. */
   corsOrigins: readonly string[];
   /** /metrics for an admin key (or key-less local use); absent, the route is not served. */
-  metrics?: GatewayMetrics;
+  metrics?: ServedMetrics;
   /** A GraphQL multipart request whole: BATCH_MAX_FILE_BYTES plus the envelope. */
   maxUploadBytes: number;
   logger: Logger;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrismaClient } from '../db/database.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import { chooseFormat, sendReport } from './batch-downloads.ts';
 import { allowGetWithKey } from './file-route-guard.ts';
 

@@ -4,7 +4,7 @@ import { getOperationAST, parse, type DocumentNode } from 'graphql';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
 import { AUTHENTICATED_CALLER } from '../graphql/transports/authenticated-caller.ts';
 import type { GatewayYoga } from '../graphql/yoga.ts';
-import type { ApiKeys, Caller } from './api-keys.ts';
+import type { ApiKeys, Caller } from '../auth/api-keys.ts';
 
 export const TICKETS_PATH = '/graphql/tickets';
 export const FOLLOW_PATH = '/graphql/follow';

@@ -5,7 +5,7 @@ import { toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutError } from '../payout/errors.ts';
 import { providerCodes, type ProviderCode, type ProviderInfo } from '../payout/models.ts';
-import type { ApiKeys } from './api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 import { chooseFormat } from './batch-downloads.ts';
 import { allowGetWithKey } from './file-route-guard.ts';
 

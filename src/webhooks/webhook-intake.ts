@@ -12,7 +12,7 @@ export interface WebhookIntakeDeps {
   agentId: string;
   secret: string;
   logger: Logger;
-  /** Told the result of every delivery (ops/metrics.ts). */
+  /** Told the result of every delivery (observability/metrics.ts). */
   deliveries?: { onDelivery(result: string): void };
 }
 

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataKeyFrom } from '../../src/crypto/data-keys.ts';
-import { identitySecret } from '../../src/server/api-keys.ts';
+import { identitySecret } from '../../src/auth/api-keys.ts';
 import { TEST_DATA_KEY } from '../support/card-data.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';

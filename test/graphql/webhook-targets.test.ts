@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphQLServer, type GatewayYoga } from '../../src/graphql/yoga.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { ResolveAll } from '../../src/payments/webhook-target.ts';
-import { ApiKeys } from '../../src/server/api-keys.ts';
+import { ApiKeys } from '../../src/auth/api-keys.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 const CREATE = `mutation($input: CreatePaymentInput!) {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
-import { startTracing, tracingSettings, type Tracing } from '../../src/ops/tracing.ts';
+import { startTracing, tracingSettings, type Tracing } from '../../src/observability/tracing.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemActor } from '../../src/ops/audit.ts';
+import { systemActor } from '../../src/audit/audit.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { sbpPayment } from '../support/sandbox.ts';

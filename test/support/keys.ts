@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Role } from '../../src/config/roles.ts';
+import type { Role } from '../../src/auth/roles.ts';
 
 /** A committed RSA 2048 pair used only by tests. */
 export const testPrivateKeyFile = new URL('../fixtures/test-private.pem', import.meta.url).pathname;

@@ -24,7 +24,7 @@ import { finishBatches } from './sql/finish-batches.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
-import { recordAudit, systemActor, type AuditActor } from '../../ops/audit.ts';
+import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
@@ -89,7 +89,7 @@ export class BatchService {
   }
 
   /**
-   * `by` is who the audit trail names (ops/audit.ts); the event commits with the approval.
+   * `by` is who the audit trail names (audit/audit.ts); the event commits with the approval.
    * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
    * Rows that repeat a batch approved since this one's import are held first and the
    * approval is refused, so that the approver sees them before anything is paid.

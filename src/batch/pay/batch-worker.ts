@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
+import { backoffCeiling, backoffDelay } from '../../lib/retry.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import type { PaymentAttempts } from '../../payments/attempt.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
@@ -17,7 +18,6 @@ import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
 import { CallSlots, type CallSlotOptions } from './call-slots.ts';
 import type { FundsCheck } from './funds-check.ts';
-import { jittered } from './jitter.ts';
 import { RowPayer } from './pay-row.ts';
 import { FUNDS_FIRST_CHECK_MS, RowWrites, type HeldRow } from './row-writes.ts';
 import { resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
@@ -57,7 +57,7 @@ export interface WorkerDeps {
   /** Opens the sealed recipient of a row right before its create is signed and sent. */
   cardData: CardDataVault;
   logger: Logger;
-  /** Told how long each claimed row waited to be claimed (ops/metrics.ts). */
+  /** Told how long each claimed row waited to be claimed (observability/metrics.ts). */
   claims?: { onClaim(waitedMs: readonly number[]): void };
   /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
   funds?: FundsCheck;
@@ -102,8 +102,8 @@ export class BatchWorker {
     this.options = { ...defaultWorkerOptions, ...options };
     const policy: RetryPolicy = {
       maxRetries: this.options.maxRetries,
-      delay: (retry) => jittered(Math.min(MAX_RETRY_DELAY_MS, this.options.retryBaseMs * 2 ** retry)),
-      inProgressDelay: (check) => Math.min(IN_PROGRESS_MAX_CHECK_MS, IN_PROGRESS_FIRST_CHECK_MS * 2 ** check),
+      delay: (retry) => backoffDelay(retry, { baseMs: this.options.retryBaseMs, maxMs: MAX_RETRY_DELAY_MS }),
+      inProgressDelay: (check) => backoffCeiling(check, { baseMs: IN_PROGRESS_FIRST_CHECK_MS, maxMs: IN_PROGRESS_MAX_CHECK_MS }),
     };
     const writes = new RowWrites({ ...deps, agentId: deps.client.agentId }, this.tasks, () => this.notify());
     this.payer = new RowPayer(deps, policy, new CallSlots(this.options), writes);
@@ -160,7 +160,7 @@ export class BatchWorker {
           await this.idle();
         } catch (error) {
           failures++;
-          const delay = Math.min(30_000, this.options.pollMs * 2 ** Math.min(failures, 6));
+          const delay = backoffDelay(failures, { baseMs: this.options.pollMs, maxMs: 30_000, floorMs: this.options.pollMs });
           this.deps.logger.error({ err: error, retryInMs: delay }, 'batch worker: database error; going on after a pause');
           await this.idle(delay);
         }

@@ -1,4 +1,4 @@
-import { sleep } from '../../payout/backoff.ts';
+import { sleep } from '../../lib/retry.ts';
 
 /** Spaces calls evenly to at most `perSecond` (0: no cap). */
 export class RateLimiter {

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
-import { sleep } from '../../payout/backoff.ts';
+import { backoffDelay, sleep } from '../../lib/retry.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
 import { maskedRecipient } from '../card-data.ts';
@@ -13,7 +13,6 @@ import type { ClaimedItem } from '../rows/sql/claim-items.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from '../rows/sql/move-items.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { GroupCommit } from './group-commit.ts';
-import { jittered } from './jitter.ts';
 import { pauseForFunds } from './sql/funds.ts';
 
 /** A claimed row while this worker pays it. */
@@ -32,6 +31,7 @@ export interface RowWriteDeps {
 
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
+const writeRetryBackoff = { baseMs: 200, maxMs: 200 * 2 ** WRITE_TRIES };
 /** A batch paused for funds has its balance read this soon first, then less often (up to a minute). */
 export const FUNDS_FIRST_CHECK_MS = 2_000;
 
@@ -96,7 +96,7 @@ export class RowWrites {
           this.deps.logger.error({ err: error, paymentId: row.paymentId }, 'could not record a batch row; it resumes when its lease ends');
           return false;
         }
-        await sleep(jittered(200 * 2 ** tries));
+        await sleep(backoffDelay(tries, writeRetryBackoff));
       }
     }
   }

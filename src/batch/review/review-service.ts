@@ -3,7 +3,7 @@ import { prismaQuery, type PrismaClient } from '../../db/database.ts';
 import type { Batch, BatchItem } from '../../db/generated/client.ts';
 import type { BatchItemStatus } from '../../db/generated/enums.ts';
 import type { Logger } from '../../log/logger.ts';
-import { recordAudit, type AuditActor } from '../../ops/audit.ts';
+import { recordAudit, type AuditActor } from '../../audit/audit.ts';
 import { PaymentAttempts, type CreateOutcome } from '../../payments/attempt.ts';
 import type { PaymentRecords } from '../../payments/payment-records.ts';
 import type { PayoutClient } from '../../payout/client.ts';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import type { Plugin } from 'graphql-yoga';
-import type { ApiKeys } from '../../server/api-keys.ts';
+import type { ApiKeys } from '../../auth/api-keys.ts';
 
 export const GRAPHQL_SSE_PATH = '/graphql/stream';
 

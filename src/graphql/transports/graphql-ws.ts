@@ -4,8 +4,8 @@ import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../../log/logger.ts';
-import type { ApiKeys, Caller } from '../../server/api-keys.ts';
-import { refuseForeignSocket } from '../../server/browser-guard.ts';
+import type { ApiKeys, Caller } from '../../auth/api-keys.ts';
+import { refuseForeignSocket } from '../../auth/browser-guard.ts';
 import type { GatewayYoga } from '../yoga.ts';
 import { AUTHENTICATED_CALLER } from './authenticated-caller.ts';
 

@@ -1,7 +1,7 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { AuditEvent as AuditEventRow, Prisma } from '../../db/generated/client.ts';
-import type { AuditAction } from '../../ops/audit.ts';
-import type { Role } from '../../config/roles.ts';
+import type { AuditAction } from '../../audit/audit.ts';
+import type { Role } from '../../auth/roles.ts';
 import { builder } from '../builder.ts';
 import { AuditActionEnum, RoleEnum } from './enums.ts';
 import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from './paging.ts';

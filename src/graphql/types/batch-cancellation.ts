@@ -3,7 +3,7 @@ import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { finalTracked } from '../../payments/status.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
-import { BatchItem } from './batch.ts';
+import { BatchItem } from './batch-item.ts';
 import { TrackingStatusEnum } from './enums.ts';
 import { Payment } from './payment.ts';
 

@@ -1,6 +1,6 @@
 import { BatchStateError, type BatchWait } from '../../batch/index.ts';
-import { authScopesFor } from '../../config/roles.ts';
-import { requestActor } from '../../ops/audit.ts';
+import { authScopesFor } from '../../auth/roles.ts';
+import { requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
 import { Batch } from './batch.ts';

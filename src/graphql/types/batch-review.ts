@@ -1,8 +1,9 @@
 import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, reviewMarks, type ReviewReport, type ReviewVerdict, reviewVerdicts } from '../../batch/index.ts';
-import { authScopesFor } from '../../config/roles.ts';
-import { requestActor } from '../../ops/audit.ts';
+import { authScopesFor } from '../../auth/roles.ts';
+import { requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
-import { Batch, BatchItem, BatchItemStatusEnum } from './batch.ts';
+import { Batch } from './batch.ts';
+import { BatchItem, BatchItemStatusEnum } from './batch-item.ts';
 import { enumName } from './enums.ts';
 import { typedResult } from './errors.ts';
 

@@ -1,7 +1,7 @@
 import { batchErrorCodes, batchErrorMeanings } from '../../batch/index.ts';
-import { actionScopes, mayDo, roles, type Action, type Role } from '../../config/roles.ts';
+import { actionScopes, mayDo, roles, type Action, type Role } from '../../auth/roles.ts';
 import { TrackedStatus } from '../../db/generated/enums.ts';
-import { auditActions, type AuditAction } from '../../ops/audit.ts';
+import { auditActions, type AuditAction } from '../../audit/audit.ts';
 import { paymentRefusalCodes, type PaymentRefusalCode } from '../../payments/payment-refusal.ts';
 import { statusSources, type StatusSource } from '../../payments/payment-records.ts';
 import {
@@ -85,7 +85,7 @@ export const TrackingStatusEnum = builder.enumType('TrackingStatus', {
   >,
 });
 
-/** From the rule table (config/roles.ts): every query, and the mutations the role may call. */
+/** From the rule table (auth/roles.ts): every query, and the mutations the role may call. */
 const roleMeaning = (role: Role) => {
   const may = (Object.keys(actionScopes) as Action[]).filter((action) => mayDo(role, action));
   const reads = role === 'admin' ? 'Every query, the audit trail included' : 'Every query but auditEvents';

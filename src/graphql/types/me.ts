@@ -1,4 +1,4 @@
-import type { Role } from '../../config/roles.ts';
+import type { Role } from '../../auth/roles.ts';
 import { builder } from '../builder.ts';
 import { RoleEnum } from './enums.ts';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { containsCardNumber } from '../../log/card-numbers.ts';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { PaymentId } from '../../payout/models.ts';
 import { PaymentInputError } from '../../payments/input-error.ts';
 import { PaymentRefusedError } from '../../payments/payment-refusal.ts';
-import { requestActor } from '../../ops/audit.ts';
+import { requestActor } from '../../audit/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { builder } from '../builder.ts';

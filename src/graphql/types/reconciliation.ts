@@ -1,8 +1,8 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { authScopesFor } from '../../config/roles.ts';
+import { authScopesFor } from '../../auth/roles.ts';
 import { DiscrepancyCode, DiscrepancyResolution, ReconciliationStatus } from '../../db/generated/enums.ts';
 import type { Prisma, ReconciliationDiscrepancy as DiscrepancyRow, ReconciliationRun as RunRow } from '../../db/generated/client.ts';
-import { requestActor } from '../../ops/audit.ts';
+import { requestActor } from '../../audit/audit.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../../reconciliation/discrepancy-codes.ts';
 import { PeriodError } from '../../reconciliation/period.ts';
 import { builder } from '../builder.ts';

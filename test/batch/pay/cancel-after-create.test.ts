@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemActor } from '../../../src/ops/audit.ts';
+import { systemActor } from '../../../src/audit/audit.ts';
 import { textSource, testWorker } from '../../support/batch.ts';
 import { eventually } from '../../support/eventually.ts';
 import { queueFault } from '../../support/fault-sandbox.ts';

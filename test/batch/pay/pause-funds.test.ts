@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
 import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
 import { createLogger } from '../../../src/log/logger.ts';
-import { GatewayMetrics } from '../../../src/ops/metrics.ts';
+import { GatewayMetrics } from '../../../src/observability/metrics.ts';
 import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
 import { testWorker, textSource } from '../../support/batch.ts';

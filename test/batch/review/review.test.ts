@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentIdFor } from '../../../src/batch/ids.ts';
 import { scrubCardData } from '../../../src/batch/rows/sql/scrub-card-data.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
-import type { AuditActor } from '../../../src/ops/audit.ts';
+import type { AuditActor } from '../../../src/audit/audit.ts';
 import { testWorker, textSource } from '../../support/batch.ts';
 import { testCardData } from '../../support/card-data.ts';
 import { testDatabaseKinds } from '../../support/database.ts';

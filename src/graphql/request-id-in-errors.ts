@@ -1,12 +1,12 @@
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { acceptRequestId, REQUEST_ID_HEADER } from './request-id.ts';
+import { acceptRequestId, REQUEST_ID_HEADER } from '../log/request-id.ts';
 
 const ids = new WeakMap<Request, string>();
 
 /**
  * The request id of a GraphQL request. Over HTTP the server has already put the accepted id
- * in the header (ops/request-log.ts); a request made through yoga.fetch gets one here, once.
+ * in the header (log/request-log.ts); a request made through yoga.fetch gets one here, once.
  */
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);

@@ -16,8 +16,8 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
 import type { Logger } from '../log/logger.ts';
-import { markTracingOn } from './spans.ts';
-import type { Tracing, TracingSettings } from './tracing.ts';
+import { markTracingOn } from '../log/spans.ts';
+import type { Tracing, TracingSettings } from './tracing-settings.ts';
 
 /**
  * The SDK, loaded by tracing.ts only when tracing is on: a provider exporting in batches,

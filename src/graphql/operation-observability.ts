@@ -1,9 +1,9 @@
 import { getOperationAST, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { requestScope } from './request-id.ts';
-import { context, failed, SpanKind, trace, tracer, tracingOn } from './spans.ts';
+import { requestScope } from '../log/request-id.ts';
+import { context, failed, SpanKind, trace, tracer, tracingOn } from '../log/spans.ts';
 
-/** Told of every GraphQL operation answered (ops/metrics.ts). */
+/** Told of every GraphQL operation answered (observability/metrics.ts). */
 export interface OperationObserver {
   onOperation(name: string, type: string, seconds: number, errorCodes: readonly string[]): void;
 }

@@ -7,8 +7,8 @@ import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
 import { endpointOf } from '../payout/endpoint.ts';
-import type { HttpObserver } from './request-log.ts';
-import type { OperationObserver } from './graphql-operations.ts';
+import type { HttpObserver } from '../log/request-log.ts';
+import type { OperationObserver } from '../graphql/operation-observability.ts';
 
 export { endpointOf };
 

@@ -1,10 +1,12 @@
+import { roles, type Role } from '../config/api-key-entries.ts';
+
 /**
  * Who may do what: the one rule table for every path that changes money or batches
  * (GraphQL's scope-auth in graphql/builder.ts and each mutation's authScopes, and the
- * `payout` CLI), so a role means the same thing wherever a key is used.
+ * `payout` CLI), so a role means the same thing wherever a key is used. The role names
+ * are GATEWAY_API_KEYS's vocabulary and stay with that setting in config/.
  */
-export const roles = ['viewer', 'operator', 'approver', 'admin'] as const;
-export type Role = (typeof roles)[number];
+export { roles, type Role };
 
 export type Scope = 'read' | 'pay' | 'approve';
 

@@ -1,4 +1,4 @@
-import { maskError } from '../graphql/error-codes.ts';
+import { maskError } from './error-codes.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** The codes of a caller's own mistakes (docs/api/error-codes.md): the answer tells the caller; nothing is wrong here. */

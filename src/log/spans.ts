@@ -1,7 +1,7 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 /**
- * The gateway's spans. Until tracing starts (ops/tracing.ts) every helper here is a plain
+ * The gateway's spans. Until tracing starts (observability/tracing.ts) every helper here is a plain
  * call of its function: no span objects, no context switch, so tracing off costs a boolean.
  */
 let on = false;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../log/logger.ts';
+import type { Logger } from './logger.ts';
 import { acceptRequestId, REQUEST_ID_HEADER, requestScope, type RequestScope } from './request-id.ts';
 import { context, extractedContext, failed, SpanKind, trace, tracer, tracingOn } from './spans.ts';
 
@@ -13,13 +13,13 @@ const pathOf = (url: string | undefined) => {
   return query === -1 ? path : path.slice(0, query);
 };
 
-/** Told of every request answered (ops/metrics.ts). */
+/** Told of every request answered (observability/metrics.ts). */
 export interface HttpObserver {
   onHttpRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
 export interface TracedRequestsOptions {
-  /** The route template of a path (ops/http-routes.ts): a label and a span name, never the raw path. */
+  /** The route template of a path (server/http-routes.ts): a label and a span name, never the raw path. */
   routeOf?: (path: string) => string;
   metrics?: HttpObserver;
 }
@@ -29,7 +29,7 @@ export interface TracedRequestsOptions {
  * returned as x-request-id, put back on the request for what reads headers later (yoga),
  * written on the request's log line by pino-http and, through the request scope, on every
  * other line logged while it is served; the line also names the GraphQL operation served
- * (set on the scope by ops/graphql-operations.ts). With tracing on, the request is a server
+ * (set on the scope by graphql/operation-observability.ts). With tracing on, the request is a server
  * span, child of the caller's traceparent. Returns the wrapper for a server's handler.
  */
 export function tracedRequests(logger: Logger, options: TracedRequestsOptions = {}): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {

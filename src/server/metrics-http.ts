@@ -1,11 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.ts';
-import type { ApiKeys } from '../server/api-keys.ts';
-import { refuseForeignBrowser } from '../server/browser-guard.ts';
-import type { GatewayMetrics } from './metrics.ts';
-import { requestScope } from './request-id.ts';
-import { tracedRequests } from './request-log.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
+import { refuseForeignBrowser } from '../auth/browser-guard.ts';
+import { requestScope } from '../log/request-id.ts';
+import { tracedRequests, type HttpObserver } from '../log/request-log.ts';
+
+/**
+ * What /metrics serves: a scrape of the process's registry (observability/metrics.ts, wired by
+ * the composition root), also told of every request answered.
+ */
+export interface ServedMetrics extends HttpObserver {
+  render(): Promise<{ contentType: string; body: string }>;
+}
 
 /**
  * Prometheus's default path, and the same with a trailing slash (a common scrape config
@@ -15,7 +22,7 @@ import { tracedRequests } from './request-log.ts';
 export const isMetricsPath = (path: string) => path === '/metrics' || path === '/metrics/';
 
 /** /metrics on the gateway's own port: an admin key, or key-less local mode (the browser guard has run). */
-export async function handleGatewayMetrics(req: IncomingMessage, res: ServerResponse, deps: { metrics: GatewayMetrics; keys: ApiKeys }): Promise<void> {
+export async function handleGatewayMetrics(req: IncomingMessage, res: ServerResponse, deps: { metrics: ServedMetrics; keys: ApiKeys }): Promise<void> {
   const caller = deps.keys.authenticate(req.headers.authorization);
   if (caller === undefined) {
     return problem(res, 401, 'UNAUTHENTICATED', 'An admin API key is required: send "Authorization: Bearer <key>", or scrape METRICS_PORT.', { 'www-authenticate': 'Bearer' });
@@ -35,7 +42,7 @@ export interface MetricsServer {
  * Sec-Fetch-Site other than "none"), and, when bound to loopback, any Host but a loopback
  * name, so a DNS-rebound name cannot read it either.
  */
-export async function startMetricsServer(options: { port: number; host: string; metrics: GatewayMetrics; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer(options: { port: number; host: string; metrics: ServedMetrics; logger: Logger }): Promise<MetricsServer> {
   const traced = tracedRequests(options.logger, { routeOf: (path) => (isMetricsPath(path) ? '/metrics' : 'other'), metrics: options.metrics });
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(options.host);
   const server = createServer((req, res) => {
@@ -72,7 +79,7 @@ export async function startMetricsServer(options: { port: number; host: string; 
   };
 }
 
-async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: GatewayMetrics): Promise<void> {
+async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: ServedMetrics): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'BAD_REQUEST', 'Metrics are read with GET.', { allow: 'GET, HEAD' });
   const { contentType, body } = await metrics.render();
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });

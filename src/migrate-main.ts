@@ -1,8 +1,8 @@
-import { loadDotEnv } from '../config/dotenv.ts';
-import { loadGatewayConfig } from '../config/env.ts';
-import { exitOnConfigError } from '../process/lifecycle.ts';
-import { databaseTarget } from './target.ts';
-import { openDatabase } from './database.ts';
+import { loadDotEnv } from './config/dotenv.ts';
+import { loadGatewayConfig } from './config/env.ts';
+import { exitOnConfigError } from './process/lifecycle.ts';
+import { databaseTarget } from './db/target.ts';
+import { openDatabase } from './db/database.ts';
 
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or the embedded database. */
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
-import { isBatchDownload } from '../server/batch-downloads.ts';
-import { isReconciliationDownload } from '../server/reconciliation-downloads.ts';
-import { isTemplate } from '../server/templates.ts';
-import { isWebPage } from '../server/web-page.ts';
+import { isBatchDownload } from './batch-downloads.ts';
+import { isReconciliationDownload } from './reconciliation-downloads.ts';
+import { isTemplate } from './templates.ts';
+import { isWebPage } from './web-page.ts';
 import { isMetricsPath } from './metrics-http.ts';
 
 /**

@@ -1,0 +1,92 @@
+import { BatchItemStatus } from '../../db/generated/enums.ts';
+import type { BatchItem as BatchItemRow } from '../../db/generated/client.ts';
+import { maskRecipientFields } from '../../log/mask.ts';
+import type { BillingDetails } from '../../payout/models.ts';
+import { builder } from '../builder.ts';
+import { Money } from './balance.ts';
+import { ErrorCodeEnum, ProviderCodeEnum, enumName } from './enums.ts';
+import { KeyValue, BillingDetailsType } from './payment.ts';
+
+const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
+  PENDING: 'Valid, waiting for approval or for a worker.',
+  CREATING: 'The create is being sent.',
+  READY: 'Created upstream, about to be executed.',
+  EXECUTING: 'The execute is being sent.',
+  IN_PROGRESS: 'Executed; the provider is paying it.',
+  COMPLETED: 'Final: paid.',
+  FAILED: 'Not paid (see errorCode); retryFailedItems pays it again under a new paymentId.',
+  EXPIRED: 'Not executed in time upstream; retryFailedItems pays it again.',
+  CANCELLED: 'Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY.',
+  NEEDS_REVIEW: 'Its outcome could not be settled by reading back: never paid again automatically (reviewBatchItems, markBatchItem).',
+  INVALID: 'Failed validation; never paid.',
+  DUPLICATE: 'Repeats a payment (same payee, amount and reference); paid only if the approver includes flagged rows.',
+};
+
+export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
+  description:
+    'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows.',
+  values: Object.fromEntries(Object.values(BatchItemStatus).map((s) => [s, { value: s, description: batchItemStatusMeanings[s] }])) as Record<
+    BatchItemStatus,
+    { value: BatchItemStatus; description: string }
+  >,
+});
+
+type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;
+const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement({
+  description: 'The row a DUPLICATE row repeats, as it stands now.',
+  fields: (t) => ({
+    batchId: t.exposeID('batchId', { description: 'The batch of the earlier row.' }),
+    line: t.exposeInt('line', { description: 'Its file line (the header is 1).' }),
+    paymentId: t.exposeID('paymentId', { description: 'Its current payment.' }),
+    status: t.field({ type: BatchItemStatusEnum, description: 'Its status now.', resolve: (r) => r.status }),
+    at: t.field({ type: 'DateTime', description: 'When it finished, or last changed while it is still paying.', resolve: (r) => r.finishedAt ?? r.updatedAt }),
+  }),
+});
+
+export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem'), {
+  description: 'One row of a batch’s file: the same row through every attempt (its paymentId changes with each).',
+  // A row is its batch and line: the paymentId is replaced when the row is paid again.
+  id: { resolve: (i) => `${i.batchId}:${i.line}` },
+  loadOne: (key, { services }) => {
+    const colon = key.lastIndexOf(':');
+    const line = Number(key.slice(colon + 1));
+    if (colon < 1 || !Number.isSafeInteger(line)) return null;
+    return services.prisma.batchItem.findFirst({ where: { batchId: key.slice(0, colon), line } });
+  },
+  authScopes: { read: true },
+  runScopesOnType: true,
+  fields: (t) => ({
+    batchId: t.exposeID('batchId', { description: 'The batch (its id).' }),
+    line: t.exposeInt('line', { description: 'The row’s file line (the header is 1).' }),
+    reference: t.string({ nullable: true, description: 'The payer’s reference from the file; null when the file has none.', resolve: (i) => i.reference }),
+    paymentId: t.exposeID('paymentId', { description: 'The payment of the current attempt (a new one each time the row is paid again).' }),
+    attempt: t.exposeInt('attempt', { description: '1, then 2, 3 … each time failed rows are paid again.' }),
+    status: t.field({ type: BatchItemStatusEnum, description: 'Where the row is.', resolve: (i) => i.status }),
+    provider: t.field({ type: ProviderCodeEnum, description: 'The provider it is paid through.', resolve: (i) => i.providerCode as never }),
+    amount: t.field({ type: Money, description: 'What the row pays.', resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }) }),
+    recipient: t.field({
+      type: [KeyValue],
+      description: 'Card numbers and accounts masked.',
+      resolve: (i) => Object.entries(maskRecipientFields(i.fields as Record<string, string>)).map(([key, value]) => ({ key, value })),
+    }),
+    errorCode: t.string({
+      nullable: true,
+      description: 'Why it failed or is held: an upstream code (e.g. INSUFFICIENT_FUNDS, payout.billing.declined) or the gateway’s (batch.…, review.…); open-ended. Null when nothing went wrong.',
+      resolve: (i) => i.errorCode,
+    }),
+    errorMessage: t.string({ nullable: true, description: 'The error in words; null when nothing went wrong.', resolve: (i) => i.errorMessage }),
+    billingDetails: t.field({ type: BillingDetailsType, nullable: true, description: 'What the recipient’s side reported; null until it reports.', resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
+    retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When the row last changed.', resolve: (i) => i.updatedAt }),
+    repeats: t.field({
+      type: RepeatedRow,
+      nullable: true,
+      description: 'For a row flagged as a duplicate: the earlier row (of this file or of an approved batch) with the same payee, amount and reference.',
+      resolve: (i, _args, { services }) =>
+        i.duplicateOf === null
+          ? null
+          : services.prisma.batchItem.findUnique({ where: { paymentId: i.duplicateOf }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
+    }),
+  }),
+});
+
