@@ -1,112 +1,14 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { basisPoints, fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { Balance, Balances, Payment, PaymentPayload } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
 import type { SandboxProvider } from './catalogue.ts';
 import { DAY_MS, formatDateTime } from './clock.ts';
-import type { LedgerLog, LedgerState, PaymentRecord } from './ledger-log.ts';
-import { sandboxOutcome, type SandboxOutcome } from './outcomes.ts';
+import type { PaymentRecord } from './ledger-log.ts';
+import { sandboxOutcome } from './outcomes.ts';
+import { clone, describeEffects, describeBalanceLedger, newBillingDetails, failed, seededPayment, tariffCommission, olderFirst, record, rub, SEARCH_WINDOW_DAYS } from './ledger-entries.ts';
+import type { BalanceLedger, Entry, LedgerOptions, ListQuery, PaymentChange, PaymentEffects, SeedRequest } from './ledger-entries.ts';
 
-export interface LedgerOptions {
-  balanceMinor: bigint;
-  overdraftMinor: bigint;
-  /** How long a READY payment waits for execute before it EXPIRES. */
-  expiryMs: number;
-  /** How long an IN_PROGRESS payment takes to settle on its own. */
-  inProgressMs: number;
-  now: () => number;
-  onStatusChange: (payment: Payment) => void;
-  /** A sandbox directory's state to go on from, and its log to record every change in. */
-  stored?: { state: LedgerState; log: LedgerLog };
-}
-
-/**
- * Per paymentId: calls received, and how many of them took effect. A create takes
- * effect when the payment comes to exist; an execute when it moves a READY payment on
- * (to COMPLETED, IN_PROGRESS or FAILED). Calls refused, faulted before the effect or
- * repeated on a payment past READY count as calls only.
- */
-export interface PaymentEffects {
-  paymentId: string;
-  status: string;
-  createCalls: number;
-  creates: number;
-  executeCalls: number;
-  executions: number;
-  debited: string;
-}
-
-export interface MoneyTotal {
-  payments: number;
-  amount: string;
-  commission: string;
-  total: string;
-}
-
-/**
- * The balance against the payments that moved it, for fault suites: `startingBalance`
- * minus `balance` always equals `debited.total`, and `debited` is `completed` plus
- * `inProgress` (IN_PROGRESS holds its money; a later failure returns it).
- */
-export interface BalanceLedger {
-  currency: 'RUB';
-  /** The balance the sandbox started with plus `adjustments`: all the money put in. */
-  startingBalance: string;
-  /** Net of the balance set or topped up at run time (a test feature); negative when lowered. */
-  adjustments: string;
-  balance: string;
-  /** balance - startingBalance: negative once money went out. */
-  change: string;
-  debited: MoneyTotal;
-  completed: MoneyTotal;
-  inProgress: MoneyTotal;
-}
-
-interface Entry {
-  payment: Payment;
-  createdAt: number;
-  sequence: number;
-  outcome: SandboxOutcome;
-  amountMinor: bigint;
-  commissionMinor: bigint;
-  effects: { createCalls: number; creates: number; executeCalls: number; executions: number; debitedMinor: bigint };
-  timer?: NodeJS.Timeout;
-}
-
-/** Payments made behind the gateway's back (a test feature): one record per paymentId. */
-export interface SeedRequest {
-  paymentIds: string[];
-  amount: string;
-  provider: SandboxProvider;
-  fields: Record<string, string>;
-  status: 'COMPLETED' | 'FAILED' | 'IN_PROGRESS' | 'READY';
-  errorCode?: string;
-  /** Epoch ms; now when absent. */
-  createdAt?: number;
-  commission?: string;
-}
-
-/** What the upstream holds for a payment, changed (a test feature); absent fields stay. */
-export interface PaymentChange {
-  status?: Payment['status']['value'];
-  errorCode?: string;
-  errorMessage?: string;
-  commission?: string;
-  amount?: string;
-  fields?: Record<string, string>;
-  /** Send the status webhook; by default it is "lost". */
-  notify?: boolean;
-}
-
-export interface ListQuery {
-  limit: number;
-  offset: number;
-  from: string;
-  to: string;
-}
-
-/** Search window of the list without dates and of single reads (spec, Endpoints rules 3 and 4). */
-export const SEARCH_WINDOW_DAYS = 50;
+export { SEARCH_WINDOW_DAYS, type BalanceLedger, type LedgerOptions, type ListQuery, type MoneyTotal, type PaymentChange, type PaymentEffects, type SeedRequest } from './ledger-entries.ts';
 
 /**
  * The sandbox's money and payments. Every transition happens synchronously, so two
@@ -180,7 +82,7 @@ export class SandboxLedger {
     this.assertAbsent(paymentId);
     const now = this.options.now();
     const amountMinor = toMinorUnits(payload.amount.value);
-    const commissionMinor = maxBigint(basisPoints(amountMinor, provider.commissionBps), provider.commissionMinMinor);
+    const commissionMinor = tariffCommission(provider, amountMinor);
     const outcome = sandboxOutcome(provider.code, payload.recipientDetails.fields);
     const pending = this.calls.get(paymentId) ?? { createCalls: 0, executeCalls: 0 };
     this.calls.delete(paymentId);
@@ -267,25 +169,12 @@ export class SandboxLedger {
     const provider = request.provider;
     const amountMinor = toMinorUnits(request.amount);
     const commissionMinor =
-      request.commission === undefined ? maxBigint(basisPoints(amountMinor, provider.commissionBps), provider.commissionMinMinor) : toMinorUnits(request.commission);
+      request.commission === undefined ? tariffCommission(provider, amountMinor) : toMinorUnits(request.commission);
     for (const paymentId of request.paymentIds) this.assertAbsent(paymentId);
     const made: Entry[] = [];
     for (const paymentId of request.paymentIds) {
       const createdAt = request.createdAt ?? this.options.now();
-      const status: Payment['status'] =
-        request.status === 'FAILED'
-          ? failed(createdAt, request.errorCode ?? 'BILLING_DECLINED', 'The recipient billing declined the payment')
-          : { value: request.status, changedDateTime: formatDateTime(createdAt) };
-      const payment: Payment = {
-        paymentId,
-        creationDateTime: formatDateTime(createdAt),
-        expirationDateTime: formatDateTime(createdAt + this.options.expiryMs),
-        status,
-        amount: { currency: 'RUB', value: fromMinorUnits(amountMinor) },
-        recipientDetails: { providerCode: provider.code, fields: { ...request.fields } },
-        commission: rub(commissionMinor),
-        ...(request.status === 'COMPLETED' ? { billingDetails: { transactionId: randomUUID(), rrn: String(randomInt(100_000_000_000, 999_999_999_999)) } } : {}),
-      };
+      const payment = seededPayment(request, paymentId, { createdAt, expiryMs: this.options.expiryMs, amountMinor, commissionMinor });
       const entry: Entry = {
         payment,
         createdAt,
@@ -333,7 +222,7 @@ export class SandboxLedger {
       if (errorCode !== undefined) Object.assign(status, { errorCode, errorMessage: change.errorMessage ?? 'Changed in the sandbox (test feature)' });
       entry.payment.status = status;
       if (value === 'COMPLETED' && entry.payment.billingDetails === undefined) {
-        entry.payment.billingDetails = { transactionId: randomUUID(), rrn: String(randomInt(100_000_000_000, 999_999_999_999)) };
+        entry.payment.billingDetails = newBillingDetails();
       }
     }
     this.persist(entry);
@@ -355,23 +244,7 @@ export class SandboxLedger {
   }
 
   balanceLedger(): BalanceLedger {
-    const completed = new MoneySum();
-    const inProgress = new MoneySum();
-    for (const entry of this.entries.values()) {
-      if (entry.effects.debitedMinor === 0n) continue;
-      const sum = entry.payment.status.value === 'COMPLETED' ? completed : inProgress;
-      sum.add(entry.amountMinor, entry.commissionMinor);
-    }
-    return {
-      currency: 'RUB',
-      startingBalance: fromMinorUnits(this.startingBalanceMinor + this.adjustmentsMinor),
-      adjustments: fromMinorUnits(this.adjustmentsMinor),
-      balance: fromMinorUnits(this.balanceMinor),
-      change: fromMinorUnits(this.balanceMinor - this.startingBalanceMinor - this.adjustmentsMinor),
-      debited: MoneySum.of(completed, inProgress).describe(),
-      completed: completed.describe(),
-      inProgress: inProgress.describe(),
-    };
+    return describeBalanceLedger(this.entries.values(), { startingMinor: this.startingBalanceMinor, adjustmentsMinor: this.adjustmentsMinor, balanceMinor: this.balanceMinor });
   }
 
   close(): void {
@@ -466,10 +339,7 @@ export class SandboxLedger {
   }
 
   private complete(entry: Entry): void {
-    this.transition(entry, { value: 'COMPLETED', changedDateTime: formatDateTime(this.options.now()) }, {
-      transactionId: randomUUID(),
-      rrn: String(randomInt(100_000_000_000, 999_999_999_999)),
-    });
+    this.transition(entry, { value: 'COMPLETED', changedDateTime: formatDateTime(this.options.now()) }, newBillingDetails());
   }
 
   private settle(entry: Entry): void {
@@ -511,74 +381,5 @@ export class SandboxLedger {
     // setTimeout overflows past ~24.8 days; the lazy expiry check covers longer waits.
     entry.timer = setTimeout(action, Math.min(delayMs, 2 ** 31 - 1));
     entry.timer.unref();
-  }
-}
-
-/** errorCode is a plain string: the sandbox can also send codes the spec does not list. */
-function failed(now: number, errorCode: string, errorMessage: string): Payment['status'] {
-  return { value: 'FAILED', changedDateTime: formatDateTime(now), errorCode, errorMessage };
-}
-
-function record(entry: Entry): PaymentRecord {
-  const { debitedMinor, ...counts } = entry.effects;
-  return {
-    payment: entry.payment,
-    createdAt: entry.createdAt,
-    sequence: entry.sequence,
-    amountMinor: entry.amountMinor.toString(),
-    commissionMinor: entry.commissionMinor.toString(),
-    effects: { ...counts, debitedMinor: debitedMinor.toString() },
-  };
-}
-
-function olderFirst(a: Entry, b: Entry): number {
-  return a.createdAt - b.createdAt || a.sequence - b.sequence;
-}
-
-function rub(minor: bigint) {
-  return { currency: 'RUB' as const, value: fromMinorUnits(minor) };
-}
-
-function maxBigint(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}
-
-function clone(payment: Payment): Payment {
-  return structuredClone(payment);
-}
-
-function describeEffects(entry: Entry): PaymentEffects {
-  const { debitedMinor, ...counts } = entry.effects;
-  return { paymentId: entry.payment.paymentId, status: entry.payment.status.value, ...counts, debited: fromMinorUnits(debitedMinor) };
-}
-
-class MoneySum {
-  private payments = 0;
-  private amountMinor = 0n;
-  private commissionMinor = 0n;
-
-  static of(...sums: MoneySum[]): MoneySum {
-    const total = new MoneySum();
-    for (const sum of sums) {
-      total.payments += sum.payments;
-      total.amountMinor += sum.amountMinor;
-      total.commissionMinor += sum.commissionMinor;
-    }
-    return total;
-  }
-
-  add(amountMinor: bigint, commissionMinor: bigint): void {
-    this.payments++;
-    this.amountMinor += amountMinor;
-    this.commissionMinor += commissionMinor;
-  }
-
-  describe(): MoneyTotal {
-    return {
-      payments: this.payments,
-      amount: fromMinorUnits(this.amountMinor),
-      commission: fromMinorUnits(this.commissionMinor),
-      total: fromMinorUnits(this.amountMinor + this.commissionMinor),
-    };
   }
 }

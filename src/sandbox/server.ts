@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { sleep } from '../lib/retry.ts';
 import { SandboxApiError } from './api-error.ts';
+import { INSPECTION_PREFIX, noRoute, parseJsonOrUndefined, parseOrRefuse, readBody, send, sendProxyPage, sendTruncated } from './http-io.ts';
 import { CallCounts } from './call-counts.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import {
@@ -54,8 +54,7 @@ export interface SandboxOptions {
 
 export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
 /** Sandbox-only routes live here, away from the partner paths. */
-export const INSPECTION_PREFIX = '/_sandbox/';
-const MAX_BODY_BYTES = 1024 * 1024;
+export { INSPECTION_PREFIX } from './http-io.ts';
 
 /** An answer a hold-after fault keeps back; the effect has already happened. */
 export interface HeldAnswer {
@@ -397,66 +396,4 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       await webhooks.close();
     },
   };
-}
-
-function noRoute(req: IncomingMessage, parts: string[]): SandboxApiError {
-  return new SandboxApiError('validation.error', `no sandbox route ${req.method} ${INSPECTION_PREFIX}${parts.join('/')}`, undefined, {
-    httpStatus: 404,
-  });
-}
-
-function parseOrRefuse<T>(schema: z.ZodType<T>, text: string, what: string): T {
-  const parsed = schema.safeParse(parseJsonOrUndefined(text));
-  if (parsed.success) return parsed.data;
-  throw new SandboxApiError('validation.error', `invalid ${what}`, {
-    body: parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`),
-  });
-}
-
-/** What a reverse proxy in front of the API answers when the API behind it fails or times out. */
-function sendProxyPage(res: ServerResponse, status: 502 | 504): void {
-  const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out';
-  res.writeHead(status, { 'content-type': 'text/html' }).end(`<html><body><h1>${title}</h1></body></html>`);
-}
-
-/**
- * Promises the whole body in Content-Length, sends half, then ends the connection: the
- * client has its status and headers but the body stream fails before it is complete.
- * The socket is ended (FIN) only once the half is flushed, never reset, so the bytes
- * sent always arrive and the client cannot mistake it for a dropped connection.
- */
-function sendTruncated(res: ServerResponse, status: number, body: unknown): void {
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length) });
-  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.end());
-}
-
-function send(res: ServerResponse, status: number, body: unknown, retryAfterSeconds?: number): void {
-  if (retryAfterSeconds !== undefined) res.setHeader('retry-after', String(retryAfterSeconds));
-  if (body === undefined) {
-    res.writeHead(status).end();
-    return;
-  }
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      throw new SandboxApiError('validation.error', 'the body is larger than 1 MiB', { body: ['too large'] }, { httpStatus: 413 });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
