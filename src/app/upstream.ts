@@ -42,7 +42,7 @@ export async function connectUpstream(config: GatewayConfig, logger: Logger): Pr
   const [{ createSandbox }, { sandboxBehaviour }, { SandboxStateInUseError }] = await Promise.all([
     import('../sandbox/server.ts'),
     import('../sandbox/settings.ts'),
-    import('../sandbox/ledger-log.ts'),
+    import('../sandbox/ledger/ledger-log.ts'),
   ]);
   const keys = ensureDevKeyPair(config.dataDir);
   const apiToken = randomBytes(24).toString('base64url');

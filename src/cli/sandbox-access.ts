@@ -6,7 +6,7 @@ import type { Balance, Payment } from '../payout/models.ts';
 import { SandboxApiError } from '../sandbox/api-error.ts';
 import type { CallCountsView } from '../sandbox/call-counts.ts';
 import { readControlFile } from '../sandbox/control-file.ts';
-import { SandboxStateInUseError } from '../sandbox/ledger-log.ts';
+import { SandboxStateInUseError } from '../sandbox/ledger/ledger-log.ts';
 import type { OutageView } from '../sandbox/outage.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';

@@ -76,7 +76,7 @@ async function validationUpstream(context: CliContext): Promise<ValidationUpstre
   }
   const [{ sandboxProviders }, { readLedgerState }] = await Promise.all([
     import('../sandbox/catalogue.ts'),
-    import('../sandbox/ledger-log.ts'),
+    import('../sandbox/ledger/ledger-log.ts'),
   ]);
   const providers: ProviderDetails[] = sandboxProviders.map((p) => ({ code: p.code, name: p.info.name, info: p.info }));
   return {

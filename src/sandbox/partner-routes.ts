@@ -4,7 +4,7 @@ import { SandboxApiError } from './api-error.ts';
 import { findProvider, sandboxProviders } from './catalogue.ts';
 import { DAY_MS, utcDate } from './clock.ts';
 import type { Operation } from './faults.ts';
-import { SEARCH_WINDOW_DAYS, type ListQuery, type SandboxLedger } from './ledger.ts';
+import { SEARCH_WINDOW_DAYS, type ListQuery, type SandboxLedger } from './ledger/ledger.ts';
 import { checkPaymentId, parsePayloadShape, validatePayment } from './validate-payment.ts';
 
 export interface PartnerRequest {

@@ -17,8 +17,8 @@ import {
   type FaultRates,
   type Operation,
 } from './faults.ts';
-import { SandboxLedger } from './ledger.ts';
-import { LedgerLog } from './ledger-log.ts';
+import { SandboxLedger } from './ledger/ledger.ts';
+import { LedgerLog } from './ledger/ledger-log.ts';
 import { Outage } from './outage.ts';
 import { routePartner, type PartnerRoute } from './partner-routes.ts';
 import { SandboxTestFeatures } from './test-features.ts';

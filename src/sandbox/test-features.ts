@@ -8,7 +8,7 @@ import { callKinds, type CallCounts, type CallCountsView, type CallWindow } from
 import { findProvider } from './catalogue.ts';
 import { formatDateTime } from './clock.ts';
 import { DURATION_HINT, parseDuration } from './duration.ts';
-import type { PaymentChange, SandboxLedger } from './ledger.ts';
+import type { PaymentChange, SandboxLedger } from './ledger/ledger.ts';
 import { allCallKinds, outageModes, outageStatuses, type Outage, type OutageView } from './outage.ts';
 
 /**

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LEDGER_FILE } from '../../src/sandbox/ledger-log.ts';
+import { LEDGER_FILE } from '../../src/sandbox/ledger/ledger-log.ts';
 import { eventually } from '../support/eventually.ts';
 import { sbpPayment, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 

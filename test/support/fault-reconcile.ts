@@ -1,5 +1,5 @@
 import { fromMinorUnits, toMinorUnits } from '../../src/money/money.ts';
-import type { PaymentEffects } from '../../src/sandbox/ledger.ts';
+import type { PaymentEffects } from '../../src/sandbox/ledger/ledger.ts';
 import { illegalTransitions } from './fault-audit.ts';
 import { activeStatuses, STARTING_BALANCE, until, type FaultRig } from './fault-rig.ts';
 import { balanceChange, upstreamEffects } from './fault-sandbox.ts';

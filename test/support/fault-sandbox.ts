@@ -1,6 +1,6 @@
 import { toMinorUnits } from '../../src/money/money.ts';
 import type { FaultRates, FaultRule } from '../../src/sandbox/faults.ts';
-import type { PaymentEffects } from '../../src/sandbox/ledger.ts';
+import type { PaymentEffects } from '../../src/sandbox/ledger/ledger.ts';
 import type { RawResponse, TestSandbox } from './sandbox.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
-import type { Balance, Balances, Payment, PaymentPayload } from '../payout/models.ts';
-import { SandboxApiError } from './api-error.ts';
-import type { SandboxProvider } from './catalogue.ts';
-import { DAY_MS, formatDateTime } from './clock.ts';
+import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import type { Balance, Balances, Payment, PaymentPayload } from '../../payout/models.ts';
+import { SandboxApiError } from '../api-error.ts';
+import type { SandboxProvider } from '../catalogue.ts';
+import { DAY_MS, formatDateTime } from '../clock.ts';
 import type { PaymentRecord } from './ledger-log.ts';
-import { sandboxOutcome } from './outcomes.ts';
+import { sandboxOutcome } from '../outcomes.ts';
 import { clone, describeEffects, describeBalanceLedger, newBillingDetails, failed, seededPayment, tariffCommission, olderFirst, record, rub, SEARCH_WINDOW_DAYS } from './ledger-entries.ts';
 import type { BalanceLedger, Entry, LedgerOptions, ListQuery, PaymentChange, PaymentEffects, SeedRequest } from './ledger-entries.ts';
 

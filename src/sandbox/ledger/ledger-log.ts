@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Payment } from '../payout/models.ts';
+import type { Payment } from '../../payout/models.ts';
 
 /** One payment as the ledger holds it; money in minor units as decimal strings (JSON has no bigint). */
 export interface PaymentRecord {

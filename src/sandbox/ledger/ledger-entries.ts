@@ -1,10 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { basisPoints, fromMinorUnits } from '../money/money.ts';
-import type { Balance, Payment } from '../payout/models.ts';
-import { formatDateTime } from './clock.ts';
-import type { SandboxProvider } from './catalogue.ts';
+import { basisPoints, fromMinorUnits } from '../../money/money.ts';
+import type { Balance, Payment } from '../../payout/models.ts';
+import { formatDateTime } from '../clock.ts';
+import type { SandboxProvider } from '../catalogue.ts';
 import type { LedgerLog, LedgerState, PaymentRecord } from './ledger-log.ts';
-import type { SandboxOutcome } from './outcomes.ts';
+import type { SandboxOutcome } from '../outcomes.ts';
 
 // The ledger's shapes (its options, a payment's entry and effects, the test features'
 // requests) and the small pure helpers its methods share; ledger.ts holds the ledger itself.
