@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,7 +44,8 @@ interface Tree {
 async function open(side: Side, root: string, sandboxUrl: string, keysDir: string, url: string | undefined): Promise<Tree> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
   const [{ BatchImporter }, { CardDataVault }, { DataKeyring, dataKeyFrom }, { openDatabase }, { createLogger }, { ProviderCatalogue }, { PayoutClient }] = await Promise.all([
-    load('src/batch/import/batch-importer.ts'),
+    // Before issue 28 the importer stood in src/batch/ itself.
+    load(existsSync(join(root, 'src/batch/import/batch-importer.ts')) ? 'src/batch/import/batch-importer.ts' : 'src/batch/batch-importer.ts'),
     load('src/batch/card-data.ts'),
     load('src/crypto/data-keys.ts'),
     load('src/db/database.ts'),
