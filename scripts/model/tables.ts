@@ -31,7 +31,7 @@ export const MODEL_MAX_RETRIES = 1;
  * What an attempt (payments/attempt.ts) can come to, one name per distinct (kind, proof,
  * error) that changeAfter tells apart. The model's attempt picks one of these on each path.
  */
-const outcomes = {
+export const modelOutcomes = {
   UNREACHABLE: () => ({ kind: 'unreachable', error: network('connect') }),
   READY: () => ({ kind: 'ready', payment: payment('READY') }),
   PAID: () => ({ kind: 'paid', payment: payment('COMPLETED') }),
@@ -58,8 +58,8 @@ const outcomes = {
   /** A send whose read-back could not reach the partner. */
   UNKNOWN_UNREAD: () => ({ kind: 'unknown', error: unknownError(), unread: true }),
 } satisfies Record<string, () => CreateOutcome>;
-export type ModelOutcome = keyof typeof outcomes;
-const outcomeNames = Object.keys(outcomes) as ModelOutcome[];
+export type ModelOutcome = keyof typeof modelOutcomes;
+const outcomeNames = Object.keys(modelOutcomes) as ModelOutcome[];
 
 const stages: readonly Stage[] = ['create', 'execute', 'read'];
 const itemStatuses = Object.values(BatchItemStatus);
@@ -141,7 +141,7 @@ export function renderTables(code: CodeTables = codeTables): string {
   for (const stage of stages) {
     for (const name of outcomeNames) {
       for (let retries = 0; retries <= MODEL_MAX_RETRIES + 1; retries++) {
-        const results = code.activeItemStatuses.map((before) => ({ before, change: code.changeAfter(stage, outcomes[name](), retries, policy, before) }));
+        const results = code.activeItemStatuses.map((before) => ({ before, change: code.changeAfter(stage, modelOutcomes[name](), retries, policy, before) }));
         const guard = `stage == STAGE_${constant(stage)} && oc == OC_${name} && rt == ${retries}`;
         const key = `item ${stage} ${name} retries ${retries}`;
         const first = results[0]!.change;
@@ -192,7 +192,7 @@ export function renderTables(code: CodeTables = codeTables): string {
   out('  if');
   const row = { amount: '1.00', currency: 'RUB', providerCode: 'p', conflict: false };
   for (const name of outcomeNames) {
-    const { verdict, settlement } = code.verdictOf(outcomes[name](), row);
+    const { verdict, settlement } = code.verdictOf(modelOutcomes[name](), row);
     const key = `review ${name}`;
     if (settlement === null) out(`  :: oc == OC_${name} -> settles = 0 /* ${key} => stays (${verdict}) */`);
     else out(`  :: oc == OC_${name} -> settles = 1; to = IS_${settlement.to} /* ${key} => ${settlement.to} (${verdict}) */`);
