@@ -1,4 +1,4 @@
-import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, BatchStatus, TrackedStatus } from '../../db/generated/enums.ts';
 import { batchStates, payingStates, readOnlyStates } from '../lifecycle/batch-states.ts';
 import type { CreateOutcome, Outcome } from '../../payments/attempt.ts';
 import { PaymentConflictError, type PayoutError } from '../../payout/errors.ts';
@@ -291,7 +291,7 @@ export interface RowChange {
   errorMessage: string | null;
   payment: Payment | null;
   /** What the payment record says when no upstream Payment settles it: a lost answer, a refused create. */
-  localPayment: 'UNKNOWN' | 'REJECTED' | null;
+  localPayment: typeof TrackedStatus.UNKNOWN | typeof TrackedStatus.REJECTED | null;
   retries: number;
   /** Due again after this long (null: due now, or never for final rows). */
   delayMs: number | null;
@@ -356,7 +356,7 @@ function notPaid(stage: Stage, outcome: Extract<Outcome, { kind: 'not-paid' }>, 
   const { error } = outcome;
   // Nothing exists upstream under this id after a refused or absent create; a conflict
   // means the id belongs to someone else's payment, which is not ours to mark.
-  const localPayment = stage === 'create' && !(error instanceof PaymentConflictError) ? 'REJECTED' : null;
+  const localPayment = stage === 'create' && !(error instanceof PaymentConflictError) ? TrackedStatus.REJECTED : null;
   if (outcome.proof === 'refused' || (outcome.proof === 'absent' && stage !== 'create')) {
     // A payment this worker created that the upstream cannot find is a puzzle, not a failure.
     const puzzling = error instanceof PaymentConflictError || (stage !== 'create' && error.code === 'payout.payment.not-found');
@@ -381,7 +381,7 @@ function notPaid(stage: Stage, outcome: Extract<Outcome, { kind: 'not-paid' }>, 
  * step's sends are spent (sendsSpent) and only reads back, for as long as it takes.
  */
 function wait(state: BatchItemStatus, retries: number, policy: RetryPolicy, error: PayoutError | null): RowChange {
-  const localPayment = error !== null && state !== 'IN_PROGRESS' ? 'UNKNOWN' : null;
+  const localPayment = error !== null && state !== 'IN_PROGRESS' ? TrackedStatus.UNKNOWN : null;
   return {
     ...change(state, { retries: retries + 1, localPayment }),
     ...(error === null ? {} : errorOf(error)),
