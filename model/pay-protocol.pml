@@ -253,9 +253,9 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
     if
     :: FENCED(r, w) && st[r] == s ->
        assert(!takenOver[w]);                                        /* P2 fenced-writes */
-       cancelled = (onlyIfRunning && batch != BS_RUNNING && !READ_ONLY_BATCH(batch)) ||
-                   (batch == BS_CANCELLED && (to == IS_PENDING || to == IS_READY));
-       pausedHere = onlyIfRunning && READ_ONLY_BATCH(batch);
+       /* the row table's cancel and pause rules (ROW_OVERRIDE, generated from row-states.ts) */
+       cancelled = ROW_OVERRIDE(to, onlyIfRunning, batch, IS_CANCELLED);
+       pausedHere = ROW_OVERRIDE(to, onlyIfRunning, batch, IS_READY);
        if
        :: cancelled -> st[r] = IS_CANCELLED
        :: !cancelled && pausedHere -> st[r] = IS_READY
@@ -550,7 +550,7 @@ end:
   :: atomic { cancels > 0 && BATCH_MAY(BY_CANCEL, batch, BS_CANCELLED) -> cancels = 0; batch = BS_CANCELLED; printf("MSG a person cancels the batch\n");
        /* PENDING rows end at once; READY ones too (created, never executed), whoever holds them */
        for (r : 0 .. ROWS - 1) {
-         if :: st[r] == IS_PENDING || st[r] == IS_READY -> st[r] = IS_CANCELLED :: else fi
+         if :: CANCEL_ENDS(st[r], IS_CANCELLED) -> st[r] = IS_CANCELLED :: else fi
        };
        r = 0 }
   :: atomic { retries > 0 && BATCH_MAY(BY_RETRY_FAILED, batch, BS_RUNNING) ->

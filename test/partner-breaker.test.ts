@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { GatewayMetrics } from '../src/observability/metrics.ts';
+import { BreakerState } from '../src/db/generated/enums.ts';
+import { breakerStates, breakerTransitions, probeTrouble, troubleOf } from '../src/partner/breaker-states.ts';
 import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
-import type { ObservedCall } from '../src/payout/client.ts';
+import type { CallOutcome, ObservedCall } from '../src/payout/client.ts';
+import { PayoutApiError, PayoutNetworkError, PayoutResponseError } from '../src/payout/errors.ts';
 import { testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';
 import { eventually } from './support/eventually.ts';
@@ -166,5 +170,41 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
       const [row] = await gw.db.query<{ state: string }>('SELECT state FROM "PartnerBreaker"', []);
       return row ?? { state: 'NONE' };
     }
+  });
+});
+
+describe('the breaker table (partner/breaker-states.ts)', () => {
+  it('names every state, and the states the code uses are its', () => {
+    const named = new Set(breakerTransitions.flatMap((t) => [t.from, t.to]));
+    expect(Object.values(BreakerState).filter((state) => !named.has(state))).toEqual([]);
+    expect(breakerStates).toEqual({ closed: 'CLOSED', open: 'OPEN' });
+  });
+
+  it('classifies trouble once: a probe\'s error as the client reports its call', () => {
+    const request = { method: 'GET', path: '/balance' };
+    const api = (status: number) =>
+      new PayoutApiError(status, { errorCode: 'x', serviceName: 's', userMessage: 'm', description: 'd', traceId: 't', dateTime: '2026-01-01T00:00:00Z' }, request);
+    const cases: Array<[unknown, CallOutcome]> = [
+      [api(429), 'throttled'],
+      [api(503), 'server-error'],
+      [api(404), 'refused'],
+      [new PayoutResponseError(200, request, 'not json'), 'bad-response'],
+      [new PayoutNetworkError('connect', false, request, { cause: new Error('refused') }), 'network-error'],
+    ];
+    for (const [error, outcome] of cases) expect(probeTrouble(error)).toBe(troubleOf(outcome));
+    expect([troubleOf('ok'), troubleOf('refused'), troubleOf('aborted')]).toEqual([null, null, null]);
+    expect([troubleOf('throttled'), troubleOf('server-error'), troubleOf('bad-response'), troubleOf('timeout'), troubleOf('network-error')]).toEqual([
+      'THROTTLED',
+      'FAILING',
+      'FAILING',
+      'UNREACHABLE',
+      'UNREACHABLE',
+    ]);
+  });
+
+  it('is shown in docs/internals/reliability.md as the module has it', () => {
+    const doc = readFileSync(new URL('../docs/internals/reliability.md', import.meta.url), 'utf8');
+    const rows = breakerTransitions.map((t) => `| ${t.from} | ${t.to} | ${t.on} | ${t.when} | ${t.effect} |`);
+    expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
 
@@ -70,5 +71,125 @@ describe('state names in SQL', () => {
       return sqlTemplates(text).flatMap(({ offset, length }) => quotedNames(file, text, offset, length));
     });
     expect(hits).toEqual([]);
+  });
+});
+
+/**
+ * State names in TypeScript: a string literal equal to a state of one of the state
+ * machines is typed only in that machine's table file; everywhere else the code takes the
+ * name from the table (or the Prisma enum member), so that a state renamed there reaches
+ * every use. Found through the TypeScript parser: string literals and literal types, not
+ * comments or SQL (above).
+ */
+const machines = {
+  batch: { states: Object.values(enums.BatchStatus), tables: ['batch/lifecycle/batch-states.ts'] },
+  /** The review's table (verdicts and marks) leads to row states. */
+  row: { states: Object.values(enums.BatchItemStatus), tables: ['batch/rows/row-states.ts', 'batch/review/review-states.ts'] },
+  payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
+  breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },
+  'reconciliation run': { states: Object.values(enums.ReconciliationStatus), tables: ['reconciliation/run-states.ts'] },
+} satisfies Record<string, { states: readonly string[]; tables: readonly string[] }>;
+
+/**
+ * Files (or folders, ending in /) allowed to type state names, with how many of each, and
+ * why. A literal added to one of them fails as it would anywhere; one removed asks for its
+ * entry to shrink.
+ */
+const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'any'; reason: string }> = [
+  { path: 'sandbox/', names: 'any', reason: 'the partner\'s side (spec/payout-api.md): its payments carry the spec\'s statuses; it has no database and no table of ours' },
+  { path: 'payout/models.ts', names: { CREATED: 1, READY: 1, EXPIRED: 3, IN_PROGRESS: 1, FAILED: 2, COMPLETED: 2 }, reason: 'the spec\'s status codes (and the status errorCode EXPIRED) as the partner\'s zod schema reads them' },
+  { path: 'payments/attempt.ts', names: { READY: 1, COMPLETED: 1, IN_PROGRESS: 1, FAILED: 1, EXPIRED: 1, CREATED: 1 }, reason: 'a switch over the partner\'s Payment.status.value (payout/models.ts StatusCode), not a state of ours' },
+  { path: 'cli/main.ts', names: { CREATED: 1, READY: 2, EXPIRED: 1, IN_PROGRESS: 2, FAILED: 2, COMPLETED: 2 }, reason: 'commander choices of the sandbox test commands: the partner\'s statuses a sandbox payment is given' },
+  { path: 'cli/sandbox-commands.ts', names: { CREATED: 1 }, reason: 'a column heading (the creation time), not a state' },
+  { path: 'ops/graphql-operations.ts', names: { UNKNOWN: 1 }, reason: 'the label of an error without a code, not a state' },
+  // Typed before the tables, in folders outside issue 28's state-table change; each is to
+  // take its names from the table named in the entry, and its entry then goes.
+  { path: 'batch/export/batch-export.ts', names: { READY: 1, IN_PROGRESS: 1, COMPLETED: 1, FAILED: 1, EXPIRED: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'batch/import/batch-importer.ts', names: { REJECTED: 1 }, reason: 'to do: batch-states.ts batchStates' },
+  { path: 'batch/import/earlier-import.ts', names: { INVALID: 1, VALIDATING: 1, VALIDATED: 1, REJECTED: 1, COMPLETED: 3, FAILED: 1, EXPIRED: 1, CANCELLED: 1 }, reason: 'to do: batch-states.ts and row-states.ts' },
+  { path: 'batch/import/import-state.ts', names: { PENDING: 1, INVALID: 1, DUPLICATE: 1 }, reason: 'to do: row-states.ts (the import rows of rowTransitions)' },
+  { path: 'batch/pay/pay-row.ts', names: { PENDING: 4, CREATING: 3, READY: 1, EXECUTING: 2, IN_PROGRESS: 1, FAILED: 1 }, reason: 'to do: row-states.ts' },
+  { path: 'batch/pay/row-writes.ts', names: { IN_PROGRESS: 1, CREATING: 1 }, reason: 'to do: row-states.ts' },
+  { path: 'cli/batch-commands.ts', names: { COMPLETED: 1 }, reason: 'to do: row-states.ts' },
+  { path: 'cli/reconcile-command.ts', names: { FAILED: 1, RUNNING: 1, COMPLETED: 1 }, reason: 'to do: run-states.ts runStates (COMPLETED there is a column heading)' },
+  { path: 'cli/review-commands.ts', names: { FAILED: 1, EXPIRED: 1, RUNNING: 1 }, reason: 'to do: row-states.ts and batch-states.ts' },
+  { path: 'graphql/types/batch-cancellation.ts', names: { READY: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'ops/metrics.ts', names: { COMPLETED: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'payments/payment-records.ts', names: { PENDING: 1, REJECTED: 1, UNKNOWN: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'payments/payment-service.ts', names: { REJECTED: 2, UNKNOWN: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'payments/tracker.ts', names: { CANCELLED: 2 }, reason: 'to do: row-states.ts cancelledStatus' },
+];
+
+/** `file:line: 'NAME' (machines)` for each string literal equal to a state name outside the tables that have it. */
+function typedNames(file: string, text: string): Array<{ name: string; where: string }> {
+  const path = relative(src, file);
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const hits: Array<{ name: string; where: string }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      const owners = Object.entries(machines).filter(([, machine]) => machine.states.includes(node.text as never));
+      if (owners.length > 0 && !owners.some(([, machine]) => (machine.tables as readonly string[]).includes(path))) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+        hits.push({ name: node.text, where: `${relative(root, file)}:${line}: '${node.text}' (${owners.map(([name]) => name).join(', ')})` });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return hits;
+}
+
+/** What the scan finds that the allowed list does not cover, and entries that allow more than is there. */
+function unlisted(files: Array<{ file: string; text: string }>): string[] {
+  const problems: string[] = [];
+  const counted = new Map<string, Map<string, number>>();
+  for (const { file, text } of files) {
+    const path = relative(src, file);
+    const entry = allowed.find((one) => (one.path.endsWith('/') ? path.startsWith(one.path) : path === one.path));
+    const hits = typedNames(file, text);
+    if (entry === undefined) {
+      problems.push(...hits.map((hit) => hit.where));
+      continue;
+    }
+    if (entry.names === 'any') continue;
+    const counts = counted.get(entry.path) ?? new Map<string, number>();
+    counted.set(entry.path, counts);
+    for (const hit of hits) {
+      counts.set(hit.name, (counts.get(hit.name) ?? 0) + 1);
+      if (counts.get(hit.name)! > (entry.names[hit.name] ?? 0)) problems.push(`${hit.where}: more than its entry allows (${entry.reason})`);
+    }
+  }
+  for (const entry of allowed) {
+    if (entry.names === 'any') continue;
+    for (const [name, count] of Object.entries(entry.names)) {
+      const found = counted.get(entry.path)?.get(name) ?? 0;
+      if (found < count) problems.push(`src/${entry.path}: allows ${count} '${name}', has ${found}: shrink its entry`);
+    }
+  }
+  return problems;
+}
+
+describe('state names in TypeScript', () => {
+  const files = () => filesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+
+  it('are typed only in their table\'s file, or where the allowed list says why', () => {
+    expect(unlisted(files())).toEqual([]);
+  });
+
+  it('fails on a state name typed anywhere else, and on one more in an allowed file', () => {
+    const all = files();
+    const worker = join(src, 'batch/pay/batch-worker.ts');
+    const payRow = join(src, 'batch/pay/pay-row.ts');
+    const withLiteral = all.map((one) =>
+      one.file === worker ? { ...one, text: `${one.text}\nexport const stuck = 'NEEDS_REVIEW';\n` } : one.file === payRow ? { ...one, text: `${one.text}\nexport const paused: string = 'PAUSED';\n` } : one,
+    );
+    const problems = unlisted(withLiteral);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^src\/batch\/pay\/batch-worker\.ts:\d+: 'NEEDS_REVIEW' \(row\)$/);
+    expect(problems[1]).toMatch(/^src\/batch\/pay\/pay-row\.ts:\d+: 'PAUSED' \(batch\): more than its entry allows/);
+  });
+
+  it('knows every machine\'s table file', () => {
+    for (const machine of Object.values(machines)) for (const table of machine.tables) expect(readFileSync(join(src, table), 'utf8').length).toBeGreaterThan(0);
   });
 });

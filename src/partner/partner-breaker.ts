@@ -4,9 +4,9 @@ import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { retryAfterMs } from '../payout/backoff.ts';
 import type { CallGate, CallObserver, ObservedCall, PayoutClient } from '../payout/client.ts';
-import { PartnerUnavailableError, PayoutApiError, PayoutError, PayoutNetworkError, PayoutResponseError } from '../payout/errors.ts';
+import { PartnerUnavailableError, PayoutApiError, PayoutError } from '../payout/errors.ts';
 import { defaultBreakerOptions, type BreakerOptions } from './breaker-options.ts';
-import { breakerStates, reasonText, troubleOf } from './breaker-states.ts';
+import { breakerStates, probeTrouble, reasonText, troubleOf } from './breaker-states.ts';
 import { closeBreaker, openBreaker, probeFailed, readBreaker, takeProbe, type BreakerRow } from './sql/breaker.ts';
 
 /** Retry-After longer than this is not waited for in full: a probe is cheap. */
@@ -231,12 +231,4 @@ export class PartnerBreaker implements CallObserver, CallGate {
     const opened = row?.state === breakerStates.open && row.reason !== null && row.openedAt !== null ? { reason: row.reason, openedAt: row.openedAt.toISOString() } : undefined;
     this.deps.events?.dispatchEvent(new CustomEvent(BREAKER_EVENT, { detail: { agentId: this.deps.client.agentId, ...(opened === undefined ? {} : { opened }) } }));
   }
-}
-
-/** What a failed probe says; null when it was answered after all (a 4xx Error object). */
-function probeTrouble(error: unknown): BreakerReason | null {
-  if (error instanceof PayoutApiError) return error.httpStatus === 429 ? 'THROTTLED' : error.httpStatus >= 500 ? 'FAILING' : null;
-  if (error instanceof PayoutResponseError) return 'FAILING';
-  if (error instanceof PayoutNetworkError) return 'UNREACHABLE';
-  return 'UNREACHABLE';
 }

@@ -1,4 +1,5 @@
-import type { DiscrepancyCode } from '../db/generated/enums.ts';
+import { TrackedStatus, type DiscrepancyCode } from '../db/generated/enums.ts';
+import { finalTracked, localOnly } from '../payments/status.ts';
 
 /**
  * What a reconciliation reports, one record per payment and code. The codes are stable:
@@ -47,13 +48,13 @@ export const discrepancyDescriptions: Record<DiscrepancyCode, string> = {
   NOT_FINAL: 'Still not final past the stuck age',
 };
 
-/** Gateway statuses that mean the payment was created upstream. */
-export const createdUpstreamStatuses = ['CREATED', 'READY', 'IN_PROGRESS', 'EXPIRED', 'FAILED', 'COMPLETED'] as const;
-export const finalStatuses = ['EXPIRED', 'FAILED', 'COMPLETED'] as const;
+/** Gateway statuses that mean the payment was created upstream: every status but the local ones (payments/status.ts). */
+export const createdUpstreamStatuses: readonly TrackedStatus[] = Object.values(TrackedStatus).filter((status) => !localOnly.has(status));
+export const finalStatuses: readonly TrackedStatus[] = [...finalTracked];
 /** Statuses only an execute leads to: a payment of a cancelled batch row in one was executed after all. */
-export const executedUpstreamStatuses = ['IN_PROGRESS', 'FAILED', 'COMPLETED'] as const;
+export const executedUpstreamStatuses: readonly TrackedStatus[] = [TrackedStatus.IN_PROGRESS, TrackedStatus.FAILED, TrackedStatus.COMPLETED];
 /** Statuses that stay NOT_FINAL: the upstream's waiting ones, and the gateway's unsettled local ones. */
-export const upstreamWaitingStatuses = ['CREATED', 'READY', 'IN_PROGRESS'] as const;
-export const gatewayUnsettledStatuses = ['PENDING', 'UNKNOWN'] as const;
+export const upstreamWaitingStatuses: readonly TrackedStatus[] = createdUpstreamStatuses.filter((status) => !finalTracked.has(status));
+export const gatewayUnsettledStatuses: readonly TrackedStatus[] = [TrackedStatus.PENDING, TrackedStatus.UNKNOWN];
 
 export { sqlList } from '../db/sql-list.ts';

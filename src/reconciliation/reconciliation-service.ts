@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { SqlQuery, PrismaClient } from '../db/database.ts';
 import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
-import { ReconciliationStatus } from '../db/generated/enums.ts';
 import { sqlName } from '../db/sql-list.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../audit/audit.ts';
@@ -11,6 +10,7 @@ import { PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { Payment } from '../payout/models.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import { resolvePeriod, type Period } from './period.ts';
+import { runMove, runStates } from './run-states.ts';
 import { repairFromUpstream } from './repair.ts';
 import { countsByCode, insertDiscrepancies, periodTotals } from './sql/compare.ts';
 import { confirmCandidates } from './sql/confirm-candidates.ts';
@@ -63,6 +63,8 @@ const CONFIRM_PAGE = 500;
  * rest are reported as the list showed them: a read each would add nothing but load.
  */
 const MAX_CONFIRM_READS = 5_000;
+/** The sweep's move (run-states.ts): a run whose lease ran out ends FAILED. */
+const abandoned = runMove('abandon');
 
 export function newRunId(): string {
   return `r${randomBytes(8).toString('hex').slice(0, 11)}`;
@@ -181,7 +183,7 @@ export class ReconciliationService {
       const byCode = await countsByCode(query, run.id);
       const ended = await this.end(lease, {
         ...totals,
-        status: 'COMPLETED',
+        status: runStates.completed,
         phase: 'done',
         discrepancyCount: found,
         repairedCount: repaired,
@@ -200,7 +202,7 @@ export class ReconciliationService {
         log.warn('the run was taken over by another process after this one\'s lease expired; this one stops');
       } else {
         log.error({ err: error }, 'reconciliation failed');
-        if (await this.end(lease, { status: 'FAILED', error: describeFailure(error) })) await dropStaging(query, run.id).catch(() => {});
+        if (await this.end(lease, { status: runStates.failed, error: describeFailure(error) })) await dropStaging(query, run.id).catch(() => {});
       }
       return prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
     } finally {
@@ -211,7 +213,7 @@ export class ReconciliationService {
   /** The run's last write, by the lease's holder only; false when another holds it now. */
   private async end(lease: RunLease, data: Prisma.ReconciliationRunUpdateManyMutationInput): Promise<boolean> {
     const { count } = await this.deps.prisma.reconciliationRun.updateMany({
-      where: { id: lease.runId, leaseOwner: lease.token, status: 'RUNNING' },
+      where: { id: lease.runId, leaseOwner: lease.token, status: runStates.running },
       data: { ...data, ...lease.counters(), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
     });
     return count === 1;
@@ -236,13 +238,13 @@ export class ReconciliationService {
   async failAbandoned(): Promise<number> {
     const rows = await this.deps.query<{ count: number }>(`
       WITH failed AS (
-        UPDATE "ReconciliationRun" SET status = ${sqlName(ReconciliationStatus.FAILED)}, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+        UPDATE "ReconciliationRun" SET status = ${sqlName(abandoned.to)}, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
           error = 'the process running it stopped before it finished; start it again'
-        WHERE status = ${sqlName(ReconciliationStatus.RUNNING)} AND "leaseExpiresAt" < now()
+        WHERE status = ${sqlName(abandoned.from!)} AND "leaseExpiresAt" < now()
         RETURNING id),
       -- The statement sees the runs as they were: the ones just failed are named apart.
       dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING "ReconciliationRun" AS r
-        WHERE s."runId" = r.id AND (r.status <> ${sqlName(ReconciliationStatus.RUNNING)} OR r.id IN (SELECT id FROM failed)))
+        WHERE s."runId" = r.id AND (r.status <> ${sqlName(runStates.running)} OR r.id IN (SELECT id FROM failed)))
       SELECT count(*)::int AS count FROM failed`, []);
     return rows[0]?.count ?? 0;
   }

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { settleRowsFromPayments } from '../batch/index.ts';
 import type { PrismaClient, SqlQuery } from '../db/database.ts';
+import { DiscrepancyCode, DiscrepancyResolution } from '../db/generated/enums.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, systemActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -33,7 +34,7 @@ export async function repairFromUpstream(deps: RepairDeps, runId: string, onRequ
   let after = 0n;
   for (;;) {
     const page = await deps.prisma.reconciliationDiscrepancy.findMany({
-      where: { runId, code: 'STATUS_DIFFERS', finalSide: 'UPSTREAM', resolution: 'OPEN', id: { gt: after } },
+      where: { runId, code: DiscrepancyCode.STATUS_DIFFERS, finalSide: 'UPSTREAM', resolution: DiscrepancyResolution.OPEN, id: { gt: after } },
       orderBy: { id: 'asc' },
       take: PAGE,
       select: { id: true, paymentId: true, gatewayStatus: true },

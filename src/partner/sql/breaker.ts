@@ -1,6 +1,11 @@
 import type { BreakerReason } from '../../db/generated/enums.ts';
 import type { SqlQuery } from '../../db/database.ts';
-import { breakerStates } from '../breaker-states.ts';
+import { breakerMove, type breakerStates } from '../breaker-states.ts';
+
+/** The table's moves (breaker-states.ts) whose states these statements write and test. */
+const opens = breakerMove('trouble');
+const probes = breakerMove('probe-trouble');
+const closes = breakerMove('probe-answered');
 
 /** The breaker as the database holds it, with the database's clock. */
 export interface BreakerRow {
@@ -31,7 +36,7 @@ export async function openBreaker(query: SqlQuery, agentId: string, reason: Brea
        probes = 0, "nextProbeAt" = EXCLUDED."nextProbeAt", "probeOwner" = NULL, "probeUntil" = NULL, "updatedAt" = now()
      WHERE "PartnerBreaker".state <> $2::"BreakerState"
      RETURNING ${columns}`,
-    [agentId, breakerStates.open, reason, code, firstProbeMs],
+    [agentId, opens.to, reason, code, firstProbeMs],
   );
   return row ?? (await readBreaker(query, agentId))!;
 }
@@ -43,7 +48,7 @@ export async function takeProbe(query: SqlQuery, agentId: string, owner: string,
      WHERE "agentId" = $1 AND state = $4::"BreakerState" AND "nextProbeAt" <= now()
        AND ("probeUntil" IS NULL OR "probeUntil" < now())
      RETURNING 1`,
-    [agentId, owner, holdMs, breakerStates.open],
+    [agentId, owner, holdMs, probes.from],
   );
   return rows.length > 0;
 }
@@ -63,6 +68,6 @@ export async function closeBreaker(query: SqlQuery, agentId: string): Promise<vo
   await query(
     `UPDATE "PartnerBreaker" SET state = $2::"BreakerState", "closedAt" = now(), "probeOwner" = NULL, "probeUntil" = NULL, "updatedAt" = now()
      WHERE "agentId" = $1 AND state <> $2::"BreakerState"`,
-    [agentId, breakerStates.closed],
+    [agentId, closes.to],
   );
 }

@@ -1,9 +1,13 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { ReconciliationStatus } from '../../db/generated/enums.ts';
+import { runMove } from '../run-states.ts';
 import { sqlName } from '../../db/sql-list.ts';
 
-const running = sqlName(ReconciliationStatus.RUNNING);
-const failed = sqlName(ReconciliationStatus.FAILED);
+/** The run-state table's moves this statement makes (run-states.ts). */
+const claimed = sqlName(runMove('schedule').to);
+const retried = runMove('retry');
+const takenOver = runMove('take-over');
+// A run retried or taken over starts afresh, as a claimed one.
+if (retried.to !== runMove('schedule').to || takenOver.to !== runMove('schedule').to) throw new Error('claim-scheduled-run.ts: the table\'s claims lead to different states');
 
 /**
  * The daily run, claimed in one statement on the database clock: the run is inserted
@@ -16,15 +20,15 @@ const sql = `
 INSERT INTO "ReconciliationRun" AS r
   (id, "periodFrom", "periodTo", "timeZone", "startsAt", "endsAt", "stuckAfterMinutes", status, trigger, "requestedBy",
    "scheduleKey", "leaseOwner", "leaseExpiresAt", "windowsTotal", phase, "startedAt")
-VALUES ($1, $2, $3, $4, $5, $6, $7, ${running}, 'schedule', 'schedule',
+VALUES ($1, $2, $3, $4, $5, $6, $7, ${claimed}, 'schedule', 'schedule',
    $8, $9, now() + $10 * interval '1 millisecond', $11, 'reading', now())
 ON CONFLICT ("scheduleKey") DO UPDATE SET
-  status = ${running}, "leaseOwner" = EXCLUDED."leaseOwner", "leaseExpiresAt" = EXCLUDED."leaseExpiresAt",
+  status = ${claimed}, "leaseOwner" = EXCLUDED."leaseOwner", "leaseExpiresAt" = EXCLUDED."leaseExpiresAt",
   "stuckAfterMinutes" = EXCLUDED."stuckAfterMinutes", "startedAt" = now(), "finishedAt" = NULL, error = NULL, phase = 'reading',
   "windowsRead" = 0, "windowsReread" = 0, "upstreamRequests" = 0, "discrepancyCount" = 0, "openCount" = 0, "repairedCount" = 0,
   "countsByCode" = NULL
-WHERE (r.status = ${failed} AND r."finishedAt" < now() - $12 * interval '1 millisecond')
-   OR (r.status = ${running} AND r."leaseExpiresAt" < now())
+WHERE (r.status = ${sqlName(retried.from!)} AND r."finishedAt" < now() - $12 * interval '1 millisecond')
+   OR (r.status = ${sqlName(takenOver.from!)} AND r."leaseExpiresAt" < now())
 RETURNING r.id`;
 
 export interface ScheduledRun {

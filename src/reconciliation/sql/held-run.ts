@@ -1,5 +1,5 @@
-import { ReconciliationStatus } from '../../db/generated/enums.ts';
 import { sqlName } from '../../db/sql-list.ts';
+import { runStates } from '../run-states.ts';
 
 /**
  * A CTE named `held`: the run's row, locked FOR SHARE, while the execution holding
@@ -11,5 +11,5 @@ import { sqlName } from '../../db/sql-list.ts';
 export const heldRun = (runParam: string, tokenParam: string) => `
 held AS MATERIALIZED (
   SELECT 1 FROM "ReconciliationRun"
-  WHERE id = ${runParam} AND "leaseOwner" = ${tokenParam} AND status = ${sqlName(ReconciliationStatus.RUNNING)}
+  WHERE id = ${runParam} AND "leaseOwner" = ${tokenParam} AND status = ${sqlName(runStates.running)}
   FOR SHARE)`;

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { ReconciliationStatus } from '../../db/generated/enums.ts';
 import { sqlName } from '../../db/sql-list.ts';
+import { runStates } from '../run-states.ts';
 
 /**
  * A running run's progress, written with its lease pushed out on the database clock (the
@@ -11,7 +11,7 @@ const sql = `
 UPDATE "ReconciliationRun"
 SET phase = $3, "windowsRead" = $4, "windowsReread" = $5, "upstreamRequests" = $6,
   "leaseExpiresAt" = now() + $7 * interval '1 millisecond'
-WHERE id = $1 AND "leaseOwner" = $2 AND status = ${sqlName(ReconciliationStatus.RUNNING)}
+WHERE id = $1 AND "leaseOwner" = $2 AND status = ${sqlName(runStates.running)}
 RETURNING id`;
 
 export interface RunProgressRow {

@@ -2,8 +2,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { applyFactsCte, type PaymentFact } from '../../../payments/sql/apply-facts.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
-import { batchStates, payingStates, readOnlyStates } from '../../lifecycle/batch-states.ts';
-import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus, pausedBeforeExecute, unpayableItemStatuses } from '../row-states.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledStatus, rowOverrides, unpayableItemStatuses, type RowOverride } from '../row-states.ts';
 
 export type { PaymentFact };
 
@@ -39,6 +38,25 @@ export interface MoveResult {
   paymentStatus: string | null;
 }
 
+/** Whether an override applies to the worker's write (`input`) in its batch (`b`). */
+function applies(override: RowOverride): string {
+  const conditions = [`input."to" = ${sqlName(override.writes)}`, `b.status IN (${sqlList(override.batch)})`];
+  if (override.onlyIfRunning === true) conditions.splice(1, 0, 'input."onlyIfRunning"');
+  return conditions.join(' AND ');
+}
+
+/** One rule per distinct override of the row table (several `from` states share one). */
+const overrideRules = [...new Map(rowOverrides.map((t) => [`${applies(t.override)} ${t.to} ${t.code}`, { when: applies(t.override), to: t.to, code: t.code }])).values()];
+
+/** `CASE WHEN <override> THEN <value> … END` over the rules (NULL where none applies). */
+function overrideCase(value: (rule: (typeof overrideRules)[number]) => string | null): string {
+  const arms = overrideRules.flatMap((rule) => {
+    const then = value(rule);
+    return then === null ? [] : [`WHEN ${rule.when} THEN ${then}`];
+  });
+  return `(CASE ${arms.join(' ')} END)`;
+}
+
 /**
  * A group of row moves in one statement. Row writes are fenced by the lease token and the
  * state this worker last wrote, so a worker that lost a row changes nothing. Payment facts
@@ -54,21 +72,23 @@ WITH input AS (
   AS t(id, token, "from", "to", "onlyIfRunning", "errorCode", "errorMessage", "billingDetails", retries, "delayMs", finished, release,
     "paymentId", "payStatus", "payErrorCode", "payErrorMessage", "changedAt", commission, "upstreamCreatedAt", "expiresAt", "payBilling", source, "checkInMs")
 ), target AS (
-  -- A row the batch's cancel must end here: one about to be executed, or one going back to
-  -- wait (PENDING, READY) in a batch cancelled meanwhile, which no claim may send again.
-  SELECT input.*, b.status = ${sqlName(batchStates.cancelled)} AND input."to" = '${cancelledAtOnce.notSent}' AS "cancelledUnsent",
-    (input."onlyIfRunning" AND b.status NOT IN (${sqlList([...payingStates, ...readOnlyStates])})) OR (b.status = ${sqlName(batchStates.cancelled)} AND input."to" IN ('${cancelledAtOnce.notSent}', '${cancelledAtOnce.afterCreate}')) AS cancelled,
-    -- About to be executed in a batch paused meanwhile: created and not executed, it waits READY for the resume.
-    input."onlyIfRunning" AND b.status IN (${sqlList(readOnlyStates)}) AS "heldByPause"
-  FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
+  -- The row table's overrides (row-states.ts rowOverrides): a row the batch's cancel must end
+  -- here (one about to be executed, or one going back to wait, PENDING or READY, which no
+  -- claim may send again), or one about to be executed in a batch paused meanwhile, which
+  -- waits READY for the resume.
+  SELECT o.*, COALESCE(o.overridden = ${sqlName(cancelledStatus)}, false) AS cancelled
+  FROM (
+    SELECT input.*, ${overrideCase((rule) => sqlName(rule.to))} AS overridden, ${overrideCase((rule) => (rule.code === undefined ? null : `'${rule.code}'`))} AS "overrideCode"
+    FROM input JOIN "BatchItem" AS i ON i.id = input.id JOIN "Batch" AS b ON b.id = i."batchId"
+  ) AS o
 ), moved AS (
   UPDATE "BatchItem" AS i SET
-    status = (CASE WHEN t.cancelled THEN '${cancelledStatus}' WHEN t."heldByPause" THEN '${pausedBeforeExecute}' ELSE t."to" END)::"BatchItemStatus",
+    status = COALESCE(t.overridden, t."to")::"BatchItemStatus",
     -- Cancelled once created (CREATING or READY here): the upstream holds the payment READY until it expires.
-    "errorCode" = CASE WHEN t."cancelledUnsent" THEN '${cancelCodes.notSent}' WHEN t.cancelled THEN '${cancelCodes.afterCreate}' ELSE t."errorCode" END,
-    "errorMessage" = CASE WHEN t."cancelledUnsent" THEN 'the batch was cancelled before this payment was sent'
+    "errorCode" = COALESCE(t."overrideCode", t."errorCode"),
+    "errorMessage" = CASE WHEN t."overrideCode" = '${cancelCodes.notSent}' THEN 'the batch was cancelled before this payment was sent'
       -- The expiry this answer brought, else the record's: read only for a cancelled row, off the pay path.
-      WHEN t.cancelled THEN ${cancelledAfterCreateMessageSql('COALESCE(t."expiresAt", (SELECT p."expiresAt" FROM "Payment" AS p WHERE p."paymentId" = i."paymentId"))')}
+      WHEN t."overrideCode" = '${cancelCodes.afterCreate}' THEN ${cancelledAfterCreateMessageSql('COALESCE(t."expiresAt", (SELECT p."expiresAt" FROM "Payment" AS p WHERE p."paymentId" = i."paymentId"))')}
       ELSE t."errorMessage" END,
     "billingDetails" = COALESCE(t."billingDetails", i."billingDetails"),
     -- A row that can never be paid again keeps only its masked recipient (card-data.ts).
@@ -76,9 +96,9 @@ WITH input AS (
     retries = t.retries,
     "notBefore" = CASE WHEN t."delayMs" IS NULL THEN NULL ELSE now() + t."delayMs" * interval '1 millisecond' END,
     "finishedAt" = CASE WHEN t.finished OR t.cancelled THEN now() ELSE NULL END,
-    "leaseOwner" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseOwner" END,
-    "leaseToken" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseToken" END,
-    "leaseExpiresAt" = CASE WHEN t.release OR t.cancelled OR t."heldByPause" THEN NULL ELSE i."leaseExpiresAt" END,
+    "leaseOwner" = CASE WHEN t.release OR t.overridden IS NOT NULL THEN NULL ELSE i."leaseOwner" END,
+    "leaseToken" = CASE WHEN t.release OR t.overridden IS NOT NULL THEN NULL ELSE i."leaseToken" END,
+    "leaseExpiresAt" = CASE WHEN t.release OR t.overridden IS NOT NULL THEN NULL ELSE i."leaseExpiresAt" END,
     "updatedAt" = now()
   FROM target AS t
   WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"
