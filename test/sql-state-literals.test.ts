@@ -101,7 +101,7 @@ const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'an
   { path: 'payments/attempt.ts', names: { READY: 1, COMPLETED: 1, IN_PROGRESS: 1, FAILED: 1, EXPIRED: 1, CREATED: 1 }, reason: 'a switch over the partner\'s Payment.status.value (payout/models.ts StatusCode), not a state of ours' },
   { path: 'cli/main.ts', names: { CREATED: 1, READY: 2, EXPIRED: 1, IN_PROGRESS: 2, FAILED: 2, COMPLETED: 2 }, reason: 'commander choices of the sandbox test commands: the partner\'s statuses a sandbox payment is given' },
   { path: 'cli/sandbox-commands.ts', names: { CREATED: 1 }, reason: 'a column heading (the creation time), not a state' },
-  { path: 'ops/graphql-operations.ts', names: { UNKNOWN: 1 }, reason: 'the label of an error without a code, not a state' },
+  { path: 'graphql/operation-observability.ts', names: { UNKNOWN: 1 }, reason: 'the label of an error without a code, not a state' },
   // Typed before the tables, in folders outside issue 28's state-table change; each is to
   // take its names from the table named in the entry, and its entry then goes.
   { path: 'batch/export/batch-export.ts', names: { READY: 1, IN_PROGRESS: 1, COMPLETED: 1, FAILED: 1, EXPIRED: 1 }, reason: 'to do: payments/status.ts' },
@@ -114,7 +114,7 @@ const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'an
   { path: 'cli/reconcile-command.ts', names: { FAILED: 1, RUNNING: 1, COMPLETED: 1 }, reason: 'to do: run-states.ts runStates (COMPLETED there is a column heading)' },
   { path: 'cli/review-commands.ts', names: { FAILED: 1, EXPIRED: 1, RUNNING: 1 }, reason: 'to do: row-states.ts and batch-states.ts' },
   { path: 'graphql/types/batch-cancellation.ts', names: { READY: 1 }, reason: 'to do: payments/status.ts' },
-  { path: 'ops/metrics.ts', names: { COMPLETED: 1 }, reason: 'to do: payments/status.ts' },
+  { path: 'observability/metrics.ts', names: { COMPLETED: 1 }, reason: 'to do: payments/status.ts' },
   { path: 'payments/payment-records.ts', names: { PENDING: 1, REJECTED: 1, UNKNOWN: 1 }, reason: 'to do: payments/status.ts' },
   { path: 'payments/payment-service.ts', names: { REJECTED: 2, UNKNOWN: 1 }, reason: 'to do: payments/status.ts' },
   { path: 'payments/tracker.ts', names: { CANCELLED: 2 }, reason: 'to do: row-states.ts cancelledStatus' },

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { defaultBreakerOptions } from '../partner/breaker-options.ts';
 import { lenientToMinorUnits, LENIENT_MONEY_VALUE } from '../money/money.ts';
 import { parseApiKeys } from './api-key-entries.ts';
 import { sandboxSettingsSchema } from './sandbox-env.ts';
@@ -24,6 +23,28 @@ import {
  * importer and approval when given no setting, all take it from here.
  */
 export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;
+
+/** The partner breaker's settings (partner/partner-breaker.ts), beside their PARTNER_BREAKER_* variables. */
+export interface BreakerOptions {
+  /** Calls in a row that ended in trouble before the breaker opens. */
+  troubleCalls: number;
+  /** ... over at least this many different paths: one payment's trouble is not the partner's. */
+  troublePaths: number;
+  /** Wait before the first probe; it doubles with each failed probe, up to probeMaxMs. */
+  probeBaseMs: number;
+  probeMaxMs: number;
+  /** How often an open breaker is read again (and whether a probe is due), and a closed one at most. */
+  refreshMs: number;
+}
+
+/** Why these numbers: docs/internals/reliability.md "The partner breaker" (measured with bench/breaker-thresholds.ts). */
+export const defaultBreakerOptions: BreakerOptions = {
+  troubleCalls: 12,
+  troublePaths: 3,
+  probeBaseMs: 1_000,
+  probeMaxMs: 30_000,
+  refreshMs: 1_000,
+};
 
 /** APQ, documentId lookups and the trusted-documents mode, read by graphql/persisted-operations.ts. */
 export interface PersistedOperationSettings {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { BreakerReason } from '../db/generated/enums.ts';
 import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { retryAfterMs } from '../payout/backoff.ts';
+import { retryAfterMs, retryDelay } from '../lib/retry.ts';
 import type { CallGate, CallObserver, ObservedCall, PayoutClient } from '../payout/client.ts';
 import { PartnerUnavailableError, PayoutApiError, PayoutError } from '../payout/errors.ts';
-import { defaultBreakerOptions, type BreakerOptions } from './breaker-options.ts';
+import { defaultBreakerOptions, type BreakerOptions } from '../config/env.ts';
 import { breakerStates, probeTrouble, reasonText, troubleOf } from './breaker-states.ts';
 import { closeBreaker, openBreaker, probeFailed, readBreaker, takeProbe, type BreakerRow } from './sql/breaker.ts';
 
@@ -212,9 +212,9 @@ export class PartnerBreaker implements CallObserver, CallGate {
     } catch (error) {
       const trouble = probeTrouble(error);
       if (trouble !== null) {
-        const backoff = Math.min(this.options.probeMaxMs, this.options.probeBaseMs * 2 ** (row.probes + 1));
-        const hinted = error instanceof PayoutApiError ? Math.min(retryAfterMs(error.retryAfter) ?? 0, MAX_RETRY_AFTER_MS) : 0;
-        const delay = Math.max(hinted, Math.round(backoff / 2 + (Math.random() * backoff) / 2));
+        const hinted = error instanceof PayoutApiError ? Math.min(retryAfterMs(error.retryAfter) ?? 0, MAX_RETRY_AFTER_MS) : undefined;
+        // The one schedule (lib/retry.ts); the floor keeps probes at least probeBaseMs apart.
+        const delay = retryDelay(row.probes + 1, { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs }, hinted);
         await probeFailed(query, client.agentId, this.owner, trouble, (error as { code?: string }).code ?? null, delay);
         this.deps.logger.info({ reason: trouble, probes: row.probes + 1, nextProbeInMs: delay }, 'partner breaker probe: still in trouble');
         return;
