@@ -108,6 +108,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       // The file changed since it was validated, or another process imported it meanwhile.
       const problems = await services.prisma.batchProblem.findMany({ where: { batchId: batch.id }, orderBy: [{ line: 'asc' }, { id: 'asc' }], take: SHOWN_PROBLEMS + 1 });
       if (problems.length > 0) context.out(problemTable(problems));
+      // The import itself could not finish (the database connection was lost, say): not a "no" about the file.
+      const failed = problems.find((problem) => problem.code === 'import.failed');
+      if (failed !== undefined) throw new CliError(`batch ${batch.id}: ${failed.message} (payout batch run ${file})`, exitCodes.failed, 'import.failed');
       context.out(`Batch ${batch.id} is not payable. Full report: payout batch export ${batch.id} --problems`);
       await context.result({ outcome: 'not-payable', validation, batch: await statusDoc(runtime, batch) });
       return exitCodes.notPayable;
