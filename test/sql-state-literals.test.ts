@@ -84,7 +84,7 @@ describe('state names in SQL', () => {
 const machines = {
   batch: { states: Object.values(enums.BatchStatus), tables: ['batch/lifecycle/batch-states.ts'] },
   /** The review's table (verdicts and marks) leads to row states. */
-  row: { states: Object.values(enums.BatchItemStatus), tables: ['batch/rows/row-states.ts', 'batch/review/review-states.ts'] },
+  row: { states: Object.values(enums.BatchItemStatus), tables: ['batch/rows/row-states.ts', 'batch/rows/row-outcomes.ts', 'batch/review/review-states.ts'] },
   payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
   breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },
   'reconciliation run': { states: Object.values(enums.ReconciliationStatus), tables: ['reconciliation/run-states.ts'] },
