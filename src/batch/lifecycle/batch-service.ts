@@ -1,5 +1,5 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
-import { prismaQuery, type PrismaClient } from '../../db/database.ts';
+import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import { Prisma } from '../../db/generated/client.ts';
 import { retriedPaymentIdSql } from '../ids.ts';
 import type { Batch } from '../../db/generated/client.ts';
@@ -123,7 +123,7 @@ export class BatchService {
       // One approval at a time across every process: of two batches that repeat each
       // other approved at once, the second must see the first approved.
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('payout-gateway:batch-approve'))::text`;
-      const query = prismaQuery(tx as unknown as PrismaClient);
+      const query = sqlOf(tx);
       // Also with includeFlagged: that choice covers the rows the approver was shown, not
       // rows that repeat a batch approved since. Committed, not rolled back: the approver is
       // shown them before anything is paid.
@@ -215,7 +215,7 @@ export class BatchService {
       });
       if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-resumable', (status) => `a ${status} batch is not paused`);
       // Running again: rows that failed for lack of funds while it was paused (by anyone) are paid anew.
-      const requeued = await requeueUnfunded(prismaQuery(tx as unknown as PrismaClient), [batchId]);
+      const requeued = await requeueUnfunded(sqlOf(tx), [batchId]);
       await recordAudit(tx, by, {
         action: 'batch.resume',
         batchId,
@@ -331,7 +331,7 @@ export class BatchService {
 
   /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
   async finishIfDone(batchId: string): Promise<void> {
-    const query = prismaQuery(this.prisma);
+    const query = sqlOf(this.prisma);
     await finishBatches(query, [batchId]);
     // Rows cancelled here, and every row of a batch that has ended, keep only masked card data.
     await scrubCardData(query, { batchIds: [batchId], retentionDays: null });
