@@ -1,10 +1,11 @@
-import type { PrismaClient } from '../db/database.ts';
+import { sqlOf, type PrismaClient } from '../db/database.ts';
 import type { TrackedStatus } from '../db/generated/enums.ts';
 import type { Prisma } from '../db/generated/client.ts';
 import { backoffCeiling } from '../lib/retry.ts';
 import { maskRecipientFields } from '../log/mask.ts';
 import type { BillingDetails, Payment, PaymentPayload, Status } from '../payout/models.ts';
 import type { PaymentEvents } from './events.ts';
+import { lockPayment } from './sql/lock-payment.ts';
 import { compareMove, needsReadBack } from './status.ts';
 
 /**
@@ -98,7 +99,7 @@ export class PaymentRecords {
     } = {},
   ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
-      const current = await lockPayment(tx, paymentId);
+      const current = await lockPayment(sqlOf(tx), paymentId);
       if (current === undefined) {
         if (update.payment === undefined) return 'unknown-payment' as const;
         await this.insertFromUpstream(tx, update.payment, source);
@@ -149,7 +150,7 @@ export class PaymentRecords {
     source: StatusSource,
   ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
-      const current = await lockPayment(tx, paymentId);
+      const current = await lockPayment(sqlOf(tx), paymentId);
       if (current === undefined) return 'unknown-payment' as const;
       const move = compareMove(current.status, status);
       if (move !== 'advance') return move === 'same' ? ('duplicate' as const) : ('stale' as const);
@@ -221,12 +222,6 @@ function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayl
     webhookUrl: source.webhookUrl ?? null,
     customFields: source.customFields ?? undefined,
   };
-}
-
-async function lockPayment(tx: Prisma.TransactionClient, paymentId: string) {
-  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus }>>`
-    SELECT status FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
-  return rows[0];
 }
 
 /** Of `details`, those the (locked) record does not hold yet: read only when asked, off the pay path. */
