@@ -33,13 +33,13 @@ export type RowStep =
   | 'start-execute'
   /** changeAfter: what an attempt's outcome (payments/attempt.ts) makes of the row, written by sql/move-items.ts. */
   | 'attempt'
-  /** lifecycle/batch-service.ts cancel, and sql/move-items.ts for a worker's write in a cancelled batch. */
+  /** lifecycle/batch-service.ts cancel (READY rows: lifecycle/sql/cancel-created-rows.ts), and sql/move-items.ts for a worker's write in a cancelled batch. */
   | 'cancel'
   /** sql/move-items.ts: the write before an execute, in a batch paused meanwhile. */
   | 'pause'
   /** pay/sql/funds.ts: rows that failed for lack of funds, paid again once the balance covers them. */
   | 'funds'
-  /** lifecycle/batch-service.ts retryFailed (retryFailedItems). */
+  /** lifecycle/batch-service.ts retryFailed (retryFailedItems): lifecycle/sql/retry-failed-rows.ts. */
   | 'retry-failed'
   /** sql/settle-from-payments.ts: a payment seen final outside the worker (webhook, read-back, reconciliation). */
   | 'settle'
