@@ -18,6 +18,7 @@ export { readOpenBreaker, waitOf, waitReasons, waitingNow, type BatchWait } from
 
 export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, heldItemStatuses } from './rows/row-states.ts';
 export { settleRowsFromPayments } from './rows/settle-rows.ts';
+export { countOverlaps, type BatchOverlap } from './rows/sql/count-overlaps.ts';
 
 export { BatchWorker } from './pay/batch-worker.ts';
 export { FundsCheck } from './pay/funds-check.ts';
