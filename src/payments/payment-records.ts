@@ -6,7 +6,7 @@ import { maskRecipientFields } from '../log/mask.ts';
 import type { BillingDetails, Payment, PaymentPayload, Status } from '../payout/models.ts';
 import type { PaymentEvents } from './events.ts';
 import { lockPayment } from './sql/lock-payment.ts';
-import { compareMove, needsReadBack } from './status.ts';
+import { compareMove, needsReadBack, paymentStates, type LocalOutcome } from './status.ts';
 
 /**
  * Where a status was learned (PaymentStatusEvent.source, stored): the request, an answer to
@@ -75,7 +75,7 @@ export class PaymentRecords {
     });
     if (inserted.count === 0) return false;
     await this.prisma.paymentStatusEvent.create({
-      data: { paymentId: intent.paymentId, status: 'PENDING', source: 'request' },
+      data: { paymentId: intent.paymentId, status: paymentStates.pending, source: 'request' },
     });
     return true;
   }
@@ -145,7 +145,7 @@ export class PaymentRecords {
   /** Local outcomes the upstream cannot report: refused at create, or unknown after a lost answer. */
   async markLocal(
     paymentId: string,
-    status: 'REJECTED' | 'UNKNOWN',
+    status: LocalOutcome,
     error: { code: string; message: string },
     source: StatusSource,
   ): Promise<ApplyOutcome> {
