@@ -143,7 +143,7 @@ export class BatchImporter {
       const earlier = force ? null : await this.earlier.find(file.key, file.sha256);
       if (earlier !== null) return await this.createRejected(fields(file), await this.earlier.duplicateOf(earlier));
       const claimed = await this.claim(fields(file), force ? null : file.key);
-      if (claimed.status === 'REJECTED') return claimed;
+      if (claimed.status === batchStates.rejected) return claimed;
       return await this.validateInto(claimed.id, file);
     } finally {
       await file.remove();

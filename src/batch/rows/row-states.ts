@@ -171,6 +171,26 @@ function only<T>(values: readonly T[], what: string): T {
   return values[0]!;
 }
 
+/**
+ * Named states the code refers to, so that no state name is typed twice (as batchStates in
+ * lifecycle/batch-states.ts): each is a state of the table above, the lists below say which
+ * do what.
+ */
+export const rowStates = {
+  pending: 'PENDING',
+  creating: 'CREATING',
+  ready: 'READY',
+  executing: 'EXECUTING',
+  inProgress: 'IN_PROGRESS',
+  completed: 'COMPLETED',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+  needsReview: 'NEEDS_REVIEW',
+  cancelled: 'CANCELLED',
+  invalid: 'INVALID',
+  duplicate: 'DUPLICATE',
+} as const satisfies Record<string, BatchItemStatus>;
+
 /** The transitions sql/move-items.ts applies in place of a worker's write. */
 export const rowOverrides: readonly (RowTransition & { override: RowOverride })[] = rowTransitions.filter(
   (t): t is RowTransition & { override: RowOverride } => t.override !== undefined,
