@@ -1,4 +1,4 @@
-import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type ExportFormat, failedItemStatuses, FileKeyHash, heldItemStatuses, pauseReasons, payingStates, reportRows, waitingNow } from '../batch/index.ts';
+import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type ExportFormat, failedItemStatuses, FileKeyHash, heldItemStatuses, pauseReasons, payingStates, reportRows, rowStates, waitingNow } from '../batch/index.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -264,7 +264,7 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
     const wait = interrupted ? null : await waitingNow(services.prisma, batch);
     const shown = wait === null ? note : ` | waiting: ${wait.waitingFor}`;
     const rate = Math.round((progress.throughput ?? 0) * 10) / 10;
-    if (!stopped) bar.update(done, { paid: of('COMPLETED')?.amount ?? '0.00', failed, rate, note: shown, waitingFor: wait?.waitingFor ?? null });
+    if (!stopped) bar.update(done, { paid: of(rowStates.completed)?.amount ?? '0.00', failed, rate, note: shown, waitingFor: wait?.waitingFor ?? null });
     return batch;
   };
   let refreshing: Promise<unknown> = Promise.resolve();

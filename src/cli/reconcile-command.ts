@@ -6,6 +6,7 @@ import type { ReconciliationRun } from '../db/generated/client.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
 import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
 import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
+import { runStates } from '../reconciliation/run-states.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import { cliIdentity, requireRole } from './cli-identity.ts';
 import type { CliContext } from './context.ts';
@@ -72,12 +73,12 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     } finally {
       bar.stop();
     }
-    if (run.status === 'FAILED') {
+    if (run.status === runStates.failed) {
       context.out(`Run ${run.id} FAILED: ${run.error ?? 'no reason recorded'}`);
       await context.result({ run: runDoc(run), discrepancies: [] });
       return exitCodes.runFailed;
     }
-    if (run.status === 'RUNNING') {
+    if (run.status === runStates.running) {
       // This process lost the run's lease (it stalled) and another process took the run over.
       context.out(`Run ${run.id} was taken over by another process after this one stalled; its result will be on the page and in reconciliationRun(id: "${run.id}").`);
       await context.result({ run: runDoc(run), takenOver: true, discrepancies: [] });

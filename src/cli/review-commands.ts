@@ -1,5 +1,5 @@
 import { openRuntime, type Runtime } from '../app/runtime.ts';
-import { BatchStateError, type ReviewMark, reviewMarks } from '../batch/index.ts';
+import { BatchStateError, batchStates, retryableItemStatuses, type ReviewMark, reviewMarks } from '../batch/index.ts';
 import { cliIdentity, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -37,10 +37,10 @@ export async function reviewCommand(batchId: string, options: ReviewOptions, con
     }
     context.out(table(['LINE', 'PAYMENT', 'VERDICT', 'STATUS', 'WHY'], report.rows.map((r) => [String(r.line), r.paymentId, r.verdict, r.status, r.message])));
     context.out(`${report.settled} settled, ${report.unsettled} still NEEDS_REVIEW. Batch ${batchId} is ${report.batch.status}.`);
-    if (report.rows.some((r) => r.status === 'FAILED' || r.status === 'EXPIRED')) {
+    if (report.rows.some((r) => retryableItemStatuses.includes(r.status))) {
       context.out(`Rows proven unpaid are FAILED: they are paid again (new paymentIds) once the batch is asked to: retryFailedItems, or the page's "Pay failed rows again".`);
     }
-    if (report.batch.status === 'RUNNING') context.out(`Rows in progress upstream are read to their end by a worker (a running gateway, npm run worker, or: payout batch resume ${batchId}).`);
+    if (report.batch.status === batchStates.running) context.out(`Rows in progress upstream are read to their end by a worker (a running gateway, npm run worker, or: payout batch resume ${batchId}).`);
     if (report.unsettled > 0) {
       context.out(`Check again later, or mark each row: payout batch review ${batchId} --line N --mark paid|pay-again|do-not-pay --reason "…"`);
       return exitCodes.failures;

@@ -8,7 +8,7 @@ import { copyWriter, pgCopy, pgliteCopy, type BulkWriter } from './bulk-insert.t
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { createPgPool } from './pg-pool.ts';
 import { retryLostTransactions } from './transaction-retry.ts';
-import type { PrismaClient } from './generated/client.ts';
+import type { Prisma, PrismaClient } from './generated/client.ts';
 import { applyMigrations, readMigrations } from './migrations.ts';
 
 /**
@@ -36,16 +36,25 @@ export type { PrismaClient };
 export { DataDirInUseError } from './data-dir-lock.ts';
 
 /**
- * Raw SQL on the same connections as Prisma. For the batch worker's hot path only: Prisma's
- * $queryRawUnsafe costs about 2 ms of CPU for a statement carrying a group of rows as
- * arrays, the pg driver itself under 1 ms (measured, see docs/internals/benchmarks.md). Integers come
- * back as numbers, bigint and numeric as the caller casts them (text).
+ * The one way raw SQL reaches the database outside src/db/: a statement with positional
+ * parameters ($1, $2 …), its rows back. Every statement lives in a verb-named file of its
+ * room's sql/ folder and takes one of these (test/db/one-way-to-sql.test.ts).
+ *
+ * Two sources give one. `Database.query` runs on the driver itself, on the same connections
+ * as Prisma: the batch worker's hot path, since Prisma's $queryRawUnsafe costs about 2 ms of
+ * CPU for a statement carrying a group of rows as arrays, the pg driver under 1 ms (measured,
+ * see docs/internals/benchmarks.md). `sqlOf(prisma or tx)` runs through Prisma, for code that
+ * holds only a PrismaClient or is inside an interactive transaction (off the hot path).
+ * Integers come back as numbers, bigint and numeric as the caller casts them (text).
  */
 export type SqlQuery = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
 
-/** The same through Prisma, for code that holds only a PrismaClient (off the hot path). */
-export function prismaQuery(prisma: PrismaClient): SqlQuery {
-  return <Row>(sql: string, params: unknown[]) => prisma.$queryRawUnsafe<Row[]>(sql, ...params);
+/** What sqlOf takes: the client, or the client of an interactive transaction (`$transaction(async (tx) => …)`). */
+export type SqlClient = PrismaClient | Prisma.TransactionClient;
+
+/** Raw SQL through Prisma: on the client's connections, or inside the transaction `tx`. */
+export function sqlOf(client: SqlClient): SqlQuery {
+  return <Row>(sql: string, params: unknown[]) => client.$queryRawUnsafe<Row[]>(sql, ...params);
 }
 
 export interface Database {

@@ -4,6 +4,7 @@ import { BatchItemStatus, BreakerReason, TrackedStatus } from '../db/generated/e
 import { breakerStates } from '../partner/breaker-states.ts';
 import { batchStates, payingStates, waitReasons } from '../batch/index.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
+import { runStates } from '../reconciliation/run-states.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
 import { endpointOf } from '../payout/endpoint.ts';
@@ -103,7 +104,7 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
     reconciliationGauges(
       cachedCounts(cacheMs, () =>
         deps.prisma.reconciliationRun.findFirst({
-          where: { status: 'COMPLETED' },
+          where: { status: runStates.completed },
           orderBy: { finishedAt: 'desc' },
           select: { finishedAt: true, countsByCode: true, openCount: true },
         }),

@@ -1,11 +1,12 @@
-import type { PrismaClient } from '../db/database.ts';
+import { sqlOf, type PrismaClient } from '../db/database.ts';
 import type { TrackedStatus } from '../db/generated/enums.ts';
 import type { Prisma } from '../db/generated/client.ts';
 import { backoffCeiling } from '../lib/retry.ts';
 import { maskRecipientFields } from '../log/mask.ts';
 import type { BillingDetails, Payment, PaymentPayload, Status } from '../payout/models.ts';
 import type { PaymentEvents } from './events.ts';
-import { compareMove, needsReadBack } from './status.ts';
+import { lockPayment } from './sql/lock-payment.ts';
+import { compareMove, needsReadBack, paymentStates, type LocalOutcome } from './status.ts';
 
 /**
  * Where a status was learned (PaymentStatusEvent.source, stored): the request, an answer to
@@ -74,7 +75,7 @@ export class PaymentRecords {
     });
     if (inserted.count === 0) return false;
     await this.prisma.paymentStatusEvent.create({
-      data: { paymentId: intent.paymentId, status: 'PENDING', source: 'request' },
+      data: { paymentId: intent.paymentId, status: paymentStates.pending, source: 'request' },
     });
     return true;
   }
@@ -98,7 +99,7 @@ export class PaymentRecords {
     } = {},
   ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
-      const current = await lockPayment(tx, paymentId);
+      const current = await lockPayment(sqlOf(tx), paymentId);
       if (current === undefined) {
         if (update.payment === undefined) return 'unknown-payment' as const;
         await this.insertFromUpstream(tx, update.payment, source);
@@ -144,12 +145,12 @@ export class PaymentRecords {
   /** Local outcomes the upstream cannot report: refused at create, or unknown after a lost answer. */
   async markLocal(
     paymentId: string,
-    status: 'REJECTED' | 'UNKNOWN',
+    status: LocalOutcome,
     error: { code: string; message: string },
     source: StatusSource,
   ): Promise<ApplyOutcome> {
     const outcome = await this.prisma.$transaction(async (tx) => {
-      const current = await lockPayment(tx, paymentId);
+      const current = await lockPayment(sqlOf(tx), paymentId);
       if (current === undefined) return 'unknown-payment' as const;
       const move = compareMove(current.status, status);
       if (move !== 'advance') return move === 'same' ? ('duplicate' as const) : ('stale' as const);
@@ -221,12 +222,6 @@ function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayl
     webhookUrl: source.webhookUrl ?? null,
     customFields: source.customFields ?? undefined,
   };
-}
-
-async function lockPayment(tx: Prisma.TransactionClient, paymentId: string) {
-  const rows = await tx.$queryRaw<Array<{ status: TrackedStatus }>>`
-    SELECT status FROM "Payment" WHERE "paymentId" = ${paymentId} FOR UPDATE`;
-  return rows[0];
 }
 
 /** Of `details`, those the (locked) record does not hold yet: read only when asked, off the pay path. */

@@ -11,7 +11,7 @@ import { checkPaymentAgainstProvider } from './check-payment.ts';
 import { PaymentInputError } from './input-error.ts';
 import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
-import { finalTracked } from './status.ts';
+import { finalTracked, paymentStates } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
 
 /** A payment as the gateway shows it: the upstream's view when it has one, and its own record. */
@@ -178,14 +178,14 @@ export class PaymentService {
       case 'not-paid':
         // Refused or absent at create: nothing exists upstream under this id (the table in
         // status.ts keeps an UNKNOWN payment from being called REJECTED).
-        if (source === 'create') await tracker.markLocal(paymentId, 'REJECTED', { code: outcome.error.code, message: outcome.error.message }, source);
+        if (source === 'create') await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
       case 'unknown':
-        await tracker.markLocal(paymentId, 'UNKNOWN', { code: outcome.error.code, message: outcome.error.message }, source);
+        await tracker.markLocal(paymentId, paymentStates.unknown, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
       case 'unreachable':
         // Nothing was sent: a create leaves nothing upstream, an execute leaves the payment READY.
-        if (source === 'create') await tracker.markLocal(paymentId, 'REJECTED', { code: outcome.error.code, message: outcome.error.message }, source);
+        if (source === 'create') await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
     }
   }

@@ -34,6 +34,28 @@ const next: Record<TrackedStatus, readonly TrackedStatus[]> = {
   COMPLETED: [],
 };
 
+/**
+ * Named statuses the code refers to, so that no status name is typed twice (as
+ * batch/lifecycle/batch-states.ts's batchStates): each is a row of the table above.
+ */
+export const paymentStates = {
+  /** Recorded before its create is sent; not confirmed. */
+  pending: 'PENDING',
+  /** Its create was refused (nothing exists upstream): local only. */
+  rejected: 'REJECTED',
+  /** An answer about it was lost: local only, settled by a read-back. */
+  unknown: 'UNKNOWN',
+  created: 'CREATED',
+  ready: 'READY',
+  inProgress: 'IN_PROGRESS',
+  expired: 'EXPIRED',
+  failed: 'FAILED',
+  completed: 'COMPLETED',
+} as const satisfies Record<string, TrackedStatus>;
+
+/** What the gateway records of a payment when the upstream reported nothing: a refused create, a lost answer. */
+export type LocalOutcome = typeof paymentStates.rejected | typeof paymentStates.unknown;
+
 export const finalTracked: ReadonlySet<TrackedStatus> = new Set(['EXPIRED', 'FAILED', 'COMPLETED']);
 export const localOnly: ReadonlySet<TrackedStatus> = new Set(['PENDING', 'REJECTED', 'UNKNOWN']);
 

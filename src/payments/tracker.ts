@@ -1,4 +1,5 @@
 import type { Prisma } from '../db/generated/client.ts';
+import { BatchItemStatus } from '../db/generated/enums.ts';
 import { PaymentRecords } from './payment-records.ts';
 import { needsReadBack } from './status.ts';
 
@@ -10,6 +11,12 @@ export {
   type StatusSource,
   type UpstreamUpdate,
 } from './payment-records.ts';
+
+/**
+ * A cancelled batch row (batch/rows/row-states.ts cancelledStatus), by the Prisma enum's
+ * member: payments/ sits below batch/ and does not import it (batch/ imports payments/).
+ */
+const cancelledRow = BatchItemStatus.CANCELLED;
 
 export const trackedPaymentInclude = { history: { orderBy: { id: 'asc' } } } as const;
 export type TrackedPayment = Prisma.PaymentGetPayload<{ include: typeof trackedPaymentInclude }>;
@@ -28,13 +35,13 @@ export class PaymentTracker extends PaymentRecords {
    * and never executed, must stay so (payment-service.ts refuses to execute it).
    */
   cancelledBatchRow(paymentId: string): Promise<{ batchId: string; line: number } | null> {
-    return this.prisma.batchItem.findFirst({ where: { paymentId, status: 'CANCELLED' }, select: { batchId: true, line: true } });
+    return this.prisma.batchItem.findFirst({ where: { paymentId, status: cancelledRow }, select: { batchId: true, line: true } });
   }
 
   /** Of these paymentIds, those whose batch row was cancelled, in one query (GraphQL's Payment.batchCancelled). */
   async cancelledBatchPayments(paymentIds: readonly string[]): Promise<Set<string>> {
     const rows = await this.prisma.batchItem.findMany({
-      where: { paymentId: { in: [...paymentIds] }, status: 'CANCELLED' },
+      where: { paymentId: { in: [...paymentIds] }, status: cancelledRow },
       select: { paymentId: true },
     });
     return new Set(rows.map((row) => row.paymentId));

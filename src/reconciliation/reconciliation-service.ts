@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { SqlQuery, PrismaClient } from '../db/database.ts';
 import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
-import { sqlName } from '../db/sql-list.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -10,10 +9,11 @@ import { PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { Payment } from '../payout/models.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import { resolvePeriod, type Period } from './period.ts';
-import { runMove, runStates } from './run-states.ts';
+import { runStates } from './run-states.ts';
 import { repairFromUpstream } from './repair.ts';
 import { countsByCode, insertDiscrepancies, periodTotals } from './sql/compare.ts';
 import { confirmCandidates } from './sql/confirm-candidates.ts';
+import { failAbandonedRuns } from './sql/fail-abandoned-runs.ts';
 import { dropStaging, stageUpstream, StagingWriter } from './sql/stage-upstream.ts';
 import { UpstreamListReader } from './upstream-list-reader.ts';
 import { LeaseLostError, newLeaseToken, RunLease, type RunProgress } from './run-lease.ts';
@@ -63,8 +63,6 @@ const CONFIRM_PAGE = 500;
  * rest are reported as the list showed them: a read each would add nothing but load.
  */
 const MAX_CONFIRM_READS = 5_000;
-/** The sweep's move (run-states.ts): a run whose lease ran out ends FAILED. */
-const abandoned = runMove('abandon');
 
 export function newRunId(): string {
   return `r${randomBytes(8).toString('hex').slice(0, 11)}`;
@@ -236,17 +234,7 @@ export class ReconciliationService {
    * the masked upstream payments staged by any run that is not running go.
    */
   async failAbandoned(): Promise<number> {
-    const rows = await this.deps.query<{ count: number }>(`
-      WITH failed AS (
-        UPDATE "ReconciliationRun" SET status = ${sqlName(abandoned.to)}, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-          error = 'the process running it stopped before it finished; start it again'
-        WHERE status = ${sqlName(abandoned.from!)} AND "leaseExpiresAt" < now()
-        RETURNING id),
-      -- The statement sees the runs as they were: the ones just failed are named apart.
-      dropped AS (DELETE FROM "ReconciliationUpstreamPayment" AS s USING "ReconciliationRun" AS r
-        WHERE s."runId" = r.id AND (r.status <> ${sqlName(runStates.running)} OR r.id IN (SELECT id FROM failed)))
-      SELECT count(*)::int AS count FROM failed`, []);
-    return rows[0]?.count ?? 0;
+    return failAbandonedRuns(this.deps.query);
   }
 
   private async read(run: ReconciliationRun, period: Period, lease: RunLease): Promise<void> {

@@ -17,7 +17,7 @@ export type RunStep =
   /** reconciliation-service.ts execute: its last write, by the lease's holder. */
   | 'complete'
   | 'fail'
-  /** reconciliation-service.ts failAbandoned: a run whose process stopped before it ended. */
+  /** reconciliation-service.ts failAbandoned (sql/fail-abandoned-runs.ts): a run whose process stopped before it ended. */
   | 'abandon';
 
 export interface RunTransition {

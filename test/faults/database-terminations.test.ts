@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
-import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
+import { expect, it } from 'vitest';
+import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from '../support/fault-rig.ts';
 import { isConnectionLost } from '../../src/db/connection-lost.ts';
 import { textSource } from '../support/batch.ts';
 import { startPayout } from '../support/cli-process.ts';
@@ -22,42 +22,26 @@ import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
  * cancel. No process may exit; what failed is retried or refused with a clear error.
  */
 describeFaultSuite('fault suite: the database ends every connection under the gateway', () => {
-  let rig: FaultRig | undefined;
-  let admin: pg.Client | undefined;
-  let summary: ScenarioSummary | undefined;
-  afterEach(async () => {
-    summary?.print();
-    summary = undefined;
-    await admin?.end().catch(() => {});
-    admin = undefined;
-    await rig?.close();
-    rig = undefined;
-  });
-
-  const connectAdmin = async (url: string) => {
-    admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    return admin;
-  };
+  const scenario = useFaultScenario();
 
   it('a batch paid with webhooks arriving: no process exits, every row is paid once, every webhook is recorded', async () => {
-    summary = new ScenarioSummary('backends terminated while webhooks arrive');
+    const summary = scenario.summary('backends terminated while webhooks arrive');
     // Enough attempts that a notification outlives every burst; the partner repeats until a 2xx.
-    rig = await FaultRig.start({ webhooks: true, sandbox: { faults: { latencyMs: 10, jitterMs: 20 }, webhookAttempts: 14 } });
+    const rig = await scenario.start({ webhooks: true, sandbox: { faults: { latencyMs: 10, jitterMs: 20 }, webhookAttempts: 14 } });
     const { process: gateway } = await rig.startGateway();
     const batch = await rig.importApproved(payroll(1_000, { success: 88, executeFailed: 4, createFailed: 2, inProgress: 6 }).csv, 'webhooks under terminations');
     for (let i = 0; i < 2; i++) rig.startWorker();
-    const db = await connectAdmin(rig.databaseUrl);
-    const exited = () => rig!.gatewayExits()[0] ?? rig!.firstUnexpectedExit();
+    const db = await scenario.admin(rig.databaseUrl);
+    const exited = () => rig.gatewayExits()[0] ?? rig.firstUnexpectedExit();
 
     // Bursts land while webhooks are being received: each after more of them were recorded.
     let terminated = 0;
     for (let burst = 0; burst < 6; burst++) {
       const recorded = await rig.prisma.webhookDelivery.count().catch(() => 0);
       const more = randomInt(20, 80);
-      await until(`${more} more webhooks to be recorded before burst ${burst + 1}`, async () => (await rig!.prisma.webhookDelivery.count()) >= recorded + more || (await rig!.progress(batch.id)).active === 0, {
+      await until(`${more} more webhooks to be recorded before burst ${burst + 1}`, async () => (await rig.prisma.webhookDelivery.count()) >= recorded + more || (await rig.progress(batch.id)).active === 0, {
         abort: exited,
-        diagnose: () => rig!.diagnose(batch.id),
+        diagnose: () => rig.diagnose(batch.id),
       });
       for (let round = 0; round < 3; round++) terminated += await terminateBackends(db);
       summary.set({ bursts: burst + 1, backendsTerminated: terminated });
@@ -71,7 +55,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
     const attempts = await until(
       'every status notification to be accepted',
       async () => {
-        const all = (await rig!.sb.raw('GET', '/_sandbox/webhooks')).body.attempts as Array<{ paymentId: string; status: string; delivered: boolean; httpStatus?: number }>;
+        const all = (await rig.sb.raw('GET', '/_sandbox/webhooks')).body.attempts as Array<{ paymentId: string; status: string; delivered: boolean; httpStatus?: number }>;
         const sent = new Set(all.map((a) => `${a.paymentId} ${a.status}`));
         const accepted = new Set(all.filter((a) => a.delivered).map((a) => `${a.paymentId} ${a.status}`));
         return accepted.size === sent.size ? all : undefined;
@@ -128,7 +112,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       const terminator = attempt <= 3 ? (await options.startFaults?.(), new Terminator(db, { pauseMs: 150, maxRounds: 6 })) : undefined;
       const reply = await asking;
       rounds += (await terminator?.stop())?.rounds ?? 0;
-      expect(rig!.gatewayExits(), `the gateway exited during ${what}`).toEqual([]);
+      expect(scenario.rig!.gatewayExits(), `the gateway exited during ${what}`).toEqual([]);
       const outcome = await readAgain(() => done(reply));
       if (outcome === 'done') return { refusals, rounds };
       expect(outcome === 'refused' || lostConnection(reply), `${what}: an answer that is neither done nor a clear refusal: ${JSON.stringify(reply).slice(0, 600)}`).toBe(true);
@@ -138,11 +122,11 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
   }
 
   it('an import of 100,000 rows, an approval of 10,000, review and cancel through the gateway: no process exits, each is done or clearly refused', async () => {
-    summary = new ScenarioSummary('backends terminated under import, approval, review and cancel');
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
+    const summary = scenario.summary('backends terminated under import, approval, review and cancel');
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
     const { process: gateway, url } = await rig.startGateway();
-    const db = await connectAdmin(rig.databaseUrl);
-    const batchOf = (id: string) => rig!.prisma.batch.findUnique({ where: { id }, select: { status: true } });
+    const db = await scenario.admin(rig.databaseUrl);
+    const batchOf = (id: string) => rig.prisma.batch.findUnique({ where: { id }, select: { status: true } });
 
     // The import: faults start once the file is being read in (a batch is VALIDATING).
     const big = payroll(100_000, { success: 1 });
@@ -160,7 +144,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
         }
         // A file the import could not finish ends REJECTED saying so: it is uploaded again.
         if (batch?.status === 'REJECTED') {
-          const problems = await rig!.prisma.batchProblem.findMany({ where: { batchId: batch.id }, select: { code: true, message: true } });
+          const problems = await rig.prisma.batchProblem.findMany({ where: { batchId: batch.id }, select: { code: true, message: true } });
           expect(problems, 'a rejected import says the database connection was lost').toEqual([
             { code: 'import.failed', message: expect.stringMatching(/database connection was lost/) },
           ]);
@@ -170,7 +154,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       },
       {
         startFaults: async () => {
-          await until('the import to begin', async () => (await rig!.prisma.batch.count()) > importing);
+          await until('the import to begin', async () => (await rig.prisma.batch.count()) > importing);
         },
       },
     );
@@ -201,7 +185,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
     expect(await rig.prisma.auditEvent.count({ where: { batchId: batch.id, action: 'batch.approve' } }), 'approved once in the audit trail').toBe(1);
 
     for (let i = 0; i < 2; i++) rig.startWorker();
-    await rig.waitForBatchEnd(batch.id, { abort: () => rig!.gatewayExits()[0] ?? rig!.firstUnexpectedExit() });
+    await rig.waitForBatchEnd(batch.id, { abort: () => rig.gatewayExits()[0] ?? rig.firstUnexpectedExit() });
     const result = await reconcile(rig, batch.id);
     summary.reconciled(result);
     expect(result.violations, describeViolations(result)).toEqual([]);
@@ -222,7 +206,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       'the review of 25 rows',
       db,
       () => gqlAs(url, 'checker', REVIEW, { id: batch.id }),
-      async () => (((await rig!.prisma.batchItem.count({ where: { batchId: batch.id, status: 'NEEDS_REVIEW' } })) === 0) ? 'done' : undefined),
+      async () => (((await rig.prisma.batchItem.count({ where: { batchId: batch.id, status: 'NEEDS_REVIEW' } })) === 0) ? 'done' : undefined),
     );
     summary.set({ reviewRefusals: reviewed.refusals });
     expect(await rig.prisma.batchItem.count({ where: { id: { in: paid.map((row) => row.id) }, status: 'COMPLETED' } })).toBe(paid.length);
@@ -236,9 +220,9 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
   }, SCENARIO_TIMEOUT_MS);
 
   it('the CLI paying a file on PostgreSQL: it finishes, or stops with a clear message and `batch approve` or `resume` finishes it; every row paid once', async () => {
-    summary = new ScenarioSummary('backends terminated under `payout batch run`');
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
-    const db = await connectAdmin(rig.databaseUrl);
+    const summary = scenario.summary('backends terminated under `payout batch run`');
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
+    const db = await scenario.admin(rig.databaseUrl);
     const dir = await mkdtemp(join(tmpdir(), 'cli-terminations-'));
     try {
       const file = join(dir, 'payroll.csv');
@@ -249,9 +233,9 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       const run = async (args: string[], faults: boolean) => {
         const cli = startPayout(args, env);
         // Faults once the file is being read in, for as long as the command runs (bounded).
-        const terminator = faults ? (await until('the CLI to import', async () => (await rig!.prisma.batch.count()) > 0 || !cli.running()), new Terminator(db, { pauseMs: 250, maxRounds: 12 })) : undefined;
+        const terminator = faults ? (await until('the CLI to import', async () => (await rig.prisma.batch.count()) > 0 || !cli.running()), new Terminator(db, { pauseMs: 250, maxRounds: 12 })) : undefined;
         const done = await cli.done;
-        summary!.set({ rounds: (await terminator?.stop())?.rounds ?? 0 });
+        summary.set({ rounds: (await terminator?.stop())?.rounds ?? 0 });
         runs.push({ args, code: done.code });
         // Finished, or stopped saying so: never a stack trace, never an unhandled error.
         // (Its log lines, JSON at warn, are for operators and may carry a logged error's stack.)
@@ -266,13 +250,13 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       };
       await run(['batch', 'run', file, '--yes', '--concurrency', '16'], true);
       // An import the lost connection stopped ended REJECTED saying so: the same file is run again.
-      for (let i = 0; i < 3 && (await readAgain(() => rig!.prisma.batch.count({ where: { status: { not: 'REJECTED' } } }))) === 0; i++) {
+      for (let i = 0; i < 3 && (await readAgain(() => rig.prisma.batch.count({ where: { status: { not: 'REJECTED' } } }))) === 0; i++) {
         await run(['batch', 'run', file, '--yes', '--concurrency', '16'], false);
       }
-      const batch = await readAgain(() => rig!.prisma.batch.findFirstOrThrow({ where: { status: { not: 'REJECTED' } } }));
+      const batch = await readAgain(() => rig.prisma.batch.findFirstOrThrow({ where: { status: { not: 'REJECTED' } } }));
       // What a person does next: approve what was imported, go on with what was approved, until it ends.
       for (let i = 0; i < 5; i++) {
-        const { status } = await readAgain(() => rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } }));
+        const { status } = await readAgain(() => rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } }));
         if (status === 'COMPLETED' || status === 'COMPLETED_WITH_FAILURES') break;
         await run(status === 'VALIDATED' ? ['batch', 'approve', batch.id, '--yes'] : ['batch', 'resume', batch.id], i === 0);
       }

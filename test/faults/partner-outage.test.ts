@@ -1,7 +1,7 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { OutageSetting } from '../../src/sandbox/outage.ts';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
+import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until, useFaultScenario } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { textSource } from '../support/batch.ts';
@@ -28,20 +28,12 @@ const outages: Array<[string, Omit<OutageSetting, 'forMs' | 'kinds'>]> = [
 ];
 
 describeFaultSuite('fault suite: the partner down, hanging, throttling or out of money mid-batch', () => {
-  let rig: FaultRig | undefined;
-  let summary: ScenarioSummary | undefined;
-  afterEach(async () => {
-    summary?.print();
-    summary = undefined;
-    await rig?.sb.sandbox.outage.clear();
-    await rig?.close();
-    rig = undefined;
-  });
+  const scenario = useFaultScenario({ beforeClose: (rig) => rig.sb.sandbox.outage.clear() });
 
   for (const [name, setting] of outages) {
     it(`${name} for ${OUTAGE_MS / 1000} s: no row stranded, only probes sent while the breaker is open, COMPLETED by itself`, async () => {
-      summary = new ScenarioSummary(`${name} mid-batch`);
-      rig = await FaultRig.start({
+      const summary = scenario.summary(`${name} mid-batch`);
+      const rig = await scenario.start({
         sandbox: { faults: { latencyMs: 10, jitterMs: 10 } },
         workerEnv: {
           WORKER_CONCURRENCY: String(CONCURRENCY),
@@ -55,17 +47,17 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
       const rows = 300;
       const batch = await rig.importApproved(payroll(rows).csv, name);
       for (let i = 0; i < WORKERS; i++) rig.startWorker();
-      await until('a third of the rows to settle', async () => (await rig!.progress(batch.id)).settled >= rows / 3, {
-        abort: () => rig!.noWorkerLeft(),
-        diagnose: () => rig!.diagnose(batch.id),
+      await until('a third of the rows to settle', async () => (await rig.progress(batch.id)).settled >= rows / 3, {
+        abort: () => rig.noWorkerLeft(),
+        diagnose: () => rig.diagnose(batch.id),
       });
 
       const sandbox = rig.sb.sandbox;
       await sandbox.outage.start({ ...setting, forMs: OUTAGE_MS, kinds: [...allCallKinds] });
       const opened = await until(
         'the partner breaker to open',
-        async () => (await rig!.prisma.partnerBreaker.findFirst({ where: { state: 'OPEN' } })) ?? undefined,
-        { limitMs: OUTAGE_MS, diagnose: () => rig!.diagnose(batch.id) },
+        async () => (await rig.prisma.partnerBreaker.findFirst({ where: { state: 'OPEN' } })) ?? undefined,
+        { limitMs: OUTAGE_MS, diagnose: () => rig.diagnose(batch.id) },
       );
       await until('the outage to end', async () => sandbox.outage.current() === undefined, { limitMs: 2 * OUTAGE_MS });
       const midway = await rig.progress(batch.id);
@@ -75,10 +67,10 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
       const closed = await until(
         'the partner breaker to close by itself',
         async () => {
-          const row = await rig!.prisma.partnerBreaker.findFirstOrThrow({ where: { agentId: opened.agentId } });
+          const row = await rig.prisma.partnerBreaker.findFirstOrThrow({ where: { agentId: opened.agentId } });
           return row.state === 'CLOSED' && row.closedAt !== null && row.closedAt >= opened.openedAt! ? row : undefined;
         },
-        { limitMs: 2 * OUTAGE_MS, diagnose: () => rig!.diagnose(batch.id) },
+        { limitMs: 2 * OUTAGE_MS, diagnose: () => rig.diagnose(batch.id) },
       );
       const whileOpen = sandbox.testFeatures.callsBetween(opened.openedAt!.toISOString(), closed.closedAt!.toISOString());
       expect(whileOpen.complete, 'the sandbox still knew every call of the window').toBe(true);
@@ -103,31 +95,31 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
   }
 
   it('the balance runs out half-way, then is topped up: the batch pauses with the shortfall and ends COMPLETED by itself, every row paid once', async () => {
-    summary = new ScenarioSummary('balance runs out half-way');
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 10 } }, workerEnv: { WORKER_CONCURRENCY: String(CONCURRENCY) } });
+    const summary = scenario.summary('balance runs out half-way');
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 10 } }, workerEnv: { WORKER_CONCURRENCY: String(CONCURRENCY) } });
     const rows = 300;
     const file = payroll(rows);
     const batch = await (async () => {
-      const imported = await rig!.runtime.services.importer.import({ source: textSource(file.csv), name: 'funds', force: true });
+      const imported = await rig.runtime.services.importer.import({ source: textSource(file.csv), name: 'funds', force: true });
       const total = toMinorUnits(imported.totalAmount.toFixed(2));
       // About half of what the rows need: approval refuses, with the shortfall.
-      await setSandboxBalance(rig!, { set: fromMinorUnits(total / 2n) });
-      const refused = await rig!.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver' }).then(() => undefined, (error: Error & { code?: string }) => error);
+      await setSandboxBalance(rig, { set: fromMinorUnits(total / 2n) });
+      const refused = await rig.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver' }).then(() => undefined, (error: Error & { code?: string }) => error);
       expect(refused?.code).toBe('batch.insufficient-funds');
       expect(refused?.message).toMatch(/RUB short/);
-      return rig!.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver', ignoreBalance: true });
+      return rig.runtime.services.batches.approve(imported.id, { approver: 'fault-suite-approver', ignoreBalance: true });
     })();
     for (let i = 0; i < WORKERS; i++) rig.startWorker();
     const paused = await until(
       'the batch to pause for funds',
       async () => {
-        const now = await rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+        const now = await rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
         return now.status === 'PAUSED' ? now : undefined;
       },
-      { abort: () => rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+      { abort: () => rig.noWorkerLeft(), diagnose: () => rig.diagnose(batch.id) },
     );
     expect(paused.pauseReason).toBe('FUNDS');
-    const shortfall = await until('a shortfall to be read', async () => (await rig!.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).shortfall ?? undefined);
+    const shortfall = await until('a shortfall to be read', async () => (await rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).shortfall ?? undefined);
     const midway = await rig.progress(batch.id);
     summary.set({ shortfall: shortfall.toFixed(2), atPause: JSON.stringify(midway.byStatus) });
     expect.soft(midway.byStatus.FAILED ?? 0, 'rows FAILED while paused').toBe(0);

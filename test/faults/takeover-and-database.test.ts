@@ -1,22 +1,11 @@
 import { randomInt } from 'node:crypto';
-import pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
-import { activeStatuses, describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
+import { expect, it } from 'vitest';
+import { activeStatuses, describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 
 describeFaultSuite('fault suite: a paused worker, and the database cutting connections', () => {
-  let rig: FaultRig | undefined;
-  let admin: pg.Client | undefined;
-  let summary: ScenarioSummary | undefined;
-  afterEach(async () => {
-    summary?.print();
-    summary = undefined;
-    await admin?.end().catch(() => {});
-    admin = undefined;
-    await rig?.close();
-    rig = undefined;
-  });
+  const scenario = useFaultScenario();
 
   /**
    * A worker frozen mid-work (SIGSTOP: a long GC pause, a VM migration) loses its rows
@@ -24,16 +13,16 @@ describeFaultSuite('fault suite: a paused worker, and the database cutting conne
    * stale. They must change nothing, and no row may be paid twice.
    */
   it('SIGSTOP one of 3 workers over 10,000 rows until its rows are taken over, then SIGCONT', async () => {
-    summary = new ScenarioSummary('SIGSTOP one of 3 workers over 10,000 rows');
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 60 } } });
+    const summary = scenario.summary('SIGSTOP one of 3 workers over 10,000 rows');
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 60 } } });
     const batch = await rig.importApproved(payroll(10_000, { success: 90, executeFailed: 3, createFailed: 2, inProgress: 4, inProgressFailed: 1 }).csv, 'SIGSTOP');
     for (let i = 0; i < 3; i++) rig.startWorker();
 
     // Pause at a random point of the first part of the run.
     const warmup = randomInt(200, 2_000);
-    await until(`${warmup} rows to settle`, async () => (await rig!.progress(batch.id)).settled >= warmup, {
-      abort: () => rig!.noWorkerLeft(),
-      diagnose: () => rig!.diagnose(batch.id),
+    await until(`${warmup} rows to settle`, async () => (await rig.progress(batch.id)).settled >= warmup, {
+      abort: () => rig.noWorkerLeft(),
+      diagnose: () => rig.diagnose(batch.id),
     });
 
     let victim: Awaited<ReturnType<FaultRig['workerHoldingRows']>>;
@@ -44,7 +33,7 @@ describeFaultSuite('fault suite: a paused worker, and the database cutting conne
       victim.signal('SIGSTOP');
       // Statements it had already sent may still commit: wait until its rows stop changing.
       const snapshot = () =>
-        rig!.prisma.batchItem.findMany({
+        rig.prisma.batchItem.findMany({
           where: { batchId: batch.id, leaseOwner: victim!.owner!, status: { in: [...activeStatuses] } },
           select: { id: true, line: true, status: true, leaseOwner: true },
           orderBy: { id: 'asc' },
@@ -65,11 +54,11 @@ describeFaultSuite('fault suite: a paused worker, and the database cutting conne
     const takenOver = await until(
       'another worker to take over a row of the paused one',
       async () => {
-        const rows = await rig!.prisma.batchItem.findMany({ where: { id: { in: heldIds } }, select: { line: true, status: true, leaseOwner: true } });
+        const rows = await rig.prisma.batchItem.findMany({ where: { id: { in: heldIds } }, select: { line: true, status: true, leaseOwner: true } });
         const moved = rows.filter((row) => row.leaseOwner !== victim!.owner);
         return moved.length > 0 ? moved : undefined;
       },
-      { abort: () => rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+      { abort: () => rig.noWorkerLeft(), diagnose: () => rig.diagnose(batch.id) },
     );
     victim.signal('SIGCONT');
     summary.set({ stops: 1, pausedHolding: held.length, takenOverWhilePaused: takenOver.length });
@@ -88,24 +77,23 @@ describeFaultSuite('fault suite: a paused worker, and the database cutting conne
    * doing through its leases), not exit.
    */
   it('PostgreSQL backends terminated in bursts mid-batch: no worker exits, the batch finishes', async () => {
-    summary = new ScenarioSummary('PostgreSQL backends terminated in bursts');
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 20 } } });
+    const summary = scenario.summary('PostgreSQL backends terminated in bursts');
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 20 } } });
     const batch = await rig.importApproved(payroll(1_500, { success: 88, executeFailed: 4, createFailed: 2, inProgress: 6 }).csv, 'backends terminated');
     for (let i = 0; i < 2; i++) rig.startWorker();
-    admin = new pg.Client({ connectionString: rig.databaseUrl });
-    await admin.connect();
-    const firstExit = () => rig!.firstUnexpectedExit();
+    const admin = await scenario.admin(rig.databaseUrl);
+    const firstExit = () => rig.firstUnexpectedExit();
 
     let terminated = 0;
     const bursts = 5;
     for (let burst = 0; burst < bursts; burst++) {
       // Each burst lands while rows are in flight, and only after the workers recovered from the last one.
-      const before = await until('the progress to be readable', async () => rig!.progress(batch.id));
+      const before = await until('the progress to be readable', async () => rig.progress(batch.id));
       const rows = randomInt(30, 120);
       await until(
         `${rows} more rows to settle before burst ${burst + 1}`,
-        async () => (await rig!.progress(batch.id)).settled >= before.settled + rows,
-        { abort: () => firstExit() ?? rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+        async () => (await rig.progress(batch.id)).settled >= before.settled + rows,
+        { abort: () => firstExit() ?? rig.noWorkerLeft(), diagnose: () => rig.diagnose(batch.id) },
       );
       await rig.workerHoldingRows(batch.id);
       // Several rounds back to back: connections opened again at once are cut too.

@@ -1,6 +1,6 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { FaultRates } from '../../src/sandbox/faults.ts';
-import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary } from '../support/fault-rig.ts';
+import { describeFaultSuite, SCENARIO_TIMEOUT_MS, useFaultScenario } from '../support/fault-rig.ts';
 import { payroll, type OutcomeMix } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { pendingFaults, queueFault, setFaultRates } from '../support/fault-sandbox.ts';
@@ -13,14 +13,7 @@ import { pendingFaults, queueFault, setFaultRates } from '../support/fault-sandb
  * thought it failed would be paid twice, which is what the reconciliation looks for.
  */
 describeFaultSuite('fault suite: upstream faults on create and execute, then two retries', () => {
-  let rig: FaultRig | undefined;
-  let summary: ScenarioSummary | undefined;
-  afterEach(async () => {
-    summary?.print();
-    summary = undefined;
-    await rig?.close();
-    rig = undefined;
-  });
+  const scenario = useFaultScenario();
 
   /** Client timeouts well under the sandbox's slow answers, so `slow` means a timeout. */
   const workerEnv = { PAYOUT_HEADERS_TIMEOUT_MS: '2000', PAYOUT_BODY_TIMEOUT_MS: '2000', PAYOUT_MAX_RETRIES: '3' };
@@ -31,8 +24,8 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
     rates: Partial<FaultRates>,
     options: { mix: OutcomeMix; queued: Array<Parameters<typeof queueFault>[1]> },
   ) {
-    summary = new ScenarioSummary(name);
-    rig = await FaultRig.start({ workerEnv });
+    const summary = scenario.summary(name);
+    const rig = await scenario.start({ workerEnv });
     const file = payroll(400, options.mix);
     const batch = await rig.importApproved(file.csv, name);
     // Faults start after the import, which reads providers and the balance from the same sandbox.
@@ -56,11 +49,11 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
     await setFaultRates(rig.sb, {});
     const result = await reconcile(rig, batch.id);
     summary.reconciled(result);
-    return { batch, file, result };
+    return { rig, batch, file, result };
   }
 
   it('5xx Error objects before and after the effect, dropped connections, answers past the client timeout', async () => {
-    const { result } = await runWithTwoRetries(
+    const { rig, result } = await runWithTwoRetries(
       '5xx JSON, drops, slow answers, two retries',
       {
         latencyMs: 5,
@@ -80,12 +73,12 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
         ),
       },
     );
-    expect.soft(rig!.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+    expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
     expect(result.violations, describeViolations(result)).toEqual([]);
   }, SCENARIO_TIMEOUT_MS);
 
   it('HTML 5xx pages before and after the effect, 2xx bodies cut short, and a status errorCode the client has never seen', async () => {
-    const { batch, file, result } = await runWithTwoRetries(
+    const { rig, batch, file, result } = await runWithTwoRetries(
       'HTML 5xx, truncated 2xx, new errorCode, two retries',
       {
         latencyMs: 5,
@@ -104,7 +97,7 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
     );
     // A failure code newer than the spec is still a failure, kept as sent, never a puzzle.
     const newCodeLines = [...file.outcomes].filter(([, outcome]) => outcome === 'executeFailedNewCode').map(([line]) => line);
-    const newCodeRows = await rig!.prisma.batchItem.findMany({ where: { batchId: batch.id, line: { in: newCodeLines } } });
+    const newCodeRows = await rig.prisma.batchItem.findMany({ where: { batchId: batch.id, line: { in: newCodeLines } } });
     const keptCode = newCodeRows.filter((row) => row.status === 'FAILED' && row.errorCode === 'PROVIDER_NEW_CODE_2027');
     expect.soft(keptCode.length, 'rows failing with PROVIDER_NEW_CODE_2027 end FAILED with that code').toBeGreaterThan(0);
     expect
@@ -113,7 +106,7 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
         'rows failing with PROVIDER_NEW_CODE_2027 that ended otherwise',
       )
       .toEqual([]);
-    expect.soft(rig!.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+    expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
     expect(result.violations, describeViolations(result)).toEqual([]);
   }, SCENARIO_TIMEOUT_MS);
 });

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { afterEach, expect, it } from 'vitest';
-import { describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, ScenarioSummary, until } from '../support/fault-rig.ts';
+import { expect, it } from 'vitest';
+import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { heldAnswers, queueFault, releaseHeld } from '../support/fault-sandbox.ts';
@@ -11,19 +11,12 @@ import { heldAnswers, queueFault, releaseHeld } from '../support/fault-sandbox.t
  * once its lease runs out.
  */
 describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
-  let rig: FaultRig | undefined;
-  let summary: ScenarioSummary | undefined;
-  afterEach(async () => {
-    summary?.print();
-    summary = undefined;
-    await rig?.close();
-    rig = undefined;
-  });
+  const scenario = useFaultScenario();
 
   it('SIGKILL at random moments, at least 30 kills over 2,000 rows with 3 workers', async () => {
-    summary = new ScenarioSummary('SIGKILL x30 over 2,000 rows');
+    const summary = scenario.summary('SIGKILL x30 over 2,000 rows');
     // Latency keeps each row in flight long enough for a kill to land inside it.
-    rig = await FaultRig.start({ sandbox: { faults: { latencyMs: 20, jitterMs: 30 } } });
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 20, jitterMs: 30 } } });
     const file = payroll(2_000, { success: 85, executeFailed: 4, createFailed: 3, inProgress: 6, inProgressFailed: 2 });
     const batch = await rig.importApproved(file.csv, 'random SIGKILLs');
     for (let i = 0; i < 3; i++) rig.startWorker();
@@ -41,10 +34,10 @@ describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
       await until(
         `${rows} more rows to settle`,
         async () => {
-          const now = await rig!.progress(batch.id);
+          const now = await rig.progress(batch.id);
           return now.settled >= before.settled + rows || now.active === 0;
         },
-        { abort: () => rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+        { abort: () => rig.noWorkerLeft(), diagnose: () => rig.diagnose(batch.id) },
       );
       // Only a worker that holds rows right now: the kill lands mid-work, not during start-up.
       const victim = await rig.workerHoldingRows(batch.id, (candidates) => candidates[randomInt(candidates.length)]!);
@@ -67,8 +60,8 @@ describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
 
   for (const operation of ['create', 'execute'] as const) {
     it(`SIGKILL after ${operation} took effect upstream and before its answer was recorded: the next worker reads it back and pays once`, async () => {
-      summary = new ScenarioSummary(`SIGKILL with the ${operation} answer held`);
-      rig = await FaultRig.start();
+      const summary = scenario.summary(`SIGKILL with the ${operation} answer held`);
+      const rig = await scenario.start();
       const batch = await rig.importApproved(payroll(20).csv, `killed while ${operation} answer held`);
       // The first such call takes effect, and its answer waits until released.
       await queueFault(rig.sb, { operation, kind: 'hold-after', times: 1 });
@@ -76,8 +69,8 @@ describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
 
       const held = await until(
         `the sandbox to hold a ${operation} answer`,
-        async () => (await heldAnswers(rig!.sb))[0],
-        { abort: () => rig!.noWorkerLeft(), diagnose: () => rig!.diagnose(batch.id) },
+        async () => (await heldAnswers(rig.sb))[0],
+        { abort: () => rig.noWorkerLeft(), diagnose: () => rig.diagnose(batch.id) },
       );
       expect(held.paymentId, 'the sandbox names the held payment').toBeDefined();
       const paymentId = held.paymentId!;

@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, describe, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import type { Batch } from '../../src/db/generated/client.ts';
@@ -328,6 +329,50 @@ export class FaultRig {
     await this.sb.close();
     await this.database.drop();
   }
+}
+
+/** What a fault scenario starts, each ended after its test whatever the outcome (useFaultScenario). */
+export interface FaultScenario {
+  /** The scenario's summary line, printed when the test ends. */
+  summary(name: string): ScenarioSummary;
+  /** The scenario's rig: its processes, sandbox and database. */
+  start(options?: RigOptions): Promise<FaultRig>;
+  /** A connection of the scenario's own to the rig's database (to end the others' backends). */
+  admin(databaseUrl: string): Promise<pg.Client>;
+  /** The rig started, for helpers beside the tests; undefined between tests. */
+  readonly rig: FaultRig | undefined;
+}
+
+/**
+ * The teardown every fault suite shares, registered once in its describeFaultSuite body:
+ * after each test the summary is printed (passed or failed), the admin connection closed,
+ * `beforeClose` run on the rig (a partner outage cleared), and the rig closed.
+ */
+export function useFaultScenario(options: { beforeClose?: (rig: FaultRig) => Promise<unknown> } = {}): FaultScenario {
+  let rig: FaultRig | undefined;
+  let admin: pg.Client | undefined;
+  let summary: ScenarioSummary | undefined;
+  afterEach(async () => {
+    summary?.print();
+    summary = undefined;
+    await admin?.end().catch(() => {});
+    admin = undefined;
+    if (rig !== undefined) await options.beforeClose?.(rig);
+    await rig?.close();
+    rig = undefined;
+  });
+  return {
+    summary: (name) => (summary = new ScenarioSummary(name)),
+    start: async (rigOptions) => (rig = await FaultRig.start(rigOptions)),
+    async admin(databaseUrl) {
+      admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      return admin;
+    },
+    get rig() {
+      return rig;
+    },
+  };
 }
 
 /**

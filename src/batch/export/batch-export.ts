@@ -3,6 +3,8 @@ import { stringify } from 'csv-stringify';
 import type { PrismaClient } from '../../db/database.ts';
 import { toMinorUnits } from '../../money/money.ts';
 import { maskedRecipient } from '../card-data.ts';
+import type { TrackedStatus } from '../../db/generated/enums.ts';
+import { paymentStates } from '../../payments/status.ts';
 import { cancelCodes, cancelledAfterCreateMessage, cancelledStatus } from '../rows/row-states.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
@@ -105,7 +107,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
 }
 
 interface CancelledPayment {
-  status: string;
+  status: TrackedStatus;
   expiresAt: Date | null;
 }
 
@@ -119,9 +121,12 @@ async function paymentsOfCancelledRows(
   const payments = await prisma.payment.findMany({ where: { paymentId: { in: paymentIds } }, select: { paymentId: true, status: true, expiresAt: true } });
   const found = new Map<string, CancelledPayment>(payments.map((p) => [p.paymentId, p]));
   // A row whose payment record is missing still says what the row knows.
-  for (const paymentId of paymentIds) if (!found.has(paymentId)) found.set(paymentId, { status: 'READY', expiresAt: null });
+  for (const paymentId of paymentIds) if (!found.has(paymentId)) found.set(paymentId, { status: paymentStates.ready, expiresAt: null });
   return found;
 }
+
+/** A payment created here and left READY that is in one of these was executed upstream. */
+const executedUpstream: readonly TrackedStatus[] = [paymentStates.inProgress, paymentStates.completed, paymentStates.failed];
 
 /**
  * A row cancelled after its create, as the report says it at the time of the export: open
@@ -129,10 +134,10 @@ async function paymentsOfCancelledRows(
  * (the row stays CANCELLED; the reconciliation reports it for a person).
  */
 function cancelledRowMessage(payment: CancelledPayment): string {
-  if (['IN_PROGRESS', 'COMPLETED', 'FAILED'].includes(payment.status)) {
+  if (executedUpstream.includes(payment.status)) {
     return `created upstream and cancelled here, but executed upstream all the same (${payment.status}): see the reconciliation`;
   }
-  const expired = payment.status === 'EXPIRED' || (payment.expiresAt !== null && payment.expiresAt.getTime() <= Date.now());
+  const expired = payment.status === paymentStates.expired || (payment.expiresAt !== null && payment.expiresAt.getTime() <= Date.now());
   if (expired) return `created upstream, not executed, expired at ${payment.expiresAt?.toISOString() ?? 'an unknown time'}`;
   return cancelledAfterCreateMessage(payment.expiresAt);
 }

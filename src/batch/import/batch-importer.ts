@@ -1,5 +1,5 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
-import { prismaQuery, type PrismaClient, type SqlQuery } from '../../db/database.ts';
+import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import { unnestWriter, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
@@ -96,8 +96,8 @@ export class BatchImporter {
       staleMs?: number;
     },
   ) {
-    this.bulk = deps.bulk ?? unnestWriter((sql, params) => deps.prisma.$executeRawUnsafe(sql, ...params));
-    this.query = deps.query ?? prismaQuery(deps.prisma);
+    this.bulk = deps.bulk ?? unnestWriter(sqlOf(deps.prisma));
+    this.query = deps.query ?? sqlOf(deps.prisma);
     this.earlier = new EarlierImports(deps.prisma);
   }
 
@@ -143,7 +143,7 @@ export class BatchImporter {
       const earlier = force ? null : await this.earlier.find(file.key, file.sha256);
       if (earlier !== null) return await this.createRejected(fields(file), await this.earlier.duplicateOf(earlier));
       const claimed = await this.claim(fields(file), force ? null : file.key);
-      if (claimed.status === 'REJECTED') return claimed;
+      if (claimed.status === batchStates.rejected) return claimed;
       return await this.validateInto(claimed.id, file);
     } finally {
       await file.remove();
@@ -314,7 +314,7 @@ export class BatchImporter {
       });
       if (count === 0) return await this.abandon(id, state);
       // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
-      await scrubCardData(prismaQuery(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
+      await scrubCardData(sqlOf(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
         this.deps.logger.warn({ err: scrub, batchId: id }, 'card data of a failed import not dropped yet; the sweep will'),
       );
       return await this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });

@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../db/database.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';
-import { payingItemStatuses } from '../rows/row-states.ts';
+import { payingItemStatuses, rowStates } from '../rows/row-states.ts';
 import type { FileProblem } from './read/csv-reader.ts';
 
 /**
@@ -59,19 +59,19 @@ function earlierOutcome(earlier: { status: string }, rows: Array<{ status: Batch
   const count = (statuses: readonly BatchItemStatus[]) => rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
   const sum = (statuses: readonly BatchItemStatus[]) =>
     fromMinorUnits(rows.filter((r) => statuses.includes(r.status)).reduce((total, r) => total + toMinorUnits(r.amount), 0n));
-  const payable = rows.filter((r) => r.status !== 'INVALID').reduce((total, r) => total + r.count, 0);
+  const payable = rows.filter((r) => r.status !== rowStates.invalid).reduce((total, r) => total + r.count, 0);
   switch (earlier.status) {
-    case 'VALIDATING':
+    case batchStates.importing:
       return 'it is still being validated';
-    case 'VALIDATED':
-    case 'REJECTED':
+    case batchStates.validated:
+    case batchStates.rejected:
       return `it is ${earlier.status} and not approved: approve or discard that batch instead (payout batch approve|cancel)`;
     default: {
-      const paid = count(['COMPLETED']);
-      const moving = count(payingItemStatuses.filter((s) => s !== 'COMPLETED'));
-      const parts = [`${paid} of ${payable} rows paid (${sum(['COMPLETED'])} RUB)`];
+      const paid = count([rowStates.completed]);
+      const moving = count(payingItemStatuses.filter((s) => s !== rowStates.completed));
+      const parts = [`${paid} of ${payable} rows paid (${sum([rowStates.completed])} RUB)`];
       if (moving > 0) parts.push(`${moving} being paid or awaiting review`);
-      const unpaid = count(['FAILED', 'EXPIRED', 'CANCELLED']);
+      const unpaid = count([rowStates.failed, rowStates.expired, rowStates.cancelled]);
       if (unpaid > 0) parts.push(`${unpaid} failed, expired or cancelled`);
       return `it is ${earlier.status}: ${parts.join(', ')}`;
     }

@@ -1,9 +1,8 @@
 import type { SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
-import { batchStates } from '../lifecycle/batch-states.ts';
 import { DEFAULT_IMPORT_STALE_MS } from '../lifecycle/sql/reject-stale-imports.ts';
 import type { ImportState } from './import-state.ts';
-import { OTHERS_APPROVED } from './sql/find-paying-rows.ts';
+import { beatImport } from './sql/beat-import.ts';
 
 /**
  * Pushes the batch's heartbeat forward on the database clock while its file is read, so
@@ -18,14 +17,11 @@ export function importHeartbeat(id: string, state: ImportState, deps: { query: S
   const staleMs = deps.staleMs ?? DEFAULT_IMPORT_STALE_MS;
   let abandoned = false;
   const beat = async () => {
-    const rows = await deps.query<{ id: string; othersApproved: boolean }>(
-      `UPDATE "Batch" SET "importHeartbeatAt" = now() WHERE id = $1 AND status = $2::"BatchStatus" RETURNING id, ${OTHERS_APPROVED} AS "othersApproved"`,
-      [id, batchStates.importing],
-    );
-    if (rows.length === 0) {
+    const beaten = await beatImport(deps.query, id);
+    if (beaten === undefined) {
       abandoned = true;
       state.abandon();
-    } else if (rows[0]!.othersApproved) {
+    } else if (beaten.othersApproved) {
       state.othersApproved = true;
     }
   };

@@ -3,6 +3,7 @@ import { maskRecipientFields } from '../../log/mask.ts';
 import type { BulkRow, BulkTable, BulkWriter } from '../../db/bulk-insert.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import type { CardDataVault } from '../card-data.ts';
+import { rowStates, waitingStatus } from '../rows/row-states.ts';
 import { paymentIdFor } from '../ids.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { quoteCell } from './read/cell-text.ts';
@@ -221,7 +222,7 @@ export class ImportState {
       }
       if (this.batchId !== undefined) {
         const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
-        row.cells = itemCells(this.batchId, row, valid, JSON.stringify(fields), payable ? 'PENDING' : 'INVALID', firstError, this.updatedAt);
+        row.cells = itemCells(this.batchId, row, valid, JSON.stringify(fields), payable ? waitingStatus : rowStates.invalid, firstError, this.updatedAt);
         this.pending.push(row);
       } else if (payable) {
         this.pending.push(row);
@@ -312,7 +313,7 @@ export class ImportState {
 
   private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, duplicateOf: string | undefined): void {
     if (row.cells !== undefined) {
-      row.cells[STATUS_CELL] = 'DUPLICATE' satisfies BatchItemStatus;
+      row.cells[STATUS_CELL] = rowStates.duplicate;
       row.cells[ERROR_CODE_CELL] = code;
       row.cells[ERROR_MESSAGE_CELL] = message;
       row.cells[DUPLICATE_OF_CELL] = duplicateOf ?? null;

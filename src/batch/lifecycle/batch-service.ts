@@ -1,26 +1,19 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
-import { prismaQuery, type PrismaClient } from '../../db/database.ts';
-import { Prisma } from '../../db/generated/client.ts';
-import { retriedPaymentIdSql } from '../ids.ts';
+import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { fromMinorUnits } from '../../money/money.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { batchStates, canMove, cancellableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
 import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
 import { requeueUnfunded } from '../pay/sql/funds.ts';
-import {
-  activeItemStatuses,
-  cancelCodes,
-  cancelledAfterCreateMessageSql,
-  cancelledAtOnce,
-  cancelledStatus,
-  heldItemStatuses,
-  retryableItemStatuses,
-  waitingStatus,
-} from '../rows/row-states.ts';
+import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, heldItemStatuses, waitingStatus } from '../rows/row-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
-import { holdApprovedRepeats, repeatsPaying } from '../rows/sql/hold-approved-repeats.ts';
+import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
+import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
+import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
+import { lockApprovals } from './sql/lock-approvals.ts';
+import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
@@ -122,8 +115,8 @@ export class BatchService {
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
       // other approved at once, the second must see the first approved.
-      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('payout-gateway:batch-approve'))::text`;
-      const query = prismaQuery(tx as unknown as PrismaClient);
+      const query = sqlOf(tx);
+      await lockApprovals(query);
       // Also with includeFlagged: that choice covers the rows the approver was shown, not
       // rows that repeat a batch approved since. Committed, not rolled back: the approver is
       // shown them before anything is paid.
@@ -215,7 +208,7 @@ export class BatchService {
       });
       if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-resumable', (status) => `a ${status} batch is not paused`);
       // Running again: rows that failed for lack of funds while it was paused (by anyone) are paid anew.
-      const requeued = await requeueUnfunded(prismaQuery(tx as unknown as PrismaClient), [batchId]);
+      const requeued = await requeueUnfunded(sqlOf(tx), [batchId]);
       await recordAudit(tx, by, {
         action: 'batch.resume',
         batchId,
@@ -255,13 +248,7 @@ export class BatchService {
         where: { batchId, status: cancelledAtOnce.notSent },
         data: { status: cancelledStatus, errorCode: cancelCodes.notSent, errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
-      const created = await tx.$executeRawUnsafe(
-        `UPDATE "BatchItem" AS i SET status = '${cancelledStatus}', "errorCode" = '${cancelCodes.afterCreate}',
-           "errorMessage" = ${cancelledAfterCreateMessageSql('p."expiresAt"')}, "finishedAt" = now(), "updatedAt" = now()
-         FROM "BatchItem" AS r LEFT JOIN "Payment" AS p ON p."paymentId" = r."paymentId"
-         WHERE r.id = i.id AND i."batchId" = $1 AND i.status = '${cancelledAtOnce.afterCreate}'`,
-        batchId,
-      );
+      const created = await cancelCreatedRows(sqlOf(tx), batchId);
       // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
       const action = discarded ? 'batch.discard' : 'batch.cancel';
       await recordAudit(tx, by, {
@@ -305,13 +292,7 @@ export class BatchService {
         );
       }
       // One statement for any number of rows, each under its next attempt's paymentId.
-      const count = await tx.$executeRaw`
-        UPDATE "BatchItem"
-        SET attempt = attempt + 1, "paymentId" = ${Prisma.raw(retriedPaymentIdSql('"batchId"', 'line', '(attempt + 1)'))}, status = ${BatchItemStatus.PENDING}::"BatchItemStatus",
-          "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
-          "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-        WHERE "batchId" = ${batchId} AND status = ANY(${[...retryableItemStatuses]}::text[]::"BatchItemStatus"[]) AND (fields -> '$sealed') IS NOT NULL
-          AND NOT EXISTS (${repeatsPaying(this.windowDays)})`;
+      const count = await retryFailedRows(sqlOf(tx), batchId, this.windowDays);
       if (count === 0) {
         throw new BatchStateError(
           'batch.nothing-to-retry',
@@ -331,7 +312,7 @@ export class BatchService {
 
   /** Marks a RUNNING or CANCELLED batch finished once no row is still moving. */
   async finishIfDone(batchId: string): Promise<void> {
-    const query = prismaQuery(this.prisma);
+    const query = sqlOf(this.prisma);
     await finishBatches(query, [batchId]);
     // Rows cancelled here, and every row of a batch that has ended, keep only masked card data.
     await scrubCardData(query, { batchIds: [batchId], retentionDays: null });
@@ -339,10 +320,7 @@ export class BatchService {
   }
 
   async progress(batch: Batch): Promise<BatchProgress> {
-    const groups = await this.prisma.$queryRaw<Array<{ status: BatchItemStatus; count: number; amount: string; recent: number; now: Date }>>`
-      SELECT status, count(*)::int AS count, sum(amount)::text AS amount,
-        count(*) FILTER (WHERE "finishedAt" >= now() - ${RECENT_PACE_SECONDS} * interval '1 second')::int AS recent, now() AS now
-      FROM "BatchItem" WHERE "batchId" = ${batch.id} GROUP BY status`;
+    const groups = await countRowsByStatus(sqlOf(this.prisma), batch.id, RECENT_PACE_SECONDS);
     const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !heldItemStatuses.includes(g.status));

@@ -5,7 +5,7 @@ import type { Payment, PaymentPayload } from '../../payout/models.ts';
 import type { CreateOutcome, PaymentAttempts } from '../../payments/attempt.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { paymentIdFor } from '../ids.ts';
-import { changeAfter, holdForReview, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
+import { changeAfter, holdForReview, rowStates, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
 import type { CallSlots } from './call-slots.ts';
 import type { HeldRow, RowWrites } from './row-writes.ts';
 
@@ -45,10 +45,10 @@ export class RowPayer {
     let stage: Stage;
     let outcome: CreateOutcome;
     switch (row.status) {
-      case 'PENDING':
-      case 'CREATING': {
-        if (row.status === 'PENDING' && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
-        const readOnly = row.status === 'CREATING' && sendsSpent(row.retries, this.policy);
+      case rowStates.pending:
+      case rowStates.creating: {
+        if (row.status === rowStates.pending && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
+        const readOnly = row.status === rowStates.creating && sendsSpent(row.retries, this.policy);
         // CREATING is written inside the call's slot: a row still waiting for one stays
         // PENDING, so a cancel that comes meanwhile ends it without a create.
         const created = await this.slots.call(row, async (): Promise<CreateOutcome | Unreadable | null> => {
@@ -61,7 +61,7 @@ export class RowPayer {
           }
           if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, signal);
           if (!(await this.writes.beginCreate(row))) return null;
-          row.status = 'CREATING';
+          row.status = rowStates.creating;
           return this.deps.attempts.create(row.paymentId, payload, signal);
         });
         if (created === null) return;
@@ -74,13 +74,13 @@ export class RowPayer {
         } else stage = 'create';
         break;
       }
-      case 'READY':
+      case rowStates.ready:
         // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
         if (!(await this.startExecuting(row, null, row.retries))) return;
         outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
         stage = 'execute';
         break;
-      case 'EXECUTING':
+      case rowStates.executing:
         // Sends spent: only read. READY then is no proof (an execute sent earlier may still
         // land): the row stays EXECUTING and is read again until the payment leaves READY.
         outcome = sendsSpent(row.retries, this.policy)
@@ -88,7 +88,7 @@ export class RowPayer {
           : await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
         stage = 'execute';
         break;
-      case 'IN_PROGRESS':
+      case rowStates.inProgress:
         outcome = await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal));
         stage = 'read';
         break;
@@ -115,7 +115,7 @@ export class RowPayer {
       case 'unreachable':
       case 'unknown': {
         const error = read.kind === 'ready' ? new PaymentStillReadyError(previousId) : read.error;
-        const wait = changeAfter('create', { kind: 'unreachable', error }, row.retries, this.policy, 'PENDING');
+        const wait = changeAfter('create', { kind: 'unreachable', error }, row.retries, this.policy, rowStates.pending);
         // A READY payment may stay so until it expires upstream: read it at the slowest retry pace.
         await this.writes.move(row, read.kind === 'ready' ? { ...wait, delayMs: this.policy.delay(this.policy.maxRetries) } : wait, false);
         return false;
@@ -150,15 +150,15 @@ export class RowPayer {
     }
     this.deps.logger.error({ paymentId: row.paymentId, code }, 'batch row card data cannot be read; not paid');
     const change: RowChange =
-      row.status === 'PENDING'
-        ? { to: 'FAILED', errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
+      row.status === rowStates.pending
+        ? { to: rowStates.failed, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
         : holdForReview(code, `${error.message}; a create may have been sent, so it is not sent again`, row.retries);
     await this.writes.move(row, change, false);
   }
 
   /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
   private async startExecuting(row: HeldRow, payment: Payment | null, retries: number): Promise<boolean> {
-    return (await this.writes.move(row, startExecuting(payment, retries), true)) === 'EXECUTING';
+    return (await this.writes.move(row, startExecuting(payment, retries), true)) === rowStates.executing;
   }
 
   private payloadOf(row: HeldRow): PaymentPayload {

@@ -7,7 +7,7 @@ import { maskedRecipient } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
-import { unfundedCodes, type RowChange } from '../rows/row-states.ts';
+import { rowStates, unfundedCodes, type RowChange } from '../rows/row-states.ts';
 import { beginCreate, type CreateIntent } from '../rows/sql/begin-create.ts';
 import type { ClaimedItem } from '../rows/sql/claim-items.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from '../rows/sql/move-items.ts';
@@ -176,7 +176,7 @@ export class RowWrites {
 
   /** What the row's change says about its payment record. */
   private factOf(row: HeldRow, change: RowChange): PaymentFact | null {
-    const source = row.status === 'IN_PROGRESS' ? 'read-back' : row.status === 'CREATING' ? 'create' : 'execute';
+    const source = row.status === rowStates.inProgress ? 'read-back' : row.status === rowStates.creating ? 'create' : 'execute';
     const base = { paymentId: row.paymentId, source, checkInMs: READ_BACK_FIRST_DELAY_MS };
     const { payment } = change;
     if (payment !== null) {

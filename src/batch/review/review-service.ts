@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { prismaQuery, type PrismaClient } from '../../db/database.ts';
+import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import type { Batch, BatchItem } from '../../db/generated/client.ts';
 import type { BatchItemStatus } from '../../db/generated/enums.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -170,7 +170,7 @@ export class ReviewService {
   ): Promise<Set<string>> {
     if (changes.length === 0) return new Set();
     const settled = await this.deps.prisma.$transaction(async (tx) => {
-      const query = prismaQuery(tx as unknown as PrismaClient);
+      const query = sqlOf(tx);
       const done = await settleReviewedRows(query, changes);
       if (done.size > 0) {
         await audit(tx, done);
@@ -179,7 +179,7 @@ export class ReviewService {
       return done;
     });
     // A batch now COMPLETED keeps no card data; rows settled COMPLETED or CANCELLED gave theirs up above.
-    await scrubCardData(prismaQuery(this.deps.prisma), { batchIds: [batchId], retentionDays: null });
+    await scrubCardData(sqlOf(this.deps.prisma), { batchIds: [batchId], retentionDays: null });
     this.deps.events.publish(batchId);
     return settled;
   }

@@ -33,13 +33,13 @@ export type RowStep =
   | 'start-execute'
   /** changeAfter: what an attempt's outcome (payments/attempt.ts) makes of the row, written by sql/move-items.ts. */
   | 'attempt'
-  /** lifecycle/batch-service.ts cancel, and sql/move-items.ts for a worker's write in a cancelled batch. */
+  /** lifecycle/batch-service.ts cancel (READY rows: lifecycle/sql/cancel-created-rows.ts), and sql/move-items.ts for a worker's write in a cancelled batch. */
   | 'cancel'
   /** sql/move-items.ts: the write before an execute, in a batch paused meanwhile. */
   | 'pause'
   /** pay/sql/funds.ts: rows that failed for lack of funds, paid again once the balance covers them. */
   | 'funds'
-  /** lifecycle/batch-service.ts retryFailed (retryFailedItems). */
+  /** lifecycle/batch-service.ts retryFailed (retryFailedItems): lifecycle/sql/retry-failed-rows.ts. */
   | 'retry-failed'
   /** sql/settle-from-payments.ts: a payment seen final outside the worker (webhook, read-back, reconciliation). */
   | 'settle'
@@ -170,6 +170,26 @@ function only<T>(values: readonly T[], what: string): T {
   if (values.length !== 1) throw new Error(`row-states.ts: ${what} is ${values.length} states, not one`);
   return values[0]!;
 }
+
+/**
+ * Named states the code refers to, so that no state name is typed twice (as batchStates in
+ * lifecycle/batch-states.ts): each is a state of the table above, the lists below say which
+ * do what.
+ */
+export const rowStates = {
+  pending: 'PENDING',
+  creating: 'CREATING',
+  ready: 'READY',
+  executing: 'EXECUTING',
+  inProgress: 'IN_PROGRESS',
+  completed: 'COMPLETED',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+  needsReview: 'NEEDS_REVIEW',
+  cancelled: 'CANCELLED',
+  invalid: 'INVALID',
+  duplicate: 'DUPLICATE',
+} as const satisfies Record<string, BatchItemStatus>;
 
 /** The transitions sql/move-items.ts applies in place of a worker's write. */
 export const rowOverrides: readonly (RowTransition & { override: RowOverride })[] = rowTransitions.filter(

@@ -1,6 +1,6 @@
 import { cancelCodes, cancelledStatus } from '../../batch/index.ts';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
-import { finalTracked } from '../../payments/status.ts';
+import { finalTracked, paymentStates } from '../../payments/status.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { BatchItem } from './batch-item.ts';
@@ -78,7 +78,7 @@ builder.objectField(BatchItem, 'cancelledAfterCreate', (t) =>
     description: 'Set when the batch was cancelled after this row’s payment was created upstream (errorCode batch.cancelled-after-create).',
     resolve: async (item, _args, context) => {
       if (item.status !== cancelledStatus || item.errorCode !== cancelCodes.afterCreate) return null;
-      return (await paymentsOfRows(context, item.paymentId)) ?? { paymentId: item.paymentId, expiresAt: null, status: 'READY' as const };
+      return (await paymentsOfRows(context, item.paymentId)) ?? { paymentId: item.paymentId, expiresAt: null, status: paymentStates.ready };
     },
   }),
 );

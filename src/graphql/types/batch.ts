@@ -1,6 +1,7 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { authScopesFor } from '../../auth/roles.ts';
-import { type BatchProgress, BatchStateError, batchStates, restingStates } from '../../batch/index.ts';
+import { type BatchOverlap, type BatchProgress, BatchStateError, batchStates, countOverlaps, restingStates } from '../../batch/index.ts';
+import { sqlOf } from '../../db/database.ts';
 import { followState } from '../../events/subscription.ts';
 import { BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
@@ -70,7 +71,7 @@ const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchSta
   }),
 });
 
-const Overlap = builder.objectRef<{ batchId: string; rows: number; amount: string }>('BatchOverlap').implement({
+const Overlap = builder.objectRef<BatchOverlap>('BatchOverlap').implement({
   description: 'An earlier batch whose rows this one repeats.',
   fields: (t) => ({
     batchId: t.exposeID('batchId', { description: 'The earlier batch.' }),
@@ -120,12 +121,7 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',
       resolve: async (b, _args, { services }) => {
         if (b.flaggedCount === 0) return [];
-        const rows = await services.prisma.$queryRaw<Array<{ batchId: string; rows: number; amount: string }>>`
-          SELECT e."batchId" AS "batchId", count(*)::int AS rows, sum(i.amount)::text AS amount
-          FROM "BatchItem" AS i JOIN "BatchItem" AS e ON e."paymentId" = i."duplicateOf"
-          WHERE i."batchId" = ${b.id} AND e."batchId" <> ${b.id}
-          GROUP BY e."batchId" ORDER BY e."batchId"`;
-        return rows;
+        return countOverlaps(sqlOf(services.prisma), b.id);
       },
     }),
     uploadedBy: t.string({ nullable: true, description: 'Who uploaded it (as Caller.identity names a key); null when not recorded.', resolve: (b) => b.uploadedBy }),

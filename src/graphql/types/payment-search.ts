@@ -1,6 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
-import { prismaQuery } from '../../db/database.ts';
+import { sqlOf } from '../../db/database.ts';
 import { decodePosition, encodePosition, searchPayments, type SearchPosition } from '../../payments/payment-search.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { builder } from '../builder.ts';
@@ -87,7 +87,7 @@ builder.queryField('searchPayments', (t) =>
         async (page): Promise<FoundPayment[]> => {
           const older = readCursor('searchPayments', 'after', page.after, decodePosition);
           const newer = readCursor('searchPayments', 'before', page.before, decodePosition);
-          const found = await searchPayments(prismaQuery(services.prisma), {
+          const found = await searchPayments(sqlOf(services.prisma), {
             ...(args.reference == null ? {} : { reference: args.reference }),
             ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
             ...(args.status == null ? {} : { status: args.status }),

@@ -14,11 +14,15 @@ async function* bytesSource(data: Buffer, size = 4096): AsyncGenerator<Uint8Arra
   for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
 }
 
-/** A Prisma client whose raw statements fail, as when the connection drops mid-import. */
+/** A Prisma client whose raw writes of rows fail, as when the connection drops mid-import. */
 function failingRawWrites(prisma: PrismaClient): PrismaClient {
   return new Proxy(prisma, {
     get(target, property) {
-      if (property === '$executeRawUnsafe') return () => Promise.reject(new Error('Connection terminated unexpectedly'));
+      // Raw SQL reaches Prisma through sqlOf (db/database.ts): $queryRawUnsafe, the rows' INSERT among it.
+      if (property === '$queryRawUnsafe') {
+        return (sql: string, ...params: unknown[]) =>
+          /^\s*INSERT\b/.test(sql) ? Promise.reject(new Error('Connection terminated unexpectedly')) : target.$queryRawUnsafe(sql, ...params);
+      }
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -1,7 +1,9 @@
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countOverlaps } from '../../../src/batch/index.ts';
 import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
+import { sqlOf } from '../../../src/db/database.ts';
 import { testWorker, textSource } from '../../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
@@ -95,6 +97,8 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     }
     const problems = await db().batchProblem.findMany({ where: { batchId: again.id, code: 'row.already-paid' } });
     expect(problems).toHaveLength(3);
+    // What Batch.overlaps shows.
+    expect(await countOverlaps(sqlOf(db()), again.id)).toEqual([{ batchId: first.id, rows: 3, amount: first.totalAmount.toFixed(2) }]);
     expect(problems.every((p) => p.severity === 'warning' && p.message.includes(first.id))).toBe(true);
 
     await pay(again.id);
@@ -111,6 +115,8 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const items = await itemsOf(batch.id);
     expect(items.map((i) => i.status)).toEqual(['PENDING', 'PENDING', 'DUPLICATE']);
     expect(items[2]).toMatchObject({ errorCode: 'row.duplicate', duplicateOf: items[0]!.paymentId });
+    // A row repeating one of its own file overlaps no other batch.
+    expect(await countOverlaps(sqlOf(db()), batch.id)).toEqual([]);
     await pay(batch.id);
     expect(await completedPaymentsOf(n)).toBe(2);
   });

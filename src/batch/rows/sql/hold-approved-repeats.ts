@@ -1,5 +1,5 @@
-import { Prisma } from '../../../db/generated/client.ts';
 import type { SqlQuery } from '../../../db/database.ts';
+import { sqlList } from '../../../db/sql-list.ts';
 import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../../import/duplicate-rows.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
 import { payingItemStatuses } from '../row-states.ts';
@@ -49,16 +49,17 @@ export async function holdApprovedRepeats(query: SqlQuery, batchId: string, wind
 }
 
 /**
- * The same rule for a FAILED row about to be paid again (retryFailedItems), as a Prisma
- * fragment for `NOT EXISTS (…)` inside an UPDATE of "BatchItem": a row whose payee has
- * been paid the same amount (or is being paid) by another approved batch since it failed
- * is left FAILED, so that a retry cannot pay a person whom a corrected file already paid.
+ * The same rule for a FAILED row about to be paid again (retryFailedItems), as SQL for
+ * `NOT EXISTS (…)` inside an UPDATE of "BatchItem": a row whose payee has been paid the same
+ * amount (or is being paid) by another approved batch since it failed is left FAILED, so
+ * that a retry cannot pay a person whom a corrected file already paid. `windowDays` is the
+ * statement's parameter holding the window (`$2`).
  */
-export function repeatsPaying(windowDays: number): Prisma.Sql {
-  return Prisma.sql`
+export function repeatsPayingSql(windowDays: string): string {
+  return `
     SELECT 1 FROM "ApprovedPayee" AS a JOIN "BatchItem" AS e ON e.id = a."itemId" JOIN "Batch" AS b ON b.id = e."batchId"
     WHERE a."payeeKey" = "BatchItem"."payeeKey" AND e.amount = "BatchItem".amount AND e."batchId" <> "BatchItem"."batchId"
       AND ("BatchItem".reference IS NULL OR e.reference IS NULL OR "BatchItem".reference = e.reference)
-      AND b."approvedAt" IS NOT NULL AND e.status::text = ANY(${[...payingItemStatuses]}::text[])
+      AND b."approvedAt" IS NOT NULL AND e.status IN (${sqlList(payingItemStatuses)})
       AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - ${windowDays} * interval '1 day')`;
 }
