@@ -18,8 +18,8 @@ import {
 } from './zod-helpers.ts';
 
 /**
- * How many days a finished payment still makes a new row to the same payee, amount and
- * reference a duplicate (batch/import/duplicate-rows.ts): DUPLICATE_WINDOW_DAYS unset, and the
+ * How many days a finished payment still holds a new row to the same payee, amount and
+ * reference (a held row, batch/import/held-rows.ts): DUPLICATE_WINDOW_DAYS unset, and the
  * importer and approval when given no setting, all take it from here.
  */
 export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;

@@ -7,7 +7,7 @@ import { paymentIdFor } from '../ids.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { quoteCell } from './read/cell-text.ts';
 import { FirstLines } from './read/first-lines.ts';
-import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
+import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './held-rows.ts';
 import { PayeeKeys, payeeText } from './payee-key.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
 import type { RowProblem, ValidRow } from './validate-row.ts';
@@ -113,7 +113,7 @@ interface PendingRow {
  * time, the next chunk filled while the previous one is written. Each chunk's payable rows
  * are looked up against the rows of approved batches in one query before they are written
  * (asked as the chunk is cut, and only once another batch was ever approved), and those
- * that repeat a payment are written DUPLICATE (duplicate-rows.ts). Without a
+ * that repeat a payment are written DUPLICATE (held-rows.ts). Without a
  * batch id (validation only) nothing is written and problems are kept in `report`.
  */
 export class ImportState {
@@ -122,8 +122,8 @@ export class ImportState {
   totalMinor = 0n;
   emptyRows = 0;
   /** Valid rows held as DUPLICATE, and their sum: counted as each chunk is looked up. */
-  flaggedRows = 0;
-  flaggedMinor = 0n;
+  heldRows = 0;
+  heldMinor = 0n;
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
   private pending: PendingRow[] = [];
@@ -317,8 +317,8 @@ export class ImportState {
       row.cells[ERROR_MESSAGE_CELL] = message;
       row.cells[DUPLICATE_OF_CELL] = duplicateOf ?? null;
     }
-    this.flaggedRows++;
-    this.flaggedMinor += toMinorUnits(row.amount);
+    this.heldRows++;
+    this.heldMinor += toMinorUnits(row.amount);
     problems.push({ line: row.line, column: null, code, severity: 'warning', message });
   }
 

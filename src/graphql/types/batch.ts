@@ -110,16 +110,17 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
     validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
-    flaggedCount: t.exposeInt('flaggedCount', {
+    flaggedCount: t.int({
+      resolve: (b) => b.heldCount,
       description: 'Valid rows held as DUPLICATE: they repeat a payment of an approved batch or an earlier row of this file.',
     }),
-    flaggedAmount: t.field({ type: Money, description: 'What the flagged rows add up to.', resolve: (b) => ({ value: b.flaggedAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
-    includeFlagged: t.exposeBoolean('includeFlagged', { description: 'The approver chose to pay the flagged rows too.' }),
+    flaggedAmount: t.field({ type: Money, description: 'What the flagged rows add up to.', resolve: (b) => ({ value: b.heldAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+    includeFlagged: t.boolean({ description: 'The approver chose to pay the flagged rows too.', resolve: (b) => b.includeHeld }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',
       resolve: async (b, _args, { services }) => {
-        if (b.flaggedCount === 0) return [];
+        if (b.heldCount === 0) return [];
         const rows = await services.prisma.$queryRaw<Array<{ batchId: string; rows: number; amount: string }>>`
           SELECT e."batchId" AS "batchId", count(*)::int AS rows, sum(i.amount)::text AS amount
           FROM "BatchItem" AS i JOIN "BatchItem" AS e ON e."paymentId" = i."duplicateOf"
@@ -289,7 +290,7 @@ builder.mutationFields((t) => ({
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
-        includeFlagged: includeFlagged ?? false,
+        includeHeld: includeFlagged ?? false,
         ignoreBalance: ignoreBalance ?? false,
         by: requestActor({ role, caller }, requestId),
       }),

@@ -97,7 +97,7 @@ export type ErrorCode =
   | 'BATCH_FILE_ERRORS'
   /** The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance. */
   | 'BATCH_INSUFFICIENT_FUNDS'
-  /** Rows repeat a batch approved since the import; they are now flagged. Approve again. */
+  /** Rows repeat a batch approved since the import; they are now held. Approve again. */
   | 'BATCH_NEW_DUPLICATES'
   /** No FAILED or EXPIRED row can be paid again. */
   | 'BATCH_NOTHING_TO_RETRY'
