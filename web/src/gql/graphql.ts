@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
-/** Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows. */
+/** Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows are held: they repeat a payment (same payee, amount and reference) and are paid only if the approver includes held rows. */
 export type BatchItemStatus =
   /** Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY. */
   | 'CANCELLED'
@@ -12,7 +12,7 @@ export type BatchItemStatus =
   | 'COMPLETED'
   /** The create is being sent. */
   | 'CREATING'
-  /** Repeats a payment (same payee, amount and reference); paid only if the approver includes flagged rows. */
+  /** Held: repeats a payment (same payee, amount and reference); paid only if the approver includes held rows (approveBatch includeHeld). */
   | 'DUPLICATE'
   /** The execute is being sent. */
   | 'EXECUTING'
