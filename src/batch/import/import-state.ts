@@ -40,6 +40,7 @@ const itemTable: BulkTable = {
     { name: 'errorMessage', type: 'text' },
     { name: 'updatedAt', type: 'timestamptz' },
     { name: 'payeeKey', type: 'text' },
+    // repeatsPaymentId in prisma/schema.prisma: the column keeps its first name.
     { name: 'duplicateOf', type: 'text' },
   ],
 };
@@ -47,7 +48,7 @@ const itemTable: BulkTable = {
 const STATUS_CELL = 9;
 const ERROR_CODE_CELL = 10;
 const ERROR_MESSAGE_CELL = 11;
-const DUPLICATE_OF_CELL = 14;
+const REPEATS_CELL = 14;
 
 /** A row's cells in itemTable's order. */
 function itemCells(
@@ -310,12 +311,12 @@ export class ImportState {
     }
   }
 
-  private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, duplicateOf: string | undefined): void {
+  private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, repeats: string | undefined): void {
     if (row.cells !== undefined) {
       row.cells[STATUS_CELL] = 'DUPLICATE' satisfies BatchItemStatus;
       row.cells[ERROR_CODE_CELL] = code;
       row.cells[ERROR_MESSAGE_CELL] = message;
-      row.cells[DUPLICATE_OF_CELL] = duplicateOf ?? null;
+      row.cells[REPEATS_CELL] = repeats ?? null;
     }
     this.heldRows++;
     this.heldMinor += toMinorUnits(row.amount);

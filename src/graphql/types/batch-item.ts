@@ -83,9 +83,9 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
       nullable: true,
       description: 'For a held row (DUPLICATE, or held and then included by the approver): the earlier row (of this file or of an approved batch) with the same payee, amount and reference; null for a row never held.',
       resolve: (i, _args, { services }) =>
-        i.duplicateOf === null
+        i.repeatsPaymentId === null
           ? null
-          : services.prisma.batchItem.findUnique({ where: { paymentId: i.duplicateOf }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
+          : services.prisma.batchItem.findUnique({ where: { paymentId: i.repeatsPaymentId }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
     }),
   }),
 });

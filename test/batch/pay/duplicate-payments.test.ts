@@ -90,7 +90,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const firstItems = await itemsOf(first.id);
     for (const item of items) {
       const repeated = firstItems.find((f) => f.amount.equals(item.amount))!;
-      expect(item).toMatchObject({ duplicateOf: repeated.paymentId, errorCode: 'row.already-paid' });
+      expect(item).toMatchObject({ repeatsPaymentId: repeated.paymentId, errorCode: 'row.already-paid' });
       expect(item.errorMessage).toContain(`line ${repeated.line} of batch ${first.id} (COMPLETED, `);
     }
     const problems = await db().batchProblem.findMany({ where: { batchId: again.id, code: 'row.already-paid' } });
@@ -110,7 +110,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     expect(batch).toMatchObject({ status: 'VALIDATED', heldCount: 1 });
     const items = await itemsOf(batch.id);
     expect(items.map((i) => i.status)).toEqual(['PENDING', 'PENDING', 'DUPLICATE']);
-    expect(items[2]).toMatchObject({ errorCode: 'row.duplicate', duplicateOf: items[0]!.paymentId });
+    expect(items[2]).toMatchObject({ errorCode: 'row.duplicate', repeatsPaymentId: items[0]!.paymentId });
     await pay(batch.id);
     expect(await completedPaymentsOf(n)).toBe(2);
   });
