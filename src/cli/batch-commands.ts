@@ -39,7 +39,7 @@ export interface ApproveOptions {
   concurrency?: number;
   yes?: boolean;
   validOnly?: boolean;
-  /** Pay the held rows too, those that repeat a payment (an explicit, audited choice); --include-flagged sets it as well. */
+  /** Pay the held rows too, those that repeat a payment (an explicit, audited choice); main.ts's former name of the option sets it as well. */
   includeHeld?: boolean;
   /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
   ignoreBalance?: boolean;
