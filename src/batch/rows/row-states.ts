@@ -207,7 +207,7 @@ export const notSentItemStatuses: readonly BatchItemStatus[] = rowStatesTo('impo
 /**
  * A row in one of these states, in an approved batch, has paid its payee or may still pay
  * them without anyone uploading it again: another row with the same payee, amount and
- * reference is a duplicate of it (batch/import/held-rows.ts). FAILED, EXPIRED and CANCELLED
+ * reference is held as a repeat of it (batch/import/held-rows.ts). FAILED, EXPIRED and CANCELLED
  * rows moved no money; retryFailedItems checks the same rule before paying them again.
  */
 export const payingItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'NEEDS_REVIEW'];

@@ -7,7 +7,7 @@ import { payingItemStatuses } from '../row-states.ts';
 /**
  * At approval, the batch's PENDING rows that now repeat a row of another approved batch
  * (the rule of held-rows.ts: payee, amount, and reference unless either has none;
- * paying, or finished within the window) become DUPLICATE with a problem naming the
+ * paying, or finished within the window) are held (DUPLICATE) with a problem naming the
  * earlier row, in one statement. The import held what repeats batches approved before it; this
  * catches a batch approved between this one's import and its approval. Approvals run one
  * at a time (the caller's advisory lock), so of two overlapping batches approved at once
