@@ -12,15 +12,15 @@ import { describe, expect, it } from 'vitest';
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The former names a client may still use, each kept beside its held name. */
-const FORMER_NAMES = ['flaggedCount', 'flaggedAmount', 'includeFlagged', '--include-flagged'];
+/** The former names a client may still use or meet in old records, each kept beside its held name. */
+const FORMER_NAMES = ['flaggedCount', 'flaggedAmount', 'includeFlagged', '--include-flagged', 'flaggedRows', 'flaggedIncluded'];
 
 /** Where the former names are kept, and why. */
 const KEPT_IN: Record<string, string> = {
   'src/graphql/types/batch.ts': 'the deprecated Batch fields and approveBatch argument',
   'src/cli/main.ts': 'the hidden --include-flagged alias of --include-held',
   'src/cli/output.ts': 'the deprecated keys of the --json documents',
-  'docs/api/graphql.md': 'the table of deprecated names',
+  'docs/api/graphql.md': 'the table of deprecated names, and the audit keys of approvals recorded before',
   'docs/guide/cli.md': 'the note on the CLI’s former names',
 };
 
