@@ -16,7 +16,7 @@ export { BatchService, BatchStateError, type BatchProgress } from './lifecycle/b
 export { batchStates, pauseReasons, payingStates, restingStates } from './lifecycle/batch-states.ts';
 export { readOpenBreaker, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
 
-export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, heldItemStatuses, retryableItemStatuses, rowStates } from './rows/row-states.ts';
+export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, notSentItemStatuses, retryableItemStatuses, rowStates } from './rows/row-states.ts';
 export { settleRowsFromPayments } from './rows/settle-rows.ts';
 export { countOverlaps, type BatchOverlap } from './rows/sql/count-overlaps.ts';
 

@@ -1,4 +1,4 @@
-import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type ExportFormat, failedItemStatuses, FileKeyHash, heldItemStatuses, pauseReasons, payingStates, reportRows, rowStates, waitingNow } from '../batch/index.ts';
+import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type ExportFormat, failedItemStatuses, FileKeyHash, notSentItemStatuses, pauseReasons, payingStates, reportRows, rowStates, waitingNow } from '../batch/index.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -39,8 +39,8 @@ export interface ApproveOptions {
   concurrency?: number;
   yes?: boolean;
   validOnly?: boolean;
-  /** Pay the rows flagged as repeating a payment too (an explicit, audited choice). */
-  includeFlagged?: boolean;
+  /** Pay the held rows too, those that repeat a payment (an explicit, audited choice); main.ts's former name of the option sets it as well. */
+  includeHeld?: boolean;
   /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
   ignoreBalance?: boolean;
 }
@@ -133,10 +133,10 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
     if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
     context.out(summary(batch));
-    const held = options.includeFlagged ? 0 : batch.flaggedCount;
-    const payable = batch.totalAmount.minus(options.includeFlagged ? 0 : batch.flaggedAmount).toFixed(2);
+    const held = options.includeHeld ? 0 : batch.heldCount;
+    const payable = batch.totalAmount.minus(options.includeHeld ? 0 : batch.heldAmount).toFixed(2);
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
-    if (held > 0) context.out(`${held} rows (${batch.flaggedAmount.toFixed(2)} RUB) repeat a payment already made or under way and are not paid; --include-flagged pays them too.`);
+    if (held > 0) context.out(`${held} rows (${batch.heldAmount.toFixed(2)} RUB) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
     if (!options.yes && !(await confirm(`Pay ${rows}, ${payable} RUB plus commission? [y/N] `, 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
@@ -149,7 +149,7 @@ async function approveAndPay(
   runtime: Runtime,
   batchId: string,
   who: CliIdentity,
-  options: { validOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean },
+  options: { validOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean },
   context: CliContext,
   doc: Record<string, unknown>,
 ): Promise<number> {
@@ -157,7 +157,7 @@ async function approveAndPay(
     await runtime.services.batches.approve(batchId, {
       approver: who.identity,
       validRowsOnly: options.validOnly ?? false,
-      includeFlagged: options.includeFlagged ?? false,
+      includeHeld: options.includeHeld ?? false,
       ignoreBalance: options.ignoreBalance ?? false,
       by: who.actor,
     });
@@ -253,13 +253,13 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
   };
   process.on('SIGINT', onSignal);
   const start = await services.batches.get(batchId);
-  const total = (start.validRowsOnly || start.status === batchStates.running ? start.validCount : start.rowCount) - (start.includeFlagged ? 0 : start.flaggedCount);
+  const total = (start.validRowsOnly || start.status === batchStates.running ? start.validCount : start.rowCount) - (start.includeHeld ? 0 : start.heldCount);
   bar.start(total, { paid: '0.00', failed: 0, rate: 0, note, waitingFor: null });
   const refresh = async () => {
     const batch = await services.batches.get(batchId);
     const progress = await services.batches.progress(batch);
     const of = (status: string) => progress.counts.find((c) => c.status === status);
-    const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && !heldItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
+    const done = progress.counts.filter((c) => !activeItemStatuses.includes(c.status) && !notSentItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     const failed = failedItemStatuses.reduce((sum, s) => sum + (of(s)?.count ?? 0), 0);
     const wait = interrupted ? null : await waitingNow(services.prisma, batch);
     const shown = wait === null ? note : ` | waiting: ${wait.waitingFor}`;

@@ -1,14 +1,14 @@
 import type { Runtime } from '../app/runtime.ts';
 import { batchStates, waitingNow } from '../batch/index.ts';
 import type { Batch } from '../db/generated/client.ts';
-import { table } from './output.ts';
+import { formerHeldNames, table } from './output.ts';
 
 /** A batch as the batch commands show it: a summary line, the status table, and the --json document. */
 export function summary(batch: Batch): string {
   return (
     `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
     `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${batch.totalAmount.toFixed(2)} ${batch.currency}.` +
-    (batch.flaggedCount > 0 ? ` ${batch.flaggedCount} rows (${batch.flaggedAmount.toFixed(2)} ${batch.currency}) repeat a payment and are held back.` : '') +
+    (batch.heldCount > 0 ? ` ${batch.heldCount} rows (${batch.heldAmount.toFixed(2)} ${batch.currency}) repeat a payment and are held back.` : '') +
     (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
   );
 }
@@ -42,11 +42,12 @@ export async function statusDoc(runtime: Runtime, batch: Batch): Promise<Record<
     invalidCount: batch.invalidCount,
     warningCount: batch.warningCount,
     totalAmount: batch.totalAmount.toFixed(2),
-    flaggedCount: batch.flaggedCount,
-    flaggedAmount: batch.flaggedAmount.toFixed(2),
+    heldCount: batch.heldCount,
+    heldAmount: batch.heldAmount.toFixed(2),
     forced: batch.forced,
     validRowsOnly: batch.validRowsOnly,
-    includeFlagged: batch.includeFlagged,
+    includeHeld: batch.includeHeld,
+    ...formerHeldNames({ count: batch.heldCount, amount: batch.heldAmount.toFixed(2), include: batch.includeHeld }),
     uploadedBy: batch.uploadedBy,
     approvedBy: batch.approvedBy,
     createdAt: batch.createdAt.toISOString(),

@@ -30,6 +30,11 @@ const positiveInt = (value: string) => {
   return number;
 };
 
+/** Held rows repeat a payment already made or under way; paying them is a choice of its own. */
+const includeHeldOption = () => new Option('--include-held', 'pay the held rows too: rows that repeat a payment already made or under way (held back otherwise)');
+/** The option's former name, kept for scripts that pass it: hidden from --help, the same choice. */
+const formerIncludeHeldOption = () => new Option('--include-flagged').hideHelp().implies({ includeHeld: true });
+
 const program = new Command('payout')
   .description(
     'Bulk payouts through the partner Payout API (embedded sandbox unless PAYOUT_API_URL is set). ' +
@@ -65,7 +70,8 @@ batch
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
   .option('-y, --yes', 'import and pay without asking')
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
-  .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
+  .addOption(includeHeldOption())
+  .addOption(formerIncludeHeldOption())
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
@@ -78,7 +84,8 @@ batch
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
   .option('-y, --yes', 'approve and pay without asking')
   .option('--valid-only', 'pay the valid rows of a batch that has row errors')
-  .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
+  .addOption(includeHeldOption())
+  .addOption(formerIncludeHeldOption())
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--json', `${JSON_HELP}; needs --yes`)
   .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context(options))));

@@ -30,9 +30,17 @@ export function problemTable(problems: ShownProblem[]): string {
   return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], shown)}${more}`;
 }
 
+/**
+ * The held rows' figures under the names --json gave them before they were called held
+ * (deprecated, docs/guide/cli.md): the same values, so that scripts reading them go on working.
+ */
+export function formerHeldNames(held: { count: number; amount: string; include?: boolean }): Record<string, unknown> {
+  return { flaggedCount: held.count, flaggedAmount: held.amount, ...(held.include === undefined ? {} : { includeFlagged: held.include }) };
+}
+
 /** A validation report as --json gives it: every problem, not only the first SHOWN_PROBLEMS. */
 export function validationDoc(
-  report: Pick<ValidationReport, 'payable' | 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'flaggedCount' | 'flaggedAmount' | 'totalAmount'> & {
+  report: Pick<ValidationReport, 'payable' | 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'heldCount' | 'heldAmount' | 'totalAmount'> & {
     problems: ShownProblem[];
   },
 ): Record<string, unknown> {
@@ -43,8 +51,9 @@ export function validationDoc(
     invalidCount: report.invalidCount,
     errorCount: report.errorCount,
     warningCount: report.warningCount,
-    flaggedCount: report.flaggedCount,
-    flaggedAmount: report.flaggedAmount,
+    heldCount: report.heldCount,
+    heldAmount: report.heldAmount,
+    ...formerHeldNames({ count: report.heldCount, amount: report.heldAmount }),
     totalAmount: report.totalAmount,
     currency: 'RUB',
     problems: report.problems.map(({ line, column, severity, code, message }) => ({ line, column, severity, code, message })),

@@ -18,8 +18,8 @@ import {
 } from './zod-helpers.ts';
 
 /**
- * How many days a finished payment still makes a new row to the same payee, amount and
- * reference a duplicate (batch/import/duplicate-rows.ts): DUPLICATE_WINDOW_DAYS unset, and the
+ * How many days a finished payment still holds a new row to the same payee, amount and
+ * reference (a held row, batch/import/held-rows.ts): DUPLICATE_WINDOW_DAYS unset, and the
  * importer and approval when given no setting, all take it from here.
  */
 export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;
@@ -193,7 +193,7 @@ export const gatewayEnvSchema = z.object({
   PARTNER_BREAKER_PROBE_MAX_MS: documented(positiveInt(defaultBreakerOptions.probeMaxMs), `\`${defaultBreakerOptions.probeMaxMs}\``, 'The longest wait between probes while it is open (and at least `Retry-After`).'),
   BATCH_MAX_ROWS: documented(positiveInt(500_000), '`500000`', 'Rows per file at most.'),
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),
-  DUPLICATE_WINDOW_DAYS: documented(nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS), `\`${DEFAULT_DUPLICATE_WINDOW_DAYS}\``, 'How long a finished row of an approved batch counts when later rows are checked for [duplicate payments](../guide/payroll-files.md#duplicate-payments); rows still paying always count.'),
+  DUPLICATE_WINDOW_DAYS: documented(nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS), `\`${DEFAULT_DUPLICATE_WINDOW_DAYS}\``, 'How long a finished row of an approved batch counts when later rows are checked for a repeated payment ([held rows](../guide/payroll-files.md#held-rows)); rows still paying always count.'),
   IMPORT_STALE_MS: documented(positiveInt(90_000), '`90000`', 'An import that sent no heartbeat for this long is taken as dead and its batch rejected.'),
   PAYOUT_DATA_KEY: documented(optionalString, 'unset: with the embedded sandbox, `DATA_DIR/keys/data-key` (made on first start, mode 0600)', 'Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows\' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security.md#card-data).'),
   PAYOUT_DATA_KEY_FILE: documented(optionalString, 'unset', 'A file holding that base64 key, instead of `PAYOUT_DATA_KEY`.'),

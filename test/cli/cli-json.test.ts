@@ -231,6 +231,29 @@ describe('--json: one document per command', () => {
     expect(documentOf(set)).toMatchObject({ balance: '1000.00', previousBalance: expect.stringMatching(/^\d+\.\d\d$/) });
   }, budget(14));
 
+  it('held rows: --include-flagged, the former name of --include-held (the one --help shows), still pays them; the document gives heldCount and the former flaggedCount', async () => {
+    for (const command of ['run', 'approve']) {
+      const help = await payout(['batch', command, '--help']);
+      expect(help.stdout).toContain('--include-held');
+      expect(help.stdout).not.toContain('--include-flagged');
+    }
+    const first = join(dataDir(), 'first.csv');
+    await writeFile(first, 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,11.00,token_success\n');
+    expect((await payout(['batch', 'run', first, '--yes', '--json'])).code).toBe(0);
+    // The same two payments in another order, and a new one: two rows are held.
+    const copy = join(dataDir(), 'copy.csv');
+    await writeFile(copy, 'provider,amount,account\nbank-card-token,11.00,token_success\nbank-card-token,10.00,token_success\nbank-card-token,12.00,token_success\n');
+    const run = await payout(['batch', 'run', copy, '--yes', '--include-flagged', '--json']);
+    expect(run.code).toBe(0);
+    const held = { heldCount: 2, heldAmount: '21.00', includeHeld: true };
+    const former = { flaggedCount: 2, flaggedAmount: '21.00', includeFlagged: true };
+    expect(documentOf(run)).toMatchObject({
+      outcome: 'paid',
+      validation: { heldCount: 2, heldAmount: '21.00', flaggedCount: 2, flaggedAmount: '21.00' },
+      batch: { ...held, ...former, status: 'COMPLETED', counts: [{ status: 'COMPLETED', count: 3, amount: '33.00' }] },
+    });
+  }, budget(6));
+
   it('pause, resume and review (and --mark) of a running batch', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
     expect(run.code).toBe(4);

@@ -5,8 +5,8 @@ import {
   activeItemStatuses,
   cancelledAtOnce,
   changeAfter,
-  heldItemStatuses,
   holdForReview,
+  notSentItemStatuses,
   pausedBeforeExecute,
   retryableItemStatuses,
   rowTransitions,
@@ -68,7 +68,7 @@ describe('the row table', () => {
     expect(retryableItemStatuses).toEqual(['FAILED', 'EXPIRED']);
     expect(unpayableItemStatuses).toEqual(['COMPLETED', 'CANCELLED', 'INVALID']);
     expect(underReviewItemStatuses).toEqual(['NEEDS_REVIEW']);
-    expect(heldItemStatuses).toEqual(['INVALID', 'DUPLICATE']);
+    expect(notSentItemStatuses).toEqual(['INVALID', 'DUPLICATE']);
     expect([waitingStatus, pausedBeforeExecute]).toEqual(['PENDING', 'READY']);
     expect(cancelledAtOnce).toEqual({ notSent: 'PENDING', afterCreate: 'READY' });
   });

@@ -100,7 +100,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(again.data.approveBatch.__typename).toBe('BatchError');
     const found = await events({ batchId: paidBatch, action: 'BATCH_APPROVE' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'BATCH_APPROVE', role: 'APPROVER', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', flaggedIncluded: '0', flaggedRows: '0', forced: 'true', from: 'VALIDATED', includeFlagged: 'false', validRowsOnly: 'false' })) }),
+      expect.objectContaining({ action: 'BATCH_APPROVE', role: 'APPROVER', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', forced: 'true', from: 'VALIDATED', heldIncluded: '0', heldRows: '0', includeHeld: 'false', validRowsOnly: 'false' })) }),
     ]);
     expect((await events({ action: 'BATCH_CANCEL' })).edges).toEqual([]);
   });

@@ -61,7 +61,7 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
     await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^row\.already-paid$/ }) }).waitFor();
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText(new RegExp(`Pay ${10 - paid} rows`)).waitFor();
-    await page.getByText(`Also pay the ${paid} rows flagged as already paid`).waitFor();
+    await page.getByText(`Also pay the ${paid} held rows`).waitFor();
     await step(rig, '18-duplicate-rows-held');
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Completed/ }).waitFor();

@@ -43,10 +43,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
   const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
   // The approval the gateway refused for money, with its choices, for "Start anyway".
-  const [refused, setRefused] = useState<{ action: Action; includeFlagged: boolean } | undefined>();
+  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean } | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [includeFlagged, setIncludeFlagged] = useState(false);
+  const [includeHeld, setIncludeHeld] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking !== undefined) confirmRef.current?.focus();
@@ -58,14 +58,14 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   async function run(asked: Action | 'startAnyway') {
     const ignoreBalance = asked === 'startAnyway';
     const action = ignoreBalance ? (refused?.action ?? 'approve') : asked;
-    const flagged = ignoreBalance ? (refused?.includeFlagged ?? false) : includeFlagged;
+    const payHeld = ignoreBalance ? (refused?.includeHeld ?? false) : includeHeld;
     setBusy(true);
     setError(undefined);
     setRefused(undefined);
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeFlagged: flagged, ignoreBalance })
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeHeld: payHeld, ignoreBalance })
           : action === 'retry'
             ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
             : action === 'pause'
@@ -76,7 +76,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
-        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeFlagged: flagged });
+        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld });
       }
     } catch (failure) {
       setError(failure);
@@ -88,10 +88,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
 
   const question = (action: Action | 'startAnyway') => {
     if (action === 'approve' || action === 'approveValid' || action === 'startAnyway') {
-      // Flagged rows are paid only when the box below is ticked: the question counts what will be paid.
-      const flagged = action === 'startAnyway' ? refused?.includeFlagged === true : includeFlagged;
-      const count = flagged ? batch.validCount : batch.validCount - batch.flaggedCount;
-      const amount = flagged ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.flaggedAmount.value}`]);
+      // Held rows are paid only when the box below is ticked: the question counts what will be paid.
+      const payHeld = action === 'startAnyway' ? refused?.includeHeld === true : includeHeld;
+      const count = payHeld ? batch.validCount : batch.validCount - batch.heldCount;
+      const amount = payHeld ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.heldAmount.value}`]);
       return t(action === 'startAnyway' ? 'batch.confirmStartAnyway' : 'batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
     }
     if (action === 'pause') return t('batch.confirmPause');
@@ -121,10 +121,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       ) : (
         <div class="confirm" role="group" aria-labelledby="confirm-question">
           <p id="confirm-question">{question(asking)}</p>
-          {(asking === 'approve' || asking === 'approveValid') && batch.flaggedCount > 0 ? (
+          {(asking === 'approve' || asking === 'approveValid') && batch.heldCount > 0 ? (
             <label class="check">
-              <input type="checkbox" checked={includeFlagged} onChange={(event) => setIncludeFlagged((event.target as HTMLInputElement).checked)} />{' '}
-              {t('batch.includeFlagged', { count: batch.flaggedCount, amount: formatMoney(batch.flaggedAmount.value, batch.flaggedAmount.currency, i18n.tag) })}
+              <input type="checkbox" checked={includeHeld} onChange={(event) => setIncludeHeld((event.target as HTMLInputElement).checked)} />{' '}
+              {t('batch.includeHeld', { count: batch.heldCount, amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
             </label>
           ) : null}
           <div class="button-row">

@@ -140,7 +140,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         )}
       </dl>
 
-      <FlaggedRows batch={batch} />
+      <HeldRows batch={batch} />
 
       {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (
         <section class="progress-panel" aria-labelledby="progress-title">
@@ -334,19 +334,19 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
   );
 }
 
-/** Rows held back as repeats of a payment, the batches they repeat, and a forced import: what the approver must see. */
-function FlaggedRows({ batch }: { batch: BatchDetail }) {
+/** Held rows (status DUPLICATE: they repeat a payment), the batches they repeat, and a forced import: what the approver must see. */
+function HeldRows({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   const { t } = i18n;
-  if (batch.flaggedCount === 0 && !batch.forced) return null;
+  if (batch.heldCount === 0 && !batch.forced) return null;
   const money = (value: string) => formatMoney(value, batch.totalAmount.currency, i18n.tag);
   return (
-    <section class="notice notice-warn" aria-labelledby="flagged-title">
-      <h2 id="flagged-title">{t('batch.flaggedTitle')}</h2>
+    <section class="notice notice-warn" aria-labelledby="held-title">
+      <h2 id="held-title">{t('batch.heldTitle')}</h2>
       {batch.forced ? <p>{t('batch.forced')}</p> : null}
-      {batch.flaggedCount === 0 ? null : (
+      {batch.heldCount === 0 ? null : (
         <>
-          <p>{t(batch.includeFlagged ? 'batch.flaggedIncluded' : 'batch.flagged', { count: batch.flaggedCount, amount: money(batch.flaggedAmount.value) })}</p>
+          <p>{t(batch.includeHeld ? 'batch.heldIncluded' : 'batch.held', { count: batch.heldCount, amount: money(batch.heldAmount.value) })}</p>
           {batch.overlaps.length === 0 ? null : (
             <ul>
               {batch.overlaps.map((overlap) => (

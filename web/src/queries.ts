@@ -66,10 +66,10 @@ export interface BatchDetail extends BatchSummary {
   validRowsOnly: boolean;
   /** Imported with force although the same file was imported before. */
   forced: boolean;
-  /** Rows held back as repeats of a payment, paid only if the approver includes them. */
-  flaggedCount: number;
-  flaggedAmount: Money;
-  includeFlagged: boolean;
+  /** Held rows (status DUPLICATE: they repeat a payment) and their sum; paid only if the approver includes them (includeHeld). */
+  heldCount: number;
+  heldAmount: Money;
+  includeHeld: boolean;
   overlaps: Array<{ batchId: string; rows: number; amount: string }>;
   uploadedBy: string | null;
   approvedBy: string | null;

@@ -29,7 +29,7 @@ export interface BatchLimits {
   maxBytes: number;
 }
 
-/** How the importer holds back rows that repeat a payment (duplicate-rows.ts). */
+/** How the importer holds back rows that repeat a payment (held-rows.ts). */
 export interface DuplicateSettings {
   /** Finished rows of approved batches count this many days; rows still paying always. */
   windowDays: number;
@@ -59,8 +59,8 @@ export interface ValidationReport {
   /** Rows with no cell filled, skipped (a `row.empty` warning lists them). */
   emptyRowCount: number;
   /** Valid rows that repeat a payment (or an earlier row) and would be held back, and their sum. */
-  flaggedCount: number;
-  flaggedAmount: string;
+  heldCount: number;
+  heldAmount: string;
   totalAmount: string;
   problems: RowProblem[];
 }
@@ -190,8 +190,8 @@ export class BatchImporter {
       errorCount: errors,
       warningCount: problems.length - errors,
       emptyRowCount: state.emptyRows,
-      flaggedCount: state.flaggedRows,
-      flaggedAmount: fromMinorUnits(state.flaggedMinor),
+      heldCount: state.heldRows,
+      heldAmount: fromMinorUnits(state.heldMinor),
       totalAmount: fromMinorUnits(state.totalMinor),
       problems,
     };
@@ -258,8 +258,8 @@ export class BatchImporter {
           invalidCount: readable ? state.rows - state.validRows : state.rows,
           warningCount: warnings,
           totalAmount: fromMinorUnits(state.totalMinor),
-          flaggedCount: state.flaggedRows,
-          flaggedAmount: fromMinorUnits(state.flaggedMinor),
+          heldCount: state.heldRows,
+          heldAmount: fromMinorUnits(state.heldMinor),
           validatedAt: new Date(),
         },
       });
@@ -267,7 +267,7 @@ export class BatchImporter {
       const batch = await prisma.batch.findUniqueOrThrow({ where: { id } });
       // A file with errors of its own can never be approved: its rows need no card data.
       if (rejected) await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
-      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings, flagged: state.flaggedRows }, 'batch imported');
+      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings, held: state.heldRows }, 'batch imported');
       return batch;
     } catch (error) {
       if (error instanceof ImportAbandoned || heartbeat.abandoned) return await this.abandon(id, state);
@@ -368,7 +368,7 @@ export class BatchImporter {
     if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
     try {
       const balance = await this.deps.client.getBalance();
-      const payable = state.totalMinor - state.flaggedMinor;
+      const payable = state.totalMinor - state.heldMinor;
       const available = signedToMinorUnits(balance.available.value);
       if (available < 0n || payable > available) {
         // A warning: the balance may be topped up before approval, which weighs it against
@@ -378,7 +378,7 @@ export class BatchImporter {
           column: null,
           code: 'balance.insufficient',
           severity: 'warning',
-          message: `the valid rows total ${fromMinorUnits(payable)} RUB${state.flaggedRows > 0 ? ' (without the rows held as duplicates)' : ''} but only ${balance.available.value} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+          message: `the valid rows total ${fromMinorUnits(payable)} RUB${state.heldRows > 0 ? ' (without the held rows)' : ''} but only ${balance.available.value} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
         });
       }
     } catch (error) {

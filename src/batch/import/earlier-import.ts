@@ -33,7 +33,7 @@ export class EarlierImports {
       code: 'file.duplicate',
       message:
         `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; ${earlierOutcome(earlier, rows)}. ` +
-        'Imported again with force, every row paid or being paid is held back as a duplicate.',
+        'Imported again with force, every row paid or being paid is held back (held: it repeats a payment).',
     };
   }
 

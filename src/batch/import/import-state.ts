@@ -8,7 +8,7 @@ import { paymentIdFor } from '../ids.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { quoteCell } from './read/cell-text.ts';
 import { FirstLines } from './read/first-lines.ts';
-import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './duplicate-rows.ts';
+import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './held-rows.ts';
 import { PayeeKeys, payeeText } from './payee-key.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
 import type { RowProblem, ValidRow } from './validate-row.ts';
@@ -41,6 +41,7 @@ const itemTable: BulkTable = {
     { name: 'errorMessage', type: 'text' },
     { name: 'updatedAt', type: 'timestamptz' },
     { name: 'payeeKey', type: 'text' },
+    // repeatsPaymentId in prisma/schema.prisma: the column keeps its first name.
     { name: 'duplicateOf', type: 'text' },
   ],
 };
@@ -48,7 +49,7 @@ const itemTable: BulkTable = {
 const STATUS_CELL = 9;
 const ERROR_CODE_CELL = 10;
 const ERROR_MESSAGE_CELL = 11;
-const DUPLICATE_OF_CELL = 14;
+const REPEATS_CELL = 14;
 
 /** A row's cells in itemTable's order. */
 function itemCells(
@@ -114,7 +115,7 @@ interface PendingRow {
  * time, the next chunk filled while the previous one is written. Each chunk's payable rows
  * are looked up against the rows of approved batches in one query before they are written
  * (asked as the chunk is cut, and only once another batch was ever approved), and those
- * that repeat a payment are written DUPLICATE (duplicate-rows.ts). Without a
+ * that repeat a payment are written DUPLICATE (held-rows.ts). Without a
  * batch id (validation only) nothing is written and problems are kept in `report`.
  */
 export class ImportState {
@@ -123,8 +124,8 @@ export class ImportState {
   totalMinor = 0n;
   emptyRows = 0;
   /** Valid rows held as DUPLICATE, and their sum: counted as each chunk is looked up. */
-  flaggedRows = 0;
-  flaggedMinor = 0n;
+  heldRows = 0;
+  heldMinor = 0n;
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
   private pending: PendingRow[] = [];
@@ -311,15 +312,15 @@ export class ImportState {
     }
   }
 
-  private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, duplicateOf: string | undefined): void {
+  private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, repeats: string | undefined): void {
     if (row.cells !== undefined) {
       row.cells[STATUS_CELL] = rowStates.duplicate;
       row.cells[ERROR_CODE_CELL] = code;
       row.cells[ERROR_MESSAGE_CELL] = message;
-      row.cells[DUPLICATE_OF_CELL] = duplicateOf ?? null;
+      row.cells[REPEATS_CELL] = repeats ?? null;
     }
-    this.flaggedRows++;
-    this.flaggedMinor += toMinorUnits(row.amount);
+    this.heldRows++;
+    this.heldMinor += toMinorUnits(row.amount);
     problems.push({ line: row.line, column: null, code, severity: 'warning', message });
   }
 

@@ -11,7 +11,7 @@ export const batchErrorMeanings = {
   'batch.file-errors': 'The file itself has errors (not its rows): it cannot be approved.',
   'batch.no-valid-rows': 'No row of the batch can be paid.',
   'batch.not-approvable': 'The batch is in a state that cannot be approved.',
-  'batch.new-duplicates': 'Rows repeat a batch approved since the import; they are now flagged. Approve again.',
+  'batch.new-duplicates': 'Rows repeat a batch approved since the import; they are now held. Approve again.',
   'batch.balance-unknown': 'The balance could not be read; approve later, or with ignoreBalance.',
   'batch.insufficient-funds': 'The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance.',
   'batch.not-cancellable': 'The batch is in a state that cannot be cancelled.',

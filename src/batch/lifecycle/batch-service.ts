@@ -6,7 +6,7 @@ import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { batchStates, canMove, cancellableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
 import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
 import { requeueUnfunded } from '../pay/sql/funds.ts';
-import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, heldItemStatuses, waitingStatus } from '../rows/row-states.ts';
+import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses, waitingStatus } from '../rows/row-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
@@ -83,13 +83,13 @@ export class BatchService {
 
   /**
    * `by` is who the audit trail names (audit/audit.ts); the event commits with the approval.
-   * DUPLICATE rows are paid only with `includeFlagged`, a choice the audit event records.
+   * Held rows (DUPLICATE) are paid only with `includeHeld`, a choice the audit event records.
    * Rows that repeat a batch approved since this one's import are held first and the
    * approval is refused, so that the approver sees them before anything is paid.
    */
   async approve(
     batchId: string,
-    request: { approver: string; validRowsOnly?: boolean; includeFlagged?: boolean; ignoreBalance?: boolean; by?: AuditActor },
+    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean; by?: AuditActor },
   ): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
@@ -109,25 +109,25 @@ export class BatchService {
     } else if (!canMove(batch.status, batchStates.running, 'approve')) {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
-    const includeFlagged = request.includeFlagged ?? false;
-    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeFlagged);
+    const includeHeld = request.includeHeld ?? false;
+    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld);
     const now = new Date();
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
       // other approved at once, the second must see the first approved.
       const query = sqlOf(tx);
       await lockApprovals(query);
-      // Also with includeFlagged: that choice covers the rows the approver was shown, not
+      // Also with includeHeld: that choice covers the rows the approver was shown, not
       // rows that repeat a batch approved since. Committed, not rolled back: the approver is
       // shown them before anything is paid.
       const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
-      const included = includeFlagged
+      const included = includeHeld
         ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
         : { count: 0 };
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: batchStates.running, validRowsOnly, includeFlagged, approvedBy: request.approver, approvedAt: now, startedAt: now },
+        data: { status: batchStates.running, validRowsOnly, includeHeld, approvedBy: request.approver, approvedAt: now, startedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // From now on its rows are what later imports and approvals are checked against.
@@ -135,9 +135,9 @@ export class BatchService {
       const detail = {
         validRowsOnly,
         from: batch.status,
-        includeFlagged,
-        flaggedRows: batch.flaggedCount,
-        flaggedIncluded: included.count,
+        includeHeld,
+        heldRows: batch.heldCount,
+        heldIncluded: included.count,
         forced: batch.forced,
         balanceChecked: funds !== undefined,
         ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
@@ -150,7 +150,7 @@ export class BatchService {
       throw new BatchStateError(
         'batch.new-duplicates',
         `${outcome.held} ${outcome.held === 1 ? 'row repeats' : 'rows repeat'} a payment of a batch approved since this one was imported; ` +
-          'they are now held back (see the batch’s problems): approve again to pay the rest, or include flagged rows to pay them too',
+          'they are now held back (see the batch’s problems): approve again to pay the rest, or include held rows to pay them too',
       );
     }
     return outcome.batch;
@@ -161,12 +161,12 @@ export class BatchService {
    * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
    * the batch anyway, and the audit event says so).
    */
-  private async fundsForApproval(batchId: string, includeFlagged: boolean): Promise<FundsPicture | undefined> {
+  private async fundsForApproval(batchId: string, includeHeld: boolean): Promise<FundsPicture | undefined> {
     const funds = this.options.funds;
     if (funds === undefined) return undefined;
     let picture: FundsPicture;
     try {
-      picture = await funds.forApproval(batchId, includeFlagged ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
+      picture = await funds.forApproval(batchId, includeHeld ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
     } catch (error) {
       throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
     }
@@ -323,7 +323,7 @@ export class BatchService {
     const groups = await countRowsByStatus(sqlOf(this.prisma), batch.id, RECENT_PACE_SECONDS);
     const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
-    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !heldItemStatuses.includes(g.status));
+    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !notSentItemStatuses.includes(g.status));
     const finished = finishedGroups.reduce((sum, g) => sum + g.count, 0);
     if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
     const now = groups[0]?.now ?? new Date();

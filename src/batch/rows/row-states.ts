@@ -19,7 +19,7 @@ export const cancelCodes = { notSent: 'batch.cancelled', afterCreate: 'batch.can
 export type RowStep =
   /** import/import-state.ts: each row of the file is written. */
   | 'import'
-  /** lifecycle/batch-service.ts approve: sql/hold-approved-repeats.ts, and includeFlagged. */
+  /** lifecycle/batch-service.ts approve: sql/hold-approved-repeats.ts, and includeHeld. */
   | 'approve'
   /** sql/cancel-imported-rows.ts: the batch was cancelled (or given up) while its file was read. */
   | 'cancel-import'
@@ -92,7 +92,7 @@ export const rowTransitions: readonly RowTransition[] = [
   { from: null,           to: 'INVALID',      by: 'import',           when: 'the row failed validation: never paid' },
   { from: null,           to: 'DUPLICATE',    by: 'import',           when: 'it repeats a paying or recent payment, or another row of the file: held' },
   { from: 'PENDING',      to: 'DUPLICATE',    by: 'approve',          when: 'it repeats a row of a batch approved since the import: held' },
-  { from: 'DUPLICATE',    to: 'PENDING',      by: 'approve',          when: 'approved with includeFlagged: the approver pays it anyway' },
+  { from: 'DUPLICATE',    to: 'PENDING',      by: 'approve',          when: 'approved with includeHeld: the approver pays it anyway' },
   { from: 'PENDING',      to: 'CANCELLED',    by: 'cancel-import',    when: 'cancelled while its file was read', code: cancelCodes.notSent },
   { from: 'DUPLICATE',    to: 'CANCELLED',    by: 'cancel-import',    when: 'cancelled while its file was read', code: cancelCodes.notSent },
   { from: 'PENDING',      to: 'CREATING',     by: 'begin-create',     when: 'claimed, in its call slot: written before the create' },
@@ -222,12 +222,12 @@ export const unfundedCodes: readonly string[] = ['INSUFFICIENT_FUNDS', 'payout.i
 export const pausedBeforeExecute: BatchItemStatus = only(rowStatesTo('pause'), 'pause\'s result');
 /** Rows of a paused batch that are still read back: they only learn what happened, nothing is sent. */
 export const readWhilePausedStatuses: readonly BatchItemStatus[] = ['IN_PROGRESS'];
-/** Rows no worker sends: they failed validation, or repeat a payment and were not included at approval. */
-export const heldItemStatuses: readonly BatchItemStatus[] = rowStatesTo('import').filter((state) => state !== waitingStatus);
+/** Rows no worker sends: they failed validation (INVALID), or are held (DUPLICATE: repeat a payment) and were not included at approval. */
+export const notSentItemStatuses: readonly BatchItemStatus[] = rowStatesTo('import').filter((state) => state !== waitingStatus);
 /**
  * A row in one of these states, in an approved batch, has paid its payee or may still pay
  * them without anyone uploading it again: another row with the same payee, amount and
- * reference is a duplicate of it (batch/import/duplicate-rows.ts). FAILED, EXPIRED and CANCELLED
+ * reference is held as a repeat of it (batch/import/held-rows.ts). FAILED, EXPIRED and CANCELLED
  * rows moved no money; retryFailedItems checks the same rule before paying them again.
  */
 export const payingItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'NEEDS_REVIEW'];

@@ -19,12 +19,12 @@ const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
   CANCELLED: 'Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY.',
   NEEDS_REVIEW: 'Its outcome could not be settled by reading back: never paid again automatically (reviewBatchItems, markBatchItem).',
   INVALID: 'Failed validation; never paid.',
-  DUPLICATE: 'Repeats a payment (same payee, amount and reference); paid only if the approver includes flagged rows.',
+  DUPLICATE: 'Held: repeats a payment (same payee, amount and reference); paid only if the approver includes held rows (approveBatch includeHeld).',
 };
 
 export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
   description:
-    'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows repeat a payment (same payee, amount and reference) and are paid only if the approver includes flagged rows.',
+    'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows are held: they repeat a payment (same payee, amount and reference) and are paid only if the approver includes held rows.',
   values: Object.fromEntries(Object.values(BatchItemStatus).map((s) => [s, { value: s, description: batchItemStatusMeanings[s] }])) as Record<
     BatchItemStatus,
     { value: BatchItemStatus; description: string }
@@ -33,7 +33,7 @@ export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
 
 type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;
 const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement({
-  description: 'The row a DUPLICATE row repeats, as it stands now.',
+  description: 'The row a held (DUPLICATE) row repeats, as it stands now.',
   fields: (t) => ({
     batchId: t.exposeID('batchId', { description: 'The batch of the earlier row.' }),
     line: t.exposeInt('line', { description: 'Its file line (the header is 1).' }),
@@ -81,11 +81,11 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
     repeats: t.field({
       type: RepeatedRow,
       nullable: true,
-      description: 'For a row flagged as a duplicate: the earlier row (of this file or of an approved batch) with the same payee, amount and reference.',
+      description: 'For a held row (DUPLICATE, or held and then included by the approver): the earlier row (of this file or of an approved batch) with the same payee, amount and reference; null for a row never held.',
       resolve: (i, _args, { services }) =>
-        i.duplicateOf === null
+        i.repeatsPaymentId === null
           ? null
-          : services.prisma.batchItem.findUnique({ where: { paymentId: i.duplicateOf }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
+          : services.prisma.batchItem.findUnique({ where: { paymentId: i.repeatsPaymentId }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
     }),
   }),
 });

@@ -19,7 +19,7 @@ const WaitReasonEnum = builder.enumType('WaitReason', {
 });
 
 const BatchWaitRef = builder.objectRef<BatchWait>('BatchWait').implement({
-  description: 'What a paused (or partner-held) batch waits for, since when, and why.',
+  description: 'What a paused batch (or one the partner breaker stops) waits for, since when, and why.',
   fields: (t) => ({
     reason: t.field({ type: WaitReasonEnum, description: 'Why it waits.', resolve: (w) => w.reason }),
     since: t.field({ type: 'DateTime', nullable: true, description: 'Since when it waits; null when not recorded.', resolve: (w) => w.since }),

@@ -1,4 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
 import { authScopesFor } from '../../auth/roles.ts';
 import { type BatchOverlap, type BatchProgress, BatchStateError, batchStates, countOverlaps, restingStates } from '../../batch/index.ts';
 import { sqlOf } from '../../db/database.ts';
@@ -94,6 +95,9 @@ function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProg
   return progress;
 }
 
+/** Held rows' sum, under Batch.heldAmount and its former name. */
+const heldAmount = (b: BatchRow) => ({ value: b.heldAmount.toFixed(2), currency: b.currency as 'RUB' });
+
 export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
   description: 'One uploaded payroll file and its run. Its `id` is both its own id (the CLI’s, the URLs’) and its global id.',
   id: { resolve: (b) => b.id },
@@ -111,16 +115,21 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
     validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
-    flaggedCount: t.exposeInt('flaggedCount', {
-      description: 'Valid rows held as DUPLICATE: they repeat a payment of an approved batch or an earlier row of this file.',
+    heldCount: t.exposeInt('heldCount', {
+      description:
+        'Held rows: valid rows held back because they repeat a payment (status DUPLICATE) of an approved batch, or an earlier row of this file. Never paid unless the approver includes them (includeHeld).',
     }),
-    flaggedAmount: t.field({ type: Money, description: 'What the flagged rows add up to.', resolve: (b) => ({ value: b.flaggedAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
-    includeFlagged: t.exposeBoolean('includeFlagged', { description: 'The approver chose to pay the flagged rows too.' }),
+    heldAmount: t.field({ type: Money, description: 'What the held rows add up to.', resolve: (b) => heldAmount(b) }),
+    includeHeld: t.exposeBoolean('includeHeld', { description: 'The approver chose to pay the held rows too.' }),
+    // The names these had before they were called held: deprecated, the same values, so no client breaks.
+    flaggedCount: t.int({ deprecationReason: 'Use heldCount', description: 'The former name of heldCount: the same value.', resolve: (b) => b.heldCount }),
+    flaggedAmount: t.field({ type: Money, deprecationReason: 'Use heldAmount', description: 'The former name of heldAmount: the same value.', resolve: (b) => heldAmount(b) }),
+    includeFlagged: t.boolean({ deprecationReason: 'Use includeHeld', description: 'The former name of includeHeld: the same value.', resolve: (b) => b.includeHeld }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',
       resolve: async (b, _args, { services }) => {
-        if (b.flaggedCount === 0) return [];
+        if (b.heldCount === 0) return [];
         return countOverlaps(sqlOf(services.prisma), b.id);
       },
     }),
@@ -233,6 +242,19 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/**
+ * approveBatch's includeHeld, or includeFlagged, its former name: either may be given; both
+ * given with different values is the client's mistake, refused rather than guessed.
+ */
+function includeHeldArgument(includeHeld: boolean | null | undefined, includeFlagged: boolean | null | undefined): boolean {
+  if (includeHeld != null && includeFlagged != null && includeHeld !== includeFlagged) {
+    throw new GraphQLError(`includeHeld (${includeHeld}) and includeFlagged (${includeFlagged}), its former name, differ: give includeHeld alone`, {
+      extensions: { code: 'BAD_USER_INPUT', argument: 'includeFlagged' },
+    });
+  }
+  return includeHeld ?? includeFlagged ?? false;
+}
+
 const batchResult = (name: string) => typedResult(name, [BatchStateError], 'batch');
 
 builder.mutationFields((t) => ({
@@ -265,15 +287,19 @@ builder.mutationFields((t) => ({
   approveBatch: t.field({
     type: Batch,
     description:
-      'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Rows flagged as duplicates are left unpaid unless includeFlagged; rows that repeat a batch approved since the import are flagged now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
+      'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Held rows (status DUPLICATE: held, repeats a payment) are left unpaid unless includeHeld; rows that repeat a batch approved since the import are held now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
     authScopes: authScopesFor('approveBatch'),
     errors: batchResult('ApproveBatch'),
     args: {
       id: t.arg.id({ required: true, description: 'The batch’s id.' }),
       validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
+      // No default, here or on its former name: a value given is told apart from one left out.
+      includeHeld: t.arg.boolean({
+        description: 'Pay the held rows too (recorded in the audit trail). Without it (false when left out) they are never paid.',
+      }),
       includeFlagged: t.arg.boolean({
-        defaultValue: false,
-        description: 'Pay the rows flagged as duplicates too (recorded in the audit trail). Without it they are never paid.',
+        deprecationReason: 'Use includeHeld',
+        description: 'The former name of includeHeld, the same choice; both given with different values is refused (BAD_USER_INPUT).',
       }),
       ignoreBalance: t.arg.boolean({
         defaultValue: false,
@@ -281,11 +307,11 @@ builder.mutationFields((t) => ({
           'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
       }),
     },
-    resolve: (_root, { id, validRowsOnly, includeFlagged, ignoreBalance }, { services, caller, role, requestId }) =>
+    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance }, { services, caller, role, requestId }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
-        includeFlagged: includeFlagged ?? false,
+        includeHeld: includeHeldArgument(includeHeld, includeFlagged),
         ignoreBalance: ignoreBalance ?? false,
         by: requestActor({ role, caller }, requestId),
       }),

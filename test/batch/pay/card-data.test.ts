@@ -214,7 +214,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
   it('never sends a row it cannot open: under an unknown key it waits, with its data gone it fails', async () => {
     const batch = await gw.services().importer.import({ source: textSource(`${csv.split('\n').slice(0, 2).join('\n')}\n`), force: true });
     // The same rows were paid by an earlier test: this one pays them again on purpose.
-    await gw.services().batches.approve(batch.id, { approver: 'anonymous', includeFlagged: true });
+    await gw.services().batches.approve(batch.id, { approver: 'anonymous', includeHeld: true });
     const row = async () => db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } });
     const stranger = new CardDataVault(new DataKeyring(dataKeyFrom(randomBytes(32))), 30);
     await worker(stranger).drain(async () => (await row()).errorCode === 'card-data.unknown-key');
@@ -245,7 +245,7 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
     const sealed = await db().batchItem.findUniqueOrThrow({ where: { id: second!.id } });
     expect(testCardData().open(sealed.fields, { batchId: batch.id, line: sealed.line })).toEqual(clear);
     expect((await db().batchItem.findUniqueOrThrow({ where: { id: done.id } })).fields).toEqual({ ...clear, pan: '4000********5556' });
-    await gw.services().batches.approve(batch.id, { approver: 'anonymous', includeFlagged: true });
+    await gw.services().batches.approve(batch.id, { approver: 'anonymous', includeHeld: true });
     await worker().drain(ended(batch.id));
     expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED');
     expect(await sealedLines(batch.id)).toEqual([]);

@@ -42,7 +42,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     return s().importer.import({ source, force, uploadedBy: 'anonymous' });
   }
 
-  async function pay(batchId: string, options: { includeFlagged?: boolean } = {}) {
+  async function pay(batchId: string, options: { includeHeld?: boolean } = {}) {
     await s().batches.approve(batchId, { approver: 'anonymous', ...options });
     await testWorker(gw).drain(async () => ['COMPLETED', 'COMPLETED_WITH_FAILURES'].includes((await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status));
   }
@@ -85,14 +85,14 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
   it.each(variants)('pays no one again for a copy with %s', async (_name, variant) => {
     const { n, rows, first } = await paidOriginal();
     const again = await importText(await variant(rows));
-    expect(again).toMatchObject({ status: 'VALIDATED', validCount: 3, flaggedCount: 3, flaggedAmount: expect.anything() });
-    expect(again.flaggedAmount.toFixed(2)).toBe(first.totalAmount.toFixed(2));
+    expect(again).toMatchObject({ status: 'VALIDATED', validCount: 3, heldCount: 3, heldAmount: expect.anything() });
+    expect(again.heldAmount.toFixed(2)).toBe(first.totalAmount.toFixed(2));
     const items = await itemsOf(again.id);
     expect(items.map((i) => i.status)).toEqual(['DUPLICATE', 'DUPLICATE', 'DUPLICATE']);
     const firstItems = await itemsOf(first.id);
     for (const item of items) {
       const repeated = firstItems.find((f) => f.amount.equals(item.amount))!;
-      expect(item).toMatchObject({ duplicateOf: repeated.paymentId, errorCode: 'row.already-paid' });
+      expect(item).toMatchObject({ repeatsPaymentId: repeated.paymentId, errorCode: 'row.already-paid' });
       expect(item.errorMessage).toContain(`line ${repeated.line} of batch ${first.id} (COMPLETED, `);
     }
     const problems = await db().batchProblem.findMany({ where: { batchId: again.id, code: 'row.already-paid' } });
@@ -111,10 +111,10 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const { n, rows } = payroll();
     const twice = csv([rows[0]!, rows[1]!, rows[0]!], { columns: ['provider', 'amount', 'account'] });
     const batch = await importText(twice);
-    expect(batch).toMatchObject({ status: 'VALIDATED', flaggedCount: 1 });
+    expect(batch).toMatchObject({ status: 'VALIDATED', heldCount: 1 });
     const items = await itemsOf(batch.id);
     expect(items.map((i) => i.status)).toEqual(['PENDING', 'PENDING', 'DUPLICATE']);
-    expect(items[2]).toMatchObject({ errorCode: 'row.duplicate', duplicateOf: items[0]!.paymentId });
+    expect(items[2]).toMatchObject({ errorCode: 'row.duplicate', repeatsPaymentId: items[0]!.paymentId });
     // A row repeating one of its own file overlaps no other batch.
     expect(await countOverlaps(sqlOf(db()), batch.id)).toEqual([]);
     await pay(batch.id);
@@ -124,21 +124,21 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
   it('pays next month’s payroll: the same payees and amounts under new references', async () => {
     const { rows, first } = await paidOriginal();
     const next = await importText(csv(rows.map((row) => ({ ...row, reference: `${row.reference}-next` }))));
-    expect(next).toMatchObject({ status: 'VALIDATED', flaggedCount: 0 });
+    expect(next).toMatchObject({ status: 'VALIDATED', heldCount: 0 });
     await pay(next.id);
     expect(await db().payment.count({ where: { batchId: next.id, status: 'COMPLETED' } })).toBe(3);
     expect(first.id).not.toBe(next.id);
   });
 
-  it('pays flagged rows only when the approver includes them, and records that choice', async () => {
+  it('pays held rows only when the approver includes them, and records that choice', async () => {
     const { n, rows } = await paidOriginal();
     const again = await importText(csv(rows, { delimiter: ';' }));
-    expect(again.flaggedCount).toBe(3);
-    await pay(again.id, { includeFlagged: true });
+    expect(again.heldCount).toBe(3);
+    await pay(again.id, { includeHeld: true });
     expect(await completedPaymentsOf(n)).toBe(6);
-    expect(await db().batch.findUniqueOrThrow({ where: { id: again.id } })).toMatchObject({ includeFlagged: true });
+    expect(await db().batch.findUniqueOrThrow({ where: { id: again.id } })).toMatchObject({ includeHeld: true });
     const audit = await db().auditEvent.findFirstOrThrow({ where: { batchId: again.id, action: 'batch.approve' } });
-    expect(audit.detail).toMatchObject({ includeFlagged: true, flaggedRows: 3, flaggedIncluded: 3 });
+    expect(audit.detail).toMatchObject({ includeHeld: true, heldRows: 3, heldIncluded: 3 });
   });
 
   it('flags a forced import of the same file and shows it was forced', async () => {
@@ -150,7 +150,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     expect(problem.message).toMatch(/it is COMPLETED: 3 of 3 rows paid \([\d.]+ RUB\)/);
     expect(problem.message).not.toMatch(/force to pay it again/);
     const forced = await importText(csv(rows), true);
-    expect(forced).toMatchObject({ status: 'VALIDATED', forced: true, flaggedCount: 3 });
+    expect(forced).toMatchObject({ status: 'VALIDATED', forced: true, heldCount: 3 });
     await pay(forced.id);
     expect(await completedPaymentsOf(n)).toBe(3);
   });
@@ -159,12 +159,12 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const { n, rows } = payroll();
     const first = await importText(csv(rows));
     const copy = await importText(csv([...rows].reverse()));
-    expect(copy).toMatchObject({ status: 'VALIDATED', flaggedCount: 0 });
+    expect(copy).toMatchObject({ status: 'VALIDATED', heldCount: 0 });
     await pay(first.id);
     const refusal = await s().batches.approve(copy.id, { approver: 'anonymous' }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(BatchStateError);
     expect((refusal as BatchStateError).code).toBe('batch.new-duplicates');
-    expect(await db().batch.findUniqueOrThrow({ where: { id: copy.id } })).toMatchObject({ status: 'VALIDATED', flaggedCount: 3 });
+    expect(await db().batch.findUniqueOrThrow({ where: { id: copy.id } })).toMatchObject({ status: 'VALIDATED', heldCount: 3 });
     expect((await itemsOf(copy.id)).every((i) => i.status === 'DUPLICATE' && i.errorMessage!.includes(first.id))).toBe(true);
     await pay(copy.id);
     expect(await completedPaymentsOf(n)).toBe(3);

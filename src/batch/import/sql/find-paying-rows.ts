@@ -19,7 +19,7 @@ export interface PayingRow {
  * One indexed look-up (ApprovedPayee, written at each approval) for a whole chunk of rows
  * being imported: the rows of other approved batches with any of these payees that paid or may still pay, in
  * flight whenever approved, or finished within the window. The importer compares amount
- * and reference in the process (batch/import/duplicate-rows.ts). The importer asks only once
+ * and reference in the process (batch/import/held-rows.ts). The importer asks only once
  * another batch was approved (OTHERS_APPROVED, read with the import's heartbeat): a
  * round trip per chunk on the write path stalled the import's pipeline (docs/internals/benchmarks.md,
  * import). The EXISTS is checked once, before anything else, for the same reason: PGlite's

@@ -2,9 +2,9 @@ import type { SqlQuery } from '../../../db/database.ts';
 
 /**
  * Writes "ApprovedPayee" (its one owner): at approval, every keyed row of the batch, in one
- * statement, inside the approval's transaction. Rows held back as DUPLICATE are written too:
+ * statement, inside the approval's transaction. Held rows (DUPLICATE) are written too:
  * whether a row counts as paying is its status, read at each look-up, and a held row may
- * be included later. The duplicate check's look-ups (find-paying-rows.ts,
+ * be included later. The look-ups that hold rows (find-paying-rows.ts,
  * hold-approved-repeats.ts) start from this table's key.
  */
 export async function registerApprovedPayees(query: SqlQuery, batchId: string): Promise<void> {

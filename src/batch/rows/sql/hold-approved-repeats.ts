@@ -1,18 +1,19 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../../import/duplicate-rows.ts';
+import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../../import/held-rows.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
 import { payingItemStatuses } from '../row-states.ts';
 
 /**
  * At approval, the batch's PENDING rows that now repeat a row of another approved batch
- * (the rule of duplicate-rows.ts: payee, amount, and reference unless either has none;
- * paying, or finished within the window) become DUPLICATE with a problem naming the
- * earlier row, in one statement. The import flagged what was approved before it; this
+ * (the rule of held-rows.ts: payee, amount, and reference unless either has none;
+ * paying, or finished within the window) are held (DUPLICATE) with a problem naming the
+ * earlier row, in one statement. The import held what repeats batches approved before it; this
  * catches a batch approved between this one's import and its approval. Approvals run one
  * at a time (the caller's advisory lock), so of two overlapping batches approved at once
  * the second sees the first.
  */
+/** The Batch columns keep their first names (prisma/schema.prisma maps heldCount and heldAmount onto them). */
 const sql = `
 WITH hits AS (
   SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, e."paymentId" AS earlier,

@@ -3,13 +3,13 @@ import { FirstLines } from './read/first-lines.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
 
 /**
- * Exactly once per person, not only per row (docs/decisions/0010-exactly-once-per-person.md). A row repeats another when both
+ * Held rows: exactly once per person, not only per row (docs/decisions/0010-exactly-once-per-person.md). A row repeats another when both
  * pay the same payee (provider and recipient identity: payee-key.ts) the same amount, and
  * their references are equal or either has none: a re-exported payroll may lose its
  * reference column, but next month's salary with a new reference is a new payment. A row
  * that repeats one of an approved batch that paid or may still pay (within the window), or
- * an earlier row of the same file, is DUPLICATE: held back, paid only if the approver
- * includes flagged rows.
+ * an earlier row of the same file, is held (status DUPLICATE: held, repeats a payment): never
+ * paid unless the approver includes held rows.
  */
 export const ALREADY_PAID = 'row.already-paid';
 export const SAME_FILE = 'row.duplicate';
@@ -18,7 +18,7 @@ export const SIMILAR = 'row.similar';
 
 /** `%s` in order: line, batch, status, day (UTC). Rendered here and, at approval, by SQL's format(). */
 export const ALREADY_PAID_TEMPLATE =
-  'repeats line %s of batch %s (%s, %s): the same payee, amount and reference; held back, paid only if the approver includes flagged rows';
+  'repeats line %s of batch %s (%s, %s): the same payee, amount and reference; held back, paid only if the approver includes held rows';
 
 export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' | 'status' | 'at'>): string {
   const values = [String(earlier.line), earlier.batchId, earlier.status, earlier.at.toISOString().slice(0, 10)];
@@ -26,7 +26,7 @@ export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' |
 }
 
 export function sameFileMessage(firstLine: number): string {
-  return `repeats line ${firstLine} of this file: the same payee, amount and reference; held back, paid only if the approver includes flagged rows`;
+  return `repeats line ${firstLine} of this file: the same payee, amount and reference; held back, paid only if the approver includes held rows`;
 }
 
 /** Whether an earlier row of this payee is the same payment as the row being read. */
