@@ -3,6 +3,8 @@ import type { BatchStatus } from '../../db/generated/enums.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
+import type { CommissionTariffs } from '../../config/commission-tariffs.ts';
+import { tariffParams, type TariffParams } from './sql/commission-estimate.ts';
 import { fundsNeed } from './sql/funds.ts';
 
 /** What batches need against what the partner says is available, in minor units. */
@@ -16,15 +18,25 @@ export interface FundsPicture {
 
 /**
  * The balance against what approved batches still need (docs/decisions/0011-partner-trouble-is-not-the-rows-failure.md): the rows whose money
- * has not left yet, with their commission estimated from what the partner charged lately
- * (sql/funds.ts), for every batch paying now or paused, plus the batch being approved.
+ * has not left yet, with their commission at each provider's tariff, configured or learned
+ * from what the partner charged lately (sql/commission-estimate.ts,
+ * docs/decisions/0019-commission-estimate.md), for every batch paying now or paused, plus
+ * the batch being approved.
  */
 export class FundsCheck {
+  private readonly tariffs: TariffParams;
+
   constructor(
     private readonly deps: { query: SqlQuery; client: Pick<PayoutClient, 'getBalance'> },
-    /** Commission for a provider the partner has not charged yet, in percent ("2", "1.5"). */
-    private readonly defaultCommissionPercent: string,
-  ) {}
+    commission: {
+      /** COMMISSION_TARIFFS: tariffs the contract states, by provider; they win over history. */
+      tariffs: CommissionTariffs;
+      /** For a provider whose rate is neither configured nor seen, in percent ("2", "1.5"). */
+      defaultPercent: string;
+    },
+  ) {
+    this.tariffs = tariffParams(commission.tariffs, commission.defaultPercent);
+  }
 
   /** For an approval of `batchId`: its own rows (`statuses`), with every batch already approved. */
   async forApproval(batchId: string, statuses: readonly string[]): Promise<FundsPicture> {
@@ -44,7 +56,7 @@ export class FundsCheck {
       withPaying: true,
       payingStates: need.withPaying,
       ...(need.starting === undefined ? {} : { starting: need.starting }),
-      defaultPercent: this.defaultCommissionPercent,
+      tariffs: this.tariffs,
     });
     const shortfall = amountMinor + commissionMinor - availableMinor;
     return { availableMinor, amountMinor, commissionMinor, shortfallMinor: shortfall > 0n ? shortfall : 0n };
