@@ -132,7 +132,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
     worker,
     readBack,
     dailyReconciliation,

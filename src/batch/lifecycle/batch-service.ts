@@ -16,7 +16,6 @@ import {
   cancelledStatus,
   heldItemStatuses,
   retryableItemStatuses,
-  waitingStatus,
 } from '../rows/row-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats, repeatsPaying } from '../rows/sql/hold-approved-repeats.ts';
@@ -173,7 +172,7 @@ export class BatchService {
     if (funds === undefined) return undefined;
     let picture: FundsPicture;
     try {
-      picture = await funds.forApproval(batchId, includeFlagged ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
+      picture = await funds.forApproval(batchId, includeFlagged);
     } catch (error) {
       throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
     }

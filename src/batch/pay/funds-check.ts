@@ -1,8 +1,9 @@
 import type { SqlQuery } from '../../db/database.ts';
-import type { BatchStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, type BatchStatus } from '../../db/generated/enums.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
+import { waitingStatus } from '../rows/row-states.ts';
 import type { CommissionTariffs } from '../../config/commission-tariffs.ts';
 import { tariffParams, type TariffParams } from './sql/commission-estimate.ts';
 import { fundsNeed } from './sql/funds.ts';
@@ -38,9 +39,24 @@ export class FundsCheck {
     this.tariffs = tariffParams(commission.tariffs, commission.defaultPercent);
   }
 
-  /** For an approval of `batchId`: its own rows (`statuses`), with every batch already approved. */
-  async forApproval(batchId: string, statuses: readonly string[]): Promise<FundsPicture> {
-    return this.picture({ batchIds: [], starting: { batchId, statuses }, withPaying: [...payingStates, batchStates.paused] });
+  /** For an approval of `batchId`: the rows it starts, with every batch already approved. */
+  async forApproval(batchId: string, includeFlagged: boolean): Promise<FundsPicture> {
+    return this.picture({ batchIds: [], starting: { batchId, statuses: startingStatuses(includeFlagged) }, withPaying: [...payingStates, batchStates.paused] });
+  }
+
+  /**
+   * About what the partner will charge for the rows an approval of `batchId` would start, at
+   * the same tariffs, for a confirmation to quote ("plus about N RUB commission"). No balance read.
+   */
+  async commissionOf(batchId: string, includeFlagged: boolean): Promise<bigint> {
+    const need = await fundsNeed(this.deps.query, {
+      batchIds: [],
+      withPaying: false,
+      payingStates: [],
+      starting: { batchId, statuses: startingStatuses(includeFlagged) },
+      tariffs: this.tariffs,
+    });
+    return need.commissionMinor;
   }
 
   /** For a batch paused for funds: its rows left, with every batch paying now. */
@@ -61,6 +77,11 @@ export class FundsCheck {
     const shortfall = amountMinor + commissionMinor - availableMinor;
     return { availableMinor, amountMinor, commissionMinor, shortfallMinor: shortfall > 0n ? shortfall : 0n };
   }
+}
+
+/** The rows an approval starts: PENDING, and those held as duplicates when it includes them. */
+function startingStatuses(includeFlagged: boolean): string[] {
+  return includeFlagged ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus];
 }
 
 /** "12,345.67 RUB": money in messages. */

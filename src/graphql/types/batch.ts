@@ -5,6 +5,7 @@ import { followState } from '../../events/subscription.ts';
 import { BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { recordAudit, requestActor } from '../../audit/audit.ts';
+import { fromMinorUnits } from '../../money/money.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
@@ -115,6 +116,16 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     }),
     flaggedAmount: t.field({ type: Money, description: 'What the flagged rows add up to.', resolve: (b) => ({ value: b.flaggedAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
     includeFlagged: t.exposeBoolean('includeFlagged', { description: 'The approver chose to pay the flagged rows too.' }),
+    commissionEstimate: t.field({
+      type: Money,
+      description:
+        'About what the partner will charge for the rows an approval would start (PENDING; with includeFlagged also the flagged rows), at each provider\'s tariff: the estimate approval weighs against the balance, for a confirmation to quote ("plus about … commission"). Read from the last 35 days of payments on each request; see docs/guide/bulk-payouts.md#commission-estimate.',
+      args: { includeFlagged: t.arg.boolean({ defaultValue: false, description: 'Count the flagged rows too, as approveBatch(includeFlagged: true) pays them.' }) },
+      resolve: async (b, args, { services }) => ({
+        value: fromMinorUnits(await services.funds.commissionOf(b.id, args.includeFlagged ?? false)),
+        currency: b.currency as 'RUB',
+      }),
+    }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',

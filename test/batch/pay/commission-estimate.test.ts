@@ -3,7 +3,6 @@ import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
 import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
 import { loadGatewayConfig } from '../../../src/config/env.ts';
-import { waitingStatus } from '../../../src/batch/rows/row-states.ts';
 import { fromMinorUnits, signedToMinorUnits, toMinorUnits } from '../../../src/money/money.ts';
 import { findProvider } from '../../../src/sandbox/catalogue.ts';
 import { tariffCommission } from '../../../src/sandbox/ledger/ledger-entries.ts';
@@ -123,7 +122,7 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
   async function estimatedThenPaid(rows: readonly Row[]) {
     const batch = await imported(rows);
     const tariff = tariffMinor(rows);
-    const picture = await funds.forApproval(batch.id, [waitingStatus]);
+    const picture = await funds.forApproval(batch.id, false);
     expect(picture.amountMinor).toBe(amountMinor(rows));
     const figures = `estimate ${fromMinorUnits(picture.commissionMinor)}, tariff ${fromMinorUnits(tariff)} RUB`;
     await setBalance({ set: fromMinorUnits(amountMinor(rows) + (tariff * 11n) / 10n) });
@@ -138,8 +137,11 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
   it('a payroll of twenty 50,000-rouble salaries after small and large payments: about 15,000.00, and a balance of 1,019,500 starts it', async () => {
     const rows = Array.from({ length: 20 }, () => card('50000.00'));
     const batch = await imported(rows);
-    const picture = await funds.forApproval(batch.id, [waitingStatus]);
+    const picture = await funds.forApproval(batch.id, false);
     expect(withinTenPercent(picture.commissionMinor, 1_500_000n), `estimate ${fromMinorUnits(picture.commissionMinor)} RUB`).toBe(true);
+    // What the page's and the CLI's confirmation quote: the same estimate.
+    const reply = await gw.gql(`{ batch(id: "${batch.id}") { commissionEstimate { value currency } } }`);
+    expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toEqual({ commissionEstimate: { value: fromMinorUnits(picture.commissionMinor), currency: 'RUB' } });
     await setBalance({ set: '1019500.00' });
     const refused = await refusal(services().batches.approve(batch.id, { approver: 'anonymous' }));
     expect(refused?.message).toBeUndefined();
@@ -177,7 +179,8 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
     // The shortfall the worker reads is the 100.00 missing, not a commission taken at 25 %.
     await eventually(async () => {
       const paused = await db().batch.findUniqueOrThrow({ where: { id: batch.id } });
-      expect(paused.status).toBe('PAUSED');
+      const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
+      expect(paused.status, JSON.stringify(items.map((i) => [i.line, i.status, i.attempt, i.errorCode]))).toBe('PAUSED');
       expect(paused.shortfall?.toFixed(2)).toBe('100.00');
     }, 30_000);
     await setBalance({ add: '100.00' });
@@ -191,12 +194,12 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
     const rows = Array.from({ length: 20 }, (_, i) => ({ provider: 'bank-card-russia' as const, amount: `${50_000 + i}.00` }));
     const batch = await imported(rows);
     const tariff = tariffMinor(rows);
-    const picture = await funds.forApproval(batch.id, [waitingStatus]);
+    const picture = await funds.forApproval(batch.id, false);
     // The rate is unknown: COMMISSION_ESTIMATE_PERCENT (2), never the 25 % of a minimum fee.
     expect(picture.commissionMinor).toBe((amountMinor(rows) * 2n) / 100n);
     const config = loadGatewayConfig({ COMMISSION_TARIFFS: 'bank-card-russia:1.5%:25.00' });
     const configured = new FundsCheck({ query: gw.db.query, client: services().client }, config.commission);
-    const exact = await configured.forApproval(batch.id, [waitingStatus]);
+    const exact = await configured.forApproval(batch.id, false);
     expect(exact.commissionMinor).toBe(tariff);
     await services().batches.cancel(batch.id);
   }, 120_000);
