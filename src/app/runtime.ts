@@ -100,7 +100,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const batchEvents = new BatchEvents(eventTarget);
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
-  const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commissionEstimatePercent);
+  const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
@@ -132,7 +132,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
     worker,
     readBack,
     dailyReconciliation,

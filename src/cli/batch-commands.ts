@@ -8,6 +8,7 @@ import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { cliActor, recordAudit } from '../audit/audit.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Batch } from '../db/generated/client.ts';
+import { fromMinorUnits } from '../money/money.ts';
 import { cliIdentity, may, requireRole, type CliIdentity } from './cli-identity.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import { readable } from './input-file.ts';
@@ -137,7 +138,10 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const payable = batch.totalAmount.minus(options.includeHeld ? 0 : batch.heldAmount).toFixed(2);
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
     if (held > 0) context.out(`${held} rows (${batch.heldAmount.toFixed(2)} RUB) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
-    if (!options.yes && !(await confirm(`Pay ${rows}, ${payable} RUB plus commission? [y/N] `, 'pay'))) {
+    // The commission quoted is the one approval weighs against the balance (decision 19).
+    const question = async () =>
+      `Pay ${rows}, ${payable} RUB plus about ${fromMinorUnits(await runtime.services.funds.commissionOf(batchId, options.includeHeld === true))} RUB commission? [y/N] `;
+    if (!options.yes && !(await confirm(await question(), 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
     }

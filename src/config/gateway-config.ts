@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ApiKeyEntry } from './api-key-entries.ts';
+import type { CommissionTariffs } from './commission-tariffs.ts';
 import type { ConfigProblem } from './config-error.ts';
 import { gatewayEnvSchema, type PersistedOperationSettings } from './gateway-env.ts';
 import { EMBEDDED_AGENT_ID, sandboxSettingsSchema, type SandboxSettings } from './sandbox-env.ts';
@@ -83,8 +84,13 @@ export interface GatewayConfig {
     maxRetries: number;
     retryBaseMs: number;
   };
-  /** Commission of a provider the partner has not charged yet, in percent of the amount: the funds checks' estimate. */
-  commissionEstimatePercent: string;
+  /** The funds checks' commission estimate (docs/decisions/0019-commission-estimate.md). */
+  commission: {
+    /** COMMISSION_TARIFFS: tariffs the contract states, by provider; they win over history. */
+    tariffs: CommissionTariffs;
+    /** COMMISSION_ESTIMATE_PERCENT: the rate of a provider whose rate is neither configured nor seen. */
+    defaultPercent: string;
+  };
   /** When trouble of the whole partner opens the shared breaker, and how often it is probed (partner/). */
   breaker: { troubleCalls: number; troublePaths: number; probeMaxMs: number };
   batchLimits: { maxRows: number; maxBytes: number };
@@ -169,7 +175,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       maxRetries: parsed.WORKER_MAX_RETRIES,
       retryBaseMs: parsed.WORKER_RETRY_BASE_MS,
     },
-    commissionEstimatePercent: parsed.COMMISSION_ESTIMATE_PERCENT,
+    commission: { tariffs: parsed.COMMISSION_TARIFFS, defaultPercent: parsed.COMMISSION_ESTIMATE_PERCENT },
     breaker: {
       troubleCalls: parsed.PARTNER_BREAKER_TROUBLE_CALLS,
       troublePaths: parsed.PARTNER_BREAKER_TROUBLE_PATHS,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lenientToMinorUnits, LENIENT_MONEY_VALUE } from '../money/money.ts';
 import { parseApiKeys } from './api-key-entries.ts';
+import { parseCommissionTariffs } from './commission-tariffs.ts';
 import { sandboxSettingsSchema } from './sandbox-env.ts';
 import {
 
@@ -68,6 +69,20 @@ const apiKeys = z.preprocess(
       const { entries, problems } = parseApiKeys(raw);
       for (const message of problems) ctx.addIssue({ code: 'custom', message });
       return entries;
+    }),
+);
+
+/** `PROVIDER:PERCENT%:MINIMUM`, comma-separated (config/commission-tariffs.ts). */
+const commissionTariffs = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return {};
+      const { tariffs, problems } = parseCommissionTariffs(raw);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return tariffs;
     }),
 );
 
@@ -185,7 +200,12 @@ export const gatewayEnvSchema = z.object({
       z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percentage such as 2 or 1.5').default('2'),
     ),
     '`2`',
-    'Commission assumed for a provider the partner has not charged in 35 days, in the balance checks of approval and of a batch paused for funds.',
+    'The commission rate assumed for a provider whose rate neither `COMMISSION_TARIFFS` states nor 35 days of history show (none charged, or only minimum fees), in the balance checks of approval and of a batch paused for funds. See [Commission estimate](../guide/bulk-payouts.md#commission-estimate).',
+  ),
+  COMMISSION_TARIFFS: documented(
+    commissionTariffs,
+    'unset: learned from the last 35 days',
+    'Providers\' tariffs as the contract states them, `PROVIDER:PERCENT%:MINIMUM` comma-separated (`bank-card-russia:1.5%:25.00,sbp-b2c:0.7%:10.00`): each row\'s commission is the percentage of its amount, rounded up to the kopeck, at least the minimum. A provider listed here is estimated by it alone; the others from what the partner charged in the last 35 days. See [Commission estimate](../guide/bulk-payouts.md#commission-estimate).',
   ),
   WORKER_RETRY_BASE_MS: documented(positiveInt(1_000), '`1000`', 'First wait before a row\'s step is sent again; doubles each time, with jitter, up to a minute.'),
   PARTNER_BREAKER_TROUBLE_CALLS: documented(positiveInt(defaultBreakerOptions.troubleCalls), `\`${defaultBreakerOptions.troubleCalls}\``, 'Calls in a row ending in trouble (no answer, 429, 5xx) that open the partner breaker…'),

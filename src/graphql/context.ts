@@ -1,4 +1,4 @@
-import type { BatchEvents, BatchImporter, BatchService, ReviewService } from '../batch/index.ts';
+import type { BatchEvents, BatchImporter, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -19,6 +19,8 @@ export interface GatewayServices {
   prisma: PrismaClient;
   importer: BatchImporter;
   batches: BatchService;
+  /** The balance checks' commission estimate (docs/decisions/0019-commission-estimate.md), for confirmations to quote. */
+  funds: FundsCheck;
   /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review/review-service.ts). */
   reviews: ReviewService;
   batchEvents: BatchEvents;

@@ -135,6 +135,28 @@ describe('gateway configuration', () => {
     expect(found).toMatch(/entry 1 reads both as NAME:ROLE:KEY and as KEY:ROLE/);
   });
 
+  it('reads the providers\' commission tariffs (COMMISSION_TARIFFS) into percents and minimum fees in kopecks', () => {
+    expect(loadGatewayConfig({}).commission).toEqual({ tariffs: {}, defaultPercent: '2' });
+    const config = loadGatewayConfig({ COMMISSION_TARIFFS: ' bank-card-russia:1.5%:25.00, sbp-b2c : 0.7 : 10 ', COMMISSION_ESTIMATE_PERCENT: '1.5' });
+    expect(config.commission).toEqual({
+      tariffs: { 'bank-card-russia': { percent: '1.5', minimumMinor: 2_500n }, 'sbp-b2c': { percent: '0.7', minimumMinor: 1_000n } },
+      defaultPercent: '1.5',
+    });
+  });
+
+  it('refuses a tariff it cannot read, naming each entry', () => {
+    const found = problems(() =>
+      loadGatewayConfig({ COMMISSION_TARIFFS: 'bank-card-russia:1.5%,Cards:1%:0,sbp-b2c:1,5%:10,sbp-fio:0.7%:ten,sbp-b2c:0.7%:10,sbp-b2c:0.8%:10,constructor:1%:0' }),
+    ).COMMISSION_TARIFFS;
+    expect(found).toMatch(/entry 1 "bank-card-russia:1.5%" is not PROVIDER:PERCENT%:MINIMUM/);
+    expect(found).toMatch(/entry 2 "Cards:1%:0": "Cards" is not a provider code/);
+    // A decimal comma splits the entry: the list is comma-separated.
+    expect(found).toMatch(/entry 3 "sbp-b2c:1" is not PROVIDER:PERCENT%:MINIMUM/);
+    expect(found).toMatch(/entry 5 "sbp-fio:0.7%:ten": "ten" is not a minimum fee/);
+    expect(found).toMatch(/entry 7 "sbp-b2c:0.8%:10": sbp-b2c is given twice/);
+    expect(found).not.toMatch(/entry 8/);
+  });
+
   it('reads the key the CLI acts as', () => {
     expect(loadGatewayConfig({ PAYOUT_CLI_KEY_FILE: '/run/secrets/payout-key' }).cliKey).toEqual({ key: undefined, keyFile: '/run/secrets/payout-key' });
   });

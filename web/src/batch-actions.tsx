@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
-import { APPROVE_BATCH, CANCEL_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult } from './queries.ts';
+import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
 export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' | 'discard' | 'retry';
@@ -51,6 +51,23 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   useEffect(() => {
     if (asking !== undefined) confirmRef.current?.focus();
   }, [asking]);
+  // The commission approval will weigh against the balance, read when the question opens and
+  // quoted in it; until then (or if it cannot be read) the question says "plus commission".
+  const [commission, setCommission] = useState<{ includeHeld: boolean; estimate: Money } | undefined>();
+  const approving = asking === 'approve' || asking === 'approveValid';
+  useEffect(() => {
+    if (!approving) return;
+    let current = true;
+    gql<{ batch: { commissionEstimate: Money } | null }>(BATCH_COMMISSION, { id: batch.id, includeHeld }).then(
+      (reply) => {
+        if (current && reply.batch !== null) setCommission({ includeHeld, estimate: reply.batch.commissionEstimate });
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [approving, includeHeld, batch.id]);
 
   const actions = actionsFor(batch, access);
   if (actions.length === 0) return null;
@@ -92,7 +109,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const payHeld = action === 'startAnyway' ? refused?.includeHeld === true : includeHeld;
       const count = payHeld ? batch.validCount : batch.validCount - batch.heldCount;
       const amount = payHeld ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.heldAmount.value}`]);
-      return t(action === 'startAnyway' ? 'batch.confirmStartAnyway' : 'batch.confirmApprove', { count, amount: formatMoney(amount, batch.totalAmount.currency, i18n.tag) });
+      const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
+      if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
+      if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
+      return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
     if (action === 'pause') return t('batch.confirmPause');
     if (action === 'resume') return t('batch.confirmResume');

@@ -6,6 +6,7 @@
 export {
   BatchesDocument as BATCHES,
   BatchDocument as BATCH,
+  BatchCommissionDocument as BATCH_COMMISSION,
   BatchProblemsDocument as BATCH_PROBLEMS,
   BatchItemsDocument as BATCH_ITEMS,
   BatchProgressDocument as BATCH_PROGRESS,

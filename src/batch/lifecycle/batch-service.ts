@@ -166,7 +166,7 @@ export class BatchService {
     if (funds === undefined) return undefined;
     let picture: FundsPicture;
     try {
-      picture = await funds.forApproval(batchId, includeHeld ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus]);
+      picture = await funds.forApproval(batchId, includeHeld);
     } catch (error) {
       throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
     }

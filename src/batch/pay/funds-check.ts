@@ -1,8 +1,11 @@
 import type { SqlQuery } from '../../db/database.ts';
-import type { BatchStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, type BatchStatus } from '../../db/generated/enums.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
+import { waitingStatus } from '../rows/row-states.ts';
+import type { CommissionTariffs } from '../../config/commission-tariffs.ts';
+import { tariffParams, type TariffParams } from './sql/commission-estimate.ts';
 import { fundsNeed } from './sql/funds.ts';
 
 /** What batches need against what the partner says is available, in minor units. */
@@ -16,19 +19,44 @@ export interface FundsPicture {
 
 /**
  * The balance against what approved batches still need (docs/decisions/0011-partner-trouble-is-not-the-rows-failure.md): the rows whose money
- * has not left yet, with their commission estimated from what the partner charged lately
- * (sql/funds.ts), for every batch paying now or paused, plus the batch being approved.
+ * has not left yet, with their commission at each provider's tariff, configured or learned
+ * from what the partner charged lately (sql/commission-estimate.ts,
+ * docs/decisions/0019-commission-estimate.md), for every batch paying now or paused, plus
+ * the batch being approved.
  */
 export class FundsCheck {
+  private readonly tariffs: TariffParams;
+
   constructor(
     private readonly deps: { query: SqlQuery; client: Pick<PayoutClient, 'getBalance'> },
-    /** Commission for a provider the partner has not charged yet, in percent ("2", "1.5"). */
-    private readonly defaultCommissionPercent: string,
-  ) {}
+    commission: {
+      /** COMMISSION_TARIFFS: tariffs the contract states, by provider; they win over history. */
+      tariffs: CommissionTariffs;
+      /** For a provider whose rate is neither configured nor seen, in percent ("2", "1.5"). */
+      defaultPercent: string;
+    },
+  ) {
+    this.tariffs = tariffParams(commission.tariffs, commission.defaultPercent);
+  }
 
-  /** For an approval of `batchId`: its own rows (`statuses`), with every batch already approved. */
-  async forApproval(batchId: string, statuses: readonly string[]): Promise<FundsPicture> {
-    return this.picture({ batchIds: [], starting: { batchId, statuses }, withPaying: [...payingStates, batchStates.paused] });
+  /** For an approval of `batchId`: the rows it starts, with every batch already approved. */
+  async forApproval(batchId: string, includeHeld: boolean): Promise<FundsPicture> {
+    return this.picture({ batchIds: [], starting: { batchId, statuses: startingStatuses(includeHeld) }, withPaying: [...payingStates, batchStates.paused] });
+  }
+
+  /**
+   * About what the partner will charge for the rows an approval of `batchId` would start, at
+   * the same tariffs, for a confirmation to quote ("plus about N RUB commission"). No balance read.
+   */
+  async commissionOf(batchId: string, includeHeld: boolean): Promise<bigint> {
+    const need = await fundsNeed(this.deps.query, {
+      batchIds: [],
+      withPaying: false,
+      payingStates: [],
+      starting: { batchId, statuses: startingStatuses(includeHeld) },
+      tariffs: this.tariffs,
+    });
+    return need.commissionMinor;
   }
 
   /** For a batch paused for funds: its rows left, with every batch paying now. */
@@ -44,11 +72,16 @@ export class FundsCheck {
       withPaying: true,
       payingStates: need.withPaying,
       ...(need.starting === undefined ? {} : { starting: need.starting }),
-      defaultPercent: this.defaultCommissionPercent,
+      tariffs: this.tariffs,
     });
     const shortfall = amountMinor + commissionMinor - availableMinor;
     return { availableMinor, amountMinor, commissionMinor, shortfallMinor: shortfall > 0n ? shortfall : 0n };
   }
+}
+
+/** The rows an approval starts: PENDING, and those held as duplicates when it includes them. */
+function startingStatuses(includeHeld: boolean): string[] {
+  return includeHeld ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus];
 }
 
 /** "12,345.67 RUB": money in messages. */

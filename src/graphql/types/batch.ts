@@ -7,6 +7,7 @@ import { followState } from '../../events/subscription.ts';
 import { BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { recordAudit, requestActor } from '../../audit/audit.ts';
+import { fromMinorUnits } from '../../money/money.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
@@ -125,6 +126,16 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     flaggedCount: t.int({ deprecationReason: 'Use heldCount', description: 'The former name of heldCount: the same value.', resolve: (b) => b.heldCount }),
     flaggedAmount: t.field({ type: Money, deprecationReason: 'Use heldAmount', description: 'The former name of heldAmount: the same value.', resolve: (b) => heldAmount(b) }),
     includeFlagged: t.boolean({ deprecationReason: 'Use includeHeld', description: 'The former name of includeHeld: the same value.', resolve: (b) => b.includeHeld }),
+    commissionEstimate: t.field({
+      type: Money,
+      description:
+        'About what the partner will charge for the rows an approval would start (PENDING; with includeHeld also the held rows), at each provider\'s tariff: the estimate approval weighs against the balance, for a confirmation to quote ("plus about …"). See docs/decisions/0019-commission-estimate.md.',
+      args: { includeHeld: t.arg.boolean({ defaultValue: false, description: 'Count the held rows too, as approveBatch(includeHeld: true) pays them.' }) },
+      resolve: async (b, args, { services }) => ({
+        value: fromMinorUnits(await services.funds.commissionOf(b.id, args.includeHeld ?? false)),
+        currency: b.currency as 'RUB',
+      }),
+    }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',

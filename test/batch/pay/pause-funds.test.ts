@@ -35,7 +35,7 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
     expect(reply.status).toBe(200);
   };
   const worker = () => {
-    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, '2') });
+    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }) });
     running.push(w);
     return w;
   };

@@ -420,6 +420,14 @@ export type BatchQueryVariables = Exact<{
 
 export type BatchQuery = { batch: { validRowsOnly: boolean, forced: boolean, heldCount: number, includeHeld: boolean, uploadedBy: string | null, approvedBy: string | null, startedAt: unknown, finishedAt: unknown, cancelledAt: unknown, throughput: number | null, secondsLeft: number | null, resultsUrl: string, id: string, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, heldAmount: { value: unknown, currency: Currency }, overlaps: Array<{ batchId: string, rows: number, amount: unknown }>, waiting: { reason: WaitReason, since: unknown, by: string | null, waitingFor: string, shortfall: { value: unknown, currency: Currency } | null } | null, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }> } | null };
 
+export type BatchCommissionQueryVariables = Exact<{
+  id: string | number;
+  includeHeld?: boolean | null | undefined;
+}>;
+
+
+export type BatchCommissionQuery = { batch: { id: string, commissionEstimate: { value: unknown, currency: Currency } } | null };
+
 export type BatchProblemsQueryVariables = Exact<{
   id: string | number;
   limit?: number | null | undefined;
@@ -607,6 +615,7 @@ export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc3
 export const MeDocument = {"__meta__":{"hash":"sha256:95a4259f2fbeb13fa9504a24aef19641a79263176590bc5c023034ca2824d7cb"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
 export const BatchesDocument = {"__meta__":{"hash":"sha256:4d6a2adafad6c25501bbc3f9df0372216b9833eb0e58a9ccc17c3edf8582db28"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
 export const BatchDocument = {"__meta__":{"hash":"sha256:0fb536e3ab8b271b0088ef729efe6f155f9e5bc496455d41cbb2d5d5ed4d89f9"}} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
+export const BatchCommissionDocument = {"__meta__":{"hash":"sha256:fedba2ae7004c8cdad7f1c766314cb6a60fd88a20d054159904d020ef1be8039"}} as unknown as DocumentNode<BatchCommissionQuery, BatchCommissionQueryVariables>;
 export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a5c68b12aab3a3abd3ce84680d7edc3f9fbd888c0a2640f067"}} as unknown as DocumentNode<BatchProblemsQuery, BatchProblemsQueryVariables>;
 export const BatchItemsDocument = {"__meta__":{"hash":"sha256:31e71b74fdcfb3768ebabc3481d6856a100230936d316d48662f4d93874c5cba"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
 export const BatchProgressDocument = {"__meta__":{"hash":"sha256:7bcd28e922b3703533e354299cba0ce97c393864b216a98c8fdbb09349cb4cd5"}} as unknown as DocumentNode<BatchProgressSubscription, BatchProgressSubscriptionVariables>;

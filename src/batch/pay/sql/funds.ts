@@ -3,6 +3,7 @@ import type { BatchStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { retriedPaymentIdSql } from '../../ids.ts';
 import { batchStates, pauseReasons, payingStates, statesFrom } from '../../lifecycle/batch-states.ts';
+import { rowFeeMinorSql, tariffsSql, type TariffParams } from './commission-estimate.ts';
 import { retryableItemStatuses, unfundedCodes, unsentItemStatuses, waitingStatus } from '../../rows/row-states.ts';
 
 const FUNDS = `${sqlName(pauseReasons.funds)}::"BatchPauseReason"`;
@@ -15,17 +16,11 @@ export interface FundsNeed {
 
 /**
  * The rows of `batchIds` (and, with `withPaying`, of every batch paying now) whose money has
- * not left yet, and their commission estimated per provider from what the partner charged
- * in the last 35 days: the highest rate seen, at least the lowest charge seen (a minimum
- * fee); `defaultPercent` for a provider with no history.
+ * not left yet, and their commission at each provider's tariff (sql/commission-estimate.ts,
+ * docs/decisions/0019-commission-estimate.md).
  */
 const needSql = `
-WITH rates AS (
-  SELECT "providerCode", max(commission / amount) AS rate, min(commission) AS floor
-  FROM "Payment"
-  WHERE commission > 0 AND amount > 0 AND "createdAt" > now() - interval '35 days'
-  GROUP BY "providerCode"
-), rows AS (
+WITH rows AS (
   SELECT i.amount, i."providerCode" FROM "BatchItem" AS i
   WHERE i.status IN (${sqlList(unsentItemStatuses)})
     AND (i."batchId" = ANY($1::text[])
@@ -33,10 +28,10 @@ WITH rates AS (
   UNION ALL
   -- Rows an approval is about to start: still PENDING (or DUPLICATE, when included).
   SELECT i.amount, i."providerCode" FROM "BatchItem" AS i WHERE i."batchId" = $3::text AND i.status::text = ANY($4::text[])
-)
+), ${tariffsSql('rows', { providers: '$7', percents: '$8', minimums: '$9', defaultPercent: '$5' }).trimStart()}
 SELECT (COALESCE(sum(rows.amount), 0) * 100)::bigint::text AS "amountMinor",
-  COALESCE(sum(GREATEST(ceil(rows.amount * COALESCE(r.rate, $5::numeric / 100) * 100), COALESCE(r.floor, 0) * 100)), 0)::bigint::text AS "commissionMinor"
-FROM rows LEFT JOIN rates AS r ON r."providerCode" = rows."providerCode"`;
+  COALESCE(sum(${rowFeeMinorSql('rows.amount', 't', '$5')}), 0)::bigint::text AS "commissionMinor"
+FROM rows LEFT JOIN tariffs AS t ON t.provider = rows."providerCode"`;
 
 export async function fundsNeed(
   query: SqlQuery,
@@ -46,8 +41,7 @@ export async function fundsNeed(
     withPaying: boolean;
     payingStates: readonly BatchStatus[];
     starting?: { batchId: string; statuses: readonly string[] };
-    /** For a provider the partner has not charged in 35 days. */
-    defaultPercent: string;
+    tariffs: TariffParams;
   },
 ): Promise<FundsNeed> {
   const [row] = await query<{ amountMinor: string; commissionMinor: string }>(needSql, [
@@ -55,8 +49,11 @@ export async function fundsNeed(
     need.withPaying,
     need.starting?.batchId ?? null,
     [...(need.starting?.statuses ?? [])],
-    need.defaultPercent,
+    need.tariffs.defaultPercent,
     [...need.payingStates],
+    need.tariffs.providers,
+    need.tariffs.percents,
+    need.tariffs.minimums,
   ]);
   return { amountMinor: BigInt(row?.amountMinor ?? '0'), commissionMinor: BigInt(row?.commissionMinor ?? '0') };
 }
