@@ -124,27 +124,6 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
   });
 }
 
-/** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
-export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'approveBatch', 'payout batch approve');
-  nothingAskedWithJson(context, options, 'approve and pay');
-  return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    context.out(summary(batch));
-    const held = options.includeFlagged ? 0 : batch.flaggedCount;
-    const payable = batch.totalAmount.minus(options.includeFlagged ? 0 : batch.flaggedAmount).toFixed(2);
-    const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
-    if (held > 0) context.out(`${held} rows (${batch.flaggedAmount.toFixed(2)} RUB) repeat a payment already made or under way and are not paid; --include-flagged pays them too.`);
-    if (!options.yes && !(await confirm(`Pay ${rows}, ${payable} RUB plus commission? [y/N] `, 'pay'))) {
-      context.out('Not confirmed; nothing was paid.');
-      return exitCodes.notPayable;
-    }
-    return approveAndPay(runtime, batchId, who, options, context, {});
-  });
-}
-
 async function approveAndPay(
   runtime: Runtime,
   batchId: string,
@@ -189,42 +168,6 @@ async function awaitingApproval(prisma: PrismaClient, file: string): Promise<Pic
     where: { status: batchStates.validated, OR: [{ fileKey: content.digest() }, { fileHash: bytes.digest('hex') }] },
     orderBy: { createdAt: 'desc' },
     select: { id: true, createdAt: true, uploadedBy: true },
-  });
-}
-
-export async function resumeCommand(batchId: string, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'resumeBatch', 'payout batch resume');
-  return withRuntime(context, who, async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    const resumed = batch.status === batchStates.paused;
-    if (resumed) {
-      await runtime.services.batches.resume(batchId, who.actor);
-      context.out(`Batch ${batchId} resumed (it was paused ${batch.pauseReason === pauseReasons.funds ? 'for lack of funds' : `by ${batch.pausedBy ?? 'a person'}`}).`);
-    } else if (!payingStates.includes(batch.status)) {
-      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable, 'batch.invalid-state');
-    }
-    return payWithProgress(runtime, batchId, context, { resumed });
-  });
-}
-
-/** Pauses a running batch: nothing new is sent until `payout batch resume`; payments in flight end their step. */
-export async function pauseCommand(batchId: string, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'pauseBatch', 'payout batch pause');
-  return withRuntime(context, who, async (runtime) => {
-    let batch: Batch;
-    try {
-      batch = await runtime.services.batches.pause(batchId, who.actor);
-    } catch (error) {
-      if (!(error instanceof BatchStateError)) throw error;
-      throw new CliError(`batch ${batchId}: ${error.message}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable, error.code);
-    }
-    context.out(await statusText(runtime, batch));
-    context.out(`Resume it with: payout batch resume ${batchId}`);
-    await context.result({ batch: await statusDoc(runtime, batch) });
-    return exitCodes.ok;
   });
 }
 
@@ -294,16 +237,6 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
 
 /** Reads need no key (and read no key file); they approve nothing, so maker-checker does not matter. */
 const reader = (context: CliContext): CliIdentity => ({ identity: 'read-only', role: undefined, actor: cliActor(), singleUser: context.config.singleUser });
-
-export async function statusCommand(batchId: string, context: CliContext): Promise<number> {
-  return withRuntime(context, reader(context), async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    context.out(await statusText(runtime, batch));
-    await context.result({ batch: await statusDoc(runtime, batch) });
-    return exitCodes.ok;
-  });
-}
 
 export interface ExportOptions {
   output?: string;

@@ -25,6 +25,7 @@ const jsonAsked = (args.includes('--') ? args.slice(0, args.indexOf('--')) : arg
 const JSON_HELP = 'print one JSON document on stdout and nothing else (progress: JSON lines on stderr; an error: a JSON object on stderr)';
 const batchCommands = () => import('./batch-commands.ts');
 const gatewayCommands = () => import('./batch/gateway-commands.ts');
+const payCommands = () => import('./batch/pay-commands.ts');
 
 const positiveInt = (value: string) => {
   const number = Number(value);
@@ -83,7 +84,7 @@ batch
   .option('--include-flagged', 'pay the rows that repeat a payment already made or under way too (they are held back otherwise)')
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--json', `${JSON_HELP}; needs --yes`)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await payCommands()).approveCommand(batchId, options, await context(options))));
 
 batch
   .command('pause <batchId>')
@@ -107,7 +108,13 @@ batch
   .command('resume <batchId>')
   .description('Resume a PAUSED batch, or go on paying a RUNNING one (after Ctrl-C or a crash), with a live progress bar.')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).resumeCommand(batchId, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await payCommands()).resumeCommand(batchId, await context(options))));
+
+batch
+  .command('retry <batchId>')
+  .description('Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (approver or admin), with a live progress bar.')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await payCommands()).retryCommand(batchId, await context(options))));
 
 batch
   .command('review <batchId>')

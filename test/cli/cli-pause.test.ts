@@ -39,7 +39,7 @@ describe('payout batch pause and resume', () => {
       const trail = await prisma.auditEvent.findMany({ where: { batchId, action: { in: ['batch.pause', 'batch.resume'] } }, orderBy: { id: 'asc' } });
       expect(trail.map((event) => [event.action, event.actor])).toEqual([
         ['batch.pause', 'local'],
-        ['batch.resume', 'cli'],
+        ['batch.resume', 'local'],
       ]);
     });
   }, budget(5));

@@ -218,7 +218,7 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     // The key named by the environment this time, as a deployment's service account would.
     const approved = await payout(['batch', 'approve', batch!.id, '--yes'], { ...keysEnv, PAYOUT_CLI_KEY_FILE: await keyFile('april') });
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toMatch(/COMPLETED\s+2\s+22\.50/);
+    expect(approved.stdout).toMatch(/COMPLETED\s+2\s+₽22\.50/);
     expect(await batchesIn()).toEqual([expect.objectContaining({ id: batch!.id, status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:april' })]);
 
     const db = await openDatabase({ dataDir: dataDir() });
