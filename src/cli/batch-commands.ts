@@ -2,7 +2,6 @@ import { activeItemStatuses, BatchStateError, batchStates, exportChunks, type Ex
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { finished } from 'node:stream/promises';
 import { openRuntime, type Runtime } from '../app/runtime.ts';
 import { cliActor, recordAudit } from '../audit/audit.ts';
@@ -16,6 +15,7 @@ import type { CliContext } from './context.ts';
 import { problemTable, SHOWN_PROBLEMS, validationDoc } from './output.ts';
 import { rowObjects } from './json-output.ts';
 import { progress } from './progress.ts';
+import { confirm, nothingAskedWithJson, type ApproveOptions } from './batch/pay-commands.ts';
 import { statusDoc, statusText, summary } from './batch-status.ts';
 
 export { CliError, exitCodes, type CliContext };
@@ -33,17 +33,6 @@ async function withRuntime<T>(context: CliContext, who: CliIdentity, work: (runt
 function withConcurrency(context: CliContext, concurrency: number | undefined): CliContext {
   if (concurrency === undefined) return context;
   return { ...context, config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } } };
-}
-
-/** What `payout batch approve` takes; `run` takes the same and what importing needs. */
-export interface ApproveOptions {
-  concurrency?: number;
-  yes?: boolean;
-  validOnly?: boolean;
-  /** Pay the held rows too, those that repeat a payment (an explicit, audited choice); main.ts's former name of the option sets it as well. */
-  includeHeld?: boolean;
-  /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
-  ignoreBalance?: boolean;
 }
 
 export interface RunOptions extends ApproveOptions {
@@ -125,30 +114,6 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
   });
 }
 
-/** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
-export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'approveBatch', 'payout batch approve');
-  nothingAskedWithJson(context, options, 'approve and pay');
-  return withRuntime(withConcurrency(context, options.concurrency), who, async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    context.out(summary(batch));
-    const held = options.includeHeld ? 0 : batch.heldCount;
-    const payable = batch.totalAmount.minus(options.includeHeld ? 0 : batch.heldAmount).toFixed(2);
-    const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
-    if (held > 0) context.out(`${held} rows (${batch.heldAmount.toFixed(2)} RUB) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
-    // The commission quoted is the one approval weighs against the balance (decision 19).
-    const question = async () =>
-      `Pay ${rows}, ${payable} RUB plus about ${fromMinorUnits(await runtime.services.funds.commissionOf(batchId, options.includeHeld === true))} RUB commission? [y/N] `;
-    if (!options.yes && !(await confirm(await question(), 'pay'))) {
-      context.out('Not confirmed; nothing was paid.');
-      return exitCodes.notPayable;
-    }
-    return approveAndPay(runtime, batchId, who, options, context, {});
-  });
-}
-
 async function approveAndPay(
   runtime: Runtime,
   batchId: string,
@@ -193,42 +158,6 @@ async function awaitingApproval(prisma: PrismaClient, file: string): Promise<Pic
     where: { status: batchStates.validated, OR: [{ fileKey: content.digest() }, { fileHash: bytes.digest('hex') }] },
     orderBy: { createdAt: 'desc' },
     select: { id: true, createdAt: true, uploadedBy: true },
-  });
-}
-
-export async function resumeCommand(batchId: string, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'resumeBatch', 'payout batch resume');
-  return withRuntime(context, who, async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    const resumed = batch.status === batchStates.paused;
-    if (resumed) {
-      await runtime.services.batches.resume(batchId, who.actor);
-      context.out(`Batch ${batchId} resumed (it was paused ${batch.pauseReason === pauseReasons.funds ? 'for lack of funds' : `by ${batch.pausedBy ?? 'a person'}`}).`);
-    } else if (!payingStates.includes(batch.status)) {
-      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable, 'batch.invalid-state');
-    }
-    return payWithProgress(runtime, batchId, context, { resumed });
-  });
-}
-
-/** Pauses a running batch: nothing new is sent until `payout batch resume`; payments in flight end their step. */
-export async function pauseCommand(batchId: string, context: CliContext): Promise<number> {
-  const who = cliIdentity(context);
-  requireRole(who, 'pauseBatch', 'payout batch pause');
-  return withRuntime(context, who, async (runtime) => {
-    let batch: Batch;
-    try {
-      batch = await runtime.services.batches.pause(batchId, who.actor);
-    } catch (error) {
-      if (!(error instanceof BatchStateError)) throw error;
-      throw new CliError(`batch ${batchId}: ${error.message}`, error.code === 'batch.not-found' ? exitCodes.usage : exitCodes.notPayable, error.code);
-    }
-    context.out(await statusText(runtime, batch));
-    context.out(`Resume it with: payout batch resume ${batchId}`);
-    await context.result({ batch: await statusDoc(runtime, batch) });
-    return exitCodes.ok;
   });
 }
 
@@ -299,16 +228,6 @@ async function payWithProgress(runtime: Runtime, batchId: string, context: CliCo
 /** Reads need no key (and read no key file); they approve nothing, so maker-checker does not matter. */
 const reader = (context: CliContext): CliIdentity => ({ identity: 'read-only', role: undefined, actor: cliActor(), singleUser: context.config.singleUser });
 
-export async function statusCommand(batchId: string, context: CliContext): Promise<number> {
-  return withRuntime(context, reader(context), async (runtime) => {
-    const batch = await runtime.services.prisma.batch.findUnique({ where: { id: batchId } });
-    if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
-    context.out(await statusText(runtime, batch));
-    await context.result({ batch: await statusDoc(runtime, batch) });
-    return exitCodes.ok;
-  });
-}
-
 export interface ExportOptions {
   output?: string;
   problems?: boolean;
@@ -351,21 +270,5 @@ async function* countRows<T>(rows: AsyncIterable<T>, counted: () => void): Async
   for await (const row of rows) {
     counted();
     yield row;
-  }
-}
-
-/** With --json nothing is asked (stdout is the document's): --yes says it, or nothing is done. */
-function nothingAskedWithJson(context: CliContext, options: { yes?: boolean }, verb: string): void {
-  if (context.json && options.yes !== true) throw new CliError(`with --json nothing is asked; nothing was imported or paid. Pass --yes to ${verb}`, exitCodes.usage);
-}
-
-/** Asked before anything is written: without a terminal the refusal leaves nothing behind. */
-async function confirm(question: string, verb: 'pay' | 'import'): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new CliError(`no terminal to confirm on; nothing was imported or paid. Pass --yes to ${verb} without asking`, exitCodes.usage);
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
   }
 }

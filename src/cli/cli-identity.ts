@@ -65,7 +65,8 @@ export function may(who: CliIdentity, action: Action): boolean {
   return who.role !== undefined && mayDo(who.role, action);
 }
 
-function givenKey(context: Pick<CliContext, 'config' | 'keyFile'>): { value: string; from: string } | undefined {
+/** The key the CLI acts as, and where it came from (never its value in a message). */
+export function givenKey(context: Pick<CliContext, 'config' | 'keyFile'>): { value: string; from: string } | undefined {
   if (context.keyFile !== undefined) return { value: readKeyFile(context.keyFile), from: context.keyFile };
   const { key, keyFile } = context.config.cliKey;
   if (key !== undefined && keyFile !== undefined) throw new CliError('set PAYOUT_CLI_KEY or PAYOUT_CLI_KEY_FILE, not both', exitCodes.usage);

@@ -3,6 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { isConnectionLost } from '../db/connection-lost.ts';
+import { BatchStatus } from '../db/generated/enums.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { errorLine, safeMessage } from './json-output.ts';
@@ -23,6 +24,8 @@ const args = process.argv.slice(2);
 const jsonAsked = (args.includes('--') ? args.slice(0, args.indexOf('--')) : args).includes('--json');
 const JSON_HELP = 'print one JSON document on stdout and nothing else (progress: JSON lines on stderr; an error: a JSON object on stderr)';
 const batchCommands = () => import('./batch-commands.ts');
+const gatewayCommands = () => import('./batch/gateway-commands.ts');
+const payCommands = () => import('./batch/pay-commands.ts');
 
 const positiveInt = (value: string) => {
   const number = Number(value);
@@ -88,19 +91,37 @@ batch
   .addOption(formerIncludeHeldOption())
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--json', `${JSON_HELP}; needs --yes`)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).approveCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await payCommands()).approveCommand(batchId, options, await context(options))));
 
 batch
   .command('pause <batchId>')
   .description('Pause a RUNNING batch: nothing new is sent until it is resumed; payments in flight end their step.')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).pauseCommand(batchId, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).pauseCommand(batchId, await context(options))));
+
+batch
+  .command('cancel <batchId>')
+  .description('Cancel a batch: rows not yet sent are never paid; payments already sent finish and are tracked.')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'cancel')));
+
+batch
+  .command('discard <batchId>')
+  .description('Discard a batch nobody approved (a rejected upload, a file not to pay): nothing of it is sent; kept in the audit trail.')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'discard')));
 
 batch
   .command('resume <batchId>')
   .description('Resume a PAUSED batch, or go on paying a RUNNING one (after Ctrl-C or a crash), with a live progress bar.')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).resumeCommand(batchId, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await payCommands()).resumeCommand(batchId, await context(options))));
+
+batch
+  .command('retry <batchId>')
+  .description('Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (approver or admin), with a live progress bar.')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await payCommands()).retryCommand(batchId, await context(options))));
 
 batch
   .command('review <batchId>')
@@ -115,10 +136,19 @@ batch
   .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context(options))));
 
 batch
-  .command('status <batchId>')
-  .description('Counts and amounts per status, timing.')
+  .command('list')
+  .description('Batches, newest first: id, status, when uploaded, valid rows, amount, held rows, name.')
+  .addOption(new Option('--status <status>', 'only batches in this status').choices(Object.values(BatchStatus).filter((status) => status !== BatchStatus.VALIDATING)))
+  .option('-n, --limit <n>', 'at most this many (default 20, at most 99)', positiveInt)
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await batchCommands()).statusCommand(batchId, await context(options))));
+  .action(async (options) => finish(await (await gatewayCommands()).listCommand(options, await context(options))));
+
+batch
+  .command('status <batchId>')
+  .alias('show')
+  .description('Counts and amounts per status, timing, and what it waits for.')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).statusCommand(batchId, await context(options))));
 
 batch
   .command('export <batchId>')

@@ -1,5 +1,8 @@
 import { basename, join } from 'node:path';
-import { BatchImporter, type CardDataVault } from '../batch/index.ts';
+// The importer's own module, not the batch face (batch/index.ts): `validate` starts without
+// the worker, the service and their SQL, which the face would load (half its start-up time).
+import { BatchImporter } from '../batch/import/batch-importer.ts';
+import type { CardDataVault } from '../batch/card-data.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';

@@ -45,6 +45,8 @@ export interface GatewayConfig {
   apiKeys: ApiKeyEntry[];
   /** The key the `payout` CLI acts as (PAYOUT_CLI_KEY, or a file holding it); --key-file overrides both. */
   cliKey: { key: string | undefined; keyFile: string | undefined };
+  /** The gateway the `payout` CLI acts through (PAYOUT_GATEWAY_URL); undefined: the local one, or the database itself. */
+  gatewayUrl: string | undefined;
   /** Browser origins given CORS access; empty means none (CORS off). */
   corsOrigins: string[];
   /** Payment webhookUrl may point at private, loopback or link-local addresses. */
@@ -144,6 +146,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     publicUrl: parsed.GATEWAY_PUBLIC_URL,
     apiKeys: parsed.GATEWAY_API_KEYS,
     cliKey: { key: parsed.PAYOUT_CLI_KEY, keyFile: parsed.PAYOUT_CLI_KEY_FILE },
+    gatewayUrl: parsed.PAYOUT_GATEWAY_URL,
     corsOrigins: parsed.GATEWAY_CORS_ORIGINS,
     webhookAllowPrivate: parsed.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? false,
     providerCacheTtlMs: parsed.PROVIDER_CACHE_TTL_MS,

@@ -177,7 +177,7 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     await writeFile(payroll(), 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.50,token_success\n');
   });
 
-  it('without a key is read-only: commands that change batches or money refuse with the usage code, reads work', async () => {
+  it('without a key is read-only: commands that change batches or money refuse with the usage code, and reads through the gateway ask for a key', async () => {
     const run = await payout(['batch', 'run', payroll(), '--yes'], keysEnv);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/payout batch run changes batches or money, and this CLI is read-only: GATEWAY_API_KEYS is set and no key was given/);
@@ -186,8 +186,13 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     expect(reconcile.code).toBe(2);
     expect(reconcile.stderr).toMatch(/read-only/);
     expect(await batchesIn()).toEqual([]);
+    // Reads go through the gateway's API (decision 20), which answers a key it knows, as GraphQL does.
     const status = await payout(['batch', 'status', 'bnothere'], keysEnv);
-    expect(status.stderr).toContain('no batch bnothere');
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/the gateway at http:\/\/127\.0\.0\.1:\d+ needs an API key: give one with --key-file FILE/);
+    const viewer = await payout(['batch', 'status', 'bnothere', '--key-file', await keyFile('april')], keysEnv);
+    expect(viewer.code).toBe(2);
+    expect(viewer.stderr).toContain('no batch bnothere');
   }, budget(3));
 
   it('refuses a key that is not configured, never printing it', async () => {
@@ -213,7 +218,7 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     // The key named by the environment this time, as a deployment's service account would.
     const approved = await payout(['batch', 'approve', batch!.id, '--yes'], { ...keysEnv, PAYOUT_CLI_KEY_FILE: await keyFile('april') });
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toMatch(/COMPLETED\s+2\s+22\.50/);
+    expect(approved.stdout).toMatch(/COMPLETED\s+2\s+₽22\.50/);
     expect(await batchesIn()).toEqual([expect.objectContaining({ id: batch!.id, status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:april' })]);
 
     const db = await openDatabase({ dataDir: dataDir() });

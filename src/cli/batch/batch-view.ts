@@ -1,0 +1,84 @@
+import { BatchStatus } from '../../db/generated/enums.ts';
+import { formerHeldNames, table } from '../output.ts';
+import { amountText, timeText } from './words.ts';
+
+/** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
+export const BATCH_FIELDS = /* GraphQL */ `
+  id name fileName status rowCount validCount invalidCount warningCount
+  totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
+  uploadedBy approvedBy createdAt approvedAt startedAt finishedAt
+  counts { status count amount } throughput secondsLeft
+  waiting { reason since by shortfall { value } waitingFor }`;
+
+/** A batch as the gateway answers BATCH_FIELDS. */
+export interface BatchView {
+  id: string;
+  name: string;
+  fileName: string | null;
+  status: string;
+  rowCount: number;
+  validCount: number;
+  invalidCount: number;
+  warningCount: number;
+  totalAmount: { value: string; currency: string };
+  heldCount: number;
+  heldAmount: { value: string };
+  forced: boolean;
+  validRowsOnly: boolean;
+  includeHeld: boolean;
+  uploadedBy: string | null;
+  approvedBy: string | null;
+  createdAt: string;
+  approvedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  counts: Array<{ status: string; count: number; amount: string }>;
+  throughput: number | null;
+  secondsLeft: number | null;
+  waiting: { reason: string; since: string | null; by: string | null; shortfall: { value: string } | null; waitingFor: string } | null;
+}
+
+/** One line: what the batch is and holds. */
+export function summary(batch: BatchView): string {
+  const currency = batch.totalAmount.currency;
+  return (
+    `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
+    `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${amountText(batch.totalAmount.value, currency)}.` +
+    (batch.heldCount > 0 ? ` ${batch.heldCount} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment and are held.` : '') +
+    (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
+  );
+}
+
+/** The summary, rows and amounts per status, timing and what it waits for: `payout batch status`. */
+export function statusText(batch: BatchView): string {
+  const currency = batch.totalAmount.currency;
+  const rows = batch.counts.map((c) => [c.status, String(c.count), amountText(c.amount, currency)]);
+  const timing = [
+    batch.startedAt === null ? null : `started ${timeText(batch.startedAt)}`,
+    batch.finishedAt === null ? null : `finished ${timeText(batch.finishedAt)}`,
+    batch.throughput === null ? null : `${batch.throughput.toFixed(1)} rows/s`,
+    secondsLeft(batch) === null ? null : `about ${Math.ceil(batch.secondsLeft!)} s left`,
+  ].filter((part) => part !== null);
+  const wait = batch.waiting;
+  const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}`;
+  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
+}
+
+/** The batch as --json gives it (docs/guide/cli.md): amounts as decimal strings, times ISO 8601. */
+export function statusDoc(batch: BatchView): Record<string, unknown> {
+  const { totalAmount, heldAmount, waiting, ...rest } = batch;
+  return {
+    ...rest,
+    currency: totalAmount.currency,
+    totalAmount: totalAmount.value,
+    heldAmount: heldAmount.value,
+    ...formerHeldNames({ count: batch.heldCount, amount: heldAmount.value, include: batch.includeHeld }),
+    secondsLeft: secondsLeft(batch),
+    waiting: waiting === null ? null : { ...waiting, shortfall: waiting.shortfall?.value ?? null },
+  };
+}
+
+/** Time left means something only while rows are being paid: none once finished, none while paused. */
+function secondsLeft(batch: BatchView): number | null {
+  return batch.finishedAt !== null || batch.status === BatchStatus.PAUSED ? null : batch.secondsLeft;
+}

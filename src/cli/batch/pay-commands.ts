@@ -1,0 +1,168 @@
+import { createInterface } from 'node:readline/promises';
+import { batchStates, pauseReasons } from '../../batch/lifecycle/batch-states.ts';
+import { mayDo, rolesFor, type Action, type Role } from '../../auth/roles.ts';
+import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { CliError, exitCodes } from '../cli-error.ts';
+import type { CliContext } from '../context.ts';
+import { connect, type Connection } from '../gateway/connect.ts';
+import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
+import { BATCH_FIELDS, summary, type BatchView } from './batch-view.ts';
+import { payAndFollow } from './follow.ts';
+import { readBatch } from './gateway-commands.ts';
+import { amountText } from './words.ts';
+
+/** What `payout batch approve` takes; `run` takes the same and what importing needs. */
+export interface ApproveOptions {
+  concurrency?: number;
+  yes?: boolean;
+  validOnly?: boolean;
+  /** Pay the held rows too, those that repeat a payment (an explicit, audited choice). */
+  includeHeld?: boolean;
+  /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
+  ignoreBalance?: boolean;
+}
+
+export interface Caller {
+  identity: string;
+  role: Role;
+}
+
+/** Who the gateway says this command's key is (or its anonymous local user). */
+export async function whoAmI(client: GatewayClient): Promise<Caller> {
+  const { me } = await client.graphql<{ me: { identity: string; role: string } }>('query CliMe { me { identity role } }');
+  // GraphQL spells the role as an enum value (APPROVER); the rule table by its name (approver).
+  return { identity: me.identity, role: me.role.toLowerCase() as Role };
+}
+
+/** Refused before anything is asked or sent, in words, by the rule table GraphQL applies (auth/roles.ts). */
+export function requireRole(who: Caller, action: Action, command: string): void {
+  if (!mayDo(who.role, action)) {
+    throw new CliError(`${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`, exitCodes.usage, 'auth.forbidden');
+  }
+}
+
+/** A command's connection, with --concurrency for the worker this process runs when no gateway answers. */
+export async function connectFor(context: CliContext, concurrency?: number): Promise<Connection> {
+  if (concurrency === undefined) return connect(context);
+  return connect({ ...context, config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } } });
+}
+
+export async function withConnection<T>(context: CliContext, concurrency: number | undefined, work: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await connectFor(context, concurrency);
+  try {
+    return await work(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
+export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
+  nothingAskedWithJson(context, options, 'approve and pay');
+  return withConnection(context, options.concurrency, async (connection) => {
+    const who = await whoAmI(connection.client);
+    requireRole(who, 'approveBatch', 'payout batch approve');
+    const batch = await readBatch(connection.client, batchId);
+    context.out(summary(batch));
+    const currency = batch.totalAmount.currency;
+    const includeHeld = options.includeHeld === true;
+    const held = includeHeld ? 0 : batch.heldCount;
+    const payable = fromMinorUnits(toMinorUnits(batch.totalAmount.value) - (includeHeld ? 0n : toMinorUnits(batch.heldAmount.value)));
+    const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
+    if (held > 0) context.out(`${held} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
+    // The commission quoted is the one approval weighs against the balance (decision 19).
+    const question = async () => `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission? [y/N] `;
+    if (!options.yes && !(await confirm(await question(), 'pay'))) {
+      context.out('Not confirmed; nothing was paid.');
+      return exitCodes.notPayable;
+    }
+    return approveAndPay(connection, batchId, who, options, context, {});
+  });
+}
+
+export async function approveAndPay(connection: Connection, batchId: string, who: Caller, options: ApproveOptions, context: CliContext, doc: Record<string, unknown>): Promise<number> {
+  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string } }>(
+    `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $ignoreBalance: Boolean) {
+      result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, ignoreBalance: $ignoreBalance) {
+        __typename ... on BatchError { code message } } }`,
+    { id: batchId, validRowsOnly: options.validOnly ?? false, includeHeld: options.includeHeld ?? false, ignoreBalance: options.ignoreBalance ?? false },
+  );
+  if (result.code !== undefined) {
+    const refused = refusal({ code: result.code, message: flagWords(result.message ?? '') }, `batch ${batchId}`);
+    const next =
+      refused.code === 'batch.same-person'
+        ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}`
+        : refused.code === 'batch.insufficient-funds' || refused.code === 'batch.balance-unknown'
+          ? ' (--ignore-balance starts it anyway)'
+          : '';
+    throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
+  }
+  return payAndFollow(connection, batchId, context, doc);
+}
+
+/** Resumes a PAUSED batch, or goes on paying a RUNNING one (after Ctrl-C or a crash), with progress. */
+export async function resumeCommand(batchId: string, context: CliContext): Promise<number> {
+  return withConnection(context, undefined, async (connection) => {
+    const { client } = connection;
+    const batch = await readBatch(client, batchId);
+    const resumed = batch.status === batchStates.paused;
+    if (resumed) {
+      await mutate(client, 'resumeBatch', batchId);
+      const by = batch.waiting?.reason === pauseReasons.funds ? 'for lack of funds' : `by ${batch.waiting?.by ?? 'a person'}`;
+      context.out(`Batch ${batchId} resumed (it was paused ${by}).`);
+    } else if (batch.status !== batchStates.running) {
+      throw new CliError(`batch ${batchId} is ${batch.status}, not RUNNING or PAUSED`, exitCodes.notPayable, 'batch.invalid-state');
+    }
+    return payAndFollow(connection, batchId, context, { resumed });
+  });
+}
+
+/** `payout batch retry ID`: FAILED and EXPIRED rows of a finished batch paid again under new paymentIds, with progress. */
+export async function retryCommand(batchId: string, context: CliContext): Promise<number> {
+  return withConnection(context, undefined, async (connection) => {
+    await mutate(connection.client, 'retryFailedItems', batchId);
+    context.out(`Batch ${batchId}: its failed rows are paid again, each under a new paymentId.`);
+    return payAndFollow(connection, batchId, context, { retried: true });
+  });
+}
+
+async function mutate(client: GatewayClient, mutation: 'resumeBatch' | 'retryFailedItems', batchId: string): Promise<BatchView> {
+  const success = mutation === 'resumeBatch' ? 'ResumeBatchSuccess' : 'RetryFailedItemsSuccess';
+  const { result } = await client.graphql<{ result: { batch?: BatchView; code?: string; message?: string } }>(
+    `mutation Cli($id: ID!) { result: ${mutation}(id: $id) { ... on BatchError { code message } ... on ${success} { batch { ${BATCH_FIELDS} } } } }`,
+    { id: batchId },
+  );
+  if (result.batch === undefined) throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? mutation }, `batch ${batchId}`);
+  return result.batch;
+}
+
+/** The API's argument names as the CLI's flags, in a message a person at the terminal reads. */
+function flagWords(message: string): string {
+  return message.replaceAll('ignoreBalance', '--ignore-balance').replaceAll('includeHeld', '--include-held').replaceAll('validRowsOnly', '--valid-only');
+}
+
+/** What the partner will charge for the rows approval starts, as approval weighs it (Batch.commissionEstimate). */
+async function commissionEstimate(client: GatewayClient, batchId: string, includeHeld: boolean): Promise<string> {
+  const { batch } = await client.graphql<{ batch: { commissionEstimate: { value: string } } | null }>(
+    'query CliCommission($id: ID!, $includeHeld: Boolean) { batch(id: $id) { commissionEstimate(includeHeld: $includeHeld) { value } } }',
+    { id: batchId, includeHeld },
+  );
+  if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
+  return batch.commissionEstimate.value;
+}
+
+/** With --json nothing is asked (stdout is the document's): --yes says it, or nothing is done. */
+export function nothingAskedWithJson(context: CliContext, options: { yes?: boolean }, verb: string): void {
+  if (context.json && options.yes !== true) throw new CliError(`with --json nothing is asked; nothing was imported or paid. Pass --yes to ${verb}`, exitCodes.usage);
+}
+
+/** Asked before anything is written: without a terminal the refusal leaves nothing behind. */
+export async function confirm(question: string, verb: 'pay' | 'import'): Promise<boolean> {
+  if (!process.stdin.isTTY) throw new CliError(`no terminal to confirm on; nothing was imported or paid. Pass --yes to ${verb} without asking`, exitCodes.usage);
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
