@@ -58,9 +58,27 @@ export interface AuditEntry {
   detail?: AuditDetail;
 }
 
+/**
+ * What a client says of itself (headers x-payout-client and x-payout-user, sent by the `payout`
+ * CLI): recorded beside the key's identity as `via` and `user`, so the trail tells the CLI from
+ * the page. Said by the client, not proven: the key is what is authenticated.
+ */
+export interface RequestClient {
+  via: 'cli';
+  user: string;
+}
+
+/** The x-payout-client / x-payout-user headers, when a known client sent them (anything else is ignored). */
+export function requestClientOf(headers: { get(name: string): string | null }): RequestClient | undefined {
+  if (headers.get('x-payout-client') !== 'cli') return undefined;
+  const user = (headers.get('x-payout-user') ?? '').replace(/[^\w.@-]/g, '').slice(0, 64);
+  return { via: 'cli', user };
+}
+
 /** The caller of a GraphQL request or a download as the audit names it. */
-export function requestActor(caller: { role: string; caller: string }, requestId: string | undefined): AuditActor {
-  return { actor: caller.caller === 'anonymous' ? 'local' : caller.caller, role: caller.role, requestId: requestId ?? null };
+export function requestActor(context: { role: string; caller: string; requestId?: string | undefined; client?: RequestClient | undefined }): AuditActor {
+  const client = context.client === undefined ? {} : { detail: { user: context.client.user, via: context.client.via } };
+  return { actor: context.caller === 'anonymous' ? 'local' : context.caller, role: context.role, requestId: context.requestId ?? null, ...client };
 }
 
 /**

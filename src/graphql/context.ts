@@ -1,3 +1,4 @@
+import type { RequestClient } from '../audit/audit.ts';
 import type { BatchEvents, BatchImporter, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
@@ -35,6 +36,8 @@ export interface GraphQLContext {
   caller: string;
   /** The request's x-request-id (log/request-id.ts): for the audit trail and error extensions. */
   requestId: string;
+  /** What the client said of itself (the `payout` CLI), for the audit trail (audit.ts requestClientOf). */
+  client?: RequestClient | undefined;
   services: GatewayServices;
   /** Where a caller's webhookUrl may point (payments/webhook-target.ts). */
   webhookTargets: WebhookTargetPolicy;

@@ -6,6 +6,7 @@ import type { ApiKeys } from '../auth/api-keys.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import { MAX_GRAPHQL_BODY_BYTES, useBodyLimits } from './body-limits.ts';
 import type { GatewayServices, GraphQLContext } from './context.ts';
+import { requestClientOf } from '../audit/audit.ts';
 import { maskError } from './error-codes.ts';
 import { useQueryLimits } from './limits/use-query-limits.ts';
 import { DEFAULT_PERSISTED_OPERATIONS, type PersistedOperationSettings } from '../config/env.ts';
@@ -89,7 +90,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }
-      return { ...caller, requestId: requestIdOf(request), services: deps.services, webhookTargets: deps.webhookTargets };
+      return { ...caller, requestId: requestIdOf(request), client: requestClientOf(request.headers), services: deps.services, webhookTargets: deps.webhookTargets };
     },
     plugins: [
       // First: its span is the parent of what the other plugins and the resolvers do.

@@ -1,4 +1,5 @@
 import { openAsBlob } from 'node:fs';
+import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { CliError, exitCodes } from '../cli-error.ts';
 
@@ -74,6 +75,9 @@ export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient
     ...extra,
     // Not a browser: yoga's CSRF check asks for a header a form cannot send on a multipart POST.
     'x-graphql-yoga-csrf': 'payout-cli',
+    // The audit trail tells the CLI from the page by these (audit.ts requestClientOf), as it always did.
+    'x-payout-client': 'cli',
+    'x-payout-user': userInfo().username,
     ...(key === undefined ? {} : { authorization: `Bearer ${key.value}` }),
   });
   const send = async (init: RequestInit, target = `${url}/graphql`): Promise<Response> => {

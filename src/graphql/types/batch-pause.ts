@@ -52,7 +52,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('pauseBatch'),
     errors: batchResult('PauseBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.pause(String(id), requestActor({ role, caller }, requestId)),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.pause(String(id), requestActor({ role, caller, requestId, client })),
   }),
   resumeBatch: t.field({
     type: Batch,
@@ -61,6 +61,6 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('resumeBatch'),
     errors: batchResult('ResumeBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.resume(String(id), requestActor({ role, caller }, requestId)),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.resume(String(id), requestActor({ role, caller, requestId, client })),
   }),
 }));

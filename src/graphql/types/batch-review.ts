@@ -71,7 +71,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('reviewBatchItems'),
     errors: typedResult('ReviewBatchItems', [BatchStateError], 'review', 'What the review read and settled, and the batch after it.'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId }) => services.reviews.review(String(id), requestActor({ role, caller }, requestId)),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.reviews.review(String(id), requestActor({ role, caller, requestId, client })),
   }),
   markBatchItem: t.field({
     type: BatchItem,
@@ -85,7 +85,7 @@ builder.mutationFields((t) => ({
       mark: t.arg({ type: ReviewMarkEnum, required: true, description: 'The verdict.' }),
       reason: t.arg.string({ required: true, description: `Why, for the audit trail: 1 to ${MAX_REASON_LENGTH} characters.`, validate: { maxLength: MAX_REASON_LENGTH } }),
     },
-    resolve: (_root, { id, line, mark, reason }, { services, caller, role, requestId }) =>
-      services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller }, requestId) }),
+    resolve: (_root, { id, line, mark, reason }, { services, caller, role, requestId, client }) =>
+      services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller, requestId, client }) }),
   }),
 }));

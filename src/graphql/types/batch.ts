@@ -279,7 +279,7 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ description: 'A name for the batch, at most 200 characters; the file’s name when absent.', validate: { maxLength: 200 } }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },
-    resolve: async (_root, { file, name, force }, { services, caller, role, requestId }) => {
+    resolve: async (_root, { file, name, force }, { services, caller, role, requestId, client }) => {
       const batch = await services.importer.import({
         source: chunksOf(file.stream()),
         fileName: file.name,
@@ -290,7 +290,7 @@ builder.mutationFields((t) => ({
       // Forcing overrides the duplicate-file safeguard: the trail says who did (the import is not one transaction).
       if (force === true) {
         const detail = { fileName: file.name, status: batch.status, rows: batch.rowCount };
-        await recordAudit(services.prisma, requestActor({ role, caller }, requestId), { action: 'batch.import.forced', batchId: batch.id, detail });
+        await recordAudit(services.prisma, requestActor({ role, caller, requestId, client }), { action: 'batch.import.forced', batchId: batch.id, detail });
       }
       return batch;
     },
@@ -318,13 +318,13 @@ builder.mutationFields((t) => ({
           'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
       }),
     },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance }, { services, caller, role, requestId }) =>
+    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance }, { services, caller, role, requestId, client }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
         includeHeld: includeHeldArgument(includeHeld, includeFlagged),
         ignoreBalance: ignoreBalance ?? false,
-        by: requestActor({ role, caller }, requestId),
+        by: requestActor({ role, caller, requestId, client }),
       }),
   }),
   cancelBatch: t.field({
@@ -333,7 +333,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.cancel(String(id), requestActor({ role, caller }, requestId)),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
   }),
   retryFailedItems: t.field({
     type: Batch,
@@ -341,7 +341,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('retryFailedItems'),
     errors: batchResult('RetryFailedItems'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId }) => services.batches.retryFailed(String(id), requestActor({ role, caller }, requestId)),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.retryFailed(String(id), requestActor({ role, caller, requestId, client })),
   }),
 }));
 

@@ -88,7 +88,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('createPayment'),
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true, description: 'The payment to create.' }) },
-    resolve: async (_root, { input }, { services, caller, role, requestId, webhookTargets }): Promise<PaymentView> => {
+    resolve: async (_root, { input }, { services, caller, role, requestId, client, webhookTargets }): Promise<PaymentView> => {
       if (input.webhookUrl != null) {
         const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
         if (problem !== undefined) {
@@ -108,7 +108,7 @@ builder.mutationFields((t) => ({
           },
           execute: input.execute ?? false,
           requestedBy: caller,
-          by: requestActor({ role, caller }, requestId),
+          by: requestActor({ role, caller, requestId, client }),
         });
       } catch (error) {
         if (!(error instanceof PaymentInputError)) throw error;
@@ -127,7 +127,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
     args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).', validate: { schema: paymentIdSchema } }) },
-    resolve: (_root, { paymentId }, { services, caller, role, requestId }) =>
-      services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller }, requestId) }),
+    resolve: (_root, { paymentId }, { services, caller, role, requestId, client }) =>
+      services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller, requestId, client }) }),
   }),
 }));

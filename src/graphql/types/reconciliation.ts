@@ -253,12 +253,12 @@ builder.mutationFields((t) => ({
       from: t.arg({ type: 'Date', description: 'First day, in RECONCILE_TIME_ZONE; yesterday when absent.' }),
       to: t.arg({ type: 'Date', description: 'Last day, included; yesterday when absent.' }),
     },
-    resolve: (_root, args, { services, caller, role, requestId }) =>
+    resolve: (_root, args, { services, caller, role, requestId, client }) =>
       services.reconciliations.start({
         ...(args.from == null ? {} : { from: args.from }),
         ...(args.to == null ? {} : { to: args.to }),
         trigger: 'graphql',
-        actor: requestActor({ role, caller }, requestId),
+        actor: requestActor({ role, caller, requestId, client }),
       }),
   }),
 }));
