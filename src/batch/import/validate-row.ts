@@ -45,11 +45,20 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
   const error = (column: string | null, code: string, message: string) =>
     problems.push({ line, column, code, severity: 'error', message });
 
-  if (row.cellCount !== undefined) error(null, 'row.cells', `has ${row.cellCount} cells where the header has a different number`);
   const reference = cells.reference;
-  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  if (row.cellCount !== undefined) {
+    const split = row.splitAmount === undefined ? '' : `: the amount ${quoteCell(row.splitAmount)} was split in two at its decimal comma; put the amount in quotes ("${row.splitAmount}") or save the file with ; as the separator`;
+    error(null, 'row.cells', `has ${row.cellCount} cells where the header has ${row.headerCells ?? 'another number'}${split}`);
+  }
   // The reference is stored, exported and searched as written.
   if (reference !== undefined && containsCardNumber(reference)) error('reference', 'reference.card-number', cardNumberMessage(reference));
+  if (row.cellCount !== undefined) {
+    // Its cells are out of place: what they would fail says nothing. Card numbers are still looked for: the row is stored.
+    const cards = cardNumberProblems(pick(cells, recipientColumns), customFieldsOf(cells));
+    for (const { path, code, message } of cards) error(cardColumn(path), code!, message);
+    return { problems };
+  }
+  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
 
   const providerText = cells.provider?.toLowerCase();
   const provider = providerText === undefined ? undefined : providers.get(providerText);
@@ -73,17 +82,10 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     const value = cells[column];
     if (value !== undefined) fields[column] = provider === undefined ? value : normalise(column, value, provider, line, problems);
   }
-  const customFields = Object.fromEntries(
-    Object.entries(cells)
-      .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
-      .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
-  );
+  const customFields = customFieldsOf(cells);
   // Free text is stored, exported and sent as written: checked whatever else is wrong with the row.
   const cards = cardNumberProblems(fields, customFields);
-  for (const { path, code, message } of cards) {
-    const column = path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
-    error(column, code!, message);
-  }
+  for (const { path, code, message } of cards) error(cardColumn(path), code!, message);
 
   if (provider !== undefined && 'value' in amount && currency !== undefined) {
     for (const problem of providerProblems(
@@ -108,6 +110,23 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       ...(Object.keys(customFields).length === 0 ? {} : { customFields }),
     },
   };
+}
+
+function customFieldsOf(cells: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(cells)
+      .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
+      .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
+  );
+}
+
+function pick(cells: Record<string, string>, columns: readonly string[]): Record<string, string> {
+  return Object.fromEntries(columns.flatMap((column) => (cells[column] === undefined ? [] : [[column, cells[column]!]])));
+}
+
+/** The file column a card-number problem is about. */
+function cardColumn(path: readonly string[]): string | null {
+  return path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
 }
 
 /**
