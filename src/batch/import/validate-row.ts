@@ -140,17 +140,9 @@ function normalise(column: string, value: string, provider: ProviderDetails, lin
   const kind = formatOf(parameter, provider.code).kind;
   const rewrite: Rewrite | undefined = kind === 'phone' ? rewritePhone(value) : kind === 'card' ? rewriteCard(value) : undefined;
   const candidate = rewrite?.value ?? value;
-  if (kind === 'phone' && looksDomestic(value, candidate)) {
-    problems.push({
-      line,
-      column,
-      code: 'field.pattern',
-      severity: 'error',
-      message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
-    });
-    // One problem for the row's phone: the separators were not what was wrong.
-    return candidate;
-  }
+  // No warning for the separators: they were not what was wrong. The leading 8 is the
+  // provider check's to report (check-payment.ts), in the words createPayment gives too.
+  if (kind === 'phone' && looksDomestic(value, candidate)) return candidate;
   if (rewrite === undefined || !passesPattern(parameter.validationPattern, rewrite.value)) return value;
   const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
   problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });
