@@ -3,6 +3,7 @@ import { ForbiddenError } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError } from 'graphql-yoga';
 import { isConnectionLost } from '../db/connection-lost.ts';
+import { redactCardNumbers } from '../log/card-numbers.ts';
 import { PaymentInputError } from '../payments/input-error.ts';
 import { PayoutError } from '../payout/errors.ts';
 import { enumName, payoutErrorCode } from './types/enums.ts';
@@ -54,10 +55,19 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   if (isGraphQLErrorChain(error) && located.path === undefined && located.extensions?.code === undefined) {
     // graphql-js's own refusals of a request: variable values that do not coerce (with the
     // scalar's reason), a missing or unknown operation name.
-    const text = (error as GraphQLError).message;
+    // Without "Did you mean …?": suggestions would map the schema for a caller who may not introspect it.
+    // It also echoes the value refused, which may hold a card number.
+    const text = redactCardNumbers(withoutSuggestion((error as GraphQLError).message));
     return coded(text, at, text.startsWith('Variable "$') ? BAD_USER_INPUT : 'BAD_REQUEST');
   }
   return yogaMaskError(error, message, isDev);
+}
+
+/** graphql-js's " Did you mean "a" or "b"?" (fields, enum values, input members) ends its messages. */
+const SUGGESTION = / ?Did you mean .+\?$/;
+
+export function withoutSuggestion(text: string): string {
+  return text.replace(SUGGESTION, '');
 }
 
 /** A GraphQLError made by graphql-js or a scalar, with nothing but GraphQLErrors inside it (yoga's test for "not masked"). */

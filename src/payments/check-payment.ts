@@ -1,5 +1,5 @@
 import { cardNumberMessage, containsCardNumber } from '../log/card-numbers.ts';
-import { patternMessage } from '../payout/field-formats.ts';
+import { DOMESTIC_PHONE_MESSAGE, formatOf, looksDomestic, patternMessage } from '../payout/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
 import type { PaymentPayload } from '../payout/models.ts';
 import type { FieldProblem } from './input-error.ts';
@@ -82,6 +82,11 @@ export function providerProblems(payload: PaymentPayload, provider: ProviderDeta
       continue;
     }
     if (reported.has(parameter.extKey)) continue;
+    // 89001234567 may pass a phone pattern, yet would be paid to another number: the payroll file's rule and words.
+    if (formatOf(parameter, provider.code).kind === 'phone' && looksDomestic(value)) {
+      problems.push({ path: ['recipient', parameter.extKey], code: 'field.pattern', message: DOMESTIC_PHONE_MESSAGE });
+      continue;
+    }
     if (parameter.validationPattern !== undefined && !matches(parameter.validationPattern, value)) {
       problems.push({
         path: ['recipient', parameter.extKey],

@@ -87,6 +87,18 @@ export function passesPattern(pattern: string | undefined, value: string): boole
   }
 }
 
+/**
+ * 11 digits starting with 8 and written without +: the Russian domestic form (8 in place
+ * of the country code 7). Turning it into 7… would be a guess, so it is an error, with
+ * this explanation, whether the number came in a payroll file or through createPayment.
+ */
+export function looksDomestic(raw: string, digits: string = raw.replace(/\D/g, '')): boolean {
+  return !raw.trimStart().startsWith('+') && /^8\d{10}$/.test(digits);
+}
+
+export const DOMESTIC_PHONE_MESSAGE =
+  'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567';
+
 /** The sentence for a value that fails its pattern: what it must be, and an example. */
 export function patternMessage(parameter: Parameter, providerCode: string): string {
   const format = formatOf(parameter, providerCode);

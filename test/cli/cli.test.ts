@@ -81,13 +81,13 @@ describe('payout CLI', () => {
     const result = await payout(['batch', 'validate', sampleFile('payroll-valid.csv')]);
     // A warning, not a fault of the file: approval is where the balance is weighed.
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/warning\s+balance\.insufficient\s+the valid rows total 50950\.60 RUB but only 50\.00 is available/);
+    expect(result.stdout).toMatch(/warning\s+balance\.insufficient\s+the valid rows total 50,950\.60 RUB but only 50\.00 RUB is available/);
   }, budget(1));
 
   it('validate checks the total against the embedded sandbox balance', async () => {
     const result = await payout(['batch', 'validate', sampleFile('payroll-valid.csv')], { SANDBOX_BALANCE: '100.00' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/warning\s+balance\.insufficient\s+the valid rows total 50950\.60 RUB but only 100\.00 is available \(commission comes on top\): top up before approval/);
+    expect(result.stdout).toMatch(/warning\s+balance\.insufficient\s+the valid rows total 50,950\.60 RUB but only 100\.00 RUB is available \(commission comes on top\): top up before approval/);
   }, budget(1));
 
   it('run --yes pays the sample file with progress, then status and export report it, and the same file is refused again', async () => {

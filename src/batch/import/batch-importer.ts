@@ -5,6 +5,7 @@ import type { Batch } from '../../db/generated/client.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Logger } from '../../log/logger.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
+import { amountInWords } from '../../money/readable-text.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
 import type { CardDataVault } from '../card-data.ts';
@@ -378,7 +379,7 @@ export class BatchImporter {
           column: null,
           code: 'balance.insufficient',
           severity: 'warning',
-          message: `the valid rows total ${fromMinorUnits(payable)} RUB${state.heldRows > 0 ? ' (without the held rows)' : ''} but only ${balance.available.value} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
         });
       }
     } catch (error) {

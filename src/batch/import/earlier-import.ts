@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { amountInWords, utcDateTime } from '../../money/readable-text.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';
 import { payingItemStatuses, rowStates } from '../rows/row-states.ts';
 import type { FileProblem } from './read/csv-reader.ts';
@@ -32,8 +33,9 @@ export class EarlierImports {
       column: null,
       code: 'file.duplicate',
       message:
-        `the same file was imported as batch ${earlier.id} on ${earlier.createdAt.toISOString()}; ${earlierOutcome(earlier, rows)}. ` +
-        'Imported again with force, every row paid or being paid is held back (held: it repeats a payment).',
+        `the same file was imported as batch ${earlier.id} on ${utcDateTime(earlier.createdAt)}; ${earlierOutcome(earlier, rows)}. ` +
+        // No option named: the page, GraphQL (force) and the CLI (--force) each offer the repeat in their own words, or not at all.
+        'Imported again on purpose as a repeat, every row paid or being paid is held back (held: it repeats a payment).',
     };
   }
 
@@ -54,6 +56,15 @@ export class EarlierImports {
   }
 }
 
+/** An approved batch's state in words, for a person (never the enum name). */
+const afterApproval: Partial<Record<string, string>> = {
+  [batchStates.running]: 'it is being paid',
+  [batchStates.paused]: 'it is paused',
+  [batchStates.completed]: 'it finished',
+  [batchStates.completedWithFailures]: 'it finished with failures',
+  [batchStates.cancelled]: 'it was cancelled',
+};
+
 /** The earlier batch's rows by what happened to them: what a person must know before importing the file again. */
 function earlierOutcome(earlier: { status: string }, rows: Array<{ status: BatchItemStatus; count: number; amount: string }>): string {
   const count = (statuses: readonly BatchItemStatus[]) => rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
@@ -64,16 +75,17 @@ function earlierOutcome(earlier: { status: string }, rows: Array<{ status: Batch
     case batchStates.importing:
       return 'it is still being validated';
     case batchStates.validated:
+      return 'it awaits approval: approve or discard that batch instead';
     case batchStates.rejected:
-      return `it is ${earlier.status} and not approved: approve or discard that batch instead (payout batch approve|cancel)`;
+      return 'it was rejected and not approved: approve its valid rows or discard that batch instead';
     default: {
       const paid = count([rowStates.completed]);
       const moving = count(payingItemStatuses.filter((s) => s !== rowStates.completed));
-      const parts = [`${paid} of ${payable} rows paid (${sum([rowStates.completed])} RUB)`];
+      const parts = [`${paid} of ${payable} rows paid (${amountInWords(sum([rowStates.completed]), 'RUB')})`];
       if (moving > 0) parts.push(`${moving} being paid or awaiting review`);
       const unpaid = count([rowStates.failed, rowStates.expired, rowStates.cancelled]);
       if (unpaid > 0) parts.push(`${unpaid} failed, expired or cancelled`);
-      return `it is ${earlier.status}: ${parts.join(', ')}`;
+      return `${afterApproval[earlier.status] ?? 'it was approved'}: ${parts.join(', ')}`;
     }
   }
 }

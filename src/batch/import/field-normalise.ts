@@ -33,13 +33,7 @@ export function rewriteCard(raw: string): Rewrite | undefined {
   return { value: digits, removed: removedParts(raw) };
 }
 
-/**
- * 11 digits starting with 8 and written without +: the Russian domestic form (8 in place
- * of the country code 7). Turning it into 7… would be a guess, so it is an error.
- */
-export function looksDomestic(raw: string, digits: string): boolean {
-  return !raw.trimStart().startsWith('+') && /^8\d{10}$/.test(digits);
-}
+export { looksDomestic } from '../../payout/field-formats.ts';
 
 function removedParts(raw: string): string {
   const parts = [

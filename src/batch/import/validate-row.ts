@@ -45,11 +45,20 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
   const error = (column: string | null, code: string, message: string) =>
     problems.push({ line, column, code, severity: 'error', message });
 
-  if (row.cellCount !== undefined) error(null, 'row.cells', `has ${row.cellCount} cells where the header has a different number`);
   const reference = cells.reference;
-  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  if (row.cellCount !== undefined) {
+    const split = row.splitAmount === undefined ? '' : `: the amount ${quoteCell(row.splitAmount)} was split in two at its decimal comma; put the amount in quotes ("${row.splitAmount}") or save the file with ; as the separator`;
+    error(null, 'row.cells', `has ${row.cellCount} cells where the header has ${row.headerCells ?? 'another number'}${split}`);
+  }
   // The reference is stored, exported and searched as written.
   if (reference !== undefined && containsCardNumber(reference)) error('reference', 'reference.card-number', cardNumberMessage(reference));
+  if (row.cellCount !== undefined) {
+    // Its cells are out of place: what they would fail says nothing. Card numbers are still looked for: the row is stored.
+    const cards = cardNumberProblems(pick(cells, recipientColumns), customFieldsOf(cells));
+    for (const { path, code, message } of cards) error(cardColumn(path), code!, message);
+    return { problems };
+  }
+  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
 
   const providerText = cells.provider?.toLowerCase();
   const provider = providerText === undefined ? undefined : providers.get(providerText);
@@ -73,17 +82,10 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     const value = cells[column];
     if (value !== undefined) fields[column] = provider === undefined ? value : normalise(column, value, provider, line, problems);
   }
-  const customFields = Object.fromEntries(
-    Object.entries(cells)
-      .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
-      .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
-  );
+  const customFields = customFieldsOf(cells);
   // Free text is stored, exported and sent as written: checked whatever else is wrong with the row.
   const cards = cardNumberProblems(fields, customFields);
-  for (const { path, code, message } of cards) {
-    const column = path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
-    error(column, code!, message);
-  }
+  for (const { path, code, message } of cards) error(cardColumn(path), code!, message);
 
   if (provider !== undefined && 'value' in amount && currency !== undefined) {
     for (const problem of providerProblems(
@@ -110,6 +112,23 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
   };
 }
 
+function customFieldsOf(cells: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(cells)
+      .filter(([column]) => column.startsWith(CUSTOM_PREFIX))
+      .map(([column, value]) => [column.slice(CUSTOM_PREFIX.length), value]),
+  );
+}
+
+function pick(cells: Record<string, string>, columns: readonly string[]): Record<string, string> {
+  return Object.fromEntries(columns.flatMap((column) => (cells[column] === undefined ? [] : [[column, cells[column]!]])));
+}
+
+/** The file column a card-number problem is about. */
+function cardColumn(path: readonly string[]): string | null {
+  return path[1] === undefined ? null : path[0] === 'customFields' ? `${CUSTOM_PREFIX}${path[1]}` : path[1];
+}
+
 /**
  * A recipient value as it will be paid: phone numbers and card numbers lose separators
  * (a warning says so, card numbers masked) when that makes them pass the provider's
@@ -121,17 +140,9 @@ function normalise(column: string, value: string, provider: ProviderDetails, lin
   const kind = formatOf(parameter, provider.code).kind;
   const rewrite: Rewrite | undefined = kind === 'phone' ? rewritePhone(value) : kind === 'card' ? rewriteCard(value) : undefined;
   const candidate = rewrite?.value ?? value;
-  if (kind === 'phone' && looksDomestic(value, candidate)) {
-    problems.push({
-      line,
-      column,
-      code: 'field.pattern',
-      severity: 'error',
-      message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
-    });
-    // One problem for the row's phone: the separators were not what was wrong.
-    return candidate;
-  }
+  // No warning for the separators: they were not what was wrong. The leading 8 is the
+  // provider check's to report (check-payment.ts), in the words createPayment gives too.
+  if (kind === 'phone' && looksDomestic(value, candidate)) return candidate;
   if (rewrite === undefined || !passesPattern(parameter.validationPattern, rewrite.value)) return value;
   const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
   problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });

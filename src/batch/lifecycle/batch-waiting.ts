@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { Batch, PartnerBreaker } from '../../db/generated/client.ts';
+import { amountInWords, utcTimeOn } from '../../money/readable-text.ts';
 import { reasonText, breakerStates } from '../../partner/breaker-states.ts';
 import { batchStates, pauseReasons, payingStates } from './batch-states.ts';
 
@@ -27,8 +28,9 @@ type Breaker = Pick<PartnerBreaker, 'state' | 'reason' | 'openedAt' | 'nextProbe
  */
 export function waitOf(batch: Waiting, breaker: Breaker): BatchWait | null {
   if (batch.status === batchStates.paused && batch.pauseReason === pauseReasons.funds) {
-    const short = batch.shortfall === null ? 'not enough money' : `${batch.shortfall.toFixed(2)} RUB short`;
-    const next = batch.fundsCheckAt === null ? '' : `, read again at ${batch.fundsCheckAt.toISOString()}`;
+    // Words for a person (page and CLI alike); the figures themselves are in shortfall and the Money/DateTime fields.
+    const short = batch.shortfall === null ? 'not enough money' : `${amountInWords(batch.shortfall.toFixed(2), 'RUB')} short`;
+    const next = batch.fundsCheckAt === null ? '' : `, read again at ${utcTimeOn(batch.fundsCheckAt)}`;
     return {
       reason: 'FUNDS',
       since: batch.pausedAt,
@@ -42,7 +44,7 @@ export function waitOf(batch: Waiting, breaker: Breaker): BatchWait | null {
   }
   if (payingStates.includes(batch.status) && breaker !== null && breaker.state === breakerStates.open) {
     const reason = breaker.reason ?? 'UNREACHABLE';
-    const next = breaker.nextProbeAt === null ? '' : ` (next probe at ${breaker.nextProbeAt.toISOString()})`;
+    const next = breaker.nextProbeAt === null ? '' : ` (next probe at ${utcTimeOn(breaker.nextProbeAt)})`;
     return {
       reason: `PARTNER_${reason}`,
       since: breaker.openedAt,

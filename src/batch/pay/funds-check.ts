@@ -1,6 +1,7 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { BatchItemStatus, type BatchStatus } from '../../db/generated/enums.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
+import { amountInWords } from '../../money/readable-text.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
 import { waitingStatus } from '../rows/row-states.ts';
@@ -84,7 +85,7 @@ function startingStatuses(includeHeld: boolean): string[] {
   return includeHeld ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus];
 }
 
-/** "12,345.67 RUB": money in messages. */
+/** "12,345.67 RUB": money in messages people read (grouped: money/readable-text.ts). */
 export function rub(minor: bigint): string {
-  return `${fromMinorUnits(minor)} RUB`;
+  return amountInWords(fromMinorUnits(minor), 'RUB');
 }

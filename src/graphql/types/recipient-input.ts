@@ -83,11 +83,9 @@ const memberInputs = Object.fromEntries(
         Object.fromEntries(
           Object.entries(fields).map(([name, field]) => [
             name,
-            t.string({
-              required: field.required,
-              description: field.description,
-              validate: { maxLength: [256, { message: 'must be at most 256 characters' }] },
-            }),
+            // No length cap of its own: the provider's live pattern is the limit applied
+            // (check-payment.ts), and quoted once; the request body limit bounds the text.
+            t.string({ required: field.required, description: field.description }),
           ]),
         ),
     }),

@@ -147,7 +147,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     expect(refused.status).toBe('REJECTED');
     const problem = await db().batchProblem.findFirstOrThrow({ where: { batchId: refused.id } });
     expect(problem.code).toBe('file.duplicate');
-    expect(problem.message).toMatch(/it is COMPLETED: 3 of 3 rows paid \([\d.]+ RUB\)/);
+    expect(problem.message).toMatch(/it finished: 3 of 3 rows paid \([\d,.]+ RUB\)/);
     expect(problem.message).not.toMatch(/force to pay it again/);
     const forced = await importText(csv(rows), true);
     expect(forced).toMatchObject({ status: 'VALIDATED', forced: true, heldCount: 3 });

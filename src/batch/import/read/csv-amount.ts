@@ -25,10 +25,25 @@ export function parseCsvAmount(raw: string): AmountResult {
   if (separators.length > 1) return { error: `${quoteCell(raw)} has more than one decimal separator` };
   const [whole = '', fraction] = separators.length === 1 ? text.split(/[.,]/) : [text, undefined];
   if (!(PLAIN.test(whole) || GROUPED.test(whole))) return { error: `${quoteCell(raw)} is not a number` };
+  // "1,500" and "1.500": a thousands separator to some, a decimal one to others.
+  if (fraction !== undefined && /^\d{3}$/.test(fraction) && /^[1-9]\d{0,2}$/.test(whole)) {
+    return {
+      error: `${quoteCell(raw)} could be read two ways, as ${whole}.${fraction} or as ${whole}${fraction}: write ${whole}${fraction}.00 for ${numberWords(whole, fraction)}, or, for an amount with decimals, at most two of them, such as ${whole}.${fraction.slice(0, 2)}`,
+    };
+  }
   if (fraction !== undefined && !/^\d{1,2}$/.test(fraction)) {
-    return { error: `${quoteCell(raw)} needs at most two decimals` };
+    return { error: `${quoteCell(raw)} has more than two decimals; amounts have at most two, such as 1500.50` };
   }
   const digits = whole.replace(/\D/g, '').replace(/^0+(?=\d)/, '');
   if (digits.length > 16) return { error: `${quoteCell(raw)} is too large` };
   return { value: `${digits}.${(fraction ?? '').padEnd(2, '0')}` };
+}
+
+/** "one thousand five hundred" for 1 500 and the like; digits for anything else, which is unambiguous enough. */
+function numberWords(whole: string, fraction: string): string {
+  const thousands = Number(whole);
+  const rest = Number(fraction);
+  if (rest % 100 !== 0 || thousands > 9) return `${whole}${fraction}`;
+  const ones = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+  return `${ones[thousands]} thousand${rest === 0 ? '' : ` ${ones[rest / 100]} hundred`}`;
 }

@@ -28,6 +28,10 @@ export interface CsvRow {
   cells: Record<string, string>;
   /** Set when the row has another number of cells than the header. */
   cellCount?: number;
+  /** With cellCount: how many the header has. */
+  headerCells?: number;
+  /** With cellCount: the amount as written when an unquoted decimal comma split it into two cells ("1 000,50"). */
+  splitAmount?: string;
 }
 
 export type Delimiter = ',' | ';' | '\t';
@@ -182,7 +186,8 @@ export async function openPayrollCsv(source: AsyncIterable<Uint8Array>, options:
           empty.push(line);
           continue;
         }
-        yield record.length === columns.length ? { line, cells } : { line, cells, cellCount: record.length };
+        if (record.length === columns.length) yield { line, cells };
+        else yield { line, cells, cellCount: record.length, headerCells: columns.length, ...splitAmountOf(record, columns, delimiter) };
       }
     } catch (error) {
       throw asFileError(error);
@@ -284,6 +289,18 @@ export function headerColumns(header: readonly string[]): string[] {
   }
   if (problems.length > 0) throw new CsvFileError(problems);
   return columns;
+}
+
+/**
+ * A row one cell too long in a comma-separated file whose amount cell and the next read as
+ * the two halves of a decimal-comma amount ("1 000" and "50"): the likeliest cause, said so.
+ */
+function splitAmountOf(record: readonly string[], columns: readonly string[], delimiter: Delimiter): { splitAmount?: string } {
+  const at = columns.indexOf('amount');
+  if (delimiter !== ',' || record.length !== columns.length + 1 || at < 0) return {};
+  const whole = record[at]!.trim();
+  const decimals = record[at + 1]!.trim();
+  return /^\d{1,3}(?:[ \u00A0\u202F]\d{3})*$|^\d+$/.test(whole) && /^\d{1,2}$/.test(decimals) ? { splitAmount: `${whole},${decimals}` } : {};
 }
 
 /** The delimiter the header uses most, outside quotes; `,` when it has none. */

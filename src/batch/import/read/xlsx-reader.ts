@@ -83,7 +83,7 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options
           empty.push(row.number);
           continue;
         }
-        yield beyond === 0 ? { line: row.number, cells } : { line: row.number, cells, cellCount: beyond };
+        yield beyond === 0 ? { line: row.number, cells } : { line: row.number, cells, cellCount: beyond, headerCells: columns.length };
       }
     } catch (error) {
       throw notAWorkbook(error);

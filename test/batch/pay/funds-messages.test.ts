@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { batchStates, pauseReasons } from '../../../src/batch/lifecycle/batch-states.ts';
+import { waitOf } from '../../../src/batch/lifecycle/batch-waiting.ts';
+import { rub } from '../../../src/batch/pay/funds-check.ts';
+
+/**
+ * Issue 29, finding 4: the funds messages a person reads on the page and in the CLI write
+ * amounts grouped and times as a readable UTC date-time, never ISO 8601.
+ */
+describe('funds messages', () => {
+  it('write amounts grouped by thousands, from minor units, never through a float', () => {
+    expect(rub(4659473836n)).toBe('46,594,738.36 RUB');
+    expect(rub(99_999_999_999_999_999n)).toBe('999,999,999,999,999.99 RUB');
+    expect(rub(5n)).toBe('0.05 RUB');
+    expect(rub(-123456n)).toBe('-1,234.56 RUB');
+  });
+
+  it('a batch paused for funds says what is short and when the balance is read again, in words', () => {
+    const wait = waitOf(
+      {
+        status: batchStates.paused,
+        pauseReason: pauseReasons.funds,
+        pausedAt: new Date('2026-11-27T04:30:00.000Z'),
+        pausedBy: null,
+        shortfall: { toFixed: () => '46594738.36' } as never,
+        fundsCheckAt: new Date('2026-11-27T04:32:27.003Z'),
+      },
+      null,
+    );
+    expect(wait).toMatchObject({
+      reason: 'FUNDS',
+      shortfall: '46594738.36',
+      waitingFor: 'the balance to cover the rows left and their commission (46,594,738.36 RUB short, read again at 04:32 UTC on 27 Nov 2026), or a person to resume it',
+    });
+  });
+});
