@@ -89,6 +89,8 @@ export interface BatchWait {
   since: string | null;
   by: string | null;
   shortfall: Money | null;
+  /** When the gateway looks again by itself (balance read, partner probe); null: a person ends the wait. */
+  nextCheckAt: string | null;
   waitingFor: string;
 }
 
