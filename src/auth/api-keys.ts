@@ -44,11 +44,23 @@ export class ApiKeys {
     return this.byHash.size === 0;
   }
 
-  /** The caller for an Authorization header, or undefined when it names no known key. */
+  /**
+   * The caller for an Authorization header, or undefined when it names no known key. Without
+   * keys, only a request with no header is the anonymous admin: a key sent to a key-less
+   * gateway is a mistake (the wrong gateway, a key meant for another), and accepting it
+   * silently would let its sender believe it was checked.
+   */
   authenticate(authorization: string | null | undefined): Caller | undefined {
-    if (this.anonymous) return { role: 'admin', caller: 'anonymous' };
+    if (this.anonymous) return (authorization ?? '').trim() === '' ? { role: 'admin', caller: 'anonymous' } : undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return match === null ? undefined : this.lookup(match[1]!);
+  }
+
+  /** Why `authenticate` refused a header, in words for the sender (never naming the key). */
+  refusal(): string {
+    return this.anonymous
+      ? 'This gateway has no API keys configured (GATEWAY_API_KEYS is empty): it serves anonymous local use, so send no Authorization header.'
+      : 'An API key is required: send "Authorization: Bearer <key>".';
   }
 
   /** The caller a key itself stands for (the CLI's key), or undefined. */

@@ -86,7 +86,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
     context: ({ request, ...serverContext }) => {
       const caller = authenticatedCallerOf(serverContext) ?? deps.keys.authenticate(request.headers.get('authorization'));
       if (caller === undefined) {
-        throw new GraphQLError('An API key is required: send "Authorization: Bearer <key>".', {
+        throw new GraphQLError(deps.keys.refusal(), {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import { recordAudit, systemActor, type AuditActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
-import { PayoutApiError, type PayoutError } from '../payout/errors.ts';
+import { PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { CreateOutcome, PaymentAttempts } from './attempt.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from './check-payment.ts';
@@ -19,6 +19,10 @@ export interface PaymentView {
   paymentId: string;
   upstream?: Payment;
   tracked?: TrackedPayment;
+  /** When `upstream` was read; absent: the view is the record as it stands. */
+  readAt?: Date;
+  /** Why the upstream was not read (it did not answer): the view is the record alone. */
+  liveReadFailure?: PayoutError;
 }
 
 export interface CreatePaymentRequest {
@@ -132,21 +136,33 @@ export class PaymentService {
 
   /**
    * The upstream's current view merged with the local record; the read also updates the
-   * record. Null when neither knows the payment.
+   * record. Null when neither knows the payment. A partner that does not answer (down,
+   * throttling, failing, the breaker open) does not fail the read of a payment the gateway
+   * has a record of: the record is shown, with why it is not live (`liveReadFailure`). A
+   * payment with no record still needs the partner, and its error stands.
    */
   async read(paymentId: string): Promise<PaymentView | null> {
     let upstream: Payment | undefined;
+    let liveReadFailure: PayoutError | undefined;
+    const readAt = new Date();
     try {
       upstream = await this.deps.client.getPayment(paymentId);
     } catch (error) {
-      if (!(error instanceof PayoutApiError && error.code === 'payout.payment.not-found')) throw error;
+      if (!(error instanceof PayoutApiError && error.code === 'payout.payment.not-found')) {
+        if (!noAnswer(error)) throw error;
+        liveReadFailure = error;
+      }
     }
     if (upstream !== undefined) {
       await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'read');
     }
     const tracked = (await this.deps.tracker.find(paymentId)) ?? undefined;
+    if (liveReadFailure !== undefined) {
+      if (tracked === undefined) throw liveReadFailure;
+      return { paymentId, tracked, liveReadFailure };
+    }
     if (upstream === undefined && tracked === undefined) return null;
-    return { paymentId, upstream, tracked };
+    return { paymentId, upstream, tracked, readAt };
   }
 
   /** One read-back of a payment whose outcome is not settled yet (IN_PROGRESS or UNKNOWN). */
@@ -162,7 +178,7 @@ export class PaymentService {
   }
 
   private async view(paymentId: string, upstream: Payment): Promise<PaymentView> {
-    return { paymentId, upstream, tracked: (await this.deps.tracker.find(paymentId)) ?? undefined };
+    return { paymentId, upstream, tracked: (await this.deps.tracker.find(paymentId)) ?? undefined, readAt: new Date() };
   }
 
   /** Records what an attempt proved; anything short of a payment becomes a typed error. */
@@ -189,4 +205,13 @@ export class PaymentService {
         throw outcome.error;
     }
   }
+}
+
+/**
+ * The partner did not answer about this payment (no connection, a timeout, 429, 5xx, an
+ * unreadable answer, the breaker open): it says nothing of the payment. A 4xx Error object
+ * is an answer and stays an error.
+ */
+function noAnswer(error: unknown): error is PayoutError {
+  return error instanceof PayoutError && error.retryable;
 }

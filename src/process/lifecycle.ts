@@ -21,7 +21,7 @@ const REPEAT_DELIVERY_MS = 1_000;
 
 /**
  * On SIGINT or SIGTERM, runs the steps in order (drain, stop taking work, close the
- * database); a second signal exits at once.
+ * database), logs "stopped" and exits; a second signal exits at once.
  */
 export function onShutdown(logger: Logger, steps: Array<() => Promise<void>>): void {
   let first: { signal: string; at: number } | undefined;
@@ -42,6 +42,11 @@ export function onShutdown(logger: Logger, steps: Array<() => Promise<void>>): v
         logger.error({ err: error }, 'shutdown step failed');
       }
     }
+    // The last line says the ordered shutdown finished: without it the log ends at "draining"
+    // and a stop that completed reads like one that hung.
+    if (code === 0) logger.info({ signal }, 'stopped');
+    else logger.error({ signal, exitCode: code }, 'stopped after a shutdown step failed');
+    logger.flush();
     process.exit(code);
   };
   process.on('SIGINT', (signal) => void stop(signal));

@@ -69,7 +69,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
     if (deps.keys.authenticate(req.headers.authorization) === undefined) {
       // Refused before a byte of the file is stored; yoga says the same of other requests.
       res.setHeader('connection', 'close').setHeader('www-authenticate', 'Bearer');
-      return json(res, 401, { errors: [{ message: 'An API key is required: send "Authorization: Bearer <key>".', extensions: { code: 'UNAUTHENTICATED' } }] });
+      return json(res, 401, { errors: [{ message: deps.keys.refusal(), extensions: { code: 'UNAUTHENTICATED' } }] });
     }
     return handleMultipartUpload(req, res, { yoga: deps.yoga, limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES } });
   }

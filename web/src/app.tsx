@@ -69,7 +69,9 @@ export function App() {
   useEffect(() => {
     // A stored key first; without one, the page says whether the gateway wants a key (asking
     // it would be a refused request the browser logs as an error on every load).
-    const key = storedKey();
+    // A gateway without keys refuses any key sent to it: one kept from a gateway that had
+    // keys (the same address, another run) is left in storage and not sent.
+    const key = keysRequired() ? storedKey() : undefined;
     if (key === undefined && keysRequired()) setSession({ state: 'signed-out' });
     else void signIn(key);
   }, []);
@@ -123,7 +125,7 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {session.state === 'checking' ? <p role="status">{i18n.t('signin.checking')}</p> : null}
-        {session.state === 'failed' ? <ErrorNotice error={session.error} onRetry={() => void signIn(storedKey())} /> : null}
+        {session.state === 'failed' ? <ErrorNotice error={session.error} onRetry={() => void signIn(keysRequired() ? storedKey() : undefined)} /> : null}
         {session.state === 'signed-out' ? <SignIn error={session.error} onSubmit={(key, remember) => void signIn(key, remember)} /> : null}
         {session.state === 'in' ? <Page route={route} access={session.access} /> : null}
       </main>

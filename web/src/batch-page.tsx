@@ -3,9 +3,10 @@ import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { ReviewPanel } from './review-panel.tsx';
+import { WaitNotice } from './wait-notice.tsx';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
-import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter, waitText } from './parts.tsx';
+import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
@@ -149,15 +150,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           <p aria-live="polite" aria-atomic="true" class="progress-text">
             {t('batch.done', { done: progress.done, total: progress.total })} · {i18n.status(batch.status)}
           </p>
-          {batch.waiting === null || finished ? null : (
-            <div class="notice notice-warn" role="status">
-              <p>
-                <strong>{waitText(batch.waiting, i18n)}</strong>
-                {batch.waiting.since === null ? null : ` · ${t('wait.since', { at: formatDateTime(batch.waiting.since, i18n) })}`}
-              </p>
-              <p>{t('wait.for', { what: batch.waiting.waitingFor })}</p>
-            </div>
-          )}
+          {batch.waiting === null || finished ? null : <WaitNotice waiting={batch.waiting} />}
           <dl class="facts compact">
             <div>
               <dt>{t('batch.paid')}</dt>

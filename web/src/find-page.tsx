@@ -7,30 +7,43 @@ import { PAYMENT, PROVIDER_NAMES, SEARCH_BY_REFERENCE, type Payment } from './qu
 
 const MAX_FOUND = 20;
 
+interface Found {
+  payments: Payment[];
+  /** The lookup by paymentId needed the partner, which did not answer: only references were searched. */
+  idNotAsked: boolean;
+}
+
 /**
- * A paymentId (read from the upstream now, merged with the gateway's record) and the
- * payer's reference (the gateway's own records, every attempt of the row), together.
+ * A paymentId (read from the upstream now, merged with the gateway's record; the record
+ * alone when the partner does not answer) and the payer's reference (the gateway's own
+ * records, every attempt of the row), together. A reference is found without the partner:
+ * the lookup by id failing for want of it does not hide what the records hold.
  */
-async function findPayments(query: string): Promise<Payment[]> {
+async function findPayments(query: string): Promise<Found> {
   const byId = gql<{ payment: Payment | null }>(PAYMENT, { paymentId: query }).then(
-    (reply) => (reply.payment === null ? [] : [reply.payment]),
+    (reply) => ({ payments: reply.payment === null ? [] : [reply.payment], failure: undefined }),
     (error: unknown) => {
       // The upstream's "no such payment" is an answer here, not a failure.
-      if (error instanceof ApiError && /not[-_ .]?found/i.test(error.message)) return [];
-      throw error;
+      if (error instanceof ApiError && /not[-_ .]?found/i.test(error.message)) return { payments: [], failure: undefined };
+      return { payments: [] as Payment[], failure: error };
     },
   );
   const byReference = gql<{ searchPayments: { edges: Array<{ node: Payment }> } }>(SEARCH_BY_REFERENCE, { reference: query, first: MAX_FOUND }).then((reply) =>
     reply.searchPayments.edges.map((edge) => edge.node),
   );
-  const found = [...(await byId), ...(await byReference)];
-  return found.filter((payment, index) => found.findIndex((other) => other.paymentId === payment.paymentId) === index);
+  const [id, references] = [await byId, await byReference];
+  if (id.failure !== undefined && references.length === 0) throw id.failure;
+  const found = [...id.payments, ...references];
+  return {
+    payments: found.filter((payment, index) => found.findIndex((other) => other.paymentId === payment.paymentId) === index),
+    idNotAsked: id.failure !== undefined,
+  };
 }
 
 export function FindPage({ query }: { query: string }) {
   const { t } = useI18n();
   const [text, setText] = useState(query);
-  const [found, setFound] = useState<{ query: string; payments: Payment[] } | undefined>();
+  const [found, setFound] = useState<({ query: string } & Found) | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
 
@@ -47,7 +60,7 @@ export function FindPage({ query }: { query: string }) {
     setError(undefined);
     findPayments(query)
       .then(
-        (payments) => current && setFound({ query, payments }),
+        (result) => current && setFound({ query, ...result }),
         (failure: unknown) => current && setError(failure),
       )
       .finally(() => current && setBusy(false));
@@ -92,6 +105,11 @@ export function FindPage({ query }: { query: string }) {
         {!busy && found !== undefined && found.payments.length === 0 ? <p class="empty">{t('find.none', { query: found.query })}</p> : null}
       </div>
       {error === undefined ? null : <ErrorNotice error={error} />}
+      {found?.idNotAsked === true ? (
+        <p class="notice" role="status">
+          {t('find.idNotAsked', { query: found.query })}
+        </p>
+      ) : null}
       {found?.payments.map((payment) => <PaymentCard payment={payment} key={payment.paymentId} />)}
     </>
   );
@@ -105,6 +123,11 @@ function PaymentCard({ payment }: { payment: Payment }) {
       <h2 id={`payment-${payment.paymentId}`} class="mono">
         {payment.paymentId}
       </h2>
+      {payment.freshness.liveReadErrorCode === null ? null : (
+        <p class="notice" role="status">
+          {t('find.recorded', { time: formatDateTime(payment.freshness.readAt, i18n) })}
+        </p>
+      )}
       <dl class="facts">
         <div>
           <dt>{t('find.status')}</dt>

@@ -89,6 +89,8 @@ export interface BatchWait {
   since: string | null;
   by: string | null;
   shortfall: Money | null;
+  /** When the gateway looks again by itself (balance read, partner probe); null: a person ends the wait. */
+  nextCheckAt: string | null;
   waitingFor: string;
 }
 
@@ -123,6 +125,8 @@ export interface Payment {
   errorMessage: string | null;
   upstreamErrorCode: string | null;
   history: Array<{ status: string; source: string; changedAt: string | null; recordedAt: string; errorCode: string | null; errorMessage: string | null }>;
+  /** LIVE: the upstream's answer of now; RECORDED: the gateway's record, with why not live. */
+  freshness: { source: 'LIVE' | 'RECORDED'; readAt: string; liveReadErrorCode: string | null; liveReadError: string | null };
 }
 
 export interface PageInfo {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { Batch, PartnerBreaker } from '../../db/generated/client.ts';
-import { amountInWords, utcTimeOn } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/readable-text.ts';
 import { reasonText, breakerStates } from '../../partner/breaker-states.ts';
 import { batchStates, pauseReasons, payingStates } from './batch-states.ts';
 
@@ -15,6 +15,12 @@ export interface BatchWait {
   by: string | null;
   /** FUNDS: what was missing when the balance was last read, as "1234.50". */
   shortfall: string | null;
+  /**
+   * When the gateway looks again by itself (FUNDS: the balance read; PARTNER_*: the breaker's
+   * next probe); null when only a person ends the wait. Kept out of `waitingFor`: a time
+   * written into words goes stale and is in no reader's time zone.
+   */
+  nextCheckAt: Date | null;
   /** What it waits for, in words for a person. */
   waitingFor: string;
 }
@@ -28,29 +34,30 @@ type Breaker = Pick<PartnerBreaker, 'state' | 'reason' | 'openedAt' | 'nextProbe
  */
 export function waitOf(batch: Waiting, breaker: Breaker): BatchWait | null {
   if (batch.status === batchStates.paused && batch.pauseReason === pauseReasons.funds) {
-    // Words for a person (page and CLI alike); the figures themselves are in shortfall and the Money/DateTime fields.
+    // Words for a person (page and CLI alike); the figures themselves are in shortfall and nextCheckAt.
     const short = batch.shortfall === null ? 'not enough money' : `${amountInWords(batch.shortfall.toFixed(2), 'RUB')} short`;
-    const next = batch.fundsCheckAt === null ? '' : `, read again at ${utcTimeOn(batch.fundsCheckAt)}`;
+    const next = batch.fundsCheckAt === null ? '' : ', read again by itself';
     return {
       reason: 'FUNDS',
       since: batch.pausedAt,
       by: null,
       shortfall: batch.shortfall?.toFixed(2) ?? null,
+      nextCheckAt: batch.fundsCheckAt,
       waitingFor: `the balance to cover the rows left and their commission (${short}${next}), or a person to resume it`,
     };
   }
   if (batch.status === batchStates.paused) {
-    return { reason: 'PERSON', since: batch.pausedAt, by: batch.pausedBy, shortfall: null, waitingFor: 'a person to resume it' };
+    return { reason: 'PERSON', since: batch.pausedAt, by: batch.pausedBy, shortfall: null, nextCheckAt: null, waitingFor: 'a person to resume it' };
   }
   if (payingStates.includes(batch.status) && breaker !== null && breaker.state === breakerStates.open) {
     const reason = breaker.reason ?? 'UNREACHABLE';
-    const next = breaker.nextProbeAt === null ? '' : ` (next probe at ${utcTimeOn(breaker.nextProbeAt)})`;
     return {
       reason: `PARTNER_${reason}`,
       since: breaker.openedAt,
       by: null,
       shortfall: null,
-      waitingFor: `the Payout API, ${reasonText[reason]}, to answer again${next}; it goes on by itself`,
+      nextCheckAt: breaker.nextProbeAt,
+      waitingFor: `the Payout API, ${reasonText[reason]}, to answer again; it is probed and goes on by itself`,
     };
   }
   return null;

@@ -30,6 +30,12 @@ const BatchWaitRef = builder.objectRef<BatchWait>('BatchWait').implement({
       description: 'FUNDS: what was missing when the balance was last read (the rows left and their estimated commission, less what is available).',
       resolve: (w) => (w.shortfall === null ? null : { value: w.shortfall, currency: 'RUB' as const }),
     }),
+    nextCheckAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the gateway looks again by itself: FUNDS, the next balance read; PARTNER_*, the next probe of the Payout API (it may be past: the probe is due). Null when only a person ends the wait.',
+      resolve: (w) => w.nextCheckAt,
+    }),
     waitingFor: t.string({ description: 'In words, for a person: what has to happen for it to go on.', resolve: (w) => w.waitingFor }),
   }),
 });

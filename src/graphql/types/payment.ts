@@ -3,6 +3,7 @@ import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../payout/models.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
+import type { PayoutError } from '../../payout/errors.ts';
 import { localOnly } from '../../payments/status.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
@@ -66,6 +67,43 @@ function amountOf(view: PaymentView): MoneyShape {
   if (view.upstream !== undefined) return view.upstream.amount;
   return { value: view.tracked!.amount.toFixed(2), currency: view.tracked!.currency as 'RUB' };
 }
+
+export const paymentReadSources = ['LIVE', 'RECORDED'] as const;
+export type PaymentReadSource = (typeof paymentReadSources)[number];
+
+const PaymentReadSourceEnum = builder.enumType('PaymentReadSource', {
+  description: 'Where a payment as shown comes from.',
+  values: {
+    LIVE: { description: 'Read from the upstream just now (readAt), merged with the gateway’s record.' },
+    RECORDED: { description: 'The gateway’s record alone, as last written (readAt): the upstream was not asked, or did not answer (liveReadError says why).' },
+  },
+});
+
+interface Freshness {
+  source: PaymentReadSource;
+  readAt: Date;
+  failure: PayoutError | undefined;
+}
+
+/** A view with the upstream's payment was read live; any other is the record as it stands. */
+function freshnessOf(view: PaymentView): Freshness {
+  if (view.upstream !== undefined) return { source: 'LIVE', readAt: view.readAt ?? new Date(), failure: undefined };
+  return { source: 'RECORDED', readAt: view.tracked?.updatedAt ?? view.readAt ?? new Date(), failure: view.liveReadFailure };
+}
+
+const PaymentFreshness = builder.objectRef<Freshness>('PaymentFreshness').implement({
+  description: 'Whether a payment as shown is the upstream’s answer of now or the gateway’s record, and as of when.',
+  fields: (t) => ({
+    source: t.field({ type: PaymentReadSourceEnum, description: 'LIVE or RECORDED.', resolve: (f) => f.source }),
+    readAt: t.field({ type: 'DateTime', description: 'LIVE: when the upstream was read. RECORDED: when the gateway last wrote its record.', resolve: (f) => f.readAt }),
+    liveReadErrorCode: t.string({
+      nullable: true,
+      description: 'RECORDED because the upstream did not answer: its error code (network.error, network.timeout, partner.unavailable, an upstream code with 429 or 5xx). Null otherwise.',
+      resolve: (f) => f.failure?.code ?? null,
+    }),
+    liveReadError: t.string({ nullable: true, description: 'That error in words; null otherwise.', resolve: (f) => f.failure?.message ?? null }),
+  }),
+});
 
 export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
   description: 'A payment as the upstream reports it, merged with the gateway’s own record of it.',
@@ -177,6 +215,11 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
         ),
     }),
     webhookUrl: t.string({ nullable: true, description: 'Where the upstream posts its status changes; null when none was set.', resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null }),
+    freshness: t.field({
+      type: PaymentFreshness,
+      description: 'Whether this is the upstream’s answer of now (LIVE) or the gateway’s record (RECORDED), as of when, and why not live.',
+      resolve: freshnessOf,
+    }),
     tracked: t.boolean({ description: 'Whether the gateway keeps a record of it.', resolve: ({ tracked }) => tracked !== undefined }),
     batchId: t.id({ nullable: true, description: 'The batch whose row made it; null for a single payment.', resolve: ({ tracked }) => tracked?.batchId ?? null }),
     batchRow: t.int({ nullable: true, description: 'Line of the batch file it came from.', resolve: ({ tracked }) => tracked?.batchRow ?? null }),
@@ -192,7 +235,8 @@ builder.queryFields((t) => ({
   payment: t.field({
     type: Payment,
     nullable: true,
-    description: 'One payment, read from the upstream now and merged with the gateway’s record.',
+    description:
+      'One payment, read from the upstream now and merged with the gateway’s record. When the upstream does not answer (down, throttling, failing), a payment the gateway has a record of is answered from that record (freshness RECORDED, with why); one it has no record of is an error.',
     authScopes: { read: true },
     args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).' }) },
     resolve: (_root, { paymentId }, { services }) => services.payments.read(String(paymentId)),
