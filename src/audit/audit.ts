@@ -21,6 +21,7 @@ export const auditActions = [
   'batch.retry',
   'batch.import.forced',
   'batch.discard',
+  'batch.dismiss',
   'batch.pause',
   'batch.resume',
   'batch.review',

@@ -29,6 +29,8 @@ export const actionScopes = {
   importBatch: ['pay'],
   approveBatch: ['approve'],
   cancelBatch: ['pay', 'approve'],
+  /** Taking a batch that paid nothing off the list (dismissBatch): housekeeping, either side may. */
+  dismissBatch: ['pay', 'approve'],
   retryFailedItems: ['pay'],
   /** Stopping an approved batch for a while (pauseBatch, `payout batch pause`): either side may. */
   pauseBatch: ['pay', 'approve'],

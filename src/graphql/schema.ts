@@ -10,7 +10,7 @@ import './types/payment-mutations.ts';
 import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
-import './types/batch-cancellation.ts';
+import './types/batch-money.ts';
 import './types/batch-pause.ts';
 import './types/batch-review.ts';
 import './types/audit.ts';

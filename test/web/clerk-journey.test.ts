@@ -71,8 +71,9 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(zippedBytes).toString('utf8')).toBe(await (await request(`${gateway.url}${script}`)).body.text());
     // A budget against an accidental library, not a target: 30 kB until issue 19 added the
-    // pause and review panels (30.2 kB gzipped at level 9 then).
-    expect(zippedBytes.length).toBeLessThan(32_000);
+    // pause and review panels (30.2 kB gzipped at level 9 then); 34 kB once issue 29 added held
+    // rows apart, commission, dismissing and plural forms in both languages (33.1 kB then).
+    expect(zippedBytes.length).toBeLessThan(34_000);
     const again = await request(`${gateway.url}${script}`, { headers: { 'if-none-match': String(asset.headers.etag) } });
     await again.body.text();
     expect(again.statusCode).toBe(304);
@@ -124,8 +125,8 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const amountFormat = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^amount\.format$/ }) });
     expect(await amountFormat.locator('tbody tr').count()).toBeGreaterThanOrEqual(3);
     await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^reference\.duplicate$/ }) }).waitFor();
-    // Errors first, then warnings; the batch is rejected, and a clerk may still pay the valid rows.
-    await page.locator('.upload-result .badge', { hasText: 'Rejected' }).waitFor();
+    // Errors first, then warnings; the file has row errors, and a clerk may still pay the valid rows.
+    await page.locator('.upload-result .badge', { hasText: 'Has row errors' }).waitFor();
     await page.getByRole('button', { name: 'Approve valid rows only' }).waitFor();
     await page.getByRole('button', { name: 'Discard' }).waitFor();
     await step(rig, '02-upload-report-with-errors');
@@ -151,7 +152,7 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const { page } = rig;
     await dropFile(page, '.dropzone', join(repoRoot, 'samples/payroll-valid.csv'), 'text/csv');
     // No errors; the sample's spaced card number is tidied up and reported as a warning.
-    await page.getByText('Rows: 10 · valid: 10 · with errors: 0 · warnings: 1').first().waitFor();
+    await page.getByText('10 rows · valid: 10 · with errors: 0 · warnings: 1').first().waitFor();
     await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
     await step(rig, '04-upload-valid');
 

@@ -2,10 +2,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
-import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
+import { dismissable } from './batches-page.tsx';
+import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, DISMISS_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
-export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' | 'discard' | 'retry';
+export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' | 'discard' | 'dismiss' | 'retry';
 
 /** What a batch in this state allows, limited to what the caller's role may do. */
 export function actionsFor(batch: BatchDetail, access: Access): Action[] {
@@ -20,6 +21,7 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
   if ((batch.status === 'RUNNING' || batch.status === 'PAUSED') && access.may.cancel) actions.push('cancel');
   if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
+  if (dismissable(batch) && access.may.cancel) actions.push('dismiss');
   return actions;
 }
 
@@ -34,6 +36,7 @@ const labels = {
   resume: 'batch.resume',
   cancel: 'batch.cancel',
   discard: 'batch.discard',
+  dismiss: 'batch.dismiss',
   retry: 'batch.retry',
 } as const;
 
@@ -89,7 +92,9 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
               ? await gql<{ result: LifecycleResult }>(PAUSE_BATCH, { id: batch.id })
               : action === 'resume'
                 ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
-                : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
+                : action === 'dismiss'
+                  ? await gql<{ result: LifecycleResult }>(DISMISS_BATCH, { id: batch.id })
+                  : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
@@ -107,8 +112,8 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     if (action === 'approve' || action === 'approveValid' || action === 'startAnyway') {
       // Held rows are paid only when the box below is ticked: the question counts what will be paid.
       const payHeld = action === 'startAnyway' ? refused?.includeHeld === true : includeHeld;
-      const count = payHeld ? batch.validCount : batch.validCount - batch.heldCount;
-      const amount = payHeld ? batch.totalAmount.value : sumDecimals([batch.totalAmount.value, `-${batch.heldAmount.value}`]);
+      const count = payHeld ? batch.validCount : batch.payableCount;
+      const amount = payHeld ? batch.totalAmount.value : batch.payableAmount.value;
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
       if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
@@ -116,6 +121,9 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     }
     if (action === 'pause') return t('batch.confirmPause');
     if (action === 'resume') return t('batch.confirmResume');
+    // Discarding a batch never approved sends nothing: the question says so, not "payments already sent will finish".
+    if (action === 'discard') return t('batch.confirmDiscard');
+    if (action === 'dismiss') return t('batch.confirmDismiss');
     return action === 'retry' ? t('batch.retry') + '?' : t('batch.confirmCancel');
   };
 

@@ -1,15 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe, type Access } from './api.ts';
-import { BatchActions } from './batch-actions.tsx';
+import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { ReviewPanel } from './review-panel.tsx';
 import { WaitNotice } from './wait-notice.tsx';
-import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
+import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
-import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter } from './parts.tsx';
+import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter, batchStatusName, serverText, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
+  BATCH_COMMISSION,
   BATCH_ITEMS,
   BATCH_PROBLEMS,
   BATCH_PROGRESS,
@@ -32,8 +33,22 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   const [error, setError] = useState<unknown>();
   const [live, setLive] = useState(false);
   // What an action did, shown while the batch stays in the state the action left it in.
-  const [notice, setNotice] = useState<{ text: string; status: string } | undefined>();
+  const [notice, setNotice] = useState<{ action: Action; status: string } | undefined>();
   const [generation, setGeneration] = useState(0);
+  // Before approval, the commission an approval would start paying (the estimate approval weighs).
+  const [estimate, setEstimate] = useState<{ value: string; currency: string } | undefined>();
+  const unapproved = batch != null && batch.approvedAt === null && batch.payableCount > 0;
+  useEffect(() => {
+    if (!unapproved) return;
+    let current = true;
+    gql<{ batch: { commissionEstimate: { value: string; currency: string } } | null }>(BATCH_COMMISSION, { id, includeHeld: false }).then(
+      (reply) => current && reply.batch !== null && setEstimate(reply.batch.commissionEstimate),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [id, unapproved]);
 
   useEffect(() => {
     let current = true;
@@ -85,6 +100,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   }
 
   const progress = progressOf(batch.counts);
+  const money = (value: { value: string; currency: string }) => formatMoney(value.value, value.currency, i18n.tag);
   const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
   const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
   // Maker-checker: who uploaded, and who may approve, as this caller sees it.
@@ -101,7 +117,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       </p>
       <PageTitle>{t('batch.title', { name: batch.fileName ?? batch.name })}</PageTitle>
       <div class="batch-head">
-        <StatusBadge status={batch.status} />
+        <BatchStatusBadge batch={batch} />
         <span class="mono muted">{batch.id}</span>
         <span class={`live ${live ? 'on' : ''}`}>{live ? t('batch.live') : finished ? t('batch.liveEnded') : ''}</span>
       </div>
@@ -109,17 +125,28 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <dl class="facts">
         <div>
           <dt>{t('batch.total')}</dt>
-          <dd>
-            <Money value={batch.totalAmount} />
-          </dd>
+          <dd>{t('batch.totalValue', { amount: money(batch.payableAmount), count: batch.payableCount })}</dd>
         </div>
+        {/* Held rows apart from what is paid: the same payroll uploaded again is not counted twice. */}
+        {batch.heldCount === 0 || batch.includeHeld ? null : (
+          <div>
+            <dt>{t('batch.heldFact')}</dt>
+            <dd>{t('batch.totalValue', { amount: money(batch.heldAmount), count: batch.heldCount })}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('batch.rows')}</dt>
           <dd>{t('report.summary', { rows: batch.rowCount, valid: batch.validCount, invalid: batch.invalidCount, warnings: batch.warningCount })}</dd>
         </div>
         <div>
           <dt>{t('batch.commission')}</dt>
-          <dd class="muted">{t('batch.commissionNote')}</dd>
+          <dd>
+            {batch.approvedAt !== null
+              ? t('batch.commissionCharged', { amount: money(batch.commissionCharged) })
+              : estimate === undefined
+                ? <span class="muted">{t('batch.commissionNote')}</span>
+                : t('batch.commissionEstimate', { amount: money(estimate) })}
+          </dd>
         </div>
         <div>
           <dt>{t('batch.uploadedBy')}</dt>
@@ -141,6 +168,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         )}
       </dl>
 
+      {batch.dismissedAt === null ? null : <p class="notice">{t('batch.dismissedNote', { by: batch.dismissedBy ?? '—' })}</p>}
       <HeldRows batch={batch} />
 
       {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (
@@ -148,7 +176,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           <h2 id="progress-title">{t('batch.progress')}</h2>
           <ProgressBar progress={progress} label={t('batch.progress')} />
           <p aria-live="polite" aria-atomic="true" class="progress-text">
-            {t('batch.done', { done: progress.done, total: progress.total })} · {i18n.status(batch.status)}
+            {t('batch.done', { done: progress.done, total: progress.total })} · {batchStatusName(batch, i18n)}
           </p>
           {batch.waiting === null || finished ? null : <WaitNotice waiting={batch.waiting} />}
           <dl class="facts compact">
@@ -189,21 +217,11 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         access={access}
         onChanged={(changed, action) => {
           setBatch(changed);
-          const text =
-            action === 'retry'
-              ? t('batch.retried')
-              : action === 'cancel' || action === 'discard'
-                ? t('batch.cancelled')
-                : action === 'pause'
-                  ? t('batch.paused')
-                  : action === 'resume'
-                    ? t('batch.resumed')
-                    : t('batch.approved');
-          setNotice({ text, status: changed.status });
+          setNotice({ action, status: changed.status });
         }}
       />
       <div role="status" class="status-line">
-        {notice?.status === batch.status ? notice.text : ''}
+        {notice?.status === batch.status ? noticeText(notice.action, batch, i18n) : ''}
       </div>
       <ReviewPanel batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
       {error === undefined ? null : <ErrorNotice error={error} />}
@@ -213,6 +231,21 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <ItemsTable batchId={batch.id} awaitingApproval={batch.approvedAt === null} refreshKey={`${batch.status}|${batch.counts.map((c) => `${c.status}:${c.count}`).join(',')}`} />
     </>
   );
+}
+
+/**
+ * What an action did, said while the batch stays where the action left it. An approved batch
+ * that waits (paused for money, the partner not answering) says so, not "paying now".
+ */
+function noticeText(action: Action, batch: BatchDetail, i18n: Translator): string {
+  const { t } = i18n;
+  if (action === 'retry') return t('batch.retried');
+  if (action === 'discard') return t('batch.discarded');
+  if (action === 'dismiss') return t('batch.dismissedDone');
+  if (action === 'cancel') return t('batch.cancelled');
+  if (action === 'pause') return t('batch.paused');
+  if (action === 'resume') return t('batch.resumed');
+  return batch.waiting === null ? t('batch.approved') : t('batch.approvedWaiting', { why: waitText(batch.waiting, i18n) });
 }
 
 const PAGE_SIZE = 25;
@@ -315,7 +348,7 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                   <td>
                     <StatusBadge status={item.status} label={statusName(item.status)} />
                   </td>
-                  <td>{rowNote(item, i18n)}</td>
+                  <td>{serverText(rowNote(item, i18n), i18n)}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,9 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { gql, type Access } from './api.ts';
+import { gql, refusal, type Access } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
-import { ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter, waitText } from './parts.tsx';
+import { formatMoney } from './money.ts';
+import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
-import { BATCHES, BATCH_STATUSES, type BatchListed, type PageInfo } from './queries.ts';
+import { BATCHES, BATCH_STATUSES, DISMISS_BATCH, type BatchListed, type LifecycleResult, type PageInfo } from './queries.ts';
+
+/** A batch that paid nothing and never will: a rejected upload, or one discarded before approval. */
+export const dismissable = (batch: { status: string; approvedAt: string | null; dismissedAt: string | null }) =>
+  batch.dismissedAt === null && batch.approvedAt === null && (batch.status === 'REJECTED' || batch.status === 'CANCELLED');
 
 const PAGE_SIZE = 20;
 
@@ -15,6 +20,7 @@ export function BatchesPage({ access }: { access: Access }) {
   const [reply, setReply] = useState<{ batches: BatchListed[]; pageInfo: PageInfo } | undefined>();
   const [error, setError] = useState<unknown>();
   const [reload, setReload] = useState(0);
+  const [showDismissed, setShowDismissed] = useState(false);
   const after = cursors[cursors.length - 1] ?? null;
 
   useEffect(() => {
@@ -22,6 +28,7 @@ export function BatchesPage({ access }: { access: Access }) {
     setError(undefined);
     gql<{ batches: { edges: Array<{ node: BatchListed }>; pageInfo: PageInfo } }>(BATCHES, {
       status: status === '' ? null : status,
+      includeDismissed: showDismissed,
       first: PAGE_SIZE,
       after,
     }).then(
@@ -31,7 +38,19 @@ export function BatchesPage({ access }: { access: Access }) {
     return () => {
       current = false;
     };
-  }, [status, after, reload]);
+  }, [status, after, reload, showDismissed]);
+
+  // Every bad upload leaves a batch behind: one that paid nothing can be taken off the list (kept on record).
+  async function dismiss(batch: BatchListed) {
+    setError(undefined);
+    try {
+      const reply = await gql<{ result: LifecycleResult }>(DISMISS_BATCH, { id: batch.id });
+      if ('batch' in reply.result) setReload((n) => n + 1);
+      else setError(refusal(reply.result));
+    } catch (failure) {
+      setError(failure);
+    }
+  }
 
   return (
     <>
@@ -46,6 +65,17 @@ export function BatchesPage({ access }: { access: Access }) {
             setCursors([null]);
           }}
         />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={showDismissed}
+            onChange={(event) => {
+              setShowDismissed((event.target as HTMLInputElement).checked);
+              setCursors([null]);
+            }}
+          />{' '}
+          {t('batches.showDismissed')}
+        </label>
         <button type="button" onClick={() => setReload((n) => n + 1)}>
           {t('batches.refresh')}
         </button>
@@ -97,15 +127,28 @@ export function BatchesPage({ access }: { access: Access }) {
                     </th>
                     <td>{formatDateTime(batch.createdAt, i18n)}</td>
                     <td>
-                      <StatusBadge status={batch.status} />
+                      <BatchStatusBadge batch={batch} />
+                      {batch.dismissedAt === null ? null : <div class="muted">{t('batches.dismissed')}</div>}
+                      {dismissable(batch) && access.may.cancel ? (
+                        <div>
+                          <button type="button" class="link" aria-label={t('batches.dismissLabel', { name: batch.fileName ?? batch.name })} onClick={() => void dismiss(batch)}>
+                            {t('batches.dismiss')}
+                          </button>
+                        </div>
+                      ) : null}
                       {/* "Paying" alone hides a batch that sends nothing now: say why, as its page does. */}
                       {batch.waiting === null ? null : <div class="wait-sign">{waitText(batch.waiting, i18n)}</div>}
                     </td>
                     <td class="num">{batch.rowCount}</td>
-                    <td class="num">{batch.validCount}</td>
+                    {/* What is paid, with held rows apart: adding the column up never counts a payment twice. */}
+                    <td class="num">
+                      {batch.payableCount}
+                      {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldApart', { count: batch.heldCount })}</div>}
+                    </td>
                     <td class="num">{batch.invalidCount}</td>
                     <td class="num">
-                      <Money value={batch.totalAmount} />
+                      <Money value={batch.payableAmount} />
+                      {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldAmount', { amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}</div>}
                     </td>
                     <td class="progress-cell">
                       {batch.approvedAt === null ? (

@@ -37,6 +37,40 @@ export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>
   });
 }
 
+/**
+ * A batch's status as a person reads it: a REJECTED file whose valid rows can still be
+ * approved "has row errors"; only one with nothing to pay is rejected.
+ */
+export function batchStatusName(batch: { status: string; validCount: number }, i18n: Translator): string {
+  return i18n.status(rowErrorsOnly(batch) ? 'ROW_ERRORS' : batch.status);
+}
+
+const rowErrorsOnly = (batch: { status: string; validCount: number }) => batch.status === 'REJECTED' && batch.validCount > 0;
+
+export function BatchStatusBadge({ batch }: { batch: { status: string; validCount: number } }) {
+  const i18n = useI18n();
+  return <span class={`badge badge-${rowErrorsOnly(batch) ? 'warn' : (tone[batch.status] ?? 'plain')}`}>{batchStatusName(batch, i18n)}</span>;
+}
+
+/** Status names the gateway's own sentences may carry (batch, row and payment states). */
+const STATUS_WORD = /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
+/** An amount as the gateway writes it in a sentence: "46950.60 RUB". */
+const AMOUNT = /(-?\d+\.\d{2}) ([A-Z]{3})\b/g;
+/** A time as the gateway writes it: ISO 8601. */
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})\b/g;
+
+/**
+ * The gateway's own sentences (refusals, problem and row messages) with what the page can
+ * say better put in the page's terms: amounts formatted for the language, state names by
+ * their names on the page, times as the page shows them. The words themselves stay the gateway's.
+ */
+export function serverText(text: string, i18n: Translator): string {
+  return text
+    .replace(AMOUNT, (_whole, value: string, currency: string) => formatMoney(value, currency, i18n.tag))
+    .replace(ISO_TIME, (time) => new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(time)))
+    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`);
+}
+
 /** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
 export function StatusBadge({ status, label }: { status: string | null; label?: string }) {
   const i18n = useI18n();
@@ -90,8 +124,9 @@ export function ProgressBar({ progress, label }: { progress: Progress; label: st
 }
 
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
-  const { t } = useI18n();
-  const message = error instanceof Error ? error.message : String(error);
+  const i18n = useI18n();
+  const { t } = i18n;
+  const message = serverText(error instanceof Error ? error.message : String(error), i18n);
   // An answer of the gateway (a GraphQL error or a refusal with its code) is shown in its words.
   const code = error instanceof ApiError ? error.code : undefined;
   return (

@@ -13,6 +13,7 @@ export {
   ImportBatchDocument as IMPORT_BATCH,
   ApproveBatchDocument as APPROVE_BATCH,
   CancelBatchDocument as CANCEL_BATCH,
+  DismissBatchDocument as DISMISS_BATCH,
   RetryFailedItemsDocument as RETRY_FAILED,
   PauseBatchDocument as PAUSE_BATCH,
   ResumeBatchDocument as RESUME_BATCH,
@@ -52,10 +53,19 @@ export interface BatchSummary {
   validCount: number;
   invalidCount: number;
   warningCount: number;
+  /** Sum of the valid rows, held rows included: what is paid is payableAmount. */
   totalAmount: Money;
   createdAt: string;
   approvedAt: string | null;
   counts: StatusCount[];
+  /** Held rows (status DUPLICATE: they repeat a payment) and their sum; paid only if the approver includes them (includeHeld). */
+  heldCount: number;
+  heldAmount: Money;
+  /** The rows to pay (or paid): valid rows less held rows unless includeHeld; the sum to add up across batches. */
+  payableCount: number;
+  payableAmount: Money;
+  /** Taken off the list by a person (dismissBatch): a batch that paid nothing. */
+  dismissedAt: string | null;
 }
 
 /** A row of the batch list: what the list shows of a batch's wait (Batches query). */
@@ -67,10 +77,10 @@ export interface BatchDetail extends BatchSummary {
   validRowsOnly: boolean;
   /** Imported with force although the same file was imported before. */
   forced: boolean;
-  /** Held rows (status DUPLICATE: they repeat a payment) and their sum; paid only if the approver includes them (includeHeld). */
-  heldCount: number;
-  heldAmount: Money;
   includeHeld: boolean;
+  /** The commission of the batch's paid payments so far. */
+  commissionCharged: Money;
+  dismissedBy: string | null;
   overlaps: Array<{ batchId: string; rows: number; amount: string }>;
   uploadedBy: string | null;
   approvedBy: string | null;
@@ -141,7 +151,7 @@ export type LifecycleResult =
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
 export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
-export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
+export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING', 'PAUSED', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
 export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', 'DUPLICATE'];
 
 export const PROVIDER_NAMES: Record<string, string> = {

@@ -1,4 +1,5 @@
 import { useI18n } from './i18n.ts';
+import { serverText } from './parts.tsx';
 import type { BatchDetail, Problem } from './queries.ts';
 
 export const REPORT_LIMIT = 500;
@@ -20,7 +21,7 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
       {ordered.map(([code, list]) => (
         <section class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`} key={code} aria-labelledby={`group-${code}`}>
           <h3 id={`group-${code}`}>
-            {i18n.problem(code)} {i18n.problem(code) === code ? null : <code>{code}</code>}{' '}
+            {i18n.problem(code)} <code>{code}</code>{' '}
             <span class="count">
               {list[0]!.severity === 'ERROR' ? t('report.errors', { count: list.length }) : t('report.warnings', { count: list.length })}
             </span>
@@ -39,7 +40,7 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
                 <tr key={index}>
                   <td class="num">{problem.line ?? t('report.file')}</td>
                   <td>{problem.column ?? '—'}</td>
-                  <td>{problem.message}</td>
+                  <td>{serverText(problem.message, i18n)}</td>
                 </tr>
               ))}
             </tbody>

@@ -3,7 +3,7 @@ import { gql, refusal, upload, type Access } from './api.ts';
 import { BatchActions } from './batch-actions.tsx';
 import { navigate } from './route.ts';
 import { useI18n } from './i18n.ts';
-import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
+import { BatchStatusBadge, ErrorNotice, Money, PageTitle } from './parts.tsx';
 import { BATCH_PROBLEMS, IMPORT_BATCH, type BatchDetail, type Problem } from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
 import { Downloads } from './downloads.tsx';
@@ -96,9 +96,9 @@ export function UploadPage({ access }: { access: Access }) {
             <h2>
               <a href={`#/batches/${result.batch.id}`}>{result.batch.fileName ?? result.batch.name}</a>
             </h2>
-            <StatusBadge status={result.batch.status} />
+            <BatchStatusBadge batch={result.batch} />
             <span>
-              <Money value={result.batch.totalAmount} />
+              <Money value={result.batch.payableAmount} />
             </span>
           </div>
           <BatchActions

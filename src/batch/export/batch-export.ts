@@ -24,6 +24,7 @@ export const resultColumns = [
   'provider',
   'amount',
   'currency',
+  'commission',
   'recipient',
   'payment_id',
   'attempt',
@@ -40,7 +41,7 @@ export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] 
  * Columns that are numbers in a spreadsheet; every other column is text. Amounts are
  * written by the export as decimal strings with a `.` and two decimals.
  */
-const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', batch_row: 'integer', amount: 'money' };
+const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', batch_row: 'integer', amount: 'money', commission: 'money' };
 
 export type ReportKind = 'results' | 'problems';
 
@@ -80,6 +81,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
     const items = await prisma.batchItem.findMany({ where: { batchId, id: { gt: after } }, orderBy: { id: 'asc' }, take: PAGE });
     if (items.length === 0) return;
     const createdNotExecuted = await paymentsOfCancelledRows(prisma, items);
+    const charged = await commissionsCharged(prisma, items);
     for (const item of items) {
       const billing = (item.billingDetails ?? {}) as { transactionId?: string; rrn?: string };
       // Masked fields only; the sealed recipient (while a row may still be paid) is never exported.
@@ -92,6 +94,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
         item.providerCode,
         item.amount.toFixed(2),
         item.currency,
+        charged.get(item.paymentId) ?? '',
         recipient,
         item.paymentId,
         String(item.attempt),
@@ -104,6 +107,19 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
     }
     after = items.at(-1)!.id;
   }
+}
+
+/**
+ * The commission the partner charged for a page's rows (one query), from the gateway's
+ * Payment records: only a paid (COMPLETED) payment is charged, so a column of them adds up to
+ * Batch.commissionCharged; a row not paid has an empty cell.
+ */
+async function commissionsCharged(prisma: PrismaClient, items: ReadonlyArray<{ paymentId: string }>): Promise<Map<string, string>> {
+  const payments = await prisma.payment.findMany({
+    where: { paymentId: { in: items.map((i) => i.paymentId) }, status: paymentStates.completed, commission: { not: null } },
+    select: { paymentId: true, commission: true },
+  });
+  return new Map(payments.map((p) => [p.paymentId, p.commission!.toFixed(2)]));
 }
 
 interface CancelledPayment {

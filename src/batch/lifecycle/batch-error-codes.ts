@@ -15,6 +15,7 @@ export const batchErrorMeanings = {
   'batch.balance-unknown': 'The balance could not be read; approve later, or with ignoreBalance.',
   'batch.insufficient-funds': 'The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance.',
   'batch.not-cancellable': 'The batch is in a state that cannot be cancelled.',
+  'batch.not-dismissable': 'Only a batch that paid nothing (rejected, or discarded before approval) can be dismissed from the list.',
   'batch.not-pausable': 'Only a RUNNING batch can be paused.',
   'batch.not-resumable': 'Only a PAUSED batch can be resumed.',
   'batch.not-retryable': 'The batch is still running, or in a state whose rows are not paid again.',

@@ -3,7 +3,7 @@ import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { fromMinorUnits } from '../../money/money.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
-import { batchStates, canMove, cancellableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
+import { batchStates, canMove, cancellableStates, dismissableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
 import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
 import { requeueUnfunded } from '../pay/sql/funds.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses, waitingStatus } from '../rows/row-states.ts';
@@ -261,6 +261,25 @@ export class BatchService {
     await this.finishIfDone(batchId);
     this.events.publish(batchId);
     return updated;
+  }
+
+  /**
+   * Takes a batch that paid nothing (rejected, or discarded before approval) off the list:
+   * every bad upload leaves one behind. Only a mark (dismissedAt): the batch, its report and
+   * the audit event stay, and the list shows it again when asked (batches(includeDismissed)).
+   */
+  async dismiss(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
+    const batch = await this.get(batchId);
+    if (!dismissableStates.includes(batch.status) || batch.approvedAt !== null) {
+      throw new BatchStateError('batch.not-dismissable', `a ${batch.status} batch ${batch.approvedAt === null ? '' : 'that was approved '}cannot be dismissed`);
+    }
+    if (batch.dismissedAt !== null) return batch;
+    return this.prisma.$transaction(async (tx) => {
+      const changed = await tx.batch.updateMany({ where: { id: batchId, status: batch.status, dismissedAt: null }, data: { dismissedAt: new Date(), dismissedBy: by.actor } });
+      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
+      await recordAudit(tx, by, { action: 'batch.dismiss', batchId, detail: { status: batch.status, rows: batch.rowCount } });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
   }
 
   /**

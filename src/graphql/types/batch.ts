@@ -7,7 +7,6 @@ import { followState } from '../../events/subscription.ts';
 import { BatchStatus } from '../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { recordAudit, requestActor } from '../../audit/audit.ts';
-import { fromMinorUnits } from '../../money/money.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
@@ -113,7 +112,7 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     validCount: t.exposeInt('validCount', { description: 'Rows that passed validation.' }),
     invalidCount: t.exposeInt('invalidCount', { description: 'Rows that failed validation (INVALID; never paid).' }),
     warningCount: t.exposeInt('warningCount', { description: 'Rows with a WARNING problem (paid all the same).' }),
-    totalAmount: t.field({ type: Money, description: 'Sum of the valid rows.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+    totalAmount: t.field({ type: Money, description: 'Sum of the valid rows, held rows included: what is to be paid is payableAmount.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
     validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
     heldCount: t.exposeInt('heldCount', {
@@ -126,16 +125,6 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     flaggedCount: t.int({ deprecationReason: 'Use heldCount', description: 'The former name of heldCount: the same value.', resolve: (b) => b.heldCount }),
     flaggedAmount: t.field({ type: Money, deprecationReason: 'Use heldAmount', description: 'The former name of heldAmount: the same value.', resolve: (b) => heldAmount(b) }),
     includeFlagged: t.boolean({ deprecationReason: 'Use includeHeld', description: 'The former name of includeHeld: the same value.', resolve: (b) => b.includeHeld }),
-    commissionEstimate: t.field({
-      type: Money,
-      description:
-        'About what the partner will charge for the rows an approval would start (PENDING; with includeHeld also the held rows), at each provider\'s tariff: the estimate approval weighs against the balance, for a confirmation to quote ("plus about …"). See docs/decisions/0019-commission-estimate.md.',
-      args: { includeHeld: t.arg.boolean({ defaultValue: false, description: 'Count the held rows too, as approveBatch(includeHeld: true) pays them.' }) },
-      resolve: async (b, args, { services }) => ({
-        value: fromMinorUnits(await services.funds.commissionOf(b.id, args.includeHeld ?? false)),
-        currency: b.currency as 'RUB',
-      }),
-    }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',
@@ -151,6 +140,8 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its first row was sent; null until then.', resolve: (b) => b.startedAt }),
     finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its last row became final; null until then.', resolve: (b) => b.finishedAt }),
     cancelledAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was cancelled; null unless it was.', resolve: (b) => b.cancelledAt }),
+    dismissedAt: t.field({ type: 'DateTime', nullable: true, description: 'When a person took it off the list (dismissBatch); null unless dismissed.', resolve: (b) => b.dismissedAt }),
+    dismissedBy: t.string({ nullable: true, description: 'Who dismissed it, as uploadedBy; null unless dismissed.', resolve: (b) => b.dismissedBy }),
     counts: t.field({
       type: [StatusCount],
       description: 'Rows and their amounts per status.',
@@ -226,7 +217,10 @@ builder.queryFields((t) => ({
     type: Batch,
     description: `Batches, newest first. ${pageSizeNote(20)}`,
     authScopes: { read: true },
-    args: { status: t.arg({ type: BatchStatusEnum, description: 'Only batches in this status.' }) },
+    args: {
+      status: t.arg({ type: BatchStatusEnum, description: 'Only batches in this status.' }),
+      includeDismissed: t.arg.boolean({ defaultValue: false, description: 'Also the batches a person dismissed (dismissBatch), hidden by default.' }),
+    },
     // Newest first by (createdAt, id): a page stays right while batches are uploaded, and
     // "last" reads the oldest end in the same index order.
     resolve: (_root, args, { services }) => {
@@ -239,6 +233,7 @@ builder.queryFields((t) => ({
           return services.prisma.batch.findMany({
             where: {
               ...(args.status == null ? {} : { status: args.status }),
+              ...(args.includeDismissed === true ? {} : { dismissedAt: null }),
               AND: [
                 ...(older === undefined ? [] : [{ OR: [{ createdAt: { lt: older.at } }, { createdAt: older.at, id: { lt: older.id } }] }]),
                 ...(newer === undefined ? [] : [{ OR: [{ createdAt: { gt: newer.at } }, { createdAt: newer.at, id: { gt: newer.id } }] }]),
@@ -334,6 +329,15 @@ builder.mutationFields((t) => ({
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
     resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
+  }),
+  dismissBatch: t.field({
+    type: Batch,
+    description:
+      'Takes a batch that paid nothing (REJECTED, or discarded: CANCELLED before approval) off the batch list: batches(includeDismissed: true) still shows it, and the audit trail records who (batch.dismiss). Dismissing it again changes nothing.',
+    authScopes: authScopesFor('dismissBatch'),
+    errors: batchResult('DismissBatch'),
+    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.dismiss(String(id), requestActor({ role, caller, requestId, client })),
   }),
   retryFailedItems: t.field({
     type: Batch,

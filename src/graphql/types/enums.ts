@@ -103,6 +103,7 @@ const auditActionMeanings: Record<AuditAction, string> = {
   'batch.retry': 'Failed rows of a batch were sent to be paid again.',
   'batch.import.forced': 'A file whose exact bytes were imported before was imported again with force.',
   'batch.discard': 'An unapproved batch was discarded (cancelled before approval).',
+  'batch.dismiss': 'A batch that paid nothing (rejected, or discarded) was taken off the batch list (dismissBatch); it is kept.',
   'batch.pause': 'A running batch was paused, by a person or for lack of funds.',
   'batch.resume': 'A paused batch was resumed.',
   'batch.review': 'The NEEDS_REVIEW rows of a batch were read again (reviewBatchItems).',
