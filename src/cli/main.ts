@@ -23,7 +23,6 @@ const context = async (options: { json?: boolean } = {}): Promise<CliContext> =>
 const args = process.argv.slice(2);
 const jsonAsked = (args.includes('--') ? args.slice(0, args.indexOf('--')) : args).includes('--json');
 const JSON_HELP = 'print one JSON document on stdout and nothing else (progress: JSON lines on stderr; an error: a JSON object on stderr)';
-const batchCommands = () => import('./batch-commands.ts');
 const gatewayCommands = () => import('./batch/gateway-commands.ts');
 const payCommands = () => import('./batch/pay-commands.ts');
 
@@ -79,7 +78,7 @@ batch
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .option('--json', `${JSON_HELP}; needs --yes`)
-  .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context(options))));
+  .action(async (file: string, options) => finish(await (await import('./batch/run-command.ts')).runCommand(file, options, await context(options))));
 
 batch
   .command('approve <batchId>')
@@ -133,7 +132,7 @@ batch
   .addOption(new Option('--mark <verdict>', 'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED').choices(['paid', 'pay-again', 'do-not-pay']))
   .option('--reason <text>', 'why (required with --mark; recorded in the audit trail)')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await import('./batch/review-commands.ts')).reviewCommand(batchId, options, await context(options))));
 
 batch
   .command('list')
@@ -158,7 +157,7 @@ batch
   .addOption(new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
   .option('--json', 'without -o: the rows as one JSON document ({"batchId","kind","rows":[{column: value}]}); with -o: what was written')
   .action(async (batchId: string, options, command: Command) =>
-    finish(await (await batchCommands()).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
+    finish(await (await import('./batch/export-command.ts')).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
   );
 
 program
