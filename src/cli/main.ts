@@ -3,7 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { isConnectionLost } from '../db/connection-lost.ts';
-import { BatchStatus } from '../db/generated/enums.ts';
+import { BatchStatus, TrackedStatus } from '../db/generated/enums.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { errorLine, safeMessage } from './json-output.ts';
@@ -176,6 +176,27 @@ program
     const { reconcileCommand } = await import('./reconcile-command.ts');
     finish(await reconcileCommand(options, await context(options)));
   });
+
+const payment = program.command('payment').description("Single payments: one by its paymentId, or the gateway's records searched.");
+const paymentCommands = () => import('./payment-commands.ts');
+
+payment
+  .command('get <paymentId>')
+  .description("One payment, read from the partner now and merged with the gateway's record: status, amount, commission, its batch row.")
+  .option('--json', JSON_HELP)
+  .action(async (paymentId: string, options) => finish(await (await paymentCommands()).paymentGetCommand(paymentId, await context(options))));
+
+payment
+  .command('search')
+  .description("The gateway's records of payments, newest first; the filters combine.")
+  .option('--reference <reference>', "the payer's reference of a batch row (every attempt of the row)")
+  .addOption(new Option('--status <status>', 'only payments in this recorded status').choices(Object.values(TrackedStatus)))
+  .option('--batch <batchId>', "only payments of this batch's rows")
+  .option('--from <date>', 'first day (UTC), YYYY-MM-DD')
+  .option('--to <date>', 'last day (UTC), included')
+  .option('-n, --limit <n>', 'at most this many (default 20, at most 99)', positiveInt)
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await paymentCommands()).paymentSearchCommand(options, await context(options))));
 
 const sandbox = program
   .command('sandbox')
