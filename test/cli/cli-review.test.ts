@@ -13,7 +13,7 @@ const { payout, withDatabase } = cliInFreshDataDir('payout-cli-review-');
 describe('payout batch review', () => {
   it('settles a row the partner shows paid, leaves one it cannot settle (exit 4), and marks that one with a reason', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
-    expect(run.code).toBe(4);
+    expect(run.code, run.stderr).toBe(4);
     const { batchId, lines } = await withDatabase(async ({ prisma }) => {
       const batch = await prisma.batch.findFirstOrThrow();
       const paid = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'COMPLETED' }, orderBy: { line: 'asc' }, take: 2 });
@@ -32,7 +32,7 @@ describe('payout batch review', () => {
     const review = await payout(['batch', 'review', batchId]);
     // Only the notice that no gateway was running, so the command served the API itself.
     expect(review.stderr).toMatch(/^No gateway answers at \S+; this command opens the embedded database in .+ itself\.\n$/);
-    expect(review.code).toBe(4);
+    expect(review.code, review.stderr).toBe(4);
     expect(review.stdout).toMatch(new RegExp(`^${settles.line}\\s+${settles.paymentId}\\s+paid\\s+COMPLETED`, 'm'));
     expect(review.stdout).toMatch(new RegExp(`^${stays.line}\\s+${stays.paymentId}\\s+unknown\\s+NEEDS_REVIEW`, 'm'));
     expect(review.stdout).toContain('1 settled, 1 still NEEDS_REVIEW');

@@ -4,7 +4,7 @@ import { mayDo } from '../../auth/roles.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
-import { problemTable, validationDoc, type ShownProblem } from '../output.ts';
+import { formerHeldNames, problemTable, validationDoc, type ShownProblem } from '../output.ts';
 import { reportLine, validateLocally } from '../validate-command.ts';
 import { BATCH_FIELDS, statusDoc, summary, type BatchView } from './batch-view.ts';
 import { readBatch } from './gateway-commands.ts';
@@ -54,6 +54,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     if (batch.status === batchStates.rejected && !(options.validOnly === true && batch.validCount > 0)) {
       return rejected(client, batch, file, context, { file: fileName, ...validationDoc({ ...report, payable: false, problems: [] }) });
     }
+    // Rows that repeat a payment already made are known only to the gateway, which holds the payments.
+    const held = { heldCount: batch.heldCount, heldAmount: batch.heldAmount.value, ...formerHeldNames({ count: batch.heldCount, amount: batch.heldAmount.value }) };
+    Object.assign(validation, held);
     context.out(summary(batch));
     if (!approving) {
       context.out(`Batch ${batch.id} waits for an approver (another key): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
