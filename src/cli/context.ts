@@ -15,7 +15,7 @@ export interface CliContext {
    * may be long (an export's rows) is streamed into the document under its key.
    */
   result: (doc: Record<string, unknown>, list?: JsonList) => Promise<void>;
-  /** --key-file: the key this command acts as (config/cliKey otherwise); cli-identity.ts. */
+  /** --key-file: the key this command acts as (config/cliKey otherwise); gateway/api-key.ts. */
   keyFile?: string;
 }
 

@@ -3,7 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { isConnectionLost } from '../db/connection-lost.ts';
-import { BatchStatus } from '../db/generated/enums.ts';
+import { BatchStatus, TrackedStatus } from '../db/generated/enums.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { errorLine, safeMessage } from './json-output.ts';
@@ -23,7 +23,6 @@ const context = async (options: { json?: boolean } = {}): Promise<CliContext> =>
 const args = process.argv.slice(2);
 const jsonAsked = (args.includes('--') ? args.slice(0, args.indexOf('--')) : args).includes('--json');
 const JSON_HELP = 'print one JSON document on stdout and nothing else (progress: JSON lines on stderr; an error: a JSON object on stderr)';
-const batchCommands = () => import('./batch-commands.ts');
 const gatewayCommands = () => import('./batch/gateway-commands.ts');
 const payCommands = () => import('./batch/pay-commands.ts');
 
@@ -79,7 +78,7 @@ batch
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .option('--json', `${JSON_HELP}; needs --yes`)
-  .action(async (file: string, options) => finish(await (await batchCommands()).runCommand(file, options, await context(options))));
+  .action(async (file: string, options) => finish(await (await import('./batch/run-command.ts')).runCommand(file, options, await context(options))));
 
 batch
   .command('approve <batchId>')
@@ -133,7 +132,7 @@ batch
   .addOption(new Option('--mark <verdict>', 'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED').choices(['paid', 'pay-again', 'do-not-pay']))
   .option('--reason <text>', 'why (required with --mark; recorded in the audit trail)')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await import('./review-commands.ts')).reviewCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) => finish(await (await import('./batch/review-commands.ts')).reviewCommand(batchId, options, await context(options))));
 
 batch
   .command('list')
@@ -158,7 +157,7 @@ batch
   .addOption(new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
   .option('--json', 'without -o: the rows as one JSON document ({"batchId","kind","rows":[{column: value}]}); with -o: what was written')
   .action(async (batchId: string, options, command: Command) =>
-    finish(await (await batchCommands()).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
+    finish(await (await import('./batch/export-command.ts')).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
   );
 
 program
@@ -177,6 +176,27 @@ program
     const { reconcileCommand } = await import('./reconcile-command.ts');
     finish(await reconcileCommand(options, await context(options)));
   });
+
+const payment = program.command('payment').description("Single payments: one by its paymentId, or the gateway's records searched.");
+const paymentCommands = () => import('./payment-commands.ts');
+
+payment
+  .command('get <paymentId>')
+  .description("One payment, read from the partner now and merged with the gateway's record: status, amount, commission, its batch row.")
+  .option('--json', JSON_HELP)
+  .action(async (paymentId: string, options) => finish(await (await paymentCommands()).paymentGetCommand(paymentId, await context(options))));
+
+payment
+  .command('search')
+  .description("The gateway's records of payments, newest first; the filters combine.")
+  .option('--reference <reference>', "the payer's reference of a batch row (every attempt of the row)")
+  .addOption(new Option('--status <status>', 'only payments in this recorded status').choices(Object.values(TrackedStatus)))
+  .option('--batch <batchId>', "only payments of this batch's rows")
+  .option('--from <date>', 'first day (UTC), YYYY-MM-DD')
+  .option('--to <date>', 'last day (UTC), included')
+  .option('-n, --limit <n>', 'at most this many (default 20, at most 99)', positiveInt)
+  .option('--json', JSON_HELP)
+  .action(async (options) => finish(await (await paymentCommands()).paymentSearchCommand(options, await context(options))));
 
 const sandbox = program
   .command('sandbox')

@@ -1,4 +1,5 @@
 import type { ValidationReport } from '../batch/index.ts';
+import { countOf } from './batch/words.ts';
 
 /** Plain aligned columns: readable in a terminal, and greppable when redirected. */
 export function table(headers: string[], rows: string[][]): string {
@@ -17,17 +18,56 @@ export interface ShownProblem {
   message: string;
 }
 
+/** A code on more rows than this is one line of the table, with its lines, rather than one line per row. */
+const GROUPED_ABOVE = 3;
+
+/**
+ * The problems as a person reads them: one line per problem, except that a code on many
+ * rows (1,951 rows held as already paid) is one line with its lines and the first message,
+ * so the table says what is wrong rather than scrolling. --json keeps every problem.
+ */
 export function problemTable(problems: ShownProblem[]): string {
-  const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => [
-    p.line === null ? 'file' : String(p.line),
-    p.column ?? '',
-    p.severity,
-    p.code,
-    // Last column, in full: a message cut short loses its hint (such as "import with force").
-    p.message,
-  ]);
-  const more = problems.length > SHOWN_PROBLEMS ? `\n… and ${problems.length - SHOWN_PROBLEMS} more` : '';
-  return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], shown)}${more}`;
+  const byCode = new Map<string, ShownProblem[]>();
+  for (const problem of problems) byCode.set(problem.code, [...(byCode.get(problem.code) ?? []), problem]);
+  const rows: string[][] = [];
+  let left = 0;
+  for (const problem of problems) {
+    const same = byCode.get(problem.code)!;
+    if (same.length > GROUPED_ABOVE) {
+      if (same[0] !== problem) continue;
+      if (rows.length >= SHOWN_PROBLEMS) {
+        left += same.length;
+        continue;
+      }
+      const first = same.find((p) => p.line !== null);
+      const example = first === undefined ? problem.message : `e.g. line ${first.line}: ${first.message}`;
+      rows.push([lineList(same.map((p) => p.line)), problem.column ?? '', problem.severity, problem.code, `${countOf(same.length, 'row')}, ${example}`]);
+      continue;
+    }
+    if (rows.length >= SHOWN_PROBLEMS) {
+      left++;
+      continue;
+    }
+    // Last column, in full: a message cut short loses its hint.
+    rows.push([problem.line === null ? 'file' : String(problem.line), problem.column ?? '', problem.severity, problem.code, problem.message]);
+  }
+  const more = left > 0 ? `\n… and ${countOf(left, 'more problem')} (every one: --json)` : '';
+  return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], rows)}${more}`;
+}
+
+/** "2–1952", "2, 5–7, 9, …": a group's lines as ranges, the first few only. */
+function lineList(lines: Array<number | null>): string {
+  const sorted = [...new Set(lines.filter((line) => line !== null))].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  let from = sorted[0];
+  for (let i = 0; i < sorted.length; i++) {
+    const line = sorted[i]!;
+    if (sorted[i + 1] === line + 1) continue;
+    ranges.push(from === line ? String(line) : `${from}–${line}`);
+    from = sorted[i + 1];
+  }
+  if (lines.includes(null)) ranges.unshift('file');
+  return ranges.length > 3 ? `${ranges.slice(0, 3).join(', ')}, …` : ranges.join(', ');
 }
 
 /**

@@ -1,18 +1,16 @@
 import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
-import { openRuntime } from '../app/runtime.ts';
-import { exportChunks, type ExportFormat } from '../batch/index.ts';
-import type { ReconciliationRun } from '../db/generated/client.ts';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/discrepancy-codes.ts';
-import { discrepancyRows } from '../reconciliation/discrepancy-export.ts';
 import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
 import { runStates } from '../reconciliation/run-states.ts';
+import { body, csvRows, type ExportFormat } from './batch/export-command.ts';
+import { actingCaller, requireRole, withConnection } from './batch/pay-commands.ts';
 import { CliError, exitCodes } from './cli-error.ts';
-import { cliIdentity, requireRole } from './cli-identity.ts';
 import type { CliContext } from './context.ts';
-import type { PrismaClient } from '../db/database.ts';
-import { table } from './output.ts';
+import type { GatewayClient } from './gateway/gateway-client.ts';
 import { rowObjects } from './json-output.ts';
+import { table } from './output.ts';
 import { progress } from './progress.ts';
 
 export interface ReconcileOptions {
@@ -25,19 +23,45 @@ export interface ReconcileOptions {
 
 /** Discrepancies listed per code in the terminal; the export has them all. */
 const SHOWN_PER_CODE = 20;
+/** How often the run is read again while it runs: a loopback GraphQL read, cheap beside the upstream's pages. */
+const READ_EVERY_MS = 500;
+
+const money = '{ value }';
+const side = `{ count amount ${money} commission ${money} paidCount paidAmount ${money} }`;
+const RUN_FIELDS = `id status phase from to timeZone error matchedCount discrepancyCount openCount repairedCount
+  countsByCode { code count } upstreamRequests daysRead daysToRead upstream ${side} gateway ${side}`;
+
+type Side = { count: number; amount: { value: string }; commission: { value: string }; paidCount: number; paidAmount: { value: string } };
+interface RunView {
+  id: string;
+  status: string;
+  phase: string;
+  from: string;
+  to: string;
+  timeZone: string;
+  error: string | null;
+  matchedCount: number;
+  discrepancyCount: number;
+  openCount: number;
+  repairedCount: number;
+  countsByCode: Array<{ code: string; count: number }>;
+  upstreamRequests: number;
+  daysRead: number;
+  daysToRead: number;
+  upstream: Side;
+  gateway: Side;
+}
 
 /**
- * `payout reconcile`: one run for the period, with progress on stderr, the totals side by
- * side and the discrepancies by code on stdout. Exit 0 when nothing is left for a person
- * (repaired ones included), 1 when discrepancies are open, 3 when the run failed: a cron
- * job can alert on anything but 0.
+ * `payout reconcile`: one run for the period through the gateway (startReconciliation, then
+ * reconciliationRun until it ends), with progress on stderr, the totals side by side and the
+ * discrepancies by code on stdout. Exit 0 when nothing is left for a person (repaired ones
+ * included), 1 when discrepancies are open, 3 when the run failed: a cron job can alert on
+ * anything but 0.
  */
 export async function reconcileCommand(options: ReconcileOptions, context: CliContext): Promise<number> {
-  // A run may repair payments' recorded state: the same roles as startReconciliation.
-  const who = cliIdentity(context);
-  requireRole(who, 'startReconciliation', 'payout reconcile');
-  // Checked before the database is opened: a mistyped date answers at once.
   const { timeZone } = context.config.reconciliation;
+  // Checked before anything is sent: a mistyped date answers at once.
   if (options.today === true && (options.from !== undefined || options.to !== undefined)) {
     throw new CliError('payout reconcile: --today cannot be given with --from or --to', exitCodes.usage);
   }
@@ -49,27 +73,21 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
     if (error instanceof PeriodError) throw new CliError(`payout reconcile: ${error.message}`, exitCodes.usage);
     throw error;
   }
-  const runtime = await openRuntime({ ...context.config, singleUser: who.singleUser }, context.logger);
-  try {
-    const service = runtime.services.reconciliations;
+  return withConnection(context, undefined, async ({ client }) => {
+    // A run may repair payments' recorded state: the same roles as startReconciliation.
+    requireRole(await actingCaller(client, 'payout reconcile'), 'startReconciliation', 'payout reconcile');
     context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
-    const bar = progress<{ phase: string; requests: number; payments: number }>(
-      context,
-      'reconcile',
-      '{bar} {value}/{total} days read | {phase} | {requests} upstream requests | {payments} payments read',
-      (payload) => payload,
-    );
-    bar.start(period.readDays.length, { phase: 'reading', requests: 0, payments: 0 });
-    let run: ReconciliationRun;
-    let paymentsRead = 0;
+    let run = await start(client, period.from, period.to);
+    const bar = progress<{ phase: string; requests: number }>(context, 'reconcile', '{bar} {value}/{total} days read | {phase} | {requests} upstream requests', (payload) => payload);
+    bar.start(run.daysToRead, { phase: run.phase.toLowerCase(), requests: run.upstreamRequests });
     try {
-      run = await service.run({ from: period.from, to: period.to, trigger: 'cli', actor: who.actor }, (progress) => {
-        paymentsRead = progress.paymentsRead;
-        bar.update(progress.windowsRead, { phase: progress.phase, requests: progress.upstreamRequests, payments: paymentsRead });
-      });
+      while (run.status === runStates.running) {
+        await delay(READ_EVERY_MS);
+        run = await read(client, run.id);
+        bar.update(run.daysRead, { phase: run.phase.toLowerCase(), requests: run.upstreamRequests });
+      }
       // The bar's last line says how the run ended, not the phase it was last told.
-      const ended = { COMPLETED: 'done', FAILED: 'failed', RUNNING: 'taken over' }[run.status];
-      bar.update(run.windowsRead, { phase: ended, requests: run.upstreamRequests, payments: paymentsRead });
+      bar.update(run.daysRead, { phase: run.status === runStates.failed ? 'failed' : 'done', requests: run.upstreamRequests });
     } finally {
       bar.stop();
     }
@@ -78,87 +96,79 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
       await context.result({ run: runDoc(run), discrepancies: [] });
       return exitCodes.runFailed;
     }
-    if (run.status === runStates.running) {
-      // This process lost the run's lease (it stalled) and another process took the run over.
-      context.out(`Run ${run.id} was taken over by another process after this one stalled; its result will be on the page and in reconciliationRun(id: "${run.id}").`);
-      await context.result({ run: runDoc(run), takenOver: true, discrepancies: [] });
-      return exitCodes.runFailed;
-    }
-    context.out(await report(run, runtime.services.prisma));
+    context.out(await report(client, run));
+    const download = (format: ExportFormat) => body(client, `/reconciliations/${run.id}/discrepancies.${format === 'xlsx' ? 'xlsx' : 'csv'}?format=${format}`, run.id, { message: `no reconciliation run ${run.id}`, code: 'reconciliation.not-found' });
     if (options.output !== undefined) {
-      const target = createWriteStream(options.output);
-      for await (const chunk of exportChunks(discrepancyRows(runtime.services.prisma, run.id), options.format ?? 'csv')) {
-        if (!target.write(chunk)) await new Promise<void>((resolve) => target.once('drain', () => resolve()));
-      }
-      target.end();
-      await finished(target);
+      await pipeline(await download(options.format ?? 'csv'), createWriteStream(options.output));
       context.out(`wrote ${options.output}`);
     }
     // Every discrepancy, with the export's columns: a script needs no second command to read them.
-    await context.result({ run: runDoc(run), output: options.output ?? null }, { key: 'discrepancies', items: rowObjects(discrepancyRows(runtime.services.prisma, run.id)) });
+    if (context.json) await context.result({ run: runDoc(run), output: options.output ?? null }, { key: 'discrepancies', items: rowObjects(csvRows(await download('csv'))) });
     return run.openCount > 0 ? exitCodes.discrepancies : exitCodes.ok;
-  } finally {
-    await runtime.close();
-  }
+  });
+}
+
+async function start(client: GatewayClient, from: string, to: string): Promise<RunView> {
+  const { result } = await client.graphql<{ result: { run?: RunView; code?: string; message?: string } }>(
+    `mutation CliReconcile($from: Date, $to: Date) { result: startReconciliation(from: $from, to: $to) {
+      ... on ReconciliationPeriodError { code message } ... on StartReconciliationSuccess { run { ${RUN_FIELDS} } } } }`,
+    { from, to },
+  );
+  if (result.run === undefined) throw new CliError(`payout reconcile: ${result.message ?? result.code}`, exitCodes.usage, 'reconciliation.period');
+  return result.run;
+}
+
+async function read(client: GatewayClient, id: string): Promise<RunView> {
+  const { run } = await client.graphql<{ run: RunView | null }>(`query CliRun($id: ID!) { run: reconciliationRun(id: $id) { ${RUN_FIELDS} } }`, { id });
+  if (run === null) throw new CliError(`the gateway no longer knows reconciliation run ${id}`, exitCodes.failed);
+  return run;
 }
 
 /** A run as --json gives it: both sides' totals and the counts; amounts as decimal strings. */
-function runDoc(run: ReconciliationRun): Record<string, unknown> {
-  const side = (count: number, amount: { toFixed(d: number): string }, commission: { toFixed(d: number): string }, paidCount: number, paidAmount: { toFixed(d: number): string }) => ({
-    count,
-    amount: amount.toFixed(2),
-    commission: commission.toFixed(2),
-    paidCount,
-    paidAmount: paidAmount.toFixed(2),
-  });
+function runDoc(run: RunView): Record<string, unknown> {
+  const sideDoc = (s: Side) => ({ count: s.count, amount: s.amount.value, commission: s.commission.value, paidCount: s.paidCount, paidAmount: s.paidAmount.value });
   return {
     id: run.id,
     status: run.status,
-    from: run.periodFrom,
-    to: run.periodTo,
+    from: run.from,
+    to: run.to,
     timeZone: run.timeZone,
     error: run.error,
     matchedCount: run.matchedCount,
     discrepancyCount: run.discrepancyCount,
     openCount: run.openCount,
     repairedCount: run.repairedCount,
-    countsByCode: run.countsByCode ?? {},
+    countsByCode: Object.fromEntries(run.countsByCode.map((c) => [c.code, c.count])),
     upstreamRequests: run.upstreamRequests,
-    upstream: side(run.upstreamCount, run.upstreamAmount, run.upstreamCommission, run.upstreamPaidCount, run.upstreamPaidAmount),
-    gateway: side(run.gatewayCount, run.gatewayAmount, run.gatewayCommission, run.gatewayPaidCount, run.gatewayPaidAmount),
+    upstream: sideDoc(run.upstream),
+    gateway: sideDoc(run.gateway),
   };
 }
 
-async function report(run: ReconciliationRun, prisma: PrismaClient): Promise<string> {
-  const sides = table(
-    ['', 'PAYMENTS', 'AMOUNT', 'COMMISSION', 'COMPLETED', 'PAID'],
-    [
-      ['upstream', String(run.upstreamCount), run.upstreamAmount.toFixed(2), run.upstreamCommission.toFixed(2), String(run.upstreamPaidCount), run.upstreamPaidAmount.toFixed(2)],
-      ['gateway', String(run.gatewayCount), run.gatewayAmount.toFixed(2), run.gatewayCommission.toFixed(2), String(run.gatewayPaidCount), run.gatewayPaidAmount.toFixed(2)],
-    ],
-  );
+type Shown = { paymentId: string; batchId: string | null; batchRow: number | null; gatewayValue: string | null; upstreamValue: string | null; finalSide: string | null; resolution: string };
+
+async function report(client: GatewayClient, run: RunView): Promise<string> {
+  const row = (name: string, s: Side) => [name, String(s.count), s.amount.value, s.commission.value, String(s.paidCount), s.paidAmount.value];
   const lines = [
     `Run ${run.id}: ${run.matchedCount} payments match; ${run.discrepancyCount} discrepancies (${run.openCount} open, ${run.repairedCount} repaired); ${run.upstreamRequests} upstream requests.`,
-    sides,
+    table(['', 'PAYMENTS', 'AMOUNT', 'COMMISSION', 'COMPLETED', 'PAID'], [row('upstream', run.upstream), row('gateway', run.gateway)]),
   ];
-  const counts = (run.countsByCode ?? {}) as Record<string, number>;
+  const counts = new Map(run.countsByCode.map((c) => [c.code, c.count]));
   for (const code of discrepancyCodes) {
-    const count = counts[code] ?? 0;
+    const count = counts.get(code) ?? 0;
     if (count === 0) continue;
-    const shown = await prisma.reconciliationDiscrepancy.findMany({ where: { runId: run.id, code }, orderBy: { id: 'asc' }, take: SHOWN_PER_CODE });
+    const { run: read } = await client.graphql<{ run: { discrepancies: { edges: Array<{ node: Shown }> } } }>(
+      `query CliDiscrepancies($id: ID!, $code: DiscrepancyCode, $first: Int) { run: reconciliationRun(id: $id) {
+        discrepancies(code: $code, first: $first) { edges { node { paymentId batchId batchRow gatewayValue upstreamValue finalSide resolution } } } } }`,
+      { id: run.id, code, first: SHOWN_PER_CODE },
+    );
+    const shown = read.discrepancies.edges.map((edge) => edge.node);
     lines.push(
       '',
       `${code} (${count}): ${discrepancyDescriptions[code]}`,
       table(
         ['PAYMENT', 'BATCH ROW', 'GATEWAY', 'UPSTREAM', 'FINAL', 'RESOLUTION'],
-        shown.map((d) => [
-          d.paymentId,
-          d.batchId === null ? '' : `${d.batchId}:${d.batchRow ?? ''}`,
-          d.gatewayValue ?? '-',
-          d.upstreamValue ?? '-',
-          d.finalSide ?? '',
-          d.resolution,
-        ]),
+        shown.map((d) => [d.paymentId, d.batchId === null ? '' : `${d.batchId}:${d.batchRow ?? ''}`, d.gatewayValue ?? '-', d.upstreamValue ?? '-', d.finalSide ?? '', d.resolution]),
       ),
     );
     if (count > shown.length) lines.push(`… and ${count - shown.length} more (--output FILE writes them all)`);

@@ -120,7 +120,7 @@ function remoteSandbox(target: { apiUrl: string; apiToken: string; agentId: stri
     } catch (error) {
       if ((error as { cause?: { code?: unknown } }).cause?.code !== 'ECONNREFUSED') throw error;
       throw new CliError(
-        `payout sandbox: ${apiUrl} refuses connections: the sandbox is not running, or an outage set with --refuse is in force ` +
+        `payout sandbox: ${apiUrl} refuses connections: the sandbox is not running, or an outage set with payout sandbox outage --refuse is in force ` +
           '(its test routes share the port; it ends by itself at its time, or when the sandbox restarts)',
         exitCodes.usage,
       );

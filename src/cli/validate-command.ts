@@ -12,6 +12,8 @@ import { exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
 import { problemTable, validationDoc } from './output.ts';
+import { amountText, countOf } from './batch/words.ts';
+import type { ValidationReport } from '../batch/import/batch-importer.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
 interface ValidationUpstream {
@@ -29,6 +31,16 @@ interface ValidationUpstream {
  * since its providers' limits and patterns are what the payments will be checked against.
  */
 export async function validateCommand(file: string, context: CliContext): Promise<number> {
+  const report = await validateLocally(file, context);
+  context.out(reportLine(basename(file), report));
+  if (report.problems.length > 0) context.out(problemTable(report.problems));
+  context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
+  await context.result({ file: basename(file), ...validationDoc(report) });
+  return report.payable ? exitCodes.ok : exitCodes.notPayable;
+}
+
+/** The importer's checks on the file, writing nothing: `validate`, and `run` before it uploads. */
+export async function validateLocally(file: string, context: CliContext): Promise<ValidationReport> {
   const source = readable(file);
   const upstream = await validationUpstream(context);
   try {
@@ -41,18 +53,18 @@ export async function validateCommand(file: string, context: CliContext): Promis
       logger: context.logger,
     });
     // force: skips the one check that reads the database (an earlier import of the same file).
-    const report = await importer.validate({ source, fileName: basename(file), force: true, checkPaid: false });
-    context.out(
-      `${basename(file)}: ${report.rowCount} rows, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
-        `${report.errorCount} errors, ${report.warningCount} warnings; valid rows total ${report.totalAmount} RUB`,
-    );
-    if (report.problems.length > 0) context.out(problemTable(report.problems));
-    context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
-    await context.result({ file: basename(file), ...validationDoc(report) });
-    return report.payable ? exitCodes.ok : exitCodes.notPayable;
+    return await importer.validate({ source, fileName: basename(file), force: true, checkPaid: false });
   } finally {
     await upstream.close();
   }
+}
+
+/** "payroll.csv: 18 rows, 2 valid, 16 invalid, 16 errors, 1 warning; valid rows total ₽50,950.60" */
+export function reportLine(fileName: string, report: Pick<ValidationReport, 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'totalAmount'>): string {
+  return (
+    `${fileName}: ${countOf(report.rowCount, 'row')}, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
+    `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${amountText(report.totalAmount, 'RUB')}`
+  );
 }
 
 async function validationUpstream(context: CliContext): Promise<ValidationUpstream> {

@@ -83,6 +83,48 @@ describe('beside npm start (embedded database, no keys)', () => {
     expect(gateway.alive).toBe(true);
   });
 
+  it('runs, shows, exports and finds payments through the running gateway: the export is the same bytes as the page', { timeout: budget(8) }, async () => {
+    const dataDir = await tempDir();
+    const port = await freePort();
+    const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
+    const url = await gateway.ready;
+    const env = { DATA_DIR: dataDir, PORT: String(port) };
+
+    // The gateway's own workers pay; the CLI follows the batch through the API.
+    const run = await payout(['batch', 'run', sample, '--yes', '--json'], env);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).not.toMatch(/opens .*database/);
+    const ran = json(run);
+    expect(ran).toMatchObject({ outcome: 'paid', batch: { status: 'COMPLETED_WITH_FAILURES', counts: [{ status: 'COMPLETED', count: 7 }, { status: 'FAILED', count: 3 }] } });
+    const batchId: string = ran.batch.id;
+
+    const status = await payout(['batch', 'status', batchId], env);
+    expect(status.stdout).toMatch(/COMPLETED\s+7\s+₽46,950\.60/);
+
+    const output = join(dataDir, 'results.csv');
+    const exported = await payout(['batch', 'export', batchId, '-o', output], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const page = Buffer.from(await (await fetch(`${url}/batches/${batchId}/results.csv`)).arrayBuffer());
+    // Finding 9: the BOM the page's file has, so a spreadsheet reads the Cyrillic as UTF-8.
+    expect([...page.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(await readFile(output)).toEqual(page);
+
+    const again = await payout(['batch', 'run', sample, '--yes'], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(new RegExp(`This file is batch ${batchId}, imported .+; it is COMPLETED_WITH_FAILURES`));
+    expect(again.stdout).not.toMatch(/force|\d{4}-\d\d-\d\dT/);
+
+    const found = await payout(['payment', 'search', '--batch', batchId, '--status', 'FAILED', '--json'], env);
+    expect(found.code, found.stderr).toBe(0);
+    expect(json(found).payments).toHaveLength(3);
+    const paymentId = `${batchId}-3`;
+    const got = await payout(['payment', 'get', paymentId, '--json'], env);
+    expect(got.code, got.stderr).toBe(0);
+    expect(json(got).payment).toMatchObject({ paymentId, status: 'COMPLETED', amount: '12500.50', batchId, batchRow: 3 });
+    expect(got.stdout).not.toContain('2200000000000004');
+    expect(gateway.alive).toBe(true);
+  });
+
   it('serves the API itself, saying so, when no gateway answers', { timeout: budget(2) }, async () => {
     const env = { DATA_DIR: await tempDir(), PORT: String(await freePort()) };
     const list = await payout(['batch', 'list', '--json'], env);
@@ -146,5 +188,50 @@ describe.runIf(process.env.TEST_DATABASE_URL)('against a remote gateway on Postg
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(json(cancel).batch).toEqual(expect.objectContaining({ id: batchId, status: 'CANCELLED' }));
     expect(cancel.stdout + cancel.stderr).not.toContain(apiKey('april'));
+  });
+  it('runs as an operator, approves as a second key, and meets maker-checker and roles as GraphQL does', { timeout: budget(8) }, async () => {
+    const dir = await tempDir();
+    const keys = { olga: 'operator', april: 'approver', adam: 'admin', vera: 'viewer' } as const;
+    const gateway = GatewayProcess.spawn('gateway', { DATA_DIR: dir, PORT: '0', DATABASE_URL: databaseUrl, GATEWAY_API_KEYS: namedApiKeysEnv(keys) });
+    const url = await gateway.ready;
+    const keyFile = async (who: keyof typeof keys) => {
+      const file = join(dir, `${who}.key`);
+      await writeFile(file, `${apiKey(who)}\n`, { mode: 0o600 });
+      return file;
+    };
+    const remote = { PAYOUT_GATEWAY_URL: url, DATA_DIR: await tempDir() };
+    const as = async (who: keyof typeof keys) => ({ ...remote, PAYOUT_CLI_KEY_FILE: await keyFile(who) });
+    const payroll = join(dir, 'payroll.csv');
+    await writeFile(payroll, 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.50,token_success\n');
+
+    const imported = await payout(['batch', 'run', payroll, '--yes'], await as('olga'));
+    expect(imported.code, imported.stderr).toBe(0);
+    const batchId = /Batch (b[0-9a-f]+) waits for an approver \(another key\): payout batch approve \1/.exec(imported.stdout)![1]!;
+
+    const byOperator = await payout(['batch', 'approve', batchId, '--yes'], await as('olga'));
+    expect(byOperator.code).toBe(2);
+    expect(byOperator.stderr).toContain('key:olga has the operator role; this needs approver or admin');
+
+    const approved = await payout(['batch', 'approve', batchId, '--yes', '--json'], await as('april'));
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(json(approved).batch).toMatchObject({ id: batchId, status: 'COMPLETED', uploadedBy: 'key:olga', approvedBy: 'key:april' });
+
+    const exported = await payout(['batch', 'export', batchId, '--json'], await as('vera'));
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(json(exported).rows.map((row: { status: string }) => row.status)).toEqual(['COMPLETED', 'COMPLETED']);
+
+    const other = join(dir, 'other.csv');
+    await writeFile(other, 'provider,amount,account\nbank-card-token,30.00,token_success\n');
+    const own = await payout(['batch', 'run', other, '--yes', '--json'], await as('adam'));
+    expect(own.code).toBe(1);
+    expect(JSON.parse(own.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ code: 'batch.same-person' });
+    const ownId = /payout batch approve (b[0-9a-f]+)/.exec(own.stderr)![1]!;
+
+    const viewerRuns = await payout(['batch', 'run', other, '--yes'], await as('vera'));
+    expect(viewerRuns.code).toBe(2);
+    const cancel = await payout(['batch', 'cancel', ownId, '--json'], await as('april'));
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(json(cancel).batch).toMatchObject({ id: ownId, status: 'CANCELLED' });
+    expect([imported, byOperator, approved, own, cancel].map((r) => r.stdout + r.stderr).join('')).not.toMatch(new RegExp(Object.keys(keys).map((k) => apiKey(k)).join('|')));
   });
 });

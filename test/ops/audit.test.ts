@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/batch-commands.ts';
+import { runCommand } from '../../src/cli/batch/run-command.ts';
+import { freePort } from '../support/gateway-process.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -219,7 +220,7 @@ describe('audit trail without keys and from the command line', () => {
   });
 
   for (const kind of testDatabaseKinds()) {
-    it(`records "payout batch run --force" as the command line's import and approval on ${kind.name}`, async () => {
+    it(`records "payout batch run --force", a client of the API, as the local caller's import and approval on ${kind.name}`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'payout-audit-'));
       const test = kind.name === 'postgresql' ? await kind.create() : undefined;
       try {
@@ -229,6 +230,8 @@ describe('audit trail without keys and from the command line', () => {
           DATA_DIR: dir,
           PAYOUT_DATA_KEY: TEST_DATA_KEY,
           READ_BACK_INTERVAL_MS: '100000',
+          // No gateway answers there: the command serves the API itself (decision 20).
+          PORT: String(await freePort()),
           ...(test !== undefined && 'databaseUrl' in test.target ? { DATABASE_URL: test.target.databaseUrl } : {}),
         });
         const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {}, json: false, result: async () => {} });
@@ -237,10 +240,9 @@ describe('audit trail without keys and from the command line', () => {
         try {
           const rows = await db.prisma.auditEvent.findMany({ orderBy: { id: 'asc' } });
           expect(rows.map((r) => [r.action, r.actor, r.role, r.requestId])).toEqual([
-            ['batch.import.forced', 'cli', null, null],
-            ['batch.approve', 'cli', null, null],
+            ['batch.import.forced', 'local', 'admin', expect.any(String)],
+            ['batch.approve', 'local', 'admin', expect.any(String)],
           ]);
-          expect(rows[1]!.detail).toMatchObject({ user: expect.any(String) });
         } finally {
           if (test === undefined) await db.close();
         }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { freePort } from './gateway-process.ts';
 import { nodeEnv } from './processes.ts';
 
 const bin = new URL('../../bin/payout.js', import.meta.url).pathname;
@@ -51,9 +52,13 @@ export function startPayout(args: string[], env: Record<string, string>) {
  */
 export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' }: { defaults?: Record<string, string>; per?: 'test' | 'file' } = {}) {
   let dataDir = '';
+  // A port of its own where no gateway answers: the CLI, a client of the gateway at PORT
+  // (docs/decisions/0020-the-cli-is-a-client.md), never reaches another test's or a developer's.
+  let port = '';
   const running = new Set<ChildProcess>();
   (per === 'test' ? beforeEach : beforeAll)(async () => {
     dataDir = await mkdtemp(join(tmpdir(), prefix));
+    port = String(await freePort());
   });
   (per === 'test' ? afterEach : afterAll)(async () => {
     for (const child of running) child.kill('SIGKILL');
@@ -63,7 +68,7 @@ export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' 
 
   /** Started, not awaited: for a test that acts on it while it runs (a signal); `stderr` grows as it writes. */
   function start(args: string[], env: Record<string, string> = {}) {
-    const started = startPayout(args, { ...shellEnv(), DATA_DIR: dataDir, DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...defaults, ...env });
+    const started = startPayout(args, { ...shellEnv(), DATA_DIR: dataDir, PORT: port, PAYOUT_GATEWAY_URL: '', DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...defaults, ...env });
     running.add(started.child);
     started.child.on('close', () => running.delete(started.child));
     return started;

@@ -1,6 +1,6 @@
 import { BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
-import { amountText, timeText } from './words.ts';
+import { amountText, countOf, timeText } from './words.ts';
 
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
 export const BATCH_FIELDS = /* GraphQL */ `
@@ -43,7 +43,7 @@ export function summary(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
   return (
     `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
-    `${batch.invalidCount} invalid, ${batch.warningCount} warnings; valid rows total ${amountText(batch.totalAmount.value, currency)}.` +
+    `${batch.invalidCount} invalid, ${countOf(batch.warningCount, 'warning')}; valid rows total ${amountText(batch.totalAmount.value, currency)}.` +
     (batch.heldCount > 0 ? ` ${batch.heldCount} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment and are held.` : '') +
     (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
   );

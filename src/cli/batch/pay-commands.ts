@@ -34,6 +34,24 @@ export async function whoAmI(client: GatewayClient): Promise<Caller> {
   return { identity: me.identity, role: me.role.toLowerCase() as Role };
 }
 
+/**
+ * Who a command that changes batches or money acts as. A gateway with keys answers no
+ * anonymous caller: that is this CLI being read-only, said as such (auth.read-only).
+ */
+export async function actingCaller(client: GatewayClient, command: string): Promise<Caller> {
+  try {
+    return await whoAmI(client);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== 'auth.no-key') throw error;
+    throw new CliError(
+      `${command} changes batches or money, and this CLI is read-only: the gateway at ${client.url} needs an API key and none was given. ` +
+        'Act as a key with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY).',
+      exitCodes.usage,
+      'auth.read-only',
+    );
+  }
+}
+
 /** Refused before anything is asked or sent, in words, by the rule table GraphQL applies (auth/roles.ts). */
 export function requireRole(who: Caller, action: Action, command: string): void {
   if (!mayDo(who.role, action)) {
@@ -60,7 +78,7 @@ export async function withConnection<T>(context: CliContext, concurrency: number
 export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
   nothingAskedWithJson(context, options, 'approve and pay');
   return withConnection(context, options.concurrency, async (connection) => {
-    const who = await whoAmI(connection.client);
+    const who = await actingCaller(connection.client, 'payout batch approve');
     requireRole(who, 'approveBatch', 'payout batch approve');
     const batch = await readBatch(connection.client, batchId);
     context.out(summary(batch));

@@ -22,3 +22,10 @@ const times = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyl
 export function timeText(iso: string): string {
   return times.format(new Date(iso));
 }
+
+const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+
+/** "1 error", "2 errors", "1,951 rows": a count and its noun, singular for one. */
+export function countOf(count: number, noun: string, plural = `${noun}s`): string {
+  return `${counts.format(count)} ${count === 1 ? noun : plural}`;
+}

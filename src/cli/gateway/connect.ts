@@ -1,7 +1,7 @@
 import type { RunningGateway } from '../../app/start-gateway.ts';
 import type { GatewayConfig } from '../../config/env.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
-import { givenKey } from '../cli-identity.ts';
+import { givenKey } from './api-key.ts';
 import type { CliContext } from '../context.ts';
 import { gatewayClient, unreachable, type GatewayClient } from './gateway-client.ts';
 

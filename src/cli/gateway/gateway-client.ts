@@ -51,6 +51,9 @@ const cliCodeOf: Readonly<Record<string, string>> = {
   FORBIDDEN: 'auth.forbidden',
 };
 
+/** A download route's HTTP status as the GraphQL code of the same refusal. */
+const downloadCodes: Readonly<Record<number, string>> = { 400: 'BAD_REQUEST', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 503: 'DATABASE_UNAVAILABLE' };
+
 export function errorOf(error: GatewayError): CliError {
   const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
   return new CliError(error.message, exitOfCode[code] ?? exitCodes.failed, cliCodeOf[code] ?? code);
@@ -119,7 +122,9 @@ export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient
       const response = await send({ headers: headers() }, `${url}${path}`);
       if (response.ok) return response;
       const text = await response.text();
-      let error: GatewayError = { message: `HTTP ${response.status}` };
+      if (response.status === 401) throw unauthenticated(url, key?.from);
+      // A download route answers its refusals in plain text; its status says which kind.
+      let error: GatewayError = { message: text.trim() || `HTTP ${response.status}`, extensions: { code: downloadCodes[response.status] ?? 'INTERNAL_SERVER_ERROR' } };
       try {
         error = (JSON.parse(text) as { errors?: GatewayError[] }).errors?.[0] ?? error;
       } catch {
