@@ -363,4 +363,54 @@ describe.runIf(process.env.TEST_DATABASE_URL)('against a remote gateway on Postg
     expect(json(cancel).batch).toMatchObject({ id: ownId, status: 'CANCELLED' });
     expect([imported, byOperator, approved, own, cancel].map((r) => r.stdout + r.stderr).join('')).not.toMatch(new RegExp(Object.keys(keys).map((k) => apiKey(k)).join('|')));
   });
+  it('pauses and resumes a RUNNING batch with the keys allowed to, the viewer refused with exit 2 as GraphQL refuses it', { timeout: budget(14) }, async () => {
+    const dir = await tempDir();
+    const keys = { olga: 'operator', april: 'approver', vera: 'viewer' } as const;
+    const gateway = GatewayProcess.spawn('gateway', { DATA_DIR: dir, PORT: '0', DATABASE_URL: databaseUrl, GATEWAY_API_KEYS: namedApiKeysEnv(keys) });
+    const url = await gateway.ready;
+    const keyFile = async (who: keyof typeof keys) => {
+      const file = join(dir, `${who}.key`);
+      await writeFile(file, `${apiKey(who)}\n`, { mode: 0o600 });
+      return file;
+    };
+    const remote = { PAYOUT_GATEWAY_URL: url, DATA_DIR: await tempDir() };
+    const as = async (who: keyof typeof keys) => ({ ...remote, PAYOUT_CLI_KEY_FILE: await keyFile(who) });
+    // The gateway's own machine: its embedded sandbox, reached through the control file in its DATA_DIR.
+    const sandboxEnv = { DATA_DIR: dir };
+    const payroll = join(dir, 'payroll.csv');
+    await writeFile(payroll, 'provider,amount,account\nbank-card-token,41.00,token_success\nbank-card-token,42.50,token_success\n');
+
+    const imported = await payout(['batch', 'run', payroll, '--yes', '--json'], await as('olga'));
+    expect(imported.code, imported.stderr).toBe(0);
+    const batchId: string = json(imported).batch.id;
+    await partnerDown(sandboxEnv);
+    const approve = started(['batch', 'approve', batchId, '--yes', '--json'], await as('april'));
+    expect(await followedBatch(approve)).toBe(batchId);
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING');
+
+    const viewerPauses = await payout(['batch', 'pause', batchId, '--json'], await as('vera'));
+    expect(viewerPauses.code).toBe(2);
+    expect(lastError(viewerPauses)).toMatchObject({ code: 'auth.forbidden', exitCode: 2 });
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING');
+
+    const pause = await payout(['batch', 'pause', batchId, '--json'], await as('olga'));
+    expect(pause.code, pause.stderr).toBe(0);
+    expect(json(pause).batch).toMatchObject({ id: batchId, status: 'PAUSED', waiting: { reason: 'PERSON', by: 'key:olga' } });
+    expect(json(await approve.done).batch).toMatchObject({ id: batchId, status: 'PAUSED', approvedBy: 'key:april' });
+
+    const viewerResumes = await payout(['batch', 'resume', batchId, '--json'], await as('vera'));
+    expect(viewerResumes.code).toBe(2);
+    expect(lastError(viewerResumes)).toMatchObject({ code: 'auth.forbidden', exitCode: 2 });
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('PAUSED');
+
+    const resume = started(['batch', 'resume', batchId, '--json'], await as('april'));
+    await eventually(async () => expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING'), CONDITION_MS);
+    await partnerBack(sandboxEnv);
+    const resumed = await resume.done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(json(resumed)).toMatchObject({ resumed: true, batch: { id: batchId, status: 'COMPLETED', counts: [{ status: 'COMPLETED', count: 2 }] } });
+    await expectEachRowPaidOnce(batchId, await as('vera'), sandboxEnv, 2);
+    const all = [imported, viewerPauses, pause, viewerResumes, resumed].map((r) => r.stdout + r.stderr).join('');
+    expect(all).not.toMatch(new RegExp(Object.keys(keys).map((k) => apiKey(k)).join('|')));
+  });
 });
