@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { budget, startPayout, type PayoutResult } from '../support/cli-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 
@@ -30,15 +31,83 @@ afterAll(async () => {
 });
 
 /** Only what a person's shell would hold for these commands: no test process environment. */
-const payout = (args: string[], env: Record<string, string>): Promise<PayoutResult> => startPayout(args, { ...env, LANG: 'en_US.UTF-8', TZ: 'UTC' }).done;
+const started = (args: string[], env: Record<string, string>) => startPayout(args, { ...env, LANG: 'en_US.UTF-8', TZ: 'UTC' });
+const payout = (args: string[], env: Record<string, string>): Promise<PayoutResult> => started(args, env).done;
 const json = (result: PayoutResult) => JSON.parse(result.stdout) as Record<string, any>;
+const lastError = (result: PayoutResult) => (JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { error: Record<string, unknown> }).error;
+
+/** A limit for a broken run only: the conditions below are reached in seconds. */
+const CONDITION_MS = 120_000;
+
+type BatchNow = { status: string; waiting: { reason: string } | null; counts: Array<{ status: string; count: number }> };
+/** The batch as the gateway's GraphQL says it is now (with the key, when the gateway has keys). */
+async function batchNow(url: string, id: string, key?: string): Promise<BatchNow> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify({ query: 'query($id: ID!) { batch(id: $id) { status waiting { reason } counts { status count } } }', variables: { id } }),
+  });
+  const body = (await response.json()) as { data: { batch: BatchNow } };
+  return body.data.batch;
+}
+
+/** The id of the batch a started `run --json` or `approve --json` follows, from its first progress line on stderr. */
+async function followedBatch(command: { output: { stderr: string }; running: () => boolean }): Promise<string> {
+  return eventually(() => {
+    const id = /"progress":"batch"[^\n]*"batchId":"(b[0-9a-f]+)"/.exec(command.output.stderr)?.[1];
+    if (id !== undefined) return id;
+    if (!command.running()) return new Error(`it ended before following a batch:\n${command.output.stderr}`);
+    throw new Error(`no progress yet:\n${command.output.stderr}`);
+  }, CONDITION_MS).then((found) => {
+    if (found instanceof Error) throw found;
+    return found;
+  });
+}
+
+/**
+ * The partner answers 503 to every payment call (create, execute, read; reading the providers,
+ * which an import does, too) while the balance still answers (approval reads it): nothing is
+ * paid and nothing fails, an approved batch stays RUNNING (docs/decisions/0011) until the outage
+ * is cleared. `env` reaches the sandbox the
+ * gateway embeds, through the control file in its DATA_DIR.
+ */
+async function partnerDown(env: Record<string, string>): Promise<void> {
+  const set = await payout(['sandbox', 'outage', '--status', '503', '--for', '30m', '--retry-after', '1', '--only', 'create,execute,read'], env);
+  expect(set.code, set.stderr).toBe(0);
+}
+async function partnerBack(env: Record<string, string>): Promise<void> {
+  const cleared = await payout(['sandbox', 'outage', '--clear'], env);
+  expect(cleared.code, cleared.stderr).toBe(0);
+}
+
+type SandboxPayment = { paymentId: string; status: { value: string }; amount: string };
+/** What the sandbox holds of a batch's payments (created from yesterday to tomorrow, UTC: a run across midnight included). */
+async function sandboxPaymentsOf(batchId: string, env: Record<string, string>): Promise<SandboxPayment[]> {
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const listed = await payout(['sandbox', 'payments', '--from', day(-1), '--to', day(1), '--json'], env);
+  expect(listed.code, listed.stderr).toBe(0);
+  return (json(listed).payments as SandboxPayment[]).filter((payment) => payment.paymentId.startsWith(`${batchId}-`));
+}
+
+/**
+ * Every row paid once: each COMPLETED row (as `payment search` reads the gateway) is exactly
+ * one COMPLETED payment of the same amount at the sandbox, and the sandbox completed nothing else of the batch.
+ */
+async function expectEachRowPaidOnce(batchId: string, cliEnv: Record<string, string>, sandboxEnv: Record<string, string>, paid: number): Promise<void> {
+  const search = await payout(['payment', 'search', '--batch', batchId, '--limit', '99', '--json'], cliEnv);
+  expect(search.code, search.stderr).toBe(0);
+  const rows = (json(search).payments as Array<{ paymentId: string; status: string; amount: string }>).filter((row) => row.status === 'COMPLETED');
+  expect(rows).toHaveLength(paid);
+  const upstream = (await sandboxPaymentsOf(batchId, sandboxEnv)).filter((payment) => payment.status.value === 'COMPLETED');
+  expect(upstream.map((payment) => [payment.paymentId, payment.amount]).sort()).toEqual(rows.map((row) => [row.paymentId, row.amount]).sort());
+}
 
 /** A payroll file uploaded through the gateway's GraphQL (importBatch), as the page uploads it. */
-async function upload(url: string, key?: string): Promise<string> {
+async function upload(url: string, key?: string, file = sample): Promise<string> {
   const form = new FormData();
   form.set('operations', JSON.stringify({ query: 'mutation($file: File!) { importBatch(file: $file) { ... on ImportBatchSuccess { batch { id } } ... on BatchError { code message } } }', variables: { file: null } }));
   form.set('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.set('0', new Blob([await readFile(sample)]), 'payroll-valid.csv');
+  form.set('0', new Blob([await readFile(file)]), basename(file));
   const response = await fetch(`${url}/graphql`, { method: 'POST', body: form, headers: { 'x-graphql-yoga-csrf': '1', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } });
   const body = (await response.json()) as { data: { importBatch: { batch?: { id: string }; message?: string } } };
   const id = body.data.importBatch.batch?.id;
@@ -122,6 +191,66 @@ describe('beside npm start (embedded database, no keys)', () => {
     expect(got.code, got.stderr).toBe(0);
     expect(json(got).payment).toMatchObject({ paymentId, status: 'COMPLETED', amount: '12500.50', batchId, batchRow: 3 });
     expect(got.stdout).not.toContain('2200000000000004');
+    expect(gateway.alive).toBe(true);
+  });
+
+  it('pauses, resumes and cancels a RUNNING batch through the running gateway, held RUNNING by a partner outage; every row paid once', { timeout: budget(16) }, async () => {
+    const dataDir = await tempDir();
+    const port = await freePort();
+    const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
+    const url = await gateway.ready;
+    const env = { DATA_DIR: dataDir, PORT: String(port) };
+    // Imported (as the page imports) while the partner still answers: an import reads the providers.
+    const batchId = await upload(url);
+    const other = join(dataDir, 'other.csv');
+    await writeFile(other, 'provider,amount,account\nbank-card-token,21.00,token_success\nbank-card-token,22.00,token_success\nbank-card-token,23.00,token_success\n');
+    const otherId = await upload(url, undefined, other);
+    await partnerDown(env);
+
+    // approve follows the batch; the outage holds it RUNNING with nothing paid.
+    const approve = started(['batch', 'approve', batchId, '--yes', '--json'], env);
+    expect(await followedBatch(approve)).toBe(batchId);
+    const held = await batchNow(url, batchId);
+    expect(held.status).toBe('RUNNING');
+    expect(held.counts.map((c) => c.status)).not.toContain('COMPLETED');
+
+    const pause = await payout(['batch', 'pause', batchId, '--json'], env);
+    expect(pause.code, pause.stderr).toBe(0);
+    expect(pause.stderr).not.toMatch(/opens .*database/);
+    expect(json(pause).batch).toMatchObject({ id: batchId, status: 'PAUSED', waiting: { reason: 'PERSON', by: 'local' } });
+    expect(json(pause).batch.counts.map((c: { status: string }) => c.status)).not.toContain('COMPLETED');
+    // Paused by a person: approve stops following, the batch left PAUSED.
+    expect(json(await approve.done)).toMatchObject({ interrupted: false, batch: { id: batchId, status: 'PAUSED' } });
+    const again = await payout(['batch', 'pause', batchId, '--json'], env);
+    expect(again.code).toBe(1);
+    expect(lastError(again)).toMatchObject({ code: 'batch.not-pausable', exitCode: 1 });
+
+    // The second batch, cancelled while RUNNING: its rows were never sent, so none is paid.
+    const otherApprove = started(['batch', 'approve', otherId, '--yes', '--json'], env);
+    expect(await followedBatch(otherApprove)).toBe(otherId);
+    expect((await batchNow(url, otherId)).status).toBe('RUNNING');
+    const cancel = await payout(['batch', 'cancel', otherId], env);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain(`Batch ${otherId} (other.csv): CANCELLED`);
+    expect(cancel.stdout).toContain('Cancelled: rows not yet sent will not be paid; payments already sent finish.');
+    expect(json(await otherApprove.done).batch).toMatchObject({ id: otherId, status: 'CANCELLED' });
+    // A call in flight when it was cancelled ends CANCELLED too, once the 503 comes back.
+    await eventually(async () => expect((await batchNow(url, otherId)).counts).toEqual([{ status: 'CANCELLED', count: 3 }]), CONDITION_MS);
+
+    // resume sets it RUNNING and follows; once the partner is back the gateway's workers pay it.
+    const resume = started(['batch', 'resume', batchId, '--json'], env);
+    await eventually(async () => expect((await batchNow(url, batchId)).status).toBe('RUNNING'), CONDITION_MS);
+    expect(resume.running()).toBe(true);
+    await partnerBack(env);
+    const resumed = await resume.done;
+    expect(resumed.code, resumed.stderr).toBe(4);
+    expect(json(resumed)).toMatchObject({
+      resumed: true,
+      interrupted: false,
+      batch: { id: batchId, status: 'COMPLETED_WITH_FAILURES', counts: [{ status: 'COMPLETED', count: 7 }, { status: 'FAILED', count: 3 }] },
+    });
+    await expectEachRowPaidOnce(batchId, env, env, 7);
+    expect(await sandboxPaymentsOf(otherId, env)).toEqual([]);
     expect(gateway.alive).toBe(true);
   });
 
@@ -233,5 +362,55 @@ describe.runIf(process.env.TEST_DATABASE_URL)('against a remote gateway on Postg
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(json(cancel).batch).toMatchObject({ id: ownId, status: 'CANCELLED' });
     expect([imported, byOperator, approved, own, cancel].map((r) => r.stdout + r.stderr).join('')).not.toMatch(new RegExp(Object.keys(keys).map((k) => apiKey(k)).join('|')));
+  });
+  it('pauses and resumes a RUNNING batch with the keys allowed to, the viewer refused with exit 2 as GraphQL refuses it', { timeout: budget(14) }, async () => {
+    const dir = await tempDir();
+    const keys = { olga: 'operator', april: 'approver', vera: 'viewer' } as const;
+    const gateway = GatewayProcess.spawn('gateway', { DATA_DIR: dir, PORT: '0', DATABASE_URL: databaseUrl, GATEWAY_API_KEYS: namedApiKeysEnv(keys) });
+    const url = await gateway.ready;
+    const keyFile = async (who: keyof typeof keys) => {
+      const file = join(dir, `${who}.key`);
+      await writeFile(file, `${apiKey(who)}\n`, { mode: 0o600 });
+      return file;
+    };
+    const remote = { PAYOUT_GATEWAY_URL: url, DATA_DIR: await tempDir() };
+    const as = async (who: keyof typeof keys) => ({ ...remote, PAYOUT_CLI_KEY_FILE: await keyFile(who) });
+    // The gateway's own machine: its embedded sandbox, reached through the control file in its DATA_DIR.
+    const sandboxEnv = { DATA_DIR: dir };
+    const payroll = join(dir, 'payroll.csv');
+    await writeFile(payroll, 'provider,amount,account\nbank-card-token,41.00,token_success\nbank-card-token,42.50,token_success\n');
+
+    const imported = await payout(['batch', 'run', payroll, '--yes', '--json'], await as('olga'));
+    expect(imported.code, imported.stderr).toBe(0);
+    const batchId: string = json(imported).batch.id;
+    await partnerDown(sandboxEnv);
+    const approve = started(['batch', 'approve', batchId, '--yes', '--json'], await as('april'));
+    expect(await followedBatch(approve)).toBe(batchId);
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING');
+
+    const viewerPauses = await payout(['batch', 'pause', batchId, '--json'], await as('vera'));
+    expect(viewerPauses.code).toBe(2);
+    expect(lastError(viewerPauses)).toMatchObject({ code: 'auth.forbidden', exitCode: 2 });
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING');
+
+    const pause = await payout(['batch', 'pause', batchId, '--json'], await as('olga'));
+    expect(pause.code, pause.stderr).toBe(0);
+    expect(json(pause).batch).toMatchObject({ id: batchId, status: 'PAUSED', waiting: { reason: 'PERSON', by: 'key:olga' } });
+    expect(json(await approve.done).batch).toMatchObject({ id: batchId, status: 'PAUSED', approvedBy: 'key:april' });
+
+    const viewerResumes = await payout(['batch', 'resume', batchId, '--json'], await as('vera'));
+    expect(viewerResumes.code).toBe(2);
+    expect(lastError(viewerResumes)).toMatchObject({ code: 'auth.forbidden', exitCode: 2 });
+    expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('PAUSED');
+
+    const resume = started(['batch', 'resume', batchId, '--json'], await as('april'));
+    await eventually(async () => expect((await batchNow(url, batchId, apiKey('vera'))).status).toBe('RUNNING'), CONDITION_MS);
+    await partnerBack(sandboxEnv);
+    const resumed = await resume.done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(json(resumed)).toMatchObject({ resumed: true, batch: { id: batchId, status: 'COMPLETED', counts: [{ status: 'COMPLETED', count: 2 }] } });
+    await expectEachRowPaidOnce(batchId, await as('vera'), sandboxEnv, 2);
+    const all = [imported, viewerPauses, pause, viewerResumes, resumed].map((r) => r.stdout + r.stderr).join('');
+    expect(all).not.toMatch(new RegExp(Object.keys(keys).map((k) => apiKey(k)).join('|')));
   });
 });
