@@ -22,6 +22,11 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const day = (at: Date) => `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}`;
 const time = (at: Date) => `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
 
+/** "27 Nov 2026": a UTC day, where the time of day says nothing more. */
+export function utcDay(at: Date): string {
+  return day(at);
+}
+
 /** "27 Nov 2026, 04:32 UTC". */
 export function utcDateTime(at: Date): string {
   return `${day(at)}, ${time(at)} UTC`;

@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import * as enums from '../../src/db/generated/enums.ts';
 
 /**
  * A real browser for the page's tests: Debian's Chromium driven by playwright-core, each
@@ -84,8 +85,58 @@ export async function accessibilityViolations(page: Page, state: string): Promis
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
 }
 
+/** Every value of the database's enums (BatchStatus, BatchItemStatus, …): names a person should never read on the page. */
+const ENUM_WORDS = [...new Set(Object.values(enums).flatMap((values) => Object.values(values as Record<string, string>)))].sort((a, b) => b.length - a.length);
+
+/**
+ * Machine text a person should never read (issue 29): an ISO 8601 time or bare ISO date, an
+ * enum name, an amount as the API or a server message writes it ("46950.60 RUB", "46,950.60 RUB")
+ * where the page formats money for its language. A bare number such as "1500.00" may stay: the
+ * messages about a file quote its cells and say what to write in it.
+ */
+const MACHINE_TEXT: readonly RegExp[] = [
+  /(?<![\w.-])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)/g,
+  new RegExp(`\\b(?:${ENUM_WORDS.join('|')})\\b`, 'g'),
+  /(?<![\d,.])(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2} [A-Z]{3}\b/g,
+  // The first end of a range whose second end was formatted ("10.00–₽1,000,000.00").
+  /(?<![\d,.₽])\d[\d,]*\.\d{2}–/g,
+];
+
+/** The machine text in `text` (a page's `document.body.innerText`), each with a few words around it. */
+export function machineText(text: string): string[] {
+  return MACHINE_TEXT.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => `${m[0]} in "${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')}"`));
+}
+
+/**
+ * `document.body.innerText` as written, not as styled: a label the style sheet upper-cases
+ * ("Failed" shown as FAILED) is no enum name. Codes set apart in <code> beside the words that
+ * name them ("row.already-paid", "STATUS_DIFFERS", what the downloads carry) are left out. Read
+ * in one synchronous task, so nothing is painted in between.
+ */
+export function visibleText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const changed: Array<[HTMLElement, string, string]> = [];
+    for (const element of document.body.querySelectorAll<HTMLElement>('*')) {
+      if (element.tagName === 'CODE') changed.push([element, 'display', 'none']);
+      else if (getComputedStyle(element).textTransform !== 'none') changed.push([element, 'text-transform', 'none']);
+    }
+    const before = changed.map(([element, property, value]) => {
+      const was = element.style.getPropertyValue(property);
+      element.style.setProperty(property, value);
+      return was;
+    });
+    try {
+      return document.body.innerText;
+    } finally {
+      changed.forEach(([element, property], index) => (before[index] === '' ? element.style.removeProperty(property) : element.style.setProperty(property, before[index]!)));
+    }
+  });
+}
+
 export async function step(rig: Rig, name: string): Promise<void> {
   expect(await accessibilityViolations(rig.page, name)).toEqual([]);
+  // Soft: a screenshot is still taken, and every step of the journey is checked in one run.
+  expect.soft(machineText(await visibleText(rig.page)), `${name}: machine text on the page`).toEqual([]);
   if (screenshots) {
     await mkdir(join(repoRoot, 'docs/screenshots'), { recursive: true });
     await rig.page.screenshot({ path: join(repoRoot, 'docs/screenshots', `${name}.png`), fullPage: true });

@@ -42,6 +42,9 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByRole('heading', { name: 'Reconciliation', level: 1 }).waitFor();
   }
 
+  /** A day ("2026-11-27") as the English page writes it ("27 Nov 2026"). */
+  const readableDay = (day: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+
   it('starts a run for today, follows it, and shows both sides and the discrepancies by code', async () => {
     const { page } = rig;
     const payments = gw.services().payments;
@@ -58,7 +61,7 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByLabel('To (included)').fill(today());
     await page.getByRole('button', { name: 'Start' }).click();
 
-    await page.getByRole('heading', { name: `Reconciliation of ${today()}`, level: 1 }).waitFor();
+    await page.getByRole('heading', { name: `Reconciliation of ${readableDay(today())}`, level: 1 }).waitFor();
     await page.locator('.badge', { hasText: 'Completed' }).first().waitFor();
     await page.getByRole('heading', { name: 'Unknown to the gateway (1)' }).waitFor();
     await page.getByRole('heading', { name: 'Status differs (1)' }).waitFor();
@@ -70,7 +73,7 @@ suite('the web page: reconciliation in Chromium', () => {
     await expect(sides.getByRole('row', { name: /^Payments/ }).textContent()).resolves.toMatch(/Payments\s*differs\s*4\s*3/);
     await expect(sides.locator('tr.differs').count()).resolves.toBeGreaterThanOrEqual(3);
     const status = page.locator('section', { has: page.getByRole('heading', { name: 'Status differs (1)' }) });
-    await expect(status.getByRole('row', { name: /web-rec-2/ }).textContent()).resolves.toMatch(/web-rec-2.*COMPLETED.*FAILED.*both.*Open/);
+    await expect(status.getByRole('row', { name: /web-rec-2/ }).textContent()).resolves.toMatch(/web-rec-2.*Completed.*Failed.*both.*Open/);
     await step(rig, '15-reconciliation-run');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('group', { name: 'Discrepancies' }).getByRole('button', { name: 'CSV', exact: true }).click()]);
@@ -78,7 +81,7 @@ suite('the web page: reconciliation in Chromium', () => {
     expect(csv.trim().split('\r\n').map((line) => line.split(',')[0])).toEqual(['code', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'COMMISSION_DIFFERS']);
 
     await page.getByRole('link', { name: 'All reconciliation runs' }).click();
-    const row = page.getByRole('row', { name: new RegExp(today()) });
+    const row = page.getByRole('row', { name: new RegExp(readableDay(today())) });
     await row.waitFor();
     await expect(row.textContent()).resolves.toMatch(/Completed.*this page or the API\s*3\s*0\s*1/);
     await step(rig, '14-reconciliation-runs');
@@ -91,7 +94,7 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByRole('button', { name: 'Start' }).click();
     const alert = page.locator('#recon-from-error');
     await alert.waitFor();
-    await expect(alert.textContent()).resolves.toMatch(/older than the upstream keeps payments \(50 days\): the earliest day that can be reconciled today is \d{4}-\d{2}-\d{2}/);
+    await expect(alert.textContent()).resolves.toMatch(/older than the upstream keeps payments \(50 days\): the earliest day that can be reconciled today is \d{1,2} [A-Z][a-z]{2} \d{4}/);
     await expect(page.getByLabel('From').getAttribute('aria-invalid')).resolves.toBe('true');
     await step(rig, '16-reconciliation-period-error');
   });
@@ -100,7 +103,7 @@ suite('the web page: reconciliation in Chromium', () => {
     const { page } = rig;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(KEYS.viewer);
-    await page.getByRole('row', { name: new RegExp(today()) }).waitFor();
+    await page.getByRole('row', { name: new RegExp(readableDay(today())) }).waitFor();
     await expect(page.getByRole('button', { name: 'Start' }).count()).resolves.toBe(0);
     await step(rig, '17-reconciliation-viewer');
   });

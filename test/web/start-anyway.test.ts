@@ -49,7 +49,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
 
     const refusal = page.getByRole('alert');
     await refusal.getByText('BATCH_INSUFFICIENT_FUNDS', { exact: true }).waitFor();
-    expect(await refusal.innerText()).toMatch(/RUB short/);
+    expect(await refusal.innerText()).toMatch(/^The gateway refused: ₽[\d,]+\.\d{2} short: /);
     await page.getByText('Start anyway: the batch pays what the balance covers, then pauses until the balance is topped up.').waitFor();
     await step(rig, '23-approval-refused-for-money');
 
@@ -74,7 +74,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     // A row with an error: the batch is rejected, its 9 valid rows may be approved alone.
     setBalance('10000000.00');
     const batchId = await upload((csv) => csv.replace(',4200.10,', ',not-an-amount,'));
-    await page.locator('.batch-head .badge', { hasText: /^Rejected$/ }).waitFor();
+    await page.locator('.batch-head .badge', { hasText: /^Has row errors$/ }).waitFor();
     setBalance('100.00');
     await page.getByRole('button', { name: 'Approve valid rows only' }).click();
     await page.locator('.confirm').getByRole('button', { name: 'Approve valid rows only' }).click();

@@ -54,10 +54,14 @@ export function BatchStatusBadge({ batch }: { batch: { status: string; validCoun
 
 /** Status names the gateway's own sentences may carry (batch, row and payment states). */
 const STATUS_WORD = /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
-/** An amount as the gateway writes it in a sentence: "46950.60 RUB". */
-const AMOUNT = /(-?\d+\.\d{2}) ([A-Z]{3})\b/g;
+/** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (readable-text.ts), or "46950.60 RUB" as older messages do. */
+const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
+/** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits). */
+const RANGE = /(?<![\d,.])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})–((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A time as the gateway writes it: ISO 8601. */
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})\b/g;
+/** A bare ISO day ("2026-11-27", a UTC day), as messages stored before readable-text.ts and SQL's to_char() write it. */
+const ISO_DAY = /(?<![\w.-])(\d{4})-(\d{2})-(\d{2})(?![\w.-]*\w)/g;
 
 /**
  * The gateway's own sentences (refusals, problem and row messages) with what the page can
@@ -65,9 +69,16 @@ const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\
  * their names on the page, times as the page shows them. The words themselves stay the gateway's.
  */
 export function serverText(text: string, i18n: Translator): string {
+  const money = (value: string, currency: string) => formatMoney(value.replace(/,/g, ''), currency, i18n.tag);
   return text
-    .replace(AMOUNT, (_whole, value: string, currency: string) => formatMoney(value, currency, i18n.tag))
+    .replace(RANGE, (_whole, from: string, to: string, currency: string) => `${money(from, currency)}–${money(to, currency)}`)
+    .replace(AMOUNT, (_whole, value: string, currency: string) => money(value, currency))
     .replace(ISO_TIME, (time) => new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(time)))
+    .replace(ISO_DAY, (day, year: string, month: string, date: string) => {
+      const at = new Date(Date.UTC(Number(year), Number(month) - 1, Number(date)));
+      // The day itself, whatever the reader's time zone: not a moment to shift.
+      return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+    })
     .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`);
 }
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql, type Access } from './api.ts';
 import { DownloadSection } from './downloads.tsx';
-import { formatDateTime, useI18n } from './i18n.ts';
-import { ErrorNotice, Money, PageTitle, Pager, StatusFilter } from './parts.tsx';
+import { formatDateTime, useI18n, type Translator } from './i18n.ts';
+import { ErrorNotice, Money, PageTitle, Pager, StatusFilter, serverText } from './parts.tsx';
 import {
   DISCREPANCY_CODES,
   RECONCILIATION_RUN,
@@ -33,8 +33,14 @@ function RunStatus({ run }: { run: Pick<ReconciliationRun, 'status'> }) {
   return <span class={`badge badge-${runTone[run.status] ?? 'plain'}`}>{t(`recon.status.${run.status}` as 'recon.status.RUNNING')}</span>;
 }
 
-function period(run: Pick<ReconciliationRun, 'from' | 'to'>): string {
-  return run.from === run.to ? run.from : `${run.from} – ${run.to}`;
+/** A run's days ("2026-11-27", days of its time zone) as the page's language writes a day. */
+function period(run: Pick<ReconciliationRun, 'from' | 'to'>, i18n: Translator): string {
+  const day = (value: string) => {
+    const at = new Date(`${value}T00:00:00Z`);
+    // Formatted in UTC, where the string's midnight is: the day itself, not a moment in the reader's zone.
+    return Number.isNaN(at.getTime()) ? value : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+  };
+  return run.from === run.to ? day(run.from) : `${day(run.from)} – ${day(run.to)}`;
 }
 
 /** Yesterday in the browser's own day: the gateway's zone may differ, the form says so. */
@@ -118,7 +124,7 @@ export function ReconciliationsPage({ access }: { access: Access }) {
               {reply.runs.map((run) => (
                 <tr key={run.id}>
                   <th scope="row">
-                    <a href={`#/reconciliation/${run.id}`}>{period(run)}</a>
+                    <a href={`#/reconciliation/${run.id}`}>{period(run, i18n)}</a>
                     <div class="muted mono">
                       {run.id} · {run.timeZone}
                     </div>
@@ -143,7 +149,8 @@ export function ReconciliationsPage({ access }: { access: Access }) {
 }
 
 function StartForm() {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   const [from, setFrom] = useState(yesterday);
   const [to, setTo] = useState(yesterday);
   const [refusal, setRefusal] = useState<{ field: string; message: string } | undefined>();
@@ -169,7 +176,7 @@ function StartForm() {
   const fieldError = (field: string) =>
     refusal?.field === field ? (
       <p id={`recon-${field}-error`} class="field-error" role="alert">
-        {refusal.message}
+        {serverText(refusal.message, i18n)}
       </p>
     ) : null;
   const described = (field: string) => (refusal?.field === field ? { 'aria-invalid': true, 'aria-describedby': `recon-${field}-error` } : {});
@@ -247,7 +254,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
   return (
     <>
       <a href="#/reconciliation">{t('recon.back')}</a>
-      <PageTitle>{t('recon.runTitle', { period: period(run) })}</PageTitle>
+      <PageTitle>{t('recon.runTitle', { period: period(run, i18n) })}</PageTitle>
       <div class="batch-head">
         <RunStatus run={run} />
         <span class="muted mono">{run.id}</span>
@@ -370,6 +377,9 @@ function DiscrepancyGroup({ runId, code, count }: { runId: string; code: string;
   const [error, setError] = useState<unknown>();
   const after = cursors[cursors.length - 1] ?? null;
   const headingId = `group-${code}`;
+  /** One side's value as a person reads it: a status by its name on the page, an amount formatted; others (a recipient) as they are. */
+  const sideValue = (value: string) =>
+    /^-?\d+\.\d{2}$/.test(value) ? <Money value={{ value }} /> : /^[A-Z][A-Z_]*$/.test(value) ? i18n.status(value) : value;
 
   useEffect(() => {
     let current = true;
@@ -423,8 +433,8 @@ function DiscrepancyGroup({ runId, code, count }: { runId: string; code: string;
                   </th>
                   <td>{row.batchId === null ? '—' : <a href={`#/batches/${row.batchId}`}>{t('recon.row', { batch: row.batchId, row: row.batchRow ?? '?' })}</a>}</td>
                   <td class="num">{row.amount === null ? '—' : <Money value={row.amount} />}</td>
-                  <td class="recon-value">{row.gatewayValue ?? <span class="muted">{t('recon.none')}</span>}</td>
-                  <td class="recon-value">{row.upstreamValue ?? <span class="muted">{t('recon.none')}</span>}</td>
+                  <td class="recon-value">{row.gatewayValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.gatewayValue)}</td>
+                  <td class="recon-value">{row.upstreamValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.upstreamValue)}</td>
                   {code === 'STATUS_DIFFERS' ? <td>{row.finalSide === null ? '—' : t(`recon.final.${row.finalSide}` as 'recon.final.BOTH')}</td> : null}
                   <td>
                     <span class={`badge ${row.resolution === 'REPAIRED' ? 'badge-good' : 'badge-warn'}`}>{t(`recon.resolution.${row.resolution}` as 'recon.resolution.OPEN')}</span>

@@ -1,4 +1,5 @@
 import { toMinorUnits } from '../../money/money.ts';
+import { utcDay } from '../../money/readable-text.ts';
 import { FirstLines } from './read/first-lines.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
 
@@ -16,12 +17,12 @@ export const SAME_FILE = 'row.duplicate';
 /** Same payee and amount under another reference in one file: paid, but worth a look. */
 export const SIMILAR = 'row.similar';
 
-/** `%s` in order: line, batch, status, day (UTC). Rendered here and, at approval, by SQL's format(). */
+/** `%s` in order: line, batch, status, day (UTC). Rendered here ("27 Nov 2026") and, at approval, by SQL's format() (hold-approved-repeats.ts). */
 export const ALREADY_PAID_TEMPLATE =
   'repeats line %s of batch %s (%s, %s): the same payee, amount and reference; held back, paid only if the approver includes held rows';
 
 export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' | 'status' | 'at'>): string {
-  const values = [String(earlier.line), earlier.batchId, earlier.status, earlier.at.toISOString().slice(0, 10)];
+  const values = [String(earlier.line), earlier.batchId, earlier.status, utcDay(earlier.at)];
   return ALREADY_PAID_TEMPLATE.replace(/%s/g, () => values.shift() ?? '');
 }
 
