@@ -81,7 +81,7 @@ export async function paymentSearchCommand(options: SearchOptions, context: CliC
       p.batchId === null ? '' : `${p.batchId}:${p.batchRow ?? ''}`,
       p.reference ?? '',
     ]);
-    context.out(payments.length === 0 ? 'No payments match.' : table(['PAYMENT', 'STATUS', 'AMOUNT', 'CREATED', 'BATCH ROW', 'REFERENCE'], rows));
+    context.out(payments.length === 0 ? 'No payments match.' : table(['PAYMENT', 'STATUS', 'AMOUNT', 'CREATED AT', 'BATCH ROW', 'REFERENCE'], rows));
     if (found.pageInfo.hasNextPage) context.out(`… more: payout payment search --limit ${Math.min(99, first * 2)}`);
     await context.result({ payments: payments.map(paymentDoc), more: found.pageInfo.hasNextPage });
     return exitCodes.ok;

@@ -245,7 +245,8 @@ function noticeText(action: Action, batch: BatchDetail, i18n: Translator): strin
   if (action === 'cancel') return t('batch.cancelled');
   if (action === 'pause') return t('batch.paused');
   if (action === 'resume') return t('batch.resumed');
-  return batch.waiting === null ? t('batch.approved') : t('batch.approvedWaiting', { why: waitText(batch.waiting, i18n) });
+  // What it waits for is the notice beside the progress (WaitNotice): said there once, not twice.
+  return batch.waiting === null ? t('batch.approved') : t('batch.approvedWaiting');
 }
 
 const PAGE_SIZE = 25;

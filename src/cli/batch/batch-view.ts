@@ -8,7 +8,7 @@ export const BATCH_FIELDS = /* GraphQL */ `
   totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
   uploadedBy approvedBy createdAt approvedAt startedAt finishedAt
   counts { status count amount } throughput secondsLeft
-  waiting { reason since by shortfall { value } waitingFor }`;
+  waiting { reason since by shortfall { value } waitingFor nextCheckAt }`;
 
 /** A batch as the gateway answers BATCH_FIELDS. */
 export interface BatchView {
@@ -35,7 +35,7 @@ export interface BatchView {
   counts: Array<{ status: string; count: number; amount: string }>;
   throughput: number | null;
   secondsLeft: number | null;
-  waiting: { reason: string; since: string | null; by: string | null; shortfall: { value: string } | null; waitingFor: string } | null;
+  waiting: { reason: string; since: string | null; by: string | null; shortfall: { value: string } | null; waitingFor: string; nextCheckAt: string | null } | null;
 }
 
 /** One line: what the batch is and holds. */
@@ -60,7 +60,8 @@ export function statusText(batch: BatchView): string {
     secondsLeft(batch) === null ? null : `about ${Math.ceil(batch.secondsLeft!)} s left`,
   ].filter((part) => part !== null);
   const wait = batch.waiting;
-  const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}`;
+  const next = wait?.nextCheckAt == null ? '' : `; next check ${timeText(wait.nextCheckAt)}`;
+  const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}${next}`;
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
 }
 

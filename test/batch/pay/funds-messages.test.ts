@@ -5,7 +5,7 @@ import { rub } from '../../../src/batch/pay/funds-check.ts';
 
 /**
  * Issue 29, finding 4: the funds messages a person reads on the page and in the CLI write
- * amounts grouped and times as a readable UTC date-time, never ISO 8601.
+ * amounts grouped, never ISO 8601 times.
  */
 describe('funds messages', () => {
   it('write amounts grouped by thousands, from minor units, never through a float', () => {
@@ -15,7 +15,9 @@ describe('funds messages', () => {
     expect(rub(-123456n)).toBe('-1,234.56 RUB');
   });
 
-  it('a batch paused for funds says what is short and when the balance is read again, in words', () => {
+  // When it is read again is a time of its own (nextCheckAt), which the page and the CLI show in
+  // the reader's time; the words say no time, so they never go stale (the reads change).
+  it('a batch paused for funds says what is short in words, and when the balance is read again as a time', () => {
     const wait = waitOf(
       {
         status: batchStates.paused,
@@ -30,7 +32,8 @@ describe('funds messages', () => {
     expect(wait).toMatchObject({
       reason: 'FUNDS',
       shortfall: '46594738.36',
-      waitingFor: 'the balance to cover the rows left and their commission (46,594,738.36 RUB short, read again at 04:32 UTC on 27 Nov 2026), or a person to resume it',
+      waitingFor: 'the balance to cover the rows left and their commission (46,594,738.36 RUB short, read again by itself), or a person to resume it',
+      nextCheckAt: new Date('2026-11-27T04:32:27.003Z'),
     });
   });
 });
