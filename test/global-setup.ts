@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 
 /**
  * Tests that start real processes (the CLI, workers) run the built dist/, as users do:
@@ -6,4 +8,8 @@ import { execFileSync } from 'node:child_process';
  */
 export default function setup(): void {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  // The page tests build dist/web once per run (test/support/browser.ts buildWebPage): this
+  // run's id, inherited by the workers, and no lock left by a run that was killed.
+  process.env.PAYOUT_TEST_RUN = randomUUID();
+  rmSync(new URL('../dist/.web-build-lock', import.meta.url), { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -34,13 +34,38 @@ if (missing) console.warn(`test/web: skipped, ${CHROMIUM} is missing (apt-get in
 
 /** Builds web/ as `npm run build` does, so the page under test is the one in the working tree. */
 export function buildWebPage(): void {
-  // vitest sets NODE_ENV=test, which would make vite ship Preact's development build (a third
-  // larger): the page under test must be the production one `npm run build` makes.
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], {
-    cwd: repoRoot,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  // Once per test run: page test files run in parallel workers, and a vite build empties
+  // dist/web while it works, so a page another file is loading meanwhile would find no script.
+  const marker = join(repoRoot, 'dist/web', `.built-by-${process.env.PAYOUT_TEST_RUN ?? process.pid}`);
+  if (existsSync(marker)) return;
+  const lock = join(repoRoot, 'dist/.web-build-lock');
+  while (!tryLock(lock)) {
+    // Another worker builds; it writes the marker when done (a build lock, not a test's timing).
+    if (existsSync(marker)) return;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  try {
+    if (existsSync(marker)) return;
+    // vitest sets NODE_ENV=test, which would make vite ship Preact's development build (a third
+    // larger): the page under test must be the production one `npm run build` makes.
+    execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    writeFileSync(marker, '');
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function tryLock(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function launch(): Promise<Browser> {
