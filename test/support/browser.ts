@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -207,6 +207,35 @@ export async function startPageRig(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+type PageRig = Awaited<ReturnType<typeof startPageRig>>;
+
+/**
+ * One page rig for a file's tests whose gateway runs no worker, so that only the partner
+ * breaker and the page change (the waits' tests); the sandbox's outage is cleared at the end.
+ */
+export function pageRigWithoutWorker(dataDirPrefix: string): () => PageRig {
+  let started: PageRig | undefined;
+  beforeAll(async () => {
+    started = await startPageRig(dataDirPrefix, { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' });
+  });
+  afterAll(async () => {
+    await started?.gateway.upstream.sandbox?.outage.clear();
+    await started?.close();
+  });
+  return () => started!;
+}
+
+/** The sample payroll uploaded, approved on the page and shown paying. */
+export async function approveSamplePayroll({ rig, dataDir }: Pick<PageRig, 'rig' | 'dataDir'>): Promise<void> {
+  const { page } = rig;
+  const file = join(dataDir, 'payroll.csv');
+  await writeFile(file, await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8'));
+  await uploadAndOpen(rig, file);
+  await page.getByRole('button', { name: 'Approve and pay' }).click();
+  await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
+  await page.getByText('Paying', { exact: true }).first().waitFor();
 }
 
 /** Uploads `file` on the upload page and opens the batch's page; the batch's id. */

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { startPageRig, step, suite } from '../support/browser.ts';
+import { pageRigWithoutWorker, step, suite } from '../support/browser.ts';
 
 /**
  * Issue 29, finding 1: "Find a payment" while the partner refuses connections shows the
@@ -8,17 +8,10 @@ import { startPageRig, step, suite } from '../support/browser.ts';
  * record's time in the page's locale, instead of failing as a whole.
  */
 suite('the web page: finding a payment while the partner is down', () => {
-  let started: Awaited<ReturnType<typeof startPageRig>>;
-  beforeAll(async () => {
-    started = await startPageRig('payout-web-find-recorded-', { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' });
-  });
-  afterAll(async () => {
-    await started?.gateway.upstream.sandbox?.outage.clear();
-    await started?.close();
-  });
+  const rigOf = pageRigWithoutWorker('payout-web-find-recorded-');
 
   it('shows the payment from the gateway’s record with a note saying so, in local time', async () => {
-    const { gateway, rig } = started;
+    const { gateway, rig } = rigOf();
     const response = await gateway.yoga.fetch('http://gateway/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,8 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { repoRoot, startPageRig, step, suite, uploadAndOpen } from '../support/browser.ts';
+import { approveSamplePayroll, pageRigWithoutWorker, step, suite } from '../support/browser.ts';
 
 /**
  * Issue 19's "the page shows the batch paused with the reason and resumes it by itself", on a
@@ -12,24 +10,12 @@ import { repoRoot, startPageRig, step, suite, uploadAndOpen } from '../support/b
  * 2-minute outage). The gateway runs without its worker, so only the breaker changes.
  */
 suite('the web page: a batch page left open hears the partner go down and come back', () => {
-  let started: Awaited<ReturnType<typeof startPageRig>>;
-  beforeAll(async () => {
-    started = await startPageRig('payout-web-partner-wait-', { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' });
-  });
-  afterAll(async () => {
-    await started?.gateway.upstream.sandbox?.outage.clear();
-    await started?.close();
-  });
+  const rigOf = pageRigWithoutWorker('payout-web-partner-wait-');
 
   it('shows the wait while the breaker is open and takes it away once it closes, without a reload', async () => {
-    const { gateway, rig, dataDir } = started;
+    const { gateway, rig } = rigOf();
     const { page } = rig;
-    const file = join(dataDir, 'payroll.csv');
-    await writeFile(file, await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8'));
-    await uploadAndOpen(rig, file);
-    await page.getByRole('button', { name: 'Approve and pay' }).click();
-    await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
-    await page.getByText('Paying', { exact: true }).first().waitFor();
+    await approveSamplePayroll(rigOf());
     const wait = page.getByText('Waiting: the Payout API answers with errors (5xx)');
     expect(await wait.count()).toBe(0);
 

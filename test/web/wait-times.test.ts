@@ -1,32 +1,18 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { repoRoot, startPageRig, step, suite, uploadAndOpen } from '../support/browser.ts';
+import { approveSamplePayroll, pageRigWithoutWorker, step, suite } from '../support/browser.ts';
 
 /**
  * Issue 29: times shown on the page are local, formatted and kept current. The wait notice
  * said "next probe at <ISO time>", in UTC, and never changed once that time had passed.
  */
 suite('the web page: the times of a wait', () => {
-  let started: Awaited<ReturnType<typeof startPageRig>>;
-  beforeAll(async () => {
-    started = await startPageRig('payout-web-wait-times-', { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0' });
-  });
-  afterAll(async () => {
-    await started?.gateway.upstream.sandbox?.outage.clear();
-    await started?.close();
-  });
+  const rigOf = pageRigWithoutWorker('payout-web-wait-times-');
 
   it('shows the next check in the page’s locale, counting down, with no ISO time', async () => {
-    const { gateway, rig, dataDir } = started;
+    const { gateway, rig } = rigOf();
     const { page } = rig;
-    const file = join(dataDir, 'payroll.csv');
-    await writeFile(file, await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8'));
-    await uploadAndOpen(rig, file);
-    await page.getByRole('button', { name: 'Approve and pay' }).click();
-    await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
-    await page.getByText('Paying', { exact: true }).first().waitFor();
+    await approveSamplePayroll(rigOf());
 
     // 503 with Retry-After 120 s to everything: the breaker opens, its first probe two minutes on.
     const sandbox = gateway.upstream.sandbox!;
