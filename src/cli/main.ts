@@ -118,7 +118,7 @@ batch
 
 batch
   .command('retry <batchId>')
-  .description('Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (approver or admin), with a live progress bar.')
+  .description('Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (operator or admin, not who uploaded it), with a live progress bar.')
   .option('--json', JSON_HELP)
   .action(async (batchId: string, options) => finish(await (await payCommands()).retryCommand(batchId, await context(options))));
 

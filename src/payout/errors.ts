@@ -1,3 +1,4 @@
+import { utcTimeOn } from '../money/readable-text.ts';
 import { transientErrorCodes, type ErrorBody } from './models.ts';
 
 /** Every failure of a Payout API call is one of these, each with a stable `code`. */
@@ -83,7 +84,8 @@ export class PartnerUnavailableError extends PayoutError {
     readonly reason: string,
     readonly since: Date | null,
   ) {
-    super(`the Payout API is ${reason}${since === null ? '' : ` since ${since.toISOString()}`}: nothing is sent to it until it answers again`);
+    // Read by people (the page, the CLI, a refusal): a UTC time in words, not ISO 8601.
+    super(`the Payout API is ${reason}${since === null ? '' : ` since ${utcTimeOn(since)}`}: nothing is sent to it until it answers again`);
     this.name = 'PartnerUnavailableError';
   }
 }

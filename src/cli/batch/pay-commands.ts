@@ -110,7 +110,7 @@ export async function approveAndPay(connection: Connection, batchId: string, who
     const next =
       refused.code === 'batch.same-person'
         ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}`
-        : refused.code === 'batch.insufficient-funds' || refused.code === 'batch.balance-unknown'
+        : (refused.code === 'batch.insufficient-funds' || refused.code === 'batch.balance-unknown') && !refused.message.includes('--ignore-balance')
           ? ' (--ignore-balance starts it anyway)'
           : '';
     throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
@@ -122,6 +122,9 @@ export async function approveAndPay(connection: Connection, batchId: string, who
 export async function resumeCommand(batchId: string, context: CliContext): Promise<number> {
   return withConnection(context, undefined, async (connection) => {
     const { client } = connection;
+    // Going on with a RUNNING batch sends no mutation, so the role is checked here, by the rule
+    // table resumeBatch has: a viewer may follow a batch (status), not pay it on.
+    requireRole(await whoAmI(client), 'resumeBatch', 'payout batch resume');
     const batch = await readBatch(client, batchId);
     const resumed = batch.status === batchStates.paused;
     if (resumed) {
