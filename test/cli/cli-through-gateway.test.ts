@@ -115,14 +115,19 @@ async function upload(url: string, key?: string, file = sample): Promise<string>
   return id;
 }
 
+/** `npm start` in a fresh DATA_DIR on a free port, and the environment a CLI beside it has (the same DATA_DIR and PORT). */
+async function besideNpmStart() {
+  const dataDir = await tempDir();
+  const port = await freePort();
+  const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
+  const url = await gateway.ready;
+  return { dataDir, gateway, url, env: { DATA_DIR: dataDir, PORT: String(port) } };
+}
+
 describe('beside npm start (embedded database, no keys)', () => {
   it('lists, shows, refuses, and discards through the running gateway, which holds the database', { timeout: budget(6) }, async () => {
-    const dataDir = await tempDir();
-    const port = await freePort();
-    const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
-    const url = await gateway.ready;
+    const { gateway, url, env } = await besideNpmStart();
     const batchId = await upload(url);
-    const env = { DATA_DIR: dataDir, PORT: String(port) };
 
     const list = await payout(['batch', 'list', '--json'], env);
     expect(list.code, list.stderr).toBe(0);
@@ -153,11 +158,7 @@ describe('beside npm start (embedded database, no keys)', () => {
   });
 
   it('runs, shows, exports and finds payments through the running gateway: the export is the same bytes as the page', { timeout: budget(8) }, async () => {
-    const dataDir = await tempDir();
-    const port = await freePort();
-    const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
-    const url = await gateway.ready;
-    const env = { DATA_DIR: dataDir, PORT: String(port) };
+    const { dataDir, gateway, url, env } = await besideNpmStart();
 
     // The gateway's own workers pay; the CLI follows the batch through the API.
     const run = await payout(['batch', 'run', sample, '--yes', '--json'], env);
@@ -195,11 +196,7 @@ describe('beside npm start (embedded database, no keys)', () => {
   });
 
   it('pauses, resumes and cancels a RUNNING batch through the running gateway, held RUNNING by a partner outage; every row paid once', { timeout: budget(16) }, async () => {
-    const dataDir = await tempDir();
-    const port = await freePort();
-    const gateway = GatewayProcess.spawn('npm start', { DATA_DIR: dataDir, PORT: String(port) });
-    const url = await gateway.ready;
-    const env = { DATA_DIR: dataDir, PORT: String(port) };
+    const { dataDir, gateway, url, env } = await besideNpmStart();
     // Imported (as the page imports) while the partner still answers: an import reads the providers.
     const batchId = await upload(url);
     const other = join(dataDir, 'other.csv');

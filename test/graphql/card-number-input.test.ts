@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { CREATE_PAYMENT, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -7,13 +7,6 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const CREATE = `mutation Create($input: CreatePaymentInput!) {
-  createPayment(input: $input) {
-    __typename
-    ... on CreatePaymentSuccess { payment { paymentId } }
-    ... on InputError { message fieldErrors { path message } }
-  }
-}`;
 
 let sequence = 0;
 const card = (extra: Record<string, unknown>, recipient: Record<string, string> = {}) => ({
@@ -38,7 +31,7 @@ describe('createPayment refuses a card number in free text', () => {
     ['a custom field key', { customFields: [{ key: '4111.1111.1111.1111', value: 'x' }] }, {}, ['input', 'customFields', '0', 'key']],
   ])('in %s: an InputError naming the field, masked, nothing sent or stored', async (_case, extra, recipient, path) => {
     const input = card(extra, recipient);
-    const reply = await gw.gql(CREATE, { input });
+    const reply = await gw.gql(CREATE_PAYMENT, { input });
     expect(reply.body.errors).toBeUndefined();
     const result = reply.body.data.createPayment;
     expect(result.__typename).toBe('InputError');
@@ -54,7 +47,7 @@ describe('createPayment refuses a card number in free text', () => {
       { customFields: [{ key: 'account', value: '40817810099910004312' }] },
       { description: 'order 4111111111111112' },
     );
-    const result = (await gw.gql(CREATE, { input })).body.data.createPayment;
+    const result = (await gw.gql(CREATE_PAYMENT, { input })).body.data.createPayment;
     expect(result).toEqual({ __typename: 'CreatePaymentSuccess', payment: { paymentId: input.paymentId } });
     expect((await gw.sb.get(`/payments/${input.paymentId}`)).body.customFields).toEqual({ account: '40817810099910004312' });
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { CREATE_PAYMENT, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 /**
  * Issue 29, finding 5 (c, d, e): createPayment's input messages through the real yoga
@@ -13,13 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const CREATE = `mutation Create($input: CreatePaymentInput!) {
-  createPayment(input: $input) {
-    __typename
-    ... on CreatePaymentSuccess { payment { paymentId } }
-    ... on InputError { message fieldErrors { path message } }
-  }
-}`;
 
 let sequence = 0;
 const sbp = (recipient: Record<string, string>) => ({
@@ -36,7 +29,7 @@ describe('the limit quoted is the limit applied', () => {
     ['5,000 characters', 5_000],
   ])('a description of %s: the provider’s 140, once', async (_case, length) => {
     const input = sbp({ description: 'x'.repeat(length) });
-    const reply = await gw.gql(CREATE, { input });
+    const reply = await gw.gql(CREATE_PAYMENT, { input });
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.createPayment).toEqual({
       __typename: 'InputError',
@@ -50,7 +43,7 @@ describe('the limit quoted is the limit applied', () => {
 describe('no suggestions in variable and enum errors', () => {
   it('a misspelt recipient member in the variables', async () => {
     const input = { paymentId: 'input-msg-member', amount: '100.00', recipient: { sbpB2C: { account: '79001234567', bankId: 'sbp_bank_id_success' } } };
-    const reply = await gw.gql(CREATE, { input });
+    const reply = await gw.gql(CREATE_PAYMENT, { input });
     expect(reply.status).toBe(200);
     const [error] = reply.body.errors!;
     expect(error!.message).toMatch(/^Variable "\$input" got invalid value .*; Field "sbpB2C" is not defined by type "RecipientInput"\.$/);
@@ -59,7 +52,7 @@ describe('no suggestions in variable and enum errors', () => {
 
   it('a refused variable echoes no card number', async () => {
     const input = { paymentId: 'input-msg-pan', amount: '100.00', recipient: { bankCardRusia: { pan: '2200000000000004' } } };
-    const reply = await gw.gql(CREATE, { input });
+    const reply = await gw.gql(CREATE_PAYMENT, { input });
     const [error] = reply.body.errors!;
     expect(error!.message).toMatch(/Field "bankCardRusia" is not defined by type "RecipientInput"\.$/);
     expect(JSON.stringify(reply.body)).not.toContain('2200000000000004');
@@ -67,7 +60,7 @@ describe('no suggestions in variable and enum errors', () => {
 
   it('a misspelt enum value in the variables', async () => {
     const input = { ...sbp({}), currency: 'RUR' };
-    const reply = await gw.gql(CREATE, { input });
+    const reply = await gw.gql(CREATE_PAYMENT, { input });
     const [error] = reply.body.errors!;
     expect(error!.message).toBe('Variable "$input" got invalid value "RUR" at "input.currency"; Value "RUR" does not exist in "Currency" enum.');
     expect(error!.extensions?.code).toBe('BAD_USER_INPUT');
@@ -82,7 +75,7 @@ describe('no suggestions in variable and enum errors', () => {
 describe('a phone written with a leading 8', () => {
   it.each(['89001234567', '8 900 123-45-67'])('%s: the explanation a payroll file gets', async (account) => {
     const input = sbp({ account });
-    const result = (await gw.gql(CREATE, { input })).body.data.createPayment;
+    const result = (await gw.gql(CREATE_PAYMENT, { input })).body.data.createPayment;
     expect(result).toMatchObject({
       __typename: 'InputError',
       fieldErrors: [

@@ -73,3 +73,18 @@ export async function startTestGateway(options: {
 }
 
 export type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
+
+/** createPayment with what the input tests read back: the payment's id, or the InputError's words. */
+export const CREATE_PAYMENT = `mutation Create($input: CreatePaymentInput!) {
+  createPayment(input: $input) {
+    __typename
+    ... on CreatePaymentSuccess { payment { paymentId } }
+    ... on InputError { message fieldErrors { path message } }
+  }
+}`;
+
+/** The embedded sandbox's balance set or topped up through its test route, as `payout sandbox balance` does. */
+export async function setSandboxBalance(gw: TestGateway, body: { set?: string; add?: string }): Promise<void> {
+  const reply = await gw.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  if (reply.status !== 200) throw new Error(`the sandbox refused the balance ${JSON.stringify(body)}: HTTP ${reply.status}`);
+}

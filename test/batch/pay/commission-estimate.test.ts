@@ -9,7 +9,7 @@ import { tariffCommission } from '../../../src/sandbox/ledger/ledger-entries.ts'
 import { testWorker, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { setSandboxBalance, startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 /**
  * Issue 29, finding 8: approval and the funds pause weigh a batch against the balance with a
@@ -73,10 +73,7 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
 
   const db = () => gw.db.prisma;
   const services = () => gw.services();
-  const setBalance = async (body: { set?: string; add?: string }) => {
-    const reply = await gw.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    expect(reply.status).toBe(200);
-  };
+  const setBalance = (body: { set?: string; add?: string }) => setSandboxBalance(gw, body);
   const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
   const worker = () => {
     const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds });

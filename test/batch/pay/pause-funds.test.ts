@@ -8,7 +8,7 @@ import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
 import { testWorker, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { setSandboxBalance, startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { subscribeSse } from '../../support/sse.ts';
 
 /**
@@ -30,10 +30,7 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
 
   const db = () => gw.db.prisma;
   const services = () => gw.services();
-  const setBalance = async (body: { set?: string; add?: string }) => {
-    const reply = await gw.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    expect(reply.status).toBe(200);
-  };
+  const setBalance = (body: { set?: string; add?: string }) => setSandboxBalance(gw, body);
   const worker = () => {
     const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }) });
     running.push(w);
