@@ -249,7 +249,11 @@ describe('beside npm start (embedded database, no keys)', () => {
     });
     await expectEachRowPaidOnce(batchId, env, env, 7);
     await eventually(async () => expect((await batchNow(url, otherId)).counts).toEqual([{ status: 'CANCELLED', count: 3 }]), CONDITION_MS);
-    expect(await sandboxPaymentsOf(otherId, env)).toEqual([]);
+    // Nothing of the cancelled batch was paid. A row whose create was in doubt when it was cancelled
+    // may have been created at the partner once it was back (the same paymentId, sent again): it
+    // stays READY there, never executed, and expires (decision 5; the fresh-clone CI met this).
+    const created = await sandboxPaymentsOf(otherId, env);
+    expect(created.filter((payment) => payment.status.value !== 'READY' && payment.status.value !== 'CREATED' && payment.status.value !== 'EXPIRED')).toEqual([]);
     expect(gateway.alive).toBe(true);
   });
 
