@@ -24,6 +24,8 @@ export const auditActions = [
   'batch.dismiss',
   'batch.pause',
   'batch.resume',
+  'batch.reschedule',
+  'batch.forecast-short',
   'batch.review',
   'batch.item.mark',
   'payment.cancel',

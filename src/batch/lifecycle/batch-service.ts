@@ -13,6 +13,7 @@ import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { lockApprovals } from './sql/lock-approvals.ts';
+import { approvedStart } from './batch-schedule.ts';
 import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
@@ -69,6 +70,8 @@ export class BatchService {
       duplicateWindowDays?: number;
       /** Approval reads the balance against what approved batches still need (funds-check.ts); off without it. */
       funds?: FundsCheck;
+      /** SCHEDULE_HORIZON_DAYS: how far ahead an approval may set payAt (batch-schedule.ts). */
+      scheduleHorizonDays?: number;
     },
   ) {}
 
@@ -89,7 +92,7 @@ export class BatchService {
    */
   async approve(
     batchId: string,
-    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean; by?: AuditActor },
+    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean; payAt?: Date | null; by?: AuditActor },
   ): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
@@ -110,8 +113,10 @@ export class BatchService {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const includeHeld = request.includeHeld ?? false;
-    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld);
     const now = new Date();
+    // RUNNING now, or SCHEDULED for payAt: a payAt past or too far ahead is refused before anything else.
+    const start = approvedStart(request.payAt, now, this.options.scheduleHorizonDays);
+    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld, start.payAt);
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
       // other approved at once, the second must see the first approved.
@@ -127,7 +132,7 @@ export class BatchService {
         : { count: 0 };
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: batchStates.running, validRowsOnly, includeHeld, approvedBy: request.approver, approvedAt: now, startedAt: now },
+        data: { ...start, validRowsOnly, includeHeld, approvedBy: request.approver, approvedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // From now on its rows are what later imports and approvals are checked against.
@@ -140,6 +145,7 @@ export class BatchService {
         heldIncluded: included.count,
         forced: batch.forced,
         balanceChecked: funds !== undefined,
+        payAt: start.payAt?.toISOString() ?? null,
         ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
       };
       await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
@@ -161,12 +167,12 @@ export class BatchService {
    * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
    * the batch anyway, and the audit event says so).
    */
-  private async fundsForApproval(batchId: string, includeHeld: boolean): Promise<FundsPicture | undefined> {
+  private async fundsForApproval(batchId: string, includeHeld: boolean, payAt: Date | null): Promise<FundsPicture | undefined> {
     const funds = this.options.funds;
     if (funds === undefined) return undefined;
     let picture: FundsPicture;
     try {
-      picture = await funds.forApproval(batchId, includeHeld);
+      picture = await funds.forApproval(batchId, includeHeld, payAt);
     } catch (error) {
       throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
     }

@@ -10,8 +10,12 @@ export type BatchStep =
   | 'import'
   /** sql/reject-stale-imports.ts, run by the worker's idle sweep: an import whose process died. */
   | 'stale-import'
-  /** batch-service.ts approve (approveBatch, `payout batch approve|run`). */
+  /** batch-service.ts approve (approveBatch, `payout batch approve|run`); with a payAt ahead it schedules (batch-schedule.ts). */
   | 'approve'
+  /** sql/release-due-batches.ts, run by every worker's idle sweep: a SCHEDULED batch whose payAt the database clock has reached. */
+  | 'release'
+  /** batch-schedule.ts reschedule (rescheduleBatch, `payout batch reschedule`): a new payAt, audited. */
+  | 'reschedule'
   /** batch-service.ts cancel (cancelBatch, `payout batch cancel`). */
   | 'cancel'
   /** sql/finish-batches.ts, run by the worker when rows come to rest and by its idle sweep. */
@@ -48,6 +52,11 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'VALIDATING',              to: 'REJECTED',                by: 'stale-import', when: 'no heartbeat for IMPORT_STALE_MS: the importing process died' },
   { from: 'VALIDATED',               to: 'RUNNING',                 by: 'approve',      when: 'approved by someone other than the uploader (unless single-user)' },
   { from: 'REJECTED',                to: 'RUNNING',                 by: 'approve',      when: 'approved with validRowsOnly: only row errors, and at least one valid row' },
+  { from: 'VALIDATED',               to: 'SCHEDULED',               by: 'approve',      when: 'approved as above, with a payAt ahead: it waits, no row is claimed' },
+  { from: 'REJECTED',                to: 'SCHEDULED',               by: 'approve',      when: 'approved with validRowsOnly and a payAt ahead' },
+  { from: 'SCHEDULED',               to: 'RUNNING',                 by: 'release',      when: 'the database clock reached payAt: one statement, so one worker releases it, once' },
+  { from: 'SCHEDULED',               to: 'SCHEDULED',               by: 'reschedule',   when: 'a person who may approve sets another payAt ahead (audited)' },
+  { from: 'SCHEDULED',               to: 'CANCELLED',               by: 'cancel',       when: 'cancelled while waiting: nothing was sent, no row is paid' },
   { from: 'VALIDATING',              to: 'CANCELLED',               by: 'cancel',       when: 'discarded while its file is read: the import stops, no row is paid' },
   { from: 'VALIDATED',               to: 'CANCELLED',               by: 'cancel',       when: 'discarded before approval: nothing was paid, the file may be uploaded again' },
   { from: 'REJECTED',                to: 'CANCELLED',               by: 'cancel',       when: 'discarded before approval' },
@@ -97,6 +106,8 @@ export const batchStates = {
   cancelled: 'CANCELLED',
   /** Approved and waiting: nothing new is sent until it is resumed (pauseReason says why). */
   paused: 'PAUSED',
+  /** Approved to pay at payAt: nothing is claimed or sent until it is released. */
+  scheduled: 'SCHEDULED',
 } as const satisfies Record<string, BatchStatus>;
 
 /** Why a PAUSED batch waits, and so what resumes it: a person, or a balance that covers the rest. */
@@ -106,6 +117,9 @@ export const pauseReasons = { person: 'PERSON', funds: 'FUNDS' } as const satisf
 export const cancellableStates: readonly BatchStatus[] = statesFrom('cancel');
 /** States an approval starts. */
 export const approvableStates: readonly BatchStatus[] = statesFrom('approve');
+/** States a scheduled batch is released from (to RUNNING), and rescheduled in. */
+export const releasableStates: readonly BatchStatus[] = statesFrom('release');
+export const reschedulableStates: readonly BatchStatus[] = statesFrom('reschedule');
 /** States whose failed rows retryFailedItems pays again. */
 export const retryableStates: readonly BatchStatus[] = statesFrom('retry-failed');
 /** States the finishing step ends (or, for a cancelled batch, stamps finishedAt). */

@@ -40,9 +40,20 @@ export class FundsCheck {
     this.tariffs = tariffParams(commission.tariffs, commission.defaultPercent);
   }
 
-  /** For an approval of `batchId`: the rows it starts, with every batch already approved. */
-  async forApproval(batchId: string, includeHeld: boolean): Promise<FundsPicture> {
-    return this.picture({ batchIds: [], starting: { batchId, statuses: startingStatuses(includeHeld) }, withPaying: [...payingStates, batchStates.paused] });
+  /**
+   * For an approval of `batchId`: the rows it starts, with every batch already approved that
+   * pays before it (paying now, paused, or scheduled no later than its payAt).
+   */
+  async forApproval(batchId: string, includeHeld: boolean, payAt: Date | null = null): Promise<FundsPicture> {
+    return this.picture({ batchIds: [], starting: { batchId, statuses: startingStatuses(includeHeld) }, withPaying: [...payingStates, batchStates.paused], scheduledUntil: payAt });
+  }
+
+  /**
+   * For a scheduled batch, ahead of its time (the lead-time forecast, schedule-forecast.ts):
+   * its rows, with every batch paying now or paused and every batch scheduled no later.
+   */
+  async forSchedule(batchId: string, payAt: Date): Promise<FundsPicture> {
+    return this.picture({ batchIds: [batchId], withPaying: [...payingStates, batchStates.paused], scheduledUntil: payAt });
   }
 
   /**
@@ -65,7 +76,12 @@ export class FundsCheck {
     return this.picture({ batchIds: [batchId], withPaying: payingStates });
   }
 
-  private async picture(need: { batchIds: string[]; withPaying: readonly BatchStatus[]; starting?: { batchId: string; statuses: readonly string[] } }): Promise<FundsPicture> {
+  private async picture(need: {
+    batchIds: string[];
+    withPaying: readonly BatchStatus[];
+    starting?: { batchId: string; statuses: readonly string[] };
+    scheduledUntil?: Date | null;
+  }): Promise<FundsPicture> {
     const balance = await this.deps.client.getBalance();
     const availableMinor = signedToMinorUnits(balance.available.value);
     const { amountMinor, commissionMinor } = await fundsNeed(this.deps.query, {
@@ -73,6 +89,7 @@ export class FundsCheck {
       withPaying: true,
       payingStates: need.withPaying,
       ...(need.starting === undefined ? {} : { starting: need.starting }),
+      scheduledUntil: need.scheduledUntil ?? null,
       tariffs: this.tariffs,
     });
     const shortfall = amountMinor + commissionMinor - availableMinor;

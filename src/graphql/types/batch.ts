@@ -22,6 +22,7 @@ const batchStatusMeanings: Record<BatchStatus, string> = {
   VALIDATED: 'Checked, waiting for approval (approveBatch).',
   RUNNING: 'Approved: rows are being paid.',
   PAUSED: 'Approved, sending nothing until resumed: paused by a person, or for lack of funds (see waiting).',
+  SCHEDULED: 'Approved to pay at payAt: nothing is sent until then; it starts by itself (rescheduleBatch moves it, cancelBatch cancels it).',
   COMPLETED: 'Final: every paid row COMPLETED.',
   COMPLETED_WITH_FAILURES: 'Finished with some rows FAILED or EXPIRED (retryFailedItems pays them again) or NEEDS_REVIEW.',
   CANCELLED: 'Cancelled: rows not yet sent are not paid; rows already sent finish and are tracked.',

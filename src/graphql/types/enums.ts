@@ -106,6 +106,8 @@ const auditActionMeanings: Record<AuditAction, string> = {
   'batch.dismiss': 'A batch that paid nothing (rejected, or discarded) was taken off the batch list (dismissBatch); it is kept.',
   'batch.pause': 'A running batch was paused, by a person or for lack of funds.',
   'batch.resume': 'A paused batch was resumed.',
+  'batch.reschedule': 'A scheduled batch was given another time to pay (rescheduleBatch); detail has the old and new time.',
+  'batch.forecast-short': 'A scheduled batch’s forecast, read ahead of its time, found the balance short (detail: the shortfall); not a failure.',
   'batch.review': 'The NEEDS_REVIEW rows of a batch were read again (reviewBatchItems).',
   'batch.item.mark': 'A person marked a NEEDS_REVIEW row (markBatchItem).',
   'payment.cancel': 'A payment of a cancelled batch row was left unexecuted.',

@@ -7,6 +7,8 @@ import { batchTransitions, canMove, type BatchStep } from '../../../src/batch/li
 import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import { restateReviewedBatch } from '../../../src/batch/review/sql/restate-reviewed-batch.ts';
 import { rejectStaleImports } from '../../../src/batch/lifecycle/sql/reject-stale-imports.ts';
+import { releaseDueBatches } from '../../../src/batch/lifecycle/sql/release-due-batches.ts';
+import { BatchSchedule } from '../../../src/batch/lifecycle/batch-schedule.ts';
 import { BatchStatus, type BatchItemStatus } from '../../../src/db/generated/enums.ts';
 import { importFixture, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
@@ -42,6 +44,8 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
         importHeartbeatAt: new Date(Date.now() - 3_600_000),
         // Paused for funds: a person's resume and the balance's both apply to it.
         ...(status === 'PAUSED' ? { pauseReason: 'FUNDS' as const, pausedAt: new Date() } : {}),
+        // Scheduled, and due: the release finds it, a reschedule moves it ahead.
+        ...(status === 'SCHEDULED' ? { payAt: new Date(Date.now() - 1_000), approvedAt: new Date() } : {}),
         items: {
           create: {
             line: 2,
@@ -60,14 +64,21 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
     return id;
   }
 
-  async function run(step: BatchStep, id: string, service: BatchService): Promise<void> {
+  /** A step tried in each of its ways: approve at once and for a time ahead. */
+  const ahead = () => new Date(Date.now() + 3_600_000);
+  async function run(step: BatchStep, id: string, service: BatchService, schedule: BatchSchedule, scheduled: boolean): Promise<void> {
     const refused = (error: unknown) => {
       if (!(error instanceof BatchStateError)) throw error;
     };
     const query = fx.test.db.query;
     switch (step) {
       case 'approve':
-        return void (await service.approve(id, { approver: 'key:b', validRowsOnly: true }).catch(refused));
+        return void (await service.approve(id, { approver: 'key:b', validRowsOnly: true, payAt: scheduled ? ahead() : null }).catch(refused));
+      case 'release':
+        // The sweep looks at every batch; only this one exists at a time (each case is undone below).
+        return void (await releaseDueBatches(query));
+      case 'reschedule':
+        return void (await schedule.reschedule(id, ahead()).catch(refused));
       case 'cancel':
         return void (await service.cancel(id).catch(refused));
       case 'retry-failed':
@@ -95,15 +106,23 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
 
   it('does only what the table allows, and all of it', async () => {
     const service = new BatchService(db(), new BatchEvents(), { singleUser: true });
-    const steps: BatchStep[] = ['approve', 'cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds', 'review'];
+    const schedule = new BatchSchedule(db(), new BatchEvents(), { singleUser: true });
+    const steps: Array<[BatchStep, boolean]> = [
+      ['approve', false],
+      ['approve', true],
+      ...(['cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds', 'review', 'release', 'reschedule'] as const).map((step): [BatchStep, boolean] => [step, false]),
+    ];
     const seen = new Set<Move>();
-    for (const step of steps) {
+    for (const [step, scheduled] of steps) {
       for (const from of allStates) {
         for (const row of rowCases) {
           const id = await batchIn(from, row);
-          await run(step, id, service);
+          const before = await db().batch.findUniqueOrThrow({ where: { id } });
+          await run(step, id, service, schedule, scheduled);
           const after = await db().batch.findUniqueOrThrow({ where: { id } });
-          if (after.status !== from || (step === 'finish' && after.finishedAt !== null)) seen.add(moveOf(from, after.status, step));
+          const stamped = step === 'finish' && after.finishedAt !== null;
+          const movedPayAt = step === 'reschedule' && after.payAt?.getTime() !== before.payAt?.getTime();
+          if (after.status !== from || stamped || movedPayAt) seen.add(moveOf(from, after.status, step));
           // Out of the way of the next case's sweep.
           await db().batch.delete({ where: { id } });
         }

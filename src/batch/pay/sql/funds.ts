@@ -24,7 +24,10 @@ WITH rows AS (
   SELECT i.amount, i."providerCode" FROM "BatchItem" AS i
   WHERE i.status IN (${sqlList(unsentItemStatuses)})
     AND (i."batchId" = ANY($1::text[])
-      OR ($2::bool AND i."batchId" IN (SELECT b.id FROM "Batch" AS b WHERE b.status::text = ANY($6::text[]))))
+      OR ($2::bool AND i."batchId" IN (SELECT b.id FROM "Batch" AS b WHERE b.status::text = ANY($6::text[])))
+      -- Scheduled batches due no later than the one weighed: money goes in payAt order.
+      OR ($10::timestamptz IS NOT NULL AND NOT i."batchId" = ANY($1::text[]) AND i."batchId" IN (
+        SELECT b.id FROM "Batch" AS b WHERE b.status = ${sqlName(batchStates.scheduled)} AND b."payAt" <= $10::timestamptz)))
   UNION ALL
   -- Rows an approval is about to start: still PENDING (or DUPLICATE, when included).
   SELECT i.amount, i."providerCode" FROM "BatchItem" AS i WHERE i."batchId" = $3::text AND i.status::text = ANY($4::text[])
@@ -41,6 +44,8 @@ export async function fundsNeed(
     withPaying: boolean;
     payingStates: readonly BatchStatus[];
     starting?: { batchId: string; statuses: readonly string[] };
+    /** Add the rows of every SCHEDULED batch (but `batchIds`) due at or before this time. */
+    scheduledUntil?: Date | null;
     tariffs: TariffParams;
   },
 ): Promise<FundsNeed> {
@@ -54,6 +59,7 @@ export async function fundsNeed(
     need.tariffs.providers,
     need.tariffs.percents,
     need.tariffs.minimums,
+    need.scheduledUntil ?? null,
   ]);
   return { amountMinor: BigInt(row?.amountMinor ?? '0'), commissionMinor: BigInt(row?.commissionMinor ?? '0') };
 }

@@ -1,0 +1,79 @@
+import type { PrismaClient } from '../../db/database.ts';
+import type { Batch } from '../../db/generated/client.ts';
+import type { BatchStatus } from '../../db/generated/enums.ts';
+import { utcDateTime } from '../../money/readable-text.ts';
+import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
+import { BatchStateError } from './batch-service.ts';
+import type { BatchEvents } from './batch-events.ts';
+import { batchStates, reschedulableStates } from './batch-states.ts';
+
+/** How far ahead a payroll may be scheduled (SCHEDULE_HORIZON_DAYS): the partner's tariffs and a payee's card rarely hold longer. */
+export const DEFAULT_SCHEDULE_HORIZON_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/**
+ * A payAt a person gave, checked against the clock: ahead of now, and no further than the
+ * horizon. Refused in words that name both times, never in ISO 8601.
+ */
+export function checkPayAt(payAt: Date, now: Date, horizonDays = DEFAULT_SCHEDULE_HORIZON_DAYS): void {
+  if (Number.isNaN(payAt.getTime())) throw new BatchStateError('batch.pay-at-invalid', 'the time to pay is not a date and time');
+  if (payAt.getTime() <= now.getTime()) {
+    throw new BatchStateError('batch.pay-at-past', `the time to pay, ${utcDateTime(payAt)}, has passed (it is now ${utcDateTime(now)}); approve without one to pay now, or give a later time`);
+  }
+  const latest = new Date(now.getTime() + horizonDays * DAY_MS);
+  if (payAt.getTime() > latest.getTime()) {
+    throw new BatchStateError('batch.pay-at-too-far', `the time to pay, ${utcDateTime(payAt)}, is more than ${horizonDays} days ahead (the latest is ${utcDateTime(latest)})`);
+  }
+}
+
+/**
+ * What an approval writes about when the batch starts: at once (RUNNING, startedAt now), or
+ * at payAt (SCHEDULED; startedAt is set when a worker releases it, sql/release-due-batches.ts).
+ * Checks payAt first, so an approval with a bad one changes nothing.
+ */
+export function approvedStart(
+  payAt: Date | null | undefined,
+  now: Date,
+  horizonDays?: number,
+): { status: BatchStatus; startedAt: Date; payAt: null } | { status: BatchStatus; startedAt: null; payAt: Date } {
+  if (payAt === null || payAt === undefined) return { status: batchStates.running, startedAt: now, payAt: null };
+  checkPayAt(payAt, now, horizonDays);
+  return { status: batchStates.scheduled, startedAt: null, payAt };
+}
+
+/**
+ * Moves a waiting batch's time to pay (the table's 'reschedule' step). As with approval, not
+ * by who uploaded the batch unless the deployment is single-user: choosing when money leaves
+ * is part of approving it. The GraphQL layer lets only the roles that may approve call it.
+ */
+export class BatchSchedule {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly events: BatchEvents,
+    private readonly options: { singleUser: boolean; horizonDays?: number },
+  ) {}
+
+  async reschedule(batchId: string, payAt: Date, by: AuditActor = systemActor): Promise<Batch> {
+    checkPayAt(payAt, new Date(), this.options.horizonDays);
+    const updated = await this.prisma.$transaction(async (tx) => {
+      const batch = await tx.batch.findUnique({ where: { id: batchId } });
+      if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
+      if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === by.actor) {
+        throw new BatchStateError('batch.same-person', 'a batch must be rescheduled by someone other than who uploaded it');
+      }
+      const changed = await tx.batch.updateMany({ where: { id: batchId, status: { in: [...reschedulableStates] } }, data: { payAt } });
+      if (changed.count === 0) {
+        throw new BatchStateError('batch.not-scheduled', `only a scheduled batch can be rescheduled; this one is ${batch.status.toLowerCase().replaceAll('_', ' ')}`);
+      }
+      await recordAudit(tx, by, { action: 'batch.reschedule', batchId, detail: { from: batch.payAt?.toISOString() ?? null, to: payAt.toISOString() } });
+      return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    });
+    this.events.publish(batchId);
+    return updated;
+  }
+
+  /** Batches waiting to pay, soonest first. */
+  async upcoming(): Promise<Batch[]> {
+    return this.prisma.batch.findMany({ where: { status: batchStates.scheduled }, orderBy: [{ payAt: 'asc' }, { id: 'asc' }] });
+  }
+}
