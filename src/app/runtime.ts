@@ -10,7 +10,7 @@ import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
-import { BatchEvents, BatchImporter, BatchService, BatchWorker, CardDataVault, FundsCheck, ReviewService } from '../batch/index.ts';
+import { BatchEvents, BatchImporter, BatchSchedule, BatchService, BatchWorker, CardDataVault, FundsCheck, ReviewService } from '../batch/index.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
@@ -101,7 +101,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, scheduleHorizonDays: config.schedule.horizonDays });
+  const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, horizonDays: config.schedule.horizonDays });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,
@@ -132,7 +133,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
     worker,
     readBack,
     dailyReconciliation,

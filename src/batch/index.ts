@@ -13,6 +13,7 @@ export { spoolPart, type SpooledPart } from './import/upload-spool.ts';
 export { batchErrorCodes, batchErrorMeanings } from './lifecycle/batch-error-codes.ts';
 export { BatchEvents } from './lifecycle/batch-events.ts';
 export { BatchService, BatchStateError, type BatchProgress } from './lifecycle/batch-service.ts';
+export { BatchSchedule } from './lifecycle/batch-schedule.ts';
 export { batchStates, pauseReasons, payingStates, restingStates } from './lifecycle/batch-states.ts';
 export { readOpenBreaker, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
 

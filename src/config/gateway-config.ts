@@ -98,6 +98,8 @@ export interface GatewayConfig {
   batchLimits: { maxRows: number; maxBytes: number };
   /** Rows repeating a payment of an approved batch finished this many days ago (or still paying) are held back. */
   duplicateWindowDays: number;
+  /** Scheduled batches (batch/lifecycle/batch-schedule.ts): how far ahead payAt may be, and when the forecast is read before it. */
+  schedule: { horizonDays: number; forecastLeadMs: number };
   /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
   cardData: DataKeySettings & { retentionDays: number };
   /** METRICS_PORT: /metrics without a key on its own port (undefined: only on the gateway's, with an admin key). */
@@ -186,6 +188,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
     duplicateWindowDays: parsed.DUPLICATE_WINDOW_DAYS,
+    schedule: { horizonDays: parsed.SCHEDULE_HORIZON_DAYS, forecastLeadMs: parsed.SCHEDULE_FORECAST_LEAD_HOURS * 3_600_000 },
     cardData: {
       key: parsed.PAYOUT_DATA_KEY,
       keyFile: parsed.PAYOUT_DATA_KEY_FILE,

@@ -215,6 +215,8 @@ export const gatewayEnvSchema = z.object({
   BATCH_MAX_ROWS: documented(positiveInt(500_000), '`500000`', 'Rows per file at most.'),
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),
   DUPLICATE_WINDOW_DAYS: documented(nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS), `\`${DEFAULT_DUPLICATE_WINDOW_DAYS}\``, 'How long a finished row of an approved batch counts when later rows are checked for a repeated payment ([held rows](../guide/payroll-files.md#held-rows)); rows still paying always count.'),
+  SCHEDULE_HORIZON_DAYS: documented(positiveInt(90), '`90`', 'How far ahead an approval may set the time to pay (`payAt`) of a [scheduled batch](../guide/scheduling.md).'),
+  SCHEDULE_FORECAST_LEAD_HOURS: documented(positiveInt(24), '`24`', 'How long before a scheduled batch\'s time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure ([forecast](../guide/scheduling.md#forecast)).'),
   IMPORT_STALE_MS: documented(positiveInt(90_000), '`90000`', 'An import that sent no heartbeat for this long is taken as dead and its batch rejected.'),
   PAYOUT_DATA_KEY: documented(optionalString, 'unset: with the embedded sandbox, `DATA_DIR/keys/data-key` (made on first start, mode 0600)', 'Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows\' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security.md#card-data).'),
   PAYOUT_DATA_KEY_FILE: documented(optionalString, 'unset', 'A file holding that base64 key, instead of `PAYOUT_DATA_KEY`.'),

@@ -1,5 +1,5 @@
 import type { RequestClient } from '../audit/audit.ts';
-import type { BatchEvents, BatchImporter, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
+import type { BatchEvents, BatchImporter, BatchSchedule, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -20,6 +20,8 @@ export interface GatewayServices {
   prisma: PrismaClient;
   importer: BatchImporter;
   batches: BatchService;
+  /** Scheduled batches: reschedule, and the upcoming list (batch/lifecycle/batch-schedule.ts). */
+  schedule: BatchSchedule;
   /** The balance checks' commission estimate (docs/decisions/0019-commission-estimate.md), for confirmations to quote. */
   funds: FundsCheck;
   /** NEEDS_REVIEW rows read again and settled, or marked by a person (batch/review/review-service.ts). */

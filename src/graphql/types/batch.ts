@@ -313,13 +313,15 @@ builder.mutationFields((t) => ({
         description:
           'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
       }),
+      payAt: t.arg({ type: 'DateTime', description: 'Pay at this time (with its offset) instead of now: the batch waits SCHEDULED and starts by itself (docs/guide/scheduling.md). Past, or beyond SCHEDULE_HORIZON_DAYS: refused.' }),
     },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance }, { services, caller, role, requestId, client }) =>
+    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance, payAt }, { services, caller, role, requestId, client }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
         includeHeld: includeHeldArgument(includeHeld, includeFlagged),
         ignoreBalance: ignoreBalance ?? false,
+        payAt: payAt ?? null,
         by: requestActor({ role, caller, requestId, client }),
       }),
   }),
