@@ -101,8 +101,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, scheduleHorizonDays: config.schedule.horizonDays });
-  const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, horizonDays: config.schedule.horizonDays });
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, schedule: config.schedule });
+  const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, ...config.schedule });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,

@@ -89,8 +89,16 @@ batch
   .addOption(includeHeldOption())
   .addOption(formerIncludeHeldOption())
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
+  .option('--pay-at <time>', 'pay at this time instead of now: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset; it waits SCHEDULED and starts by itself')
   .option('--json', `${JSON_HELP}; needs --yes`)
   .action(async (batchId: string, options) => finish(await (await payCommands()).approveCommand(batchId, options, await context(options))));
+
+batch
+  .command('reschedule <batchId>')
+  .description('Move a SCHEDULED batch to another time to pay (an approver or admin key, not who uploaded it; audited).')
+  .requiredOption('--pay-at <time>', 'the new time: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset')
+  .option('--json', JSON_HELP)
+  .action(async (batchId: string, options) => finish(await (await import('./batch/schedule-commands.ts')).rescheduleCommand(batchId, options, await context(options))));
 
 batch
   .command('pause <batchId>')
@@ -139,8 +147,15 @@ batch
   .description('Batches, newest first: id, status, when uploaded, valid rows, amount, held rows, name.')
   .addOption(new Option('--status <status>', 'only batches in this status').choices(Object.values(BatchStatus).filter((status) => status !== BatchStatus.VALIDATING)))
   .option('-n, --limit <n>', 'at most this many (default 20, at most 99)', positiveInt)
+  .option('--scheduled', 'the upcoming paydays instead: scheduled batches, soonest first, with their totals and forecast')
   .option('--json', JSON_HELP)
-  .action(async (options) => finish(await (await gatewayCommands()).listCommand(options, await context(options))));
+  .action(async (options) =>
+    finish(
+      options.scheduled === true
+        ? await (await import('./batch/schedule-commands.ts')).listScheduledCommand(await context(options))
+        : await (await gatewayCommands()).listCommand(options, await context(options)),
+    ),
+  );
 
 batch
   .command('status <batchId>')

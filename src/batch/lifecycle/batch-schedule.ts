@@ -10,6 +10,19 @@ import { batchStates, reschedulableStates } from './batch-states.ts';
 /** How far ahead a payroll may be scheduled (SCHEDULE_HORIZON_DAYS): the partner's tariffs and a payee's card rarely hold longer. */
 export const DEFAULT_SCHEDULE_HORIZON_DAYS = 90;
 const DAY_MS = 86_400_000;
+/** SCHEDULE_FORECAST_LEAD_HOURS: the balance is read against a scheduled batch this long before its time. */
+export const DEFAULT_FORECAST_LEAD_MS = 24 * 3_600_000;
+
+/** How far ahead payAt may be, and how long before it the forecast is read. */
+export interface ScheduleSettings {
+  horizonDays?: number;
+  forecastLeadMs?: number;
+}
+
+/** When the forecast of a batch paying at payAt is read: the lead time before it, or now when that has passed. */
+function forecastAtFor(payAt: Date, now: Date, leadMs = DEFAULT_FORECAST_LEAD_MS): Date {
+  return new Date(Math.max(now.getTime(), payAt.getTime() - leadMs));
+}
 
 /**
  * A payAt a person gave, checked against the clock: ahead of now, and no further than the
@@ -34,11 +47,11 @@ export function checkPayAt(payAt: Date, now: Date, horizonDays = DEFAULT_SCHEDUL
 export function approvedStart(
   payAt: Date | null | undefined,
   now: Date,
-  horizonDays?: number,
-): { status: BatchStatus; startedAt: Date; payAt: null } | { status: BatchStatus; startedAt: null; payAt: Date } {
-  if (payAt === null || payAt === undefined) return { status: batchStates.running, startedAt: now, payAt: null };
-  checkPayAt(payAt, now, horizonDays);
-  return { status: batchStates.scheduled, startedAt: null, payAt };
+  settings: ScheduleSettings = {},
+): { status: BatchStatus; startedAt: Date | null; payAt: Date | null; forecastAt: Date | null } {
+  if (payAt === null || payAt === undefined) return { status: batchStates.running, startedAt: now, payAt: null, forecastAt: null };
+  checkPayAt(payAt, now, settings.horizonDays);
+  return { status: batchStates.scheduled, startedAt: null, payAt, forecastAt: forecastAtFor(payAt, now, settings.forecastLeadMs) };
 }
 
 /**
@@ -50,18 +63,19 @@ export class BatchSchedule {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly events: BatchEvents,
-    private readonly options: { singleUser: boolean; horizonDays?: number },
+    private readonly options: { singleUser: boolean } & ScheduleSettings,
   ) {}
 
   async reschedule(batchId: string, payAt: Date, by: AuditActor = systemActor): Promise<Batch> {
-    checkPayAt(payAt, new Date(), this.options.horizonDays);
+    const now = new Date();
+    checkPayAt(payAt, now, this.options.horizonDays);
     const updated = await this.prisma.$transaction(async (tx) => {
       const batch = await tx.batch.findUnique({ where: { id: batchId } });
       if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
       if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === by.actor) {
         throw new BatchStateError('batch.same-person', 'a batch must be rescheduled by someone other than who uploaded it');
       }
-      const changed = await tx.batch.updateMany({ where: { id: batchId, status: { in: [...reschedulableStates] } }, data: { payAt } });
+      const changed = await tx.batch.updateMany({ where: { id: batchId, status: { in: [...reschedulableStates] } }, data: { payAt, forecastAt: forecastAtFor(payAt, now, this.options.forecastLeadMs) } });
       if (changed.count === 0) {
         throw new BatchStateError('batch.not-scheduled', `only a scheduled batch can be rescheduled; this one is ${batch.status.toLowerCase().replaceAll('_', ' ')}`);
       }

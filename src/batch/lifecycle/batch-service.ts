@@ -13,7 +13,7 @@ import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { lockApprovals } from './sql/lock-approvals.ts';
-import { approvedStart } from './batch-schedule.ts';
+import { approvedStart, type ScheduleSettings } from './batch-schedule.ts';
 import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
@@ -70,8 +70,8 @@ export class BatchService {
       duplicateWindowDays?: number;
       /** Approval reads the balance against what approved batches still need (funds-check.ts); off without it. */
       funds?: FundsCheck;
-      /** SCHEDULE_HORIZON_DAYS: how far ahead an approval may set payAt (batch-schedule.ts). */
-      scheduleHorizonDays?: number;
+      /** How far ahead an approval may set payAt, and when its forecast is read (batch-schedule.ts). */
+      schedule?: ScheduleSettings;
     },
   ) {}
 
@@ -115,7 +115,7 @@ export class BatchService {
     const includeHeld = request.includeHeld ?? false;
     const now = new Date();
     // RUNNING now, or SCHEDULED for payAt: a payAt past or too far ahead is refused before anything else.
-    const start = approvedStart(request.payAt, now, this.options.scheduleHorizonDays);
+    const start = approvedStart(request.payAt, now, this.options.schedule);
     const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld, start.payAt);
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each

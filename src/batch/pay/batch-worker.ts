@@ -10,7 +10,7 @@ import type { CardDataVault } from '../card-data.ts';
 import type { BatchEvents } from '../lifecycle/batch-events.ts';
 import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
 import { DEFAULT_IMPORT_STALE_MS, rejectStaleImports } from '../lifecycle/sql/reject-stale-imports.ts';
-import { releaseDueBatches } from '../lifecycle/sql/release-due-batches.ts';
+import { sweepSchedule } from '../lifecycle/schedule-sweep.ts';
 import type { RetryPolicy } from '../rows/row-states.ts';
 import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
@@ -254,8 +254,8 @@ export class BatchWorker {
     await scrubCardData(this.deps.query, { batchIds: null, retentionDays: this.deps.cardData.retentionDays });
     // Rows an earlier version stored in clear: sealed or masked, a group per sweep.
     await protectLegacyRows(this.deps.query, this.deps.cardData);
-    // Scheduled batches whose time has come start paying, whichever worker gets here first (once).
-    const released = await releaseDueBatches(this.deps.query);
+    // Scheduled batches whose time has come start paying, whichever worker gets here first (once); forecasts due are read.
+    const released = await sweepSchedule(this.deps);
     for (const batchId of new Set([...settled, ...finished, ...rejected, ...released])) this.deps.batchEvents.publish(batchId);
   }
 

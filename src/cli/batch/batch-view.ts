@@ -6,7 +6,7 @@ import { amountText, countOf, timeText } from './words.ts';
 export const BATCH_FIELDS = /* GraphQL */ `
   id name fileName status rowCount validCount invalidCount warningCount
   totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
-  uploadedBy approvedBy createdAt approvedAt startedAt finishedAt
+  uploadedBy approvedBy createdAt approvedAt payAt startedAt finishedAt
   counts { status count amount } throughput secondsLeft
   waiting { reason since by shortfall { value } waitingFor nextCheckAt }`;
 
@@ -30,6 +30,8 @@ export interface BatchView {
   approvedBy: string | null;
   createdAt: string;
   approvedAt: string | null;
+  /** When a scheduled batch pays (SCHEDULED until then). */
+  payAt: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   counts: Array<{ status: string; count: number; amount: string }>;
@@ -54,6 +56,7 @@ export function statusText(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
   const rows = batch.counts.map((c) => [c.status, String(c.count), amountText(c.amount, currency)]);
   const timing = [
+    batch.payAt === null ? null : `${batch.status === BatchStatus.SCHEDULED ? 'scheduled for' : 'was scheduled for'} ${timeText(batch.payAt)}`,
     batch.startedAt === null ? null : `started ${timeText(batch.startedAt)}`,
     batch.finishedAt === null ? null : `finished ${timeText(batch.finishedAt)}`,
     batch.throughput === null ? null : `${batch.throughput.toFixed(1)} rows/s`,
@@ -81,5 +84,5 @@ export function statusDoc(batch: BatchView): Record<string, unknown> {
 
 /** Time left means something only while rows are being paid: none once finished, none while paused. */
 function secondsLeft(batch: BatchView): number | null {
-  return batch.finishedAt !== null || batch.status === BatchStatus.PAUSED ? null : batch.secondsLeft;
+  return batch.finishedAt !== null || batch.status === BatchStatus.PAUSED || batch.status === BatchStatus.SCHEDULED ? null : batch.secondsLeft;
 }

@@ -9,7 +9,8 @@ import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, summary, type BatchView } from './batch-view.ts';
 import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
-import { amountText } from './words.ts';
+import { amountText, timeText } from './words.ts';
+import { parsePayAt, scheduledReply } from './schedule-commands.ts';
 
 /** What `payout batch approve` takes; `run` takes the same and what importing needs. */
 export interface ApproveOptions {
@@ -20,6 +21,8 @@ export interface ApproveOptions {
   includeHeld?: boolean;
   /** Start although the balance does not cover it (audited; the batch pauses when the money runs out). */
   ignoreBalance?: boolean;
+  /** --pay-at: pay at this time (ISO 8601, or a local date and time) instead of now: the batch waits SCHEDULED. */
+  payAt?: string;
 }
 
 export interface Caller {
@@ -89,7 +92,8 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
     if (held > 0) context.out(`${held} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
     // The commission quoted is the one approval weighs against the balance (decision 19).
-    const question = async () => `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission? [y/N] `;
+    const when = options.payAt === undefined ? '' : ` at ${timeText(parsePayAt(options.payAt).toISOString())}`;
+    const question = async () => `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
     if (!options.yes && !(await confirm(await question(), 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
@@ -99,11 +103,12 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
 }
 
 export async function approveAndPay(connection: Connection, batchId: string, who: Caller, options: ApproveOptions, context: CliContext, doc: Record<string, unknown>): Promise<number> {
-  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string } }>(
-    `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $ignoreBalance: Boolean) {
-      result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, ignoreBalance: $ignoreBalance) {
-        __typename ... on BatchError { code message } } }`,
-    { id: batchId, validRowsOnly: options.validOnly ?? false, includeHeld: options.includeHeld ?? false, ignoreBalance: options.ignoreBalance ?? false },
+  const payAt = options.payAt === undefined ? null : parsePayAt(options.payAt).toISOString();
+  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string; batch?: BatchView } }>(
+    `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $ignoreBalance: Boolean, $payAt: DateTime) {
+      result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, ignoreBalance: $ignoreBalance, payAt: $payAt) {
+        __typename ... on BatchError { code message } ... on ApproveBatchSuccess { batch { ${BATCH_FIELDS} } } } }`,
+    { id: batchId, validRowsOnly: options.validOnly ?? false, includeHeld: options.includeHeld ?? false, ignoreBalance: options.ignoreBalance ?? false, payAt },
   );
   if (result.code !== undefined) {
     const refused = refusal({ code: result.code, message: flagWords(result.message ?? '') }, `batch ${batchId}`);
@@ -115,6 +120,8 @@ export async function approveAndPay(connection: Connection, batchId: string, who
           : '';
     throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
   }
+  // Scheduled: nothing to follow now; the workers start it at its time.
+  if (result.batch?.status === batchStates.scheduled) return scheduledReply(result.batch, context, doc);
   return payAndFollow(connection, batchId, context, doc);
 }
 

@@ -11,7 +11,7 @@ import { batchStates, statesFrom } from '../batch-states.ts';
  * The database clock, not the workers': docs/decisions/0021-schedule-release-by-database-clock.md.
  */
 const sql = `
-UPDATE "Batch" SET status = ${sqlName(batchStates.running)}::"BatchStatus", "startedAt" = now()
+UPDATE "Batch" SET status = ${sqlName(batchStates.running)}::"BatchStatus", "startedAt" = now(), "forecastAt" = NULL
 WHERE status IN (${sqlList(statesFrom('release', batchStates.running))}) AND "payAt" <= now()
 RETURNING id`;
 

@@ -1,8 +1,0 @@
--- AlterEnum
-ALTER TYPE "BatchStatus" ADD VALUE 'SCHEDULED';
-
--- AlterTable
-ALTER TABLE "Batch" ADD COLUMN     "payAt" TIMESTAMPTZ(3);
-
--- CreateIndex
-CREATE INDEX "Batch_status_payAt_idx" ON "Batch"("status", "payAt");
