@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseDueBatches } from '../../../src/batch/lifecycle/sql/release-due-batches.ts';
 import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';
 import { testWorker, textSource } from '../../support/batch.ts';
-import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { setSandboxBalance, startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { sweepSchedule } from '../../../src/batch/lifecycle/schedule-sweep.ts';
+import { createLogger } from '../../../src/log/logger.ts';
 import { apiKey, namedApiKeysEnv } from '../../support/keys.ts';
 
 /**
@@ -21,8 +23,8 @@ afterAll(() => gw.close());
 
 const db = () => gw.db.prisma;
 let amount = 10;
-async function uploaded(): Promise<string> {
-  const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`), uploadedBy: 'key:up' });
+async function uploaded(value = `${amount++}.00`): Promise<string> {
+  const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${value},token_success\n`), uploadedBy: 'key:up' });
   return batch.id;
 }
 const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
@@ -124,5 +126,49 @@ describe('a batch approved with payAt', () => {
     const ids = (reply.body.data.upcomingPaydays as Array<{ id: string }>).map((b) => b.id);
     expect(ids.indexOf(sooner)).toBeLessThan(ids.indexOf(later));
     expect(ids.indexOf(sooner)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('weighs the balance in payAt order: a batch paying after another counts it, one paying before does not', async () => {
+    await setSandboxBalance(gw, { set: '1000.00' });
+    try {
+      const first = await uploaded('600.00');
+      expect(await approve(first, inHours(60))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+      const after = await uploaded('600.01');
+      expect(await approve(after, inHours(61))).toMatchObject({ code: 'BATCH_INSUFFICIENT_FUNDS' });
+      const before = await uploaded('600.02');
+      expect(await approve(before, inHours(59))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+      for (const id of [first, after, before]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+    } finally {
+      await setSandboxBalance(gw, { set: '1000000.00' });
+    }
+  });
+
+  it('reads a forecast at its lead time (short: a notice and an audit event, not a failure), and pauses for funds at release when short', async () => {
+    const id = await uploaded('5000.00');
+    // Within the default lead time of 24 h: the forecast is due at once.
+    await approve(id, inHours(2));
+    await setSandboxBalance(gw, { set: '100.00' });
+    const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
+    try {
+      expect(await sweep()).toContain(id);
+      const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { status forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'));
+      const { status, forecast } = reply.body.data.batch;
+      expect(status).toBe('SCHEDULED');
+      expect(forecast.readAt).not.toBeNull();
+      expect(Number(forecast.shortfall.value)).toBeGreaterThan(4900);
+      expect(forecast.notice).toMatch(/^short by [\d,]+\.\d\d RUB for the payroll of \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC$/);
+      // Read once per lead time: a second sweep does not read it again.
+      expect(await sweep()).not.toContain(id);
+      await makeDue(id);
+      expect(await sweep()).toContain(id);
+      const paused = await db().batch.findUniqueOrThrow({ where: { id } });
+      expect([paused.status, paused.pauseReason]).toEqual(['PAUSED', 'FUNDS']);
+      const events = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.forecast-short' }, orderBy: { id: 'asc' } });
+      expect(events.map((event) => (event.detail as { when: string }).when)).toEqual(['forecast', 'release']);
+      expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
+    } finally {
+      await setSandboxBalance(gw, { set: '1000000.00' });
+      await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+    }
   });
 });
