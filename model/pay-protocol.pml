@@ -21,10 +21,12 @@
  *                           execute; nothing is sent after the breaker opened until a probe
  *                           was answered
  *   P5 repair-sends-nothing reconciliation's repair creates and executes nothing
+ *   P6 not-before-its-time  nothing is sent for a scheduled batch before its payAt (scheduling block below)
  *
  * Mutants (-D…): MUTANT_NO_FENCING, MUTANT_EXECUTE_WITHOUT_READBACK,
  * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE, MUTANT_READY_IS_NOT_PAID (the
- * code before the model found that an execute may land after its worker lost the row).
+ * code before the model found that an execute may land after its worker lost the row),
+ * MUTANT_RELEASE_EARLY (a release that does not wait for payAt).
  */
 #include "generated/tables.pml"
 
@@ -61,6 +63,11 @@
 #ifndef REPAIRS
 #define REPAIRS 1
 #endif
+/* --- scheduling (issue 30): approvals with a payAt ahead, and reschedules while it waits. */
+#ifndef SCHEDULES
+#define SCHEDULES 0
+#endif
+/* --- end scheduling */
 /* paymentIds per line: the first and one retryFailedItems. */
 #define ATTEMPTS 2
 #define PAY(r, a) ((r) * ATTEMPTS + (a) - 1)
@@ -110,6 +117,10 @@ byte held[WORKERS + 1] = NONE;        /* the row worker w is paying, NONE betwee
 bit takenOver[WORKERS + 1];           /* w's row was claimed by another since w claimed it */
 bit heldAtPause[WORKERS + 1];         /* w held its row when the batch was paused */
 bit repairing;                        /* inside a repair step */
+/* --- scheduling (issue 30) */
+bit scheduled;                        /* ghost: approved with a payAt ahead */
+bit due;                              /* the database clock has reached payAt (now() >= "payAt") */
+/* --- end scheduling */
 
 #ifdef MUTANT_NO_FENCING
 #define FENCED(r, w) true
@@ -140,7 +151,8 @@ inline trouble() {
 inline reaching(w) {
   assert(!breakerOpen && probeAnswered);             /* P4 breaker */
   assert(batch != BS_PAUSED || heldAtPause[w]);      /* P4 pause */
-  assert(!repairing)                                 /* P5 repair-sends-nothing */
+  assert(!repairing);                                /* P5 repair-sends-nothing */
+  assert(!scheduled || due)                          /* P6 not-before-its-time */
 }
 
 /* P1: executions that took effect, over every paymentId of line r. */
@@ -541,7 +553,12 @@ end:
 active proctype People() {
   byte r, w, pauses = PAUSES, retries = RETRY_RUNS;
   bit cancels = CANCELS;
+#if SCHEDULES > 0
+  /* --- scheduling (issue 30): batch-schedule.ts approvedStart, a payAt ahead */
+  atomic { BATCH_MAY(BY_APPROVE, batch, BS_SCHEDULED) -> batch = BS_SCHEDULED; scheduled = 1; printf("MSG the batch is approved to pay at payAt\n") }
+#else
   atomic { BATCH_MAY(BY_APPROVE, batch, BS_RUNNING) -> batch = BS_RUNNING; printf("MSG the batch is approved\n") }
+#endif
 end:
   do
   :: atomic { pauses > 0 && BATCH_MAY(BY_PAUSE, batch, BS_PAUSED) -> pauses--; batch = BS_PAUSED; printf("MSG a person pauses the batch\n");
@@ -624,6 +641,27 @@ end:
 #endif
   od
 }
+
+/* --- scheduling (issue 30) ---
+ * The database clock reaching payAt; the release (sql/release-due-batches.ts: one UPDATE …
+ * WHERE status = SCHEDULED AND "payAt" <= now(), so one atomic step whichever worker's sweep
+ * runs it); a reschedule to a later payAt (batch-schedule.ts, only while SCHEDULED).
+ */
+#ifdef MUTANT_RELEASE_EARLY
+#define RELEASE_DUE true
+#else
+#define RELEASE_DUE due
+#endif
+active proctype Schedule() {
+  byte reschedules = SCHEDULES;
+end:
+  do
+  :: atomic { scheduled && !due -> due = 1; printf("MSG the database clock reaches payAt\n") }
+  :: atomic { RELEASE_DUE && BATCH_MAY(BY_RELEASE, batch, BS_RUNNING) -> batch = BS_RUNNING; printf("MSG a sweep releases the batch\n") }
+  :: atomic { reschedules > 0 && BATCH_MAY(BY_RESCHEDULE, batch, BS_SCHEDULED) -> reschedules--; due = 0; printf("MSG a person reschedules it to a later payAt\n") }
+  od
+}
+/* --- end scheduling */
 
 init {
   byte w;

@@ -32,19 +32,22 @@
 #define BS_VALIDATED 2
 #define BS_RUNNING 3
 #define BS_PAUSED 4
-#define BS_COMPLETED 5
-#define BS_COMPLETED_WITH_FAILURES 6
-#define BS_CANCELLED 7
+#define BS_SCHEDULED 5
+#define BS_COMPLETED 6
+#define BS_COMPLETED_WITH_FAILURES 7
+#define BS_CANCELLED 8
 #define BY_IMPORT 0
 #define BY_STALE_IMPORT 1
 #define BY_APPROVE 2
-#define BY_CANCEL 3
-#define BY_FINISH 4
-#define BY_RETRY_FAILED 5
-#define BY_PAUSE 6
-#define BY_FUNDS 7
-#define BY_RESUME 8
-#define BY_REVIEW 9
+#define BY_RELEASE 3
+#define BY_RESCHEDULE 4
+#define BY_CANCEL 5
+#define BY_FINISH 6
+#define BY_RETRY_FAILED 7
+#define BY_PAUSE 8
+#define BY_FUNDS 9
+#define BY_RESUME 10
+#define BY_REVIEW 11
 #define STAGE_CREATE 0
 #define STAGE_EXECUTE 1
 #define STAGE_READ 2
@@ -235,6 +238,7 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   (to == IS_EXECUTING && oir && b == BS_VALIDATING && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in VALIDATING by cancel => CANCELLED */ \
   (to == IS_EXECUTING && oir && b == BS_REJECTED && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in REJECTED by cancel => CANCELLED */ \
   (to == IS_EXECUTING && oir && b == BS_VALIDATED && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in VALIDATED by cancel => CANCELLED */ \
+  (to == IS_EXECUTING && oir && b == BS_SCHEDULED && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in SCHEDULED by cancel => CANCELLED */ \
   (to == IS_EXECUTING && oir && b == BS_COMPLETED && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in COMPLETED by cancel => CANCELLED */ \
   (to == IS_EXECUTING && oir && b == BS_COMPLETED_WITH_FAILURES && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in COMPLETED_WITH_FAILURES by cancel => CANCELLED */ \
   (to == IS_EXECUTING && oir && b == BS_CANCELLED && result == IS_CANCELLED) || /* row: EXECUTING written onlyIfRunning in CANCELLED by cancel => CANCELLED */ \
@@ -292,6 +296,11 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   (by == BY_STALE_IMPORT && f == BS_VALIDATING && t == BS_REJECTED) || /* batch: VALIDATING -> REJECTED by stale-import => allowed */ \
   (by == BY_APPROVE && f == BS_VALIDATED && t == BS_RUNNING) || /* batch: VALIDATED -> RUNNING by approve => allowed */ \
   (by == BY_APPROVE && f == BS_REJECTED && t == BS_RUNNING) || /* batch: REJECTED -> RUNNING by approve => allowed */ \
+  (by == BY_APPROVE && f == BS_VALIDATED && t == BS_SCHEDULED) || /* batch: VALIDATED -> SCHEDULED by approve => allowed */ \
+  (by == BY_APPROVE && f == BS_REJECTED && t == BS_SCHEDULED) || /* batch: REJECTED -> SCHEDULED by approve => allowed */ \
+  (by == BY_RELEASE && f == BS_SCHEDULED && t == BS_RUNNING) || /* batch: SCHEDULED -> RUNNING by release => allowed */ \
+  (by == BY_RESCHEDULE && f == BS_SCHEDULED && t == BS_SCHEDULED) || /* batch: SCHEDULED -> SCHEDULED by reschedule => allowed */ \
+  (by == BY_CANCEL && f == BS_SCHEDULED && t == BS_CANCELLED) || /* batch: SCHEDULED -> CANCELLED by cancel => allowed */ \
   (by == BY_CANCEL && f == BS_VALIDATING && t == BS_CANCELLED) || /* batch: VALIDATING -> CANCELLED by cancel => allowed */ \
   (by == BY_CANCEL && f == BS_VALIDATED && t == BS_CANCELLED) || /* batch: VALIDATED -> CANCELLED by cancel => allowed */ \
   (by == BY_CANCEL && f == BS_REJECTED && t == BS_CANCELLED) || /* batch: REJECTED -> CANCELLED by cancel => allowed */ \

@@ -6,7 +6,7 @@ import type { Check } from './spin.ts';
  * row), so each check is one exhaustive search over the workers, the partner, leases and the
  * breaker together with one group of outside actions; docs/internals/reliability.md gives the figures.
  */
-const quiet = { PAUSES: 0, CANCELS: 0, RETRY_RUNS: 0, REPAIRS: 0, REFUSALS: 0 };
+const quiet = { PAUSES: 0, CANCELS: 0, RETRY_RUNS: 0, REPAIRS: 0, REFUSALS: 0, SCHEDULES: 0 };
 type Bounds = Partial<Record<'ROWS' | 'WORKERS' | 'FAULTS' | 'CRASHES' | 'STALLS' | keyof typeof quiet, number>>;
 const defines = (bounds: Bounds) => Object.entries({ ROWS: 1, ...quiet, ...bounds }).map(([name, value]) => `-D${name}=${value}`);
 
@@ -18,6 +18,8 @@ export const scopes: ReadonlyArray<{ name: string; bounds: Bounds }> = [
   { name: 'retryFailedItems and review', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, RETRY_RUNS: 1 } },
   { name: 'refusals and repair', bounds: { FAULTS: 2, CRASHES: 1, STALLS: 1, REFUSALS: 1, REPAIRS: 1 } },
   { name: 'two rows', bounds: { ROWS: 2, FAULTS: 1, CRASHES: 0, STALLS: 1, CANCELS: 1 } },
+  // Scheduling (issue 30): approved with a payAt ahead, rescheduled, released, or cancelled while it waits.
+  { name: 'scheduled: release, reschedule, cancel', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, SCHEDULES: 1, CANCELS: 1 } },
 ];
 
 /** The code as it is, scope by scope: every property must hold. */
@@ -30,6 +32,7 @@ export const mutants: ReadonlyArray<Check & { expect: string }> = [
   { name: 'mutant: retry under a new id without proof', defines: ['-DMUTANT_RETRY_WITHOUT_PROOF', '-DNO_P3_ASSERT', ...defines({ FAULTS: 2, RETRY_RUNS: 1, CRASHES: 0, STALLS: 0 })], expect: 'P1' },
   { name: "mutant: resume without the breaker's probe", defines: ['-DMUTANT_RESUME_WITHOUT_PROBE', ...defines(scopes[0]!.bounds)], expect: 'P4' },
   { name: 'mutant: READY taken for proof that nothing will be paid', defines: ['-DMUTANT_READY_IS_NOT_PAID', ...defines(scopes[0]!.bounds)], expect: 'P3' },
+  { name: 'mutant: release before payAt', defines: ['-DMUTANT_RELEASE_EARLY', ...defines({ FAULTS: 0, CRASHES: 0, STALLS: 0, SCHEDULES: 1 })], expect: 'P6' },
 ];
 
 /** Property 3's liveness half (weak fairness multiplies the states: smaller bounds). */
