@@ -8,6 +8,7 @@ import { runStates } from '../reconciliation/run-states.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CallObserver, ObservedCall } from '../payout/client.ts';
 import { endpointOf } from '../payout/endpoint.ts';
+import { scheduleGauges } from './schedule-metrics.ts';
 import type { HttpObserver } from '../log/request-log.ts';
 import type { OperationObserver } from '../graphql/operation-observability.ts';
 
@@ -162,6 +163,7 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
         for (const reason of waitReasons) this.set({ reason }, counts.get(reason) ?? 0);
       },
     });
+    scheduleGauges(registers, deps, cacheMs);
     statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);
     statusGauge('payout_batch_items', 'Batch rows in the database by status (the whole database, not this process).', Object.values(BatchItemStatus), items);
 

@@ -126,6 +126,11 @@ describe('a batch approved with payAt', () => {
     const ids = (reply.body.data.upcomingPaydays as Array<{ id: string }>).map((b) => b.id);
     expect(ids.indexOf(sooner)).toBeLessThan(ids.indexOf(later));
     expect(ids.indexOf(sooner)).toBeGreaterThanOrEqual(0);
+    const metrics = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
+    const sample = (series: string) => Number(metrics.text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1));
+    expect(sample('payout_batches_scheduled')).toBe(ids.length);
+    expect(sample('payout_batches_scheduled_amount')).toBeGreaterThan(0);
+    expect(sample('payout_batches_scheduled_short')).toBe(0);
   });
 
   it('weighs the balance in payAt order: a batch paying after another counts it, one paying before does not', async () => {
