@@ -3,10 +3,11 @@ import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
 import { dismissable } from './batches-page.tsx';
-import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, DISMISS_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
+import { PayAtInput, PayWhen, payAtOf } from './schedule-parts.tsx';
+import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, RESCHEDULE_BATCH, DISMISS_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
-export type Action = 'approve' | 'approveValid' | 'pause' | 'resume' | 'cancel' | 'discard' | 'dismiss' | 'retry';
+export type Action = 'approve' | 'approveValid' | 'reschedule' | 'pause' | 'resume' | 'cancel' | 'discard' | 'dismiss' | 'retry';
 
 /** What a batch in this state allows, limited to what the caller's role may do. */
 export function actionsFor(batch: BatchDetail, access: Access): Action[] {
@@ -19,7 +20,8 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');
   if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
   if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
-  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED') && access.may.cancel) actions.push('cancel');
+  if (batch.status === 'SCHEDULED' && mayApprove) actions.push('reschedule');
+  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED' || batch.status === 'SCHEDULED') && access.may.cancel) actions.push('cancel');
   if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
   if (dismissable(batch) && access.may.cancel) actions.push('dismiss');
   return actions;
@@ -32,6 +34,7 @@ const labels = {
   startAnyway: 'batch.startAnyway',
   approve: 'batch.approve',
   approveValid: 'batch.approveValid',
+  reschedule: 'batch.reschedule',
   pause: 'batch.pause',
   resume: 'batch.resume',
   cancel: 'batch.cancel',
@@ -46,7 +49,10 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
   const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
   // The approval the gateway refused for money, with its choices, for "Start anyway".
-  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean } | undefined>();
+  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; payAt: string | null } | undefined>();
+  // Scheduling: pay later, at a date and time picked in the clerk's zone (schedule-parts.tsx).
+  const [later, setLater] = useState(false);
+  const [payAtLocal, setPayAtLocal] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [includeHeld, setIncludeHeld] = useState(false);
@@ -79,13 +85,17 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     const ignoreBalance = asked === 'startAnyway';
     const action = ignoreBalance ? (refused?.action ?? 'approve') : asked;
     const payHeld = ignoreBalance ? (refused?.includeHeld ?? false) : includeHeld;
+    const payAt = ignoreBalance ? (refused?.payAt ?? null) : later || action === 'reschedule' ? payAtOf(payAtLocal) : null;
+    if ((later || action === 'reschedule') && !ignoreBalance && payAt === null) return setError(new Error(t('batch.payAtMissing')));
     setBusy(true);
     setError(undefined);
     setRefused(undefined);
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeHeld: payHeld, ignoreBalance })
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeHeld: payHeld, ignoreBalance, payAt })
+          : action === 'reschedule'
+            ? await gql<{ result: LifecycleResult }>(RESCHEDULE_BATCH, { id: batch.id, payAt: payAt! })
           : action === 'retry'
             ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
             : action === 'pause'
@@ -98,7 +108,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
-        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld });
+        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, payAt });
       }
     } catch (failure) {
       setError(failure);
@@ -119,6 +129,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
       return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
+    if (action === 'reschedule') return t('batch.confirmReschedule');
     if (action === 'pause') return t('batch.confirmPause');
     if (action === 'resume') return t('batch.confirmResume');
     // Discarding a batch never approved sends nothing: the question says so, not "payments already sent will finish".
@@ -155,9 +166,11 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
               {t('batch.includeHeld', { count: batch.heldCount, amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
             </label>
           ) : null}
+          {asking === 'approve' || asking === 'approveValid' ? <PayWhen later={later} onLater={setLater} value={payAtLocal} onChange={setPayAtLocal} /> : null}
+          {asking === 'reschedule' ? <PayAtInput value={payAtLocal} onChange={setPayAtLocal} /> : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
-              {t(labels[asking])}
+              {later && (asking === 'approve' || asking === 'approveValid') ? t('batch.schedule') : t(labels[asking])}
             </button>
             <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
               {t('common.back')}

@@ -24,6 +24,7 @@ import {
 } from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
 import { rowNote } from './row-note.ts';
+import { ScheduledNotice } from './schedule-parts.tsx';
 
 export function BatchPage({ id, access }: { id: string; access: Access }) {
   const i18n = useI18n();
@@ -168,6 +169,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         )}
       </dl>
 
+      <ScheduledNotice batch={batch} />
       {batch.dismissedAt === null ? null : <p class="notice">{t('batch.dismissedNote', { by: batch.dismissedBy ?? '—' })}</p>}
       <HeldRows batch={batch} />
 
@@ -245,6 +247,8 @@ function noticeText(action: Action, batch: BatchDetail, i18n: Translator): strin
   if (action === 'cancel') return t('batch.cancelled');
   if (action === 'pause') return t('batch.paused');
   if (action === 'resume') return t('batch.resumed');
+  if (action === 'reschedule') return t('batch.rescheduled');
+  if (batch.status === 'SCHEDULED') return t('batch.scheduled');
   // What it waits for is the notice beside the progress (WaitNotice): said there once, not twice.
   return batch.waiting === null ? t('batch.approved') : t('batch.approvedWaiting');
 }

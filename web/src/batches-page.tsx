@@ -4,6 +4,7 @@ import { formatDateTime, useI18n } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
+import { UpcomingPaydays } from './schedule-parts.tsx';
 import { BATCHES, BATCH_STATUSES, DISMISS_BATCH, type BatchListed, type LifecycleResult, type PageInfo } from './queries.ts';
 
 /** A batch that paid nothing and never will: a rejected upload, or one discarded before approval. */
@@ -55,6 +56,7 @@ export function BatchesPage({ access }: { access: Access }) {
   return (
     <>
       <PageTitle>{t('batches.title')}</PageTitle>
+      <UpcomingPaydays refreshKey={String(reload)} />
       <div class="toolbar">
         <StatusFilter
           label={t('batches.filter')}

@@ -13,6 +13,8 @@ export {
   ImportBatchDocument as IMPORT_BATCH,
   ApproveBatchDocument as APPROVE_BATCH,
   CancelBatchDocument as CANCEL_BATCH,
+  RescheduleBatchDocument as RESCHEDULE_BATCH,
+  UpcomingPaydaysDocument as UPCOMING_PAYDAYS,
   DismissBatchDocument as DISMISS_BATCH,
   RetryFailedItemsDocument as RETRY_FAILED,
   PauseBatchDocument as PAUSE_BATCH,
@@ -66,6 +68,10 @@ export interface BatchSummary {
   payableAmount: Money;
   /** Taken off the list by a person (dismissBatch): a batch that paid nothing. */
   dismissedAt: string | null;
+  /** When a scheduled batch pays (SCHEDULED until then); null for one approved to pay at once. */
+  payAt: string | null;
+  /** SCHEDULED: the balance read ahead of its time against it and the batches paying before it. */
+  forecast: { readAt: string | null; shortfall: Money | null; notice: string | null } | null;
 }
 
 /** A row of the batch list: what the list shows of a batch's wait (Batches query). */
@@ -151,7 +157,7 @@ export type LifecycleResult =
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
 export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
-export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'RUNNING', 'PAUSED', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
+export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'SCHEDULED', 'RUNNING', 'PAUSED', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
 export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', 'DUPLICATE'];
 
 export const PROVIDER_NAMES: Record<string, string> = {
