@@ -55,7 +55,16 @@ suite('the web page: schedule a payroll for its day', () => {
     expect(await upcoming.innerText()).toMatch(/10:30/);
     await step(rig, '30-upcoming-paydays');
 
+    // In Russian: the payday in the reader's language, the list's heading and the badge.
+    await page.getByRole('button', { name: 'Русский' }).click();
+    await upcoming.getByRole('heading', { name: 'Ближайшие выплаты' }).waitFor();
     await page.goto(`/#/batches/${batchId}`);
+    await page.locator('.notice.scheduled').getByText(/^Запланирован на /).waitFor();
+    await page.locator('.batch-head .badge', { hasText: /^Запланирован/ }).waitFor();
+    await step(rig, '30-batch-scheduled-ru');
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('heading', { name: /^Batch /, level: 1 }).waitFor();
+
     await page.getByRole('button', { name: 'Cancel batch' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Cancel batch' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Cancelled/ }).waitFor();
