@@ -7,16 +7,19 @@ import { setSandboxBalance, startTestGateway, type TestGateway } from '../../sup
 import { sweepSchedule } from '../../../src/batch/lifecycle/schedule-sweep.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { apiKey, namedApiKeysEnv } from '../../support/keys.ts';
+import { testDatabaseKinds } from '../../support/database.ts';
 
 /**
  * Scheduled batches through GraphQL on a real database: approve with payAt, nothing claimed
  * while it waits, released once by racing sweeps, refusals in words, reschedule and cancel.
  */
+describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({
     env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ up: 'operator', ap: 'approver', op: 'operator', ad: 'admin' }) },
     sandbox: { inProgressMs: 50, balance: '1000000.00' },
+    database: kind,
   });
 });
 afterAll(() => gw.close());
@@ -176,4 +179,5 @@ describe('a batch approved with payAt', () => {
       await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
     }
   });
+});
 });
