@@ -14,170 +14,170 @@ import { testDatabaseKinds } from '../../support/database.ts';
  * while it waits, released once by racing sweeps, refusals in words, reschedule and cancel.
  */
 describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway({
-    env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ up: 'operator', ap: 'approver', op: 'operator', ad: 'admin' }) },
-    sandbox: { inProgressMs: 50, balance: '1000000.00' },
-    database: kind,
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ up: 'operator', ap: 'approver', op: 'operator', ad: 'admin' }) },
+      sandbox: { inProgressMs: 50, balance: '1000000.00' },
+      database: kind,
+    });
   });
-});
-afterAll(() => gw.close());
+  afterAll(() => gw.close());
 
-const db = () => gw.db.prisma;
-let amount = 10;
-async function uploaded(value = `${amount++}.00`): Promise<string> {
-  const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${value},token_success\n`), uploadedBy: 'key:up' });
-  return batch.id;
-}
-const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
-const RESULT = `__typename ... on BatchError { code message } `;
+  const db = () => gw.db.prisma;
+  let amount = 10;
+  async function uploaded(value = `${amount++}.00`): Promise<string> {
+    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${value},token_success\n`), uploadedBy: 'key:up' });
+    return batch.id;
+  }
+  const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+  const RESULT = `__typename ... on BatchError { code message } `;
 
-async function approve(id: string, payAt: string | null, key = 'ap') {
-  const reply = await gw.gql(
-    `mutation($id: ID!, $payAt: DateTime) { approveBatch(id: $id, payAt: $payAt) { ${RESULT} ... on ApproveBatchSuccess { batch { status payAt startedAt } } } }`,
-    { id, payAt },
-    apiKey(key),
-  );
-  return reply.body.data?.approveBatch ?? reply.body.errors;
-}
-async function reschedule(id: string, payAt: string, key = 'ap') {
-  const reply = await gw.gql(
-    `mutation($id: ID!, $payAt: DateTime!) { rescheduleBatch(id: $id, payAt: $payAt) { ${RESULT} ... on RescheduleBatchSuccess { batch { status payAt } } } }`,
-    { id, payAt },
-    apiKey(key),
-  );
-  return reply.body.data?.rescheduleBatch ?? reply.body.errors;
-}
-/** Makes a waiting batch due now, as the clock would. */
-const makeDue = (id: string) => db().batch.update({ where: { id }, data: { payAt: new Date(Date.now() - 1_000) } });
+  async function approve(id: string, payAt: string | null, key = 'ap') {
+    const reply = await gw.gql(
+      `mutation($id: ID!, $payAt: DateTime) { approveBatch(id: $id, payAt: $payAt) { ${RESULT} ... on ApproveBatchSuccess { batch { status payAt startedAt } } } }`,
+      { id, payAt },
+      apiKey(key),
+    );
+    return reply.body.data?.approveBatch ?? reply.body.errors;
+  }
+  async function reschedule(id: string, payAt: string, key = 'ap') {
+    const reply = await gw.gql(
+      `mutation($id: ID!, $payAt: DateTime!) { rescheduleBatch(id: $id, payAt: $payAt) { ${RESULT} ... on RescheduleBatchSuccess { batch { status payAt } } } }`,
+      { id, payAt },
+      apiKey(key),
+    );
+    return reply.body.data?.rescheduleBatch ?? reply.body.errors;
+  }
+  /** Makes a waiting batch due now, as the clock would. */
+  const makeDue = (id: string) => db().batch.update({ where: { id }, data: { payAt: new Date(Date.now() - 1_000) } });
 
-describe('a batch approved with payAt', () => {
-  it('waits SCHEDULED, and no worker claims its rows', async () => {
-    const id = await uploaded();
-    const payAt = inHours(2);
-    expect(await approve(id, payAt)).toMatchObject({ __typename: 'ApproveBatchSuccess', batch: { status: 'SCHEDULED', payAt, startedAt: null } });
-    const claimed = await claimItems(gw.db.query, { owner: 'test', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
-    expect(claimed).toEqual([]);
-    const audit = await db().auditEvent.findFirstOrThrow({ where: { batchId: id, action: 'batch.approve' } });
-    expect(audit.detail).toMatchObject({ payAt });
-  });
+  describe('a batch approved with payAt', () => {
+    it('waits SCHEDULED, and no worker claims its rows', async () => {
+      const id = await uploaded();
+      const payAt = inHours(2);
+      expect(await approve(id, payAt)).toMatchObject({ __typename: 'ApproveBatchSuccess', batch: { status: 'SCHEDULED', payAt, startedAt: null } });
+      const claimed = await claimItems(gw.db.query, { owner: 'test', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
+      expect(claimed).toEqual([]);
+      const audit = await db().auditEvent.findFirstOrThrow({ where: { batchId: id, action: 'batch.approve' } });
+      expect(audit.detail).toMatchObject({ payAt });
+    });
 
-  it('is released once by racing sweeps when due, then pays', async () => {
-    const id = await uploaded();
-    await approve(id, inHours(1));
-    expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
-    await makeDue(id);
-    const released = (await Promise.all([releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query)])).flat();
-    expect(released.filter((batchId) => batchId === id)).toHaveLength(1);
-    const running = await db().batch.findUniqueOrThrow({ where: { id } });
-    expect(running.status).toBe('RUNNING');
-    expect(running.startedAt).not.toBeNull();
-    await testWorker(gw).drain(async () => (await db().batch.findUniqueOrThrow({ where: { id } })).status === 'COMPLETED', id);
-    expect(await gw.sb.allEffects()).toEqual(expect.arrayContaining([expect.objectContaining({ paymentId: `${id}-2` })]));
-  });
-
-  it('is refused in words for a time past or beyond the horizon', async () => {
-    const id = await uploaded();
-    const past = await approve(id, new Date(Date.now() - 60_000).toISOString());
-    expect(past).toMatchObject({ code: 'BATCH_PAY_AT_PAST' });
-    expect(past.message).toMatch(/^the time to pay, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC, has passed/);
-    expect(past.message).not.toMatch(/T\d\d:/);
-    const far = await approve(id, inHours(24 * 91));
-    expect(far).toMatchObject({ code: 'BATCH_PAY_AT_TOO_FAR' });
-    expect(far.message).toMatch(/more than 90 days ahead/);
-    expect((await db().batch.findUniqueOrThrow({ where: { id } })).status).toBe('VALIDATED');
-  });
-
-  it('is rescheduled by the roles that approve, not the uploader, and audited', async () => {
-    const id = await uploaded();
-    const first = inHours(3);
-    await approve(id, first);
-    const later = inHours(30);
-    expect(await reschedule(id, later)).toMatchObject({ __typename: 'RescheduleBatchSuccess', batch: { status: 'SCHEDULED', payAt: later } });
-    expect(await reschedule(id, inHours(4), 'op')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
-    expect(await reschedule(id, inHours(4), 'up')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
-    expect(await reschedule(id, new Date(Date.now() - 1_000).toISOString())).toMatchObject({ code: 'BATCH_PAY_AT_PAST' });
-    const trail = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.reschedule' } });
-    expect(trail).toEqual([expect.objectContaining({ actor: 'key:ap', detail: { from: first, to: later } })]);
-  });
-
-  it('cannot be rescheduled once it runs', async () => {
-    const id = await uploaded();
-    await approve(id, null);
-    expect(await reschedule(id, inHours(2))).toMatchObject({ code: 'BATCH_NOT_SCHEDULED' });
-  });
-
-  it('is cancelled while it waits: nothing is paid, and the release leaves it', async () => {
-    const id = await uploaded();
-    await approve(id, inHours(5));
-    const reply = await gw.gql(`mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { status } } } }`, { id }, apiKey('ad'));
-    expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
-    await makeDue(id);
-    expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
-    const rows = await db().batchItem.findMany({ where: { batchId: id } });
-    expect(rows.map((row) => row.status)).toEqual(['CANCELLED']);
-    expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
-  });
-
-  it('is listed among the upcoming paydays, soonest first', async () => {
-    const later = await uploaded();
-    const sooner = await uploaded();
-    await approve(later, inHours(50));
-    await approve(sooner, inHours(40));
-    const reply = await gw.gql(`{ upcomingPaydays { id status payAt } }`, {}, apiKey('op'));
-    const ids = (reply.body.data.upcomingPaydays as Array<{ id: string }>).map((b) => b.id);
-    expect(ids.indexOf(sooner)).toBeLessThan(ids.indexOf(later));
-    expect(ids.indexOf(sooner)).toBeGreaterThanOrEqual(0);
-    const metrics = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
-    const sample = (series: string) => Number(metrics.text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1));
-    expect(sample('payout_batches_scheduled')).toBe(ids.length);
-    expect(sample('payout_batches_scheduled_amount')).toBeGreaterThan(0);
-    expect(sample('payout_batches_scheduled_short')).toBe(0);
-  });
-
-  it('weighs the balance in payAt order: a batch paying after another counts it, one paying before does not', async () => {
-    await setSandboxBalance(gw, { set: '1000.00' });
-    try {
-      const first = await uploaded('600.00');
-      expect(await approve(first, inHours(60))).toMatchObject({ batch: { status: 'SCHEDULED' } });
-      const after = await uploaded('600.01');
-      expect(await approve(after, inHours(61))).toMatchObject({ code: 'BATCH_INSUFFICIENT_FUNDS' });
-      const before = await uploaded('600.02');
-      expect(await approve(before, inHours(59))).toMatchObject({ batch: { status: 'SCHEDULED' } });
-      for (const id of [first, after, before]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
-    } finally {
-      await setSandboxBalance(gw, { set: '1000000.00' });
-    }
-  });
-
-  it('reads a forecast at its lead time (short: a notice and an audit event, not a failure), and pauses for funds at release when short', async () => {
-    const id = await uploaded('5000.00');
-    // Within the default lead time of 24 h: the forecast is due at once.
-    await approve(id, inHours(2));
-    await setSandboxBalance(gw, { set: '100.00' });
-    const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
-    try {
-      expect(await sweep()).toContain(id);
-      const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { status forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'));
-      const { status, forecast } = reply.body.data.batch;
-      expect(status).toBe('SCHEDULED');
-      expect(forecast.readAt).not.toBeNull();
-      expect(Number(forecast.shortfall.value)).toBeGreaterThan(4900);
-      expect(forecast.notice).toMatch(/^short by [\d,]+\.\d\d RUB for the payroll of \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC$/);
-      // Read once per lead time: a second sweep does not read it again.
-      expect(await sweep()).not.toContain(id);
+    it('is released once by racing sweeps when due, then pays', async () => {
+      const id = await uploaded();
+      await approve(id, inHours(1));
+      expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
       await makeDue(id);
-      expect(await sweep()).toContain(id);
-      const paused = await db().batch.findUniqueOrThrow({ where: { id } });
-      expect([paused.status, paused.pauseReason]).toEqual(['PAUSED', 'FUNDS']);
-      const events = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.forecast-short' }, orderBy: { id: 'asc' } });
-      expect(events.map((event) => (event.detail as { when: string }).when)).toEqual(['forecast', 'release']);
+      const released = (await Promise.all([releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query)])).flat();
+      expect(released.filter((batchId) => batchId === id)).toHaveLength(1);
+      const running = await db().batch.findUniqueOrThrow({ where: { id } });
+      expect(running.status).toBe('RUNNING');
+      expect(running.startedAt).not.toBeNull();
+      await testWorker(gw).drain(async () => (await db().batch.findUniqueOrThrow({ where: { id } })).status === 'COMPLETED', id);
+      expect(await gw.sb.allEffects()).toEqual(expect.arrayContaining([expect.objectContaining({ paymentId: `${id}-2` })]));
+    });
+
+    it('is refused in words for a time past or beyond the horizon', async () => {
+      const id = await uploaded();
+      const past = await approve(id, new Date(Date.now() - 60_000).toISOString());
+      expect(past).toMatchObject({ code: 'BATCH_PAY_AT_PAST' });
+      expect(past.message).toMatch(/^the time to pay, \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC, has passed/);
+      expect(past.message).not.toMatch(/T\d\d:/);
+      const far = await approve(id, inHours(24 * 91));
+      expect(far).toMatchObject({ code: 'BATCH_PAY_AT_TOO_FAR' });
+      expect(far.message).toMatch(/more than 90 days ahead/);
+      expect((await db().batch.findUniqueOrThrow({ where: { id } })).status).toBe('VALIDATED');
+    });
+
+    it('is rescheduled by the roles that approve, not the uploader, and audited', async () => {
+      const id = await uploaded();
+      const first = inHours(3);
+      await approve(id, first);
+      const later = inHours(30);
+      expect(await reschedule(id, later)).toMatchObject({ __typename: 'RescheduleBatchSuccess', batch: { status: 'SCHEDULED', payAt: later } });
+      expect(await reschedule(id, inHours(4), 'op')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
+      expect(await reschedule(id, inHours(4), 'up')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
+      expect(await reschedule(id, new Date(Date.now() - 1_000).toISOString())).toMatchObject({ code: 'BATCH_PAY_AT_PAST' });
+      const trail = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.reschedule' } });
+      expect(trail).toEqual([expect.objectContaining({ actor: 'key:ap', detail: { from: first, to: later } })]);
+    });
+
+    it('cannot be rescheduled once it runs', async () => {
+      const id = await uploaded();
+      await approve(id, null);
+      expect(await reschedule(id, inHours(2))).toMatchObject({ code: 'BATCH_NOT_SCHEDULED' });
+    });
+
+    it('is cancelled while it waits: nothing is paid, and the release leaves it', async () => {
+      const id = await uploaded();
+      await approve(id, inHours(5));
+      const reply = await gw.gql(`mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { status } } } }`, { id }, apiKey('ad'));
+      expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
+      await makeDue(id);
+      expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
+      const rows = await db().batchItem.findMany({ where: { batchId: id } });
+      expect(rows.map((row) => row.status)).toEqual(['CANCELLED']);
       expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
-    } finally {
-      await setSandboxBalance(gw, { set: '1000000.00' });
-      await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
-    }
+    });
+
+    it('is listed among the upcoming paydays, soonest first', async () => {
+      const later = await uploaded();
+      const sooner = await uploaded();
+      await approve(later, inHours(50));
+      await approve(sooner, inHours(40));
+      const reply = await gw.gql(`{ upcomingPaydays { id status payAt } }`, {}, apiKey('op'));
+      const ids = (reply.body.data.upcomingPaydays as Array<{ id: string }>).map((b) => b.id);
+      expect(ids.indexOf(sooner)).toBeLessThan(ids.indexOf(later));
+      expect(ids.indexOf(sooner)).toBeGreaterThanOrEqual(0);
+      const metrics = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
+      const sample = (series: string) => Number(metrics.text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1));
+      expect(sample('payout_batches_scheduled')).toBe(ids.length);
+      expect(sample('payout_batches_scheduled_amount')).toBeGreaterThan(0);
+      expect(sample('payout_batches_scheduled_short')).toBe(0);
+    });
+
+    it('weighs the balance in payAt order: a batch paying after another counts it, one paying before does not', async () => {
+      await setSandboxBalance(gw, { set: '1000.00' });
+      try {
+        const first = await uploaded('600.00');
+        expect(await approve(first, inHours(60))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        const after = await uploaded('600.01');
+        expect(await approve(after, inHours(61))).toMatchObject({ code: 'BATCH_INSUFFICIENT_FUNDS' });
+        const before = await uploaded('600.02');
+        expect(await approve(before, inHours(59))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        for (const id of [first, after, before]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+      }
+    });
+
+    it('reads a forecast at its lead time (short: a notice and an audit event, not a failure), and pauses for funds at release when short', async () => {
+      const id = await uploaded('5000.00');
+      // Within the default lead time of 24 h: the forecast is due at once.
+      await approve(id, inHours(2));
+      await setSandboxBalance(gw, { set: '100.00' });
+      const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
+      try {
+        expect(await sweep()).toContain(id);
+        const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { status forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'));
+        const { status, forecast } = reply.body.data.batch;
+        expect(status).toBe('SCHEDULED');
+        expect(forecast.readAt).not.toBeNull();
+        expect(Number(forecast.shortfall.value)).toBeGreaterThan(4900);
+        expect(forecast.notice).toMatch(/^short by [\d,]+\.\d\d RUB for the payroll of \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC$/);
+        // Read once per lead time: a second sweep does not read it again.
+        expect(await sweep()).not.toContain(id);
+        await makeDue(id);
+        expect(await sweep()).toContain(id);
+        const paused = await db().batch.findUniqueOrThrow({ where: { id } });
+        expect([paused.status, paused.pauseReason]).toEqual(['PAUSED', 'FUNDS']);
+        const events = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.forecast-short' }, orderBy: { id: 'asc' } });
+        expect(events.map((event) => (event.detail as { when: string }).when)).toEqual(['forecast', 'release']);
+        expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+        await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+      }
+    });
   });
-});
 });
