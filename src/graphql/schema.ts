@@ -15,5 +15,6 @@ import './types/batch-pause.ts';
 import './types/batch-review.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';
+import './types/event-subscriptions.ts';
 
 export const schema = builder.toSchema();
