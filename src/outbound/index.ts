@@ -1,5 +1,6 @@
 /** The outbound events room's face: what the runtime, GraphQL, the CLI and other rooms use. */
 export { recordEvents, type NewEvent } from './record-events.ts';
+export { outboxCte, sqlEventType } from './sql/insert-events.ts';
 export { eventTypes, eventTypeNames, isEventType, type EventType, type BatchTotals } from './event-types.ts';
 export { EventSubscriptions, type NewSubscription } from './event-subscriptions.ts';
 export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubscriptionErrorCode } from './event-subscription-error.ts';
