@@ -11,7 +11,7 @@ export interface NewEvent {
 
 /**
  * Writes events into the outbox with the query of the transaction that makes the change they
- * report (docs/decisions/0021-outbound-events.md): committed with it, or not at all. The only
+ * report (docs/decisions/0022-outbound-events.md): committed with it, or not at all. The only
  * writer of OutboundEvent; delivery is the workers' (delivery/event-deliverer.ts).
  */
 export async function recordEvents(query: SqlQuery, events: readonly NewEvent[]): Promise<void> {

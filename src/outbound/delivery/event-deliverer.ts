@@ -28,7 +28,7 @@ export interface DeliveryObserver {
  * worker): each subscription is leased to one deliverer at a time, fenced by a token as rows
  * are, so its events go out one after another in (xid, seq) order. A failed event is
  * retried with backoff until a 2xx, and later events wait behind it
- * (docs/decisions/0021-outbound-events.md).
+ * (docs/decisions/0022-outbound-events.md).
  */
 export class EventDeliverer {
   readonly owner = `${hostname()}:${process.pid}:events:${randomUUID().slice(0, 8)}`;
