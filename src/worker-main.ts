@@ -24,6 +24,7 @@ async function main(): Promise<void> {
       : await startMetricsServer({ port: config.metrics.port, host: config.metrics.host, metrics: runtime.metrics, logger });
   runtime.readBack.start();
   runtime.worker.start();
+  runtime.deliverer.start();
   if (config.reconciliation.daily) runtime.dailyReconciliation.start();
   logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, dailyReconciliation: config.reconciliation.daily, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
   onShutdown(logger, [async () => metrics?.close(), () => runtime.close(), () => tracing.shutdown()]);

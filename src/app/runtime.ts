@@ -18,11 +18,15 @@ import { loggingFailedCalls } from '../observability/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 import { DailyReconciliation } from '../reconciliation/schedule.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
+import { EventDeliverer, EventSender, EventSubscriptions, outboundSettings } from '../outbound/index.ts';
+import type { ResolveAll } from '../lib/internal-addresses.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
 export interface RuntimeParts {
   upstream?: Upstream;
   db?: Database;
+  /** How event endpoints' names resolve (tests: DNS rebinding without DNS). */
+  resolveHost?: ResolveAll;
 }
 
 /** Everything but HTTP: shared by the gateway, `npm run worker` and the CLI. */
@@ -31,6 +35,8 @@ export interface Runtime {
   upstream: Upstream;
   services: GatewayServices;
   worker: BatchWorker;
+  /** Delivers outbound events to subscriptions (outbound/); started beside the worker. */
+  deliverer: EventDeliverer;
   /** Reads unsettled payments back (payments/read-back.ts). */
   readBack: ReadBack;
   /** Yesterday's reconciliation once a day; started with the worker when RECONCILE_DAILY is on. */
@@ -129,12 +135,20 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     { prisma: db.prisma, query: db.query, service: reconciliations, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
     { dailyAt: config.reconciliation.dailyAt, checkEveryMs: 60_000, retryAfterMs: 15 * 60_000 },
   );
+  const outbound = outboundSettings(config.events, parts.resolveHost);
+  const eventSender = new EventSender(outbound.endpoints, outbound.timeoutMs);
+  const eventSubscriptions = new EventSubscriptions({ prisma: db.prisma, keyring, sender: eventSender }, outbound);
+  const deliverer = new EventDeliverer(
+    { prisma: db.prisma, query: db.query, keyring, sender: eventSender, logger: logger.child({ component: 'events' }), observer: metrics.events },
+    outbound,
+  );
   const shutdown = new AbortController();
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, eventSubscriptions, shutdown: shutdown.signal },
     worker,
+    deliverer,
     readBack,
     dailyReconciliation,
     metrics,
@@ -145,6 +159,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     async close() {
       shutdown.abort();
       await worker.stop();
+      await deliverer.stop();
+      await eventSender.close();
       breaker.stop();
       await readBack.stop();
       // A run in progress stops at its next page (it ends FAILED; the schedule takes it again).

@@ -97,7 +97,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   if (keys.anonymous) logger.warn('GATEWAY_API_KEYS is not set: anonymous local use as admin, listening on loopback only');
 
   runtime.readBack.start();
-  if (config.worker.inProcess) runtime.worker.start();
+  if (config.worker.inProcess) {
+    runtime.worker.start();
+    runtime.deliverer.start();
+  }
   if (config.worker.inProcess && config.reconciliation.daily) runtime.dailyReconciliation.start();
 
   return Object.assign(runtime, {
@@ -118,6 +121,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       // Each stream sends `complete` and its response ends; the connection then closes (draining).
       runtime.endSubscriptions();
       await runtime.worker.stop();
+      await runtime.deliverer.stop();
       await runtime.readBack.stop();
       // Open sockets would hold the server open forever: they close with 1001 (going away).
       await webSockets.close();

@@ -32,6 +32,13 @@ export const auditActions = [
   'payment.execute',
   'reconciliation.start',
   'reconciliation.repair',
+  'events.subscribe',
+  'events.update',
+  'events.rotate',
+  'events.delete',
+  'events.replay',
+  'events.resend',
+  'events.disable',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -8,14 +8,16 @@ import { roles, type Role } from '../config/api-key-entries.ts';
  */
 export { roles, type Role };
 
-export type Scope = 'read' | 'pay' | 'approve';
+export type Scope = 'read' | 'pay' | 'approve' | 'admin';
 
-/** What each role holds: operators pay and import, approvers approve, admins both. */
+/** What each role holds: operators pay and import, approvers approve, admins both and the deployment's settings. */
 export function scopesOf(role: Role): Record<Scope, boolean> {
   return {
     read: true,
     pay: role === 'operator' || role === 'admin',
     approve: role === 'approver' || role === 'admin',
+    /** Settings of the deployment itself: where outbound events go (event subscriptions). */
+    admin: role === 'admin',
   };
 }
 
@@ -41,6 +43,8 @@ export const actionScopes = {
   reviewBatchItems: ['pay', 'approve'],
   /** A person's verdict on a row no read settles (markBatchItem): a decision about money, as approving is. */
   markBatchItem: ['approve'],
+  /** Where outbound events go, their secrets and resends (event subscriptions): the deployment's, so admins only. */
+  manageEventSubscriptions: ['admin'],
 } as const satisfies Record<string, readonly Scope[]>;
 export type Action = keyof typeof actionScopes;
 

@@ -33,6 +33,20 @@ export interface DataKeySettings {
   oldKeys: string[];
 }
 
+/** EVENT_* settings: outbound events' endpoints and delivery (src/outbound/). */
+export interface EventSettings {
+  /** EVENTS_ALLOW_LOCAL_ENDPOINTS: http to loopback, loopback and private addresses (development). */
+  allowLocalEndpoints: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  retryForMs: number;
+  secretOverlapMs: number;
+  logRetentionMs: number;
+  pollMs: number;
+  concurrency: number;
+}
+
 export interface GatewayConfig {
   port: number;
   /** undefined means "decide from the mode": loopback for the embedded sandbox. */
@@ -102,6 +116,8 @@ export interface GatewayConfig {
   schedule: { horizonDays: number; forecastLeadMs: number };
   /** Card data at rest (src/crypto, src/batch/card-data.ts): the data keys and how long failed rows keep it. */
   cardData: DataKeySettings & { retentionDays: number };
+  /** Outbound events (src/outbound/): where they may go and how their delivery is retried. */
+  events: EventSettings;
   /** METRICS_PORT: /metrics without a key on its own port (undefined: only on the gateway's, with an admin key). */
   metrics: { port: number | undefined; host: string };
   /** The embedded sandbox's settings (SANDBOX_*); its state lives in DATA_DIR/sandbox. */
@@ -196,6 +212,17 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       retentionDays: parsed.CARD_DATA_RETENTION_DAYS,
     },
     metrics: { port: parsed.METRICS_PORT, host: parsed.METRICS_HOST },
+    events: {
+      allowLocalEndpoints: parsed.EVENTS_ALLOW_LOCAL_ENDPOINTS ?? false,
+      timeoutMs: parsed.EVENT_DELIVERY_TIMEOUT_MS,
+      retryBaseMs: parsed.EVENT_RETRY_BASE_MS,
+      retryMaxMs: parsed.EVENT_RETRY_MAX_MS,
+      retryForMs: parsed.EVENT_RETRY_FOR_MS,
+      secretOverlapMs: parsed.EVENT_SECRET_OVERLAP_MS,
+      logRetentionMs: parsed.EVENT_LOG_RETENTION_DAYS * 86_400_000,
+      pollMs: parsed.EVENT_POLL_MS,
+      concurrency: parsed.EVENT_DELIVERY_CONCURRENCY,
+    },
     sandbox: Object.fromEntries(Object.keys(sandboxSettingsSchema.shape).map((name) => [name, parsed[name as keyof SandboxSettings]])) as SandboxSettings,
     payout:
       parsed.PAYOUT_API_URL === undefined

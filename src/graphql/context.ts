@@ -9,6 +9,7 @@ import type { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import type { PaymentTracker } from '../payments/tracker.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import type { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
+import type { EventSubscriptions } from '../outbound/index.ts';
 
 /** Long-lived parts the resolvers use; one set per gateway process. */
 export interface GatewayServices {
@@ -28,6 +29,8 @@ export interface GatewayServices {
   reviews: ReviewService;
   batchEvents: BatchEvents;
   reconciliations: ReconciliationService;
+  /** Outbound event subscriptions, for admins (outbound/). */
+  eventSubscriptions: EventSubscriptions;
   /** Aborted when the gateway shuts down: every subscription then ends with `complete`. */
   shutdown: AbortSignal;
 }

@@ -16,5 +16,6 @@ import './types/batch-schedule.ts';
 import './types/batch-review.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';
+import './types/event-subscriptions.ts';
 
 export const schema = builder.toSchema();

@@ -11,6 +11,7 @@ import { endpointOf } from '../payout/endpoint.ts';
 import { scheduleGauges } from './schedule-metrics.ts';
 import type { HttpObserver } from '../log/request-log.ts';
 import type { OperationObserver } from '../graphql/operation-observability.ts';
+import { EventMetrics } from './event-metrics.ts';
 
 export { endpointOf };
 
@@ -32,6 +33,8 @@ export interface MetricsDeps {
  */
 export class GatewayMetrics implements CallObserver, HttpObserver, OperationObserver {
   readonly registry = new Registry();
+  /** Outbound event deliveries (src/outbound/), fed by this process's deliverer. */
+  readonly events: EventMetrics;
   private readonly upstreamCalls: Counter<'endpoint' | 'outcome'>;
   private readonly upstreamSeconds: Histogram<'endpoint' | 'outcome'>;
   private readonly claimLag: Histogram;
@@ -95,6 +98,7 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
       labelNames: ['operation_name', 'operation_type', 'code'],
       registers,
     });
+    this.events = new EventMetrics(this.registry, deps);
     const cacheMs = deps.countCacheMs ?? DEFAULT_COUNT_CACHE_MS;
     const payments = cachedCounts(cacheMs, () =>
       deps.prisma.payment.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),

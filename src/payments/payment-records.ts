@@ -1,4 +1,5 @@
 import { sqlOf, type PrismaClient } from '../db/database.ts';
+import { recordPaymentEnd } from './payment-outbound-events.ts';
 import type { TrackedStatus } from '../db/generated/enums.ts';
 import type { Prisma } from '../db/generated/client.ts';
 import { backoffCeiling } from '../lib/retry.ts';
@@ -134,6 +135,7 @@ export class PaymentRecords {
           changedAt: new Date(update.status.changedDateTime),
         },
       });
+      await recordPaymentEnd(tx, paymentId, next);
       // Commits with the move, or not at all (the audit of a reconciliation's repair).
       await options.onApplied?.(tx);
       return 'applied' as const;
@@ -161,6 +163,7 @@ export class PaymentRecords {
       await tx.paymentStatusEvent.create({
         data: { paymentId, status, errorCode: error.code, errorMessage: error.message, source },
       });
+      await recordPaymentEnd(tx, paymentId, status);
       return 'applied' as const;
     });
     if (outcome === 'applied') this.events.publish({ paymentId, status });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { recordEvents } from '../outbound/index.ts';
 import pLimit from 'p-limit';
-import type { SqlQuery, PrismaClient } from '../db/database.ts';
+import { sqlOf, type SqlQuery, type PrismaClient } from '../db/database.ts';
 import type { Prisma, ReconciliationRun } from '../db/generated/client.ts';
 import type { Logger } from '../log/logger.ts';
 import { recordAudit, type AuditActor } from '../audit/audit.ts';
@@ -210,11 +211,33 @@ export class ReconciliationService {
 
   /** The run's last write, by the lease's holder only; false when another holds it now. */
   private async end(lease: RunLease, data: Prisma.ReconciliationRunUpdateManyMutationInput): Promise<boolean> {
-    const { count } = await this.deps.prisma.reconciliationRun.updateMany({
-      where: { id: lease.runId, leaseOwner: lease.token, status: runStates.running },
-      data: { ...data, ...lease.counters(), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
+    return this.deps.prisma.$transaction(async (tx) => {
+      const { count } = await tx.reconciliationRun.updateMany({
+        where: { id: lease.runId, leaseOwner: lease.token, status: runStates.running },
+        data: { ...data, ...lease.counters(), finishedAt: this.now(), leaseOwner: null, leaseExpiresAt: null },
+      });
+      if (count !== 1) return false;
+      // The end is an outbound event (outbound/), committed with it.
+      const run = await tx.reconciliationRun.findUniqueOrThrow({ where: { id: lease.runId } });
+      await recordEvents(sqlOf(tx), [
+        {
+          type: 'reconciliation.finished',
+          subjectId: run.id,
+          data: {
+            runId: run.id,
+            status: run.status,
+            startsAt: run.startsAt.toISOString(),
+            endsAt: run.endsAt.toISOString(),
+            discrepancies: run.discrepancyCount,
+            repaired: run.repairedCount,
+            open: run.openCount,
+            countsByCode: run.countsByCode ?? {},
+            error: run.error,
+          },
+        },
+      ]);
+      return true;
     });
-    return count === 1;
   }
 
   /** Shutdown: runs in progress stop at their next page and end FAILED (start them again later). */

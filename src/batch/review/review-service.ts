@@ -87,7 +87,7 @@ export class ReviewService {
       ),
     );
     const changes = read.flatMap(({ row, target, settlement }) => (settlement === null ? [] : [changeOf(row, target, settlement)]));
-    const settledIds = await this.settle(batchId, changes, async (tx, settled) => {
+    const settledIds = await this.settle(batchId, changes, by.actor, async (tx, settled) => {
       for (const { row, target, verdict, answer } of read) {
         if (!settled.has(String(row.id))) continue;
         const upstream = 'payment' in answer ? answer.payment.status.value : null;
@@ -134,7 +134,7 @@ export class ReviewService {
     if (request.mark === 'pay-again') await this.checkPayable(batch, row, target.paymentId);
     const label = request.mark === 'paid' ? 'marked paid' : request.mark === 'pay-again' ? 'marked not paid, to pay again' : 'marked not to be paid';
     const settlement = markSettlement(request.mark, `${label} by ${request.by.actor}: ${reason}`);
-    const settled = await this.settle(batchId, [changeOf(row, target, settlement)], async (tx) => {
+    const settled = await this.settle(batchId, [changeOf(row, target, settlement)], request.by.actor, async (tx) => {
       await recordAudit(tx, request.by, {
         action: 'batch.item.mark',
         batchId,
@@ -166,12 +166,13 @@ export class ReviewService {
   private async settle(
     batchId: string,
     changes: ReviewedRowChange[],
+    by: string,
     audit: (tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0], settled: Set<string>) => Promise<void>,
   ): Promise<Set<string>> {
     if (changes.length === 0) return new Set();
     const settled = await this.deps.prisma.$transaction(async (tx) => {
       const query = sqlOf(tx);
-      const done = await settleReviewedRows(query, changes);
+      const done = await settleReviewedRows(query, changes, by);
       if (done.size > 0) {
         await audit(tx, done);
         await restateReviewedBatch(query, batchId);

@@ -17,6 +17,7 @@ import {
 import { periodFields, type PeriodField } from '../../reconciliation/period.ts';
 import { runTriggers, type RunTrigger } from '../../reconciliation/reconciliation-service.ts';
 import { runPhases, type RunPhase } from '../../reconciliation/run-lease.ts';
+import { eventSubscriptionErrorMeanings } from '../../outbound/index.ts';
 import { builder } from '../builder.ts';
 
 /** `bank-card-russia` -> `BANK_CARD_RUSSIA`; `payout.resource.exists` -> `PAYOUT_RESOURCE_EXISTS`. */
@@ -114,6 +115,13 @@ const auditActionMeanings: Record<AuditAction, string> = {
   'payment.execute': 'A single payment was executed.',
   'reconciliation.start': 'A reconciliation run was started.',
   'reconciliation.repair': 'A reconciliation took the upstream’s final status for a payment.',
+  'events.subscribe': 'An admin subscribed an endpoint to outbound events.',
+  'events.update': 'An admin changed an event subscription (its URL, types, description, or turned it on or off).',
+  'events.rotate': 'An admin rotated an event subscription’s signing secret.',
+  'events.delete': 'An admin deleted an event subscription.',
+  'events.replay': 'An admin had every event since a time delivered again to a subscription.',
+  'events.resend': 'An admin sent one event again to a subscription.',
+  'events.disable': 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS.',
 };
 
 export const AuditActionEnum = builder.enumType('AuditAction', {
@@ -233,6 +241,7 @@ const problemMeanings: Record<string, string> = {
   ...Object.fromEntries(Object.entries(payoutErrorMeanings).map(([code, meaning]) => [enumName(code), meaning])),
   ...Object.fromEntries(batchErrorCodes.map((code) => [enumName(code), batchErrorMeanings[code]])),
   ...Object.fromEntries(paymentRefusalCodes.map((code) => [code, refusalMeanings[code]])),
+  ...eventSubscriptionErrorMeanings,
   BAD_USER_INPUT: 'The input was refused before anything was sent (see the error’s fields).',
 };
 

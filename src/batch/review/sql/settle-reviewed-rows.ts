@@ -3,6 +3,7 @@ import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
 import { unpayableItemStatuses } from '../../rows/row-states.ts';
 import { reviewStatus } from '../review-states.ts';
+import { outboxCte, sqlEventType } from '../../../outbound/index.ts';
 
 /** One NEEDS_REVIEW row's settlement (review-states.ts), fenced by the paymentId it had when it was read. */
 export interface ReviewedRowChange {
@@ -29,7 +30,7 @@ const sql = `
 WITH input AS (
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::int[], $9::bool[])
   AS t(id, "fromPaymentId", "to", "errorCode", "errorMessage", "billingDetails", "paymentId", attempt, finished)
-)
+), settled AS (
 UPDATE "BatchItem" AS i SET
   status = t."to"::"BatchItemStatus",
   "errorCode" = t."errorCode",
@@ -45,10 +46,18 @@ UPDATE "BatchItem" AS i SET
   "updatedAt" = now()
 FROM input AS t
 WHERE i.id = t.id AND i.status = ${sqlName(reviewStatus)} AND i."paymentId" = t."fromPaymentId"
-RETURNING i.id::text AS id`;
+RETURNING i.id, i."batchId", i.line, i."paymentId", i.status::text AS status, i.amount, i.currency, i."errorCode", i."errorMessage"
+), ${outboxCte(
+  'review_events',
+  `SELECT ${sqlEventType('batch_row.settled_by_review')} AS type, r."paymentId" AS "subjectId",
+     jsonb_strip_nulls(jsonb_build_object('batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
+       'amount', r.amount::text, 'currency', r.currency, 'code', r."errorCode", 'message', r."errorMessage", 'by', $10::text)) AS data
+   FROM settled AS r ORDER BY r."batchId", r.line`,
+)}
+SELECT id::text AS id FROM settled`;
 
-/** Returns the ids of the rows it settled. */
-export async function settleReviewedRows(query: SqlQuery, changes: ReviewedRowChange[]): Promise<Set<string>> {
+/** Returns the ids of the rows it settled; each is an outbound event naming `by` (outbound/), committed with it. */
+export async function settleReviewedRows(query: SqlQuery, changes: ReviewedRowChange[], by: string): Promise<Set<string>> {
   if (changes.length === 0) return new Set();
   const column = <T>(pick: (change: ReviewedRowChange) => T) => changes.map(pick);
   const rows = await query<{ id: string }>(sql, [
@@ -61,6 +70,7 @@ export async function settleReviewedRows(query: SqlQuery, changes: ReviewedRowCh
     column((c) => c.paymentId),
     column((c) => c.attempt),
     column((c) => c.finished),
+    by,
   ]);
   return new Set(rows.map((row) => row.id));
 }

@@ -2,6 +2,8 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { applyFactsCte, type PaymentFact } from '../../../payments/sql/apply-facts.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
+import { outboxCte } from '../../../outbound/index.ts';
+import { rowEventsSelect } from './row-events.ts';
 import { cancelCodes, cancelledAfterCreateMessageSql, cancelledStatus, rowOverrides, unpayableItemStatuses, type RowOverride } from '../row-states.ts';
 
 export type { PaymentFact };
@@ -102,8 +104,10 @@ WITH input AS (
     "updatedAt" = now()
   FROM target AS t
   WHERE i.id = t.id AND i."leaseToken" = t.token AND i.status::text = t."from"
-  RETURNING i.id, i.status::text AS status, i."batchId"
-), ${applyFactsCte('input')}
+  RETURNING i.id, i.status::text AS status, i."batchId", i.line, i."paymentId", i.amount, i.currency, i."errorCode", i."errorMessage", i.fields
+), ${applyFactsCte('input')},
+-- A row that came to rest is an outbound event, committed with its move (outbound/).
+${outboxCte('row_events', rowEventsSelect('moved', `(SELECT COALESCE(input.commission, p.commission) FROM input LEFT JOIN "Payment" AS p ON p."paymentId" = input."paymentId" WHERE input.id = r.id)`))}
 SELECT input.id::text AS id, moved.status, moved."batchId", applied_facts.status AS "paymentStatus"
 FROM input LEFT JOIN moved ON moved.id = input.id LEFT JOIN applied_facts ON applied_facts."paymentId" = input."paymentId"`;
 

@@ -1,0 +1,58 @@
+import type { SqlQuery } from '../../../db/database.ts';
+
+export interface AttemptRow {
+  id: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  sequence: string;
+  attempt: number;
+  at: Date;
+  outcome: string;
+  statusCode: number | null;
+  durationMs: number;
+  excerpt: string | null;
+  resend: boolean;
+}
+
+export async function logAttempt(
+  query: SqlQuery,
+  a: { subscriptionId: string; eventId: string; eventType: string; sequence: string; attempt: number; outcome: string; statusCode: number | null; durationMs: number; excerpt: string | null; resend: boolean },
+): Promise<void> {
+  await query(
+    `INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
+     VALUES ($1::uuid, $2::uuid, $3, $4::bigint, $5, $6, $7, $8, $9, $10)`,
+    [a.subscriptionId, a.eventId, a.eventType, a.sequence, a.attempt, a.outcome, a.statusCode, a.durationMs, a.excerpt, a.resend],
+  );
+}
+
+const columns = `id::text AS id, "subscriptionId"::text AS "subscriptionId", "eventId"::text AS "eventId", "eventType", sequence::text AS sequence,
+  attempt, at, outcome, "statusCode", "durationMs", excerpt, resend`;
+
+/** The newest attempts first; `before` pages back (an attempt id). */
+export function listAttempts(query: SqlQuery, subscriptionId: string, limit: number, before: string | null): Promise<AttemptRow[]> {
+  return query<AttemptRow>(
+    `SELECT ${columns} FROM "EventDeliveryAttempt" WHERE "subscriptionId" = $1::uuid AND ($3::bigint IS NULL OR id < $3::bigint)
+     ORDER BY id DESC LIMIT $2`,
+    [subscriptionId, limit, before],
+  );
+}
+
+/** The sequence number an event was first sent to a subscription with (a resend keeps it). */
+export async function sentSequence(query: SqlQuery, subscriptionId: string, eventId: string): Promise<string | undefined> {
+  const [row] = await query<{ sequence: string }>(
+    `SELECT sequence::text AS sequence FROM "EventDeliveryAttempt" WHERE "subscriptionId" = $1::uuid AND "eventId" = $2::uuid ORDER BY id LIMIT 1`,
+    [subscriptionId, eventId],
+  );
+  return row?.sequence;
+}
+
+/** Attempts older than the retention, and events every subscription is past and older than it. */
+export async function pruneDeliveryLog(query: SqlQuery, retentionMs: number): Promise<void> {
+  await query(`DELETE FROM "EventDeliveryAttempt" WHERE at < now() - $1 * interval '1 millisecond'`, [retentionMs]);
+  await query(
+    `DELETE FROM "OutboundEvent" AS e WHERE e."occurredAt" < now() - $1 * interval '1 millisecond'
+       AND NOT EXISTS (SELECT 1 FROM "EventSubscription" AS s WHERE (e.xid, e.seq) > (s."cursorXid", s."cursorSeq"))`,
+    [retentionMs],
+  );
+}

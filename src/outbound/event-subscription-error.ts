@@ -1,0 +1,19 @@
+/** Why an admin's request about event subscriptions was refused: stable codes (docs/api/error-codes.md). */
+export const eventSubscriptionErrorMeanings = {
+  EVENT_SUBSCRIPTION_NOT_FOUND: 'No event subscription has this id.',
+  EVENT_ENDPOINT_REFUSED: 'The endpoint URL breaks the rules for receivers: https, a public address (EVENTS_ALLOW_LOCAL_ENDPOINTS allows loopback for development).',
+  EVENT_TYPE_UNKNOWN: 'A named event type does not exist (eventTypes lists them).',
+  EVENT_NOT_FOUND: 'No event has this id, or it was never sent to this subscription (it will be, in its order).',
+} as const;
+
+export type EventSubscriptionErrorCode = keyof typeof eventSubscriptionErrorMeanings;
+
+export class EventSubscriptionError extends Error {
+  constructor(
+    readonly code: EventSubscriptionErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EventSubscriptionError';
+  }
+}

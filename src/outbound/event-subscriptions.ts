@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { recordAudit, type AuditActor } from '../audit/audit.ts';
+import { open, seal, type Envelope } from '../crypto/envelope.ts';
+import type { DataKeyring } from '../crypto/data-keys.ts';
+import { sqlOf, type PrismaClient } from '../db/database.ts';
+import { endpointProblem } from './delivery/endpoint.ts';
+import { listAttempts, logAttempt, sentSequence, type AttemptRow } from './delivery/sql/delivery-log.ts';
+import { readEventById } from './delivery/sql/head-writes.ts';
+import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
+import { eventBody } from './event-body.ts';
+import { EventSubscriptionError } from './event-subscription-error.ts';
+import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
+import type { OutboundSettings } from './outbound-settings.ts';
+import { newSigningSecret } from './signing.ts';
+import {
+  deleteSubscription,
+  insertSubscription,
+  listSubscriptions,
+  readSubscription,
+  rewindSubscription,
+  rotateSecret,
+  updateSubscription,
+  type SubscriptionRow,
+} from './sql/subscription-writes.ts';
+
+/** Bound into each sealed secret, so a secret copied to another subscription's row does not open. */
+const secretContext = (id: string) => `event-subscription:${id}`;
+
+export interface NewSubscription {
+  url: string;
+  /** Omitted or empty: every type, including types added in later versions. */
+  types?: readonly string[] | undefined;
+  description?: string | undefined;
+}
+
+/**
+ * Event subscriptions, managed by admins (GraphQL, the CLI, the page): the one writer of
+ * EventSubscription. Secrets are made here, shown once, kept sealed with the data key.
+ */
+export class EventSubscriptions {
+  constructor(
+    private readonly deps: { prisma: PrismaClient; keyring: DataKeyring; sender: EventSender },
+    private readonly settings: OutboundSettings,
+  ) {}
+
+  list(): Promise<SubscriptionRow[]> {
+    return listSubscriptions(sqlOf(this.deps.prisma));
+  }
+
+  async get(id: string): Promise<SubscriptionRow> {
+    const row = await readSubscription(sqlOf(this.deps.prisma), uuidOrMissing(id));
+    if (row === undefined) throw notFound(id);
+    return row;
+  }
+
+  async create(input: NewSubscription, by: AuditActor): Promise<{ subscription: SubscriptionRow; secret: string }> {
+    const types = checkTypes(input.types);
+    await this.checkUrl(input.url);
+    const id = randomUUID();
+    const secret = newSigningSecret();
+    await this.deps.prisma.$transaction(async (tx) => {
+      await insertSubscription(sqlOf(tx), { id, url: input.url, types, description: input.description ?? '', secret: this.seal(id, secret), createdBy: by.actor });
+      await recordAudit(tx, by, { action: 'events.subscribe', detail: { subscriptionId: id, url: input.url, types: types.join(' ') } });
+    });
+    return { subscription: await this.get(id), secret };
+  }
+
+  async update(
+    id: string,
+    change: { url?: string | undefined; types?: readonly string[] | undefined; description?: string | undefined; enabled?: boolean | undefined },
+    by: AuditActor,
+  ): Promise<SubscriptionRow> {
+    const types = change.types === undefined ? undefined : checkTypes(change.types);
+    if (change.url !== undefined) await this.checkUrl(change.url);
+    const found = await this.deps.prisma.$transaction(async (tx) => {
+      const updated = await updateSubscription(sqlOf(tx), uuidOrMissing(id), {
+        url: change.url,
+        types,
+        description: change.description,
+        enabled: change.enabled,
+        disabledReason: change.enabled === false ? `turned off by ${by.actor}` : undefined,
+      });
+      if (updated) {
+        const detail: Record<string, string | boolean> = { subscriptionId: id };
+        if (change.url !== undefined) detail.url = change.url;
+        if (types !== undefined) detail.types = types.join(' ');
+        if (change.enabled !== undefined) detail.enabled = change.enabled;
+        await recordAudit(tx, by, { action: 'events.update', detail });
+      }
+      return updated;
+    });
+    if (!found) throw notFound(id);
+    return this.get(id);
+  }
+
+  /** A new secret, shown once; the old one still signs beside it for EVENT_SECRET_OVERLAP_MS. */
+  async rotateSecret(id: string, by: AuditActor): Promise<{ secret: string; previousValidUntil: Date }> {
+    const secret = newSigningSecret();
+    const until = await this.deps.prisma.$transaction(async (tx) => {
+      const previousUntil = await rotateSecret(sqlOf(tx), uuidOrMissing(id), this.seal(id, secret), this.settings.secretOverlapMs);
+      if (previousUntil !== undefined) await recordAudit(tx, by, { action: 'events.rotate', detail: { subscriptionId: id } });
+      return previousUntil;
+    });
+    if (until === undefined) throw notFound(id);
+    return { secret, previousValidUntil: until };
+  }
+
+  async delete(id: string, by: AuditActor): Promise<void> {
+    const deleted = await this.deps.prisma.$transaction(async (tx) => {
+      const done = await deleteSubscription(sqlOf(tx), uuidOrMissing(id));
+      if (done) await recordAudit(tx, by, { action: 'events.delete', detail: { subscriptionId: id } });
+      return done;
+    });
+    if (!deleted) throw notFound(id);
+  }
+
+  /** Every event of its types since `since` is delivered again, in order; returns how many lie ahead. */
+  async replaySince(id: string, since: Date, by: AuditActor): Promise<number> {
+    const backlog = await this.deps.prisma.$transaction(async (tx) => {
+      const ahead = await rewindSubscription(sqlOf(tx), uuidOrMissing(id), since);
+      if (ahead !== undefined) await recordAudit(tx, by, { action: 'events.replay', detail: { subscriptionId: id, since: since.toISOString() } });
+      return ahead;
+    });
+    if (backlog === undefined) throw notFound(id);
+    return backlog;
+  }
+
+  /**
+   * One event sent again now, outside the ordered stream, with the id and sequence number it
+   * was first sent with (a receiver that kept it drops it; one that lost it takes it).
+   */
+  async resend(id: string, eventId: string, by: AuditActor): Promise<DeliveryResult> {
+    const query = sqlOf(this.deps.prisma);
+    const subscription = await this.get(id);
+    const sequence = await sentSequence(query, subscription.id, uuidOrMissing(eventId));
+    const event = sequence === undefined ? undefined : await readEventById(query, eventId);
+    if (sequence === undefined || event === undefined) {
+      throw new EventSubscriptionError('EVENT_NOT_FOUND', `event ${eventId} was never sent to this subscription: undelivered events go out in their order`);
+    }
+    const result = await this.deps.sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), secrets: await this.secretsOf(subscription.id) });
+    await this.deps.prisma.$transaction(async (tx) => {
+      await logAttempt(sqlOf(tx), { subscriptionId: subscription.id, eventId: event.id, eventType: event.type, sequence, attempt: 0, ...result, resend: true });
+      await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });
+    });
+    return result;
+  }
+
+  attempts(id: string, limit: number, before: string | null): Promise<AttemptRow[]> {
+    return listAttempts(sqlOf(this.deps.prisma), uuidOrMissing(id), limit, before);
+  }
+
+  /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
+  async secretsOf(id: string): Promise<string[]> {
+    const row = await this.deps.prisma.eventSubscription.findUnique({ where: { id }, select: { secret: true, previousSecret: true, previousUntil: true } });
+    if (row === null) throw notFound(id);
+    return openSecrets(this.deps.keyring, id, row.secret, row.previousUntil !== null && row.previousUntil > new Date() ? row.previousSecret : null);
+  }
+
+  private seal(id: string, secret: string): Envelope {
+    return seal(this.deps.keyring, Buffer.from(secret, 'utf8'), secretContext(id));
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    const problem = await endpointProblem(url, this.settings.endpoints);
+    if (problem !== undefined) throw new EventSubscriptionError('EVENT_ENDPOINT_REFUSED', `url ${problem}`);
+  }
+}
+
+/** The current secret and, when still valid, the previous one (newest first). */
+export function openSecrets(keyring: DataKeyring, id: string, secret: unknown, previous: unknown): string[] {
+  const opened = [open(keyring, secret as Envelope, secretContext(id)).toString('utf8')];
+  if (previous !== null && previous !== undefined) opened.push(open(keyring, previous as Envelope, secretContext(id)).toString('utf8'));
+  return opened;
+}
+
+function checkTypes(types: readonly string[] | undefined): EventType[] {
+  if (types === undefined || types.length === 0) return [...eventTypeNames];
+  const unknown = types.filter((t) => !isEventType(t));
+  if (unknown.length > 0) {
+    throw new EventSubscriptionError('EVENT_TYPE_UNKNOWN', `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}: one of ${eventTypeNames.join(', ')}`);
+  }
+  return [...new Set(types as EventType[])];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id that is not a uuid names nothing: refused as not found rather than as a database cast error. */
+function uuidOrMissing(id: string): string {
+  if (!UUID.test(id)) throw notFound(id);
+  return id;
+}
+
+function notFound(id: string): EventSubscriptionError {
+  return new EventSubscriptionError('EVENT_SUBSCRIPTION_NOT_FOUND', `no event subscription ${id.slice(0, 64)}`);
+}

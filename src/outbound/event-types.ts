@@ -1,0 +1,44 @@
+/**
+ * Every outbound event type, with what its `data` carries: the receiver acts on it without
+ * calling back. Card numbers, keys and secrets are never in `data` (a card is its mask).
+ * The README's "Events" section and docs/api/events.md list these; test/outbound checks
+ * that each documented type is here and the other way round.
+ */
+export const eventTypes = {
+  'batch.imported': 'A payroll file was read. data: batchId, fileName, status (VALIDATED or REJECTED), rows, validRows, heldRows, problems (count by code), totalAmount, currency.',
+  'batch.approved': 'A person approved the batch. data: batchId, approvedBy, includeHeld, validRowsOnly, rowsToPay, amountToPay, currency.',
+  'batch.started': 'The batch began paying. data: batchId, rowsToPay, amountToPay, currency.',
+  'batch.paused': 'The batch stopped sending new payments for a while. data: batchId, reason (PERSON or FUNDS), by.',
+  'batch.resumed': 'The batch pays on. data: batchId, by (a person, or funds when the balance came to cover it).',
+  'batch.completed': 'Every row of the batch was paid. data: batchId and totals.',
+  'batch.completed_with_failures': 'The batch ended with rows that were not paid. data: batchId and totals.',
+  'batch.cancelled': 'The batch was cancelled: nothing more is sent. data: batchId, by, and totals so far.',
+  'batch_row.paid': 'A row of a batch was paid. data: batchId, line, paymentId, amount, currency, commission, payee mask.',
+  'batch_row.failed': 'A row of a batch was not paid. data: batchId, line, paymentId, amount, currency, code, message (plain words).',
+  'batch_row.needs_review': 'A row whose outcome no read settles: a person decides. data: batchId, line, paymentId, message.',
+  'batch_row.settled_by_review': 'A row settled by a review (a read or a person). data: batchId, line, paymentId, status, by.',
+  'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, commission.',
+  'payment.failed': 'A single payment ended unpaid. data: paymentId, amount, currency, code, message.',
+  'reconciliation.finished': 'A reconciliation run ended. data: runId, day, status, discrepancies.',
+  'event_subscription.disabled': 'A subscription was turned off after failing for EVENT_RETRY_HOURS. data: subscriptionId, url, failingSince, lastOutcome.',
+} as const;
+
+export type EventType = keyof typeof eventTypes;
+
+export const eventTypeNames = Object.keys(eventTypes) as EventType[];
+
+export function isEventType(name: string): name is EventType {
+  return Object.hasOwn(eventTypes, name);
+}
+
+/** Totals a batch's ending events carry: money as decimal strings. */
+export interface BatchTotals {
+  paidRows: number;
+  paidAmount: string;
+  failedRows: number;
+  failedAmount: string;
+  heldRows: number;
+  heldAmount: string;
+  commission: string;
+  currency: string;
+}

@@ -1,0 +1,11 @@
+/** The outbound events room's face: what the runtime, GraphQL, the CLI and other rooms use. */
+export { recordEvents, type NewEvent } from './record-events.ts';
+export { outboxCte, sqlEventType } from './sql/insert-events.ts';
+export { eventTypes, eventTypeNames, isEventType, type EventType, type BatchTotals } from './event-types.ts';
+export { EventSubscriptions, type NewSubscription } from './event-subscriptions.ts';
+export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubscriptionErrorCode } from './event-subscription-error.ts';
+export { EventDeliverer, type DeliveryObserver } from './delivery/event-deliverer.ts';
+export { EventSender, type DeliveryResult } from './delivery/send-event.ts';
+export { outboundSettings, type OutboundSettings } from './outbound-settings.ts';
+export { undeliveredBySubscription, type SubscriptionRow } from './sql/subscription-writes.ts';
+export type { AttemptRow } from './delivery/sql/delivery-log.ts';

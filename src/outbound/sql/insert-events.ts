@@ -1,0 +1,38 @@
+import type { SqlQuery } from '../../db/database.ts';
+import type { EventType } from '../event-types.ts';
+
+/**
+ * The outbox write: one statement for any number of events, in the caller's transaction.
+ * Nothing is written while no subscription exists (the EXISTS reads the table as of this
+ * statement): a subscription made later starts after this moment anyway (create-subscription.ts).
+ */
+const sql = `
+INSERT INTO "OutboundEvent" (type, "subjectId", data)
+SELECT e.type, e.subject, e.data
+FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(type, subject, data, n)
+WHERE EXISTS (SELECT 1 FROM "EventSubscription")
+ORDER BY e.n`;
+
+export async function insertEvents(query: SqlQuery, types: string[], subjects: string[], data: string[]): Promise<void> {
+  await query(sql, [types, subjects, data]);
+}
+
+/**
+ * The outbox write as a CTE named `name`, for a statement that makes the change itself (a
+ * group of row moves, the batch-ending sweep): the events commit with it, in one statement.
+ * `select` yields (type, "subjectId", data) in the order the events happened.
+ */
+export function outboxCte(name: string, select: string): string {
+  return `${name} AS (
+  INSERT INTO "OutboundEvent" (type, "subjectId", data)
+  SELECT ev.type, ev."subjectId", ev.data FROM (${select}) AS ev
+  WHERE EXISTS (SELECT 1 FROM "EventSubscription")
+  RETURNING 1
+)`;
+}
+
+/** An event type as a SQL literal (`'batch.completed'`), from the typed list, for the selects outboxCte takes. */
+export function sqlEventType(type: EventType): string {
+  if (!/^[a-z_]+\.[a-z_]+$/.test(type)) throw new Error(`sqlEventType: ${JSON.stringify(type)} is not an event type`);
+  return `'${type}'`;
+}

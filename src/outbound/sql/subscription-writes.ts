@@ -1,0 +1,130 @@
+import type { SqlQuery } from '../../db/database.ts';
+
+/** A subscription as admins see it (never its secret). */
+export interface SubscriptionRow {
+  id: string;
+  url: string;
+  types: string[];
+  description: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: Date | null;
+  previousUntil: Date | null;
+  createdAt: Date;
+  createdBy: string;
+  failingSince: Date | null;
+  headAttempts: number;
+  nextAttemptAt: Date;
+  /** Events of its types not yet delivered (the head included). */
+  backlog: number;
+  /** When the oldest of those happened. */
+  oldestUndeliveredAt: Date | null;
+}
+
+/** What the next events after a subscription's cursor are; only committed ones older than any running transaction. */
+export const AFTER_CURSOR = `(e.xid, e.seq) > (s."cursorXid", s."cursorSeq") AND e.type = ANY(s.types)`;
+
+const columns = `s.id::text AS id, s.url, s.types, s.description, s.enabled, s."disabledReason", s."disabledAt", s."previousUntil",
+  s."createdAt", s."createdBy", s."failingSince", s."headAttempts", s."nextAttemptAt",
+  (SELECT count(*)::int FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS backlog,
+  (SELECT min(e."occurredAt") FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS "oldestUndeliveredAt"`;
+
+export function listSubscriptions(query: SqlQuery): Promise<SubscriptionRow[]> {
+  return query<SubscriptionRow>(`SELECT ${columns} FROM "EventSubscription" AS s ORDER BY s."createdAt", s.id`, []);
+}
+
+export async function readSubscription(query: SqlQuery, id: string): Promise<SubscriptionRow | undefined> {
+  const [row] = await query<SubscriptionRow>(`SELECT ${columns} FROM "EventSubscription" AS s WHERE s.id = $1::uuid`, [id]);
+  return row;
+}
+
+/**
+ * A new subscription starts after every event of transactions that ended before it: its
+ * cursor is the oldest running transaction (pg_snapshot_xmin), so what commits from now on
+ * reaches it and nothing older does.
+ */
+export async function insertSubscription(
+  query: SqlQuery,
+  s: { id: string; url: string; types: string[]; description: string; secret: unknown; createdBy: string },
+): Promise<string> {
+  const [row] = await query<{ id: string }>(
+    `INSERT INTO "EventSubscription" (id, url, types, description, secret, "createdBy", "cursorXid", "cursorSeq")
+     VALUES ($6::uuid, $1, $2::text[], $3, $4::jsonb, $5, (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint, 0)
+     RETURNING id::text AS id`,
+    [s.url, s.types, s.description, JSON.stringify(s.secret), s.createdBy, s.id],
+  );
+  return row!.id;
+}
+
+export async function updateSubscription(
+  query: SqlQuery,
+  id: string,
+  change: { url?: string | undefined; types?: string[] | undefined; description?: string | undefined; enabled?: boolean | undefined; disabledReason?: string | undefined },
+): Promise<boolean> {
+  const rows = await query(
+    `UPDATE "EventSubscription" SET
+       url = COALESCE($2, url), types = COALESCE($3::text[], types), description = COALESCE($4, description),
+       enabled = COALESCE($5, enabled),
+       "disabledAt" = CASE WHEN $5 IS NULL THEN "disabledAt" WHEN $5 THEN NULL ELSE now() END,
+       "disabledReason" = CASE WHEN $5 IS NULL THEN "disabledReason" WHEN $5 THEN NULL ELSE $6 END,
+       -- Enabled again: the head is tried now, and its failing time starts over.
+       "nextAttemptAt" = CASE WHEN $5 THEN now() ELSE "nextAttemptAt" END,
+       "failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END,
+       "updatedAt" = now()
+     WHERE id = $1::uuid RETURNING id`,
+    [id, change.url ?? null, change.types ?? null, change.description ?? null, change.enabled ?? null, change.disabledReason ?? null],
+  );
+  return rows.length === 1;
+}
+
+/** The new secret signs from now; the old one beside it until `overlapMs` has passed. */
+export async function rotateSecret(query: SqlQuery, id: string, secret: unknown, overlapMs: number): Promise<Date | undefined> {
+  const [row] = await query<{ previousUntil: Date }>(
+    `UPDATE "EventSubscription" SET "previousSecret" = secret, secret = $2::jsonb,
+       "previousUntil" = now() + $3 * interval '1 millisecond', "updatedAt" = now()
+     WHERE id = $1::uuid RETURNING "previousUntil"`,
+    [id, JSON.stringify(secret), overlapMs],
+  );
+  return row?.previousUntil;
+}
+
+export async function deleteSubscription(query: SqlQuery, id: string): Promise<boolean> {
+  const rows = await query(`DELETE FROM "EventSubscription" WHERE id = $1::uuid RETURNING id`, [id]);
+  return rows.length === 1;
+}
+
+/**
+ * Every event since `since` again, in order: the cursor goes back to just before the first
+ * event (in delivery order) that happened at or after it. The head and lease are dropped, so a
+ * delivery in flight is fenced out (it may still arrive once more: receivers drop repeats by
+ * webhook-id). Returns how many events of its types lie ahead now, or undefined for no subscription.
+ */
+export async function rewindSubscription(query: SqlQuery, id: string, since: Date): Promise<number | undefined> {
+  const [row] = await query<{ backlog: number }>(
+    `WITH first AS (
+       SELECT e.xid, e.seq FROM "OutboundEvent" AS e, "EventSubscription" AS s
+       WHERE s.id = $1::uuid AND e."occurredAt" >= $2 AND e.type = ANY(s.types)
+       ORDER BY e.xid, e.seq LIMIT 1
+     ), moved AS (
+       UPDATE "EventSubscription" AS s SET
+         "cursorXid" = COALESCE((SELECT xid FROM first), s."cursorXid"),
+         "cursorSeq" = COALESCE((SELECT seq - 1 FROM first), s."cursorSeq"),
+         "headSeq" = NULL, "headSequence" = NULL, "headAttempts" = 0, "failingSince" = NULL,
+         "leaseOwner" = NULL, "leaseToken" = NULL, "leaseUntil" = NULL, "nextAttemptAt" = now(), "updatedAt" = now()
+       WHERE s.id = $1::uuid
+       RETURNING s.*
+     )
+     SELECT (SELECT count(*)::int FROM "OutboundEvent" AS e, moved AS s WHERE ${AFTER_CURSOR}) AS backlog FROM moved`,
+    [id, since],
+  );
+  return row?.backlog;
+}
+
+/** For each enabled subscription, when the oldest event it has not taken happened (null: none). */
+export function undeliveredBySubscription(query: SqlQuery): Promise<Array<{ id: string; oldestAt: Date | null }>> {
+  return query(
+    `SELECT s.id::text AS id, (SELECT min(e."occurredAt") FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS "oldestAt"
+     FROM "EventSubscription" AS s WHERE s.enabled`,
+    [],
+  );
+}

@@ -1,0 +1,34 @@
+import type { TrackedStatus } from '../db/generated/enums.ts';
+import { sqlOf } from '../db/database.ts';
+import type { Prisma } from '../db/generated/client.ts';
+import { recordEvents } from '../outbound/index.ts';
+import { finalTracked, paymentStates } from './status.ts';
+
+/**
+ * A single payment (createPayment, not a batch row: its row reports itself) that reached an
+ * end is an outbound event, written in the transaction of the move: payment.paid, or
+ * payment.failed with the code and words. REJECTED (refused at create) is an end here too.
+ */
+export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: string, status: TrackedStatus): Promise<void> {
+  if (!finalTracked.has(status) && status !== paymentStates.rejected) return;
+  const payment = await tx.payment.findUnique({
+    where: { paymentId },
+    select: { batchId: true, amount: true, currency: true, commission: true, errorCode: true, errorMessage: true, providerCode: true },
+  });
+  if (payment === null || payment.batchId !== null) return;
+  const paid = status === paymentStates.completed;
+  await recordEvents(sqlOf(tx), [
+    {
+      type: paid ? 'payment.paid' : 'payment.failed',
+      subjectId: paymentId,
+      data: {
+        paymentId,
+        status,
+        provider: payment.providerCode,
+        amount: payment.amount.toFixed(2),
+        currency: payment.currency,
+        ...(paid ? { commission: payment.commission?.toFixed(2) ?? null } : { code: payment.errorCode, message: payment.errorMessage }),
+      },
+    },
+  ]);
+}

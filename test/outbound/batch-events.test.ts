@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textSource } from '../support/batch.ts';
+import { testDatabaseKinds } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { cardNumbersFound } from '../support/card-data.ts';
+
+const WAIT = 120_000;
+
+/**
+ * Issue 31: a subscription made through GraphQL gets a paid batch's events, signed, from
+ * the gateway's own worker: each row's outcome and the batch's end with totals that match
+ * what GraphQL says of the batch. No card number is in any of them.
+ */
+describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', (kind) => {
+  let gw: TestGateway;
+  let receiver: EventReceiver;
+  beforeAll(async () => {
+    receiver = await startEventReceiver();
+    gw = await startTestGateway({ database: kind, env: { EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true', EVENT_POLL_MS: '20' } });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await receiver.close();
+  });
+
+  it('delivers every row’s outcome and the batch’s end, with totals as GraphQL reads them', async () => {
+    const created = await gw.gql(
+      `mutation($url: String!) { createEventSubscription(input: { url: $url, description: "HR" }) {
+        __typename ... on CreateEventSubscriptionSuccess { created { secret subscription { id types } } } ... on Problem { code message } } }`,
+      { url: receiver.url },
+    );
+    expect(created.body.data.createEventSubscription.__typename).toBe('CreateEventSubscriptionSuccess');
+    receiver.secrets.push(created.body.data.createEventSubscription.created.secret);
+
+    const csv = ['provider,amount,account', 'bank-card-token,71.00,token_success', 'bank-card-token,20.50,token_execute_failed', 'bank-card-token,8.25,token_success', ''].join('\n');
+    const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'events.csv' });
+    const approved = await gw.gql(`mutation { approveBatch(id: "${batch.id}", ignoreBalance: true) { __typename } }`);
+    expect(approved.body.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
+
+    await eventually(() => expect(receiver.received.map((e) => e.type)).toContain('batch.completed_with_failures'), WAIT);
+    const rows = receiver.received.filter((e) => e.type.startsWith('batch_row.'));
+    expect(rows.map((e) => [e.type, e.data.line, e.data.amount]).sort()).toEqual(
+      [
+        ['batch_row.failed', 3, '20.50'],
+        ['batch_row.paid', 2, '71.00'],
+        ['batch_row.paid', 4, '8.25'],
+      ].sort(),
+    );
+    expect(rows.find((e) => e.type === 'batch_row.failed')!.data).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    const end = receiver.received.find((e) => e.type === 'batch.completed_with_failures')!;
+    const read = await gw.gql(`{ batch(id: "${batch.id}") { status } }`);
+    expect(read.body.data.batch.status).toBe('COMPLETED_WITH_FAILURES');
+    expect(end.data).toMatchObject({ batchId: batch.id, totals: { paidRows: 2, paidAmount: '79.25', failedRows: 1, failedAmount: '20.50', heldRows: 0, currency: 'RUB' } });
+    const commissions = await gw.db.prisma.payment.findMany({ where: { paymentId: { in: rows.filter((e) => e.type === 'batch_row.paid').map((e) => e.data.paymentId) } }, select: { commission: true } });
+    const charged = commissions.reduce((sum, p) => sum + Math.round(Number(p.commission ?? 0) * 100), 0);
+    expect(end.data.totals.commission).toBe((charged / 100).toFixed(2));
+    // The end comes after every row, and sequence numbers run 1, 2, 3 … without a gap.
+    expect(receiver.received.at(-1)!.type).toBe('batch.completed_with_failures');
+    expect(receiver.received.map((e) => e.sequence)).toEqual(receiver.received.map((_, i) => i + 1));
+    expect(cardNumbersFound(JSON.stringify(receiver.received))).toEqual([]);
+    expect(receiver.unverified).toEqual([]);
+  });
+
+  it('refuses an endpoint on a private address without the development setting, naming it', async () => {
+    const strict = await startTestGateway({ database: kind });
+    try {
+      const reply = await strict.gql(`mutation { createEventSubscription(input: { url: "https://10.1.2.3/hook" }) { __typename ... on Problem { code message } } }`);
+      expect(reply.body.data.createEventSubscription).toMatchObject({ __typename: 'EventSubscriptionError', code: 'EVENT_ENDPOINT_REFUSED' });
+      expect(reply.body.data.createEventSubscription.message).toContain('10.1.2.3');
+      const local = await strict.gql(`mutation { createEventSubscription(input: { url: "${receiver.url}" }) { __typename ... on Problem { code message } } }`);
+      expect(local.body.data.createEventSubscription.message).toContain('EVENTS_ALLOW_LOCAL_ENDPOINTS');
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { admin, outboundRig, paid, testSettings } from './outbound-rig.ts';
+
+const WAIT = 60_000;
+
+describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
+  let test: TestDatabase;
+  let receiver: EventReceiver;
+  let rig: ReturnType<typeof outboundRig>;
+
+  beforeEach(async () => {
+    test = await kind.create();
+    await test.db.migrate();
+    receiver = await startEventReceiver();
+    rig = outboundRig(test.db);
+  });
+  afterEach(async () => {
+    await rig.close();
+    await receiver.close();
+    await test.drop();
+  });
+
+  async function subscribe(types?: string[]) {
+    const { subscription, secret } = await rig.subscriptions.create({ url: receiver.url, types, description: 'HR system' }, admin);
+    receiver.secrets.push(secret);
+    return subscription;
+  }
+
+  it('delivers each event signed, once, in order, with unique ids and sequence numbers from 1', async () => {
+    await subscribe();
+    for (let line = 1; line <= 20; line++) await rig.record(paid(line));
+    rig.deliverer().start();
+    await eventually(() => expect(receiver.received).toHaveLength(20), WAIT);
+    expect(receiver.unverified).toEqual([]);
+    expect(new Set(receiver.received.map((e) => e.id)).size).toBe(20);
+    expect(receiver.received.map((e) => e.sequence)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(receiver.received.map((e) => e.data.line)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(receiver.received[0]).toMatchObject({ type: 'batch_row.paid', data: { batchId: 'b1', paymentId: 'p-1', amount: '100.00' } });
+  });
+
+  it('sends nothing of a change that rolled back, and only the types subscribed', async () => {
+    await subscribe(['batch.completed']);
+    await expect(
+      test.db.prisma.$transaction(async (tx) => {
+        const { recordEvents } = await import('../../src/outbound/index.ts');
+        const { sqlOf } = await import('../../src/db/database.ts');
+        await recordEvents(sqlOf(tx), [{ type: 'batch.completed', subjectId: 'rolled-back', data: { batchId: 'rolled-back' } }]);
+        throw new Error('the approval failed after its event was written');
+      }),
+    ).rejects.toThrow('approval failed');
+    await rig.record(paid(1), { type: 'batch.completed', subjectId: 'b1', data: { batchId: 'b1' } });
+    rig.deliverer().start();
+    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    expect(receiver.received[0]).toMatchObject({ type: 'batch.completed', sequence: 1, data: { batchId: 'b1' } });
+    // Nothing else comes: the deliverer has passed every event (its backlog is empty).
+    await eventually(async () => expect((await rig.subscriptions.list())[0]!.backlog).toBe(0), WAIT);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('holds later events behind one a receiver refuses, and delivers them in order once it takes it', async () => {
+    const subscription = await subscribe();
+    receiver.answer('fail');
+    for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+    rig.deliverer().start();
+    await eventually(async () => {
+      const attempts = await rig.subscriptions.attempts(subscription.id, 50, null);
+      expect(attempts.filter((a) => a.outcome === 'failed').length).toBeGreaterThanOrEqual(3);
+    }, WAIT);
+    const failing = await rig.subscriptions.get(subscription.id);
+    expect(failing.failingSince).not.toBeNull();
+    expect(failing.backlog).toBe(5);
+    // Every failed attempt was of the first event: the later ones waited.
+    const attempts = await rig.subscriptions.attempts(subscription.id, 50, null);
+    expect(new Set(attempts.map((a) => a.sequence))).toEqual(new Set(['1']));
+    receiver.answer('ok');
+    await eventually(() => expect(receiver.received).toHaveLength(5), WAIT);
+    expect(receiver.received.map((e) => [e.sequence, e.data.line])).toEqual([1, 2, 3, 4, 5].map((n) => [n, n]));
+    expect((await rig.subscriptions.get(subscription.id)).failingSince).toBeNull();
+  });
+
+  it('cuts off a receiver that does not answer in time and does not follow a redirect', async () => {
+    const slow = outboundRig(test.db, testSettings({ timeoutMs: 300 }));
+    try {
+      const { subscription, secret } = await slow.subscriptions.create({ url: receiver.url }, admin);
+      receiver.secrets.push(secret);
+      receiver.answer('hang');
+      await slow.record(paid(1));
+      slow.deliverer().start();
+      await eventually(async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('timeout'), WAIT);
+      receiver.answer('redirect');
+      await eventually(async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('redirect'), WAIT);
+      const redirect = (await slow.subscriptions.attempts(subscription.id, 10, null)).find((a) => a.outcome === 'redirect')!;
+      expect(redirect).toMatchObject({ statusCode: 307, excerpt: 'redirect to http://127.0.0.1:9/elsewhere not followed' });
+      expect(receiver.received).toEqual([]);
+      receiver.answer('ok');
+      await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('turns a subscription off once it has failed for EVENT_RETRY_FOR_MS, with an event and an audit entry', async () => {
+    const short = outboundRig(test.db, testSettings({ retryForMs: 1 }));
+    try {
+      const { subscription } = await short.subscriptions.create({ url: receiver.url }, admin);
+      receiver.answer('fail');
+      await short.record(paid(1));
+      short.deliverer().start();
+      await eventually(async () => expect((await short.subscriptions.get(subscription.id)).enabled).toBe(false), WAIT);
+      const off = await short.subscriptions.get(subscription.id);
+      expect(off.disabledReason).toBe('failing');
+      const events = await test.db.prisma.outboundEvent.findMany({ where: { type: 'event_subscription.disabled' } });
+      expect(events.map((e) => e.subjectId)).toEqual([subscription.id]);
+      expect(await test.db.prisma.auditEvent.count({ where: { action: 'events.disable' } })).toBe(1);
+      receiver.answer('ok');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('replays every event since a time with their ids, and resends one with its sequence number', async () => {
+    const subscription = await subscribe();
+    const before = new Date(Date.now() - 60_000);
+    for (let line = 1; line <= 3; line++) await rig.record(paid(line));
+    rig.deliverer().start();
+    await eventually(() => expect(receiver.received).toHaveLength(3), WAIT);
+    const ids = receiver.received.map((e) => e.id);
+    expect(await rig.subscriptions.replaySince(subscription.id, before, admin)).toBe(3);
+    await eventually(() => expect(receiver.received).toHaveLength(6), WAIT);
+    expect(receiver.received.slice(3).map((e) => e.id)).toEqual(ids);
+    expect(receiver.received.slice(3).map((e) => e.sequence)).toEqual([4, 5, 6]);
+    const outcome = await rig.subscriptions.resend(subscription.id, ids[1]!, admin);
+    expect(outcome).toMatchObject({ outcome: 'delivered', statusCode: 204 });
+    expect(receiver.received.at(-1)).toMatchObject({ id: ids[1], sequence: 2 });
+    const resent = (await rig.subscriptions.attempts(subscription.id, 1, null))[0]!;
+    expect(resent).toMatchObject({ eventId: ids[1], resend: true, attempt: 0 });
+  });
+
+  it('signs with both secrets while a rotation overlaps', async () => {
+    const subscription = await subscribe();
+    rig.deliverer().start();
+    await rig.record(paid(1));
+    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    const { secret } = await rig.subscriptions.rotateSecret(subscription.id, admin);
+    receiver.secrets.push(secret);
+    await rig.record(paid(2));
+    await eventually(() => expect(receiver.received).toHaveLength(2), WAIT);
+    expect(receiver.received.map((e) => e.verifiedBy)).toEqual([[0], [0, 1]]);
+    // A receiver that knows only the new secret verifies too.
+    receiver.secrets.splice(0, 1);
+    await rig.record(paid(3));
+    await eventually(() => expect(receiver.received).toHaveLength(3), WAIT);
+    expect(receiver.received[2]!.verifiedBy).toEqual([0]);
+  });
+
+  it('two deliverers racing deliver each event once and in order', async () => {
+    await subscribe();
+    for (let line = 1; line <= 30; line++) await rig.record(paid(line));
+    rig.deliverer().start();
+    rig.deliverer().start();
+    await eventually(() => expect(receiver.received.length).toBeGreaterThanOrEqual(30), WAIT);
+    await eventually(async () => expect((await rig.subscriptions.list())[0]!.backlog).toBe(0), WAIT);
+    expect(receiver.received.map((e) => e.sequence)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  });
+});

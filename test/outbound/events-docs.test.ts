@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { eventTypeNames } from '../../src/outbound/index.ts';
+import { EventSender } from '../../src/outbound/delivery/send-event.ts';
+import { newSigningSecret } from '../../src/outbound/signing.ts';
+import { eventually } from '../support/eventually.ts';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('outbound events as documented', () => {
+  it('names every event type in the README and in docs/api/events.md, and no other', () => {
+    for (const [file, text] of [['README.md', read('README.md')], ['docs/api/events.md', read('docs/api/events.md')]] as const) {
+      const named = new Set([...text.matchAll(/`((?:batch|batch_row|payment|reconciliation|event_subscription)\.[a-z_]+)`/g)].map((m) => m[1]));
+      expect([...named].sort(), file).toEqual([...eventTypeNames].sort());
+    }
+  });
+
+  it('the sample receiver verifies a signed delivery and refuses a forged one', async () => {
+    const secret = newSigningSecret();
+    const child = spawn(process.execPath, ['samples/event-receiver.mjs'], {
+      cwd: new URL('../../', import.meta.url),
+      env: { ...process.env, EVENT_SECRET: secret, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const sender = new EventSender({ allowLocal: true }, 10_000);
+    try {
+      const port = await eventually(() => {
+        const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+        expect(listening).not.toBeNull();
+        return listening![1];
+      }, 60_000);
+      const body = JSON.stringify({ id: 'evt-1', type: 'batch.completed', timestamp: new Date().toISOString(), sequence: 1, data: { batchId: 'b1' } });
+      const url = `http://127.0.0.1:${port}/`;
+      expect(await sender.send({ url, id: 'evt-1', body, secrets: [secret] })).toMatchObject({ outcome: 'delivered', statusCode: 204 });
+      expect(await sender.send({ url, id: 'evt-2', body, secrets: [newSigningSecret()] })).toMatchObject({ outcome: 'failed', statusCode: 400 });
+      await eventually(() => expect(out).toContain('#1 batch.completed {"batchId":"b1"}'), 30_000);
+      expect(out).not.toContain('evt-2');
+    } finally {
+      await sender.close();
+      child.kill();
+      await once(child, 'exit');
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface ReceivedEvent {
+  id: string;
+  type: string;
+  timestamp: string;
+  sequence: number;
+  data: Record<string, any>;
+  /** Which of the receiver's secrets verified it (0: the first given). */
+  verifiedBy: number[];
+}
+
+export type Answer = 'ok' | 'fail' | 'hang' | 'redirect';
+
+/**
+ * A receiver of outbound events as a company would write one: every delivery is verified
+ * with the Standard Webhooks package's own verifier (standardwebhooks on npm) against each
+ * secret it knows; one that no secret verifies is answered 400 and kept apart. `answer`
+ * decides what the next deliveries get: a 2xx, a 503, no answer at all, or a redirect.
+ */
+export async function startEventReceiver() {
+  const secrets: string[] = [];
+  const received: ReceivedEvent[] = [];
+  const unverified: string[] = [];
+  const hanging: ServerResponse[] = [];
+  let answer: Answer = 'ok';
+  let requests = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      requests += 1;
+      if (answer === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      if (answer === 'fail') {
+        res.writeHead(503).end('down for maintenance');
+        return;
+      }
+      if (answer === 'redirect') {
+        res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end();
+        return;
+      }
+      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      const verifiedBy = secrets.flatMap((secret, i) => {
+        try {
+          new Webhook(secret).verify(text, headers);
+          return [i];
+        } catch {
+          return [];
+        }
+      });
+      if (verifiedBy.length === 0) {
+        unverified.push(text);
+        res.writeHead(400).end('signature does not verify');
+        return;
+      }
+      const body = JSON.parse(text) as Omit<ReceivedEvent, 'verifiedBy'>;
+      if (body.id !== headers['webhook-id']) {
+        unverified.push(text);
+        res.writeHead(400).end('webhook-id is not the body id');
+        return;
+      }
+      received.push({ ...body, verifiedBy });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/payout-events`,
+    secrets,
+    received,
+    unverified,
+    requests: () => requests,
+    answer(next: Answer) {
+      answer = next;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type EventReceiver = Awaited<ReturnType<typeof startEventReceiver>>;
