@@ -56,7 +56,7 @@ export function BatchStatusBadge({ batch }: { batch: { status: string; validCoun
 const STATUS_WORD = /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
 /** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (readable-text.ts), or "46950.60 RUB" as older messages do. */
 const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
-/** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits). */
+/** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits, "10.00–1,000,000.00 RUB" as check-payment.ts writes them). */
 const RANGE = /(?<![\d,.])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})–((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A time as the gateway writes it: ISO 8601. */
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})\b/g;
