@@ -79,8 +79,22 @@ export function serverText(text: string, i18n: Translator): string {
       // The day itself, whatever the reader's time zone: not a moment to shift.
       return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
     })
-    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`);
+    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`)
+    .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use ${control(choice, i18n)}`)
+    .replace(API_ARGUMENT, (choice) => control(choice as keyof typeof CONTROLS, i18n));
 }
+
+/**
+ * The approval's arguments as the page offers them (issue 29): a refusal says "approve with
+ * ignoreBalance", the CLI names --ignore-balance (cli/batch/pay-commands.ts), the page its
+ * own button or box.
+ */
+const CONTROLS = { ignoreBalance: 'batch.startAnyway', validRowsOnly: 'batch.approveValid', includeHeld: 'batch.includeHeldName' } as const;
+/** "approve with ignoreBalance to start anyway", "(approve again later, or) with ignoreBalance to start anyway", "approve with validRowsOnly to pay only its valid rows". */
+const API_CHOICE = /(?:approve )?with (ignoreBalance|validRowsOnly|includeHeld) to (?:start anyway|pay only its valid rows|pay them too)/g;
+const API_ARGUMENT = /\b(?:ignoreBalance|validRowsOnly|includeHeld)\b/g;
+/** The control's name as the page shows it, quoted as its language quotes. */
+const control = (choice: keyof typeof CONTROLS, i18n: Translator) => (i18n.locale === 'ru' ? `«${i18n.t(CONTROLS[choice])}»` : `“${i18n.t(CONTROLS[choice])}”`);
 
 /** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
 export function StatusBadge({ status, label }: { status: string | null; label?: string }) {
@@ -141,15 +155,10 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   // An answer of the gateway (a GraphQL error or a refusal with its code) is shown in its words.
   const code = error instanceof ApiError ? error.code : undefined;
   return (
-    <div class="notice notice-bad" role="alert">
+    // The code is for a support tool or a test (data-code), not for the reader: the words say what happened.
+    <div class="notice notice-bad" role="alert" data-code={code}>
       <p>
         {code === undefined ? t('common.error', { message }) : t('common.refused', { message })}
-        {code === undefined ? null : (
-          <>
-            {' '}
-            <code>{code}</code>
-          </>
-        )}
       </p>
       {onRetry === undefined ? null : (
         <button type="button" onClick={onRetry}>
