@@ -8,7 +8,8 @@ import { sandboxProviders } from '../../src/sandbox/catalogue.ts';
  * page and the CLI alike; the problem's code stays the machine's.
  */
 describe('a payment outside its provider’s limits', () => {
-  const sbp = sandboxProviders.find((p) => p.code === 'sbp-b2c')!;
+  const { code, info } = sandboxProviders.find((p) => p.code === 'sbp-b2c')!;
+  const sbp = { code, name: info.name, info };
   const payment = (value: string) => ({
     amount: { value, currency: 'RUB' as const },
     recipientDetails: { providerCode: 'sbp-b2c' as const, fields: { bankId: 'sbp_bank_id_success', account: '79001234567' } },

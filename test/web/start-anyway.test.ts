@@ -54,7 +54,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     await page.getByText('Start anyway: the batch pays what the balance covers, then pauses until the balance is topped up.').waitFor();
     await step(rig, '23-approval-refused-for-money');
     await page.getByRole('button', { name: 'Русский' }).click();
-    await refusal.getByText(/^Шлюз отказал: .* use «Всё равно начать»/).waitFor();
+    await refusal.getByText(/^Шлюз отказал: .* use “Всё равно начать”/).waitFor();
     await step(rig, '23-approval-refused-for-money-ru');
     await page.getByRole('button', { name: 'English' }).click();
 

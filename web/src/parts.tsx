@@ -80,21 +80,16 @@ export function serverText(text: string, i18n: Translator): string {
       return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
     })
     .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`)
-    .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use ${control(choice, i18n)}`)
-    .replace(API_ARGUMENT, (choice) => control(choice as keyof typeof CONTROLS, i18n));
+    .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use “${i18n.t(CONTROLS[choice])}”`);
 }
 
 /**
  * The approval's arguments as the page offers them (issue 29): a refusal says "approve with
- * ignoreBalance", the CLI names --ignore-balance (cli/batch/pay-commands.ts), the page its
- * own button or box.
+ * ignoreBalance to start anyway", the CLI names --ignore-balance (cli/batch/pay-commands.ts),
+ * the page its own button, quoted as the status names above are.
  */
-const CONTROLS = { ignoreBalance: 'batch.startAnyway', validRowsOnly: 'batch.approveValid', includeHeld: 'batch.includeHeldName' } as const;
-/** "approve with ignoreBalance to start anyway", "(approve again later, or) with ignoreBalance to start anyway", "approve with validRowsOnly to pay only its valid rows". */
-const API_CHOICE = /(?:approve )?with (ignoreBalance|validRowsOnly|includeHeld) to (?:start anyway|pay only its valid rows|pay them too)/g;
-const API_ARGUMENT = /\b(?:ignoreBalance|validRowsOnly|includeHeld)\b/g;
-/** The control's name as the page shows it, quoted as its language quotes. */
-const control = (choice: keyof typeof CONTROLS, i18n: Translator) => (i18n.locale === 'ru' ? `«${i18n.t(CONTROLS[choice])}»` : `“${i18n.t(CONTROLS[choice])}”`);
+const CONTROLS = { ignoreBalance: 'batch.startAnyway', validRowsOnly: 'batch.approveValid' } as const;
+const API_CHOICE = /(?:approve )?with (ignoreBalance|validRowsOnly)(?: to (?:start anyway|pay only its valid rows))?/g;
 
 /** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
 export function StatusBadge({ status, label }: { status: string | null; label?: string }) {
