@@ -5,6 +5,7 @@ import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/dis
 import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
 import { runStates } from '../reconciliation/run-states.ts';
 import { body, csvRows, type ExportFormat } from './batch/export-command.ts';
+import { amountText, dayText } from './batch/words.ts';
 import { actingCaller, requireRole, withConnection } from './batch/pay-commands.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -26,12 +27,13 @@ const SHOWN_PER_CODE = 20;
 /** How often the run is read again while it runs: a loopback GraphQL read, cheap beside the upstream's pages. */
 const READ_EVERY_MS = 500;
 
-const money = '{ value }';
+const money = '{ value currency }';
 const side = `{ count amount ${money} commission ${money} paidCount paidAmount ${money} }`;
 const RUN_FIELDS = `id status phase from to timeZone error matchedCount discrepancyCount openCount repairedCount
   countsByCode { code count } upstreamRequests daysRead daysToRead upstream ${side} gateway ${side}`;
 
-type Side = { count: number; amount: { value: string }; commission: { value: string }; paidCount: number; paidAmount: { value: string } };
+type Money = { value: string; currency: string };
+type Side = { count: number; amount: Money; commission: Money; paidCount: number; paidAmount: Money };
 interface RunView {
   id: string;
   status: string;
@@ -76,7 +78,7 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
   return withConnection(context, undefined, async ({ client }) => {
     // A run may repair payments' recorded state: the same roles as startReconciliation.
     requireRole(await actingCaller(client, 'payout reconcile'), 'startReconciliation', 'payout reconcile');
-    context.out(`Reconciling ${period.from === period.to ? period.from : `${period.from} to ${period.to}`} (${period.timeZone}) with the upstream's payment list…`);
+    context.out(`Reconciling ${period.from === period.to ? dayText(period.from) : `${dayText(period.from)} to ${dayText(period.to)}`} (${period.timeZone}) with the upstream's payment list…`);
     let run = await start(client, period.from, period.to);
     const bar = progress<{ phase: string; requests: number }>(context, 'reconcile', '{bar} {value}/{total} days read | {phase} | {requests} upstream requests', (payload) => payload);
     bar.start(run.daysToRead, { phase: run.phase.toLowerCase(), requests: run.upstreamRequests });
@@ -148,7 +150,8 @@ function runDoc(run: RunView): Record<string, unknown> {
 type Shown = { paymentId: string; batchId: string | null; batchRow: number | null; gatewayValue: string | null; upstreamValue: string | null; finalSide: string | null; resolution: string };
 
 async function report(client: GatewayClient, run: RunView): Promise<string> {
-  const row = (name: string, s: Side) => [name, String(s.count), s.amount.value, s.commission.value, String(s.paidCount), s.paidAmount.value];
+  const amount = (m: Money) => amountText(m.value, m.currency);
+  const row = (name: string, s: Side) => [name, String(s.count), amount(s.amount), amount(s.commission), String(s.paidCount), amount(s.paidAmount)];
   const lines = [
     `Run ${run.id}: ${run.matchedCount} payments match; ${run.discrepancyCount} discrepancies (${run.openCount} open, ${run.repairedCount} repaired); ${run.upstreamRequests} upstream requests.`,
     table(['', 'PAYMENTS', 'AMOUNT', 'COMMISSION', 'COMPLETED', 'PAID'], [row('upstream', run.upstream), row('gateway', run.gateway)]),

@@ -217,8 +217,10 @@ describe('beside npm start (embedded database, no keys)', () => {
     expect(pause.stderr).not.toMatch(/opens .*database/);
     expect(json(pause).batch).toMatchObject({ id: batchId, status: 'PAUSED', waiting: { reason: 'PERSON', by: 'local' } });
     expect(json(pause).batch.counts.map((c: { status: string }) => c.status)).not.toContain('COMPLETED');
-    // Paused by a person: approve stops following, the batch left PAUSED.
-    expect(json(await approve.done)).toMatchObject({ interrupted: false, batch: { id: batchId, status: 'PAUSED' } });
+    // Paused by a person: approve stops following, the batch left PAUSED, and says so by its exit code (5, not 4).
+    const followed = await approve.done;
+    expect(followed.code, followed.stderr).toBe(5);
+    expect(json(followed)).toMatchObject({ interrupted: false, stopped: { action: 'paused', by: 'local' }, batch: { id: batchId, status: 'PAUSED' } });
     const again = await payout(['batch', 'pause', batchId, '--json'], env);
     expect(again.code).toBe(1);
     expect(lastError(again)).toMatchObject({ code: 'batch.not-pausable', exitCode: 1 });
@@ -231,7 +233,9 @@ describe('beside npm start (embedded database, no keys)', () => {
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toContain(`Batch ${otherId} (other.csv): CANCELLED`);
     expect(cancel.stdout).toContain('Cancelled: rows not yet sent will not be paid; payments already sent finish.');
-    expect(json(await otherApprove.done).batch).toMatchObject({ id: otherId, status: 'CANCELLED' });
+    const otherFollowed = await otherApprove.done;
+    expect(otherFollowed.code, otherFollowed.stderr).toBe(5);
+    expect(json(otherFollowed)).toMatchObject({ stopped: { action: 'cancelled', by: 'local' }, batch: { id: otherId, status: 'CANCELLED' } });
     // A row whose create was under way when it was cancelled (CREATING) is the worker's to end:
     // while the breaker is open nothing is sent, so that happens once the partner is back (below).
 
@@ -400,7 +404,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('against a remote gateway on Postg
     const pause = await payout(['batch', 'pause', batchId, '--json'], await as('olga'));
     expect(pause.code, pause.stderr).toBe(0);
     expect(json(pause).batch).toMatchObject({ id: batchId, status: 'PAUSED', waiting: { reason: 'PERSON', by: 'key:olga' } });
-    expect(json(await approve.done).batch).toMatchObject({ id: batchId, status: 'PAUSED', approvedBy: 'key:april' });
+    const followed = await approve.done;
+    expect(followed.code, followed.stderr).toBe(5);
+    expect(json(followed)).toMatchObject({ stopped: { action: 'paused', by: 'key:olga' }, batch: { id: batchId, status: 'PAUSED', approvedBy: 'key:april' } });
 
     const viewerResumes = await payout(['batch', 'resume', batchId, '--json'], await as('vera'));
     expect(viewerResumes.code).toBe(2);

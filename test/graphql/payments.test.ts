@@ -157,7 +157,7 @@ describe('every sandbox outcome through GraphQL', () => {
 
 describe('input checks before any upstream call', () => {
   it.each([
-    ['an amount above the provider limit', { amount: '2000000.00' }, ['input', 'amount'], /outside the sbp-b2c limits 10.00–1000000.00/],
+    ['an amount above the provider limit', { amount: '2000000.00' }, ['input', 'amount'], /outside the sbp-b2c limits 10.00–1,000,000.00 RUB/],
     ['an amount below it', { amount: '9.99' }, ['input', 'amount'], /outside/],
     ['a zero amount', { amount: '0.00' }, ['input', 'amount'], /greater than 0.00/],
     ['a paymentId over 36 characters', { paymentId: 'p'.repeat(37) }, ['input', 'paymentId'], /36/],

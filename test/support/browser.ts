@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSchema, isInterfaceType, isObjectType, type GraphQLEnumType, type GraphQLObjectType } from 'graphql';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
@@ -110,8 +111,31 @@ export async function accessibilityViolations(page: Page, state: string): Promis
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
 }
 
-/** Every value of the database's enums (BatchStatus, BatchItemStatus, …): names a person should never read on the page. */
-const ENUM_WORDS = [...new Set(Object.values(enums).flatMap((values) => Object.values(values as Record<string, string>)))].sort((a, b) => b.length - a.length);
+const schema = buildSchema(readFileSync(join(repoRoot, 'schema.graphql'), 'utf8'));
+
+/**
+ * Every value of the database's enums (BatchStatus, BatchItemStatus, …) and the API's error
+ * codes (BATCH_INSUFFICIENT_FUNDS, …): names a person should never read on the page.
+ */
+const ENUM_WORDS = [
+  ...new Set([
+    ...Object.values(enums).flatMap((values) => Object.values(values as Record<string, string>)),
+    ...(schema.getType('ErrorCode') as GraphQLEnumType).getValues().map((value) => value.name),
+  ]),
+].sort((a, b) => b.length - a.length);
+
+/**
+ * The API's arguments named as code (ignoreBalance, validRowsOnly, includeHeld, …): the page
+ * names its own controls instead. Plain words (id, reason) are words, and left alone.
+ */
+const ARGUMENT_WORDS = [
+  ...new Set(
+    Object.values(schema.getTypeMap())
+      .filter((type) => !type.name.startsWith('__') && (isObjectType(type) || isInterfaceType(type)))
+      .flatMap((type) => Object.values((type as GraphQLObjectType).getFields()).flatMap((field) => field.args.map((arg) => arg.name)))
+      .filter((name) => /[A-Z]/.test(name)),
+  ),
+];
 
 /**
  * Machine text a person should never read (issue 29): an ISO 8601 time or bare ISO date, an
@@ -125,6 +149,7 @@ const MACHINE_TEXT: readonly RegExp[] = [
   /(?<![\d,.])(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2} [A-Z]{3}\b/g,
   // The first end of a range whose second end was formatted ("10.00–₽1,000,000.00").
   /(?<![\d,.₽])\d[\d,]*\.\d{2}–/g,
+  new RegExp(`\\b(?:${ARGUMENT_WORDS.join('|')})\\b`, 'g'),
 ];
 
 /** The machine text in `text` (a page's `document.body.innerText`), each with a few words around it. */
@@ -135,14 +160,15 @@ export function machineText(text: string): string[] {
 /**
  * `document.body.innerText` as written, not as styled: a label the style sheet upper-cases
  * ("Failed" shown as FAILED) is no enum name. Codes set apart in <code> beside the words that
- * name them ("row.already-paid", "STATUS_DIFFERS", what the downloads carry) are left out. Read
- * in one synchronous task, so nothing is painted in between.
+ * name them ("row.already-paid", "STATUS_DIFFERS", what the downloads carry) are left out; not
+ * in an alert, where a refusal's code beside its words names nothing a clerk can look up
+ * (issue 29). Read in one synchronous task, so nothing is painted in between.
  */
 export function visibleText(page: Page): Promise<string> {
   return page.evaluate(() => {
     const changed: Array<[HTMLElement, string, string]> = [];
     for (const element of document.body.querySelectorAll<HTMLElement>('*')) {
-      if (element.tagName === 'CODE') changed.push([element, 'display', 'none']);
+      if (element.tagName === 'CODE' && element.closest('[role="alert"]') === null) changed.push([element, 'display', 'none']);
       else if (getComputedStyle(element).textTransform !== 'none') changed.push([element, 'text-transform', 'none']);
     }
     const before = changed.map(([element, property, value]) => {

@@ -104,10 +104,15 @@ suite('the web page before a batch is approved', () => {
     await page.goto(`/#/batches/${batchId}`);
     const approve = page.getByRole('button', { name: 'Approve and pay' });
     await approve.waitFor();
-    // The batch becomes april's own after the page read it: the gateway refuses, and says why.
-    await gw.db.prisma.batch.update({ where: { id: batchId }, data: { uploadedBy: 'key:april' } });
     await approve.click();
-    await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
+    const confirm = page.getByRole('group').getByRole('button', { name: 'Approve and pay' });
+    await confirm.waitFor();
+    // The batch becomes april's own once the question is open: the gateway refuses, and says
+    // why. Not before: the page's live read (sent when it subscribes, whenever that lands)
+    // would hide the Approve button. The open question stays whatever the page reads next,
+    // since april may still discard the batch.
+    await gw.db.prisma.batch.update({ where: { id: batchId }, data: { uploadedBy: 'key:april' } });
+    await confirm.click();
     const alert = page.getByRole('alert');
     await alert.getByText('a batch must be approved by someone other than who uploaded it', { exact: false }).waitFor();
     expect(await alert.textContent()).not.toContain('Something went wrong');

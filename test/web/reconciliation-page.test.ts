@@ -42,6 +42,15 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByRole('heading', { name: 'Reconciliation', level: 1 }).waitFor();
   }
 
+  /** The page as it stands, in Russian once `heading` shows, then in English again: the same step checks. */
+  async function inRussian(heading: string | RegExp, name: string) {
+    const { page } = rig;
+    await page.getByRole('button', { name: 'Русский' }).click();
+    await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
+    await step(rig, name);
+    await page.getByRole('button', { name: 'English' }).click();
+  }
+
   /** A day ("2026-11-27") as the English page writes it ("27 Nov 2026"). */
   const readableDay = (day: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
@@ -75,6 +84,7 @@ suite('the web page: reconciliation in Chromium', () => {
     const status = page.locator('section', { has: page.getByRole('heading', { name: 'Status differs (1)' }) });
     await expect(status.getByRole('row', { name: /web-rec-2/ }).textContent()).resolves.toMatch(/web-rec-2.*Completed.*Failed.*both.*Open/);
     await step(rig, '15-reconciliation-run');
+    await inRussian(/^Статус расходится \(1\)/, '15-reconciliation-run-ru');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('group', { name: 'Discrepancies' }).getByRole('button', { name: 'CSV', exact: true }).click()]);
     const csv = (await readFile((await download.path())!, 'utf8')).replace(/^\uFEFF/, '');
@@ -85,6 +95,7 @@ suite('the web page: reconciliation in Chromium', () => {
     await row.waitFor();
     await expect(row.textContent()).resolves.toMatch(/Completed.*this page or the API\s*3\s*0\s*1/);
     await step(rig, '14-reconciliation-runs');
+    await inRussian('Сверка', '14-reconciliation-runs-ru');
   });
 
   it('refuses a period the partner no longer keeps, next to the field it names', async () => {
@@ -97,6 +108,7 @@ suite('the web page: reconciliation in Chromium', () => {
     await expect(alert.textContent()).resolves.toMatch(/older than the upstream keeps payments \(50 days\): the earliest day that can be reconciled today is \d{1,2} [A-Z][a-z]{2} \d{4}/);
     await expect(page.getByLabel('From').getAttribute('aria-invalid')).resolves.toBe('true');
     await step(rig, '16-reconciliation-period-error');
+    await inRussian('Сверка', '16-reconciliation-period-error-ru');
   });
 
   it('shows a viewer the runs but no way to start one', async () => {

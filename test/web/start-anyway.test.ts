@@ -47,11 +47,16 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
 
-    const refusal = page.getByRole('alert');
-    await refusal.getByText('BATCH_INSUFFICIENT_FUNDS', { exact: true }).waitFor();
-    expect(await refusal.innerText()).toMatch(/^The gateway refused: ₽[\d,]+\.\d{2} short: /);
+    // The refusal in words, naming the page's own button; its code only for tools (data-code).
+    const refusal = page.locator('[role="alert"][data-code="BATCH_INSUFFICIENT_FUNDS"]');
+    await refusal.waitFor();
+    expect(await refusal.innerText()).toMatch(/^The gateway refused: ₽[\d,]+\.\d{2} short: .* Top up, or use “Start anyway” \(it pauses when the money runs out\)$/);
     await page.getByText('Start anyway: the batch pays what the balance covers, then pauses until the balance is topped up.').waitFor();
     await step(rig, '23-approval-refused-for-money');
+    await page.getByRole('button', { name: 'Русский' }).click();
+    await refusal.getByText(/^Шлюз отказал: .* use “Всё равно начать”/).waitFor();
+    await step(rig, '23-approval-refused-for-money-ru');
+    await page.getByRole('button', { name: 'English' }).click();
 
     await page.getByRole('button', { name: 'Start anyway' }).click();
     const confirm = page.locator('.confirm');
@@ -78,7 +83,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     setBalance('100.00');
     await page.getByRole('button', { name: 'Approve valid rows only' }).click();
     await page.locator('.confirm').getByRole('button', { name: 'Approve valid rows only' }).click();
-    await page.getByRole('alert').getByText('BATCH_INSUFFICIENT_FUNDS', { exact: true }).waitFor();
+    await page.locator('[role="alert"][data-code="BATCH_INSUFFICIENT_FUNDS"]').waitFor();
     await page.getByRole('button', { name: 'Start anyway' }).click();
     expect(await page.locator('.confirm').innerText()).toMatch(/^Start paying 9 rows, /);
     await page.locator('.confirm').getByRole('button', { name: 'Start anyway' }).click();

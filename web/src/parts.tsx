@@ -56,7 +56,7 @@ export function BatchStatusBadge({ batch }: { batch: { status: string; validCoun
 const STATUS_WORD = /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
 /** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (readable-text.ts), or "46950.60 RUB" as older messages do. */
 const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
-/** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits). */
+/** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits, "10.00–1,000,000.00 RUB" as check-payment.ts writes them). */
 const RANGE = /(?<![\d,.])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})–((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A time as the gateway writes it: ISO 8601. */
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})\b/g;
@@ -79,8 +79,17 @@ export function serverText(text: string, i18n: Translator): string {
       // The day itself, whatever the reader's time zone: not a moment to shift.
       return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
     })
-    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`);
+    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`)
+    .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use “${i18n.t(CONTROLS[choice])}”`);
 }
+
+/**
+ * The approval's arguments as the page offers them (issue 29): a refusal says "approve with
+ * ignoreBalance to start anyway", the CLI names --ignore-balance (cli/batch/pay-commands.ts),
+ * the page its own button, quoted as the status names above are.
+ */
+const CONTROLS = { ignoreBalance: 'batch.startAnyway', validRowsOnly: 'batch.approveValid' } as const;
+const API_CHOICE = /(?:approve )?with (ignoreBalance|validRowsOnly)(?: to (?:start anyway|pay only its valid rows))?/g;
 
 /** `label` names the status where the page knows more than the status says (a row of a batch not yet approved). */
 export function StatusBadge({ status, label }: { status: string | null; label?: string }) {
@@ -141,15 +150,10 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   // An answer of the gateway (a GraphQL error or a refusal with its code) is shown in its words.
   const code = error instanceof ApiError ? error.code : undefined;
   return (
-    <div class="notice notice-bad" role="alert">
+    // The code is for a support tool or a test (data-code), not for the reader: the words say what happened.
+    <div class="notice notice-bad" role="alert" data-code={code}>
       <p>
         {code === undefined ? t('common.error', { message }) : t('common.refused', { message })}
-        {code === undefined ? null : (
-          <>
-            {' '}
-            <code>{code}</code>
-          </>
-        )}
       </p>
       {onRetry === undefined ? null : (
         <button type="button" onClick={onRetry}>

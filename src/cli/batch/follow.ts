@@ -93,7 +93,37 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
         : `Interrupted. The rest of batch ${batchId} is paid by: payout batch resume ${batchId} (or a running gateway or worker).`,
     );
   }
-  await context.result({ ...doc, interrupted, batch: statusDoc(batch) });
+  // Someone else ended what this command was following: not the rows' failure (exit 4), nor
+  // this command's (3), and a script must not take a paused payroll for a finished one.
+  const stopped = interrupted ? null : await stoppedByPerson(client, batch);
+  if (stopped !== null) {
+    context.out(
+      stopped.action === 'paused'
+        ? `Stopped following: batch ${batchId} was paused by ${stopped.by ?? 'a person'}. It goes on with: payout batch resume ${batchId}`
+        : `Stopped following: batch ${batchId} was cancelled${stopped.by === null ? '' : ` by ${stopped.by}`}: rows not yet sent will not be paid; payments already sent finish.`,
+    );
+  }
+  await context.result({ ...doc, interrupted, stopped, batch: statusDoc(batch) });
   if (interrupted) return exitCodes.interrupted;
+  if (stopped !== null) return exitCodes.stoppedByPerson;
   return batch.status === batchStates.completed ? exitCodes.ok : exitCodes.failures;
+}
+
+/**
+ * A batch a person paused (waiting.by) or cancelled, with who did it. Who cancelled is in the
+ * audit trail only, which admin keys read: for any other key `by` is null and the message
+ * says no name.
+ */
+async function stoppedByPerson(client: Connection['client'], batch: BatchView): Promise<{ action: 'paused' | 'cancelled'; by: string | null } | null> {
+  if (batch.status === batchStates.paused && batch.waiting?.reason === pauseReasons.person) return { action: 'paused', by: batch.waiting.by };
+  if (batch.status !== batchStates.cancelled) return null;
+  try {
+    const { auditEvents } = await client.graphql<{ auditEvents: { edges: Array<{ node: { actor: string } }> } }>(
+      'query CliWhoCancelled($id: ID!) { auditEvents(batchId: $id, action: BATCH_CANCEL, first: 1) { edges { node { actor } } } }',
+      { id: batch.id },
+    );
+    return { action: 'cancelled', by: auditEvents.edges[0]?.node.actor ?? null };
+  } catch {
+    return { action: 'cancelled', by: null };
+  }
 }

@@ -23,6 +23,13 @@ export function timeText(iso: string): string {
   return times.format(new Date(iso));
 }
 
+const days = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
+/** "27 Nov 2026" in the terminal's locale, for a day ("2026-11-27") the gateway counts in its own time zone: a day, not a moment to shift. */
+export function dayText(day: string): string {
+  return days.format(new Date(`${day}T00:00:00Z`));
+}
+
 const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
 /** "1 error", "2 errors", "1,951 rows": a count and its noun, singular for one. */

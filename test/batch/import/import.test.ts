@@ -59,7 +59,7 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
     ]);
     const messages = await problemsOf(batch.id);
     expect(messages.find((p) => p.code === 'reference.duplicate')!.message).toBe('"ERR-12" is also on line 13');
-    expect(messages.find((p) => p.line === 7)!.message).toMatch(/outside the sbp-b2c limits 10.00–1000000.00/);
+    expect(messages.find((p) => p.line === 7)!.message).toMatch(/outside the sbp-b2c limits 10.00–1,000,000.00 RUB/);
   });
 
   it('refuses the same file again unless forced', async () => {
