@@ -18,6 +18,8 @@ import { loggingFailedCalls } from '../observability/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 import { DailyReconciliation } from '../reconciliation/schedule.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
+import { Approvals } from '../approval/approvals.ts';
+import { loadPolicy } from '../approval/policy-file.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
 export interface RuntimeParts {
@@ -86,6 +88,13 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
+  // Read and checked before anything else starts: a bad policy file stops startup, naming its lines.
+  const approvals = new Approvals({
+    policy: loadPolicy({ file: config.approval.policyFile, secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n }),
+    lapseDays: config.approval.lapseDays,
+    extraForChangedAccounts: config.approval.extraForChangedAccounts,
+    singleUser: config.singleUser,
+  });
   const payments = new PaymentService({
     client: upstream.client,
     attempts,
@@ -96,12 +105,13 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     prisma: db.prisma,
     // A runtime opened single-user (the CLI) has no second person to ask for.
     secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
+    approvals: config.singleUser ? undefined : approvals,
   });
   const batchEvents = new BatchEvents(eventTarget);
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds });
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, approvals });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,
@@ -132,7 +142,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, funds, reviews, batchEvents, reconciliations, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, funds, reviews, batchEvents, reconciliations, approvals, shutdown: shutdown.signal },
     worker,
     readBack,
     dailyReconciliation,

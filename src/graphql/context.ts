@@ -1,3 +1,4 @@
+import type { Approvals } from '../approval/approvals.ts';
 import type { RequestClient } from '../audit/audit.ts';
 import type { BatchEvents, BatchImporter, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
@@ -26,6 +27,8 @@ export interface GatewayServices {
   reviews: ReviewService;
   batchEvents: BatchEvents;
   reconciliations: ReconciliationService;
+  /** Approval by policy (src/approval): what a batch's approvals are and what it still needs. */
+  approvals: Approvals;
   /** Aborted when the gateway shuts down: every subscription then ends with `complete`. */
   shutdown: AbortSignal;
 }

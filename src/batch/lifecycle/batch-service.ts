@@ -18,6 +18,8 @@ import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
+import type { Approvals } from '../../approval/approvals.ts';
+import { rowStates } from '../rows/row-states.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
@@ -69,6 +71,8 @@ export class BatchService {
       duplicateWindowDays?: number;
       /** Approval reads the balance against what approved batches still need (funds-check.ts); off without it. */
       funds?: FundsCheck;
+      /** The approval policy (src/approval): approvals accumulate until it is met. Without it one approval starts the batch. */
+      approvals?: Approvals;
     },
   ) {}
 
@@ -122,6 +126,19 @@ export class BatchService {
       // shown them before anything is paid.
       const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
+      // The policy's call: this approval is recorded, and the batch starts only once enough people approved these rows.
+      const rowStatuses = includeHeld ? [rowStates.pending, rowStates.duplicate] : [rowStates.pending];
+      const policy = await this.options.approvals?.approveBatch(
+        tx,
+        { batchId, uploadedBy: batch.uploadedBy, includeHeld, validRowsOnly, rowStatuses },
+        { actor: request.approver, role: request.by?.role ?? null },
+        now,
+      );
+      const policyDetail: Record<string, number | boolean> = policy === undefined ? {} : { policyMet: policy.met, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count };
+      if (policy !== undefined && !policy.met) {
+        await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail: { validRowsOnly, includeHeld, from: batch.status, ...policyDetail } });
+        return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
+      }
       const included = includeHeld
         ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
         : { count: 0 };
@@ -141,6 +158,7 @@ export class BatchService {
         forced: batch.forced,
         balanceChecked: funds !== undefined,
         ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
+        ...policyDetail,
       };
       await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
       return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
