@@ -10,6 +10,7 @@ import { BATCH_FIELDS, summary, type BatchView } from './batch-view.ts';
 import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
 import { amountText } from './words.ts';
+import { approvalsText } from './approvals-text.ts';
 
 /** What `payout batch approve` takes; `run` takes the same and what importing needs. */
 export interface ApproveOptions {
@@ -99,10 +100,10 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
 }
 
 export async function approveAndPay(connection: Connection, batchId: string, who: Caller, options: ApproveOptions, context: CliContext, doc: Record<string, unknown>): Promise<number> {
-  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string } }>(
+  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string; batch?: BatchView } }>(
     `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $ignoreBalance: Boolean) {
       result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, ignoreBalance: $ignoreBalance) {
-        __typename ... on BatchError { code message } } }`,
+        __typename ... on BatchError { code message } ... on ApproveBatchSuccess { batch { ${BATCH_FIELDS} } } } }`,
     { id: batchId, validRowsOnly: options.validOnly ?? false, includeHeld: options.includeHeld ?? false, ignoreBalance: options.ignoreBalance ?? false },
   );
   if (result.code !== undefined) {
@@ -114,6 +115,13 @@ export async function approveAndPay(connection: Connection, batchId: string, who
           ? ' (--ignore-balance starts it anyway)'
           : '';
     throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
+  }
+  // The policy wants more people: this approval is recorded, and nothing is paid yet.
+  const needed = result.batch?.approvalsNeeded;
+  if (needed != null && needed.count > 0) {
+    context.out(`Batch ${batchId}: your approval is recorded; it starts once the policy is met. ${approvalsText(result.batch!)}.`);
+    context.out(`Another approver approves it with: payout batch approve ${batchId}`);
+    return exitCodes.ok;
   }
   return payAndFollow(connection, batchId, context, doc);
 }
