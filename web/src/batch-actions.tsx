@@ -1,3 +1,4 @@
+import { approvalStarts } from './approvals.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
@@ -142,7 +143,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
               disabled={busy}
               onClick={() => setAsking(action)}
             >
-              {t(labels[action])}
+              {action === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[action])}
             </button>
           ))}
         </div>
@@ -157,7 +158,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
           ) : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
-              {t(labels[asking])}
+              {asking === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[asking])}
             </button>
             <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
               {t('common.back')}
