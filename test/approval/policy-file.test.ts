@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,14 @@ describe('the policy file', () => {
   it('names the line of a syntax error', () => {
     const { problems } = parsePolicy('{\n  "batch": {\n    "approvers": 1,\n  }\n}', 'p.json', 0n);
     expect(problems).toEqual([expect.stringMatching(/^p\.json line 4: not JSON/)]);
+  });
+
+  it('reads the guide’s example as a valid policy (docs/guide/approval-policy.md)', () => {
+    const guide = readFileSync(new URL('../../docs/guide/approval-policy.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(guide)![1]!;
+    expect(parsePolicy(example, 'guide', 0n).problems).toEqual([]);
+    const tryIt = /cat > policy.json <<'JSON'\n([\s\S]*?)JSON\n/.exec(guide)![1]!;
+    expect(parsePolicy(tryIt, 'guide', 0n).problems).toEqual([]);
   });
 
   it('stops start-up through APPROVAL_POLICY_FILE with the problems', () => {
