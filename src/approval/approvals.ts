@@ -3,7 +3,7 @@ import { lenientToMinorUnits } from '../money/money.ts';
 import { addBatchApproval, addPaymentApproval, batchApprovals, paymentApprovals, type StoredApproval } from './approval-store.ts';
 import { evaluate, type Evaluation, type GivenApproval } from './evaluate.ts';
 import type { ApprovalPolicy } from './policy.ts';
-import { readRowSet } from './sql/read-row-set.ts';
+import { readRowSet, type RowSet } from './sql/read-row-set.ts';
 
 type Tx = Parameters<typeof sqlOf>[0] & Pick<PrismaClient, 'approval'>;
 
@@ -25,6 +25,8 @@ export interface ApprovalState {
   required: { count: number; roles: string[] };
   needed: { count: number; roles: string[] };
   lapseDays: number;
+  /** A batch's: the rows the approvals are of, their count and total (a decimal string). */
+  rows?: { count: number; total: string };
 }
 
 /** The rows a batch approval pays and the choices that made them: what an approval is of. */
@@ -94,7 +96,7 @@ export class Approvals {
     return counted;
   }
 
-  private async evaluateBatch(tx: Tx, choice: BatchRowChoice, rows: { fingerprint: string; total: string; largest: string }, now: Date): Promise<ApprovalState> {
+  private async evaluateBatch(tx: Tx, choice: BatchRowChoice, rows: RowSet, now: Date): Promise<ApprovalState> {
     const changed = this.settings.extraForChangedAccounts ? await this.changedAccountRows(tx, choice.batchId, choice.rowStatuses) : 0;
     const subject = { kind: 'batch' as const, totalMinor: lenientToMinorUnits(rows.total), largestRowMinor: lenientToMinorUnits(rows.largest), changedAccountRows: changed };
     const evaluation = evaluate(this.settings.policy, subject, await batchApprovals(tx, choice.batchId), {
@@ -104,7 +106,7 @@ export class Approvals {
       rowSet: rows.fingerprint,
       extraForChangedAccounts: this.settings.extraForChangedAccounts,
     });
-    return this.state(evaluation);
+    return { ...this.state(evaluation), rows: { count: rows.rows, total: rows.total } };
   }
 
   /**

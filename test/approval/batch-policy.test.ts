@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { textSource } from '../support/batch.ts';
+import { testWorker, textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 import { policyFile } from './policy-fixture.ts';
@@ -112,5 +112,23 @@ describe('batch approval by policy, with several keys', () => {
     expect((await approve(id, 'april', true)).batch).toMatchObject({ status: 'VALIDATED', approvalsNeeded: { count: 1, required: 2 } });
     // boris approves the rows without it: april's approval was of other rows, so boris alone counts, and one suffices for 900.01.
     expect((await approve(id, 'boris', false)).batch).toMatchObject({ status: 'RUNNING', approvedBy: 'key:boris', approvals: [{ by: 'key:boris' }] });
+  });
+
+  it('needs the policy again to pay failed rows above a tier again: the retry is an approval of those rows', async () => {
+    const RETRY = `mutation($id: ID!) { retryFailedItems(id: $id) { __typename ... on BatchError { code message } ... on RetryFailedItemsSuccess { batch { status } } } }`;
+    const text = 'provider,amount,account\nbank-card-token,600.02,token_execute_failed\nbank-card-token,600.03,token_execute_failed\n';
+    const { id } = await gw.services().importer.import({ source: textSource(text), uploadedBy: 'key:olga' });
+    await approve(id, 'april');
+    expect((await approve(id, 'root')).batch.status).toBe('RUNNING');
+    await testWorker(gw).drain(async () => (await gw.db.prisma.batch.findUniqueOrThrow({ where: { id } })).status === 'COMPLETED_WITH_FAILURES');
+
+    // 1,200.05 of failed rows: above the first tier, two people. petr's retry is one.
+    const first = (await gw.gql(RETRY, { id }, key('petr'))).body.data.retryFailedItems;
+    expect(first).toMatchObject({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
+    expect(first.message).toMatch(/1,200\.05 RUB.*1 of 2 approvals so far: it needs 1 more approver$/);
+    expect((await gw.db.prisma.batch.findUniqueOrThrow({ where: { id } })).status).toBe('COMPLETED_WITH_FAILURES');
+    // Asking again is the same person.
+    expect((await gw.gql(RETRY, { id }, key('petr'))).body.data.retryFailedItems.message).toMatch(/1 of 2 approvals so far/);
+    expect((await gw.gql(RETRY, { id }, key('root'))).body.data.retryFailedItems).toMatchObject({ __typename: 'RetryFailedItemsSuccess', batch: { status: 'RUNNING' } });
   });
 });

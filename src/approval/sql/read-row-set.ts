@@ -1,7 +1,11 @@
 import type { SqlQuery } from '../../db/database.ts';
 
 export interface RowSet {
-  /** md5 of the rows' ids and amounts, in id order: a different set, or a changed amount, is a different fingerprint. */
+  /**
+   * md5 of the rows' ids, amounts, attempts and states, in id order: a different set, a
+   * changed amount, the same rows failed (paid again) rather than waiting (paid first), or
+   * in a later round of retries, is a different fingerprint.
+   */
   fingerprint: string;
   rows: number;
   /** Decimal strings, never floats. */
@@ -15,7 +19,7 @@ export interface RowSet {
  * is typed here.
  */
 const sql = `
-SELECT coalesce(md5(string_agg(id::text || ':' || amount::text, ',' ORDER BY id)), md5('')) AS fingerprint,
+SELECT coalesce(md5(string_agg(id::text || ':' || amount::text || ':' || attempt::text || ':' || status::text, ',' ORDER BY id)), md5('')) AS fingerprint,
   count(*)::int AS rows, coalesce(sum(amount), 0)::text AS total, coalesce(max(amount), 0)::text AS largest
 FROM "BatchItem" WHERE "batchId" = $1 AND status::text = ANY($2::text[])`;
 
