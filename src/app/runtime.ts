@@ -90,7 +90,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
   // Read and checked before anything else starts: a bad policy file stops startup, naming its lines.
   const approvals = new Approvals({
-    policy: loadPolicy({ file: config.approval.policyFile, secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n }),
+    policy: loadPolicy({ file: config.approval.policyFile, secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n, withKeys: config.apiKeys.length > 0 }),
     lapseDays: config.approval.lapseDays,
     extraForChangedAccounts: config.approval.extraForChangedAccounts,
     singleUser: config.singleUser,

@@ -128,8 +128,18 @@ export function parsePolicy(text: string, fileName: string, secondPersonAboveMin
   return problems.length > 0 ? { problems } : { policy, problems };
 }
 
-/** The policy the gateway runs with: the file when one is named, else today's rule. Refuses to start on any problem. */
-export function loadPolicy(settings: { file: string | undefined; secondPersonAboveMinor: bigint }): ApprovalPolicy {
+/** The most people any batch or payment can need under the policy. */
+export function mostPeople(policy: ApprovalPolicy): number {
+  const tiers = [...policy.batch.byTotal, ...policy.batch.byLargestRow, ...policy.payment.byAmount];
+  return Math.max(policy.batch.approvers, policy.payment.approvers, ...tiers.map((t) => t.approvers));
+}
+
+/**
+ * The policy the gateway runs with: the file when one is named, else today's rule. Refuses
+ * to start on any problem, and on a file asking for two people where there is one: without
+ * API keys every request is the one local user, so such a batch could never be approved.
+ */
+export function loadPolicy(settings: { file: string | undefined; secondPersonAboveMinor: bigint; withKeys?: boolean }): ApprovalPolicy {
   if (settings.file === undefined) return defaultPolicy(settings.secondPersonAboveMinor);
   let text: string;
   try {
@@ -139,5 +149,10 @@ export function loadPolicy(settings: { file: string | undefined; secondPersonAbo
   }
   const { policy, problems } = parsePolicy(text, settings.file, settings.secondPersonAboveMinor);
   if (policy === undefined) throw new ConfigError(problems.map((message) => ({ variable: 'APPROVAL_POLICY_FILE', message })));
+  if (settings.withKeys === false && mostPeople(policy) > 1) {
+    throw new ConfigError([
+      { variable: 'APPROVAL_POLICY_FILE', message: `asks for up to ${mostPeople(policy)} people, but without GATEWAY_API_KEYS everyone is the one local user: set GATEWAY_API_KEYS, one key per person` },
+    ]);
+  }
   return policy;
 }

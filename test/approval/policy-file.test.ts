@@ -66,5 +66,11 @@ describe('the policy file', () => {
     expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n })).toThrow(ConfigError);
     expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n })).toThrow(/APPROVAL_POLICY_FILE: .*line 1, "batch\.approvers": must be a whole number of people from 1 to 10/);
     expect(() => loadPolicy({ file: join(dir, 'absent.json'), secondPersonAboveMinor: 0n })).toThrow(/APPROVAL_POLICY_FILE: cannot be read \(ENOENT\)/);
+    // Two people where there is one (no API keys) could never approve: refused, one person's policy is not.
+    writeFileSync(file, '{ "batch": { "byTotal": [{ "above": "5", "approvers": 2 }] } }');
+    expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: false })).toThrow(/asks for up to 2 people, but without GATEWAY_API_KEYS/);
+    expect(loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: true }).batch.byTotal).toHaveLength(1);
+    writeFileSync(file, '{ "batch": { "approvers": 1 } }');
+    expect(loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: false }).batch.approvers).toBe(1);
   });
 });

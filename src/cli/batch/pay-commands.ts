@@ -6,7 +6,7 @@ import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { connect, type Connection } from '../gateway/connect.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
-import { BATCH_FIELDS, summary, type BatchView } from './batch-view.ts';
+import { BATCH_FIELDS, statusDoc, summary, type BatchView } from './batch-view.ts';
 import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
 import { amountText } from './words.ts';
@@ -121,6 +121,7 @@ export async function approveAndPay(connection: Connection, batchId: string, who
   if (needed != null && needed.count > 0) {
     context.out(`Batch ${batchId}: your approval is recorded; it starts once the policy is met. ${approvalsText(result.batch!)}.`);
     context.out(`Another approver approves it with: payout batch approve ${batchId}`);
+    await context.result({ ...doc, outcome: 'approval-recorded', batch: statusDoc(result.batch!) });
     return exitCodes.ok;
   }
   return payAndFollow(connection, batchId, context, doc);
