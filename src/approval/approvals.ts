@@ -124,7 +124,8 @@ export class Approvals {
     const excluded = this.settings.singleUser ? null : payment.createdBy;
     const subject = { kind: 'payment' as const, amountMinor: lenientToMinorUnits(payment.amount) };
     const context = { excluded, now, lapseMs: this.lapseMs, rowSet, extraForChangedAccounts: false };
-    if (evaluate(this.settings.policy, subject, [], context).met) return this.state(evaluate(this.settings.policy, subject, [], context));
+    const alone = evaluate(this.settings.policy, subject, [], context);
+    if (alone.met) return this.state(alone);
     if (by.actor !== excluded) await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, rowSet });
     return this.state(evaluate(this.settings.policy, subject, await paymentApprovals(db, payment.paymentId), context));
   }

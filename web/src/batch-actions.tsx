@@ -117,6 +117,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const amount = payHeld ? batch.totalAmount.value : batch.payableAmount.value;
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
+      if (!approvalStarts(batch, access)) return t('batch.confirmAddApproval', { count, amount: money });
       if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
       return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
