@@ -20,6 +20,8 @@ import { DailyReconciliation } from '../reconciliation/schedule.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 import { EventDeliverer, EventSender, EventSubscriptions, outboundSettings } from '../outbound/index.ts';
 import type { ResolveAll } from '../lib/internal-addresses.ts';
+import { Approvals } from '../approval/approvals.ts';
+import { loadPolicy } from '../approval/policy-file.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
 export interface RuntimeParts {
@@ -92,6 +94,13 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
+  // Read and checked before anything else starts: a bad policy file stops startup, naming its lines.
+  const approvals = new Approvals({
+    policy: loadPolicy({ file: config.approval.policyFile, secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n, withKeys: config.apiKeys.length > 0 }),
+    lapseDays: config.approval.lapseDays,
+    extraForChangedAccounts: config.approval.extraForChangedAccounts,
+    singleUser: config.singleUser,
+  });
   const payments = new PaymentService({
     client: upstream.client,
     attempts,
@@ -102,12 +111,13 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     prisma: db.prisma,
     // A runtime opened single-user (the CLI) has no second person to ask for.
     secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
+    approvals: config.singleUser ? undefined : approvals,
   });
   const batchEvents = new BatchEvents(eventTarget);
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, schedule: config.schedule });
+  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, schedule: config.schedule, approvals });
   const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, ...config.schedule });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
@@ -146,7 +156,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, eventSubscriptions, shutdown: shutdown.signal },
+    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, eventSubscriptions, approvals, shutdown: shutdown.signal },
     worker,
     deliverer,
     readBack,

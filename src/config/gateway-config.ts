@@ -89,6 +89,8 @@ export interface GatewayConfig {
    * above it needs a key other than its creator's. null in single-user mode (off).
    */
   paymentSecondPersonAbove: bigint | null;
+  /** Approval policies (src/approval): the file, read and checked at start by the runtime, and how long an approval counts. */
+  approval: { policyFile: string | undefined; lapseDays: number; extraForChangedAccounts: boolean };
   worker: {
     inProcess: boolean;
     concurrency: number;
@@ -186,6 +188,11 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       apqCacheSize: parsed.GATEWAY_APQ_CACHE_SIZE,
     },
     paymentSecondPersonAbove: (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
+    approval: {
+      policyFile: parsed.APPROVAL_POLICY_FILE,
+      lapseDays: parsed.APPROVAL_LAPSE_DAYS,
+      extraForChangedAccounts: parsed.APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS ?? false,
+    },
     worker: {
       inProcess: parsed.WORKER_IN_PROCESS,
       concurrency: parsed.WORKER_CONCURRENCY,

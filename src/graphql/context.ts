@@ -1,3 +1,4 @@
+import type { Approvals } from '../approval/approvals.ts';
 import type { RequestClient } from '../audit/audit.ts';
 import type { BatchEvents, BatchImporter, BatchSchedule, BatchService, FundsCheck, ReviewService } from '../batch/index.ts';
 import type { Role } from '../config/env.ts';
@@ -31,6 +32,8 @@ export interface GatewayServices {
   reconciliations: ReconciliationService;
   /** Outbound event subscriptions, for admins (outbound/). */
   eventSubscriptions: EventSubscriptions;
+  /** Approval by policy (src/approval): what a batch's approvals are and what it still needs. */
+  approvals: Approvals;
   /** Aborted when the gateway shuts down: every subscription then ends with `complete`. */
   shutdown: AbortSignal;
 }

@@ -13,6 +13,7 @@ import './types/batch.ts';
 import './types/batch-money.ts';
 import './types/batch-pause.ts';
 import './types/batch-schedule.ts';
+import './types/batch-approvals.ts';
 import './types/batch-review.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';

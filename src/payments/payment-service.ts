@@ -13,6 +13,8 @@ import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 import { finalTracked, paymentStates } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
+import { amountInWords } from '../money/readable-text.ts';
+import { neededInWords, type Approvals } from '../approval/approvals.ts';
 
 /** A payment as the gateway shows it: the upstream's view when it has one, and its own record. */
 export interface PaymentView {
@@ -61,6 +63,12 @@ export interface PaymentServiceDeps {
    * a key other than the one that created it. null: off (single-user mode).
    */
   secondPersonAbove: bigint | null;
+  /**
+   * The approval policy's tiers for single payments (src/approval): each execute by a key
+   * other than the creator's is an approval, and the payment is executed once they meet it.
+   * Given, it replaces secondPersonAbove (whose rule is its default); absent: that rule.
+   */
+  approvals?: Approvals;
 }
 
 /**
@@ -101,7 +109,7 @@ export class PaymentService {
   async execute(paymentId: string, request: ExecuteRequest = {}): Promise<PaymentView> {
     const tracked = await this.deps.tracker.find(paymentId);
     if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
-    const refusal = await this.refusal(paymentId, tracked, request.executedBy);
+    const refusal = (await this.refusal(paymentId, tracked, request.executedBy)) ?? (await this.policyRefusal(paymentId, tracked, request));
     const detail = {
       amount: tracked === null ? null : tracked.amount.toFixed(2),
       currency: tracked?.currency ?? null,
@@ -125,11 +133,33 @@ export class PaymentService {
       );
     }
     const threshold = this.deps.secondPersonAbove;
+    if (this.deps.approvals !== undefined) return undefined;
     if (threshold === null || executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
     if (tracked.requestedBy !== executedBy || toMinorUnits(tracked.amount.toFixed(2)) <= threshold) return undefined;
     return new PaymentRefusedError(
       'SECOND_PERSON_REQUIRED',
       `payment ${paymentId} (${tracked.amount.toFixed(2)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(threshold)} ${tracked.currency} it must be executed by a key other than the one that created it`,
+      paymentId,
+    );
+  }
+
+  /** Above the policy's tiers for single payments: the executing key's approval is recorded, and the payment waits until enough keys other than the creator's executed it. */
+  private async policyRefusal(paymentId: string, tracked: TrackedPayment | null, request: ExecuteRequest): Promise<PaymentRefusedError | undefined> {
+    const approvals = this.deps.approvals;
+    if (approvals === undefined || request.executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
+    const amount = tracked.amount.toFixed(2);
+    const state = await approvals.approvePayment(
+      this.deps.prisma,
+      { paymentId, amount, currency: tracked.currency, createdBy: tracked.requestedBy },
+      { actor: request.executedBy, role: request.by?.role ?? null },
+      new Date(),
+    );
+    if (state.met) return undefined;
+    const given = state.approvals.length === 0 ? 'no key other than the creator’s has executed it yet' : `${state.approvals.length} of ${state.required.count} approvals so far`;
+    return new PaymentRefusedError(
+      'SECOND_PERSON_REQUIRED',
+      `payment ${paymentId} (${amountInWords(amount, tracked.currency)}) is READY and not executed: the approval policy needs ${state.required.count} ${state.required.count === 1 ? 'key' : 'keys'} other than the one that created it to execute it; ` +
+        `${given}: it needs ${neededInWords(state)}`,
       paymentId,
     );
   }

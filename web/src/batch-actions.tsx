@@ -1,3 +1,4 @@
+import { approvalStarts } from './approvals.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
@@ -126,6 +127,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const amount = payHeld ? batch.totalAmount.value : batch.payableAmount.value;
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
+      if (!approvalStarts(batch, access)) return t('batch.confirmAddApproval', { count, amount: money });
       if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
       return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
@@ -153,7 +155,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
               disabled={busy}
               onClick={() => setAsking(action)}
             >
-              {t(labels[action])}
+              {action === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[action])}
             </button>
           ))}
         </div>
@@ -170,7 +172,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
           {asking === 'reschedule' ? <PayAtInput value={payAtLocal} onChange={setPayAtLocal} /> : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
-              {later && (asking === 'approve' || asking === 'approveValid') ? t('batch.schedule') : t(labels[asking])}
+              {asking === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : later && (asking === 'approve' || asking === 'approveValid') ? t('batch.schedule') : t(labels[asking])}
             </button>
             <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
               {t('common.back')}

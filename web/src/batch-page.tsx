@@ -4,6 +4,7 @@ import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { ReviewPanel } from './review-panel.tsx';
 import { WaitNotice } from './wait-notice.tsx';
+import { approvalsLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusBadge, StatusFilter, batchStatusName, serverText, waitText } from './parts.tsx';
@@ -155,8 +156,15 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         </div>
         <div>
           <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
-          <dd>{batch.approvedBy ?? whoApproves()}</dd>
+          <dd>{batch.approvedBy === null ? whoApproves() : batch.approvals.length > 1 ? batch.approvals.map((a) => a.by).join(', ') : batch.approvedBy}</dd>
         </div>
+        {/* What the approval policy has and still needs, while the batch waits for it. */}
+        {approvalsLine(batch, i18n) === null || (batch.approvals.length === 0 && batch.approvalsNeeded?.required === 1 && batch.approvalsNeeded.lapsed.length === 0) ? null : (
+          <div>
+            <dt>{t('batch.approvals')}</dt>
+            <dd data-testid="approvals">{approvalsLine(batch, i18n)}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('batch.created')}</dt>
           <dd>{formatDateTime(batch.createdAt, i18n)}</dd>
@@ -249,6 +257,7 @@ function noticeText(action: Action, batch: BatchDetail, i18n: Translator): strin
   if (action === 'resume') return t('batch.resumed');
   if (action === 'reschedule') return t('batch.rescheduled');
   if (batch.status === 'SCHEDULED') return t('batch.scheduled');
+  if (batch.approvedAt === null) return t('batch.approvalRecorded');
   // What it waits for is the notice beside the progress (WaitNotice): said there once, not twice.
   return batch.waiting === null ? t('batch.approved') : t('batch.approvedWaiting');
 }

@@ -98,6 +98,10 @@ export interface BatchDetail extends BatchSummary {
   resultsUrl: string;
   /** Set while an approved batch sends nothing: paused, or held by the partner breaker. */
   waiting: BatchWait | null;
+  /** Approvals counted by the approval policy: before it starts, those that count now; once started, those that started it. */
+  approvals: Array<{ by: string; role: string | null; at: string }>;
+  /** While it awaits approval: how many more people, of which roles (ADMIN…), the policy needs. */
+  approvalsNeeded: { count: number; roles: string[]; required: number; lapsed: Array<{ by: string; at: string }>; lapseDays: number } | null;
 }
 
 export interface BatchWait {

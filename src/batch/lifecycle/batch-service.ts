@@ -19,6 +19,9 @@ import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
+import type { Approvals } from '../../approval/approvals.ts';
+import { retryableItemStatuses, rowStates } from '../rows/row-states.ts';
+import { retryPolicyWords } from './retry-policy-words.ts';
 
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
 export class BatchStateError extends Error {
@@ -72,6 +75,8 @@ export class BatchService {
       funds?: FundsCheck;
       /** How far ahead an approval may set payAt, and when its forecast is read (batch-schedule.ts). */
       schedule?: ScheduleSettings;
+      /** The approval policy (src/approval): approvals accumulate until it is met. Without it one approval starts the batch. */
+      approvals?: Approvals;
     },
   ) {}
 
@@ -127,6 +132,15 @@ export class BatchService {
       // shown them before anything is paid.
       const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
+      // The policy's call: this approval is recorded, and the batch starts only once enough people approved these rows.
+      const rowStatuses = includeHeld ? [rowStates.pending, rowStates.duplicate] : [rowStates.pending];
+      const choice = { batchId, uploadedBy: batch.uploadedBy, includeHeld, validRowsOnly, rowStatuses };
+      const policy = await this.options.approvals?.approveBatch(tx, choice, { actor: request.approver, role: request.by?.role ?? null }, now);
+      const policyDetail: Record<string, number | boolean> = policy === undefined ? {} : { policyMet: policy.met, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count };
+      if (policy !== undefined && !policy.met) {
+        await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail: { validRowsOnly, includeHeld, from: batch.status, ...policyDetail } });
+        return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
+      }
       const included = includeHeld
         ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
         : { count: 0 };
@@ -147,6 +161,7 @@ export class BatchService {
         balanceChecked: funds !== undefined,
         payAt: start.payAt?.toISOString() ?? null,
         ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
+        ...policyDetail,
       };
       await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
       return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
@@ -295,12 +310,19 @@ export class BatchService {
    * previous payment is still unpaid before paying the row again.
    */
   async retryFailed(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
-    await this.prisma.$transaction(async (tx) => {
+    const waiting = await this.prisma.$transaction(async (tx) => {
       const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { uploadedBy: true, approvedBy: true } });
       // Paying rows again is approving them again: as with approve, not by who uploaded the
       // file, so one person can never both put rows in and send money for them (docs/api/graphql.md, "Access").
       if (!this.options.singleUser && batch?.uploadedBy != null && batch.uploadedBy === by.actor) {
         throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
+      }
+      // Paying failed rows again is approving them again: above a tier, as many people as the policy asks for those rows.
+      const choice = { batchId, uploadedBy: batch?.uploadedBy ?? null, includeHeld: false, validRowsOnly: false, rowStatuses: retryableItemStatuses };
+      const policy = await this.options.approvals?.approveBatch(tx, choice, by, new Date());
+      if (policy !== undefined && !policy.met) {
+        await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { policyMet: false, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count } });
+        return policy;
       }
       const reopened = await tx.batch.updateMany({
         where: { id: batchId, status: { in: [...retryableStates] } },
@@ -330,7 +352,10 @@ export class BatchService {
         batchId,
         detail: { rows: count, uploadedBy: batch?.uploadedBy ?? null, approvedBy: batch?.approvedBy ?? null },
       });
+      return undefined;
     }, BATCH_WIDE_TRANSACTION);
+    // Committed: the approval counts when the next person asks.
+    if (waiting !== undefined) throw new BatchStateError('second-person.required', retryPolicyWords(waiting));
     this.events.publish(batchId);
     return this.get(batchId);
   }

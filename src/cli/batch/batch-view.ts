@@ -1,6 +1,7 @@
 import { BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
 import { amountText, countOf, timeText } from './words.ts';
+import { approvalsText, type ApprovalsView } from './approvals-text.ts';
 
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
 export const BATCH_FIELDS = /* GraphQL */ `
@@ -8,10 +9,11 @@ export const BATCH_FIELDS = /* GraphQL */ `
   totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
   uploadedBy approvedBy createdAt approvedAt payAt startedAt finishedAt
   counts { status count amount } throughput secondsLeft
-  waiting { reason since by shortfall { value } waitingFor nextCheckAt }`;
+  waiting { reason since by shortfall { value } waitingFor nextCheckAt }
+  approvals { by role at } approvalsNeeded { count roles required lapsed { by at } }`;
 
 /** A batch as the gateway answers BATCH_FIELDS. */
-export interface BatchView {
+export interface BatchView extends ApprovalsView {
   id: string;
   name: string;
   fileName: string | null;
@@ -65,7 +67,8 @@ export function statusText(batch: BatchView): string {
   const wait = batch.waiting;
   const next = wait?.nextCheckAt == null ? '' : `; next check ${timeText(wait.nextCheckAt)}`;
   const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}${next}`;
-  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${waiting}`;
+  const approvals = approvalsText(batch);
+  return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${approvals === null ? '' : `\n${approvals}`}${waiting}`;
 }
 
 /** The batch as --json gives it (docs/guide/cli.md): amounts as decimal strings, times ISO 8601. */

@@ -6,11 +6,12 @@ import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { connect, type Connection } from '../gateway/connect.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
-import { BATCH_FIELDS, summary, type BatchView } from './batch-view.ts';
+import { BATCH_FIELDS, statusDoc, summary, type BatchView } from './batch-view.ts';
 import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
 import { amountText, timeText } from './words.ts';
 import { parsePayAt, scheduledReply } from './schedule-commands.ts';
+import { approvalsText } from './approvals-text.ts';
 
 /** What `payout batch approve` takes; `run` takes the same and what importing needs. */
 export interface ApproveOptions {
@@ -119,6 +120,14 @@ export async function approveAndPay(connection: Connection, batchId: string, who
           ? ' (--ignore-balance starts it anyway)'
           : '';
     throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
+  }
+  // The policy wants more people: this approval is recorded, and nothing is paid yet.
+  const needed = result.batch?.approvalsNeeded;
+  if (needed != null && needed.count > 0) {
+    context.out(`Batch ${batchId}: your approval is recorded; it starts once the policy is met. ${approvalsText(result.batch!)}.`);
+    context.out(`Another approver approves it with: payout batch approve ${batchId}`);
+    await context.result({ ...doc, outcome: 'approval-recorded', batch: statusDoc(result.batch!) });
+    return exitCodes.ok;
   }
   // Scheduled: nothing to follow now; the workers start it at its time.
   if (result.batch?.status === batchStates.scheduled) return scheduledReply(result.batch, context, doc);

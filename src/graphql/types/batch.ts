@@ -294,7 +294,7 @@ builder.mutationFields((t) => ({
   approveBatch: t.field({
     type: Batch,
     description:
-      'Starts paying. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Held rows (status DUPLICATE: held, repeats a payment) are left unpaid unless includeHeld; rows that repeat a batch approved since the import are held now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
+      'Records an approval, and starts paying once the approval policy is met (APPROVAL_POLICY_FILE; default: one approver): until then the batch comes back as it was, with approvals and approvalsNeeded saying who approved and what is still needed. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Held rows (status DUPLICATE: held, repeats a payment) are left unpaid unless includeHeld; rows that repeat a batch approved since the import are held now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
     authScopes: authScopesFor('approveBatch'),
     errors: batchResult('ApproveBatch'),
     args: {
