@@ -9,6 +9,7 @@ import { requeueUnfunded } from '../pay/sql/funds.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses, waitingStatus } from '../rows/row-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
+import { heldRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
@@ -89,7 +90,7 @@ export class BatchService {
    */
   async approve(
     batchId: string,
-    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean; by?: AuditActor },
+    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; includeChangedAccounts?: boolean; ignoreBalance?: boolean; by?: AuditActor },
   ): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
@@ -110,7 +111,9 @@ export class BatchService {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const includeHeld = request.includeHeld ?? false;
-    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld);
+    const includeChangedAccounts = request.includeChangedAccounts ?? false;
+    // Counted as if every held row started when either kind is included: the check errs on the safe side.
+    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld || includeChangedAccounts);
     const now = new Date();
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
@@ -122,12 +125,16 @@ export class BatchService {
       // shown them before anything is paid.
       const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
-      const included = includeHeld
-        ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
-        : { count: 0 };
+      const included =
+        includeHeld || includeChangedAccounts
+          ? await tx.batchItem.updateMany({
+              where: { batchId, status: BatchItemStatus.DUPLICATE, AND: heldRowsIncluded({ includeHeld, includeChangedAccounts }) },
+              data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null },
+            })
+          : { count: 0 };
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { status: batchStates.running, validRowsOnly, includeHeld, approvedBy: request.approver, approvedAt: now, startedAt: now },
+        data: { status: batchStates.running, validRowsOnly, includeHeld, includeChangedAccounts, approvedBy: request.approver, approvedAt: now, startedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // From now on its rows are what later imports and approvals are checked against.
@@ -137,6 +144,8 @@ export class BatchService {
         from: batch.status,
         includeHeld,
         heldRows: batch.heldCount,
+        includeChangedAccounts,
+        changedAccountRows: batch.changedAccountCount,
         heldIncluded: included.count,
         forced: batch.forced,
         balanceChecked: funds !== undefined,

@@ -2,15 +2,18 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { batchStates, finishableStates, finishKeepsStates } from '../batch-states.ts';
 import { activeItemStatuses, failedItemStatuses } from '../../rows/row-states.ts';
+import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.ts';
 
 /**
  * Ends every given batch (all RUNNING and CANCELLED ones when `batchIds` is null) that has
  * no row left to move: RUNNING becomes COMPLETED, or COMPLETED_WITH_FAILURES when any row
  * did not complete; a CANCELLED batch gets its finishing time. Run once per group of rows
  * that reached an end, and by the idle sweep, so a crash between a row's last write and
- * this statement never leaves a batch running forever.
+ * this statement never leaves a batch running forever. The payees its rows paid are
+ * remembered in the same statement (payees/sql/record-paid-accounts.ts).
  */
 const sql = `
+WITH finished AS (
 UPDATE "Batch" AS b
 SET status = CASE
     WHEN b.status IN (${sqlList(finishKeepsStates)}) THEN b.status
@@ -23,7 +26,10 @@ WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
   AND NOT EXISTS (
     SELECT 1 FROM "BatchItem" AS a
     WHERE a."batchId" = b.id AND a.status IN (${sqlList(activeItemStatuses)}))
-RETURNING b.id`;
+RETURNING b.id
+), payees AS (${recordPaidAccountsCte('finished')}
+)
+SELECT id FROM finished`;
 
 export async function finishBatches(query: SqlQuery, batchIds: string[] | null): Promise<string[]> {
   const rows = await query<{ id: string }>(sql, [batchIds]);
