@@ -104,6 +104,22 @@ describe.each(testDatabaseKinds())('payees and changed accounts on $name', (kind
     expect(audit?.detail).toMatchObject({ includeChangedAccounts: true, changedAccountRows: 1 });
   });
 
+  it('holds at approval a changed account that has since come to repeat a payment: including changed accounts does not pay it', async () => {
+    await paid(payroll([['E-500', CARD_A, '500.00']]), new Date('2026-10-29T09:00:00Z'));
+    const changed = await fx.importer.import({ source: textSource(payroll([['E-500', CARD_B, '600.00']])) });
+    expect((await itemsOf(changed.id)).map((i) => i.status)).toEqual(['DUPLICATE']);
+    // Another file pays the same card the same amount, with no reference: approved first.
+    const other = await fx.importer.import({ source: textSource(`provider,amount,pan,cardholder_name,cardholder_lastname\nbank-card-russia,600.00,${CARD_B},IVAN,IVANOV\n`) });
+    await service().approve(other.id, { approver: 'test' });
+
+    const refusal = await service().approve(changed.id, { approver: 'test', includeChangedAccounts: true }).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'batch.new-duplicates' });
+    const [row] = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: changed.id } });
+    expect(row).toMatchObject({ status: 'DUPLICATE', payeeMark: 'ACCOUNT_CHANGED', repeatsPaymentId: expect.stringContaining(other.id), errorCode: 'row.already-paid' });
+    await service().approve(changed.id, { approver: 'test', includeChangedAccounts: true });
+    expect((await itemsOf(changed.id)).map((i) => i.status)).toEqual(['DUPLICATE']);
+  });
+
   it('reads the payee column under its Russian name, and names a bad id by line and column', async () => {
     const text = payroll([
       ['Т-17', CARD_A, '10.00'],
