@@ -246,8 +246,8 @@ export class BatchImporter {
           totalAmount: fromMinorUnits(state.totalMinor),
           heldCount: state.heldRows,
           heldAmount: fromMinorUnits(state.heldMinor),
-          changedAccountCount: state.payeeTally.changedAccounts,
-          changedAccountAmount: fromMinorUnits(state.payeeTally.changedMinor),
+          changedAccountCount: state.payeeTally.changedOnly,
+          changedAccountAmount: fromMinorUnits(state.payeeTally.changedOnlyMinor),
           validatedAt: new Date(),
         },
       });
@@ -369,7 +369,7 @@ export class BatchImporter {
           column: null,
           code: 'balance.insufficient',
           severity: 'warning',
-          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows + state.payeeTally.changedAccounts > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows + state.payeeTally.changedOnly > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
         });
       }
     } catch (error) {

@@ -11,8 +11,12 @@ export class PayeeTally {
   knownPayees = 0;
   /** The earliest day a payee held for a changed account was last paid: the summary's "since 27 Oct". */
   changedSince: Date | null = null;
-  /** Rows held for a changed account (all of them are: changedAccounts), their sum, and the sum of those not also held as repeats. */
-  changedMinor = 0n;
+  /**
+   * Rows held for a changed account and not also as repeats, and their sum: what the batch
+   * counts as changedAccountCount/Amount, apart from heldCount (a row held for both is
+   * counted there, and paid only when both are included), so that the counts add up.
+   */
+  changedOnly = 0;
   changedOnlyMinor = 0n;
 
   count(mark: PayeeMark, lastPaidAt: Date | null): void {
@@ -42,10 +46,11 @@ export function markPayees(rows: readonly PendingRow[], problems: RowProblem[], 
     }
     if (mark !== payeeMarks.ACCOUNT_CHANGED || lastPaidAt === null) continue;
     const message = accountChangedMessage(row.payeeId, lastPaidAt);
-    const minor = toMinorUnits(row.amount);
-    tally.changedMinor += minor;
     const repeat = row.held === true;
-    if (!repeat) tally.changedOnlyMinor += minor;
+    if (!repeat) {
+      tally.changedOnly++;
+      tally.changedOnlyMinor += toMinorUnits(row.amount);
+    }
     if (row.cells !== undefined) {
       row.cells[STATUS_CELL] = rowStates.duplicate;
       // A row that also repeats a payment keeps that problem's words; its mark says the rest.

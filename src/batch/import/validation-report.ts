@@ -14,7 +14,7 @@ export interface ValidationReport {
   /** Valid rows that repeat a payment (or an earlier row) and would be held back, and their sum. */
   heldCount: number;
   heldAmount: string;
-  /** Valid rows held because their payee's account changed since the last payment, and their sum (a row may also be held as a repeat). */
+  /** Valid rows held because their payee's account changed since the last payment (and not also as repeats: those are in heldCount), and their sum. */
   changedAccountCount: number;
   changedAccountAmount: string;
   /** Rows with a payee column, by mark (none are marked without a database). */
@@ -38,8 +38,8 @@ export function reportOf(state: ImportState): ValidationReport {
     emptyRowCount: state.emptyRows,
     heldCount: state.heldRows,
     heldAmount: fromMinorUnits(state.heldMinor),
-    changedAccountCount: tally.changedAccounts,
-    changedAccountAmount: fromMinorUnits(tally.changedMinor),
+    changedAccountCount: tally.changedOnly,
+    changedAccountAmount: fromMinorUnits(tally.changedOnlyMinor),
     payeeMarks: { newPayees: tally.newPayees, changedAccounts: tally.changedAccounts, knownPayees: tally.knownPayees, changedSince: tally.changedSince },
     totalAmount: fromMinorUnits(state.totalMinor),
     problems,

@@ -79,7 +79,7 @@ describe.each(testDatabaseKinds())('payees and changed accounts on $name', (kind
     expect(changedAccountRowsIncluded(batch, false)).toBe(0);
 
     const report = await fx.importer.validate({ source: textSource(text), force: true });
-    expect(report).toMatchObject({ changedAccountCount: 1, changedAccountAmount: '2100.00', payeeMarks: { newPayees: 1, changedAccounts: 1, knownPayees: 1, changedSince: octoberPayday } });
+    expect(report).toMatchObject({ changedAccountCount: 1, changedAccountAmount: '2100.00', heldCount: 0, payeeMarks: { newPayees: 1, changedAccounts: 1, knownPayees: 1, changedSince: octoberPayday } });
   });
 
   it('pays a changed account only when the approver includes it, not with the held repeats alone', async () => {
@@ -116,6 +116,8 @@ describe.each(testDatabaseKinds())('payees and changed accounts on $name', (kind
     expect(refusal).toMatchObject({ code: 'batch.new-duplicates' });
     const [row] = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: changed.id } });
     expect(row).toMatchObject({ status: 'DUPLICATE', payeeMark: 'ACCOUNT_CHANGED', repeatsPaymentId: expect.stringContaining(other.id), errorCode: 'row.already-paid' });
+    // Counted now as a repeat, no longer as a changed account: the counts stay apart and add up.
+    expect(await fx.test.db.prisma.batch.findUniqueOrThrow({ where: { id: changed.id } })).toMatchObject({ heldCount: 1, changedAccountCount: 0 });
     await service().approve(changed.id, { approver: 'test', includeChangedAccounts: true });
     expect((await itemsOf(changed.id)).map((i) => i.status)).toEqual(['DUPLICATE']);
   });

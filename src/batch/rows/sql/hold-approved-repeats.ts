@@ -16,7 +16,7 @@ import { payingItemStatuses } from '../row-states.ts';
 /** The Batch columns keep their first names (prisma/schema.prisma maps heldCount and heldAmount onto them). */
 const sql = `
 WITH hits AS (
-  SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, e."paymentId" AS earlier,
+  SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, i.status AS was, e."paymentId" AS earlier,
     format($6, e.line, e."batchId",
       CASE e.status WHEN ${sqlName(BatchItemStatus.COMPLETED)} THEN $8 WHEN ${sqlName(BatchItemStatus.NEEDS_REVIEW)} THEN $9 ELSE $10 END,
       -- "27 Nov 2026" as utcDay() writes it: FM drops the day's leading zero, Mon (not TMMon) is English whatever the locale.
@@ -44,7 +44,10 @@ WITH hits AS (
 ), counted AS (
   UPDATE "Batch" SET "flaggedCount" = "flaggedCount" + (SELECT count(*) FROM hits),
     "flaggedAmount" = "flaggedAmount" + (SELECT COALESCE(sum(amount), 0) FROM hits),
-    "warningCount" = "warningCount" + (SELECT count(*) FROM hits)
+    "warningCount" = "warningCount" + (SELECT count(*) FROM hits),
+    -- Rows held until now for a changed account only move to the repeats' count (the counts stay apart).
+    "changedAccountCount" = "changedAccountCount" - (SELECT count(*) FROM hits WHERE was = $5::"BatchItemStatus"),
+    "changedAccountAmount" = "changedAccountAmount" - (SELECT COALESCE(sum(amount), 0) FROM hits WHERE was = $5::"BatchItemStatus")
   WHERE id = $1 AND EXISTS (SELECT 1 FROM hits)
 )
 SELECT count(*)::int AS held FROM held`;
