@@ -303,6 +303,11 @@ builder.mutationFields((t) => ({
       includeHeld: t.arg.boolean({
         description: 'Pay the held rows too (recorded in the audit trail). Without it (false when left out) they are never paid.',
       }),
+      includeChangedAccounts: t.arg.boolean({
+        defaultValue: false,
+        description:
+          'Pay the rows held because their payee’s account changed since the last payment (BatchItem.payeeMark ACCOUNT_CHANGED; recorded in the audit trail). includeHeld does not pay them: a row held for both needs both.',
+      }),
       includeFlagged: t.arg.boolean({
         deprecationReason: 'Use includeHeld',
         description: 'The former name of includeHeld, the same choice; both given with different values is refused (BAD_USER_INPUT).',
@@ -313,11 +318,12 @@ builder.mutationFields((t) => ({
           'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
       }),
     },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance }, { services, caller, role, requestId, client }) =>
+    resolve: (_root, { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance }, { services, caller, role, requestId, client }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
         includeHeld: includeHeldArgument(includeHeld, includeFlagged),
+        includeChangedAccounts: includeChangedAccounts ?? false,
         ignoreBalance: ignoreBalance ?? false,
         by: requestActor({ role, caller, requestId, client }),
       }),
