@@ -23,6 +23,13 @@ export function timeText(iso: string): string {
   return times.format(new Date(iso));
 }
 
+const days = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+
+/** "27 Oct" in the terminal's locale and time zone: the day of a payment, where the year goes without saying. */
+export function dayText(iso: string): string {
+  return days.format(new Date(iso));
+}
+
 const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
 /** "1 error", "2 errors", "1,951 rows": a count and its noun, singular for one. */

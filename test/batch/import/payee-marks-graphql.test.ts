@@ -26,6 +26,7 @@ describe('payee marks through GraphQL, the worker and the export', () => {
   const BATCH = `query Batch($id: ID!) { batch(id: $id) {
     status heldCount changedAccountCount changedAccountAmount { value } includeChangedAccounts
     payableCount payableAmount { value } changedAccountRowsIncluded(includeChangedAccounts: true)
+    payeeMarks { newPayees changedAccounts knownPayees changedSince }
     items(first: 10) { edges { node { line status payee payeeMark { kind lastPaidAt } } } } } }`;
   const batchOf = async (id: string) => (await gw.gql(BATCH, { id })).body.data.batch;
 
@@ -51,6 +52,7 @@ describe('payee marks through GraphQL, the worker and the export', () => {
     const november = await gw.services().importer.import({ source: textSource(payroll('NOV', [testCard(1), testCard(4), testCard(3)])) });
     const marked = await batchOf(november.id);
     expect(marked).toMatchObject({ status: 'VALIDATED', heldCount: 0, changedAccountCount: 1, changedAccountAmount: { value: '2000.00' }, payableCount: 2, payableAmount: { value: '4000.00' }, changedAccountRowsIncluded: 1 });
+    expect(marked.payeeMarks).toEqual({ newPayees: 0, changedAccounts: 1, knownPayees: 2, changedSince: paidAt('E-2') });
     expect(marked.items.edges.map((e: any) => [e.node.payee, e.node.status, e.node.payeeMark.kind, e.node.payeeMark.lastPaidAt])).toEqual([
       ['E-1', 'PENDING', 'KNOWN', paidAt('E-1')],
       ['E-2', 'DUPLICATE', 'ACCOUNT_CHANGED', paidAt('E-2')],
