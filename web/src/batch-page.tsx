@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ChangedAccounts, PayeeCell } from './payee-marks.tsx';
 import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
@@ -316,6 +317,7 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                   {t('items.line')}
                 </th>
                 <th scope="col">{t('items.reference')}</th>
+                <th scope="col">{t('items.payee')}</th>
                 <th scope="col">{t('items.provider')}</th>
                 <th scope="col" class="num">
                   {t('items.amount')}
@@ -331,6 +333,9 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                 <tr key={item.paymentId}>
                   <td class="num">{item.line}</td>
                   <td>{item.reference ?? '—'}</td>
+                  <td class="payee">
+                    <PayeeCell item={item} />
+                  </td>
                   <td>{PROVIDER_NAMES[item.provider] ?? item.provider}</td>
                   <td class="num">
                     <Money value={item.amount} />
@@ -365,12 +370,13 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
 function HeldRows({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   const { t } = i18n;
-  if (batch.heldCount === 0 && !batch.forced) return null;
+  if (batch.heldCount === 0 && batch.changedAccountCount === 0 && !batch.forced) return null;
   const money = (value: string) => formatMoney(value, batch.totalAmount.currency, i18n.tag);
   return (
     <section class="notice notice-warn" aria-labelledby="held-title">
       <h2 id="held-title">{t('batch.heldTitle')}</h2>
       {batch.forced ? <p>{t('batch.forced')}</p> : null}
+      <ChangedAccounts batch={batch} />
       {batch.heldCount === 0 ? null : (
         <>
           <p>{t(batch.includeHeld ? 'batch.heldIncluded' : 'batch.held', { count: batch.heldCount, amount: money(batch.heldAmount.value) })}</p>
