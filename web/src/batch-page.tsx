@@ -308,7 +308,8 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
       ) : page.items.length === 0 ? (
         <p class="empty">{t('items.empty')}</p>
       ) : (
-        <div class="table-wrap">
+        // Focusable: on a narrow window the table scrolls sideways, and a keyboard must reach it.
+        <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="items-title">
           <table class="items-table">
             <caption class="visually-hidden">{t('batch.items')}</caption>
             <thead>
