@@ -309,7 +309,7 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
         <p class="empty">{t('items.empty')}</p>
       ) : (
         // Focusable: on a narrow window the table scrolls sideways, and a keyboard must reach it.
-        <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="items-title">
+        <div class="table-wrap" tabIndex={0}>
           <table class="items-table">
             <caption class="visually-hidden">{t('batch.items')}</caption>
             <thead>
