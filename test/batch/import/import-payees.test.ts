@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
 import { BatchService } from '../../../src/batch/lifecycle/batch-service.ts';
@@ -120,6 +121,18 @@ describe.each(testDatabaseKinds())('payees and changed accounts on $name', (kind
     expect(await fx.test.db.prisma.batch.findUniqueOrThrow({ where: { id: changed.id } })).toMatchObject({ heldCount: 1, changedAccountCount: 0 });
     await service().approve(changed.id, { approver: 'test', includeChangedAccounts: true });
     expect((await itemsOf(changed.id)).map((i) => i.status)).toEqual(['DUPLICATE']);
+  });
+
+  it('reads the payee column of an Excel workbook, and names a bad id by its spreadsheet row', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Payroll');
+    sheet.addRow(['Payee', 'provider', 'amount', 'pan', 'cardholder_name', 'cardholder_lastname']);
+    sheet.addRow(['X-1', 'bank-card-russia', 10, CARD_A, 'IVAN', 'IVANOV']);
+    sheet.addRow(['bad id', 'bank-card-russia', 11, CARD_A, 'IVAN', 'IVANOV']);
+    const bytes = Buffer.from(await book.xlsx.writeBuffer());
+    const batch = await fx.importer.import({ source: (async function* () { yield bytes; })() });
+    expect((await fx.problemsOf(batch.id)).filter((p) => p.severity === 'error').map((p) => [p.line, p.column, p.code])).toEqual([[3, 'payee', 'payee.format']]);
+    expect((await itemsOf(batch.id))[0]).toMatchObject({ line: 2, payeeId: 'X-1', payeeMark: 'NEW_PAYEE' });
   });
 
   it('reads the payee column under its Russian name, and names a bad id by line and column', async () => {
