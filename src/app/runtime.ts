@@ -22,6 +22,7 @@ import { EventDeliverer, EventSender, EventSubscriptions, outboundSettings } fro
 import type { ResolveAll } from '../lib/internal-addresses.ts';
 import { Approvals } from '../approval/approvals.ts';
 import { loadPolicy } from '../approval/policy-file.ts';
+import { changedAccountRowsIncluded } from '../payees/held-for-changed-account.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
 export interface RuntimeParts {
@@ -100,7 +101,10 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     lapseDays: config.approval.lapseDays,
     extraForChangedAccounts: config.approval.extraForChangedAccounts,
     singleUser: config.singleUser,
-  });
+  }, async (tx, batchId, includeChangedAccounts) =>
+    // The rows held for a changed account that this approval pays: APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver for them.
+    changedAccountRowsIncluded(await tx.batch.findUniqueOrThrow({ where: { id: batchId }, select: { changedAccountCount: true, includeChangedAccounts: true } }), includeChangedAccounts),
+  );
   const payments = new PaymentService({
     client: upstream.client,
     attempts,

@@ -35,6 +35,8 @@ export interface BatchRowChoice {
   uploadedBy: string | null;
   includeHeld: boolean;
   validRowsOnly: boolean;
+  /** Rows held for an account changed since the payee's last payment are paid too (payees/). */
+  includeChangedAccounts?: boolean;
   /** The statuses of the rows it would pay (from batch/rows/row-states.ts). */
   rowStatuses: readonly string[];
 }
@@ -48,7 +50,7 @@ export class Approvals {
   constructor(
     private readonly settings: ApprovalSettings,
     /** Rows paid to an account changed since the payee's last payment (the payees' room provides it); none without it. */
-    private readonly changedAccountRows: (tx: Tx, batchId: string, rowStatuses: readonly string[]) => Promise<number> = async () => 0,
+    private readonly changedAccountRows: (tx: Tx, batchId: string, includeChangedAccounts: boolean) => Promise<number> = async () => 0,
   ) {}
 
   get policy(): ApprovalPolicy {
@@ -97,7 +99,7 @@ export class Approvals {
   }
 
   private async evaluateBatch(tx: Tx, choice: BatchRowChoice, rows: RowSet, now: Date): Promise<ApprovalState> {
-    const changed = this.settings.extraForChangedAccounts ? await this.changedAccountRows(tx, choice.batchId, choice.rowStatuses) : 0;
+    const changed = this.settings.extraForChangedAccounts ? await this.changedAccountRows(tx, choice.batchId, choice.includeChangedAccounts ?? false) : 0;
     const subject = { kind: 'batch' as const, totalMinor: lenientToMinorUnits(rows.total), largestRowMinor: lenientToMinorUnits(rows.largest), changedAccountRows: changed };
     const evaluation = evaluate(this.settings.policy, subject, await batchApprovals(tx, choice.batchId), {
       excluded: this.settings.singleUser ? null : choice.uploadedBy,

@@ -11,6 +11,7 @@ import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
 import './types/batch-money.ts';
+import './types/batch-payees.ts';
 import './types/batch-pause.ts';
 import './types/batch-schedule.ts';
 import './types/batch-approvals.ts';

@@ -63,6 +63,7 @@ describe('held rows in GraphQL, and their deprecated former names', () => {
     expect([field('heldCount'), field('heldAmount'), field('includeHeld')].map((f) => f?.isDeprecated)).toEqual([false, false, false]);
     const approveArgs = (reply.body.data.mutation.fields as Array<{ name: string; args: Array<{ name: string; isDeprecated: boolean; deprecationReason: string | null }> }>).find((f) => f.name === 'approveBatch')!.args;
     expect(approveArgs.filter((a) => a.name.startsWith('include')).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'includeChangedAccounts', isDeprecated: false, deprecationReason: null },
       { name: 'includeFlagged', isDeprecated: true, deprecationReason: 'Use includeHeld' },
       { name: 'includeHeld', isDeprecated: false, deprecationReason: null },
     ]);

@@ -50,13 +50,14 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
   const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
   // The approval the gateway refused for money, with its choices, for "Start anyway".
-  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; payAt: string | null } | undefined>();
+  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; includeChanged: boolean; payAt: string | null } | undefined>();
   // Scheduling: pay later, at a date and time picked in the clerk's zone (schedule-parts.tsx).
   const [later, setLater] = useState(false);
   const [payAtLocal, setPayAtLocal] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [includeHeld, setIncludeHeld] = useState(false);
+  const [includeChanged, setIncludeChanged] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking !== undefined) confirmRef.current?.focus();
@@ -68,16 +69,18 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   useEffect(() => {
     if (!approving) return;
     let current = true;
-    gql<{ batch: { commissionEstimate: Money } | null }>(BATCH_COMMISSION, { id: batch.id, includeHeld }).then(
+    // Either kind of held row included: the estimate counts every held row, as approval's funds check does.
+    const anyHeld = includeHeld || includeChanged;
+    gql<{ batch: { commissionEstimate: Money } | null }>(BATCH_COMMISSION, { id: batch.id, includeHeld: anyHeld }).then(
       (reply) => {
-        if (current && reply.batch !== null) setCommission({ includeHeld, estimate: reply.batch.commissionEstimate });
+        if (current && reply.batch !== null) setCommission({ includeHeld: anyHeld, estimate: reply.batch.commissionEstimate });
       },
       () => undefined,
     );
     return () => {
       current = false;
     };
-  }, [approving, includeHeld, batch.id]);
+  }, [approving, includeHeld, includeChanged, batch.id]);
 
   const actions = actionsFor(batch, access);
   if (actions.length === 0) return null;
@@ -88,13 +91,21 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     const payHeld = ignoreBalance ? (refused?.includeHeld ?? false) : includeHeld;
     const payAt = ignoreBalance ? (refused?.payAt ?? null) : later || action === 'reschedule' ? payAtOf(payAtLocal) : null;
     if ((later || action === 'reschedule') && !ignoreBalance && payAt === null) return setError(new Error(t('batch.payAtMissing')));
+    const payChanged = ignoreBalance ? (refused?.includeChanged ?? false) : includeChanged;
     setBusy(true);
     setError(undefined);
     setRefused(undefined);
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, { id: batch.id, validRowsOnly: action === 'approveValid', includeHeld: payHeld, ignoreBalance, payAt })
+          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, {
+              id: batch.id,
+              validRowsOnly: action === 'approveValid',
+              includeHeld: payHeld,
+              includeChangedAccounts: payChanged,
+              ignoreBalance,
+              payAt,
+            })
           : action === 'reschedule'
             ? await gql<{ result: LifecycleResult }>(RESCHEDULE_BATCH, { id: batch.id, payAt: payAt! })
           : action === 'retry'
@@ -109,7 +120,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
-        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, payAt });
+        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, includeChanged: payChanged, payAt });
       }
     } catch (failure) {
       setError(failure);
@@ -123,12 +134,14 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     if (action === 'approve' || action === 'approveValid' || action === 'startAnyway') {
       // Held rows are paid only when the box below is ticked: the question counts what will be paid.
       const payHeld = action === 'startAnyway' ? refused?.includeHeld === true : includeHeld;
-      const count = payHeld ? batch.validCount : batch.payableCount;
-      const amount = payHeld ? batch.totalAmount.value : batch.payableAmount.value;
+      const payChanged = action === 'startAnyway' ? refused?.includeChanged === true : includeChanged;
+      // payable* leave out both kinds of held rows; each included adds its own back (the counts are apart).
+      const count = batch.payableCount + (payHeld ? batch.heldCount : 0) + (payChanged ? batch.changedAccountCount : 0);
+      const amount = sumDecimals([batch.payableAmount.value, payHeld ? batch.heldAmount.value : '0', payChanged ? batch.changedAccountAmount.value : '0']);
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
       if (!approvalStarts(batch, access)) return t('batch.confirmAddApproval', { count, amount: money });
-      if (commission === undefined || commission.includeHeld !== payHeld) return t('batch.confirmApprove', { count, amount: money });
+      if (commission === undefined || commission.includeHeld !== (payHeld || payChanged)) return t('batch.confirmApprove', { count, amount: money });
       return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
     if (action === 'reschedule') return t('batch.confirmReschedule');
@@ -170,6 +183,15 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
           ) : null}
           {asking === 'approve' || asking === 'approveValid' ? <PayWhen later={later} onLater={setLater} value={payAtLocal} onChange={setPayAtLocal} /> : null}
           {asking === 'reschedule' ? <PayAtInput value={payAtLocal} onChange={setPayAtLocal} /> : null}
+          {(asking === 'approve' || asking === 'approveValid') && batch.changedAccountCount > 0 ? (
+            <label class="check">
+              <input type="checkbox" checked={includeChanged} onChange={(event) => setIncludeChanged((event.target as HTMLInputElement).checked)} />{' '}
+              {t('batch.includeChanged', {
+                count: batch.changedAccountCount,
+                amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
+              })}
+            </label>
+          ) : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
               {asking === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : later && (asking === 'approve' || asking === 'approveValid') ? t('batch.schedule') : t(labels[asking])}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ChangedAccounts, PayeeCell } from './payee-marks.tsx';
 import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
@@ -320,7 +321,8 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
       ) : page.items.length === 0 ? (
         <p class="empty">{t('items.empty')}</p>
       ) : (
-        <div class="table-wrap">
+        // Focusable: on a narrow window the table scrolls sideways, and a keyboard must reach it.
+        <div class="table-wrap" tabIndex={0}>
           <table class="items-table">
             <caption class="visually-hidden">{t('batch.items')}</caption>
             <thead>
@@ -329,6 +331,7 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                   {t('items.line')}
                 </th>
                 <th scope="col">{t('items.reference')}</th>
+                <th scope="col">{t('items.payee')}</th>
                 <th scope="col">{t('items.provider')}</th>
                 <th scope="col" class="num">
                   {t('items.amount')}
@@ -344,6 +347,9 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
                 <tr key={item.paymentId}>
                   <td class="num">{item.line}</td>
                   <td>{item.reference ?? '—'}</td>
+                  <td class="payee">
+                    <PayeeCell item={item} />
+                  </td>
                   <td>{PROVIDER_NAMES[item.provider] ?? item.provider}</td>
                   <td class="num">
                     <Money value={item.amount} />
@@ -378,12 +384,13 @@ function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId: string
 function HeldRows({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   const { t } = i18n;
-  if (batch.heldCount === 0 && !batch.forced) return null;
+  if (batch.heldCount === 0 && batch.changedAccountCount === 0 && !batch.forced) return null;
   const money = (value: string) => formatMoney(value, batch.totalAmount.currency, i18n.tag);
   return (
     <section class="notice notice-warn" aria-labelledby="held-title">
       <h2 id="held-title">{t('batch.heldTitle')}</h2>
       {batch.forced ? <p>{t('batch.forced')}</p> : null}
+      <ChangedAccounts batch={batch} />
       {batch.heldCount === 0 ? null : (
         <>
           <p>{t(batch.includeHeld ? 'batch.heldIncluded' : 'batch.held', { count: batch.heldCount, amount: money(batch.heldAmount.value) })}</p>

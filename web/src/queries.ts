@@ -84,6 +84,10 @@ export interface BatchDetail extends BatchSummary {
   /** Imported with force although the same file was imported before. */
   forced: boolean;
   includeHeld: boolean;
+  /** Rows held because their payee's account changed since the last payment (apart from heldCount), their sum, and the approver's choice to pay them. */
+  changedAccountCount: number;
+  changedAccountAmount: Money;
+  includeChangedAccounts: boolean;
   /** The commission of the batch's paid payments so far. */
   commissionCharged: Money;
   dismissedBy: string | null;
@@ -125,6 +129,9 @@ export interface BatchItem {
   recipient: Array<{ key: string; value: string }>;
   errorCode: string | null;
   errorMessage: string | null;
+  /** The company's id of the person paid, and what the import found: new payee, account changed since lastPaidAt (held), or known. */
+  payee: string | null;
+  payeeMark: { kind: 'NEW_PAYEE' | 'ACCOUNT_CHANGED' | 'KNOWN'; lastPaidAt: string | null } | null;
   /** Created at the partner, then its batch was cancelled: not executed, READY there until it expires. */
   cancelledAfterCreate: { expiresAt: string | null; openUpstream: boolean; paymentStatus: string } | null;
 }

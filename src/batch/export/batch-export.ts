@@ -33,6 +33,10 @@ export const resultColumns = [
   'error_message',
   'transaction_id',
   'rrn',
+  // Appended, so that readers of the columns above by position keep working.
+  'payee',
+  'payee_mark',
+  'payee_last_paid_at',
 ] as const;
 
 export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] as const;
@@ -103,6 +107,10 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
         createdNotExecuted.has(item.paymentId) ? cancelledRowMessage(createdNotExecuted.get(item.paymentId)!) : (item.errorMessage ?? ''),
         billing.transactionId ?? '',
         billing.rrn ?? '',
+        item.payeeId ?? '',
+        // The mark's name, like the status column: NEW_PAYEE, ACCOUNT_CHANGED or KNOWN (empty without a payee).
+        item.payeeMark ?? '',
+        item.payeeLastPaidAt?.toISOString() ?? '',
       ];
     }
     after = items.at(-1)!.id;

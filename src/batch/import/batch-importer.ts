@@ -17,13 +17,17 @@ import { EarlierImports } from './earlier-import.ts';
 import { ImportAbandoned, ImportFailure, failed, failureProblem } from './import-failure.ts';
 import { importHeartbeat } from './import-heartbeat.ts';
 import { ImportState } from './import-state.ts';
+import { reportOf, type ValidationReport } from './validation-report.ts';
 import { PayeeKeys } from './payee-key.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
 import { openPayrollFile } from './read/payroll-file.ts';
 import { findPayingRows, othersApproved, type PayingRow } from './sql/find-paying-rows.ts';
+import { findPaidAccounts } from '../../payees/sql/find-paid-accounts.ts';
 import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
-import { validateRow, type RowProblem } from './validate-row.ts';
+import { validateRow } from './validate-row.ts';
+
+export type { ValidationReport } from './validation-report.ts';
 
 export interface BatchLimits {
   maxRows: number;
@@ -50,21 +54,6 @@ export interface ImportRequest {
   checkPaid?: boolean;
 }
 
-export interface ValidationReport {
-  payable: boolean;
-  rowCount: number;
-  validCount: number;
-  invalidCount: number;
-  errorCount: number;
-  warningCount: number;
-  /** Rows with no cell filled, skipped (a `row.empty` warning lists them). */
-  emptyRowCount: number;
-  /** Valid rows that repeat a payment (or an earlier row) and would be held back, and their sum. */
-  heldCount: number;
-  heldAmount: string;
-  totalAmount: string;
-  problems: RowProblem[];
-}
 
 /** A batch's columns known from the upload; `name` null means the batch id. */
 type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy' | 'forced'> & { name: string | null };
@@ -113,6 +102,9 @@ export class BatchImporter {
     return this.keyedPayees;
   }
 
+  /** The account each payee named in a chunk was last paid to (payees/payee-marks.ts). */
+  private readonly paidAccounts = (payeeIds: string[]) => findPaidAccounts(this.query, payeeIds);
+
   /** Who a chunk's rows may repeat: rows of approved batches other than `batchId`. */
   private payingRows(batchId: string | undefined): (keys: string[]) => Promise<PayingRow[]> {
     const windowDays = this.deps.duplicates?.windowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
@@ -154,7 +146,14 @@ export class BatchImporter {
   /** The same checks as import, writing nothing: for `payout batch validate`. Never throws for a bad file. */
   async validate(request: ImportRequest): Promise<ValidationReport> {
     const checkPaid = request.checkPaid ?? true;
-    const state = new ImportState(undefined, this.bulk, this.deps.cardData, checkPaid ? this.payees : undefined, checkPaid ? this.payingRows(undefined) : undefined);
+    const state = new ImportState(
+      undefined,
+      this.bulk,
+      this.deps.cardData,
+      checkPaid ? this.payees : undefined,
+      checkPaid ? this.payingRows(undefined) : undefined,
+      checkPaid ? this.paidAccounts : undefined,
+    );
     let file: SpooledUpload | undefined;
     try {
       file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
@@ -181,21 +180,7 @@ export class BatchImporter {
     } finally {
       await file?.remove();
     }
-    const problems = state.report;
-    const errors = problems.filter((p) => p.severity === 'error').length;
-    return {
-      payable: errors === 0,
-      rowCount: state.rows,
-      validCount: state.validRows,
-      invalidCount: state.rows - state.validRows,
-      errorCount: errors,
-      warningCount: problems.length - errors,
-      emptyRowCount: state.emptyRows,
-      heldCount: state.heldRows,
-      heldAmount: fromMinorUnits(state.heldMinor),
-      totalAmount: fromMinorUnits(state.totalMinor),
-      problems,
-    };
+    return reportOf(state);
   }
 
   /**
@@ -235,7 +220,7 @@ export class BatchImporter {
 
   private async validateInto(id: string, file: SpooledUpload): Promise<Batch> {
     const { prisma } = this.deps;
-    const state = new ImportState(id, this.bulk, this.deps.cardData, this.payees, this.payingRows(id));
+    const state = new ImportState(id, this.bulk, this.deps.cardData, this.payees, this.payingRows(id), this.paidAccounts);
     const source = file.read();
     const heartbeat = importHeartbeat(id, state, { query: this.query, logger: this.deps.logger, staleMs: this.deps.staleMs });
     try {
@@ -261,6 +246,8 @@ export class BatchImporter {
           totalAmount: fromMinorUnits(state.totalMinor),
           heldCount: state.heldRows,
           heldAmount: fromMinorUnits(state.heldMinor),
+          changedAccountCount: state.payeeTally.changedOnly,
+          changedAccountAmount: fromMinorUnits(state.payeeTally.changedOnlyMinor),
           validatedAt: new Date(),
         },
       });
@@ -268,7 +255,10 @@ export class BatchImporter {
       const batch = await prisma.batch.findUniqueOrThrow({ where: { id } });
       // A file with errors of its own can never be approved: its rows need no card data.
       if (rejected) await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
-      this.deps.logger.info({ batchId: id, status: batch.status, rows: state.rows, errors, warnings, held: state.heldRows }, 'batch imported');
+      this.deps.logger.info(
+        { batchId: id, status: batch.status, rows: state.rows, errors, warnings, held: state.heldRows, changedAccounts: state.payeeTally.changedAccounts },
+        'batch imported',
+      );
       return batch;
     } catch (error) {
       if (error instanceof ImportAbandoned || heartbeat.abandoned) return await this.abandon(id, state);
@@ -369,7 +359,7 @@ export class BatchImporter {
     if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
     try {
       const balance = await this.deps.client.getBalance();
-      const payable = state.totalMinor - state.heldMinor;
+      const payable = state.totalMinor - state.heldMinor - state.payeeTally.changedOnlyMinor;
       const available = signedToMinorUnits(balance.available.value);
       if (available < 0n || payable > available) {
         // A warning: the balance may be topped up before approval, which weighs it against
@@ -379,7 +369,7 @@ export class BatchImporter {
           column: null,
           code: 'balance.insufficient',
           severity: 'warning',
-          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows + state.payeeTally.changedOnly > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
         });
       }
     } catch (error) {

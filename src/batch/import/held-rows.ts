@@ -1,5 +1,6 @@
 import { toMinorUnits } from '../../money/money.ts';
 import { utcDay } from '../../money/readable-text.ts';
+import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { FirstLines } from './read/first-lines.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
 
@@ -17,12 +18,27 @@ export const SAME_FILE = 'row.duplicate';
 /** Same payee and amount under another reference in one file: paid, but worth a look. */
 export const SIMILAR = 'row.similar';
 
-/** `%s` in order: line, batch, status, day (UTC). Rendered here ("27 Nov 2026") and, at approval, by SQL's format() (hold-approved-repeats.ts). */
+/**
+ * `%s` in order: line, batch, what became of the earlier row in words, day (UTC). Rendered
+ * here ("paid on 27 Nov 2026") and, at approval, by SQL's format() (hold-approved-repeats.ts)
+ * with the same words: people read it, so no status enum name and no ISO day.
+ */
 export const ALREADY_PAID_TEMPLATE =
-  'repeats line %s of batch %s (%s, %s): the same payee, amount and reference; held back, paid only if the approver includes held rows';
+  'repeats line %s of batch %s (%s %s): the same payee, amount and reference; held back, paid only if the approver includes held rows';
+
+/** The earlier row's state in words, before its day: completed, under review, or still being paid (the day of approval). */
+export const repeatedRowWords = {
+  [BatchItemStatus.COMPLETED]: 'paid on',
+  [BatchItemStatus.NEEDS_REVIEW]: 'outcome under review since',
+  paying: 'being paid, approved on',
+} as const;
+
+export function repeatedRowState(status: string): string {
+  return status === BatchItemStatus.COMPLETED || status === BatchItemStatus.NEEDS_REVIEW ? repeatedRowWords[status] : repeatedRowWords.paying;
+}
 
 export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' | 'status' | 'at'>): string {
-  const values = [String(earlier.line), earlier.batchId, earlier.status, utcDay(earlier.at)];
+  const values = [String(earlier.line), earlier.batchId, repeatedRowState(earlier.status), utcDay(earlier.at)];
   return ALREADY_PAID_TEMPLATE.replace(/%s/g, () => values.shift() ?? '');
 }
 

@@ -11,6 +11,8 @@ import { FirstLines } from './read/first-lines.ts';
 import { ALREADY_PAID, SAME_FILE, SIMILAR, SameFileRows, alreadyPaidMessage, repeats, sameFileMessage } from './held-rows.ts';
 import { PayeeKeys, payeeText } from './payee-key.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
+import { accountText, type PaidAccount } from '../../payees/payee-marks.ts';
+import { markPayees, PayeeTally } from './mark-payees.ts';
 import type { RowProblem, ValidRow } from './validate-row.ts';
 
 /**
@@ -43,13 +45,19 @@ const itemTable: BulkTable = {
     { name: 'payeeKey', type: 'text' },
     // repeatsPaymentId in prisma/schema.prisma: the column keeps its first name.
     { name: 'duplicateOf', type: 'text' },
+    { name: 'payeeId', type: 'text' },
+    { name: 'accountKey', type: 'text' },
+    { name: 'payeeMark', type: '"PayeeMark"' },
+    { name: 'payeeLastPaidAt', type: 'timestamptz' },
   ],
 };
 
-const STATUS_CELL = 9;
-const ERROR_CODE_CELL = 10;
-const ERROR_MESSAGE_CELL = 11;
+export const STATUS_CELL = 9;
+export const ERROR_CODE_CELL = 10;
+export const ERROR_MESSAGE_CELL = 11;
 const REPEATS_CELL = 14;
+export const PAYEE_MARK_CELL = 17;
+export const PAYEE_LAST_PAID_CELL = 18;
 
 /** A row's cells in itemTable's order. */
 function itemCells(
@@ -77,6 +85,10 @@ function itemCells(
     updatedAt,
     row.payeeKeys?.[0] ?? null,
     null,
+    row.payeeId ?? null,
+    row.accountKeys?.[0] ?? null,
+    null,
+    null,
   ];
 }
 
@@ -95,7 +107,7 @@ const problemTable: BulkTable = {
 const problemRow = (batchId: string, p: RowProblem): BulkRow => [batchId, p.line === null ? null : String(p.line), p.column, p.code, p.severity, p.message];
 
 /** A row read and checked, waiting for its chunk's look-up of earlier payments. */
-interface PendingRow {
+export interface PendingRow {
   line: number;
   amount: string;
   reference: string | undefined;
@@ -108,7 +120,13 @@ interface PendingRow {
   /** Payable rows only: the payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
   payeeKeys?: string[];
   sameFileLine?: number | undefined;
+  /** Payable rows with a payee column: the payee's id and the account's keyed hashes (the stored one first). */
+  payeeId?: string;
+  accountKeys?: string[];
+  /** Held as a repeat (validation only, where no cells say so). */
+  held?: boolean;
 }
+
 
 /**
  * Counters and buffers of one import; rows and problems go to the database a chunk at a
@@ -126,6 +144,8 @@ export class ImportState {
   /** Valid rows held as DUPLICATE, and their sum: counted as each chunk is looked up. */
   heldRows = 0;
   heldMinor = 0n;
+  /** The rows with a payee column, by mark, and those held for a changed account (mark-payees.ts). */
+  readonly payeeTally = new PayeeTally();
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
   private pending: PendingRow[] = [];
@@ -150,6 +170,8 @@ export class ImportState {
     private readonly payees: PayeeKeys | undefined,
     /** Rows of approved batches with any of these payee keys; none when the database is not at hand. */
     private readonly payingRows: ((keys: string[]) => Promise<PayingRow[]>) | undefined,
+    /** The account each payee was last paid to; without it (no database) rows with a payee are not marked. */
+    private readonly paidAccounts?: (payeeIds: string[]) => Promise<Map<string, PaidAccount>>,
   ) {}
 
   /** The batch stopped being VALIDATING: the import stops at its next row. */
@@ -217,6 +239,11 @@ export class ImportState {
         // The stored key stands for the payee: 32 characters to remember instead of the text.
         const same = this.sameFile.check(row.payeeKeys[0]!, valid.amount, valid.reference, line);
         row.sameFileLine = same.repeats;
+        if (valid.payeeId !== undefined) {
+          const account = accountText(valid.providerCode, valid.fields);
+          row.payeeId = valid.payeeId;
+          row.accountKeys = this.payees?.candidates(account) ?? [account];
+        }
         if (same.similar !== undefined) {
           this.record({ line, column: null, code: SIMILAR, severity: 'warning', message: `same payee and amount as line ${same.similar}, under another reference` });
         }
@@ -257,8 +284,10 @@ export class ImportState {
     this.problems = [];
     // Asked before waiting for a writer: the answer comes while earlier chunks are written.
     const earlier = this.lookUp(rows);
+    const accounts = this.lookUpAccounts(rows);
     if (this.batchId === undefined) {
       this.holdRepeats(rows, problems, await earlier);
+      markPayees(rows, problems, await accounts, this.payeeTally);
       // One at a time: spreading an array this long into push() can overflow the stack.
       for (const problem of problems) this.report.push(problem);
       return;
@@ -267,11 +296,13 @@ export class ImportState {
     const batchId = this.batchId;
     // Seen by the write below; not an unhandled rejection while it waits for a writer.
     earlier.catch(() => {});
+    accounts.catch(() => {});
     while (this.writing.size >= WRITERS) await Promise.race(this.writing);
     this.throwFailure();
     const write = (async () => {
       try {
         this.holdRepeats(rows, problems, await earlier);
+        markPayees(rows, problems, await accounts, this.payeeTally);
         await this.bulk(itemTable, rows.map((row) => row.cells!));
         await this.bulk(problemTable, problems.map((problem) => problemRow(batchId, problem)));
       } catch (error) {
@@ -298,6 +329,14 @@ export class ImportState {
     return earlier;
   }
 
+  /** One query for the chunk's payees named by id: the account each was last paid to. */
+  private async lookUpAccounts(rows: PendingRow[]): Promise<Map<string, PaidAccount> | undefined> {
+    if (this.paidAccounts === undefined) return undefined;
+    const ids = new Set<string>();
+    for (const row of rows) if (row.payeeId !== undefined) ids.add(row.payeeId);
+    return ids.size === 0 ? new Map() : this.paidAccounts([...ids]);
+  }
+
   /** Each payable row that repeats an earlier row of this file or a row of an approved batch becomes DUPLICATE with a warning naming it. */
   private holdRepeats(rows: PendingRow[], problems: RowProblem[], earlier: Map<string, PayingRow[]>): void {
     for (const row of rows) {
@@ -319,6 +358,7 @@ export class ImportState {
       row.cells[ERROR_MESSAGE_CELL] = message;
       row.cells[REPEATS_CELL] = repeats ?? null;
     }
+    row.held = true;
     this.heldRows++;
     this.heldMinor += toMinorUnits(row.amount);
     problems.push({ line: row.line, column: null, code, severity: 'warning', message });

@@ -23,6 +23,8 @@ export interface RowProblem {
 export interface ValidRow {
   line: number;
   reference?: string;
+  /** The company's id of the person paid (the optional payee column). */
+  payeeId?: string;
   providerCode: ProviderCode;
   amount: string;
   currency: Currency;
@@ -31,6 +33,10 @@ export interface ValidRow {
 }
 
 const MAX_REFERENCE = 64;
+/** BatchItem.payeeId and PayeeAccount.payeeId are this long. */
+export const MAX_PAYEE_ID = 36;
+/** An employee or contractor id: letters, digits and a few separators, no spaces. */
+const PAYEE_ID = /^[\p{L}\p{N}][\p{L}\p{N}._/-]*$/u;
 /** No field has a card number: the common case, without a new set per row. */
 const NONE: ReadonlySet<string> = new Set();
 
@@ -59,6 +65,11 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     return { problems };
   }
   if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  const payeeId = cells.payee;
+  if (payeeId !== undefined) {
+    const problem = payeeIdProblem(payeeId);
+    if (problem !== undefined) error('payee', problem.code, problem.message);
+  }
 
   const providerText = cells.provider?.toLowerCase();
   const provider = providerText === undefined ? undefined : providers.get(providerText);
@@ -103,6 +114,7 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     valid: {
       line,
       ...(reference === undefined ? {} : { reference }),
+      ...(payeeId === undefined ? {} : { payeeId }),
       providerCode: provider.code,
       amount: amount.value,
       currency,
@@ -110,6 +122,17 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       ...(Object.keys(customFields).length === 0 ? {} : { customFields }),
     },
   };
+}
+
+/** What is wrong with a payee id, if anything: the same rule for a file's cell and createPayment's argument. */
+export function payeeIdProblem(payeeId: string): { code: string; message: string } | undefined {
+  // Stored, exported and shown: an id that reads as a card number is refused like a reference.
+  if (containsCardNumber(payeeId)) return { code: 'payee.card-number', message: cardNumberMessage(payeeId) };
+  if (payeeId.length > MAX_PAYEE_ID) return { code: 'payee.too-long', message: `is longer than ${MAX_PAYEE_ID} characters; give the payee's short id (an employee or contractor number)` };
+  if (!PAYEE_ID.test(payeeId)) {
+    return { code: 'payee.format', message: `${quoteCell(payeeId)} is not a payee id: use letters, digits and . _ / - only, starting with a letter or digit` };
+  }
+  return undefined;
 }
 
 function customFieldsOf(cells: Record<string, string>): Record<string, string> {

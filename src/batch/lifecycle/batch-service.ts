@@ -9,6 +9,7 @@ import { requeueUnfunded } from '../pay/sql/funds.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses, waitingStatus } from '../rows/row-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
+import { heldRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
@@ -97,7 +98,7 @@ export class BatchService {
    */
   async approve(
     batchId: string,
-    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; ignoreBalance?: boolean; payAt?: Date | null; by?: AuditActor },
+    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; includeChangedAccounts?: boolean; ignoreBalance?: boolean; payAt?: Date | null; by?: AuditActor },
   ): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
@@ -118,6 +119,7 @@ export class BatchService {
       throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
     }
     const includeHeld = request.includeHeld ?? false;
+    const includeChangedAccounts = request.includeChangedAccounts ?? false;
     const now = new Date();
     // RUNNING now, or SCHEDULED for payAt: a payAt past or too far ahead is refused before anything else.
     const start = approvedStart(request.payAt, now, this.options.schedule);
@@ -133,20 +135,24 @@ export class BatchService {
       const held = await holdApprovedRepeats(query, batchId, this.windowDays);
       if (held > 0) return { held };
       // The policy's call: this approval is recorded, and the batch starts only once enough people approved these rows.
-      const rowStatuses = includeHeld ? [rowStates.pending, rowStates.duplicate] : [rowStates.pending];
-      const choice = { batchId, uploadedBy: batch.uploadedBy, includeHeld, validRowsOnly, rowStatuses };
+      const rowStatuses = includeHeld || includeChangedAccounts ? [rowStates.pending, rowStates.duplicate] : [rowStates.pending];
+      const choice = { batchId, uploadedBy: batch.uploadedBy, includeHeld, includeChangedAccounts, validRowsOnly, rowStatuses };
       const policy = await this.options.approvals?.approveBatch(tx, choice, { actor: request.approver, role: request.by?.role ?? null }, now);
       const policyDetail: Record<string, number | boolean> = policy === undefined ? {} : { policyMet: policy.met, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count };
       if (policy !== undefined && !policy.met) {
         await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail: { validRowsOnly, includeHeld, from: batch.status, ...policyDetail } });
         return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
       }
-      const included = includeHeld
-        ? await tx.batchItem.updateMany({ where: { batchId, status: BatchItemStatus.DUPLICATE }, data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null } })
-        : { count: 0 };
+      const included =
+        includeHeld || includeChangedAccounts
+          ? await tx.batchItem.updateMany({
+              where: { batchId, status: BatchItemStatus.DUPLICATE, AND: heldRowsIncluded({ includeHeld, includeChangedAccounts }) },
+              data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null },
+            })
+          : { count: 0 };
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: batch.status },
-        data: { ...start, validRowsOnly, includeHeld, approvedBy: request.approver, approvedAt: now },
+        data: { ...start, validRowsOnly, includeHeld, includeChangedAccounts, approvedBy: request.approver, approvedAt: now },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       // From now on its rows are what later imports and approvals are checked against.
@@ -156,6 +162,8 @@ export class BatchService {
         from: batch.status,
         includeHeld,
         heldRows: batch.heldCount,
+        includeChangedAccounts,
+        changedAccountRows: batch.changedAccountCount,
         heldIncluded: included.count,
         forced: batch.forced,
         balanceChecked: funds !== undefined,

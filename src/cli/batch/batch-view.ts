@@ -1,12 +1,14 @@
 import { BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
-import { amountText, countOf, timeText } from './words.ts';
+import { amountText, countOf, shortDayText, timeText } from './words.ts';
 import { approvalsText, type ApprovalsView } from './approvals-text.ts';
 
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
 export const BATCH_FIELDS = /* GraphQL */ `
   id name fileName status rowCount validCount invalidCount warningCount
   totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
+  changedAccountCount changedAccountAmount { value } includeChangedAccounts
+  payeeMarks { newPayees changedAccounts knownPayees changedSince }
   uploadedBy approvedBy createdAt approvedAt payAt startedAt finishedAt
   counts { status count amount } throughput secondsLeft
   waiting { reason since by shortfall { value } waitingFor nextCheckAt }
@@ -28,6 +30,10 @@ export interface BatchView extends ApprovalsView {
   forced: boolean;
   validRowsOnly: boolean;
   includeHeld: boolean;
+  changedAccountCount: number;
+  changedAccountAmount: { value: string };
+  includeChangedAccounts: boolean;
+  payeeMarks: { newPayees: number; changedAccounts: number; knownPayees: number; changedSince: string | null };
   uploadedBy: string | null;
   approvedBy: string | null;
   createdAt: string;
@@ -49,8 +55,21 @@ export function summary(batch: BatchView): string {
     `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
     `${batch.invalidCount} invalid, ${countOf(batch.warningCount, 'warning')}; valid rows total ${amountText(batch.totalAmount.value, currency)}.` +
     (batch.heldCount > 0 ? ` ${batch.heldCount} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment and are held.` : '') +
+    payeeMarksText(batch.payeeMarks) +
     (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
   );
+}
+
+/** " 3 new payees, 1 account changed since 27 Oct (held)." — nothing for a file without a payee column. */
+export function payeeMarksText(marks: BatchView['payeeMarks']): string {
+  const parts = [
+    marks.newPayees > 0 ? countOf(marks.newPayees, 'new payee') : null,
+    marks.changedAccounts > 0
+      ? `${countOf(marks.changedAccounts, 'account')} changed${marks.changedSince === null ? '' : ` since ${shortDayText(marks.changedSince)}`} (held)`
+      : null,
+    marks.knownPayees > 0 ? `${countOf(marks.knownPayees, 'known payee')}` : null,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? '' : ` ${parts.join(', ')}.`;
 }
 
 /** The summary, rows and amounts per status, timing and what it waits for: `payout batch status`. */

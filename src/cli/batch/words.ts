@@ -30,6 +30,13 @@ export function dayText(day: string): string {
   return days.format(new Date(`${day}T00:00:00Z`));
 }
 
+const shortDays = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+
+/** "27 Oct" in the terminal's locale and time zone: the day of a payment, where the year goes without saying. */
+export function shortDayText(iso: string): string {
+  return shortDays.format(new Date(iso));
+}
+
 const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
 /** "1 error", "2 errors", "1,951 rows": a count and its noun, singular for one. */

@@ -1,5 +1,5 @@
 import { cancelCodes, cancelledStatus } from '../../batch/index.ts';
-import { BatchItemStatus, type TrackedStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, PayeeMark, type TrackedStatus } from '../../db/generated/enums.ts';
 import type { BatchItem as BatchItemRow } from '../../db/generated/client.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import type { BillingDetails } from '../../payout/models.ts';
@@ -22,7 +22,8 @@ const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
   CANCELLED: 'Not paid: its batch was cancelled, or a person marked it DO_NOT_PAY.',
   NEEDS_REVIEW: 'Its outcome could not be settled by reading back: never paid again automatically (reviewBatchItems, markBatchItem).',
   INVALID: 'Failed validation; never paid.',
-  DUPLICATE: 'Held: repeats a payment (same payee, amount and reference); paid only if the approver includes held rows (approveBatch includeHeld).',
+  DUPLICATE:
+    'Held: repeats a payment (same payee, amount and reference; repeats names it), paid only if the approver includes held rows (approveBatch includeHeld); or its payee’s account changed since the last payment (payeeMark ACCOUNT_CHANGED), paid only with approveBatch includeChangedAccounts. A row held for both needs both.',
 };
 
 export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
@@ -32,6 +33,30 @@ export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
     BatchItemStatus,
     { value: BatchItemStatus; description: string }
   >,
+});
+
+const payeeMarkMeanings: Record<PayeeMark, string> = {
+  NEW_PAYEE: 'The gateway never paid this payee.',
+  ACCOUNT_CHANGED: 'This payee was last paid (lastPaidAt) to another account: held until the approver includes it (approveBatch includeChangedAccounts).',
+  KNOWN: 'Paid before (lastPaidAt) to this same account.',
+};
+
+export const PayeeMarkKindEnum = builder.enumType('PayeeMarkKind', {
+  description: 'What the import found about a row’s payee, against the account that payee was last paid to (by keyed fingerprint: never a card number).',
+  values: Object.fromEntries(Object.values(PayeeMark).map((m) => [m, { value: m, description: payeeMarkMeanings[m] }])) as Record<PayeeMark, { value: PayeeMark; description: string }>,
+});
+
+export interface PayeeMarkShape {
+  kind: PayeeMark;
+  lastPaidAt: Date | null;
+}
+
+export const PayeeMarkType = builder.objectRef<PayeeMarkShape>('PayeeMark').implement({
+  description: 'A row’s or payment’s payee mark: new payee, account changed since the last payment, or known.',
+  fields: (t) => ({
+    kind: t.field({ type: PayeeMarkKindEnum, description: 'New payee, account changed, or known.', resolve: (m) => m.kind }),
+    lastPaidAt: t.field({ type: 'DateTime', nullable: true, description: 'When this payee was last paid (ACCOUNT_CHANGED and KNOWN); null for a new payee.', resolve: (m) => m.lastPaidAt }),
+  }),
 });
 
 type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;
@@ -79,6 +104,13 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
     }),
     errorMessage: t.string({ nullable: true, description: 'The error in words; null when nothing went wrong.', resolve: (i) => i.errorMessage }),
     billingDetails: t.field({ type: BillingDetailsType, nullable: true, description: 'What the recipient’s side reported; null until it reports.', resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
+    payee: t.string({ nullable: true, description: 'The company’s id of the person paid (the file’s payee column); null when the file has none.', resolve: (i) => i.payeeId }),
+    payeeMark: t.field({
+      type: PayeeMarkType,
+      nullable: true,
+      description: 'For a row with a payee: new payee, account changed since the last payment (held), or known, as found at import. Null for a row without a payee.',
+      resolve: (i) => (i.payeeMark === null ? null : { kind: i.payeeMark, lastPaidAt: i.payeeLastPaidAt }),
+    }),
     retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
     updatedAt: t.field({ type: 'DateTime', description: 'When the row last changed.', resolve: (i) => i.updatedAt }),
     repeats: t.field({

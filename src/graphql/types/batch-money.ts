@@ -1,6 +1,7 @@
 import type { Batch as BatchRow } from '../../db/generated/client.ts';
 import { fromMinorUnits } from '../../money/money.ts';
 import { paymentStates } from '../../payments/status.ts';
+import { changedAccountRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { builder } from '../builder.ts';
 import { Money } from './balance.ts';
 import { Batch } from './batch.ts';
@@ -11,23 +12,42 @@ import { Batch } from './batch.ts';
  * totalAmount over the list counts those payments twice (issue 29, finding 3).
  */
 const paysHeld = (b: BatchRow, asked: boolean | null | undefined) => asked ?? b.includeHeld;
+const paysChanged = (b: BatchRow, asked: boolean | null | undefined) => asked ?? b.includeChangedAccounts;
 
 const INCLUDE_HELD = 'Count the held rows as paid too, as approveBatch(includeHeld: true) does; left out: the batch’s own includeHeld.';
+const INCLUDE_CHANGED =
+  'Count the rows held for a changed account as paid too, as approveBatch(includeChangedAccounts: true) does; left out: the batch’s own includeChangedAccounts.';
 
 builder.objectFields(Batch, (t) => ({
   payableCount: t.int({
-    description: 'Rows to pay (or paid): the valid rows less the held rows, unless includeHeld. What the approval confirmation counts.',
-    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }) },
-    resolve: (b, args) => (paysHeld(b, args.includeHeld) ? b.validCount : b.validCount - b.heldCount),
+    description:
+      'Rows to pay (or paid): the valid rows less the held rows, unless includeHeld, and less those held for a changed account, unless includeChangedAccounts. What the approval confirmation counts.',
+    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }), includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
+    resolve: (b, args) =>
+      b.validCount - (paysHeld(b, args.includeHeld) ? 0 : b.heldCount) - (paysChanged(b, args.includeChangedAccounts) ? 0 : b.changedAccountCount),
   }),
   payableAmount: t.field({
     type: Money,
-    description: 'What the rows to pay add up to: totalAmount less heldAmount, unless includeHeld. The sum to add up across batches.',
-    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }) },
+    description: 'What the rows to pay add up to: totalAmount less heldAmount, unless includeHeld, and less changedAccountAmount, unless includeChangedAccounts. The sum to add up across batches.',
+    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }), includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
     resolve: (b, args) => ({
-      value: (paysHeld(b, args.includeHeld) ? b.totalAmount : b.totalAmount.minus(b.heldAmount)).toFixed(2),
+      value: b.totalAmount
+        .minus(paysHeld(b, args.includeHeld) ? 0 : b.heldAmount)
+        .minus(paysChanged(b, args.includeChangedAccounts) ? 0 : b.changedAccountAmount)
+        .toFixed(2),
       currency: b.currency as 'RUB',
     }),
+  }),
+  changedAccountCount: t.exposeInt('changedAccountCount', {
+    description:
+      'Rows held because their payee’s account changed since the last payment to that payee (BatchItem.payeeMark ACCOUNT_CHANGED, status DUPLICATE); a row that also repeats a payment counts in heldCount instead, so the two add up. Never paid unless the approver includes them (includeChangedAccounts).',
+  }),
+  changedAccountAmount: t.field({ type: Money, description: 'What the rows held for a changed account add up to.', resolve: (b) => ({ value: b.changedAccountAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+  includeChangedAccounts: t.exposeBoolean('includeChangedAccounts', { description: 'The approver chose to pay the rows held for a changed account too.' }),
+  changedAccountRowsIncluded: t.int({
+    description: 'Changed-account rows an approval pays: changedAccountCount when included, else 0. What an approval policy weighs ("changed-account rows included").',
+    args: { includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
+    resolve: (b, args) => changedAccountRowsIncluded(b, paysChanged(b, args.includeChangedAccounts)),
   }),
   commissionEstimate: t.field({
     type: Money,

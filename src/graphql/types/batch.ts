@@ -304,6 +304,11 @@ builder.mutationFields((t) => ({
       includeHeld: t.arg.boolean({
         description: 'Pay the held rows too (recorded in the audit trail). Without it (false when left out) they are never paid.',
       }),
+      includeChangedAccounts: t.arg.boolean({
+        defaultValue: false,
+        description:
+          'Pay the rows held because their payee’s account changed since the last payment (BatchItem.payeeMark ACCOUNT_CHANGED; recorded in the audit trail). includeHeld does not pay them: a row held for both needs both.',
+      }),
       includeFlagged: t.arg.boolean({
         deprecationReason: 'Use includeHeld',
         description: 'The former name of includeHeld, the same choice; both given with different values is refused (BAD_USER_INPUT).',
@@ -315,11 +320,12 @@ builder.mutationFields((t) => ({
       }),
       payAt: t.arg({ type: 'DateTime', description: 'Pay at this time (with its offset) instead of now: the batch waits SCHEDULED and starts by itself (docs/guide/scheduling.md). Past, or beyond SCHEDULE_HORIZON_DAYS: refused.' }),
     },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeFlagged, ignoreBalance, payAt }, { services, caller, role, requestId, client }) =>
+    resolve: (_root, { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance, payAt }, { services, caller, role, requestId, client }) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,
         includeHeld: includeHeldArgument(includeHeld, includeFlagged),
+        includeChangedAccounts: includeChangedAccounts ?? false,
         ignoreBalance: ignoreBalance ?? false,
         payAt: payAt ?? null,
         by: requestActor({ role, caller, requestId, client }),

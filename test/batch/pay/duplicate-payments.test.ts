@@ -93,7 +93,7 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     for (const item of items) {
       const repeated = firstItems.find((f) => f.amount.equals(item.amount))!;
       expect(item).toMatchObject({ repeatsPaymentId: repeated.paymentId, errorCode: 'row.already-paid' });
-      expect(item.errorMessage).toContain(`line ${repeated.line} of batch ${first.id} (COMPLETED, `);
+      expect(item.errorMessage).toContain(`line ${repeated.line} of batch ${first.id} (paid on `);
     }
     const problems = await db().batchProblem.findMany({ where: { batchId: again.id, code: 'row.already-paid' } });
     expect(problems).toHaveLength(3);

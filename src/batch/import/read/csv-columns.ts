@@ -19,6 +19,15 @@ export const identityColumns = recipientColumns.filter((column) => column !== 'p
 
 export const baseColumns = ['reference', 'provider', 'amount', 'currency'] as const;
 export const requiredColumns = ['provider', 'amount'] as const;
+/**
+ * Who the row pays in the company's own terms (an employee or contractor id): optional, and
+ * not sent to the partner. It lets the gateway notice a payee's account changing between
+ * payments (src/payees/payee-marks.ts). Kept apart from baseColumns, which the templates
+ * fill with an example each.
+ */
+export const PAYEE_COLUMN = 'payee';
+/** Other header names for the payee column, as payroll exports in Russian name it. */
+const payeeAliases = ['payee id', 'payee_id', 'payeeid', 'табельный номер', 'таб. номер', 'таб.номер', 'код получателя'];
 export const CUSTOM_PREFIX = 'custom.';
 /**
  * The known columns are 14, the rest custom.<key>; a header far wider is not a payroll
@@ -26,9 +35,10 @@ export const CUSTOM_PREFIX = 'custom.';
  */
 export const MAX_COLUMNS = 200;
 
-const canonical = new Map<string, string>(
-  [...baseColumns, ...recipientColumns].map((name) => [name.toLowerCase(), name]),
-);
+const canonical = new Map<string, string>([
+  ...[...baseColumns, PAYEE_COLUMN, ...recipientColumns].map((name): [string, string] => [name.toLowerCase(), name]),
+  ...payeeAliases.map((alias): [string, string] => [alias, PAYEE_COLUMN]),
+]);
 
 export type ColumnResult = { name: string } | { error: string };
 
@@ -41,6 +51,6 @@ export function columnFor(header: string): ColumnResult {
     return { name: `${CUSTOM_PREFIX}${text.slice(CUSTOM_PREFIX.length)}` };
   }
   return {
-    error: `unknown column ${quoteCell(text)}; known columns are ${[...baseColumns, ...recipientColumns].join(', ')} and custom.<key>`,
+    error: `unknown column ${quoteCell(text)}; known columns are ${[...baseColumns, PAYEE_COLUMN, ...recipientColumns].join(', ')} and custom.<key>`,
   };
 }

@@ -4,6 +4,7 @@ import { batchStates, finishableStates, finishKeepsStates } from '../batch-state
 import { activeItemStatuses, failedItemStatuses } from '../../rows/row-states.ts';
 import { outboxCte } from '../../../outbound/index.ts';
 import { batchEndEventsSelect } from './batch-end-events.ts';
+import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.ts';
 
 /**
  * Ends every given batch (all RUNNING and CANCELLED ones when `batchIds` is null) that has
@@ -28,6 +29,7 @@ WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
     SELECT 1 FROM "BatchItem" AS a
     WHERE a."batchId" = b.id AND a.status IN (${sqlList(activeItemStatuses)}))
 RETURNING b.id, b.status::text AS status
+), payees AS (${recordPaidAccountsCte('ended')}
 ), ${outboxCte('end_events', batchEndEventsSelect('ended'))}
 SELECT id FROM ended`;
 

@@ -1,11 +1,11 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { sqlList } from '../../../db/sql-list.ts';
-import { ALREADY_PAID, ALREADY_PAID_TEMPLATE } from '../../import/held-rows.ts';
+import { sqlList, sqlName } from '../../../db/sql-list.ts';
+import { ALREADY_PAID, ALREADY_PAID_TEMPLATE, repeatedRowWords } from '../../import/held-rows.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
 import { payingItemStatuses } from '../row-states.ts';
 
 /**
- * At approval, the batch's PENDING rows that now repeat a row of another approved batch
+ * At approval, the batch's PENDING rows (and those held only for a changed account) that now repeat a row of another approved batch
  * (the rule of held-rows.ts: payee, amount, and reference unless either has none;
  * paying, or finished within the window) are held (DUPLICATE) with a problem naming the
  * earlier row, in one statement. The import held what repeats batches approved before it; this
@@ -16,14 +16,20 @@ import { payingItemStatuses } from '../row-states.ts';
 /** The Batch columns keep their first names (prisma/schema.prisma maps heldCount and heldAmount onto them). */
 const sql = `
 WITH hits AS (
-  SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, e."paymentId" AS earlier,
-    format($6, e.line, e."batchId", e.status, to_char(COALESCE(e."finishedAt", b."approvedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD')) AS message
+  SELECT DISTINCT ON (i.id) i.id, i.line, i.amount, i.status AS was, e."paymentId" AS earlier,
+    format($6, e.line, e."batchId",
+      CASE e.status WHEN ${sqlName(BatchItemStatus.COMPLETED)} THEN $8 WHEN ${sqlName(BatchItemStatus.NEEDS_REVIEW)} THEN $9 ELSE $10 END,
+      -- "27 Nov 2026" as utcDay() writes it: FM drops the day's leading zero, Mon (not TMMon) is English whatever the locale.
+      to_char(COALESCE(e."finishedAt", b."approvedAt") AT TIME ZONE 'UTC', 'FMDD Mon YYYY')) AS message
   FROM "BatchItem" AS i
   JOIN "ApprovedPayee" AS a ON a."payeeKey" = i."payeeKey"
   JOIN "BatchItem" AS e ON e.id = a."itemId" AND e.amount = i.amount AND e."batchId" <> i."batchId"
     AND (i.reference IS NULL OR e.reference IS NULL OR i.reference = e.reference)
   JOIN "Batch" AS b ON b.id = e."batchId"
-  WHERE i."batchId" = $1 AND i.status = $2::"BatchItemStatus" AND i."payeeKey" IS NOT NULL
+  -- A row held only for a changed account (no repeat named) is looked at too: including changed
+  -- accounts must not pay a row that has since come to repeat a payment.
+  WHERE i."batchId" = $1 AND (i.status = $2::"BatchItemStatus" OR (i.status = $5::"BatchItemStatus" AND i."duplicateOf" IS NULL))
+    AND i."payeeKey" IS NOT NULL
     AND b."approvedAt" IS NOT NULL AND e.status = ANY($3::text[]::"BatchItemStatus"[])
     AND (e."finishedAt" IS NULL OR e."finishedAt" >= now() - $4 * interval '1 day')
   ORDER BY i.id, b."approvedAt", e.line
@@ -38,14 +44,28 @@ WITH hits AS (
 ), counted AS (
   UPDATE "Batch" SET "flaggedCount" = "flaggedCount" + (SELECT count(*) FROM hits),
     "flaggedAmount" = "flaggedAmount" + (SELECT COALESCE(sum(amount), 0) FROM hits),
-    "warningCount" = "warningCount" + (SELECT count(*) FROM hits)
+    "warningCount" = "warningCount" + (SELECT count(*) FROM hits),
+    -- Rows held until now for a changed account only move to the repeats' count (the counts stay apart).
+    "changedAccountCount" = "changedAccountCount" - (SELECT count(*) FROM hits WHERE was = $5::"BatchItemStatus"),
+    "changedAccountAmount" = "changedAccountAmount" - (SELECT COALESCE(sum(amount), 0) FROM hits WHERE was = $5::"BatchItemStatus")
   WHERE id = $1 AND EXISTS (SELECT 1 FROM hits)
 )
 SELECT count(*)::int AS held FROM held`;
 
 /** How many rows it held now (0: none repeats a payment approved since the import). */
 export async function holdApprovedRepeats(query: SqlQuery, batchId: string, windowDays: number): Promise<number> {
-  const rows = await query<{ held: number }>(sql, [batchId, BatchItemStatus.PENDING, payingItemStatuses, windowDays, BatchItemStatus.DUPLICATE, ALREADY_PAID_TEMPLATE, ALREADY_PAID]);
+  const rows = await query<{ held: number }>(sql, [
+    batchId,
+    BatchItemStatus.PENDING,
+    payingItemStatuses,
+    windowDays,
+    BatchItemStatus.DUPLICATE,
+    ALREADY_PAID_TEMPLATE,
+    ALREADY_PAID,
+    repeatedRowWords.COMPLETED,
+    repeatedRowWords.NEEDS_REVIEW,
+    repeatedRowWords.paying,
+  ]);
   return rows[0]?.held ?? 0;
 }
 
