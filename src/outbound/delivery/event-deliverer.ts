@@ -12,7 +12,7 @@ import { retryDelayMs } from './backoff.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
 import { logAttempt, pruneDeliveryLog } from './sql/delivery-log.ts';
-import { headDelivered, headFailed, readEvent, releaseIdle, takeNextHead, type NextHead } from './sql/head-writes.ts';
+import { deliveredAndNext, headFailed, readEvent, releaseIdle, takeNextHead, type NextHead } from './sql/head-writes.ts';
 
 /** Events sent to one subscription per claim before its lease is let go (and others get a turn). */
 const EVENTS_PER_CLAIM = 100;
@@ -109,24 +109,21 @@ export class EventDeliverer {
       const { signing } = head;
       const secrets = openSecrets(this.deps.keyring, subscription.id, signing.secret, signing.previousValid ? signing.previousSecret : null);
       const result = await this.deps.sender.send({ url: subscription.url, id: head.event.id, body: eventBody(head.event, head.sequence), secrets });
-      await logAttempt(query, {
-        subscriptionId: subscription.id,
-        eventId: head.event.id,
-        eventType: head.event.type,
-        sequence: head.sequence,
-        attempt: attempts + 1,
-        ...result,
-        resend: false,
-      });
       this.deps.observer?.delivered(subscription.id, result.outcome);
+      const attempt = { eventId: head.event.id, eventType: head.event.type, sequence: head.sequence, attempt: attempts + 1, ...result };
       if (result.outcome !== 'delivered') {
+        await logAttempt(query, { subscriptionId: subscription.id, ...attempt, resend: false });
         await this.failed(subscription, attempts + 1, result);
         return delivered;
       }
-      if (!(await headDelivered(query, subscription.id, subscription.leaseToken, this.leaseMs))) return delivered;
+      const { moved, next } = await deliveredAndNext(query, subscription.id, subscription.leaseToken, this.leaseMs, attempt);
+      if (!moved) return delivered;
       delivered += 1;
       attempts = 0;
-      head = undefined;
+      head = next;
+      // No next event ready: look once more before letting the lease go (one may have committed meanwhile).
+      if (head === undefined) head = await takeNextHead(query, subscription.id, subscription.leaseToken);
+      if (head === undefined) break;
     }
     await releaseIdle(query, subscription.id, subscription.leaseToken, 0);
     return delivered;

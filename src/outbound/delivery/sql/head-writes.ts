@@ -110,3 +110,52 @@ export async function releaseIdle(query: SqlQuery, id: string, token: string, id
     [id, token, idleMs],
   );
 }
+
+/**
+ * A 2xx, in one statement: the attempt logged, the cursor past the head, and the next event
+ * (if one is ready) made the head with the next sequence number, the lease renewed. The
+ * common case of a receiver keeping up costs one round trip per event.
+ */
+export async function deliveredAndNext(
+  query: SqlQuery,
+  id: string,
+  token: string,
+  leaseMs: number,
+  attempt: { eventId: string; eventType: string; sequence: string; attempt: number; statusCode: number | null; durationMs: number; excerpt: string | null },
+): Promise<{ moved: boolean; next: NextHead | undefined }> {
+  const [row] = await query<Partial<HeadEvent> & { moved: boolean; sequence: string | null } & NextHead['signing']>(
+    `WITH cur AS (
+       SELECT s.id, s."headSequence", s.types, e.xid, e.seq FROM "EventSubscription" AS s JOIN "OutboundEvent" AS e ON e.seq = s."headSeq"
+       WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid
+     ), next AS (
+       SELECT e.* FROM "OutboundEvent" AS e, cur
+       WHERE (e.xid, e.seq) > (cur.xid, cur.seq) AND e.type = ANY(cur.types)
+         AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+       ORDER BY e.xid, e.seq LIMIT 1
+     ), logged AS (
+       INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
+       SELECT cur.id, $4::uuid, $5, $6::bigint, $7, 'delivered', $8, $9, $10, false FROM cur
+     ), moved AS (
+       UPDATE "EventSubscription" AS s SET
+         "cursorXid" = cur.xid, "cursorSeq" = cur.seq, "nextSequence" = cur."headSequence" + 1,
+         "headSeq" = (SELECT seq FROM next), "headSequence" = CASE WHEN EXISTS (SELECT 1 FROM next) THEN cur."headSequence" + 1 END,
+         "headAttempts" = 0, "failingSince" = NULL, "leaseUntil" = now() + $3 * interval '1 millisecond'
+       FROM cur WHERE s.id = cur.id
+       RETURNING s."headSequence", s.secret, s."previousSecret", (s."previousUntil" IS NOT NULL AND s."previousUntil" > now()) AS "previousValid"
+     )
+     SELECT true AS moved, moved."headSequence"::text AS sequence, moved.secret, moved."previousSecret", moved."previousValid",
+       ${eventColumns.replaceAll('e.', 'n.')}
+     FROM moved LEFT JOIN next AS n ON true`,
+    [id, token, leaseMs, attempt.eventId, attempt.eventType, attempt.sequence, attempt.attempt, attempt.statusCode, attempt.durationMs, attempt.excerpt],
+  );
+  if (row === undefined) return { moved: false, next: undefined };
+  if (row.seq === null || row.seq === undefined || row.sequence === null) return { moved: true, next: undefined };
+  return {
+    moved: true,
+    next: {
+      event: { seq: row.seq, id: row.id!, type: row.type!, subjectId: row.subjectId!, occurredAt: row.occurredAt!, data: row.data! },
+      sequence: row.sequence,
+      signing: { secret: row.secret, previousSecret: row.previousSecret, previousValid: row.previousValid },
+    },
+  };
+}
