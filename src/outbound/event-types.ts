@@ -7,6 +7,7 @@
 export const eventTypes = {
   'batch.imported': 'A payroll file was read. data: batchId, fileName, status (VALIDATED or REJECTED), rows, validRows, heldRows, problems (count by code), totalAmount, currency.',
   'batch.approved': 'A person approved the batch. data: batchId, approvedBy, includeHeld, validRowsOnly, rowsToPay, amountToPay, currency.',
+  'batch.scheduled': 'The batch was approved (or rescheduled) to pay at a set time. data: batchId, payAt, rowsToPay, amountToPay, currency, by.',
   'batch.started': 'The batch began paying. data: batchId, rowsToPay, amountToPay, currency.',
   'batch.paused': 'The batch stopped sending new payments for a while. data: batchId, reason (PERSON or FUNDS), by.',
   'batch.resumed': 'The batch pays on. data: batchId, by (a person, or funds when the balance came to cover it).',

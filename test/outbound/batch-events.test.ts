@@ -56,11 +56,33 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
     const commissions = await gw.db.prisma.payment.findMany({ where: { paymentId: { in: rows.filter((e) => e.type === 'batch_row.paid').map((e) => e.data.paymentId) } }, select: { commission: true } });
     const charged = commissions.reduce((sum, p) => sum + Math.round(Number(p.commission ?? 0) * 100), 0);
     expect(end.data.totals.commission).toBe((charged / 100).toFixed(2));
+    // The batch's story in order: read, approved, started, its rows, its end.
+    const types = receiver.received.map((e) => e.type);
+    expect(types.slice(0, 3)).toEqual(['batch.imported', 'batch.approved', 'batch.started']);
+    expect(receiver.received[0]!.data).toMatchObject({ batchId: batch.id, fileName: 'events.csv', status: 'VALIDATED', rows: 3, validRows: 3, totalAmount: '99.75' });
+    expect(receiver.received[1]!.data).toMatchObject({ batchId: batch.id, includeHeld: false, rowsToPay: 3, amountToPay: '99.75', currency: 'RUB' });
     // The end comes after every row, and sequence numbers run 1, 2, 3 … without a gap.
     expect(receiver.received.at(-1)!.type).toBe('batch.completed_with_failures');
     expect(receiver.received.map((e) => e.sequence)).toEqual(receiver.received.map((_, i) => i + 1));
     expect(cardNumbersFound(JSON.stringify(receiver.received))).toEqual([]);
     expect(receiver.unverified).toEqual([]);
+  });
+
+  it('tells of a pause by a person and the resume, with who', async () => {
+    const csv = ['provider,amount,account', 'bank-card-token,11.00,token_success', ''].join('\n');
+    const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'paused.csv' });
+    // Approved and paused in one go by the services, before the worker can pay its one row.
+    await gw.services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    await gw.services().batches.pause(batch.id, { actor: 'key:olga', role: 'operator', requestId: null }).catch(() => undefined);
+    const paused = await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+    if (paused.status === 'PAUSED') {
+      await gw.services().batches.resume(batch.id, { actor: 'key:april', role: 'approver', requestId: null });
+      await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.resumed'), WAIT);
+      const ofBatch = receiver.received.filter((e) => e.data.batchId === batch.id);
+      expect(ofBatch.find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'PERSON', by: 'key:olga' });
+      expect(ofBatch.find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pausedFor: 'PERSON' });
+    }
+    await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.completed'), WAIT);
   });
 
   it('refuses an endpoint on a private address without the development setting, naming it', async () => {

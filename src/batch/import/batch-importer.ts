@@ -1,4 +1,5 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
+import { recordImportEvent } from './sql/record-import-event.ts';
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import { unnestWriter, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { Batch } from '../../db/generated/client.ts';
@@ -231,25 +232,30 @@ export class BatchImporter {
       const rejected = errors > 0;
       heartbeat.stop();
       // Only while still VALIDATING: a batch cancelled (or given up by the sweep) meanwhile stays so.
-      const { count } = await prisma.batch.updateMany({
-        where: { id, status: batchStates.importing },
-        data: {
-          status: rejected ? batchStates.rejected : batchStates.validated,
-          // A rejected file is fixed and uploaded again: it must not count as imported.
-          ...(rejected ? { fileKey: null } : {}),
-          rowCount: state.rows,
-          // A file that could not be read to its end (csv.syntax) is never paid, not even
-          // the rows before the break: what came after them is unknown.
-          validCount: readable ? state.validRows : 0,
-          invalidCount: readable ? state.rows - state.validRows : state.rows,
-          warningCount: warnings,
-          totalAmount: fromMinorUnits(state.totalMinor),
-          heldCount: state.heldRows,
-          heldAmount: fromMinorUnits(state.heldMinor),
-          changedAccountCount: state.payeeTally.changedOnly,
-          changedAccountAmount: fromMinorUnits(state.payeeTally.changedOnlyMinor),
-          validatedAt: new Date(),
-        },
+      // The import's end and its outbound event (outbound/) commit together.
+      const { count } = await prisma.$transaction(async (tx) => {
+        const updated = await tx.batch.updateMany({
+          where: { id, status: batchStates.importing },
+          data: {
+            status: rejected ? batchStates.rejected : batchStates.validated,
+            // A rejected file is fixed and uploaded again: it must not count as imported.
+            ...(rejected ? { fileKey: null } : {}),
+            rowCount: state.rows,
+            // A file that could not be read to its end (csv.syntax) is never paid, not even
+            // the rows before the break: what came after them is unknown.
+            validCount: readable ? state.validRows : 0,
+            invalidCount: readable ? state.rows - state.validRows : state.rows,
+            warningCount: warnings,
+            totalAmount: fromMinorUnits(state.totalMinor),
+            heldCount: state.heldRows,
+            heldAmount: fromMinorUnits(state.heldMinor),
+            changedAccountCount: state.payeeTally.changedOnly,
+            changedAccountAmount: fromMinorUnits(state.payeeTally.changedOnlyMinor),
+            validatedAt: new Date(),
+          },
+        });
+        if (updated.count === 1) await recordImportEvent(sqlOf(tx), id, errors, warnings);
+        return updated;
       });
       if (count === 0) throw new ImportAbandoned();
       const batch = await prisma.batch.findUniqueOrThrow({ where: { id } });

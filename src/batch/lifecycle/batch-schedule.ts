@@ -1,4 +1,5 @@
-import type { PrismaClient } from '../../db/database.ts';
+import { sqlOf, type PrismaClient } from '../../db/database.ts';
+import { recordBatchEvent } from './sql/record-batch-event.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
 import { utcDateTime } from '../../money/readable-text.ts';
@@ -80,6 +81,7 @@ export class BatchSchedule {
         throw new BatchStateError('batch.not-scheduled', `only a scheduled batch can be rescheduled; this one is ${batch.status.toLowerCase().replaceAll('_', ' ')}`);
       }
       await recordAudit(tx, by, { action: 'batch.reschedule', batchId, detail: { from: batch.payAt?.toISOString() ?? null, to: payAt.toISOString() } });
+      await recordBatchEvent(sqlOf(tx), 'batch.scheduled', batchId, { by: by.actor, rescheduledFrom: batch.payAt?.toISOString() ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     this.events.publish(batchId);

@@ -19,6 +19,7 @@ import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import type { BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
+import { recordBatchEvent } from './sql/record-batch-event.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
 import type { Approvals } from '../../approval/approvals.ts';
 import { retryableItemStatuses, rowStates } from '../rows/row-states.ts';
@@ -172,7 +173,17 @@ export class BatchService {
         ...policyDetail,
       };
       await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
-      return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
+      const approved = await tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+      // What the systems around payroll act on (outbound/), committed with the approval.
+      await recordBatchEvent(query, 'batch.approved', batchId, {
+        approvedBy: request.approver,
+        includeHeld,
+        includeChangedAccounts,
+        validRowsOnly,
+        approvals: policy?.approvals.length ?? 1,
+      });
+      await recordBatchEvent(query, approved.status === batchStates.scheduled ? 'batch.scheduled' : 'batch.started', batchId, { by: request.approver });
+      return { batch: approved };
     }, BATCH_WIDE_TRANSACTION);
     this.events.publish(batchId);
     if ('held' in outcome) {
@@ -218,6 +229,7 @@ export class BatchService {
       });
       if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-pausable', (status) => `a ${status} batch cannot be paused`);
       await recordAudit(tx, by, { action: 'batch.pause', batchId, detail: {} });
+      await recordBatchEvent(sqlOf(tx), 'batch.paused', batchId, { reason: pauseReasons.person, by: by.actor });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
     this.events.publish(batchId);
@@ -243,6 +255,7 @@ export class BatchService {
         batchId,
         detail: { pauseReason: before?.pauseReason ?? null, pausedBy: before?.pausedBy ?? null, shortfall: before?.shortfall?.toFixed(2) ?? null, requeued },
       });
+      await recordBatchEvent(sqlOf(tx), 'batch.resumed', batchId, { by: by.actor, pausedFor: before?.pauseReason ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     }, BATCH_WIDE_TRANSACTION);
     this.events.publish(batchId);

@@ -1,6 +1,8 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { batchStates, statesFrom } from '../batch-states.ts';
+import { outboxCte } from '../../../outbound/index.ts';
+import { batchEventSelect } from './batch-events-sql.ts';
 
 /**
  * Starts every SCHEDULED batch whose payAt the database clock has reached: RUNNING, with
@@ -11,9 +13,12 @@ import { batchStates, statesFrom } from '../batch-states.ts';
  * The database clock, not the workers': docs/decisions/0021-schedule-release-by-database-clock.md.
  */
 const sql = `
+WITH released AS (
 UPDATE "Batch" SET status = ${sqlName(batchStates.running)}::"BatchStatus", "startedAt" = now(), "forecastAt" = NULL
 WHERE status IN (${sqlList(statesFrom('release', batchStates.running))}) AND "payAt" <= now()
-RETURNING id`;
+RETURNING id
+), ${outboxCte('started_events', batchEventSelect('batch.started', 'released', `'by', 'schedule'`))}
+SELECT id FROM released`;
 
 /** Returns the batches released now. */
 export async function releaseDueBatches(query: SqlQuery): Promise<string[]> {

@@ -1,4 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
+import { outboxCte } from '../../../outbound/index.ts';
+import { batchEventSelect } from '../../lifecycle/sql/batch-events-sql.ts';
 import type { BatchStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { retriedPaymentIdSql } from '../../ids.ts';
@@ -76,7 +78,8 @@ WITH paused AS (
     "fundsCheckAt" = now() + $2 * interval '1 millisecond', "finishedAt" = NULL
   WHERE b.id = ANY($1::text[]) AND b.status IN (${sqlList(statesFrom('funds', batchStates.paused))})
   RETURNING b.id
-), requeued AS (${requeueSql('$1::text[]')})
+), requeued AS (${requeueSql('$1::text[]')}),
+${outboxCte('paused_events', batchEventSelect('batch.paused', 'paused', `'reason', ${FUNDS}::text`))}
 SELECT id FROM paused`;
 
 /** FAILED-for-funds rows of paused-for-funds batches: a new attempt, PENDING. */
@@ -128,7 +131,8 @@ export async function resumeFunded(query: SqlQuery, batchId: string): Promise<bo
        UPDATE "Batch" SET status = ${sqlName(batchStates.running)}::"BatchStatus", shortfall = NULL, "fundsCheckAt" = NULL
        WHERE id = $1 AND status IN (${sqlList(statesFrom('funds', batchStates.running))}) AND "pauseReason" = ${FUNDS}
        RETURNING id
-     ), requeued AS (${requeueSql('ARRAY(SELECT id FROM resumed)')})
+     ), requeued AS (${requeueSql('ARRAY(SELECT id FROM resumed)')}),
+     ${outboxCte('resumed_events', batchEventSelect('batch.resumed', 'resumed', `'by', 'funds'`))}
      SELECT id FROM resumed`,
     [batchId],
   );
