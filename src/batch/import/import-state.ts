@@ -1,4 +1,7 @@
 import { toMinorUnits } from '../../money/money.ts';
+import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, REPEATS_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
+
+export type { PendingRow };
 import { maskRecipientFields } from '../../log/mask.ts';
 import type { BulkRow, BulkTable, BulkWriter } from '../../db/bulk-insert.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
@@ -52,12 +55,6 @@ const itemTable: BulkTable = {
   ],
 };
 
-export const STATUS_CELL = 9;
-export const ERROR_CODE_CELL = 10;
-export const ERROR_MESSAGE_CELL = 11;
-const REPEATS_CELL = 14;
-export const PAYEE_MARK_CELL = 17;
-export const PAYEE_LAST_PAID_CELL = 18;
 
 /** A row's cells in itemTable's order. */
 function itemCells(
@@ -106,26 +103,6 @@ const problemTable: BulkTable = {
 
 const problemRow = (batchId: string, p: RowProblem): BulkRow => [batchId, p.line === null ? null : String(p.line), p.column, p.code, p.severity, p.message];
 
-/** A row read and checked, waiting for its chunk's look-up of earlier payments. */
-export interface PendingRow {
-  line: number;
-  amount: string;
-  reference: string | undefined;
-  /**
-   * The row as it will be written (itemTable's cells), made as the row is read so that the
-   * parsed row can be collected at once; holding it changes its status and error cells.
-   * None when nothing is written (validation only).
-   */
-  cells?: Array<string | null>;
-  /** Payable rows only: the payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
-  payeeKeys?: string[];
-  sameFileLine?: number | undefined;
-  /** Payable rows with a payee column: the payee's id and the account's keyed hashes (the stored one first). */
-  payeeId?: string;
-  accountKeys?: string[];
-  /** Held as a repeat (validation only, where no cells say so). */
-  held?: boolean;
-}
 
 
 /**

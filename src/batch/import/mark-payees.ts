@@ -1,7 +1,7 @@
 import { toMinorUnits } from '../../money/money.ts';
 import { ACCOUNT_CHANGED, accountChangedMessage, markOf, payeeMarks, type PaidAccount, type PayeeMark } from '../../payees/payee-marks.ts';
 import { rowStates } from '../rows/row-states.ts';
-import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, STATUS_CELL, type PendingRow } from './import-state.ts';
+import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
 import type { RowProblem } from './validate-row.ts';
 
 /** How one import's rows with a payee column were marked, and what is held for a changed account. */

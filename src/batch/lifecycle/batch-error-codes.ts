@@ -39,3 +39,14 @@ export const batchErrorMeanings = {
 
 export type BatchErrorCode = keyof typeof batchErrorMeanings;
 export const batchErrorCodes = Object.keys(batchErrorMeanings) as BatchErrorCode[];
+
+/** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
+export class BatchStateError extends Error {
+  constructor(
+    readonly code: BatchErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BatchStateError';
+  }
+}

@@ -4,7 +4,7 @@ import type { Batch } from '../../db/generated/client.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
 import { utcDateTime } from '../../money/readable-text.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
-import { BatchStateError } from './batch-service.ts';
+import { BatchStateError } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { batchStates, reschedulableStates } from './batch-states.ts';
 

@@ -17,7 +17,8 @@ import { lockApprovals } from './sql/lock-approvals.ts';
 import { approvedStart, type ScheduleSettings } from './batch-schedule.ts';
 import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
-import type { BatchErrorCode } from './batch-error-codes.ts';
+import { BatchStateError, type BatchErrorCode } from './batch-error-codes.ts';
+import { fundsForApproval } from './approval-funds.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { recordBatchEvent } from './sql/record-batch-event.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
@@ -25,17 +26,7 @@ import type { Approvals } from '../../approval/approvals.ts';
 import { retryableItemStatuses, rowStates } from '../rows/row-states.ts';
 import { retryPolicyWords } from './retry-policy-words.ts';
 
-/** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
-export class BatchStateError extends Error {
-  constructor(
-    readonly code: BatchErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BatchStateError';
-  }
-}
-
+export { BatchStateError };
 
 export interface StatusCount {
   status: BatchItemStatus;
@@ -124,7 +115,7 @@ export class BatchService {
     const now = new Date();
     // RUNNING now, or SCHEDULED for payAt: a payAt past or too far ahead is refused before anything else.
     const start = approvedStart(request.payAt, now, this.options.schedule);
-    const funds = request.ignoreBalance === true ? undefined : await this.fundsForApproval(batchId, includeHeld, start.payAt);
+    const funds = request.ignoreBalance === true ? undefined : await fundsForApproval(this.options.funds, batchId, includeHeld, start.payAt);
     const outcome = await this.prisma.$transaction(async (tx) => {
       // One approval at a time across every process: of two batches that repeat each
       // other approved at once, the second must see the first approved.
@@ -201,25 +192,6 @@ export class BatchService {
    * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
    * the batch anyway, and the audit event says so).
    */
-  private async fundsForApproval(batchId: string, includeHeld: boolean, payAt: Date | null): Promise<FundsPicture | undefined> {
-    const funds = this.options.funds;
-    if (funds === undefined) return undefined;
-    let picture: FundsPicture;
-    try {
-      picture = await funds.forApproval(batchId, includeHeld, payAt);
-    } catch (error) {
-      throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
-    }
-    if (picture.shortfallMinor > 0n) {
-      throw new BatchStateError(
-        'batch.insufficient-funds',
-        `${rub(picture.shortfallMinor)} short: this batch and the batches already approved still need ${rub(picture.amountMinor)} plus about ` +
-          `${rub(picture.commissionMinor)} commission, and ${rub(picture.availableMinor)} is available. Top up, or approve with ignoreBalance to start anyway (it pauses when the money runs out)`,
-      );
-    }
-    return picture;
-  }
-
   /** Pauses a running batch: nothing new is sent until a person resumes it; calls in flight end their step. */
   async pause(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const updated = await this.prisma.$transaction(async (tx) => {

@@ -12,6 +12,9 @@ import { readBatch } from './gateway-commands.ts';
 import { amountText, timeText } from './words.ts';
 import { parsePayAt, scheduledReply } from './schedule-commands.ts';
 import { approvalsText } from './approvals-text.ts';
+import { actingCaller, requireRole, whoAmI, type Caller } from './caller.ts';
+
+export { actingCaller, requireRole, whoAmI, type Caller };
 
 /** What `payout batch approve` takes; `run` takes the same and what importing needs. */
 export interface ApproveOptions {
@@ -26,42 +29,6 @@ export interface ApproveOptions {
   payAt?: string;
 }
 
-export interface Caller {
-  identity: string;
-  role: Role;
-}
-
-/** Who the gateway says this command's key is (or its anonymous local user). */
-export async function whoAmI(client: GatewayClient): Promise<Caller> {
-  const { me } = await client.graphql<{ me: { identity: string; role: string } }>('query CliMe { me { identity role } }');
-  // GraphQL spells the role as an enum value (APPROVER); the rule table by its name (approver).
-  return { identity: me.identity, role: me.role.toLowerCase() as Role };
-}
-
-/**
- * Who a command that changes batches or money acts as. A gateway with keys answers no
- * anonymous caller: that is this CLI being read-only, said as such (auth.read-only).
- */
-export async function actingCaller(client: GatewayClient, command: string): Promise<Caller> {
-  try {
-    return await whoAmI(client);
-  } catch (error) {
-    if (!(error instanceof CliError) || error.code !== 'auth.no-key') throw error;
-    throw new CliError(
-      `${command} changes batches or money, and this CLI is read-only: the gateway at ${client.url} needs an API key and none was given. ` +
-        'Act as a key with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY).',
-      exitCodes.usage,
-      'auth.read-only',
-    );
-  }
-}
-
-/** Refused before anything is asked or sent, in words, by the rule table GraphQL applies (auth/roles.ts). */
-export function requireRole(who: Caller, action: Action, command: string): void {
-  if (!mayDo(who.role, action)) {
-    throw new CliError(`${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`, exitCodes.usage, 'auth.forbidden');
-  }
-}
 
 /** A command's connection, with --concurrency for the worker this process runs when no gateway answers. */
 export async function connectFor(context: CliContext, concurrency?: number): Promise<Connection> {

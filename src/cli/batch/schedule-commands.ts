@@ -4,7 +4,7 @@ import { table } from '../output.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, statusDoc, statusText, type BatchView } from './batch-view.ts';
 import { withGateway } from './gateway-commands.ts';
-import { actingCaller, requireRole } from './pay-commands.ts';
+import { actingCaller, requireRole } from './caller.ts';
 import { amountText, timeText } from './words.ts';
 
 /** A date and time with no offset is the terminal's own zone: what a clerk types ("2026-11-28 09:00"). */
