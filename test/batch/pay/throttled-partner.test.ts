@@ -58,6 +58,16 @@ describe.each(testDatabaseKinds())('a partner throttling creates and executes, o
     }, 60_000);
     expect(waiting.nextCheckAt).not.toBeNull();
     await eventually(() => expect(sse.values).toContain('RUNNING PARTNER_THROTTLED'), 60_000);
+    // Probes by rows' sends keep finding the throttling: the breaker stays open (a served
+    // balance read or payment read would have closed it), and the wait is never dropped.
+    const opened = await gw.db.prisma.partnerBreaker.findFirstOrThrow({ where: { state: 'OPEN' } });
+    const probed = await eventually(async () => {
+      const now = await gw.db.prisma.partnerBreaker.findFirstOrThrow({ where: { agentId: opened.agentId } });
+      expect(now.probes).toBeGreaterThanOrEqual(3);
+      return now;
+    }, 60_000);
+    expect(probed).toMatchObject({ state: 'OPEN', reason: 'THROTTLED', openedAt: opened.openedAt });
+    expect(sse.values.slice(sse.values.indexOf('RUNNING PARTNER_THROTTLED'))).not.toContain('RUNNING -');
 
     // While throttled no row fails and none spends a retry.
     const midway = await gw.db.prisma.batchItem.findMany({ where: { batchId: batch.id } });
