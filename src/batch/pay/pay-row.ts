@@ -22,7 +22,7 @@ const UNKNOWN_KEY_DELAY_MS = 60_000;
 
 /**
  * A 429 ends the attempt at once: the row rests (its slot and lease free for others, no
- * retry spent) until Retry-After, and the breaker hears of it (docs/decisions/0011).
+ * retry spent) until Retry-After, and the breaker hears of it (docs/decisions/0021-throttle-a-throttled-row-rests.md).
  */
 const REST = 'rest';
 
