@@ -71,7 +71,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
   /** The streak that opened the breaker in this process. */
   private tripped: Streak = newStreak();
   /** The paymentId whose row probes for this process now (takeRowProbe): its calls pass the gate. */
-  private rowProbe: { paymentId: string | null; delayProbes: number } | null = null;
+  private rowProbe: { paymentId: string | null; delayProbes: number; decided: boolean } | null = null;
   private refreshedAt = 0;
   /** Counts the opens and closes this process took in: a read that set out before the last one is stale. */
   private changes = 0;
@@ -139,7 +139,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
 
   onCall(call: ObservedCall): void {
     const reason = troubleOf(call.outcome);
-    if (this.isRowProbeCall(call.path) && kindOf(call.method) === 'send') {
+    if (this.isRowProbeCall(call.path) && kindOf(call.method) === 'send' && this.rowProbe?.decided === false) {
       this.rowProbeAnswered(call, reason).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not record the probe by a row'));
     }
     const streak = this.streaks[kindOf(call.method)];
@@ -170,7 +170,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
     const row = this.row;
     if (row === null || row.state !== breakerStates.open || row.reason !== 'THROTTLED' || this.rowProbe !== null) return false;
     if (!(await takeProbe(this.deps.query, this.deps.client.agentId, this.owner, PROBE_HOLD_MS))) return false;
-    this.rowProbe = { paymentId: null, delayProbes: row.probes };
+    this.rowProbe = { paymentId: null, delayProbes: row.probes, decided: false };
     return true;
   }
 
@@ -188,8 +188,10 @@ export class PartnerBreaker implements CallObserver, CallGate {
 
   /** The probe row's attempt ended; a row that sent nothing (cancelled, read only) gives the turn back. */
   rowProbeEnded(paymentId: string): void {
-    if (this.rowProbe?.paymentId !== paymentId) return;
-    this.probeWith(null);
+    const probe = this.rowProbe;
+    if (probe?.paymentId !== paymentId) return;
+    if (probe.decided) this.rowProbe = null;
+    else this.probeWith(null);
   }
 
   private isRowProbeCall(path: string): boolean {
@@ -200,13 +202,16 @@ export class PartnerBreaker implements CallObserver, CallGate {
   private async rowProbeAnswered(call: ObservedCall, trouble: BreakerReason | null): Promise<void> {
     const probe = this.rowProbe;
     if (probe === null) return;
-    this.rowProbe = null;
+    // Its row's later calls (the execute after an answered create) still pass until it ends.
+    probe.decided = true;
     const { query, client } = this.deps;
     if (call.outcome === 'aborted') {
       await releaseProbe(query, client.agentId, this.owner, this.options.probeBaseMs);
       return;
     }
     if (trouble !== null) {
+      // Still in trouble: the row's further calls are refused like any other's.
+      this.rowProbe = null;
       const hinted = call.retryAfterMs === undefined ? undefined : Math.min(call.retryAfterMs, MAX_RETRY_AFTER_MS);
       const delay = retryDelay(probe.delayProbes + 1, { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs }, hinted);
       await probeFailed(query, client.agentId, this.owner, trouble, call.code ?? null, delay);

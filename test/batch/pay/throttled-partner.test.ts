@@ -57,6 +57,7 @@ describe.each(testDatabaseKinds())('a partner throttling creates and executes, o
       return reply.body.data.batch.waiting as { reason: string; nextCheckAt: string | null; waitingFor: string };
     }, 60_000);
     expect(waiting.nextCheckAt).not.toBeNull();
+    expect(waiting.waitingFor).toMatch(/take payments again/);
     await eventually(() => expect(sse.values).toContain('RUNNING PARTNER_THROTTLED'), 60_000);
     // Probes by rows' sends keep finding the throttling: the breaker stays open (a served
     // balance read or payment read would have closed it), and the wait is never dropped.
