@@ -178,7 +178,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
   probeWith(paymentId: string | null): void {
     if (this.rowProbe === null) return;
     if (paymentId === null) {
-      // Nothing to send with: the turn goes back at once (a balance probe may take it later).
+      // Nothing sent with it: the turn goes back, due again a probeBaseMs later.
       this.rowProbe = null;
       releaseProbe(this.deps.query, this.deps.client.agentId, this.owner, this.options.probeBaseMs).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not give the probe back; it lapses by itself'));
       return;
