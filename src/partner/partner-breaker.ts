@@ -178,9 +178,13 @@ export class PartnerBreaker implements CallObserver, CallGate {
   probeWith(paymentId: string | null): void {
     if (this.rowProbe === null) return;
     if (paymentId === null) {
-      // Nothing sent with it: the turn goes back, due again a probeBaseMs later.
+      // No row sent with the turn (none to send, or one that only read back): the balance
+      // read probes with it instead, so every turn probes something.
       this.rowProbe = null;
-      releaseProbe(this.deps.query, this.deps.client.agentId, this.owner, this.options.probeBaseMs).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not give the probe back; it lapses by itself'));
+      const row = this.row;
+      if (row !== null && row.state === breakerStates.open) {
+        this.probeHeld(row).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not probe; the turn lapses by itself'));
+      }
       return;
     }
     this.rowProbe.paymentId = paymentId;
@@ -316,8 +320,13 @@ export class PartnerBreaker implements CallObserver, CallGate {
   }
 
   private async probe(row: BreakerRow): Promise<void> {
+    if (!(await takeProbe(this.deps.query, this.deps.client.agentId, this.owner, PROBE_HOLD_MS))) return;
+    await this.probeHeld(row);
+  }
+
+  /** The balance read as the probe, with the turn held. */
+  private async probeHeld(row: BreakerRow): Promise<void> {
     const { query, client } = this.deps;
-    if (!(await takeProbe(query, client.agentId, this.owner, PROBE_HOLD_MS))) return;
     try {
       await client.probeBalance();
     } catch (error) {

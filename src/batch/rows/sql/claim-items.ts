@@ -2,7 +2,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { breakerStates } from '../../../partner/breaker-states.ts';
 import { readOnlyStates, workedStates } from '../../lifecycle/batch-states.ts';
-import { activeItemStatuses, readWhilePausedStatuses, unsentItemStatuses, type ActiveItemStatus } from '../row-states.ts';
+import { activeItemStatuses, readWhilePausedStatuses, unsentItemStatuses, waitingStatus, type ActiveItemStatus } from '../row-states.ts';
 import type { StoredRecipient } from '../../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
@@ -52,7 +52,9 @@ FROM (
     AND ($5::text IS NULL OR c."batchId" = $5::text)
     AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM "PartnerBreaker" AS pb WHERE pb.state = ${sqlName(breakerStates.open)}))
     AND (NOT $7::boolean OR (b.status IN (${sqlList(workedStates)}) AND c.status IN (${sqlList(unsentItemStatuses)})))
-  ORDER BY c."batchId", c.line
+  -- The probe prefers a row whose next call is a create (a first attempt waiting): one that
+  -- would only read back proves nothing about sends.
+  ORDER BY ($7::boolean AND c.status = ${sqlName(waitingStatus)} AND c.attempt = 1) DESC, c."batchId", c.line
   LIMIT $6
   FOR UPDATE OF c SKIP LOCKED
 ) AS picked
