@@ -61,7 +61,7 @@ export interface WorkerDeps {
   claims?: { onClaim(waitedMs: readonly number[]): void };
   /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
   funds?: FundsCheck;
-  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed. */
+  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed but, when throttled, the probe's one row. */
   breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange' | 'takeRowProbe' | 'probeWith' | 'rowProbeEnded'>;
 }
 
