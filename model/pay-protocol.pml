@@ -1,11 +1,6 @@
 /*
-<<<<<<< HEAD
- * The pay protocol of one approved batch, as src/batch/pay/batch-worker.ts and its SQL pay its rows
- * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
-=======
  * The pay protocol of one approved batch, as src/batch/pay/ (batch-worker.ts, pay-row.ts, row-writes.ts) and its SQL pay its rows
  * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
->>>>>>> rooms28
  * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
  *
  * Properties (assertions, named in the docs):
@@ -19,7 +14,7 @@
  *   P4 pause-cancel-breaker a paused batch sends no create or execute but those of rows held
  *                           when it paused; a cancelled batch starts no new paymentId and no
  *                           execute; nothing is sent after the breaker opened until a probe
- *                           was answered
+ *                           was answered, but the calls of the one row claimed as the probe
  *   P5 repair-sends-nothing reconciliation's repair creates and executes nothing
  *   P6 not-before-its-time  nothing is sent for a scheduled batch before its payAt (scheduling block below)
  *
@@ -106,6 +101,8 @@ bit prevAttempt[ROWS];                /* NEEDS_REVIEW batch.previous-attempt: th
 byte batch = BS_VALIDATED;
 bit breakerOpen;
 bit probeAnswered = 1;                /* since the breaker last opened, a probe was answered */
+/* The worker whose row probes the open breaker (claim-items.ts probe, under the breaker's probe turn), 0 for none. */
+byte prober;
 
 byte faults = FAULTS;
 byte crashes = CRASHES;
@@ -131,6 +128,8 @@ bit due;                              /* the database clock has reached payAt (n
 #define CLAIMABLE(r) ((tok[r] == 0 || !live[r]) && \
   ((WORKED_BATCH(batch) && ACTIVE_ITEM(st[r])) || (READ_ONLY_BATCH(batch) && READ_WHILE_PAUSED_ITEM(st[r]))))
 
+#define PROBE_CLAIMABLE(r) (CLAIMABLE(r) && WORKED_BATCH(batch) && st[r] != IS_IN_PROGRESS)
+
 #define FROM_STATUS(u) ((u) == UP_READY -> OC_READY : ((u) == UP_COMPLETED -> OC_PAID : \
   ((u) == UP_IN_PROGRESS -> OC_IN_PROGRESS : ((u) == UP_FAILED -> OC_FAILED : OC_EXPIRED))))
 #define TRACKED(u) ((u) == UP_READY -> TS_READY : ((u) == UP_COMPLETED -> TS_COMPLETED : \
@@ -149,7 +148,7 @@ inline trouble() {
 
 /* P4: a create or execute reaching the partner. */
 inline reaching(w) {
-  assert(!breakerOpen && probeAnswered);             /* P4 breaker */
+  assert((!breakerOpen && probeAnswered) || prober == w);   /* P4 breaker */
   assert(batch != BS_PAUSED || heldAtPause[w]);      /* P4 pause */
   assert(!repairing);                                /* P5 repair-sends-nothing */
   assert(!scheduled || due)                          /* P6 not-before-its-time */
@@ -182,10 +181,26 @@ inline execute_effect(p, r) {
   fi
 }
 
+/*
+ * The probe row's send decides (partner-breaker.ts rowProbeAnswered): trouble keeps the
+ * breaker open, an answer closes it; either way the turn is given back.
+ */
+inline probe_decides(w) {
+  if
+  :: breakerOpen && prober == w ->
+     prober = 0;
+     if
+     :: ans != ANS_NOT_SENT && ans != ANS_LOST -> breakerOpen = 0; probeAnswered = 1; printf("MSG w%d's probe row is answered: the breaker closes\n", w)
+     :: else -> printf("MSG w%d's probe row meets trouble: the breaker stays open\n", w)
+     fi
+  :: else
+  fi
+}
+
 /* PUT create, with the faults a call may meet. */
 inline partner_create(w, p) {
   if
-  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: breakerOpen && prober != w -> ans = ANS_NOT_SENT
   :: else ->
      if
      :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
@@ -193,26 +208,29 @@ inline partner_create(w, p) {
      :: faults > 0 -> faults--; reaching(w); create_effect(p); ans = ANS_LOST; trouble()     /* acted, answer lost */
      :: reaching(w); create_effect(p)
      :: refusals > 0 && up[p] == UP_NONE -> refusals--; reaching(w); ans = ANS_REFUSED      /* refused with proof */
-     fi
+     fi;
+     probe_decides(w)
   fi
 }
 
 inline partner_execute(w, p, r) {
   if
-  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: breakerOpen && prober != w -> ans = ANS_NOT_SENT
   :: else ->
      if
      :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
      :: faults > 0 -> faults--; reaching(w); ans = ANS_LOST; trouble()
      :: faults > 0 -> faults--; reaching(w); execute_effect(p, r); ans = ANS_LOST; trouble()
      :: reaching(w); execute_effect(p, r)
-     fi
+     fi;
+     probe_decides(w)
   fi
 }
 
+/* Called by a Worker (`me`): the probe row's reads pass the open breaker, and decide nothing. */
 inline partner_read(p) {
   if
-  :: breakerOpen -> ans = ANS_NOT_SENT
+  :: breakerOpen && prober != me -> ans = ANS_NOT_SENT
   :: else ->
      if
      :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
@@ -315,6 +333,11 @@ end_idle:
        :: pc == W_IDLE && !breakerOpen && CLAIMABLE(0) -> r = 0
 #if ROWS > 1
        :: pc == W_IDLE && !breakerOpen && CLAIMABLE(1) -> r = 1
+#endif
+       /* The probe claim: one row that sends, of a running batch, by the one worker holding the turn. */
+       :: pc == W_IDLE && breakerOpen && prober == 0 && PROBE_CLAIMABLE(0) -> r = 0; prober = me
+#if ROWS > 1
+       :: pc == W_IDLE && breakerOpen && prober == 0 && PROBE_CLAIMABLE(1) -> r = 1; prober = me
 #endif
        fi;
        if
@@ -465,12 +488,13 @@ end_idle:
        move(me, r, p, to, nrt, fact, 0);
 finished:
        held[me] = NONE; takenOver[me] = 0;
+       if :: prober == me -> prober = 0 :: else fi;   /* rowProbeEnded: a row that sent nothing gives the turn back */
        pc = 0; oc = 0; to = 0; nrt = 0; fact = 0; stage = 0; ts = 0; ans = 0; ansSt = 0; cause = 0;
        cancelled = 0; pausedHere = 0; s = 0; before = 0; myrt = 0; a = 0; p = 0; r = 0
      }
   od;
 crashed:
-  atomic { held[me] = NONE; takenOver[me] = 0 }
+  atomic { held[me] = NONE; takenOver[me] = 0; if :: prober == me -> prober = 0 :: else fi }   /* the turn lapses (PROBE_HOLD_MS) */
 }
 
 /* Leases on the database clock: a dead worker's lapse; a live one's only when it stalls. */
@@ -590,6 +614,7 @@ end:
 /* review-service.ts: NEEDS_REVIEW rows read again (the earlier paymentId for batch.previous-attempt). */
 active proctype Review() {
   byte r, p, oc, to, ans, ansSt;
+  byte me = NONE;   /* no worker: partner_read never lets it pass an open breaker */
   bit settles;
 end:
   do

@@ -100,6 +100,25 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } })).toMatchObject({ status: 'FAILED', retries: 2 });
   });
   /**
+   * Issue 29, finding 2: a partner throttling creates and executes still serves reads (a
+   * row's read-back, the balance). Those answers end the reads' run of trouble, not the
+   * sends': the breaker opens all the same.
+   */
+  it('opens on throttled sends though reads between them are served', async () => {
+    const breaker = new PartnerBreaker(
+      { query: gw.db.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }) },
+      { troubleCalls: 4, troublePaths: 2, probeBaseMs: 60_000, probeMaxMs: 60_000, refreshMs: 0 },
+    );
+    running.push(breaker);
+    for (let i = 0; i < 4; i++) {
+      breaker.onCall({ method: i % 2 === 0 ? 'PUT' : 'POST', path: i % 2 === 0 ? `/payments/t-${i}` : `/payments/t-${i}/execute`, outcome: 'throttled', seconds: 0.01, code: 'payout.too-many-requests', retryAfterMs: 1_000 });
+      breaker.onCall({ method: 'GET', path: `/payments/t-${i}`, outcome: 'ok', seconds: 0.01 });
+      breaker.onCall({ method: 'GET', path: '/balance', outcome: 'ok', seconds: 0.01 });
+    }
+    expect(breaker.isOpen).toBe(true);
+    await eventually(async () => expect(await db().partnerBreaker.findFirst({ where: { state: 'OPEN' } })).toMatchObject({ reason: 'THROTTLED' }));
+  });
+  /**
    * A read of the shared row that set out before the breaker opened answers "closed" after
    * it opened (in this process, or in another one told by the notice): it must not undo the
    * open, or the process sends again at full speed until its next read (the hang scenario's

@@ -14,9 +14,9 @@ import { PayoutApiError, PayoutResponseError } from '../payout/errors.ts';
  * classification, for the calls the breaker watches and for its probe alike.
  */
 export type BreakerEvent =
-  /** partner-breaker.ts onCall: `troubleCalls` calls in a row ended in trouble, over at least `troublePaths` paths. */
+  /** partner-breaker.ts onCall: `troubleCalls` calls of one kind (sends or reads) in a row ended in trouble, over at least `troublePaths` paths. */
   | 'trouble'
-  /** partner-breaker.ts probe: the probe (one balance read, one process at a time) ends in trouble. */
+  /** partner-breaker.ts probe: the probe (one process at a time: a balance read, or while throttled one row\'s send) ends in trouble. */
   | 'probe-trouble'
   /** partner-breaker.ts probe: the probe is answered (any Error object that is not trouble counts). */
   | 'probe-answered';
@@ -31,8 +31,8 @@ export interface BreakerTransition {
 
 // prettier-ignore
 export const breakerTransitions: readonly BreakerTransition[] = [
-  { from: 'CLOSED', to: 'OPEN',   on: 'trouble',        when: '`troubleCalls` calls in a row ended in trouble, over at least `troublePaths` different paths', effect: 'nothing is claimed; every call but the probe is refused before it is sent' },
-  { from: 'OPEN',   to: 'OPEN',   on: 'probe-trouble',  when: 'the probe (one balance read, one process at a time) ends in trouble', effect: 'the next probe waits twice as long (up to `probeMaxMs`), and at least Retry-After' },
+  { from: 'CLOSED', to: 'OPEN',   on: 'trouble',        when: '`troubleCalls` calls of one kind in a row (sends: create, execute; or reads) ended in trouble, over at least `troublePaths` different paths', effect: 'nothing is claimed but the probe\'s row; every call but the probe is refused before it is sent' },
+  { from: 'OPEN',   to: 'OPEN',   on: 'probe-trouble',  when: 'the probe (one process at a time: a balance read, or while throttled one row\'s send) ends in trouble', effect: 'the next probe waits twice as long (up to `probeMaxMs`), and at least Retry-After' },
   { from: 'OPEN',   to: 'CLOSED', on: 'probe-answered', when: 'the probe is answered (any Error object counts)', effect: 'claims and calls go on; rows that rested are read back or sent from their state' },
 ];
 

@@ -7,7 +7,7 @@ import type { CallGate, CallObserver, ObservedCall, PayoutClient } from '../payo
 import { PartnerUnavailableError, PayoutApiError, PayoutError } from '../payout/errors.ts';
 import { defaultBreakerOptions, type BreakerOptions } from '../config/env.ts';
 import { breakerStates, probeTrouble, reasonText, troubleOf } from './breaker-states.ts';
-import { closeBreaker, openBreaker, probeFailed, readBreaker, takeProbe, type BreakerRow } from './sql/breaker.ts';
+import { closeBreaker, openBreaker, probeFailed, readBreaker, releaseProbe, takeProbe, type BreakerRow } from './sql/breaker.ts';
 
 /** Retry-After longer than this is not waited for in full: a probe is cheap. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -15,6 +15,39 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 const BREAKER_EVENT = 'partner-breaker';
 /** How long a probe's turn is held: past it another process may probe. */
 const PROBE_HOLD_MS = 60_000;
+/**
+ * How long past its due time a throttling breaker waits for a row to probe before it reads
+ * the balance instead: a worker polls far more often, so this fires only with no row to send.
+ */
+const ROW_PROBE_GRACE_MS = 30_000;
+
+/**
+ * The kinds of call whose runs of trouble are counted apart: a partner may throttle or fail
+ * payment sends (create, execute) while it still serves reads, and a served read says
+ * nothing of the sends (nor a served send of the reads).
+ */
+type CallKind = 'send' | 'read';
+function kindOf(method: string): CallKind {
+  return method === 'GET' ? 'read' : 'send';
+}
+
+interface Streak {
+  calls: number;
+  paths: Set<string>;
+  reason: BreakerReason;
+  code: string | null;
+  retryAfterMs: number;
+}
+
+function newStreak(): Streak {
+  return { calls: 0, paths: new Set(), reason: 'UNREACHABLE', code: null, retryAfterMs: 0 };
+}
+
+/** The paymentId a call's path names (/payments/{id} or /payments/{id}/execute), if any. */
+function paymentIdOf(path: string): string | undefined {
+  const [, collection, id] = path.split('/');
+  return collection === 'payments' && id !== undefined && id !== '' ? decodeURIComponent(id) : undefined;
+}
 
 export interface BreakerView {
   open: boolean;
@@ -34,11 +67,11 @@ export class PartnerBreaker implements CallObserver, CallGate {
   private readonly options: BreakerOptions;
   private readonly owner = `probe-${randomBytes(4).toString('hex')}`;
   private row: BreakerRow | null = null;
-  private streak = 0;
-  private readonly streakPaths = new Set<string>();
-  private streakReason: BreakerReason = 'UNREACHABLE';
-  private streakCode: string | null = null;
-  private streakRetryAfterMs = 0;
+  private readonly streaks: Record<CallKind, Streak> = { send: newStreak(), read: newStreak() };
+  /** The streak that opened the breaker in this process. */
+  private tripped: Streak = newStreak();
+  /** The paymentId whose row probes for this process now (takeRowProbe): its calls pass the gate. */
+  private rowProbe: { paymentId: string | null; delayProbes: number; decided: boolean } | null = null;
   private refreshedAt = 0;
   /** Counts the opens and closes this process took in: a read that set out before the last one is stale. */
   private changes = 0;
@@ -97,26 +130,102 @@ export class PartnerBreaker implements CallObserver, CallGate {
     return () => this.listeners.delete(listener);
   }
 
-  refusal(): PayoutError | undefined {
+  refusal(call?: { method: string; path: string }): PayoutError | undefined {
     const row = this.row;
     if (row === null || row.state !== breakerStates.open) return undefined;
+    if (call !== undefined && this.isRowProbeCall(call.path)) return undefined;
     return new PartnerUnavailableError(reasonText[row.reason ?? 'UNREACHABLE'], row.openedAt);
   }
 
   onCall(call: ObservedCall): void {
     const reason = troubleOf(call.outcome);
+    if (this.isRowProbeCall(call.path) && kindOf(call.method) === 'send' && this.rowProbe?.decided === false) {
+      this.rowProbeAnswered(call, reason).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not record the probe by a row'));
+    }
+    const streak = this.streaks[kindOf(call.method)];
     if (reason === null) {
-      if (call.outcome !== 'aborted') this.endStreak();
+      if (call.outcome !== 'aborted') this.endStreak(streak);
       return;
     }
-    this.streak++;
-    this.streakPaths.add(call.path);
-    this.streakReason = reason;
-    this.streakCode = call.code ?? null;
-    this.streakRetryAfterMs = Math.max(this.streakRetryAfterMs, call.retryAfterMs ?? 0);
-    if (!this.isOpen && this.streak >= this.options.troubleCalls && this.streakPaths.size >= this.options.troublePaths) {
+    streak.calls++;
+    streak.paths.add(call.path);
+    streak.reason = reason;
+    streak.code = call.code ?? null;
+    streak.retryAfterMs = Math.max(streak.retryAfterMs, call.retryAfterMs ?? 0);
+    if (!this.isOpen && streak.calls >= this.options.troubleCalls && streak.paths.size >= this.options.troublePaths) {
+      this.tripped = { ...streak, paths: new Set(streak.paths) };
       void this.trip();
     }
+  }
+
+  /**
+   * While the breaker is open for throttling, the probe is one real send of one row: a
+   * partner that throttles creates and executes may still serve the balance, so a balance
+   * read that answers proves nothing about them. The turn is the shared probe's
+   * (takeProbe: one process at a time); the worker then claims one row (claim-items.ts,
+   * `probe`) and names it with probeWith. False when no such probe is due or the turn is
+   * another's.
+   */
+  async takeRowProbe(): Promise<boolean> {
+    const row = this.row;
+    if (row === null || row.state !== breakerStates.open || row.reason !== 'THROTTLED' || this.rowProbe !== null) return false;
+    if (!(await takeProbe(this.deps.query, this.deps.client.agentId, this.owner, PROBE_HOLD_MS))) return false;
+    this.rowProbe = { paymentId: null, delayProbes: row.probes, decided: false };
+    return true;
+  }
+
+  /** The row claimed for the probe: its calls pass the gate, and its first send's answer decides. */
+  probeWith(paymentId: string | null): void {
+    if (this.rowProbe === null) return;
+    if (paymentId === null) {
+      // No row sent with the turn (none to send, or one that only read back): the balance
+      // read probes with it instead, so every turn probes something.
+      this.rowProbe = null;
+      const row = this.row;
+      if (row !== null && row.state === breakerStates.open) {
+        this.probeHeld(row).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not probe; the turn lapses by itself'));
+      }
+      return;
+    }
+    this.rowProbe.paymentId = paymentId;
+  }
+
+  /** The probe row's attempt ended; a row that sent nothing (cancelled, read only) gives the turn back. */
+  rowProbeEnded(paymentId: string): void {
+    const probe = this.rowProbe;
+    if (probe?.paymentId !== paymentId) return;
+    if (probe.decided) this.rowProbe = null;
+    else this.probeWith(null);
+  }
+
+  private isRowProbeCall(path: string): boolean {
+    const id = this.rowProbe?.paymentId;
+    return id !== null && id !== undefined && paymentIdOf(path) === id;
+  }
+
+  private async rowProbeAnswered(call: ObservedCall, trouble: BreakerReason | null): Promise<void> {
+    const probe = this.rowProbe;
+    if (probe === null) return;
+    // Its row's later calls (the execute after an answered create) still pass until it ends.
+    probe.decided = true;
+    const { query, client } = this.deps;
+    if (call.outcome === 'aborted') {
+      await releaseProbe(query, client.agentId, this.owner, this.options.probeBaseMs);
+      return;
+    }
+    if (trouble !== null) {
+      // Still in trouble: the row's further calls are refused like any other's.
+      this.rowProbe = null;
+      const hinted = call.retryAfterMs === undefined ? undefined : Math.min(call.retryAfterMs, MAX_RETRY_AFTER_MS);
+      const delay = retryDelay(probe.delayProbes + 1, { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs }, hinted);
+      await probeFailed(query, client.agentId, this.owner, trouble, call.code ?? null, delay);
+      this.deps.logger.info({ reason: trouble, probes: probe.delayProbes + 1, nextProbeInMs: delay }, 'partner breaker probe by a row: still in trouble');
+      await this.refresh(true);
+      return;
+    }
+    await closeBreaker(query, client.agentId);
+    this.tell();
+    await this.refresh(true);
   }
 
   /** Reads the shared state again, at most once per `refreshMs` unless forced. */
@@ -136,20 +245,23 @@ export class PartnerBreaker implements CallObserver, CallGate {
     this.timer = undefined;
   }
 
-  private endStreak(): void {
-    this.streak = 0;
-    this.streakPaths.clear();
-    this.streakRetryAfterMs = 0;
+  private endStreak(streak?: Streak): void {
+    for (const each of streak === undefined ? Object.values(this.streaks) : [streak]) {
+      each.calls = 0;
+      each.paths.clear();
+      each.retryAfterMs = 0;
+    }
   }
 
   private async trip(): Promise<void> {
-    const firstProbeMs = Math.max(this.options.probeBaseMs, Math.min(this.streakRetryAfterMs, MAX_RETRY_AFTER_MS));
+    const { reason, code, retryAfterMs: hinted } = this.tripped;
+    const firstProbeMs = Math.max(this.options.probeBaseMs, Math.min(hinted, MAX_RETRY_AFTER_MS));
     // Open here first: the calls of this process stop at once, before the write lands.
     const now = new Date();
     this.apply({
       state: breakerStates.open,
-      reason: this.streakReason,
-      lastCode: this.streakCode,
+      reason,
+      lastCode: code,
       openedAt: now,
       closedAt: null,
       probes: 0,
@@ -157,7 +269,7 @@ export class PartnerBreaker implements CallObserver, CallGate {
       dbNow: now,
     });
     try {
-      this.apply(await openBreaker(this.deps.query, this.deps.client.agentId, this.streakReason, this.streakCode, firstProbeMs));
+      this.apply(await openBreaker(this.deps.query, this.deps.client.agentId, reason, code, firstProbeMs));
       // Told again once recorded: what listeners read from the database (a batch's wait) says it now.
       if (this.isOpen) this.announce();
       this.tell();
@@ -196,6 +308,9 @@ export class PartnerBreaker implements CallObserver, CallGate {
       await this.refresh(true);
       const row = this.row;
       if (row === null || row.state !== breakerStates.open || row.nextProbeAt === null || row.nextProbeAt > row.dbNow) return;
+      // Throttling is probed by a row's send (takeRowProbe); the balance only when no row has
+      // taken the probe for a while (nothing left to pay), so the breaker cannot stay open for ever.
+      if (row.reason === 'THROTTLED' && row.nextProbeAt.getTime() + Math.max(ROW_PROBE_GRACE_MS, this.options.probeMaxMs) > row.dbNow.getTime()) return;
       await this.probe(row);
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'partner breaker: could not read or probe; trying again');
@@ -205,8 +320,13 @@ export class PartnerBreaker implements CallObserver, CallGate {
   }
 
   private async probe(row: BreakerRow): Promise<void> {
+    if (!(await takeProbe(this.deps.query, this.deps.client.agentId, this.owner, PROBE_HOLD_MS))) return;
+    await this.probeHeld(row);
+  }
+
+  /** The balance read as the probe, with the turn held. */
+  private async probeHeld(row: BreakerRow): Promise<void> {
     const { query, client } = this.deps;
-    if (!(await takeProbe(query, client.agentId, this.owner, PROBE_HOLD_MS))) return;
     try {
       await client.probeBalance();
     } catch (error) {

@@ -35,6 +35,25 @@ export type Outcome =
   | { kind: 'unknown'; error: PayoutError; unread?: true }
   | { kind: 'unreachable'; error: PayoutError };
 
+/**
+ * A create or execute the partner answered with 429 while the caller lets its payments rest
+ * (`rest`): nothing more is sent in this attempt, and nothing is proven (a 429 proves
+ * nothing, so the row stays in the state written before the call: CREATING is created again
+ * with the same paymentId, EXECUTING is read back before any execute). `restMs` is the
+ * partner's Retry-After, capped by `maxRetryAfterMs`, when it gave one.
+ */
+export type Throttled = { kind: 'throttled'; error: PayoutApiError; restMs: number | undefined };
+
+/** What a create or execute comes to: an outcome, or throttled when the caller rests. */
+export type SendOutcome = CreateOutcome | Throttled;
+
+/**
+ * What a 429 does within an attempt: `wait` sleeps (up to `maxRetryAfterMs`) and sends again,
+ * for a caller with a person waiting on the answer (GraphQL); `rest` returns at once, for the
+ * batch worker, whose row rests without holding its slot or spending a retry (decision 0011).
+ */
+export type ThrottleMode = 'wait' | 'rest';
+
 export type NotPaidProof = 'refused' | 'absent' | 'ready';
 
 /** After create: READY (execute may follow), or already an outcome. */
@@ -75,11 +94,13 @@ export class PaymentAttempts {
   }
 
   /** PUT with the same paymentId until an answer proves something, then read back. */
-  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
-    return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, signal));
+  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome>;
+  create(paymentId: string, payload: PaymentPayload, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<SendOutcome>;
+  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<SendOutcome> {
+    return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, signal, throttle));
   }
 
-  private async createUntraced(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
+  private async createUntraced(paymentId: string, payload: PaymentPayload, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<SendOutcome> {
     let lastError: PayoutError | undefined;
     let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
@@ -92,6 +113,8 @@ export class PaymentAttempts {
           return this.readExisting(paymentId, payload, error, signal);
         }
         if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
+        // Same paymentId next time: an earlier send whose answer was lost is settled then.
+        if (throttle === 'rest' && isThrottled(error)) return this.throttled(error);
         lastError = error;
         // An unreachable partner is not asked again within this attempt: the caller waits.
         if (notSent(error)) {
@@ -108,11 +131,13 @@ export class PaymentAttempts {
    * POST execute of a payment known to be READY. A lost answer is read back; only a
    * payment read as READY is executed again.
    */
-  execute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
-    return traced('payment.execute', paymentId, () => this.executeUntraced(paymentId, signal));
+  execute(paymentId: string, signal?: AbortSignal): Promise<Outcome>;
+  execute(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled>;
+  execute(paymentId: string, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
+    return traced('payment.execute', paymentId, () => this.executeUntraced(paymentId, signal, throttle));
   }
 
-  private async executeUntraced(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+  private async executeUntraced(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled> {
     let lastError: PayoutError | undefined;
     for (let send = 0; send < this.options.maxSends; send++) {
       if (send > 0) await this.pause(send - 1, lastError, signal);
@@ -124,6 +149,8 @@ export class PaymentAttempts {
         if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
         // Every earlier send was read back as READY, so this one decides: not sent, nothing changed.
         if (notSent(error)) return { kind: 'unreachable', error };
+        // Every earlier send was read back as READY: the row rests EXECUTING, read before any execute.
+        if (throttle === 'rest' && isThrottled(error)) return this.throttled(error);
         lastError = error;
       }
       const read = await this.read(paymentId, lastError, signal);
@@ -134,10 +161,12 @@ export class PaymentAttempts {
   }
 
   /** After a crash between "executing" and its answer: read first, execute only if READY. */
-  resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome> {
+  resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome>;
+  resumeExecute(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled>;
+  resumeExecute(paymentId: string, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
     return traced('payment.resume_execute', paymentId, async () => {
       const read = await this.read(paymentId, undefined, signal);
-      return read.kind === 'ready' ? this.execute(paymentId, signal) : read;
+      return read.kind === 'ready' ? this.execute(paymentId, signal, throttle) : read;
     });
   }
 
@@ -192,6 +221,11 @@ export class PaymentAttempts {
     return fromStatus(existing);
   }
 
+  private throttled(error: PayoutApiError): Throttled {
+    const hinted = retryAfterMs(error.retryAfter);
+    return { kind: 'throttled', error, restMs: hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs) };
+  }
+
   private async pause(retry: number, error: PayoutError | undefined, signal?: AbortSignal): Promise<void> {
     const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
     const delay = retryDelay(retry, this.options.backoff, hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs), this.random);
@@ -204,10 +238,14 @@ export class PaymentAttempts {
  * One step of an attempt as a span (when tracing is on), with what it came to: the
  * outcome's kind, and for an outcome without a payment the error's code.
  */
-function traced<T extends CreateOutcome>(name: string, paymentId: string, step: () => Promise<T>): Promise<T> {
+function traced<T extends SendOutcome>(name: string, paymentId: string, step: () => Promise<T>): Promise<T> {
   return inSpan(name, { 'payout.payment_id': paymentId }, step, {
     describe: (outcome) => ({ 'payout.outcome': outcome.kind, ...('error' in outcome ? { 'payout.error_code': outcome.error.code } : {}) }),
   });
+}
+
+function isThrottled(error: PayoutError): error is PayoutApiError {
+  return error instanceof PayoutApiError && error.httpStatus === 429;
 }
 
 /** What a Payment's status proves. CREATED is not yet payable: it counts as not settled. */

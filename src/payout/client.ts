@@ -81,7 +81,8 @@ export interface ObservedCall {
  * breaker, partner/partner-breaker.ts, while it is open), or undefined to send.
  */
 export interface CallGate {
-  refusal(): PayoutError | undefined;
+  /** `call` lets a gate pass the one call it probes with (the breaker's row probe). */
+  refusal(call?: { method: string; path: string }): PayoutError | undefined;
 }
 
 /** Told of every call that ends (observability/metrics.ts); must not throw. */
@@ -234,7 +235,7 @@ export class PayoutClient {
   /** One request and its answer; every call that ends is reported to the observer (metrics, the failure log). */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     // Refused here, nothing is sent and nothing observed: the gate's own state says why.
-    const refusal = spec.probe === true ? undefined : this.gate?.refusal();
+    const refusal = spec.probe === true ? undefined : this.gate?.refusal({ method: spec.method, path: spec.path });
     if (refusal !== undefined) throw refusal;
     const started = performance.now();
     try {

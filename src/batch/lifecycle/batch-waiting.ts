@@ -57,7 +57,11 @@ export function waitOf(batch: Waiting, breaker: Breaker): BatchWait | null {
       by: null,
       shortfall: null,
       nextCheckAt: breaker.nextProbeAt,
-      waitingFor: `the Payout API, ${reasonText[reason]}, to answer again; it is probed and goes on by itself`,
+      waitingFor:
+        reason === 'THROTTLED'
+          ? // Probed by one row's payment, not a balance read (docs/decisions/0025-throttle-a-throttled-row-rests.md).
+            'the Payout API to take payments again (it asks to slow down); one payment at a time tries it, and the batch goes on by itself'
+          : `the Payout API, ${reasonText[reason]}, to answer again; it is probed and goes on by itself`,
     };
   }
   return null;

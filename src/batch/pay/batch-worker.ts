@@ -62,8 +62,8 @@ export interface WorkerDeps {
   claims?: { onClaim(waitedMs: readonly number[]): void };
   /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
   funds?: FundsCheck;
-  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed. */
-  breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange'>;
+  /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed but, when throttled, the probe's one row. */
+  breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange' | 'takeRowProbe' | 'probeWith' | 'rowProbeEnded'>;
 }
 
 const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
@@ -150,7 +150,8 @@ export class BatchWorker {
           await this.resumeFundedBatches();
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
-          const claimed = room >= Math.max(1, maxHeld / 4) && !(await this.partnerDown()) ? await this.claim(room, batchId) : [];
+          const enough = room >= Math.max(1, maxHeld / 4);
+          const claimed = !enough ? [] : (await this.partnerDown()) ? await this.claimProbe(batchId) : await this.claim(room, batchId);
           for (const item of claimed) this.begin(item);
           failures = 0;
           if (claimed.length > 0) continue;
@@ -229,8 +230,21 @@ export class BatchWorker {
     wake();
   }
 
-  private async claim(limit: number, batchId: string | null): Promise<ClaimedItem[]> {
+  /** While the breaker is open for throttling: one row whose send probes the partner, when the turn is ours. */
+  private async claimProbe(batchId: string | null): Promise<ClaimedItem[]> {
+    const breaker = this.deps.breaker;
+    if (breaker === undefined || !(await breaker.takeRowProbe())) return [];
+    const claimed = await this.claim(1, batchId, true).catch((error: unknown) => {
+      breaker.probeWith(null);
+      throw error;
+    });
+    breaker.probeWith(claimed[0]?.paymentId ?? null);
+    return claimed;
+  }
+
+  private async claim(limit: number, batchId: string | null, probe = false): Promise<ClaimedItem[]> {
     const claimed = await claimItems(this.deps.query, {
+      probe,
       owner: this.owner,
       token: randomUUID(),
       leaseMs: this.options.leaseMs,
@@ -270,6 +284,7 @@ export class BatchWorker {
       .finally(() => {
         this.held.delete(item.id);
         this.tasks.delete(task);
+        this.deps.breaker?.rowProbeEnded(item.paymentId);
         this.notify();
       });
     this.tasks.add(task);

@@ -2,7 +2,7 @@ import { UnknownDataKeyError } from '../../crypto/envelope.ts';
 import type { Logger } from '../../log/logger.ts';
 import { PaymentStillReadyError } from '../../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../../payout/models.ts';
-import type { CreateOutcome, PaymentAttempts } from '../../payments/attempt.ts';
+import type { PaymentAttempts, SendOutcome } from '../../payments/attempt.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { paymentIdFor } from '../ids.ts';
 import { changeAfter, holdForReview, rowStates, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
@@ -19,6 +19,12 @@ export interface RowPayerDeps {
 
 /** A row sealed under a key this worker lacks waits this long for one that has it (or a restart with it). */
 const UNKNOWN_KEY_DELAY_MS = 60_000;
+
+/**
+ * A 429 ends the attempt at once: the row rests (its slot and lease free for others, no
+ * retry spent) until Retry-After, and the breaker hears of it (docs/decisions/0025-throttle-a-throttled-row-rests.md).
+ */
+const REST = 'rest';
 
 /** A row whose sealed recipient could not be opened: no create is sent. */
 interface Unreadable {
@@ -43,7 +49,7 @@ export class RowPayer {
     const signal = row.lost.signal;
     const before = row.status;
     let stage: Stage;
-    let outcome: CreateOutcome;
+    let outcome: SendOutcome;
     switch (row.status) {
       case rowStates.pending:
       case rowStates.creating: {
@@ -51,7 +57,7 @@ export class RowPayer {
         const readOnly = row.status === rowStates.creating && sendsSpent(row.retries, this.policy);
         // CREATING is written inside the call's slot: a row still waiting for one stays
         // PENDING, so a cancel that comes meanwhile ends it without a create.
-        const created = await this.slots.call(row, async (): Promise<CreateOutcome | Unreadable | null> => {
+        const created = await this.slots.call(row, async (): Promise<SendOutcome | Unreadable | null> => {
           // Opened here, in the call's slot: the full recipient lives only as long as this call.
           let payload: PaymentPayload;
           try {
@@ -62,14 +68,14 @@ export class RowPayer {
           if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, signal);
           if (!(await this.writes.beginCreate(row))) return null;
           row.status = rowStates.creating;
-          return this.deps.attempts.create(row.paymentId, payload, signal);
+          return this.deps.attempts.create(row.paymentId, payload, signal, REST);
         });
         if (created === null) return;
         if (created.kind === 'unreadable') return this.unreadable(row, created.error);
         outcome = created;
         if (outcome.kind === 'ready') {
           if (!(await this.startExecuting(row, outcome.payment, 0))) return;
-          outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+          outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal, REST));
           stage = 'execute';
         } else stage = 'create';
         break;
@@ -77,7 +83,7 @@ export class RowPayer {
       case rowStates.ready:
         // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
         if (!(await this.startExecuting(row, null, row.retries))) return;
-        outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal));
+        outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal, REST));
         stage = 'execute';
         break;
       case rowStates.executing:
@@ -85,7 +91,7 @@ export class RowPayer {
         // land): the row stays EXECUTING and is read again until the payment leaves READY.
         outcome = sendsSpent(row.retries, this.policy)
           ? await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal))
-          : await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal));
+          : await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal, REST));
         stage = 'execute';
         break;
       case rowStates.inProgress:

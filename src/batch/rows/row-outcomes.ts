@@ -1,6 +1,6 @@
 import type { BatchItemStatus } from '../../db/generated/enums.ts';
 import { TrackedStatus } from '../../db/generated/enums.ts';
-import type { CreateOutcome, Outcome } from '../../payments/attempt.ts';
+import type { Outcome, SendOutcome } from '../../payments/attempt.ts';
 import { PaymentConflictError, type PayoutError } from '../../payout/errors.ts';
 import type { Payment } from '../../payout/models.ts';
 
@@ -41,6 +41,10 @@ import type { Payment } from '../../payout/models.ts';
  * | execute | unknown            | EXECUTING: read back later, executed again only if READY while   |
  * |         |                    | retries last, then only read back until a read settles it        |
  * | read    | unknown or READY   | stays IN_PROGRESS, read back later                               |
+ * | create  | throttled (429)    | CREATING: rests until Retry-After, no retry spent; created again |
+ * |         |                    | with the same paymentId (a 429 proves nothing)                   |
+ * | execute | throttled (429)    | EXECUTING: rests until Retry-After, no retry spent; read back,   |
+ * |         |                    | executed again only if READY                                     |
  *
  * "Unknown" never ends a row: the partner being unreachable, slow or garbled for a while
  * proves nothing, and the row is read back (with delays up to a minute) until it answers.
@@ -91,10 +95,18 @@ export function holdForReview(errorCode: string, errorMessage: string, retries: 
 }
 
 /** `before` is the row's state when the attempt began, where an unreachable partner leaves it. */
-export function changeAfter(stage: Stage, outcome: CreateOutcome, retries: number, policy: RetryPolicy, before: BatchItemStatus): RowChange {
+export function changeAfter(stage: Stage, outcome: SendOutcome, retries: number, policy: RetryPolicy, before: BatchItemStatus): RowChange {
   switch (outcome.kind) {
     case 'unreachable':
       return { ...change(before, { retries }), ...errorOf(outcome.error), delayMs: policy.delay(retries) };
+    case 'throttled':
+      // The partner's pace, not this payment's trouble (decision 0011): the row rests in the
+      // state written before the call, its retries untouched.
+      return {
+        ...wait(stage === 'create' ? 'CREATING' : stage === 'execute' ? 'EXECUTING' : 'IN_PROGRESS', retries, policy, outcome.error),
+        retries,
+        delayMs: Math.max(outcome.restMs ?? 0, policy.delay(0)),
+      };
     case 'ready':
       if (stage === 'create') return startExecuting(outcome.payment, 0);
       // A payment in progress never reads READY again: look again later.

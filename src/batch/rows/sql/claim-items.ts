@@ -2,7 +2,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { breakerStates } from '../../../partner/breaker-states.ts';
 import { readOnlyStates, workedStates } from '../../lifecycle/batch-states.ts';
-import { activeItemStatuses, readWhilePausedStatuses, type ActiveItemStatus } from '../row-states.ts';
+import { activeItemStatuses, readWhilePausedStatuses, unsentItemStatuses, waitingStatus, type ActiveItemStatus } from '../row-states.ts';
 import type { StoredRecipient } from '../../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */
@@ -32,7 +32,10 @@ export interface ClaimedItem {
  * other), lease them on the database's clock, and return what paying them needs. A new
  * token with every claim fences out whoever held a row before. Rows this worker still has
  * in flight are never returned to it again. Nothing is claimed while the partner breaker
- * is open (partner/breaker-states.ts), whatever this process last read of it.
+ * is open (partner/breaker-states.ts), whatever this process last read of it, but the probe:
+ * `probe` claims (with limit 1) a row that sends, of a running batch, due or resting, while
+ * the breaker is open. The caller holds the breaker's probe turn (PartnerBreaker.takeRowProbe,
+ * one process at a time), which fences two workers from probing at once.
  */
 const sql = `
 UPDATE "BatchItem" AS i
@@ -44,11 +47,14 @@ FROM (
       -- A paused batch's payments in progress are still read back: that sends nothing.
       OR (b.status IN (${sqlList(readOnlyStates)}) AND c.status IN (${sqlList(readWhilePausedStatuses)})))
     AND (c."leaseExpiresAt" IS NULL OR c."leaseExpiresAt" < now())
-    AND (c."notBefore" IS NULL OR c."notBefore" <= now())
+    AND ($7::boolean OR c."notBefore" IS NULL OR c."notBefore" <= now())
     AND c.id <> ALL($4::bigint[])
     AND ($5::text IS NULL OR c."batchId" = $5::text)
-    AND NOT EXISTS (SELECT 1 FROM "PartnerBreaker" AS pb WHERE pb.state = ${sqlName(breakerStates.open)})
-  ORDER BY c."batchId", c.line
+    AND ($7::boolean OR NOT EXISTS (SELECT 1 FROM "PartnerBreaker" AS pb WHERE pb.state = ${sqlName(breakerStates.open)}))
+    AND (NOT $7::boolean OR (b.status IN (${sqlList(workedStates)}) AND c.status IN (${sqlList(unsentItemStatuses)})))
+  -- The probe prefers a row whose next call is a create (a first attempt waiting): one that
+  -- would only read back proves nothing about sends.
+  ORDER BY ($7::boolean AND c.status = ${sqlName(waitingStatus)} AND c.attempt = 1) DESC, c."batchId", c.line
   LIMIT $6
   FOR UPDATE OF c SKIP LOCKED
 ) AS picked
@@ -59,7 +65,7 @@ RETURNING i.id::text AS id, i."batchId", i.line, i."paymentId", i.attempt, i."pr
 
 export function claimItems(
   query: SqlQuery,
-  claim: { owner: string; token: string; leaseMs: number; inFlight: string[]; batchId: string | null; limit: number },
+  claim: { owner: string; token: string; leaseMs: number; inFlight: string[]; batchId: string | null; limit: number; probe?: boolean },
 ): Promise<ClaimedItem[]> {
-  return query<ClaimedItem>(sql, [claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit]);
+  return query<ClaimedItem>(sql, [claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit, claim.probe === true]);
 }
