@@ -75,12 +75,12 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
     createdBy: t.exposeString('createdBy', { description: 'Who made it (a key’s identity).' }),
     deliveries: t.field({
       type: [DeliveryAttemptRef],
-      description: 'Delivery attempts, newest first.',
+      description: 'Delivery attempts, newest first: at most 99 per page; a larger `first` is cut to 99.',
       args: {
-        first: t.arg.int({ defaultValue: 50, description: 'How many, at most 200.' }),
+        first: t.arg.int({ defaultValue: 50, description: 'How many, at most 99.' }),
         before: t.arg.string({ required: false, description: 'Attempts older than this one (an attempt’s position, from a previous page: not shown; use the last `at`).' }),
       },
-      resolve: (s, { first, before }, { services }) => services.eventSubscriptions.attempts(s.id, Math.min(Math.max(first ?? 50, 0), 200), before ?? null),
+      resolve: (s, { first, before }, { services }) => services.eventSubscriptions.attempts(s.id, Math.min(Math.max(first ?? 50, 0), 99), before ?? null),
     }),
   }),
 });
