@@ -15,7 +15,7 @@ const endEvents: Array<[string, EventType]> = [
  * commission the partner charged, as decimal strings.
  */
 export function batchEndEventsSelect(ended: string): string {
-  const sum = (where: string) => `COALESCE(sum(i.amount) FILTER (WHERE ${where}), 0)::text`;
+  const sum = (where: string) => `COALESCE(sum(i.amount) FILTER (WHERE ${where}), 0)::numeric(18, 2)::text`;
   const count = (where: string) => `count(*) FILTER (WHERE ${where})`;
   const paid = `i.status = ${sqlName(rowStates.completed)}`;
   const failed = `i.status IN (${sqlList(failedItemStatuses)})`;
@@ -27,7 +27,7 @@ export function batchEndEventsSelect(ended: string): string {
         'paidRows', ${count(paid)}, 'paidAmount', ${sum(paid)},
         'failedRows', ${count(failed)}, 'failedAmount', ${sum(failed)},
         'heldRows', ${count(held)}, 'heldAmount', ${sum(held)},
-        'commission', COALESCE(sum(p.commission) FILTER (WHERE ${paid}), 0)::text,
+        'commission', COALESCE(sum(p.commission) FILTER (WHERE ${paid}), 0)::numeric(18, 2)::text,
         'currency', COALESCE(min(i.currency), 'RUB'))
       FROM "BatchItem" AS i LEFT JOIN "Payment" AS p ON p."paymentId" = i."paymentId" AND ${paid}
       WHERE i."batchId" = e.id)) AS data

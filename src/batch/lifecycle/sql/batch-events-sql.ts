@@ -11,7 +11,7 @@ export function batchEventSelect(type: EventType, batches: string, extra = ''): 
   return `SELECT ${sqlEventType(type)} AS type, b.id AS "subjectId",
     jsonb_strip_nulls(jsonb_build_object('batchId', b.id, 'name', b.name, 'payAt', b."payAt",
       'rowsToPay', (SELECT count(*) FROM "BatchItem" AS i WHERE i."batchId" = b.id AND i.status = ${sqlName(rowStates.pending)}),
-      'amountToPay', (SELECT COALESCE(sum(i.amount), 0)::text FROM "BatchItem" AS i WHERE i."batchId" = b.id AND i.status = ${sqlName(rowStates.pending)}),
+      'amountToPay', (SELECT COALESCE(sum(i.amount), 0)::numeric(18, 2)::text FROM "BatchItem" AS i WHERE i."batchId" = b.id AND i.status = ${sqlName(rowStates.pending)}),
       'currency', b.currency${extra === '' ? '' : `, ${extra}`})) AS data
   FROM "Batch" AS b JOIN ${batches} AS moved ON moved.id = b.id
   ORDER BY b.id`;
