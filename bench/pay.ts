@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,11 @@ import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
  * composition (openRuntime), the sandbox in a process of its own so that each side's CPU
  * is measured apart. Every figure is printed beside its bound or target from the same run.
  *
- *   npm run bench:pay -- --rows 2000 --concurrency 32 [--latency 20] [--admin-url postgres://…] [--no-pglite]
+ *   npm run bench:pay -- --rows 2000 --concurrency 32 [--latency 20] [--admin-url postgres://…] [--no-pglite] [--events]
+ *
+ * --events pays each configuration twice, without and then with one subscription to every
+ * event type, and reports the worker's CPU per row of the second beside the first (issue 31:
+ * at most 10 % more); the deliverer runs in the worker's process, the receiver in its own.
  */
 const { values } = parseArgs({
   options: {
@@ -26,6 +30,8 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '20' },
     'admin-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-pglite': { type: 'boolean', default: false },
+    /** Each run twice, without and with one subscription to every event type (a real receiver in its own process). */
+    events: { type: 'boolean', default: false },
   },
 });
 const rows = Number(values.rows);
@@ -50,6 +56,8 @@ export interface PayFigure {
   sandboxCpuMsPerRow: number;
   statementsPerRow: number | null;
   paidTwice: number;
+  /** Events delivered to the one subscription (with --events), else null. */
+  eventsDelivered: number | null;
 }
 
 async function main(): Promise<void> {
@@ -60,10 +68,15 @@ async function main(): Promise<void> {
   try {
     const kinds: Array<'postgresql' | 'pglite'> = values['no-pglite'] ? ['postgresql'] : ['postgresql', 'pglite'];
     for (const database of kinds) {
-      for (const latencyMs of latency === 0 ? [0] : [latency, 0]) {
-        const figure = await payOnce(database, latencyMs, file, sandbox);
+      for (const latencyMs of latency === 0 || values.events ? [latency] : [latency, 0]) {
+        const figure = await payOnce(database, latencyMs, file, sandbox, false);
         reportFigure(figure);
         figures.push(figure);
+        if (values.events) {
+          const withEvents = await payOnce(database, latencyMs, file, sandbox, true);
+          reportEvents(figure, withEvents);
+          figures.push(withEvents);
+        }
       }
     }
   } finally {
@@ -103,19 +116,33 @@ function reportFigure(f: PayFigure): void {
   report({ bench: 'pay', name: 'rows paid twice', value: f.paidTwice, unit: '', target: '0', met: f.paidTwice === 0, detail });
 }
 
+function reportEvents(without: PayFigure, withEvents: PayFigure): void {
+  const added = (100 * (withEvents.workerCpuMsPerRow - without.workerCpuMsPerRow)) / without.workerCpuMsPerRow;
+  report({
+    bench: 'pay',
+    name: 'worker CPU per row added by event delivery',
+    value: Number(added.toFixed(1)),
+    unit: '%',
+    target: '≤ 10 %',
+    met: added <= 10,
+    detail: `${withEvents.database}, latency ${withEvents.latencyMs} ms: ${without.workerCpuMsPerRow.toFixed(2)} → ${withEvents.workerCpuMsPerRow.toFixed(2)} ms/row, ${withEvents.eventsDelivered} events delivered`,
+  });
+}
+
 function describe(f: PayFigure): string {
   const bound = f.boundRowsPerSecond === null ? '' : ` = ${Math.round((100 * f.rowsPerSecond) / f.boundRowsPerSecond)} % of the bound ${f.boundRowsPerSecond} (target ≥ 85 %)`;
   const statements = f.statementsPerRow === null ? 'statements n/a (PGlite)' : `${f.statementsPerRow.toFixed(2)} SQL statements/row (target ≤ 3)`;
   return (
     `  ${f.database.padEnd(10)} latency ${String(f.latencyMs).padStart(2)} ms: ${f.rowsPerSecond.toFixed(0)} rows/s${bound}; ` +
     `worker CPU ${f.workerCpuMsPerRow.toFixed(2)} ms/row (${f.workerSystemMsPerRow.toFixed(2)} in the kernel; target ≤ 1.5${f.database === 'pglite' ? ', database included' : ''}), ` +
-    `sandbox CPU ${f.sandboxCpuMsPerRow.toFixed(2)} ms/row; ${statements}; paid twice: ${f.paidTwice}`
+    `sandbox CPU ${f.sandboxCpuMsPerRow.toFixed(2)} ms/row; ${statements}; paid twice: ${f.paidTwice}` +
+    (f.eventsDelivered === null ? '' : `; with one subscription to every event: ${f.eventsDelivered} delivered`)
   );
 }
 
-async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: PaySandbox): Promise<PayFigure> {
+async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: PaySandbox, events: boolean): Promise<PayFigure> {
   await sandbox.setLatency(latencyMs);
-  const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}`;
+  const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}${events ? '_events' : ''}`;
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   if (database === 'postgresql') await admin(`CREATE DATABASE "${dbName}"`);
@@ -130,11 +157,20 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
     WORKER_CONCURRENCY: String(concurrency),
     WORKER_BATCH_CONCURRENCY: String(concurrency),
     BATCH_MAX_ROWS: String(rows),
-    ...(database === 'postgresql' ? { DATABASE_URL: dbUrl.toString() } : { DATA_DIR: join(dir, `pglite-${latencyMs}`) }),
+    ...(database === 'postgresql' ? { DATABASE_URL: dbUrl.toString() } : { DATA_DIR: join(dir, `pglite-${latencyMs}${events ? '-events' : ''}`) }),
+    EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true',
+    EVENT_POLL_MS: '100',
   });
   let runtime: Runtime | undefined = await openRuntime(config, createLogger({ level: 'silent' }));
+  let receiver: EventReceiverProcess | undefined;
   try {
     const { importer, batches } = runtime.services;
+    if (events) {
+      const created = await runtime.services.eventSubscriptions.create({ url: 'http://127.0.0.1:1/' }, { actor: 'bench', role: 'admin', requestId: null });
+      receiver = await startEventReceiverProcess(created.secret);
+      await runtime.services.eventSubscriptions.update(created.subscription.id, { url: receiver.url }, { actor: 'bench', role: 'admin', requestId: null });
+      runtime.deliverer.start();
+    }
     const batch = await importer.import({ source: createReadStream(file), force: true });
     if (batch.status !== 'VALIDATED') throw new Error(`the bench file did not validate: ${batch.status}`);
     await batches.approve(batch.id, { approver: 'bench' });
@@ -143,6 +179,8 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await runtime.worker.drain(async () => (await batches.get(batch.id)).status !== 'RUNNING', batch.id);
+    // With a subscription, the work ends when its receiver has every event of the batch.
+    if (receiver !== undefined) await receiver.waitFor(rows + 1);
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const sandboxCpu = sandbox.cpuMs() - sandboxBefore;
@@ -165,11 +203,49 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
       sandboxCpuMsPerRow: sandboxCpu / rows,
       statementsPerRow,
       paidTwice: effects.filter((e) => e.creates > 1 || e.executions > 1).length,
+      eventsDelivered: receiver === undefined ? null : receiver.count(),
     };
   } finally {
+    receiver?.close();
     await runtime?.close();
     if (database === 'postgresql') await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
+}
+
+interface EventReceiverProcess {
+  url: string;
+  count(): number;
+  waitFor(events: number): Promise<void>;
+  close(): void;
+}
+
+/** samples/event-receiver.mjs in a process of its own: it verifies each delivery and prints a line per event. */
+async function startEventReceiverProcess(secret: string): Promise<EventReceiverProcess> {
+  const child = spawn(process.execPath, ['samples/event-receiver.mjs'], { env: { ...process.env, EVENT_SECRET: secret, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let port = '';
+  let count = 0;
+  let buffered = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
+      if (listening !== null) port = listening[1]!;
+      else if (line.startsWith('#')) count += 1;
+    }
+    for (const wake of waiters.splice(0)) wake();
+  });
+  while (port === '') await new Promise<void>((resolve) => waiters.push(resolve));
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    count: () => count,
+    async waitFor(events: number) {
+      while (count < events) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    close: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Transactions committed in the database: outside a transaction, one per statement. */
