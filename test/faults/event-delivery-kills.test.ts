@@ -80,7 +80,10 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     while (kills < target) {
       const before = await rig.progress(batch.id);
       if (before.active === 0) break;
-      const share = Math.max(2, Math.floor(before.active / (target - kills + 5)));
+      // Kills are spread over about a third of the rows left: rows go on settling while a
+      // victim is chosen, the gateway starts again and the receiver is down, and the 30th kill
+      // must still land mid-batch.
+      const share = Math.max(2, Math.floor(before.active / (3 * (target - kills) + 5)));
       const rows = randomInt(Math.ceil(share / 2), Math.ceil(share * 1.5) + 1);
       await until(
         `${rows} more rows to settle`,
@@ -147,8 +150,6 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     const received = [...receiver.received];
     const counts = countDeliveries(received);
     const outbox = await readOutbox(rig);
-    const rowsCheck = await checkRowEvents(rig, batch.id, received);
-    const end = await endEventsAndTotals(rig, batch.id, received);
     const firstBack = received[outage.deliveredBefore];
     summary.set({
       outboxEvents: outbox.length,
@@ -157,12 +158,13 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
       eventDuplicates: counts.duplicates,
       maxDeliveriesPerEvent: counts.maxPerId,
       repeatsWithNewSequence: counts.repeatsWithNewSequence,
-      rowsAtRest: rowsCheck.rowsAtRest,
-      rowEvents: rowsCheck.rowEvents,
       deliveredAfterOutage: received.length - outage.deliveredBefore,
       firstBackSequence: firstBack?.sequence ?? '-',
       unverified: receiver.unverified.length,
     });
+    const rowsCheck = await checkRowEvents(rig, batch.id, received);
+    const end = await endEventsAndTotals(rig, batch.id, received);
+    summary.set({ rowsAtRest: rowsCheck.rowsAtRest, rowEvents: rowsCheck.rowEvents, endEvents: end.ends.length });
 
     expect.soft(kills, 'the batch ended before 30 kills could land mid-work').toBeGreaterThanOrEqual(target);
     expect.soft(killed.eventLease, 'kills that took the subscription’s deliverer down').toBeGreaterThan(0);
@@ -178,6 +180,10 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect.soft(end.ends, 'the batch’s end event, once, with the database’s totals').toEqual([
       { type: `batch.${end.batchStatus.toLowerCase()}`, status: end.batchStatus, totals: end.database },
     ]);
+    // Finding (src/batch/lifecycle/sql/batch-end-events.ts): an empty sum is written "0", not
+    // "0.00" (`COALESCE(sum(…), 0)::text`), so a batch with nothing held says heldAmount "0"
+    // where docs/api/events.md shows money as "79.25" and money.ts's own parser refuses it.
+    expect.soft(end.amountsNotMoney, 'FINDING: the end event’s amounts are money strings with two decimals').toEqual([]);
     expect(result.violations, describeViolations(result)).toEqual([]);
   }
 });
@@ -190,15 +196,24 @@ function startDeliveringGateway(rig: FaultRig): Promise<{ process: GatewayProces
 type Victim = { kind: 'eventLease'; process: WorkerProcess | GatewayProcess } | { kind: 'rows'; process: WorkerProcess } | { kind: 'gateway'; process: GatewayProcess };
 
 /**
- * Four kills in ten take the process delivering events right now (the subscription's lease
+ * Half the kills take the process delivering events right now (the subscription's lease
  * holder, named by its pid), one in ten the gateway, the rest a worker holding rows.
  */
 async function pickVictim(rig: FaultRig, batchId: string, gateway: GatewayProcess): Promise<Victim | undefined> {
   const draw = randomInt(10);
-  if (draw < 4) {
-    const pid = await eventLeaseHolderPid(rig);
-    const holder = rig.liveWorkers().find((w) => w.pid === pid) ?? (gateway.alive && gateway.pid === pid ? gateway : undefined);
-    if (holder !== undefined) return { kind: 'eventLease', process: holder };
+  if (draw < 5) {
+    // The lease is held while an event is being sent and let go when none is due: wait for a send.
+    const found = await until(
+      'a process to hold the subscription’s lease',
+      async () => {
+        const pid = await eventLeaseHolderPid(rig);
+        const holder = rig.liveWorkers().find((w) => w.pid === pid) ?? (gateway.alive && gateway.pid === pid ? gateway : undefined);
+        if (holder !== undefined) return { holder };
+        return (await rig.progress(batchId)).active === 0 ? { holder: undefined } : undefined;
+      },
+      { everyMs: 20, abort: () => rig.noWorkerLeft(), diagnose: () => rig.diagnose(batchId) },
+    );
+    if (found.holder !== undefined) return { kind: 'eventLease', process: found.holder };
   } else if (draw === 9 && gateway.alive) {
     return { kind: 'gateway', process: gateway };
   }

@@ -1,4 +1,4 @@
-import { toMinorUnits } from '../../src/money/money.ts';
+import { lenientToMinorUnits, MONEY_VALUE, toMinorUnits } from '../../src/money/money.ts';
 import { failedItemStatuses, rowStates } from '../../src/batch/rows/row-states.ts';
 import type { ReceivedEvent } from './event-receiver.ts';
 import type { FaultRig } from './fault-rig.ts';
@@ -169,21 +169,27 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
     heldAmount: sum(held),
     commission: String(payments.reduce((total, p) => total + (p.commission === null ? 0n : minor(p.commission)), 0n)),
   };
+  // Compared by value: how each amount is written is judged apart (`amountsNotMoney`).
   const asMinor = (totals: Record<string, any> | undefined) =>
     totals === undefined
       ? undefined
       : {
           paidRows: totals.paidRows,
-          paidAmount: String(toMinorUnits(totals.paidAmount)),
+          paidAmount: String(lenientToMinorUnits(totals.paidAmount)),
           failedRows: totals.failedRows,
-          failedAmount: String(toMinorUnits(totals.failedAmount)),
+          failedAmount: String(lenientToMinorUnits(totals.failedAmount)),
           heldRows: totals.heldRows,
-          heldAmount: String(toMinorUnits(totals.heldAmount)),
-          commission: String(toMinorUnits(totals.commission)),
+          heldAmount: String(lenientToMinorUnits(totals.heldAmount)),
+          commission: String(lenientToMinorUnits(totals.commission)),
         };
+  const amountFields = ['paidAmount', 'failedAmount', 'heldAmount', 'commission'] as const;
   return {
     batchStatus: batch.status,
     ends: [...ends.values()].map((e) => ({ type: e.type, status: e.data.status, totals: asMinor(e.data.totals) })),
     database,
+    /** Totals' amounts not written as money (two decimals, as "1234.50"), by field and value. */
+    amountsNotMoney: [...ends.values()].flatMap((e) =>
+      amountFields.filter((field) => !MONEY_VALUE.test(String(e.data.totals?.[field]))).map((field) => `${e.type} totals.${field} = ${JSON.stringify(e.data.totals?.[field])}`),
+    ),
   };
 }
