@@ -112,7 +112,7 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
         }
       }
 
-      const victim = await pickVictim(rig, batch.id, gateway.process);
+      const victim = await pickVictim(rig, batch.id, gateway.process, kills % 10 === 4);
       if (victim === undefined) break;
       // Whatever it was chosen for, the victim may be the one sending events right now.
       if ((await eventLeaseHolderPid(rig)) === victim.process.pid) killedSending += 1;
@@ -174,6 +174,7 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     summary.set({ rowsAtRest: rowsCheck.rowsAtRest, rowEvents: rowsCheck.rowEvents, endEvents: end.ends.length });
 
     expect.soft(kills, 'the batch ended before 30 kills could land mid-work').toBeGreaterThanOrEqual(target);
+    expect.soft(killed.gateway, 'kills of the gateway process').toBeGreaterThan(0);
     expect.soft(killedSending, 'kills that took the subscription’s deliverer down while it held the lease').toBeGreaterThan(0);
     expect.soft(outage.refused, 'attempts the receiver refused while down').toBeGreaterThanOrEqual(5);
     expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
@@ -204,10 +205,11 @@ type Victim = { kind: 'eventLease'; process: WorkerProcess | GatewayProcess } | 
 
 /**
  * Half the kills take the process delivering events right now (the subscription's lease
- * holder, named by its pid) when one is, one in ten the gateway, the rest a worker holding rows.
+ * holder, named by its pid) when one is; the gateway on its turn (the 5th, 15th, 25th kill) and
+ * one in ten otherwise; the rest a worker holding rows.
  */
-async function pickVictim(rig: FaultRig, batchId: string, gateway: GatewayProcess): Promise<Victim | undefined> {
-  const draw = randomInt(10);
+async function pickVictim(rig: FaultRig, batchId: string, gateway: GatewayProcess, gatewayTurn: boolean): Promise<Victim | undefined> {
+  const draw = gatewayTurn ? 9 : randomInt(10);
   if (draw < 5) {
     // Only a process sending right now: the lease is let go between sends, and a dead holder's
     // lease stalls the subscription for 16 s, so waiting for one would outlast the batch.
