@@ -43,8 +43,10 @@ export class EventDeliverer {
   ) {}
 
   private get leaseMs(): number {
-    // Long enough for a cut-off attempt and its writes; renewed with each event delivered.
-    return this.settings.timeoutMs * 3 + 10_000;
+    // Long enough for a cut-off attempt and its writes, renewed with each event delivered; a
+    // deliverer killed mid-send holds its subscription this long. Expiring early costs a repeat
+    // (another deliverer sends the head again), never the order: every write is fenced.
+    return this.settings.timeoutMs * 2 + 5_000;
   }
 
   start(): void {
