@@ -1,5 +1,5 @@
 import { toMinorUnits } from '../../money/money.ts';
-import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, REPEATS_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
+import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, REPEATS_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
 
 export type { PendingRow };
 import { maskRecipientFields } from '../../log/mask.ts';

@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline/promises';
 import { batchStates, pauseReasons } from '../../batch/lifecycle/batch-states.ts';
-import { mayDo, rolesFor, type Action, type Role } from '../../auth/roles.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
