@@ -195,11 +195,9 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
                   setPicked((list) => (on ? [...list, type.name] : list.filter((name) => name !== type.name)));
                 }}
               />
-              <label for={`events-type-${type.name}`}>
-                {typeTitle(type.name, te)} <code>{type.name}</code>
-              </label>
+              <label for={`events-type-${type.name}`}>{typeTitle(type.name, te)}</label>
               <span id={`events-type-help-${type.name}`} class="muted">
-                {typeHelp(type, te)}
+                <code>{type.name}</code> · {typeHelp(type, te)}
               </span>
             </li>
           ))}
