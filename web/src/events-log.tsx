@@ -102,7 +102,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
                     <tr key={`${a.eventId}-${a.at}-${index}`} data-event-id={a.eventId} data-outcome={a.outcome}>
                       <td>{formatDateTime(a.at, i18n)}</td>
                       <th scope="row">
-                        {typeTitle(a.eventType, te)}
+                        <span>{typeTitle(a.eventType, te)}</span>
                         <div class="muted">
                           <code>{a.eventType}</code>
                         </div>
