@@ -17,7 +17,8 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
   const [error, setError] = useState<unknown>();
   const [reload, setReload] = useState(0);
   const [sending, setSending] = useState<string | undefined>();
-  const [sent, setSent] = useState<string | undefined>();
+  // The resend's answer, put in words when shown, so the sentence follows the page's language.
+  const [sent, setSent] = useState<{ sequence: string; outcome: string; statusCode: number | null } | undefined>();
   const [refusal, setRefusal] = useState<EventRefusal | undefined>();
 
   useEffect(() => {
@@ -52,7 +53,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
         eventId: attempt.eventId,
       });
       if (refused(result)) setRefusal(result);
-      else setSent(te('events.resendDone', { sequence: attempt.sequence, outcome: outcomeWords(result.delivery.outcome, result.delivery.statusCode, te) }));
+      else setSent({ sequence: attempt.sequence, outcome: result.delivery.outcome, statusCode: result.delivery.statusCode });
       setReload((n) => n + 1);
     } catch (failure) {
       setError(failure);
@@ -66,7 +67,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
     <section class="delivery-log" id={`log-${subscription.id}`} aria-label={title}>
       <h4>{title}</h4>
       <p role="status" class="status-line">
-        {sent ?? ''}
+        {sent === undefined ? '' : te('events.resendDone', { sequence: sent.sequence, outcome: outcomeWords(sent.outcome, sent.statusCode, te) })}
       </p>
       {refusal === undefined ? null : <EventRefusalNotice refusal={refusal} />}
       {error === undefined ? null : <ErrorNotice error={error} onRetry={() => setReload((n) => n + 1)} />}
@@ -96,10 +97,10 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
                 </tr>
               </thead>
               <tbody>
-                {attempts.map((a, index) => {
+                {attempts.map((a) => {
                   const delivered = a.outcome === 'delivered';
                   return (
-                    <tr key={`${a.eventId}-${a.at}-${index}`} data-event-id={a.eventId} data-outcome={a.outcome}>
+                    <tr key={`${a.eventId}-${a.at}-${a.attempt}-${a.resend}`} data-event-id={a.eventId} data-outcome={a.outcome}>
                       <td>{formatDateTime(a.at, i18n)}</td>
                       <th scope="row">
                         <span>{typeTitle(a.eventType, te)}</span>

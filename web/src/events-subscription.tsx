@@ -37,7 +37,8 @@ export function SubscriptionCard({
   const [logOpen, setLogOpen] = useState(false);
   const [refusal, setRefusal] = useState<EventRefusal | undefined>();
   const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState<string | undefined>();
+  // How many events a replay put ahead: kept as a number, so the sentence follows the page's language.
+  const [replayed, setReplayed] = useState<number | undefined>();
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
@@ -53,7 +54,7 @@ export function SubscriptionCard({
     setBusy(true);
     setRefusal(undefined);
     setError(undefined);
-    setDone(undefined);
+    setReplayed(undefined);
     try {
       const { result } = await send();
       if (refused(result)) setRefusal(result);
@@ -144,14 +145,14 @@ export function SubscriptionCard({
           act(
             () => gql<{ result: EventResult<{ eventsAhead: number }> }>(REPLAY_EVENTS, { id: s.id, since }),
             ({ eventsAhead }) => {
-              setDone(te('events.replayDone', { count: eventsAhead }));
+              setReplayed(eventsAhead);
               onChanged();
             },
           )
         }
       />
       <p role="status" class="status-line">
-        {done ?? ''}
+        {replayed === undefined ? '' : te('events.replayDone', { count: replayed })}
       </p>
       {refusal === undefined ? null : <EventRefusalNotice refusal={refusal} />}
       {error === undefined ? null : <ErrorNotice error={error} />}
