@@ -158,6 +158,8 @@ suite('the web page: outbound events in Chromium', () => {
     const log = card().locator('.delivery-log');
     await log.getByText('Refused by the receiver (HTTP 503)').first().waitFor();
     await log.getByText('down for maintenance').first().waitFor();
+    // Newest first: the refused attempts of the replay above the first run's deliveries.
+    await eventually(async () => expect(await log.locator('tbody tr').first().getAttribute('data-outcome')).toBe('failed'), WAIT);
     await step(rig, '31-events-failing');
     await inRussian('31-events-failing-ru');
 

@@ -30,7 +30,9 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
         (data) => {
           if (!current) return;
           setError(undefined);
-          setAttempts(data.eventSubscriptions.find((s) => s.id === subscription.id)?.deliveries ?? []);
+          // Newest first by time: the gateway orders them by its id as text ("9" before "17"; reported to the events room).
+          const listed = data.eventSubscriptions.find((s) => s.id === subscription.id)?.deliveries ?? [];
+          setAttempts([...listed].sort((a, b) => Date.parse(b.at) - Date.parse(a.at)));
           timer = setTimeout(read, POLL_MS);
         },
         (failure: unknown) => current && setError(failure),
