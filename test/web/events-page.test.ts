@@ -177,7 +177,7 @@ suite('the web page: outbound events in Chromium', () => {
     const before = delivered(row.id);
     const log = card().locator('.delivery-log');
     await log.locator(`tr[data-event-id="${row.id}"][data-outcome="delivered"]`).first().getByRole('button', { name: /^Resend event no\. \d+, Row paid$/ }).click();
-    await log.getByText(/^Event no\. \d+ sent again: Delivered \(HTTP 204\)\.$/).waitFor();
+    await log.getByText('“Row paid” sent again: Delivered (HTTP 204).').waitFor();
     expect(delivered(row.id)).toBe(before + 1);
     const again = receiver.received.at(-1)!;
     expect(again).toMatchObject({ id: row.id, type: 'batch_row.paid', sequence: row.sequence, data: row.data });

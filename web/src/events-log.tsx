@@ -18,7 +18,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
   const [reload, setReload] = useState(0);
   const [sending, setSending] = useState<string | undefined>();
   // The resend's answer, put in words when shown, so the sentence follows the page's language.
-  const [sent, setSent] = useState<{ sequence: string; outcome: string; statusCode: number | null } | undefined>();
+  const [sent, setSent] = useState<{ type: string; outcome: string; statusCode: number | null } | undefined>();
   const [refusal, setRefusal] = useState<EventRefusal | undefined>();
 
   useEffect(() => {
@@ -55,7 +55,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
         eventId: attempt.eventId,
       });
       if (refused(result)) setRefusal(result);
-      else setSent({ sequence: attempt.sequence, outcome: result.delivery.outcome, statusCode: result.delivery.statusCode });
+      else setSent({ type: attempt.eventType, outcome: result.delivery.outcome, statusCode: result.delivery.statusCode });
       setReload((n) => n + 1);
     } catch (failure) {
       setError(failure);
@@ -69,7 +69,7 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
     <section class="delivery-log" id={`log-${subscription.id}`} aria-label={title}>
       <h4>{title}</h4>
       <p role="status" class="status-line">
-        {sent === undefined ? '' : te('events.resendDone', { sequence: sent.sequence, outcome: outcomeWords(sent.outcome, sent.statusCode, te) })}
+        {sent === undefined ? '' : te('events.resendDone', { type: typeTitle(sent.type, te), outcome: outcomeWords(sent.outcome, sent.statusCode, te) })}
       </p>
       {refusal === undefined ? null : <EventRefusalNotice refusal={refusal} />}
       {error === undefined ? null : <ErrorNotice error={error} onRetry={() => setReload((n) => n + 1)} />}
