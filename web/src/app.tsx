@@ -8,6 +8,7 @@ import { ErrorNotice, PageTitle } from './parts.tsx';
 import { useRoute, type Route } from './route.ts';
 import { UploadPage } from './upload-page.tsx';
 import { ReconciliationRunPage, ReconciliationsPage } from './reconciliation-page.tsx';
+import { EventsEntry } from './events-entry.tsx';
 
 const KEY_STORAGE = 'payout-gateway.api-key';
 
@@ -140,6 +141,7 @@ function Nav({ route, access }: { route: Route; access: Access }) {
     ...(access.may.upload ? [{ href: '#/upload', label: t('nav.upload'), current: route.page === 'upload' }] : []),
     { href: '#/find', label: t('nav.find'), current: route.page === 'find' },
     { href: '#/reconciliation', label: t('nav.reconciliation'), current: route.page === 'reconciliations' || route.page === 'reconciliation' },
+    ...(access.role === 'admin' ? [{ href: '#/events', label: t('nav.events'), current: route.page === 'events' }] : []),
   ];
   return (
     <nav class="main-nav" aria-label={t('nav.label')}>
@@ -165,6 +167,8 @@ function Page({ route, access }: { route: Route; access: Access }) {
       return <ReconciliationsPage access={access} />;
     case 'reconciliation':
       return <ReconciliationRunPage id={route.id} key={route.id} />;
+    case 'events':
+      return <EventsEntry access={access} />;
     default:
       return <BatchesPage access={access} />;
   }

@@ -13,6 +13,8 @@ const en = {
   'nav.find': 'Find a payment',
   'nav.graphiql': 'GraphiQL',
   'nav.reconciliation': 'Reconciliation',
+  'nav.events': 'Events',
+  'nav.eventsAdminsOnly': 'Event subscriptions are managed by admins.',
   'recon.title': 'Reconciliation',
   'recon.intro': 'Compares what the gateway recorded with what the partner service holds, payment by payment, for whole days. It only reads: nothing is paid. A status the partner holds final and the gateway does not is taken over (repaired); everything else is listed for you to decide.',
   'recon.runs': 'Runs',
@@ -353,6 +355,8 @@ const ru: Record<Key, string> = {
   'nav.find': 'Найти платёж',
   'nav.graphiql': 'GraphiQL',
   'nav.reconciliation': 'Сверка',
+  'nav.events': 'События',
+  'nav.eventsAdminsOnly': 'Подписками на события управляют администраторы.',
   'recon.title': 'Сверка',
   'recon.intro': 'Сравнивает записи шлюза с данными партнёра по каждому платежу за целые дни. Сверка только читает: ничего не выплачивается. Статус, финальный у партнёра и не финальный в шлюзе, шлюз принимает (исправлено); остальное показано для вашего решения.',
   'recon.runs': 'Сверки',
@@ -831,6 +835,8 @@ export interface Translator {
   problem: (code: string) => string;
   /** How the gateway learned a payment status (request, create, execute, read, webhook, reconcile). */
   source: (source: string) => string;
+  /** A text of a dictionary loaded with its page (events-text.ts), filled as `t` fills its own. */
+  fill: (text: string, values?: Record<string, string | number>) => string;
 }
 
 /**
@@ -856,6 +862,7 @@ export function translator(locale: Locale): Translator {
     locale,
     tag: locale === 'ru' ? 'ru-RU' : 'en-GB',
     t: (key, values = {}) => fill(dictionary[key], values, plurals),
+    fill: (text, values = {}) => fill(text, values, plurals),
     status: (status) => (status == null ? '—' : (statusNames[locale][status] ?? status)),
     source: (source) => (`source.${source}` in dictionary ? dictionary[`source.${source}` as Key] : source),
     // Each field's tidy-up has its own code (pan.normalised, account.normalised …).

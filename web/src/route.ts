@@ -7,7 +7,8 @@ export type Route =
   | { page: 'upload' }
   | { page: 'find'; query: string }
   | { page: 'reconciliations' }
-  | { page: 'reconciliation'; id: string };
+  | { page: 'reconciliation'; id: string }
+  | { page: 'events' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -18,6 +19,7 @@ export function parseRoute(hash: string): Route {
   const run = /^\/reconciliation\/([A-Za-z0-9]{1,16})$/.exec(pathname);
   if (run !== null) return { page: 'reconciliation', id: run[1]! };
   if (pathname === '/reconciliation') return { page: 'reconciliations' };
+  if (pathname === '/events') return { page: 'events' };
   if (pathname === '/find') return { page: 'find', query: new URLSearchParams(search).get('q') ?? '' };
   return { page: 'batches' };
 }

@@ -208,6 +208,28 @@ export type ErrorCode =
   /** Upstream validation.error: a parameter is invalid (see causes). */
   | 'VALIDATION_ERROR';
 
+/** What to change; omitted fields stay. */
+export type EventSubscriptionChange = {
+  /** A new description. */
+  description?: string | null | undefined;
+  /** false stops deliveries (events wait); true starts them again, the waiting event first. */
+  enabled?: boolean | null | undefined;
+  /** New event types; empty: every type. */
+  types?: Array<string> | null | undefined;
+  /** A new endpoint (the same rules). */
+  url?: string | null | undefined;
+};
+
+/** A receiver of outbound events. */
+export type EventSubscriptionInput = {
+  /** What it is for, for the next admin. */
+  description?: string | null | undefined;
+  /** Event types to deliver (eventTypes lists them); omitted or empty: every type. */
+  types?: Array<string> | null | undefined;
+  /** An https URL resolving to public addresses (EVENTS_ALLOW_LOCAL_ENDPOINTS allows http to localhost for development). */
+  url: string;
+};
+
 /** Which side holds a final status (COMPLETED, FAILED, EXPIRED). */
 export type FinalSide =
   /** Both are final, and they differ. */
@@ -680,11 +702,94 @@ export type MarkMutation = { result:
     | { __typename: 'MarkBatchItemSuccess', item: { line: number, status: BatchItemStatus } }
    };
 
+export type EventTypesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type EventTypesQuery = { eventTypes: Array<{ name: string, description: string }> };
+
+export type EventSubscriptionFieldsFragment = { id: string, url: string, types: Array<string>, description: string, enabled: boolean, disabledReason: string | null, disabledAt: unknown, failingSince: unknown, nextAttemptAt: unknown, backlog: number, oldestUndeliveredAt: unknown, previousSecretValidUntil: unknown, createdAt: unknown, createdBy: string };
+
+export type EventSubscriptionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type EventSubscriptionsQuery = { eventSubscriptions: Array<{ id: string, url: string, types: Array<string>, description: string, enabled: boolean, disabledReason: string | null, disabledAt: unknown, failingSince: unknown, nextAttemptAt: unknown, backlog: number, oldestUndeliveredAt: unknown, previousSecretValidUntil: unknown, createdAt: unknown, createdBy: string }> };
+
+export type EventDeliveriesQueryVariables = Exact<{
+  first?: number | null | undefined;
+}>;
+
+
+export type EventDeliveriesQuery = { eventSubscriptions: Array<{ id: string, deliveries: Array<{ eventId: string, eventType: string, sequence: string, attempt: number, at: unknown, outcome: string, statusCode: number | null, durationMs: number, excerpt: string | null, resend: boolean }> }> };
+
+export type CreateEventSubscriptionMutationVariables = Exact<{
+  input: EventSubscriptionInput;
+}>;
+
+
+export type CreateEventSubscriptionMutation = { result:
+    | { __typename: 'CreateEventSubscriptionSuccess', created: { secret: string, subscription: { id: string, url: string, types: Array<string>, description: string, enabled: boolean, disabledReason: string | null, disabledAt: unknown, failingSince: unknown, nextAttemptAt: unknown, backlog: number, oldestUndeliveredAt: unknown, previousSecretValidUntil: unknown, createdAt: unknown, createdBy: string } } }
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+   };
+
+export type UpdateEventSubscriptionMutationVariables = Exact<{
+  id: string;
+  change: EventSubscriptionChange;
+}>;
+
+
+export type UpdateEventSubscriptionMutation = { result:
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+    | { __typename: 'UpdateEventSubscriptionSuccess', subscription: { id: string, url: string, types: Array<string>, description: string, enabled: boolean, disabledReason: string | null, disabledAt: unknown, failingSince: unknown, nextAttemptAt: unknown, backlog: number, oldestUndeliveredAt: unknown, previousSecretValidUntil: unknown, createdAt: unknown, createdBy: string } }
+   };
+
+export type RotateEventSubscriptionSecretMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RotateEventSubscriptionSecretMutation = { result:
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+    | { __typename: 'RotateEventSubscriptionSecretSuccess', rotated: { secret: string, previousValidUntil: unknown } }
+   };
+
+export type DeleteEventSubscriptionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteEventSubscriptionMutation = { result:
+    | { __typename: 'DeleteEventSubscriptionSuccess', deleted: boolean }
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+   };
+
+export type ReplayEventsMutationVariables = Exact<{
+  id: string;
+  since: unknown;
+}>;
+
+
+export type ReplayEventsMutation = { result:
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+    | { __typename: 'ReplayEventsSuccess', eventsAhead: number }
+   };
+
+export type ResendEventMutationVariables = Exact<{
+  id: string;
+  eventId: string;
+}>;
+
+
+export type ResendEventMutation = { result:
+    | { __typename: 'EventSubscriptionError', code: ErrorCode, message: string }
+    | { __typename: 'ResendEventSuccess', delivery: { outcome: string, statusCode: number | null, excerpt: string | null } }
+   };
+
 export const BatchSummaryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"heldCount"}},{"kind":"Field","name":{"kind":"Name","value":"heldAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payableCount"}},{"kind":"Field","name":{"kind":"Name","value":"payableAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedAt"}},{"kind":"Field","name":{"kind":"Name","value":"payAt"}},{"kind":"Field","name":{"kind":"Name","value":"forecast"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"notice"}}]}}]}}]} as unknown as DocumentNode<BatchSummaryFieldsFragment, unknown>;
 export const BatchDetailFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"BatchSummaryFields"}},{"kind":"Field","name":{"kind":"Name","value":"validRowsOnly"}},{"kind":"Field","name":{"kind":"Name","value":"forced"}},{"kind":"Field","name":{"kind":"Name","value":"includeHeld"}},{"kind":"Field","name":{"kind":"Name","value":"commissionCharged"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedBy"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountCount"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"includeChangedAccounts"}},{"kind":"Field","name":{"kind":"Name","value":"overlaps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"rows"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"uploadedBy"}},{"kind":"Field","name":{"kind":"Name","value":"approvedBy"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"cancelledAt"}},{"kind":"Field","name":{"kind":"Name","value":"throughput"}},{"kind":"Field","name":{"kind":"Name","value":"secondsLeft"}},{"kind":"Field","name":{"kind":"Name","value":"resultsUrl"}},{"kind":"Field","name":{"kind":"Name","value":"waiting"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCheckAt"}},{"kind":"Field","name":{"kind":"Name","value":"waitingFor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"approvals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"at"}}]}},{"kind":"Field","name":{"kind":"Name","value":"approvalsNeeded"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"roles"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"lapsed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"at"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lapseDays"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"heldCount"}},{"kind":"Field","name":{"kind":"Name","value":"heldAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payableCount"}},{"kind":"Field","name":{"kind":"Name","value":"payableAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedAt"}},{"kind":"Field","name":{"kind":"Name","value":"payAt"}},{"kind":"Field","name":{"kind":"Name","value":"forecast"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"notice"}}]}}]}}]} as unknown as DocumentNode<BatchDetailFieldsFragment, unknown>;
 export const PaymentFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PaymentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Payment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"paymentId"}},{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trackingStatus"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"recipient"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"batchRow"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamErrorCode"}},{"kind":"Field","name":{"kind":"Name","value":"history"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"changedAt"}},{"kind":"Field","name":{"kind":"Name","value":"recordedAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}}]}},{"kind":"Field","name":{"kind":"Name","value":"freshness"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"liveReadErrorCode"}},{"kind":"Field","name":{"kind":"Name","value":"liveReadError"}}]}}]}}]} as unknown as DocumentNode<PaymentFieldsFragment, unknown>;
 export const ReconciliationSideFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationSideFieldsFragment, unknown>;
 export const ReconciliationRunFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationRun"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"from"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"timeZone"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trigger"}},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"}},{"kind":"Field","name":{"kind":"Name","value":"phase"}},{"kind":"Field","name":{"kind":"Name","value":"daysRead"}},{"kind":"Field","name":{"kind":"Name","value":"daysToRead"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamRequests"}},{"kind":"Field","name":{"kind":"Name","value":"upstream"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"gateway"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"matchedCount"}},{"kind":"Field","name":{"kind":"Name","value":"discrepancyCount"}},{"kind":"Field","name":{"kind":"Name","value":"openCount"}},{"kind":"Field","name":{"kind":"Name","value":"repairedCount"}},{"kind":"Field","name":{"kind":"Name","value":"countsByCode"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationRunFieldsFragment, unknown>;
+export const EventSubscriptionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventSubscriptionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"EventSubscription"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"types"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"disabledReason"}},{"kind":"Field","name":{"kind":"Name","value":"disabledAt"}},{"kind":"Field","name":{"kind":"Name","value":"failingSince"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"backlog"}},{"kind":"Field","name":{"kind":"Name","value":"oldestUndeliveredAt"}},{"kind":"Field","name":{"kind":"Name","value":"previousSecretValidUntil"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdBy"}}]}}]} as unknown as DocumentNode<EventSubscriptionFieldsFragment, unknown>;
 export const HelloDocument = {"__meta__":{"hash":"sha256:e21b91483eaf0d4f85ac736a9dd636f74b25e6a48a66ae342edbbc420f119dcf"}} as unknown as DocumentNode<HelloQuery, HelloQueryVariables>;
 export const ProbeApproveDocument = {"__meta__":{"hash":"sha256:08503dac56a552113560b6f8d23c7d84c324d12db52b4e6153a9f339362e1537"}} as unknown as DocumentNode<ProbeApproveMutation, ProbeApproveMutationVariables>;
 export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc37bbcee2f86b15562ae9d7be9fbbacc51890d1f60c94705"}} as unknown as DocumentNode<ProbeRetryMutation, ProbeRetryMutationVariables>;
@@ -713,3 +818,12 @@ export const StartReconciliationDocument = {"__meta__":{"hash":"sha256:e3a473a23
 export const ReviewItemsDocument = {"__meta__":{"hash":"sha256:42b130b5d8b5b69038ec47379d2a072d1f3922eb7586d06af94f5f0c97f701db"}} as unknown as DocumentNode<ReviewItemsQuery, ReviewItemsQueryVariables>;
 export const ReviewDocument = {"__meta__":{"hash":"sha256:7d0ecba17144fce009f9013caeddce017d7ee9702878dcea50e9fd039a0b8f40"}} as unknown as DocumentNode<ReviewMutation, ReviewMutationVariables>;
 export const MarkDocument = {"__meta__":{"hash":"sha256:efa57d58a41f7d26679a94de0e64913bafacd79fea55f73c794101ca8a99563f"}} as unknown as DocumentNode<MarkMutation, MarkMutationVariables>;
+export const EventTypesDocument = {"__meta__":{"hash":"sha256:ddc2fd1d5c49f689e7f215de71ef3ead898dca189e0ecac4609f719834a9afc9"}} as unknown as DocumentNode<EventTypesQuery, EventTypesQueryVariables>;
+export const EventSubscriptionsDocument = {"__meta__":{"hash":"sha256:602bcd560475c8f5f439d88cbbc33e645f69842e28a27dfa26268b285a1147a8"}} as unknown as DocumentNode<EventSubscriptionsQuery, EventSubscriptionsQueryVariables>;
+export const EventDeliveriesDocument = {"__meta__":{"hash":"sha256:f15314736485fb7263c049fe175a8b5a902240cf6e6729ea1b5f5c3ffd74847a"}} as unknown as DocumentNode<EventDeliveriesQuery, EventDeliveriesQueryVariables>;
+export const CreateEventSubscriptionDocument = {"__meta__":{"hash":"sha256:b953de8b489a8a8e744d5ebbd026c5701ae1217f92c056e3c83871df87041acd"}} as unknown as DocumentNode<CreateEventSubscriptionMutation, CreateEventSubscriptionMutationVariables>;
+export const UpdateEventSubscriptionDocument = {"__meta__":{"hash":"sha256:c56fbad0bcdfac179ced858261120573870ff8fb00ebfda514c8da61ac61a0bb"}} as unknown as DocumentNode<UpdateEventSubscriptionMutation, UpdateEventSubscriptionMutationVariables>;
+export const RotateEventSubscriptionSecretDocument = {"__meta__":{"hash":"sha256:712a9dd38816ab8de8a8d72b4c62e6cf56fbb4a0fb3595aac7f9345184109fc0"}} as unknown as DocumentNode<RotateEventSubscriptionSecretMutation, RotateEventSubscriptionSecretMutationVariables>;
+export const DeleteEventSubscriptionDocument = {"__meta__":{"hash":"sha256:f3415af7c5248493d24c571163ccfb096065f79e8f1af4d69c3df861c4a3a09b"}} as unknown as DocumentNode<DeleteEventSubscriptionMutation, DeleteEventSubscriptionMutationVariables>;
+export const ReplayEventsDocument = {"__meta__":{"hash":"sha256:fd5a6c487ffe29306676e4d01ec75d9ef5e64164b0877f55ba8864248fca90a4"}} as unknown as DocumentNode<ReplayEventsMutation, ReplayEventsMutationVariables>;
+export const ResendEventDocument = {"__meta__":{"hash":"sha256:2b5ff60cba8259538b7c5ff178e0dd1e0c0ca1e53e9505ca0907de5defcc0e26"}} as unknown as DocumentNode<ResendEventMutation, ResendEventMutationVariables>;
