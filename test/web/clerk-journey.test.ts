@@ -73,8 +73,10 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // A budget against an accidental library, not a target: 30 kB until issue 19 added the
     // pause and review panels (30.2 kB gzipped at level 9 then); 34 kB once issue 29 added held
     // rows apart, commission, dismissing and plural forms in both languages (33.1 kB then); 35 kB
-    // once issue 30 added approvals by policy in both languages (34.7 kB as served then).
-    expect(zippedBytes.length).toBeLessThan(35_000);
+    // once issue 30 added approvals by policy in both languages (34.7 kB as served then); 36 kB
+    // once issue 30's scheduling and payee marks joined them (37.1 kB as served), after the pages
+    // a clerk does not open every time went to chunks of their own (lazy-pages.tsx: 35.0 kB then).
+    expect(zippedBytes.length).toBeLessThan(36_000);
     const again = await request(`${gateway.url}${script}`, { headers: { 'if-none-match': String(asset.headers.etag) } });
     await again.body.text();
     expect(again.statusCode).toBe(304);

@@ -2,12 +2,11 @@ import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, keysRequired, probeAccess, whenUnauthorized, type Access } from './api.ts';
 import { BatchPage } from './batch-page.tsx';
 import { BatchesPage } from './batches-page.tsx';
-import { FindPage } from './find-page.tsx';
 import { I18n, saveLocale, savedLocale, translator, useI18n, type Locale } from './i18n.ts';
 import { ErrorNotice, PageTitle } from './parts.tsx';
 import { useRoute, type Route } from './route.ts';
 import { UploadPage } from './upload-page.tsx';
-import { ReconciliationRunPage, ReconciliationsPage } from './reconciliation-page.tsx';
+import { FindEntry, ReconciliationEntry } from './lazy-pages.tsx';
 import { EventsEntry } from './events-entry.tsx';
 
 const KEY_STORAGE = 'payout-gateway.api-key';
@@ -162,11 +161,11 @@ function Page({ route, access }: { route: Route; access: Access }) {
     case 'upload':
       return <UploadPage access={access} />;
     case 'find':
-      return <FindPage query={route.query} />;
+      return <FindEntry query={route.query} />;
     case 'reconciliations':
-      return <ReconciliationsPage access={access} />;
+      return <ReconciliationEntry access={access} />;
     case 'reconciliation':
-      return <ReconciliationRunPage id={route.id} key={route.id} />;
+      return <ReconciliationEntry access={access} runId={route.id} key={route.id} />;
     case 'events':
       return <EventsEntry access={access} />;
     default:

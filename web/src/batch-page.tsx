@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql, subscribe, type Access } from './api.ts';
 import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
-import { ReviewPanel } from './review-panel.tsx';
+import { ReviewEntry } from './lazy-pages.tsx';
 import { WaitNotice } from './wait-notice.tsx';
 import { approvalsLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
@@ -220,7 +220,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <div role="status" class="status-line">
         {notice?.status === batch.status ? noticeText(notice.action, batch, i18n) : ''}
       </div>
-      <ReviewPanel batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
+      <ReviewEntry batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
       {error === undefined ? null : <ErrorNotice error={error} />}
 
       <Downloads batch={batch} />

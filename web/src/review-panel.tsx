@@ -4,7 +4,6 @@ import { useI18n, type Translator } from './i18n.ts';
 import { ErrorNotice, Money } from './parts.tsx';
 import { ReviewItemsDocument as REVIEW_ITEMS, ReviewDocument as REVIEW, MarkDocument as MARK } from './gql/graphql.ts';
 import type { BatchDetail, BatchItem } from './queries.ts';
-import './review-panel.css';
 
 /**
  * Rows whose outcome nothing settled (NEEDS_REVIEW): "Check again with the partner" reads
