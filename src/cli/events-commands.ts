@@ -55,7 +55,7 @@ export async function eventsListCommand(context: CliContext): Promise<number> {
         ? 'No event subscriptions. Add one: payout events subscribe <url>'
         : table(
             ['id', 'url', 'types', 'state'],
-            subscriptions.map((s) => [s.id, s.url, s.types.length > 4 ? `${s.types.length} types` : s.types.join(' '), state(s)]),
+            subscriptions.map((s) => [s.id, s.url, s.types.length === 0 ? 'every type' : s.types.length > 4 ? `${s.types.length} types` : s.types.join(' '), state(s)]),
           ),
     );
     await context.result({ subscriptions });
@@ -83,7 +83,7 @@ export async function eventsSubscribeCommand(url: string, options: { type?: stri
     const { secret, subscription } = result.created!;
     context.out(
       [
-        `Subscribed ${subscription.url} to ${subscription.types.length === 0 ? 'no' : countOf(subscription.types.length, 'event type')} (id ${subscription.id}).`,
+        `Subscribed ${subscription.url} to ${subscription.types.length === 0 ? 'every event type' : countOf(subscription.types.length, 'event type')} (id ${subscription.id}).`,
         `Signing secret (shown this once; give it to the receiver's Standard Webhooks verifier):`,
         `  ${secret}`,
         'Events from now on are delivered in order; see them with: payout events log ' + subscription.id,

@@ -174,7 +174,8 @@ export function openSecrets(keyring: DataKeyring, id: string, secret: unknown, p
 }
 
 function checkTypes(types: readonly string[] | undefined): EventType[] {
-  if (types === undefined || types.length === 0) return [...eventTypeNames];
+  // None named: every type, also those a later version adds (stored empty).
+  if (types === undefined || types.length === 0) return [];
   const unknown = types.filter((t) => !isEventType(t));
   if (unknown.length > 0) {
     throw new EventSubscriptionError('EVENT_TYPE_UNKNOWN', `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}: one of ${eventTypeNames.join(', ')}`);

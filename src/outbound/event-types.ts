@@ -21,7 +21,7 @@ export const eventTypes = {
   'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, commission.',
   'payment.failed': 'A single payment ended unpaid. data: paymentId, amount, currency, code, message.',
   'reconciliation.finished': 'A reconciliation run ended. data: runId, day, status, discrepancies.',
-  'event_subscription.disabled': 'A subscription was turned off after failing for EVENT_RETRY_HOURS. data: subscriptionId, url, failingSince, lastOutcome.',
+  'event_subscription.disabled': 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS. data: subscriptionId, url, failingSince, lastOutcome.',
 } as const;
 
 export type EventType = keyof typeof eventTypes;

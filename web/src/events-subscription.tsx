@@ -47,7 +47,7 @@ export function SubscriptionCard({
   const state = stateOf(s);
   const name = nameOf(s);
   const titleId = `subscription-${s.id}`;
-  const everyType = types.length > 0 && types.every((type) => s.types.includes(type.name));
+  const everyType = s.types.length === 0 || (types.length > 0 && types.every((type) => s.types.includes(type.name)));
 
   /** One mutation with its typed result: a refusal is shown in words, anything else is `then`'s. */
   async function act<T>(send: () => Promise<{ result: EventResult<T> }>, then: (result: T) => void) {

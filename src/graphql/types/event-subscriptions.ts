@@ -34,6 +34,7 @@ const EventTypeRef = builder.objectRef<{ name: string; description: string }>('E
 const DeliveryAttemptRef = builder.objectRef<AttemptRow>('EventDeliveryAttempt').implement({
   description: 'One attempt to deliver an event to a subscription, kept for EVENT_LOG_RETENTION_DAYS.',
   fields: (t) => ({
+    position: t.string({ description: 'Where this attempt stands in the log: pass it as `before` to page back.', resolve: (a) => a.id }),
     eventId: t.exposeString('eventId', { description: 'The event’s id (its webhook-id header).' }),
     eventType: t.exposeString('eventType', { description: 'The event’s type.' }),
     sequence: t.string({ description: 'The subscription’s sequence number it was sent with.', resolve: (a) => a.sequence }),
@@ -52,7 +53,7 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The subscription’s id.' }),
     url: t.exposeString('url', { description: 'Where events are posted.' }),
-    types: t.exposeStringList('types', { description: 'The event types delivered.' }),
+    types: t.exposeStringList('types', { description: 'The event types delivered; empty: every type, including types added by later versions.' }),
     description: t.exposeString('description', { description: 'What the admin said it is for.' }),
     enabled: t.exposeBoolean('enabled', { description: 'Off: nothing is sent; events wait and go out, in order, once it is on again.' }),
     disabledReason: t.string({
@@ -78,7 +79,7 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
       description: 'Delivery attempts, newest first: at most 99 per page; a larger `first` is cut to 99.',
       args: {
         first: t.arg.int({ defaultValue: 50, description: 'How many, at most 99.' }),
-        before: t.arg.string({ required: false, description: 'Attempts older than this one (an attempt’s position, from a previous page: not shown; use the last `at`).' }),
+        before: t.arg.string({ required: false, description: 'Attempts older than this one: the `position` of the last attempt of the previous page.' }),
       },
       resolve: (s, { first, before }, { services }) => services.eventSubscriptions.attempts(s.id, Math.min(Math.max(first ?? 50, 0), 99), before ?? null),
     }),

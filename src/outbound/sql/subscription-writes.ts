@@ -22,7 +22,7 @@ export interface SubscriptionRow {
 }
 
 /** What the next events after a subscription's cursor are; only committed ones older than any running transaction. */
-export const AFTER_CURSOR = `(e.xid, e.seq) > (s."cursorXid", s."cursorSeq") AND e.type = ANY(s.types)`;
+export const AFTER_CURSOR = `(e.xid, e.seq) > (s."cursorXid", s."cursorSeq") AND (cardinality(s.types) = 0 OR e.type = ANY(s.types))`;
 
 const columns = `s.id::text AS id, s.url, s.types, s.description, s.enabled, s."disabledReason", s."disabledAt", s."previousUntil",
   s."createdAt", s."createdBy", s."failingSince", s."headAttempts", s."nextAttemptAt",
@@ -103,7 +103,7 @@ export async function rewindSubscription(query: SqlQuery, id: string, since: Dat
   const [row] = await query<{ backlog: number }>(
     `WITH first AS (
        SELECT e.xid, e.seq FROM "OutboundEvent" AS e, "EventSubscription" AS s
-       WHERE s.id = $1::uuid AND e."occurredAt" >= $2 AND e.type = ANY(s.types)
+       WHERE s.id = $1::uuid AND e."occurredAt" >= $2 AND (cardinality(s.types) = 0 OR e.type = ANY(s.types))
        ORDER BY e.xid, e.seq LIMIT 1
      ), moved AS (
        UPDATE "EventSubscription" AS s SET

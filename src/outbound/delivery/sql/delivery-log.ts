@@ -33,7 +33,7 @@ const columns = `id::text AS id, "subscriptionId"::text AS "subscriptionId", "ev
 export function listAttempts(query: SqlQuery, subscriptionId: string, limit: number, before: string | null): Promise<AttemptRow[]> {
   return query<AttemptRow>(
     `SELECT ${columns} FROM "EventDeliveryAttempt" WHERE "subscriptionId" = $1::uuid AND ($3::bigint IS NULL OR id < $3::bigint)
-     ORDER BY id DESC LIMIT $2`,
+     ORDER BY "EventDeliveryAttempt".id DESC LIMIT $2`,
     [subscriptionId, limit, before],
   );
 }

@@ -129,7 +129,7 @@ export async function deliveredAndNext(
        WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid
      ), next AS (
        SELECT e.* FROM "OutboundEvent" AS e, cur
-       WHERE (e.xid, e.seq) > (cur.xid, cur.seq) AND e.type = ANY(cur.types)
+       WHERE (e.xid, e.seq) > (cur.xid, cur.seq) AND (cardinality(cur.types) = 0 OR e.type = ANY(cur.types))
          AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
        ORDER BY e.xid, e.seq LIMIT 1
      ), logged AS (
