@@ -23,7 +23,7 @@ builder.objectType(EventSubscriptionError, {
   }),
 });
 
-const EventTypeRef = builder.objectRef<{ name: string; description: string }>('EventType').implement({
+const EventTypeRef = builder.objectRef<{ name: string; description: string }>('EventKind').implement({
   description: 'One kind of outbound event and what its `data` carries (docs/api/events.md).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'As in the body’s `type`, e.g. batch.completed.' }),
@@ -153,7 +153,7 @@ builder.mutationFields((t) => ({
     authScopes: admin,
     errors: result('CreateEventSubscription', 'created', 'The subscription and its secret.'),
     description: 'Subscribes an endpoint to outbound events from now on; answers its signing secret, once. Admins only; audited.',
-    args: { input: t.arg({ type: SubscriptionInput, required: true }) },
+    args: { input: t.arg({ type: SubscriptionInput, required: true, description: 'The endpoint, the event types and what it is for.' }) },
     resolve: (_root, { input }, context) =>
       context.services.eventSubscriptions.create({ url: input.url, types: input.types ?? undefined, description: input.description ?? undefined }, requestActor(context)),
   }),
@@ -162,7 +162,7 @@ builder.mutationFields((t) => ({
     authScopes: admin,
     errors: result('UpdateEventSubscription', 'subscription', 'The subscription as it stands now.'),
     description: 'Changes a subscription’s endpoint, types or description, or turns it off or on. Admins only; audited.',
-    args: { id: t.arg.string({ required: true, description: 'The subscription’s id.' }), change: t.arg({ type: SubscriptionChange, required: true }) },
+    args: { id: t.arg.string({ required: true, description: 'The subscription’s id.' }), change: t.arg({ type: SubscriptionChange, required: true, description: 'What to change; omitted fields stay.' }) },
     resolve: (_root, { id, change }, context) =>
       context.services.eventSubscriptions.update(
         id,
