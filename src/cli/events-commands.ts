@@ -1,5 +1,6 @@
 import { timeText, countOf } from './batch/words.ts';
 import { withGateway } from './batch/gateway-commands.ts';
+import { actingCaller, requireRole } from './batch/caller.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import type { GatewayClient } from './gateway/gateway-client.ts';
@@ -32,6 +33,18 @@ interface Refusal {
   message?: string;
 }
 
+/**
+ * Subscriptions are the admins' (auth/roles.ts manageEventSubscriptions): another key is told
+ * so in words, with its role, before anything is asked, instead of GraphQL's "Not authorized
+ * to resolve Query.eventSubscriptions".
+ */
+async function withAdmin<T>(context: CliContext, command: string, work: (client: GatewayClient) => Promise<T>): Promise<T> {
+  return withGateway(context, async (client) => {
+    requireRole(await actingCaller(client, `payout events ${command}`), 'manageEventSubscriptions', `payout events ${command}`);
+    return work(client);
+  });
+}
+
 /** A typed refusal (EventSubscriptionError) as the CLI's error, with its code for --json. */
 function refused(result: Refusal, success: string): void {
   if (result.__typename !== success) throw new CliError(result.message ?? result.__typename, exitCodes.usage, result.code ?? 'events.refused');
@@ -48,7 +61,7 @@ async function readAll(client: GatewayClient): Promise<SubscriptionView[]> {
 }
 
 export async function eventsListCommand(context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'list', async (client) => {
     const subscriptions = await readAll(client);
     context.out(
       subscriptions.length === 0
@@ -73,7 +86,7 @@ export async function eventsTypesCommand(context: CliContext): Promise<number> {
 }
 
 export async function eventsSubscribeCommand(url: string, options: { type?: string[]; description?: string }, context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'subscribe', async (client) => {
     const { createEventSubscription: result } = await client.graphql<{ createEventSubscription: Refusal & { created?: { secret: string; subscription: SubscriptionView } } }>(
       `mutation CliSubscribe($input: EventSubscriptionInput!) { createEventSubscription(input: $input) {
         __typename ... on CreateEventSubscriptionSuccess { created { secret subscription { ${SUBSCRIPTION_FIELDS} } } } ... on Problem { code message } } }`,
@@ -107,7 +120,7 @@ export async function eventsUpdateCommand(
     ...(options.enable === true ? { enabled: true } : options.disable === true ? { enabled: false } : {}),
   };
   if (Object.keys(change).length === 0) throw new CliError('nothing to change: give --url, --type, --description, --enable or --disable', exitCodes.usage);
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'update', async (client) => {
     const { updateEventSubscription: result } = await client.graphql<{ updateEventSubscription: Refusal & { subscription?: SubscriptionView } }>(
       `mutation CliUpdateSubscription($id: String!, $change: EventSubscriptionChange!) { updateEventSubscription(id: $id, change: $change) {
         __typename ... on UpdateEventSubscriptionSuccess { subscription { ${SUBSCRIPTION_FIELDS} } } ... on Problem { code message } } }`,
@@ -122,7 +135,7 @@ export async function eventsUpdateCommand(
 }
 
 export async function eventsRotateCommand(id: string, context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'rotate', async (client) => {
     const { rotateEventSubscriptionSecret: result } = await client.graphql<{ rotateEventSubscriptionSecret: Refusal & { rotated?: { secret: string; previousValidUntil: string } } }>(
       `mutation CliRotate($id: String!) { rotateEventSubscriptionSecret(id: $id) {
         __typename ... on RotateEventSubscriptionSecretSuccess { rotated { secret previousValidUntil } } ... on Problem { code message } } }`,
@@ -137,7 +150,7 @@ export async function eventsRotateCommand(id: string, context: CliContext): Prom
 }
 
 export async function eventsDeleteCommand(id: string, context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'delete', async (client) => {
     const { deleteEventSubscription: result } = await client.graphql<{ deleteEventSubscription: Refusal }>(
       `mutation CliDeleteSubscription($id: String!) { deleteEventSubscription(id: $id) { __typename ... on Problem { code message } } }`,
       { id },
@@ -163,7 +176,7 @@ interface AttemptView {
 }
 
 export async function eventsLogCommand(id: string, options: { limit?: number }, context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'log', async (client) => {
     const subscriptions = await readAll(client);
     const subscription = subscriptions.find((s) => s.id === id);
     if (subscription === undefined) throw new CliError(`no event subscription ${id}: payout events list shows them`, exitCodes.usage, 'EVENT_SUBSCRIPTION_NOT_FOUND');
@@ -195,7 +208,7 @@ export async function eventsLogCommand(id: string, options: { limit?: number }, 
 }
 
 export async function eventsResendCommand(id: string, eventId: string, context: CliContext): Promise<number> {
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'resend', async (client) => {
     const { resendEvent: result } = await client.graphql<{ resendEvent: Refusal & { delivery?: { outcome: string; statusCode: number | null; excerpt: string | null } } }>(
       `mutation CliResend($id: String!, $eventId: String!) { resendEvent(id: $id, eventId: $eventId) {
         __typename ... on ResendEventSuccess { delivery { outcome statusCode excerpt } } ... on Problem { code message } } }`,
@@ -212,7 +225,7 @@ export async function eventsResendCommand(id: string, eventId: string, context: 
 export async function eventsReplayCommand(id: string, options: { since: string }, context: CliContext): Promise<number> {
   const since = new Date(options.since);
   if (Number.isNaN(since.getTime())) throw new CliError(`--since ${options.since} is not a time: give one such as 2026-11-27T09:00:00+03:00 or 2026-11-27`, exitCodes.usage);
-  return withGateway(context, async (client) => {
+  return withAdmin(context, 'replay', async (client) => {
     const { replayEvents: result } = await client.graphql<{ replayEvents: Refusal & { eventsAhead?: number } }>(
       `mutation CliReplay($id: String!, $since: DateTime!) { replayEvents(id: $id, since: $since) {
         __typename ... on ReplayEventsSuccess { eventsAhead } ... on Problem { code message } } }`,

@@ -162,7 +162,7 @@ export class EventSubscriptions {
 
   private async checkUrl(url: string): Promise<void> {
     const problem = await endpointProblem(url, this.settings.endpoints);
-    if (problem !== undefined) throw new EventSubscriptionError('EVENT_ENDPOINT_REFUSED', `url ${problem}`);
+    if (problem !== undefined) throw new EventSubscriptionError('EVENT_ENDPOINT_REFUSED', `url ${urlNamed(url)}${problem}`);
   }
 }
 
@@ -193,4 +193,15 @@ function uuidOrMissing(id: string): string {
 
 function notFound(id: string): EventSubscriptionError {
   return new EventSubscriptionError('EVENT_SUBSCRIPTION_NOT_FOUND', `no event subscription ${id.slice(0, 64)}`);
+}
+
+/** The refused URL as the admin typed it, without what may be a secret (a user name, a password, the query). */
+function urlNamed(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname} `;
+  } catch {
+    // endpointProblem quotes what is not a URL itself.
+    return '';
+  }
 }
