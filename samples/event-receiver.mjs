@@ -27,7 +27,13 @@ const server = createServer((req, res) => {
     }
     if (!seen.has(event.id)) {
       seen.add(event.id);
-      const gap = event.sequence === lastSequence + 1 ? '' : `  (sequence ${event.sequence} after ${lastSequence}: sent again)`;
+      // Sequences run 1, 2, 3… per subscription; a receiver that just started has seen none of them.
+      const gap =
+        lastSequence === 0 || event.sequence === lastSequence + 1
+          ? ''
+          : event.sequence <= lastSequence
+            ? `  (sequence ${event.sequence} after ${lastSequence}: sent again, by a replay or resend)`
+            : `  (sequences ${lastSequence + 1}..${event.sequence - 1} not seen here)`;
       lastSequence = Math.max(lastSequence, event.sequence);
       console.log(`#${event.sequence} ${event.type} ${JSON.stringify(event.data)}${gap}`);
     }
