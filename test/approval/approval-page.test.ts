@@ -72,6 +72,13 @@ suite('approvals by policy on the batch page', () => {
     await russian.getByText(/^1 из 2 утверждений/).waitFor();
     expect(await russian.textContent()).toMatch(/^1 из 2 утверждений: key:april, .+; нужно ещё одно \(администратор\)$/);
     await page.getByRole('button', { name: 'English' }).click();
+    // Finding (the walk through issue 30 on the page): back on the batch later, April was offered
+    // "Approve and pay" again, though a second approval of hers counts for nothing.
+    await page.reload();
+    await page.getByTestId('approvals').getByText(/^1 of 2 approvals/).waitFor();
+    await page.getByText('Your approval is recorded; the batch starts once the approval policy is met.').waitFor();
+    await page.getByText('another approver or admin key: yours is counted').waitFor();
+    expect(await page.getByRole('button', { name: /^(Approve and pay|Add my approval)$/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Sign out' }).click();
 
     await signIn('root');

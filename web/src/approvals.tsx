@@ -38,3 +38,11 @@ export function approvalStarts(batch: Approvable, access: Access): boolean {
   if (needed.count > 1 || needed.roles.length > 1) return false;
   return needed.roles.every((role) => role.toLowerCase() === access.role);
 }
+
+/**
+ * This caller's approval already counts and the policy still needs others: approving again
+ * would add nothing (one approval per person), so the page offers no button, and says so.
+ */
+export function approvedAlready(batch: Approvable, access: Access): boolean {
+  return batch.approvalsNeeded !== null && access.caller !== undefined && batch.approvals.some((a) => a.by === access.caller);
+}

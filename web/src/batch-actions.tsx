@@ -1,4 +1,4 @@
-import { approvalStarts } from './approvals.tsx';
+import { approvalStarts, approvedAlready } from './approvals.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
@@ -15,7 +15,7 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   const actions: Action[] = [];
   const failed = batch.counts.filter((c) => c.status === 'FAILED' || c.status === 'EXPIRED').reduce((sum, c) => sum + c.count, 0);
   // Maker-checker: the gateway refuses the uploader's own approval unless it runs single-user.
-  const mayApprove = access.may.approve && (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller);
+  const mayApprove = access.may.approve && (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller) && !approvedAlready(batch, access);
   if (batch.status === 'VALIDATED' && mayApprove) actions.push('approve');
   if (batch.status === 'REJECTED' && batch.validCount > 0 && mayApprove) actions.push('approveValid');
   if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');

@@ -4,7 +4,7 @@ import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { ReviewEntry } from './lazy-pages.tsx';
 import { WaitNotice } from './wait-notice.tsx';
-import { approvalsLine } from './approvals.tsx';
+import { approvalsLine, approvedAlready } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName } from './parts.tsx';
@@ -96,6 +96,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   const whoApproves = () => {
     if (access.anonymous) return t('batch.whoApprovesLocal');
     if (mine && !access.approvesOwn) return t('batch.whoApprovesNotYou');
+    if (approvedAlready(batch, access)) return t('batch.whoApprovesOthers');
     if (access.may.approve && access.caller !== undefined) return t('batch.whoApprovesYou');
     return t('batch.whoApprovesText');
   };
@@ -218,7 +219,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         }}
       />
       <div role="status" class="status-line">
-        {notice?.status === batch.status ? noticeText(notice.action, batch, i18n) : ''}
+        {notice?.status === batch.status ? noticeText(notice.action, batch, i18n) : approvedAlready(batch, access) ? t('batch.approvalRecorded') : ''}
       </div>
       <ReviewEntry batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
       {error === undefined ? null : <ErrorNotice error={error} />}
