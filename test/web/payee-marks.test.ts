@@ -49,6 +49,12 @@ suite('the web page: payees and a changed account', () => {
     await rows.getByText(/^Account changed since \d{1,2} [A-Z][a-z]{2} \d{4}$/).waitFor();
     expect(await rows.getByText('Known', { exact: true }).count()).toBe(2);
     await rows.getByText(/^Payee E-1002 was last paid on .+ to another account/).waitFor();
+    // Findings (walking issue 30 on the page): the held row's badge said "Held: repeats a
+    // payment", and the validation report filed its warning under "Other problem".
+    expect(await rows.getByText('Held: account changed', { exact: true }).count()).toBe(1);
+    expect(await rows.getByText('Held: repeats a payment', { exact: true }).count()).toBe(0);
+    await page.getByText('Held: the payee’s account changed since the last payment', { exact: true }).waitFor();
+    expect(await page.getByText('Other problem', { exact: true }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText(/Pay 2 rows/).waitFor();

@@ -5,7 +5,7 @@ import { useI18n } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import { ErrorNotice, Money, Pager, StatusBadge, StatusFilter, serverText } from './parts.tsx';
 import { BATCH_ITEMS, ITEM_STATUSES, PROVIDER_NAMES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
-import { rowNote } from './row-note.ts';
+import { ACCOUNT_CHANGED, rowNote } from './row-note.ts';
 
 /** The batch page's rows: the table of rows (paged, filtered) and the held rows, with their notes. */
 const PAGE_SIZE = 25;
@@ -111,7 +111,7 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
                     )}
                   </td>
                   <td>
-                    <StatusBadge status={item.status} label={statusName(item.status)} />
+                    <StatusBadge status={item.status} label={item.status === 'DUPLICATE' && item.errorCode === ACCOUNT_CHANGED ? t('items.heldAccountChanged') : statusName(item.status)} />
                   </td>
                   <td>{serverText(rowNote(item, i18n), i18n)}</td>
                 </tr>

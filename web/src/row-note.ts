@@ -13,10 +13,13 @@ const EXECUTED = new Set(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
  * A row's error cell. A row cancelled after its payment was created at the partner says
  * what became of that payment: waiting there until its expiry, expired, or executed anyway.
  */
+/** The problem code of a row held because its payee's account changed (src/payees/payee-marks.ts ACCOUNT_CHANGED). */
+export const ACCOUNT_CHANGED = 'row.account-changed';
+
 export function rowNote(item: Pick<BatchItem, 'errorCode' | 'errorMessage' | 'cancelledAfterCreate'> & Partial<Pick<BatchItem, 'payee' | 'payeeMark'>>, i18n: Translator): string {
   // Held for a changed account: said in the page's language, with the day in the reader's.
   const mark = item.payeeMark;
-  if (item.errorCode === 'row.account-changed' && mark?.lastPaidAt != null) {
+  if (item.errorCode === ACCOUNT_CHANGED && mark?.lastPaidAt != null) {
     return i18n.t('items.accountChangedHeld', { payee: item.payee ?? '', day: paidDay(mark.lastPaidAt, i18n) });
   }
   const cancelled = item.cancelledAfterCreate;
