@@ -18,7 +18,7 @@ export const accountColumns = ['pan', 'account', 'bankId'] as const;
 /** Problem code of a row held for a changed account. */
 export const ACCOUNT_CHANGED = 'row.account-changed';
 
-/** The account a row pays, as text for the keyed hash (payee-key.ts's PayeeKeys): never stored. */
+/** The account a row pays, as text for the keyed hash (payee-keys.ts): never stored. */
 export function accountText(providerCode: string, fields: Readonly<Record<string, string | undefined>>): string {
   let text = `account\u0000${providerCode}`;
   for (const column of accountColumns) {
