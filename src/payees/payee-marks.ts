@@ -55,3 +55,11 @@ export function markOf(paid: PaidAccount | undefined, accountKeys: readonly stri
 export function accountChangedMessage(payeeId: string, lastPaidAt: Date): string {
   return `payee ${payeeId} was last paid on ${utcDay(lastPaidAt)} to another account; held back, paid only if the approver includes rows whose account changed`;
 }
+
+/** Why a single payment to a changed account is not executed, and the argument that executes it; words and a day. */
+export function paymentAccountChangedMessage(paymentId: string, payeeId: string, lastPaidAt: Date): string {
+  return (
+    `payment ${paymentId} is READY and not executed: payee ${payeeId} was last paid on ${utcDay(lastPaidAt)} to another account; ` +
+    'confirm the new account with the payee, then execute it with includeChangedAccount: true'
+  );
+}

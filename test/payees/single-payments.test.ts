@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCard } from '../../samples/test-card.ts';
+import { systemActor } from '../../src/audit/audit.ts';
 import { utcDay } from '../../src/money/readable-text.ts';
 import { policyFile } from '../approval/policy-fixture.ts';
 import { textSource } from '../support/batch.ts';
 import { testDatabaseKinds, type TestDatabaseKind } from '../support/database.ts';
+import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -30,16 +32,30 @@ const READ = `query($id: ID!) { payment(paymentId: $id) { ${PAYMENT} } }`;
 
 interface Rig {
   gw: TestGateway;
+  /** An HR system subscribed to single payments' outbound events. */
+  receiver: EventReceiver;
   serial: number;
+  close(): Promise<void>;
 }
 
 async function rig(kind: TestDatabaseKind, env: Record<string, string> = {}): Promise<Rig> {
+  const receiver = await startEventReceiver();
   const gw = await startTestGateway({
     database: kind,
     sandbox: { inProgressMs: 20 },
-    env: { GATEWAY_API_KEYS: namedApiKeysEnv(KEYS), APPROVAL_POLICY_FILE: policyFile(POLICY), ...env },
+    env: { GATEWAY_API_KEYS: namedApiKeysEnv(KEYS), APPROVAL_POLICY_FILE: policyFile(POLICY), EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true', EVENT_POLL_MS: '20', ...env },
   });
-  return { gw, serial: 0 };
+  const { secret } = await gw.services().eventSubscriptions.create({ url: receiver.url, types: ['payment.paid', 'payment.failed'], description: 'HR' }, systemActor);
+  receiver.secrets.push(secret);
+  return {
+    gw,
+    receiver,
+    serial: 0,
+    async close() {
+      await gw.close();
+      await receiver.close();
+    },
+  };
 }
 
 /** createPayment by `who` paying `card` to `payee`; the reply's union member. */
@@ -78,7 +94,7 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
   beforeAll(async () => {
     r = await rig(kind);
   });
-  afterAll(() => r.gw.close());
+  afterAll(() => r.close());
 
   it('refuses a bad payee id, naming the field', async () => {
     for (const [payee, words] of [
@@ -146,10 +162,22 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
       expect.objectContaining({ refused: 'PAYEE_ACCOUNT_CHANGED', payee: 'E-2', includeChangedAccount: false }),
       expect.objectContaining({ refused: null, payee: 'E-2', includeChangedAccount: true }),
     ]);
-    const events = await r.gw.db.prisma.outboundEvent.findMany({ where: { subjectId: changed.paymentId } });
-    expect(events.map((e) => [e.type, (e.data as Record<string, unknown>).payee])).toEqual([['payment.paid', 'E-2']]);
-    const said = JSON.stringify([changed.reply, again, trail, events, await r.gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: changed.paymentId } })]);
+    const events = await eventually(() => {
+      const mine = r.receiver.received.filter((e) => e.data.paymentId === changed.paymentId);
+      expect(mine.map((e) => [e.type, e.data.payee])).toEqual([['payment.paid', 'E-2']]);
+      return mine;
+    });
+    const record = await r.gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: changed.paymentId } });
+    const said = JSON.stringify([changed.reply, again, trail, events, record], (_key, value) => (typeof value === 'bigint' ? String(value) : value));
     for (const card of [testCard(2), testCard(3)]) expect(said).not.toContain(card);
+  });
+
+  it('does not overwrite a later payment already remembered', async () => {
+    const later = { payeeId: 'E-30', accountKey: 'f'.repeat(32), lastPaidAt: new Date(Date.now() + 86_400_000), lastPaymentId: 'paid-later', updatedAt: new Date() };
+    await r.gw.db.prisma.payeeAccount.create({ data: later });
+    const payment = await create(r, 'E-30', testCard(30), { execute: true, includeChangedAccount: true });
+    expect(payment.reply).toMatchObject({ __typename: 'CreatePaymentSuccess', payment: { payeeMark: { kind: 'ACCOUNT_CHANGED' } } });
+    expect(await paid(r, payment.paymentId)).toEqual(later);
   });
 
   it('a batch row after a single payment sees its account, and a single payment after a batch sees the row’s', async () => {
@@ -180,7 +208,7 @@ describe.each(testDatabaseKinds())('APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS for sing
   beforeAll(async () => {
     r = await rig(kind, { APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: 'true' });
   });
-  afterAll(() => r.gw.close());
+  afterAll(() => r.close());
 
   it('needs one key more than the policy says for a changed account, and only for it', async () => {
     const first = await create(r, 'E-20', testCard(20), { execute: true });
