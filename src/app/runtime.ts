@@ -23,6 +23,8 @@ import type { ResolveAll } from '../lib/internal-addresses.ts';
 import { Approvals } from '../approval/approvals.ts';
 import { loadPolicy } from '../approval/policy-file.ts';
 import { changedAccountRowsIncluded } from '../payees/held-for-changed-account.ts';
+import { PaymentPayees } from '../payees/payment-payees.ts';
+import { PayeeKeys } from '../payees/payee-keys.ts';
 
 /** Parts made elsewhere: tests bring their own sandbox and database. */
 export interface RuntimeParts {
@@ -113,6 +115,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     webhookUrl,
     logger,
     prisma: db.prisma,
+    payees: new PaymentPayees(new PayeeKeys(keyring), db.query),
     // A runtime opened single-user (the CLI) has no second person to ask for.
     secondPersonAbove: config.singleUser ? null : config.paymentSecondPersonAbove,
     approvals: config.singleUser ? undefined : approvals,

@@ -115,17 +115,19 @@ export class Approvals {
    * A single payment about to be executed by `by`: their execute is their approval. Below
    * every tier the creator alone suffices; above, others must execute it (each execute
    * recorded) until the policy is met. Not recorded for the creator (who never counts).
+   * `changedAccount`: its payee was last paid to another account and the executor included
+   * it; APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver then.
    */
   async approvePayment(
     db: Pick<PrismaClient, 'approval'>,
-    payment: { paymentId: string; amount: string; currency: string; createdBy: string },
+    payment: { paymentId: string; amount: string; currency: string; createdBy: string; changedAccount: boolean },
     by: { actor: string; role: string | null },
     now: Date,
   ): Promise<ApprovalState> {
     const rowSet = `${payment.amount} ${payment.currency}`;
     const excluded = this.settings.singleUser ? null : payment.createdBy;
-    const subject = { kind: 'payment' as const, amountMinor: lenientToMinorUnits(payment.amount) };
-    const context = { excluded, now, lapseMs: this.lapseMs, rowSet, extraForChangedAccounts: false };
+    const subject = { kind: 'payment' as const, amountMinor: lenientToMinorUnits(payment.amount), changedAccount: payment.changedAccount };
+    const context = { excluded, now, lapseMs: this.lapseMs, rowSet, extraForChangedAccounts: this.settings.extraForChangedAccounts };
     const alone = evaluate(this.settings.policy, subject, [], context);
     if (alone.met) return this.state(alone);
     if (by.actor !== excluded) await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, rowSet });

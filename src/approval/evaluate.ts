@@ -4,7 +4,7 @@ import type { ApprovalPolicy, Requirement, Tier } from './policy.ts';
 /** What is being approved, by the amounts the tiers read. */
 export type Subject =
   | { kind: 'batch'; totalMinor: bigint; largestRowMinor: bigint; changedAccountRows: number }
-  | { kind: 'payment'; amountMinor: bigint };
+  | { kind: 'payment'; amountMinor: bigint; changedAccount: boolean };
 
 export interface GivenApproval {
   actor: string;
@@ -22,7 +22,7 @@ export interface EvaluationContext {
   lapseMs: number;
   /** The row set being paid now; approvals of another one do not count. */
   rowSet: string;
-  /** APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: one more approver when a batch pays rows whose account changed. */
+  /** APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: one more approver when a batch pays rows, or a payment pays an account, that changed since the payee's last payment. */
   extraForChangedAccounts: boolean;
 }
 
@@ -55,7 +55,8 @@ export function requirementFor(policy: ApprovalPolicy, subject: Subject, extraFo
     for (const role of tier.including) here.set(role, (here.get(role) ?? 0) + 1);
     for (const [role, count] of here) roleCounts.set(role, Math.max(roleCounts.get(role) ?? 0, count));
   }
-  if (subject.kind === 'batch' && extraForChangedAccounts && subject.changedAccountRows > 0) approvers += 1;
+  const changed = subject.kind === 'batch' ? subject.changedAccountRows > 0 : subject.changedAccount;
+  if (extraForChangedAccounts && changed) approvers += 1;
   const including = [...roleCounts].flatMap(([role, count]) => Array<Role>(count).fill(role));
   return { approvers: Math.max(approvers, including.length), including };
 }

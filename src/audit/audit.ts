@@ -7,9 +7,11 @@ import type { Prisma } from '../db/generated/client.ts';
  * filtered on. `batch.discard` is a cancel of a batch that never ran (VALIDATED or
  * REJECTED), `batch.cancel` one of a RUNNING batch. `payment.execute` is an executePayment (or
  * createPayment's execute step) about to reach the upstream, or refused before it (detail
- * `batch.pause`/`batch.resume` are a person's; a pause for lack of funds and the resume once the balance covers
- * the rest are the worker's, recorded on the batch (pauseReason, pausedAt, shortfall), not here. `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED), with the creator's key in
- * `createdBy`. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
+ * `refused`: PAYMENT_CANCELLED, SECOND_PERSON_REQUIRED, PAYEE_ACCOUNT_CHANGED), with the creator's key in
+ * `createdBy` and, for a payment with a payee, `payee`, `payeeMark` and `includeChangedAccount` (never
+ * the account). `batch.pause`/`batch.resume` are a person's; a pause for lack of funds and the resume
+ * once the balance covers the rest are the worker's, recorded on the batch (pauseReason, pausedAt,
+ * shortfall), not here. `batch.retry` names the batch's uploader and approver. `reconciliation.repair` is a payment moved
  * to the upstream's final status by a reconciliation (it commits with the move). `batch.review` is a
  * NEEDS_REVIEW row settled by what a read of its payment proved (line, paymentId, verdict), and
  * `batch.item.mark` one a person marked (line, paymentId, mark, reason); both commit with the row. `payment.cancel` is reserved: the

@@ -7,6 +7,7 @@ export { CardDataVault } from './card-data.ts';
 
 export { baseColumns } from './import/read/csv-columns.ts';
 export { BatchImporter, type ValidationReport } from './import/batch-importer.ts';
+export { payeeIdProblem } from './import/validate-row.ts';
 export { FileKeyHash } from './import/file-key.ts';
 export { spoolPart, type SpooledPart } from './import/upload-spool.ts';
 

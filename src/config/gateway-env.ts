@@ -191,7 +191,7 @@ export const gatewayEnvSchema = z.object({
   ),
   APPROVAL_POLICY_FILE: documented(optionalString, 'unset: one approver other than the uploader for any batch; single payments by `PAYMENT_SECOND_PERSON_ABOVE`', 'A JSON file of [approval tiers](../guide/approval-policy.md): how many distinct people, and of which roles, a batch (by total and largest row) or a single payment (by amount) needs. Read at start; a problem stops startup, naming its line and field.'),
   APPROVAL_LAPSE_DAYS: documented(z.preprocess(emptyToUndefined, z.coerce.number().positive().max(365).default(7)), '`7`', 'An approval older than this no longer counts towards the policy: the batch or payment says so and needs it again.'),
-  APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: documented(optionalBoolean, '`false`', '`true`: a batch that pays rows whose payee\'s account changed since the last payment needs one approver more than its tier says.'),
+  APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: documented(optionalBoolean, '`false`', '`true`: a batch that pays rows whose payee\'s account changed since the last payment needs one approver more than its tier says, and so does a single payment whose payee\'s account changed (one key other than the creator\'s below every tier).'),
   WORKER_IN_PROCESS: documented(z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'), '`true`', 'Run the batch worker inside the gateway. Set `false` and run `npm run worker` to scale it apart.'),
   WORKER_CONCURRENCY: documented(positiveInt(8), '`8`', 'Batch payments in flight at once, per worker.'),
   WORKER_BATCH_CONCURRENCY: documented(positiveInt(8), '`8`', 'In flight at once within one batch.'),

@@ -18,8 +18,8 @@ export const eventTypes = {
   'batch_row.failed': 'A row of a batch was not paid. data: batchId, line, paymentId, amount, currency, code, message (plain words).',
   'batch_row.needs_review': 'A row whose outcome no read settles: a person decides. data: batchId, line, paymentId, message.',
   'batch_row.settled_by_review': 'A row settled by a review (a read or a person). data: batchId, line, paymentId, status, by.',
-  'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, commission.',
-  'payment.failed': 'A single payment ended unpaid. data: paymentId, amount, currency, code, message.',
+  'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, payee, commission.',
+  'payment.failed': 'A single payment ended unpaid. data: paymentId, amount, currency, payee, code, message.',
   'reconciliation.finished': 'A reconciliation run ended. data: runId, day, status, discrepancies.',
   'event_subscription.disabled': 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS. data: subscriptionId, url, failingSince, lastOutcome.',
 } as const;

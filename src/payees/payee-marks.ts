@@ -18,7 +18,7 @@ export const accountColumns = ['pan', 'account', 'bankId'] as const;
 /** Problem code of a row held for a changed account. */
 export const ACCOUNT_CHANGED = 'row.account-changed';
 
-/** The account a row pays, as text for the keyed hash (payee-key.ts's PayeeKeys): never stored. */
+/** The account a row pays, as text for the keyed hash (payee-keys.ts): never stored. */
 export function accountText(providerCode: string, fields: Readonly<Record<string, string | undefined>>): string {
   let text = `account\u0000${providerCode}`;
   for (const column of accountColumns) {
@@ -54,4 +54,12 @@ export function markOf(paid: PaidAccount | undefined, accountKeys: readonly stri
 /** The warning on a row held for a changed account; words and a day, never an enum name. */
 export function accountChangedMessage(payeeId: string, lastPaidAt: Date): string {
   return `payee ${payeeId} was last paid on ${utcDay(lastPaidAt)} to another account; held back, paid only if the approver includes rows whose account changed`;
+}
+
+/** Why a single payment to a changed account is not executed, and the argument that executes it; words and a day. */
+export function paymentAccountChangedMessage(paymentId: string, payeeId: string, lastPaidAt: Date): string {
+  return (
+    `payment ${paymentId} is READY and not executed: payee ${payeeId} was last paid on ${utcDay(lastPaidAt)} to another account; ` +
+    'confirm the new account with the payee, then execute it with includeChangedAccount: true'
+  );
 }

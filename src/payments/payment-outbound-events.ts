@@ -7,13 +7,13 @@ import { finalTracked, paymentStates } from './status.ts';
 /**
  * A single payment (createPayment, not a batch row: its row reports itself) that reached an
  * end is an outbound event, written in the transaction of the move: payment.paid, or
- * payment.failed with the code and words. REJECTED (refused at create) is an end here too.
+ * payment.failed with the code and words; both name the payee (null without one), never its account. REJECTED (refused at create) is an end here too.
  */
 export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: string, status: TrackedStatus): Promise<void> {
   if (!finalTracked.has(status) && status !== paymentStates.rejected) return;
   const payment = await tx.payment.findUnique({
     where: { paymentId },
-    select: { batchId: true, amount: true, currency: true, commission: true, errorCode: true, errorMessage: true, providerCode: true },
+    select: { batchId: true, amount: true, currency: true, commission: true, errorCode: true, errorMessage: true, providerCode: true, payeeId: true },
   });
   if (payment === null || payment.batchId !== null) return;
   const paid = status === paymentStates.completed;
@@ -27,6 +27,8 @@ export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: 
         provider: payment.providerCode,
         amount: payment.amount.toFixed(2),
         currency: payment.currency,
+        // The company's id for the person (createPayment's payee): what a receiver files the payment under.
+        payee: payment.payeeId,
         ...(paid ? { commission: payment.commission?.toFixed(2) ?? null } : { code: payment.errorCode, message: payment.errorMessage }),
       },
     },

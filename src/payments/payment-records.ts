@@ -7,6 +7,8 @@ import { maskRecipientFields } from '../log/mask.ts';
 import type { BillingDetails, Payment, PaymentPayload, Status } from '../payout/models.ts';
 import type { PaymentEvents } from './events.ts';
 import { lockPayment } from './sql/lock-payment.ts';
+import type { PaymentPayee } from '../payees/payment-payees.ts';
+import { recordPaidPayment } from '../payees/sql/record-paid-payment.ts';
 import { compareMove, needsReadBack, paymentStates, type LocalOutcome } from './status.ts';
 
 /**
@@ -25,6 +27,8 @@ export interface PaymentIntent {
   requestedBy?: string;
   batchId?: string;
   batchRow?: number;
+  /** A single payment's payee and its mark at create (payees/payment-payees.ts). */
+  payee?: PaymentPayee;
 }
 
 /** What the upstream said about a payment: a full Payment, or a webhook's status part. */
@@ -70,6 +74,9 @@ export class PaymentRecords {
           requestedBy: intent.requestedBy ?? null,
           batchId: intent.batchId ?? null,
           batchRow: intent.batchRow ?? null,
+          ...(intent.payee === undefined
+            ? {}
+            : { payeeId: intent.payee.payeeId, accountKey: intent.payee.accountKey, payeeMark: intent.payee.mark, payeeLastPaidAt: intent.payee.lastPaidAt }),
         },
       ],
       skipDuplicates: true,
@@ -136,6 +143,8 @@ export class PaymentRecords {
         },
       });
       await recordPaymentEnd(tx, paymentId, next);
+      // A single payment's payee is remembered with its payment being paid, or not at all.
+      if (next === paymentStates.completed) await recordPaidPayment(sqlOf(tx), paymentId);
       // Commits with the move, or not at all (the audit of a reconciliation's repair).
       await options.onApplied?.(tx);
       return 'applied' as const;

@@ -7,15 +7,19 @@
  * - SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE, the key that executes a
  *   payment must not be the key that created it (docs/api/graphql.md "Access").
  *   A one-step create+execute above it creates the payment and stops there.
+ * - PAYEE_ACCOUNT_CHANGED: the payment's payee was last paid to another account (its mark
+ *   at create, payees/payee-marks.ts): executed only when the executor includes it
+ *   (includeChangedAccount), as a payroll row held for a changed account is paid only when
+ *   the approver includes it. A one-step create+execute creates the payment and stops there.
  */
-export const paymentRefusalCodes = ['PAYMENT_CANCELLED', 'SECOND_PERSON_REQUIRED'] as const;
+export const paymentRefusalCodes = ['PAYMENT_CANCELLED', 'SECOND_PERSON_REQUIRED', 'PAYEE_ACCOUNT_CHANGED'] as const;
 export type PaymentRefusalCode = (typeof paymentRefusalCodes)[number];
 
 export class PaymentRefusedError extends Error {
   constructor(
     readonly code: PaymentRefusalCode,
     message: string,
-    /** The payment concerned: for SECOND_PERSON_REQUIRED after a create, the one now READY for a second key. */
+    /** The payment concerned: after a create refused its execute, the one now READY (for a second key, or an executor who includes its changed account). */
     readonly paymentId: string,
   ) {
     super(message);

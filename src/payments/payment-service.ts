@@ -15,6 +15,8 @@ import { finalTracked, paymentStates } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
 import { amountInWords } from '../money/readable-text.ts';
 import { neededInWords, type Approvals } from '../approval/approvals.ts';
+import type { PaymentPayees } from '../payees/payment-payees.ts';
+import { payeeMarks, paymentAccountChangedMessage } from '../payees/payee-marks.ts';
 
 /** A payment as the gateway shows it: the upstream's view when it has one, and its own record. */
 export interface PaymentView {
@@ -30,8 +32,12 @@ export interface PaymentView {
 export interface CreatePaymentRequest {
   paymentId?: string;
   payload: PaymentPayload;
+  /** The company's id for the person paid (a valid payee id): the payment is marked against the account it was last paid to. */
+  payeeId?: string;
   /** Execute right after a successful create (above the second-person threshold: create only). */
   execute: boolean;
+  /** With execute: execute it even if the payee's account changed since the last payment. */
+  includeChangedAccount?: boolean;
   /** The creating key's identity (GraphQL's `caller`); compared with the executor's. */
   requestedBy?: string;
   /** Who the audit names for the execute part. */
@@ -46,6 +52,8 @@ export interface ExecuteRequest {
   executedBy?: string;
   /** Who the audit names. */
   by?: AuditActor;
+  /** Execute a payment whose payee was last paid to another account (PAYEE_ACCOUNT_CHANGED otherwise). */
+  includeChangedAccount?: boolean;
 }
 
 export interface PaymentServiceDeps {
@@ -58,6 +66,8 @@ export interface PaymentServiceDeps {
   logger: Logger;
   /** For the audit trail of executions (audit/audit.ts). */
   prisma: PrismaClient;
+  /** Marks a payment that names its payee (payees/): new payee, known, or account changed. */
+  payees: PaymentPayees;
   /**
    * PAYMENT_SECOND_PERSON_ABOVE in minor units: a payment above it is executed only by
    * a key other than the one that created it. null: off (single-user mode).
@@ -90,31 +100,37 @@ export class PaymentService {
     const paymentId = request.paymentId ?? randomUUID();
     const payload: PaymentPayload = { ...request.payload, webhookUrl: request.payload.webhookUrl ?? this.deps.webhookUrl() };
     if (payload.webhookUrl === undefined) delete payload.webhookUrl;
-    await tracker.recordIntent({ paymentId, agentId: client.agentId, payload, requestedBy: request.requestedBy });
+    const { recipientDetails } = request.payload;
+    const payee = request.payeeId === undefined ? undefined : await this.deps.payees.mark(request.payeeId, recipientDetails.providerCode, recipientDetails.fields);
+    await tracker.recordIntent({ paymentId, agentId: client.agentId, payload, requestedBy: request.requestedBy, payee });
 
     const outcome = await this.deps.attempts.create(paymentId, payload);
     if (outcome.kind === 'ready' && request.execute) {
       await tracker.applyUpstream(paymentId, { status: outcome.payment.status, payment: outcome.payment }, 'create');
       // One step is one person: above the threshold the create stands and a second key executes.
-      return this.execute(paymentId, { executedBy: request.requestedBy, by: request.by });
+      return this.execute(paymentId, { executedBy: request.requestedBy, by: request.by, includeChangedAccount: request.includeChangedAccount });
     }
     return this.settle(paymentId, outcome, 'create');
   }
 
   /**
    * Executes once; a payment already final is returned as it is, without a call. Refused
-   * before any upstream call (PaymentRefusedError): a payment whose batch row was cancelled,
-   * and, above the second-person threshold, one the executing key created itself.
+   * before any upstream call (PaymentRefusedError): a payment whose batch row was cancelled;
+   * above the second-person threshold, one the executing key created itself; one whose
+   * payee's account changed, unless the executor includes it. A refusal for a changed
+   * account comes before the policy's: an execute that does not include it approves nothing.
    */
   async execute(paymentId: string, request: ExecuteRequest = {}): Promise<PaymentView> {
     const tracked = await this.deps.tracker.find(paymentId);
     if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
-    const refusal = (await this.refusal(paymentId, tracked, request.executedBy)) ?? (await this.policyRefusal(paymentId, tracked, request));
+    const refusal =
+      (await this.refusal(paymentId, tracked, request.executedBy)) ?? changedAccountRefusal(paymentId, tracked, request) ?? (await this.policyRefusal(paymentId, tracked, request));
     const detail = {
       amount: tracked === null ? null : tracked.amount.toFixed(2),
       currency: tracked?.currency ?? null,
       createdBy: tracked?.requestedBy ?? null,
       refused: refusal?.code ?? null,
+      ...(tracked?.payeeId == null ? {} : { payee: tracked.payeeId, payeeMark: tracked.payeeMark, includeChangedAccount: request.includeChangedAccount ?? false }),
     };
     // Written before the call: an execute that reaches the upstream is on the trail even if this process dies.
     await recordAudit(this.deps.prisma, request.by ?? systemActor, { action: 'payment.execute', paymentId, detail });
@@ -150,7 +166,7 @@ export class PaymentService {
     const amount = tracked.amount.toFixed(2);
     const state = await approvals.approvePayment(
       this.deps.prisma,
-      { paymentId, amount, currency: tracked.currency, createdBy: tracked.requestedBy },
+      { paymentId, amount, currency: tracked.currency, createdBy: tracked.requestedBy, changedAccount: tracked.payeeMark === payeeMarks.ACCOUNT_CHANGED },
       { actor: request.executedBy, role: request.by?.role ?? null },
       new Date(),
     );
@@ -235,6 +251,13 @@ export class PaymentService {
         throw outcome.error;
     }
   }
+}
+
+/** A payment whose payee was last paid to another account, executed without the executor including it. */
+function changedAccountRefusal(paymentId: string, tracked: TrackedPayment | null, request: ExecuteRequest): PaymentRefusedError | undefined {
+  if (tracked === null || tracked.payeeMark !== payeeMarks.ACCOUNT_CHANGED || request.includeChangedAccount === true) return undefined;
+  // Written with the mark (payment-records.ts recordIntent); were they missing, the words fail and nothing is executed.
+  return new PaymentRefusedError('PAYEE_ACCOUNT_CHANGED', paymentAccountChangedMessage(paymentId, tracked.payeeId!, tracked.payeeLastPaidAt!), paymentId);
 }
 
 /**

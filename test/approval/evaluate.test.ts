@@ -88,12 +88,21 @@ describe('the tier table', () => {
 
 describe('single payments', () => {
   const creator = { ...context, excluded: 'key:creator' };
-  const payment = (amount: string): Subject => ({ kind: 'payment', amountMinor: BigInt(amount.replace('.', '')) });
+  const payment = (amount: string, changedAccount = false): Subject => ({ kind: 'payment', amountMinor: BigInt(amount.replace('.', '')), changedAccount });
   it('needs nobody up to the first tier, one other key above it, two with an admin above the top', () => {
     expect(evaluate(policy, payment('50000.00'), [], creator).met).toBe(true);
     expect(evaluate(policy, payment('50000.01'), [by('creator', 'operator')], creator)).toMatchObject({ met: false, needed: { approvers: 1 } });
     expect(evaluate(policy, payment('50000.01'), [by('olga', 'operator')], creator).met).toBe(true);
     expect(evaluate(policy, payment('1000000.01'), [by('olga', 'operator'), by('petr', 'operator')], creator)).toMatchObject({ met: false, needed: { approvers: 1, including: ['admin'] } });
+  });
+
+  it('adds one key for a changed account only when the setting is on', () => {
+    expect(evaluate(policy, payment('100.00', true), [], creator).met).toBe(true);
+    const on = { ...creator, extraForChangedAccounts: true };
+    expect(evaluate(policy, payment('100.00'), [], on).met).toBe(true);
+    expect(evaluate(policy, payment('100.00', true), [by('creator', 'operator')], on)).toMatchObject({ met: false, required: { approvers: 1 }, needed: { approvers: 1 } });
+    expect(evaluate(policy, payment('100.00', true), [by('olga', 'operator')], on).met).toBe(true);
+    expect(evaluate(policy, payment('50000.01', true), [by('olga', 'operator')], on)).toMatchObject({ met: false, required: { approvers: 2 } });
   });
 });
 
@@ -105,8 +114,8 @@ describe('the default policy is today’s rule', () => {
   });
   it('a single payment above PAYMENT_SECOND_PERSON_ABOVE needs a second key', () => {
     const creator = { ...context, excluded: 'key:creator' };
-    expect(evaluate(today, { kind: 'payment', amountMinor: 100000n }, [], creator).met).toBe(true);
-    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n }, [by('creator', 'operator')], creator).met).toBe(false);
-    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n }, [by('bob', 'operator')], creator).met).toBe(true);
+    expect(evaluate(today, { kind: 'payment', amountMinor: 100000n, changedAccount: false }, [], creator).met).toBe(true);
+    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('creator', 'operator')], creator).met).toBe(false);
+    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('bob', 'operator')], creator).met).toBe(true);
   });
 });

@@ -19,7 +19,7 @@ import { ImportAbandoned, ImportFailure, failed, failureProblem } from './import
 import { importHeartbeat } from './import-heartbeat.ts';
 import { ImportState } from './import-state.ts';
 import { reportOf, type ValidationReport } from './validation-report.ts';
-import { PayeeKeys } from './payee-key.ts';
+import { PayeeKeys } from '../../payees/payee-keys.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
 import { openPayrollFile } from './read/payroll-file.ts';

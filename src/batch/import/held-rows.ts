@@ -6,7 +6,7 @@ import type { PayingRow } from './sql/find-paying-rows.ts';
 
 /**
  * Held rows: exactly once per person, not only per row (docs/decisions/0010-exactly-once-per-person.md). A row repeats another when both
- * pay the same payee (provider and recipient identity: payee-key.ts) the same amount, and
+ * pay the same payee (provider and recipient identity: payee-key.ts, hashed by payees/payee-keys.ts) the same amount, and
  * their references are equal or either has none: a re-exported payroll may lose its
  * reference column, but next month's salary with a new reference is a new payment. A row
  * that repeats one of an approved batch that paid or may still pay (within the window), or

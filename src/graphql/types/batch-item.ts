@@ -1,5 +1,5 @@
 import { cancelCodes, cancelledStatus } from '../../batch/index.ts';
-import { BatchItemStatus, PayeeMark, type TrackedStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, type TrackedStatus } from '../../db/generated/enums.ts';
 import type { BatchItem as BatchItemRow } from '../../db/generated/client.ts';
 import { maskRecipientFields } from '../../log/mask.ts';
 import type { BillingDetails } from '../../payout/models.ts';
@@ -9,6 +9,7 @@ import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
 import { ErrorCodeEnum, ProviderCodeEnum, TrackingStatusEnum, enumName } from './enums.ts';
 import { KeyValue, BillingDetailsType, Payment } from './payment.ts';
+import { PayeeMarkType } from './payee-mark.ts';
 
 const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
   PENDING: 'Valid, waiting for approval or for a worker.',
@@ -33,30 +34,6 @@ export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
     BatchItemStatus,
     { value: BatchItemStatus; description: string }
   >,
-});
-
-const payeeMarkMeanings: Record<PayeeMark, string> = {
-  NEW_PAYEE: 'The gateway never paid this payee.',
-  ACCOUNT_CHANGED: 'This payee was last paid (lastPaidAt) to another account: held until the approver includes it (approveBatch includeChangedAccounts).',
-  KNOWN: 'Paid before (lastPaidAt) to this same account.',
-};
-
-export const PayeeMarkKindEnum = builder.enumType('PayeeMarkKind', {
-  description: 'What the import found about a row’s payee, against the account that payee was last paid to (by keyed fingerprint: never a card number).',
-  values: Object.fromEntries(Object.values(PayeeMark).map((m) => [m, { value: m, description: payeeMarkMeanings[m] }])) as Record<PayeeMark, { value: PayeeMark; description: string }>,
-});
-
-export interface PayeeMarkShape {
-  kind: PayeeMark;
-  lastPaidAt: Date | null;
-}
-
-export const PayeeMarkType = builder.objectRef<PayeeMarkShape>('PayeeMark').implement({
-  description: 'A row’s or payment’s payee mark: new payee, account changed since the last payment, or known.',
-  fields: (t) => ({
-    kind: t.field({ type: PayeeMarkKindEnum, description: 'New payee, account changed, or known.', resolve: (m) => m.kind }),
-    lastPaidAt: t.field({ type: 'DateTime', nullable: true, description: 'When this payee was last paid (ACCOUNT_CHANGED and KNOWN); null for a new payee.', resolve: (m) => m.lastPaidAt }),
-  }),
 });
 
 type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;

@@ -229,6 +229,8 @@ const refusalMeanings: Record<PaymentRefusalCode, string> = {
   PAYMENT_CANCELLED: 'Its batch row was cancelled after the create: the gateway will not execute the payment.',
   SECOND_PERSON_REQUIRED:
     'A key other than the creator’s (above PAYMENT_SECOND_PERSON_ABOVE), uploader’s or approver’s must do this (maker-checker).',
+  PAYEE_ACCOUNT_CHANGED:
+    'The payment’s payee was last paid to another account: it is executed only when the executor includes it (includeChangedAccount: true).',
 };
 
 /**

@@ -7,6 +7,7 @@ import { PaymentRefusedError } from '../../payments/payment-refusal.ts';
 import { requestActor } from '../../audit/audit.ts';
 import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
+import { payeeIdProblem } from '../../batch/index.ts';
 import { builder } from '../builder.ts';
 import { CurrencyEnum, ErrorCodeEnum } from './enums.ts';
 import { Problem, paymentErrors, typedResult } from './errors.ts';
@@ -16,6 +17,13 @@ import { inputPathFor, recipientFromInput, RecipientInput } from './recipient-in
 const paymentIdSchema = PaymentId;
 // Only the shape here; where it may point is webhook-target.ts's call, made in the resolver.
 const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
+/** The payroll file's payee column rule (batch/import/validate-row.ts), so a payee is one id in both. */
+const payeeSchema = z.string().superRefine((payee, context) => {
+  const problem = payeeIdProblem(payee);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem.message });
+});
+const includeChangedAccountWords =
+  'Execute it even though its payee was last paid to another account (Payment.payeeMark ACCOUNT_CHANGED; recorded in the audit trail). Without it such a payment is refused with PAYEE_ACCOUNT_CHANGED.';
 
 const KeyValueInput = builder.inputType('KeyValueInput', {
   description: 'One custom field: a key and its value, passed to the upstream as sent.',
@@ -39,6 +47,11 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
       description: 'Where the upstream posts status changes. Default: this gateway’s /webhooks/payout.',
       validate: { schema: webhookUrlSchema },
     }),
+    payee: t.string({
+      description:
+        'The company’s id for the person paid (an employee or contractor number), as in a payroll file’s payee column: at most 36 letters, digits and . _ / -. The payment is marked against the account that payee was last paid to (Payment.payeeMark), and once paid its account is the one remembered.',
+      validate: { schema: payeeSchema },
+    }),
     customFields: t.field({
       type: [KeyValueInput],
       description: 'At most 20 fields of your own, kept with the payment and shown in Payment.customFields.',
@@ -48,6 +61,7 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
       defaultValue: false,
       description: 'Execute right after creating it. Above PAYMENT_SECOND_PERSON_ABOVE it is only created: the answer is SECOND_PERSON_REQUIRED, and another key executes it.',
     }),
+    includeChangedAccount: t.boolean({ defaultValue: false, description: `With execute: ${includeChangedAccountWords}` }),
   }),
 });
 
@@ -72,10 +86,13 @@ builder.objectType(PaymentRefusedError, {
       type: ErrorCodeEnum,
       description:
         'PAYMENT_CANCELLED: its batch row was cancelled after the create, the payment stays READY upstream until it expires. ' +
-        'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY).',
+        'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY). ' +
+        'PAYEE_ACCOUNT_CHANGED: its payee was last paid to another account; executed only with includeChangedAccount (createPayment with execute: the payment was created and is READY).',
       resolve: (error) => error.code,
     }),
-    paymentId: t.exposeID('paymentId', { description: 'The payment concerned: after a createPayment with execute refused for SECOND_PERSON_REQUIRED, the one now READY for a second key.' }),
+    paymentId: t.exposeID('paymentId', {
+      description: 'The payment concerned: after a createPayment whose execute was refused, the one now READY (for a second key, or an executor who includes its changed account).',
+    }),
   }),
 });
 
@@ -106,7 +123,9 @@ builder.mutationFields((t) => ({
             ...(input.webhookUrl == null ? {} : { webhookUrl: input.webhookUrl }),
             ...(customFields === undefined ? {} : { customFields }),
           },
+          ...(input.payee == null ? {} : { payeeId: input.payee }),
           execute: input.execute ?? false,
+          includeChangedAccount: input.includeChangedAccount ?? false,
           requestedBy: caller,
           by: requestActor({ role, caller, requestId, client }),
         });
@@ -123,11 +142,18 @@ builder.mutationFields((t) => ({
     type: Payment,
     description:
       'Executes a READY payment. Safe to repeat: a final payment is returned as it is. Refused (PaymentRefusedError) for a payment of a cancelled batch row, ' +
-      'and above PAYMENT_SECOND_PERSON_ABOVE for the key that created it.',
+      'above PAYMENT_SECOND_PERSON_ABOVE for the key that created it, and for a payment whose payee was last paid to another account unless includeChangedAccount is true.',
     authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
-    args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).', validate: { schema: paymentIdSchema } }) },
-    resolve: (_root, { paymentId }, { services, caller, role, requestId, client }) =>
-      services.payments.execute(String(paymentId), { executedBy: caller, by: requestActor({ role, caller, requestId, client }) }),
+    args: {
+      paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).', validate: { schema: paymentIdSchema } }),
+      includeChangedAccount: t.arg.boolean({ defaultValue: false, description: includeChangedAccountWords }),
+    },
+    resolve: (_root, { paymentId, includeChangedAccount }, { services, caller, role, requestId, client }) =>
+      services.payments.execute(String(paymentId), {
+        executedBy: caller,
+        by: requestActor({ role, caller, requestId, client }),
+        includeChangedAccount: includeChangedAccount ?? false,
+      }),
   }),
 }));

@@ -18,6 +18,7 @@ import {
   payoutErrorCode,
 } from './enums.ts';
 import type { StatusSource } from '../../payments/payment-records.ts';
+import { PayeeMarkType } from './payee-mark.ts';
 
 export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyValue').implement({
   description: 'A named value (a recipient field, a custom field, a fact of an audit event).',
@@ -223,6 +224,18 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
     tracked: t.boolean({ description: 'Whether the gateway keeps a record of it.', resolve: ({ tracked }) => tracked !== undefined }),
     batchId: t.id({ nullable: true, description: 'The batch whose row made it; null for a single payment.', resolve: ({ tracked }) => tracked?.batchId ?? null }),
     batchRow: t.int({ nullable: true, description: 'Line of the batch file it came from.', resolve: ({ tracked }) => tracked?.batchRow ?? null }),
+    payee: t.string({
+      nullable: true,
+      description: 'The company’s id of the person paid (createPayment’s payee); null when none was given, and for a batch row’s payment (BatchItem.payee has it).',
+      resolve: ({ tracked }) => tracked?.payeeId ?? null,
+    }),
+    payeeMark: t.field({
+      type: PayeeMarkType,
+      nullable: true,
+      description:
+        'For a payment with a payee: new payee, account changed since the last payment (executed only with includeChangedAccount), or known, as found at create. Null for a payment without a payee.',
+      resolve: ({ tracked }) => (tracked?.payeeMark == null ? null : { kind: tracked.payeeMark, lastPaidAt: tracked.payeeLastPaidAt }),
+    }),
     history: t.field({
       type: [PaymentStatusChange],
       description: 'Every status the gateway has seen, oldest first.',

@@ -149,6 +149,8 @@ export type ErrorCode =
   | 'OTHER'
   /** The partner breaker is open (the Payout API fails or throttles): nothing was sent; retry later. */
   | 'PARTNER_UNAVAILABLE'
+  /** The payment’s payee was last paid to another account: it is executed only when the executor includes it (includeChangedAccount: true). */
+  | 'PAYEE_ACCOUNT_CHANGED'
   /** Its batch row was cancelled after the create: the gateway will not execute the payment. */
   | 'PAYMENT_CANCELLED'
   /** Upstream payout.bad.request: the upstream refused the request as malformed. */
@@ -241,9 +243,9 @@ export type FinalSide =
   /** Only the upstream’s status is final. */
   | 'UPSTREAM';
 
-/** What the import found about a row’s payee, against the account that payee was last paid to (by keyed fingerprint: never a card number). */
+/** What the gateway found about a row’s payee at import, or a single payment’s at create, against the account that payee was last paid to (by keyed fingerprint: never a card number). */
 export type PayeeMarkKind =
-  /** This payee was last paid (lastPaidAt) to another account: held until the approver includes it (approveBatch includeChangedAccounts). */
+  /** This payee was last paid (lastPaidAt) to another account: a row is held until the approver includes it (approveBatch includeChangedAccounts), a single payment is executed only with executePayment includeChangedAccount. */
   | 'ACCOUNT_CHANGED'
   /** Paid before (lastPaidAt) to this same account. */
   | 'KNOWN'

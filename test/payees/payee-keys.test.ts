@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DataKeyring, dataKeyFrom } from '../../../src/crypto/data-keys.ts';
-import { PayeeKeys } from '../../../src/batch/import/payee-key.ts';
+import { DataKeyring, dataKeyFrom } from '../../src/crypto/data-keys.ts';
+import { PayeeKeys } from '../../src/payees/payee-keys.ts';
 
 // The payee key is computed by hand from two SHA-256 calls (speed): it must stay byte for
 // byte the HMAC-SHA256 that keys stored by earlier versions were made with.
