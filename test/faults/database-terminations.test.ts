@@ -228,7 +228,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       const file = join(dir, 'payroll.csv');
       await writeFile(file, payroll(1_500, { success: 90, executeFailed: 5, inProgress: 5 }).csv);
       // An admin's key, allowed to import and approve alone (single-user), as one operator at a shell.
-      const env = { ...rig.cliEnv(), PAYOUT_CLI_KEY: apiKey('fault-suite-key'), GATEWAY_SINGLE_USER: 'true' };
+      const env = { ...(await rig.cliEnv()), PAYOUT_CLI_KEY: apiKey('fault-suite-key'), GATEWAY_SINGLE_USER: 'true' };
       const runs: Array<{ args: string[]; code: number | null }> = [];
       const run = async (args: string[], faults: boolean) => {
         const cli = startPayout(args, env);

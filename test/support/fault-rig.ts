@@ -198,8 +198,10 @@ export class FaultRig {
   }
 
   /** What a `payout` CLI process needs to work on the rig's database and sandbox, as an operator's shell would have. */
-  cliEnv(): Record<string, string> {
-    return { ...this.workerEnv, LOG_LEVEL: 'warn' };
+  async cliEnv(): Promise<Record<string, string>> {
+    // A port where no gateway answers: the CLI, a client of the gateway at PORT, must not reach
+    // a developer's `npm start` on 4000 (a run beside one failed so) but serve the API itself.
+    return { ...this.workerEnv, LOG_LEVEL: 'warn', PORT: String(await freePort()), PAYOUT_GATEWAY_URL: '' };
   }
 
   /** Gateways that ended without the test ending them. */
