@@ -12,6 +12,30 @@ type Bindings = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
 
 let bindings: Promise<Bindings> | undefined;
 
+/**
+ * Timers the engine armed and has not seen fire. It arms a 10 s timeout around its work and
+ * never clears it, which kept a process that had migrated alive for 10 s after it was done
+ * (the first `payout` command in a new DATA_DIR); withSchemaEngine clears them once the
+ * engine is freed. Migrations run one engine at a time per process.
+ */
+const engineTimers = new Set<ReturnType<typeof setTimeout>>();
+
+function trackedSetTimeout(callback: () => void, ms: number): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(() => {
+    engineTimers.delete(timer);
+    callback();
+  }, ms >>> 0);
+  engineTimers.add(timer);
+  return timer;
+}
+
+/** The bindings as the wasm module's imports, with the engine's setTimeout tracked. */
+function importsOf(bg: Bindings): Record<string, unknown> {
+  const imports: Record<string, unknown> = { ...bg };
+  for (const name of Object.keys(imports)) if (name.startsWith('__wbg_setTimeout_')) imports[name] = trackedSetTimeout;
+  return imports;
+}
+
 /** The slice of the WebAssembly global used here (@types/node 20 does not declare it). */
 interface WasmApi {
   instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
@@ -27,7 +51,7 @@ function loadBindings(): Promise<Bindings> {
     const bg = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const require = createRequire(import.meta.url);
     const wasmFile = join(dirname(require.resolve('@prisma/schema-engine-wasm')), 'schema_engine_bg.wasm');
-    const { instance } = await wasm.instantiate(await readFile(wasmFile), { './schema_engine_bg.js': bg });
+    const { instance } = await wasm.instantiate(await readFile(wasmFile), { './schema_engine_bg.js': importsOf(bg) });
     bg.__wbg_set_wasm(instance.exports as never);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
     return bg;
@@ -68,6 +92,8 @@ export async function withSchemaEngine<T>(
     return await work(engine);
   } finally {
     engine.free();
+    for (const timer of engineTimers) clearTimeout(timer);
+    engineTimers.clear();
     // A connection the engine already closed may refuse a second close; that is fine.
     await Promise.allSettled(opened.map((connection) => connection.dispose()));
   }
