@@ -99,8 +99,10 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
 
   it('rejects an import whose process died, giving its file key up', async () => {
     const batch = await services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`) });
-    // As a killed importer leaves it: VALIDATING, holding the key, started long ago.
-    await db().batch.update({ where: { id: batch.id }, data: { status: 'VALIDATING', fileKey: 'f'.repeat(64), createdAt: new Date(Date.now() - 2 * 60 * 60_000) } });
+    // As a killed importer leaves it: VALIDATING, holding the key, started long ago, its last
+    // heartbeat long ago too (with the import's own fresh heartbeat, the sweep waited 90 s of real time).
+    const longAgo = new Date(Date.now() - 2 * 60 * 60_000);
+    await db().batch.update({ where: { id: batch.id }, data: { status: 'VALIDATING', fileKey: 'f'.repeat(64), createdAt: longAgo, importHeartbeatAt: longAgo } });
     await worker().drain(async () => (await status(batch.id)) !== 'VALIDATING');
     expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'REJECTED', fileKey: null });
     expect(await db().batchProblem.findMany({ where: { batchId: batch.id, code: 'import.interrupted' } })).toHaveLength(1);
