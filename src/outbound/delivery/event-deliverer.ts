@@ -105,11 +105,17 @@ export class EventDeliverer {
     }
     let attempts = subscription.headAttempts;
     let delivered = 0;
+    // The secrets are read with each head (a rotation signs the very next event) but opened
+    // again only when they changed: decrypting them per event was a tenth of delivery's CPU.
+    let opened: { sealed: string; secrets: string[] } | undefined;
     while (this.running && delivered < EVENTS_PER_CLAIM) {
       head ??= await takeNextHead(query, subscription.id, subscription.leaseToken);
       if (head === undefined) break;
       const { signing } = head;
-      const secrets = openSecrets(this.deps.keyring, subscription.id, signing.secret, signing.previousValid ? signing.previousSecret : null);
+      const previous = signing.previousValid ? signing.previousSecret : null;
+      const sealed = `${sealTag(signing.secret)}|${sealTag(previous)}`;
+      if (opened?.sealed !== sealed) opened = { sealed, secrets: openSecrets(this.deps.keyring, subscription.id, signing.secret, previous) };
+      const { secrets } = opened;
       const result = await this.deps.sender.send({ url: subscription.url, id: head.event.id, body: eventBody(head.event, head.sequence), secrets });
       this.deps.observer?.delivered(subscription.id, result.outcome);
       const attempt = { eventId: head.event.id, eventType: head.event.type, sequence: head.sequence, attempt: attempts + 1, ...result };
@@ -148,4 +154,9 @@ export class EventDeliverer {
       this.deps.logger.warn({ subscriptionId: subscription.id, failingSince: outcome.failingSince, lastOutcome: result.outcome }, 'event subscription turned off: failing for EVENT_RETRY_FOR_MS');
     });
   }
+}
+
+/** A sealed secret's authentication tag: it differs for every sealing, so it names the secret. */
+function sealTag(sealed: unknown): string {
+  return sealed !== null && typeof sealed === 'object' && typeof (sealed as { tag?: unknown }).tag === 'string' ? (sealed as { tag: string }).tag : '';
 }
