@@ -17,7 +17,7 @@ suite('the web page: finding a payment while the partner is down', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         query: 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }',
-        variables: { input: { paymentId: 'find-down-1', amount: '75.00', recipient: { bankCardToken: { account: 'token_success' } } } },
+        variables: { input: { paymentId: 'find-down-1', amount: '75.00', payee: 'E-77', recipient: { bankCardToken: { account: 'token_success' } } } },
       }),
     });
     expect(((await response.json()) as any).data.createPayment.__typename).toBe('CreatePaymentSuccess');
@@ -34,6 +34,10 @@ suite('the web page: finding a payment while the partner is down', () => {
     expect(text).toMatch(/\d{1,2} \w{3} \d{4}/);
     expect(await page.getByText('PAYOUT_ERROR').count()).toBe(0);
     expect(await page.getByText('75.00').count()).toBeGreaterThan(0);
+    // A single payment that names its payee shows it, with its mark, as a batch row does.
+    const payee = page.locator('dd.payee');
+    await payee.getByText('E-77').waitFor();
+    expect(await payee.getByText('New payee', { exact: true }).count()).toBe(1);
     await step(rig, '40-find-recorded');
   });
 });

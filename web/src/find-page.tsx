@@ -3,6 +3,7 @@ import { ApiError, gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { navigate } from './route.ts';
 import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
+import { PayeeCell } from './payee-marks.tsx';
 import { PAYMENT, PROVIDER_NAMES, SEARCH_BY_REFERENCE, type Payment } from './queries.ts';
 
 const MAX_FOUND = 20;
@@ -159,6 +160,14 @@ function PaymentCard({ payment }: { payment: Payment }) {
           <dt>{t('find.recipient')}</dt>
           <dd>{payment.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</dd>
         </div>
+        {payment.payee === null ? null : (
+          <div>
+            <dt>{t('items.payee')}</dt>
+            <dd class="payee">
+              <PayeeCell item={payment} />
+            </dd>
+          </div>
+        )}
         {payment.batchId === null ? null : (
           <div>
             <dt>{t('find.batch')}</dt>

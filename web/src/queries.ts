@@ -147,6 +147,9 @@ export interface Payment {
   recipient: Array<{ key: string; value: string }>;
   batchId: string | null;
   batchRow: number | null;
+  /** A single payment's payee (createPayment's payee) and its mark at create; batch rows carry theirs on the row. */
+  payee: string | null;
+  payeeMark: BatchItem['payeeMark'];
   createdAt: string;
   errorCode: string | null;
   errorMessage: string | null;
