@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig, signIn as signInAs } from '../support/browser.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 import { policyFile } from './policy-fixture.ts';
@@ -35,13 +35,7 @@ suite('approvals by policy on the batch page', () => {
     await gw?.close();
   });
 
-  async function signIn(name: string) {
-    const { page } = rig;
-    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
-    await page.getByLabel('API key').fill(apiKey(name));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (name: string) => signInAs(rig.page, apiKey(name));
 
   it('collects two approvals, the admin’s last, and says what is still needed in between', async () => {
     const { page } = rig;

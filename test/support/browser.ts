@@ -277,3 +277,11 @@ export async function uploadAndOpen(rig: Rig, file: string): Promise<string> {
   await page.getByRole('heading', { name: /^Batch /, level: 1 }).waitFor();
   return href.split('/').pop()!;
 }
+
+/** Signs in on the page's sign-in form with `key`, as a person pastes theirs, and waits until signed in. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig } from '../support/browser.ts';
+import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig, signIn as signInAs } from '../support/browser.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 
@@ -33,13 +33,7 @@ suite('the web page before a batch is approved', () => {
     await gw?.close();
   });
 
-  async function signIn(name: string) {
-    const { page } = rig;
-    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
-    await page.getByLabel('API key').fill(apiKey(name));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (name: string) => signInAs(rig.page, apiKey(name));
 
   async function upload(name: string, buffer: Buffer) {
     const { page } = rig;

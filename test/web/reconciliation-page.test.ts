@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildWebPage, launch, openPage, step, suite, type Rig } from '../support/browser.ts';
+import { buildWebPage, launch, openPage, step, suite, type Rig, signIn as signInAs } from '../support/browser.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { alterUpstream, payBehind, today } from '../support/reconciliation.ts';
 import { sbpPayment } from '../support/sandbox.ts';
@@ -36,9 +36,7 @@ suite('the web page: reconciliation in Chromium', () => {
   async function signIn(key: string) {
     const { page } = rig;
     await page.goto('/#/reconciliation');
-    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(page, key);
     await page.getByRole('heading', { name: 'Reconciliation', level: 1 }).waitFor();
   }
 
