@@ -1,3 +1,4 @@
+import { PayoutError } from '../../payout/errors.ts';
 import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
 import { BatchStateError } from './batch-error-codes.ts';
 
@@ -12,6 +13,9 @@ export async function fundsForApproval(funds: FundsCheck | undefined, batchId: s
   try {
     picture = await funds.forApproval(batchId, includeHeld, payAt);
   } catch (error) {
+    // Only the partner not giving the balance is "could not be read" (answered by ignoreBalance);
+    // a database connection ended under the check is that, and starting anyway would not mend it.
+    if (!(error instanceof PayoutError)) throw error;
     throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
   }
   if (picture.shortfallMinor > 0n) {
