@@ -40,6 +40,9 @@ suite('the web page: schedule a payroll for its day', () => {
     const notice = page.locator('.notice.scheduled');
     await notice.getByText(/^Scheduled for \w+day/).waitFor();
     expect(await notice.innerText()).toMatch(/09:00/);
+    // When the forecast reads the balance, from SCHEDULE_FORECAST_LEAD_HOURS (24): the day before, at 09:00
+    // (it said "a day before" whatever the setting, and for a batch due in minutes too).
+    await notice.getByText(/^The balance is read again on \w+day \d+ \w{3}, 09:00\.$/).waitFor();
     await step(rig, '30-batch-scheduled');
 
     await page.getByRole('button', { name: 'Reschedule' }).click();

@@ -71,7 +71,7 @@ export interface BatchSummary {
   /** When a scheduled batch pays (SCHEDULED until then); null for one approved to pay at once. */
   payAt: string | null;
   /** SCHEDULED: the balance read ahead of its time against it and the batches paying before it. */
-  forecast: { readAt: string | null; shortfall: Money | null; notice: string | null } | null;
+  forecast: { readAt: string | null; nextReadAt: string | null; shortfall: Money | null; notice: string | null } | null;
 }
 
 /** A row of the batch list: what the list shows of a batch's wait (Batches query). */

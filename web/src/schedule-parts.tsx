@@ -64,9 +64,15 @@ export function ScheduledNotice({ batch }: { batch: BatchSummary }) {
   );
 }
 
+/** Not read yet: when it will be (SCHEDULE_FORECAST_LEAD_HOURS before payAt), or, that time gone, before it pays. */
+function forecastPending(forecast: BatchSummary['forecast'], i18n: Translator): string {
+  const next = forecast?.nextReadAt ?? null;
+  return next !== null && Date.parse(next) > Date.now() ? i18n.t('batch.forecastLater', { when: formatPayDay(next, i18n) }) : i18n.t('batch.forecastSoon');
+}
+
 function forecastText(batch: BatchSummary, i18n: Translator): string {
   const forecast = batch.forecast;
-  if (forecast === null || forecast.readAt === null) return i18n.t('batch.forecastLater');
+  if (forecast === null || forecast.readAt === null) return forecastPending(forecast, i18n);
   if (forecast.shortfall === null) return i18n.t('batch.forecastCovered', { when: formatDateTime(forecast.readAt, i18n) });
   return i18n.t('batch.forecastRead', { when: formatDateTime(forecast.readAt, i18n) });
 }
@@ -97,7 +103,7 @@ export function UpcomingPaydays({ refreshKey }: { refreshKey: string }) {
             {formatMoney(batch.payableAmount.value, batch.payableAmount.currency, i18n.tag)} ·{' '}
             {batch.forecast?.shortfall == null
               ? batch.forecast?.readAt == null
-                ? t('batch.forecastLater')
+                ? forecastPending(batch.forecast ?? null, i18n)
                 : t('batches.forecastCovered')
               : t('batches.forecastShort', { amount: formatMoney(batch.forecast.shortfall.value, batch.forecast.shortfall.currency, i18n.tag) })}
           </li>
