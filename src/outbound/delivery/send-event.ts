@@ -116,6 +116,20 @@ function words(error: unknown): string {
   if (cause instanceof RefusedTargetError) return cause.message;
   if (classify(error) === 'timeout') return 'no answer in time: cut off';
   const code = (cause as { code?: string }).code ?? (error as { code?: string }).code;
+  const said = code === undefined ? undefined : SOCKET_WORDS[code]?.(cause as SocketError);
+  if (said !== undefined) return said.slice(0, EXCERPT_CHARS);
   const message = cause instanceof Error ? cause.message : String(error);
   return (code === undefined ? message : `${code}: ${message}`).slice(0, EXCERPT_CHARS);
 }
+
+type SocketError = { address?: string; port?: number; hostname?: string };
+const where = (e: SocketError) => (e.address === undefined ? '' : ` by ${e.address}${e.port === undefined ? '' : `:${e.port}`}`);
+
+/** The socket errors a receiver's admin meets, in words for the delivery log; others keep the system's. */
+const SOCKET_WORDS: Readonly<Record<string, (e: SocketError) => string>> = {
+  ECONNREFUSED: (e) => `connection refused${where(e)}`,
+  ECONNRESET: () => 'the connection was reset before an answer',
+  ENOTFOUND: (e) => (e.hostname === undefined ? 'host not found' : `host ${e.hostname} not found`),
+  EHOSTUNREACH: (e) => `no route to ${e.address ?? 'the host'}`,
+  UND_ERR_SOCKET: () => 'the connection closed before an answer',
+};
