@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { usePolled } from './poll.ts';
 import { gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { ErrorNotice } from './parts.tsx';
@@ -21,28 +22,20 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
   const [sent, setSent] = useState<{ type: string; outcome: string; statusCode: number | null } | undefined>();
   const [refusal, setRefusal] = useState<EventRefusal | undefined>();
 
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // No query reads one subscription: the list's, with each one's log, and this one's taken.
-    const read = () =>
-      gql<{ eventSubscriptions: Array<{ id: string; deliveries: DeliveryAttempt[] }> }>(EVENT_DELIVERIES, { first: LOG_SIZE }).then(
-        (data) => {
-          if (!current) return;
-          setError(undefined);
-          // Newest first by time: the gateway orders them by its id as text ("9" before "17"; reported to the events room).
-          const listed = data.eventSubscriptions.find((s) => s.id === subscription.id)?.deliveries ?? [];
-          setAttempts([...listed].sort((a, b) => Date.parse(b.at) - Date.parse(a.at)));
-          timer = setTimeout(read, POLL_MS);
-        },
-        (failure: unknown) => current && setError(failure),
-      );
-    void read();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [subscription.id, reload]);
+  // No query reads one subscription: the list's, with each one's log, and this one's taken.
+  usePolled(
+    () => gql<{ eventSubscriptions: Array<{ id: string; deliveries: DeliveryAttempt[] }> }>(EVENT_DELIVERIES, { first: LOG_SIZE }),
+    (data) => {
+      setError(undefined);
+      // Newest first by time: the gateway orders them by its id as text ("9" before "17"; reported to the events room).
+      const listed = data.eventSubscriptions.find((s) => s.id === subscription.id)?.deliveries ?? [];
+      setAttempts([...listed].sort((a, b) => Date.parse(b.at) - Date.parse(a.at)));
+      return true;
+    },
+    setError,
+    POLL_MS,
+    [subscription.id, reload],
+  );
 
   async function resend(attempt: DeliveryAttempt) {
     setSending(attempt.eventId);

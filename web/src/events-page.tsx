@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { usePolled } from './poll.ts';
 import { gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { ErrorNotice, PageTitle } from './parts.tsx';
@@ -41,25 +42,17 @@ export function EventsPage() {
     };
   }, []);
 
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = () =>
-      gql<{ eventSubscriptions: EventSubscription[] }>(EVENT_SUBSCRIPTIONS).then(
-        (data) => {
-          if (!current) return;
-          setError(undefined);
-          setSubscriptions(data.eventSubscriptions);
-          timer = setTimeout(read, POLL_MS);
-        },
-        (failure: unknown) => current && setError(failure),
-      );
-    void read();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [reload]);
+  usePolled(
+    () => gql<{ eventSubscriptions: EventSubscription[] }>(EVENT_SUBSCRIPTIONS),
+    (data) => {
+      setError(undefined);
+      setSubscriptions(data.eventSubscriptions);
+      return true;
+    },
+    setError,
+    POLL_MS,
+    [reload],
+  );
 
   const changed = () => setReload((n) => n + 1);
 

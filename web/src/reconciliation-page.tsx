@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { usePolled } from './poll.ts';
 import { gql, type Access } from './api.ts';
 import { DownloadSection } from './downloads.tsx';
 import { formatDateTime, useI18n, type Translator } from './i18n.ts';
@@ -220,26 +221,18 @@ export function ReconciliationRunPage({ id }: { id: string }) {
   const [error, setError] = useState<unknown>();
   const [generation, setGeneration] = useState(0);
 
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = () =>
-      gql<{ reconciliationRun: ReconciliationRun | null }>(RECONCILIATION_RUN, { id }).then(
-        (data) => {
-          if (!current) return;
-          setError(undefined);
-          setRun(data.reconciliationRun);
-          // Followed until it ends; the discrepancies are shown once it has.
-          if (data.reconciliationRun?.status === 'RUNNING') timer = setTimeout(read, POLL_MS);
-        },
-        (failure: unknown) => current && setError(failure),
-      );
-    void read();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [id, generation]);
+  usePolled(
+    () => gql<{ reconciliationRun: ReconciliationRun | null }>(RECONCILIATION_RUN, { id }),
+    (data) => {
+      setError(undefined);
+      setRun(data.reconciliationRun);
+      // Followed until it ends; the discrepancies are shown once it has.
+      return data.reconciliationRun?.status === 'RUNNING';
+    },
+    setError,
+    POLL_MS,
+    [id, generation],
+  );
 
   if (error !== undefined && run === undefined) return <ErrorNotice error={error} onRetry={() => setGeneration((n) => n + 1)} />;
   if (run === undefined) return <p role="status">{t('common.loading')}</p>;
