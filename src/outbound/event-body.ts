@@ -1,4 +1,4 @@
-import type { HeadEvent } from './delivery/sql/head-writes.ts';
+import type { StoredEvent } from './delivery/sql/window-writes.ts';
 
 /**
  * The JSON a receiver gets, in the shape Standard Webhooks suggests (type, timestamp, data)
@@ -6,7 +6,7 @@ import type { HeadEvent } from './delivery/sql/head-writes.ts';
  * by one with each event delivered to it: a gap or a step back tells a receiver it missed
  * one or is being sent one again.
  */
-export function eventBody(event: Pick<HeadEvent, 'id' | 'type' | 'occurredAt' | 'data'>, sequence: string): string {
+export function eventBody(event: StoredEvent, sequence: number | string): string {
   return JSON.stringify({
     id: event.id,
     type: event.type,

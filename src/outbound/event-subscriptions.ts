@@ -5,13 +5,13 @@ import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
 import { listAttempts, logAttempt, sentSequence, type AttemptRow } from './delivery/sql/delivery-log.ts';
-import { readEventById } from './delivery/sql/head-writes.ts';
+import { readEventById } from './delivery/sql/window-writes.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
 import { eventBody } from './event-body.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
 import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
 import type { OutboundSettings } from './outbound-settings.ts';
-import { newSigningSecret } from './signing.ts';
+import { newSigningSecret, signingKeys } from './signing.ts';
 import {
   deleteSubscription,
   insertSubscription,
@@ -137,7 +137,7 @@ export class EventSubscriptions {
     if (sequence === undefined || event === undefined) {
       throw new EventSubscriptionError('EVENT_NOT_FOUND', `event ${eventId} was never sent to this subscription: undelivered events go out in their order`);
     }
-    const result = await this.deps.sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), secrets: await this.secretsOf(subscription.id) });
+    const result = await this.deps.sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), keys: signingKeys(await this.secretsOf(subscription.id)) });
     await this.deps.prisma.$transaction(async (tx) => {
       await logAttempt(sqlOf(tx), { subscriptionId: subscription.id, eventId: event.id, eventType: event.type, sequence, attempt: 0, ...result, resend: true });
       await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });

@@ -139,6 +139,23 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
     expect(resent).toMatchObject({ eventId: ids[1], resend: true, attempt: 0 });
   });
 
+  it('replays after the events in flight when a deliverer holds the subscription, numbering on from them', async () => {
+    const subscription = await subscribe();
+    const before = new Date(Date.now() - 60_000);
+    for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+    receiver.hold();
+    rig.deliverer().start();
+    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    // The first event is in flight: its deliverer holds the lease and has taken all five.
+    expect(await rig.subscriptions.replaySince(subscription.id, before, admin)).toBe(5);
+    receiver.release();
+    await eventually(() => expect(receiver.received).toHaveLength(10), WAIT);
+    const ids = receiver.received.slice(0, 5).map((e) => e.id);
+    expect(receiver.received.map((e) => e.id)).toEqual([...ids, ...ids]);
+    expect(receiver.received.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    await eventually(async () => expect((await rig.subscriptions.get(subscription.id)).backlog).toBe(0), WAIT);
+  });
+
   it('signs with both secrets while a rotation overlaps', async () => {
     const subscription = await subscribe();
     rig.deliverer().start();

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { eventTypeNames } from '../../src/outbound/index.ts';
 import { EventSender } from '../../src/outbound/delivery/send-event.ts';
-import { newSigningSecret } from '../../src/outbound/signing.ts';
+import { newSigningSecret, signingKeys } from '../../src/outbound/signing.ts';
 import { eventually } from '../support/eventually.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -35,8 +35,8 @@ describe('outbound events as documented', () => {
       }, 60_000);
       const body = JSON.stringify({ id: 'evt-1', type: 'batch.completed', timestamp: new Date().toISOString(), sequence: 1, data: { batchId: 'b1' } });
       const url = `http://127.0.0.1:${port}/`;
-      expect(await sender.send({ url, id: 'evt-1', body, secrets: [secret] })).toMatchObject({ outcome: 'delivered', statusCode: 204 });
-      expect(await sender.send({ url, id: 'evt-2', body, secrets: [newSigningSecret()] })).toMatchObject({ outcome: 'failed', statusCode: 400 });
+      expect(await sender.send({ url, id: 'evt-1', body, keys: signingKeys([secret]) })).toMatchObject({ outcome: 'delivered', statusCode: 204 });
+      expect(await sender.send({ url, id: 'evt-2', body, keys: signingKeys([newSigningSecret()]) })).toMatchObject({ outcome: 'failed', statusCode: 400 });
       await eventually(() => expect(out).toContain('#1 batch.completed {"batchId":"b1"}'), 30_000);
       expect(out).not.toContain('evt-2');
     } finally {

@@ -18,13 +18,16 @@ export type Answer = 'ok' | 'fail' | 'hang' | 'redirect';
  * A receiver of outbound events as a company would write one: every delivery is verified
  * with the Standard Webhooks package's own verifier (standardwebhooks on npm) against each
  * secret it knows; one that no secret verifies is answered 400 and kept apart. `answer`
- * decides what the next deliveries get: a 2xx, a 503, no answer at all, or a redirect.
+ * decides what the next deliveries get: a 2xx, a 503, no answer at all, or a redirect;
+ * `hold` keeps a verified delivery's 2xx back until `release`.
  */
 export async function startEventReceiver() {
   const secrets: string[] = [];
   const received: ReceivedEvent[] = [];
   const unverified: string[] = [];
   const hanging: ServerResponse[] = [];
+  const held: ServerResponse[] = [];
+  let holding = false;
   let answer: Answer = 'ok';
   let requests = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -66,7 +69,8 @@ export async function startEventReceiver() {
         return;
       }
       received.push({ ...body, verifiedBy });
-      res.writeHead(204).end();
+      if (holding) held.push(res);
+      else res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,6 +83,14 @@ export async function startEventReceiver() {
     requests: () => requests,
     answer(next: Answer) {
       answer = next;
+    },
+    /** Takes the next events but answers them only at release(): a delivery stays in flight meanwhile. */
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const res of held.splice(0)) res.writeHead(204).end();
     },
     async close() {
       for (const res of hanging) res.destroy();

@@ -8,14 +8,21 @@ import { eventBody } from '../event-body.ts';
 import { openSecrets } from '../event-subscriptions.ts';
 import type { OutboundSettings } from '../outbound-settings.ts';
 import { recordEvents } from '../record-events.ts';
+import { signingKeys, type SigningKey } from '../signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
 import { logAttempt, pruneDeliveryLog } from './sql/delivery-log.ts';
-import { deliveredAndNext, headFailed, readEvent, releaseIdle, takeNextHead, type NextHead } from './sql/head-writes.ts';
+import { headFailed, releaseIdle, takeWindow, windowDelivered, type Attempt, type WindowEvent } from './sql/window-writes.ts';
 
+/** Events taken from the outbox at a time: sent one after another, their writes made together. */
+const WINDOW_EVENTS = 100;
 /** Events sent to one subscription per claim before its lease is let go (and others get a turn). */
-const EVENTS_PER_CLAIM = 100;
+const EVENTS_PER_CLAIM = 500;
+/** What a window delivered is written at least this often: it bounds what a crash sends again and keeps the log current. */
+const WRITE_EVERY_MS = 250;
+/** Room kept in the lease for the write after the last send. */
+const LEASE_MARGIN_MS = 1_000;
 /** How often the delivery log is pruned, at most. */
 const PRUNE_EVERY_MS = 60 * 60_000;
 
@@ -91,58 +98,84 @@ export class EventDeliverer {
 
   /** One round: the due subscriptions this deliverer can take, each served until it is idle or fails. Returns events delivered. */
   async tick(): Promise<number> {
+    const claimedAt = performance.now();
     const claimed = await claimSubscriptions(this.deps.query, this.owner, this.leaseMs, this.settings.concurrency);
-    const counts = await Promise.all(claimed.map((subscription) => this.serve(subscription)));
+    const counts = await Promise.all(claimed.map((subscription) => this.serve(subscription, claimedAt)));
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  private async serve(subscription: ClaimedSubscription): Promise<number> {
-    const { query } = this.deps;
-    let head: NextHead | undefined;
-    if (subscription.headSeq !== null && subscription.headSequence !== null) {
-      const event = await readEvent(query, subscription.headSeq);
-      head = event === undefined ? undefined : { event, sequence: subscription.headSequence, signing: subscription };
-    }
-    let attempts = subscription.headAttempts;
+  /**
+   * Sends a subscription's events window by window. What a window delivered is written in one
+   * statement every WRITE_EVERY_MS and at its end (window-writes.ts): a deliverer killed
+   * before that write has its events sent again by the next, with the same sequence numbers.
+   * A send starts only if its timeout ends inside the lease, so no other deliverer can take
+   * the subscription while one of its events is in flight.
+   */
+  private async serve(subscription: ClaimedSubscription, claimedAt: number): Promise<number> {
+    const { query, sender, observer } = this.deps;
+    const { id, leaseToken: token } = subscription;
+    const leaseMs = this.leaseMs;
+    let leaseFrom = claimedAt;
     let delivered = 0;
-    // The secrets are read with each head (a rotation signs the very next event) but opened
-    // again only when they changed: decrypting them per event was a tenth of delivery's CPU.
-    let opened: { sealed: string; secrets: string[] } | undefined;
+    // The secrets are read with each window (a rotation signs the next one) but opened again
+    // only when they changed: decrypting them per event was a tenth of delivery's CPU.
+    let opened: { sealed: string; keys: SigningKey[] } | undefined;
     while (this.running && delivered < EVENTS_PER_CLAIM) {
-      head ??= await takeNextHead(query, subscription.id, subscription.leaseToken);
-      if (head === undefined) break;
-      const { signing } = head;
+      const limit = Math.min(WINDOW_EVENTS, EVENTS_PER_CLAIM - delivered);
+      const window = await takeWindow(query, id, token, limit);
+      if (window === undefined) return delivered;
+      if (window.events.length === 0) break;
+      const { signing } = window;
       const previous = signing.previousValid ? signing.previousSecret : null;
       const sealed = `${sealTag(signing.secret)}|${sealTag(previous)}`;
-      if (opened?.sealed !== sealed) opened = { sealed, secrets: openSecrets(this.deps.keyring, subscription.id, signing.secret, previous) };
-      const { secrets } = opened;
-      const result = await this.deps.sender.send({ url: subscription.url, id: head.event.id, body: eventBody(head.event, head.sequence), secrets });
-      this.deps.observer?.delivered(subscription.id, result.outcome);
-      const attempt = { eventId: head.event.id, eventType: head.event.type, sequence: head.sequence, attempt: attempts + 1, ...result };
-      if (result.outcome !== 'delivered') {
-        await logAttempt(query, { subscriptionId: subscription.id, ...attempt, resend: false });
-        await this.failed(subscription, attempts + 1, result);
-        return delivered;
+      if (opened?.sealed !== sealed) opened = { sealed, keys: signingKeys(openSecrets(this.deps.keyring, id, signing.secret, previous)) };
+      const { keys } = opened;
+
+      let sequence = window.firstSequence;
+      let last: WindowEvent | undefined;
+      const pending: Attempt[] = [];
+      let writtenAt = performance.now();
+      const write = async (): Promise<boolean> => {
+        if (last === undefined || pending.length === 0) return true;
+        const startedAt = performance.now();
+        const moved = await windowDelivered(query, id, token, leaseMs, { xid: last.xid, seq: last.seq, nextSequence: sequence }, pending.splice(0));
+        leaseFrom = startedAt;
+        writtenAt = performance.now();
+        return moved;
+      };
+      for (const [index, event] of window.events.entries()) {
+        if (!this.running) break;
+        const now = performance.now();
+        if (pending.length > 0 && (now - writtenAt >= WRITE_EVERY_MS || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
+          if (!(await write())) return delivered;
+        }
+        const attempt = index === 0 && window.headSeq === event.seq ? window.headAttempts + 1 : 1;
+        const result = await sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), keys });
+        observer?.delivered(id, result.outcome);
+        const logged: Attempt = { eventId: event.id, eventType: event.type, sequence, attempt, ...result };
+        if (result.outcome !== 'delivered') {
+          if (!(await write())) return delivered;
+          await logAttempt(query, { subscriptionId: id, ...logged, sequence: String(sequence), resend: false });
+          await this.failed(subscription, { seq: event.seq, sequence }, attempt, result);
+          return delivered;
+        }
+        pending.push(logged);
+        last = event;
+        sequence += 1;
+        delivered += 1;
       }
-      const { moved, next } = await deliveredAndNext(query, subscription.id, subscription.leaseToken, this.leaseMs, attempt);
-      if (!moved) return delivered;
-      delivered += 1;
-      attempts = 0;
-      head = next;
-      // No next event ready: look once more before letting the lease go (one may have committed meanwhile).
-      if (head === undefined) head = await takeNextHead(query, subscription.id, subscription.leaseToken);
-      if (head === undefined) break;
+      if (!(await write())) return delivered;
     }
-    await releaseIdle(query, subscription.id, subscription.leaseToken, 0);
+    await releaseIdle(query, id, token, 0);
     return delivered;
   }
 
-  private async failed(subscription: ClaimedSubscription, attempt: number, result: DeliveryResult): Promise<void> {
+  private async failed(subscription: ClaimedSubscription, head: { seq: string; sequence: number }, attempt: number, result: DeliveryResult): Promise<void> {
     const delayMs = retryDelayMs(attempt, this.settings.retryBaseMs, this.settings.retryMaxMs);
     await this.deps.prisma.$transaction(async (tx) => {
       const query = sqlOf(tx);
-      const outcome = await headFailed(query, subscription.id, subscription.leaseToken, delayMs, this.settings.retryForMs);
-      if (outcome?.disabledNow !== true) return;
+      const outcome = await headFailed(query, subscription.id, subscription.leaseToken, head, delayMs, this.settings.retryForMs);
+      if (outcome?.disabledNow !== true || outcome.failingSince === null) return;
       await recordEvents(query, [
         {
           type: 'event_subscription.disabled',

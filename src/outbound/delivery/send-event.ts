@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { isIP } from 'node:net';
 import { isInternal } from '../../lib/internal-addresses.ts';
-import { signatureHeader } from '../signing.ts';
+import { signatureHeader, type SigningKey } from '../signing.ts';
 import { guardedLookup, RefusedTargetError, type EndpointPolicy } from './endpoint.ts';
 
 export type DeliveryOutcomeName = 'delivered' | 'failed' | 'timeout' | 'redirect' | 'refused-target' | 'unreachable';
@@ -19,8 +19,8 @@ export interface OutgoingEvent {
   /** The webhook-id: the event's id. */
   id: string;
   body: string;
-  /** Every secret valid now, newest first. */
-  secrets: readonly string[];
+  /** Every secret valid now, newest first (signingKeys). */
+  keys: readonly SigningKey[];
 }
 
 const EXCERPT_CHARS = 200;
@@ -64,7 +64,7 @@ export class EventSender {
           'user-agent': 'payout-gateway-events/1',
           'webhook-id': event.id,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(event.secrets, event.id, timestamp, event.body),
+          'webhook-signature': signatureHeader(event.keys, event.id, timestamp, event.body),
         },
         body: event.body,
       });

@@ -1,15 +1,9 @@
 import type { SqlQuery } from '../../../db/database.ts';
 
-/** A subscription as a deliverer holds it: where it stands, and the token fencing its writes. */
+/** A subscription as a deliverer holds it: where to send, and the token fencing its writes (window-writes.ts reads the rest). */
 export interface ClaimedSubscription {
   id: string;
   url: string;
-  secret: unknown;
-  previousSecret: unknown;
-  previousValid: boolean;
-  headSeq: string | null;
-  headSequence: string | null;
-  headAttempts: number;
   leaseToken: string;
 }
 
@@ -30,8 +24,7 @@ FROM (
   FOR UPDATE SKIP LOCKED
 ) AS picked
 WHERE s.id = picked.id
-RETURNING s.id::text AS id, s.url, s.secret, s."previousSecret", (s."previousUntil" IS NOT NULL AND s."previousUntil" > now()) AS "previousValid",
-  s."headSeq"::text AS "headSeq", s."headSequence"::text AS "headSequence", s."headAttempts", s."leaseToken"::text AS "leaseToken"`;
+RETURNING s.id::text AS id, s.url, s."leaseToken"::text AS "leaseToken"`;
 
 export function claimSubscriptions(query: SqlQuery, owner: string, leaseMs: number, limit: number): Promise<ClaimedSubscription[]> {
   return query<ClaimedSubscription>(sql, [owner, leaseMs, limit]);

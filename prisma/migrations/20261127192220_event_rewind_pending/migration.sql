@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "EventSubscription" ADD COLUMN     "rewindSeq" BIGINT,
+ADD COLUMN     "rewindXid" BIGINT;
