@@ -18,14 +18,16 @@ const server = createServer((req, res) => {
   req.setEncoding('utf8');
   req.on('data', (chunk) => (body += chunk));
   req.on('end', () => {
-    let event;
+    let message;
     try {
-      event = webhook.verify(body, req.headers); // checks webhook-signature and webhook-timestamp
+      message = webhook.verify(body, req.headers); // checks webhook-signature and webhook-timestamp
     } catch {
       res.writeHead(400).end('bad signature');
       return;
     }
-    if (!seen.has(event.id)) {
+    // A subscription with --events-per-request above 1 sends lists: { type: 'event.list', events: [...] }.
+    for (const event of message.type === 'event.list' ? message.events : [message]) {
+      if (seen.has(event.id)) continue;
       seen.add(event.id);
       // Sequences run 1, 2, 3… per subscription; a receiver that just started has seen none of them.
       const gap =

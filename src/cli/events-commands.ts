@@ -8,7 +8,7 @@ import { table } from './output.ts';
 
 /** `payout events …`: outbound event subscriptions, through the gateway's GraphQL (admins; docs/api/events.md). */
 
-const SUBSCRIPTION_FIELDS = 'id url types description enabled disabledReason disabledAt failingSince nextAttemptAt backlog oldestUndeliveredAt previousSecretValidUntil createdAt createdBy';
+const SUBSCRIPTION_FIELDS = 'id url types description enabled eventsPerRequest disabledReason disabledAt failingSince nextAttemptAt backlog oldestUndeliveredAt previousSecretValidUntil createdAt createdBy';
 
 interface SubscriptionView {
   id: string;
@@ -16,6 +16,7 @@ interface SubscriptionView {
   types: string[];
   description: string;
   enabled: boolean;
+  eventsPerRequest: number;
   disabledReason: string | null;
   disabledAt: string | null;
   failingSince: string | null;
@@ -85,18 +86,19 @@ export async function eventsTypesCommand(context: CliContext): Promise<number> {
   });
 }
 
-export async function eventsSubscribeCommand(url: string, options: { type?: string[]; description?: string }, context: CliContext): Promise<number> {
+export async function eventsSubscribeCommand(url: string, options: { type?: string[]; description?: string; eventsPerRequest?: number }, context: CliContext): Promise<number> {
   return withAdmin(context, 'subscribe', async (client) => {
     const { createEventSubscription: result } = await client.graphql<{ createEventSubscription: Refusal & { created?: { secret: string; subscription: SubscriptionView } } }>(
       `mutation CliSubscribe($input: EventSubscriptionInput!) { createEventSubscription(input: $input) {
         __typename ... on CreateEventSubscriptionSuccess { created { secret subscription { ${SUBSCRIPTION_FIELDS} } } } ... on Problem { code message } } }`,
-      { input: { url, types: options.type ?? [], description: options.description ?? '' } },
+      { input: { url, types: options.type ?? [], description: options.description ?? '', ...(options.eventsPerRequest === undefined ? {} : { eventsPerRequest: options.eventsPerRequest }) } },
     );
     refused(result, 'CreateEventSubscriptionSuccess');
     const { secret, subscription } = result.created!;
     context.out(
       [
-        `Subscribed ${subscription.url} to ${subscription.types.length === 0 ? 'every event type' : countOf(subscription.types.length, 'event type')} (id ${subscription.id}).`,
+        `Subscribed ${subscription.url} to ${subscription.types.length === 0 ? 'every event type' : countOf(subscription.types.length, 'event type')} (id ${subscription.id})` +
+          (subscription.eventsPerRequest === 1 ? '.' : `, in lists of up to ${subscription.eventsPerRequest} events per request (type event.list).`),
         `Signing secret (shown this once; give it to the receiver's Standard Webhooks verifier):`,
         `  ${secret}`,
         'Events from now on are delivered in order; see them with: payout events log ' + subscription.id,
@@ -109,7 +111,7 @@ export async function eventsSubscribeCommand(url: string, options: { type?: stri
 
 export async function eventsUpdateCommand(
   id: string,
-  options: { url?: string; type?: string[]; description?: string; enable?: boolean; disable?: boolean },
+  options: { url?: string; type?: string[]; description?: string; eventsPerRequest?: number; enable?: boolean; disable?: boolean },
   context: CliContext,
 ): Promise<number> {
   if (options.enable === true && options.disable === true) throw new CliError('give --enable or --disable, not both', exitCodes.usage);
@@ -117,9 +119,10 @@ export async function eventsUpdateCommand(
     ...(options.url === undefined ? {} : { url: options.url }),
     ...(options.type === undefined ? {} : { types: options.type }),
     ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.eventsPerRequest === undefined ? {} : { eventsPerRequest: options.eventsPerRequest }),
     ...(options.enable === true ? { enabled: true } : options.disable === true ? { enabled: false } : {}),
   };
-  if (Object.keys(change).length === 0) throw new CliError('nothing to change: give --url, --type, --description, --enable or --disable', exitCodes.usage);
+  if (Object.keys(change).length === 0) throw new CliError('nothing to change: give --url, --type, --description, --events-per-request, --enable or --disable', exitCodes.usage);
   return withAdmin(context, 'update', async (client) => {
     const { updateEventSubscription: result } = await client.graphql<{ updateEventSubscription: Refusal & { subscription?: SubscriptionView } }>(
       `mutation CliUpdateSubscription($id: String!, $change: EventSubscriptionChange!) { updateEventSubscription(id: $id, change: $change) {

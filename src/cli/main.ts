@@ -236,6 +236,7 @@ events
   .description('Send events from now on to an https URL; prints its signing secret, once.')
   .option('--type <type>', 'an event type to send (repeat for more; default every type)', collect)
   .option('--description <text>', 'what it is for, for the next admin')
+  .option('--events-per-request <n>', 'send lists of up to n events (1 to 100) to a receiver that takes them; default 1, one event per request', positiveInt)
   .option('--json', JSON_HELP)
   .action(async (url: string, options) => finish(await (await eventsCommands()).eventsSubscribeCommand(url, options, await context(options))));
 
@@ -245,6 +246,7 @@ events
   .option('--url <url>', 'a new endpoint')
   .option('--type <type>', 'the event types to send (repeat for more)', collect)
   .option('--description <text>', 'a new description')
+  .option('--events-per-request <n>', 'events per request from now on (1 to 100)', positiveInt)
   .option('--enable', 'turn it on again')
   .option('--disable', 'turn it off')
   .option('--json', JSON_HELP)

@@ -31,7 +31,12 @@ export interface NewSubscription {
   /** Omitted or empty: every type, including types added in later versions. */
   types?: readonly string[] | undefined;
   description?: string | undefined;
+  /** 1 (the default): one event per request. Up to MAX_EVENTS_PER_REQUEST: a list per request. */
+  eventsPerRequest?: number | undefined;
 }
+
+/** The most events one request carries: a window's worth (delivery/event-deliverer.ts). */
+export const MAX_EVENTS_PER_REQUEST = 100;
 
 /**
  * Event subscriptions, managed by admins (GraphQL, the CLI, the page): the one writer of
@@ -55,35 +60,39 @@ export class EventSubscriptions {
 
   async create(input: NewSubscription, by: AuditActor): Promise<{ subscription: SubscriptionRow; secret: string }> {
     const types = checkTypes(input.types);
+    const eventsPerRequest = checkEventsPerRequest(input.eventsPerRequest) ?? 1;
     await this.checkUrl(input.url);
     const id = randomUUID();
     const secret = newSigningSecret();
     await this.deps.prisma.$transaction(async (tx) => {
-      await insertSubscription(sqlOf(tx), { id, url: input.url, types, description: input.description ?? '', secret: this.seal(id, secret), createdBy: by.actor });
-      await recordAudit(tx, by, { action: 'events.subscribe', detail: { subscriptionId: id, url: input.url, types: types.join(' ') } });
+      await insertSubscription(sqlOf(tx), { id, url: input.url, types, description: input.description ?? '', eventsPerRequest, secret: this.seal(id, secret), createdBy: by.actor });
+      await recordAudit(tx, by, { action: 'events.subscribe', detail: { subscriptionId: id, url: input.url, types: types.join(' '), eventsPerRequest } });
     });
     return { subscription: await this.get(id), secret };
   }
 
   async update(
     id: string,
-    change: { url?: string | undefined; types?: readonly string[] | undefined; description?: string | undefined; enabled?: boolean | undefined },
+    change: { url?: string | undefined; types?: readonly string[] | undefined; description?: string | undefined; eventsPerRequest?: number | undefined; enabled?: boolean | undefined },
     by: AuditActor,
   ): Promise<SubscriptionRow> {
     const types = change.types === undefined ? undefined : checkTypes(change.types);
+    const eventsPerRequest = checkEventsPerRequest(change.eventsPerRequest);
     if (change.url !== undefined) await this.checkUrl(change.url);
     const found = await this.deps.prisma.$transaction(async (tx) => {
       const updated = await updateSubscription(sqlOf(tx), uuidOrMissing(id), {
         url: change.url,
         types,
         description: change.description,
+        eventsPerRequest,
         enabled: change.enabled,
         disabledReason: change.enabled === false ? `turned off by ${by.actor}` : undefined,
       });
       if (updated) {
-        const detail: Record<string, string | boolean> = { subscriptionId: id };
+        const detail: Record<string, string | boolean | number> = { subscriptionId: id };
         if (change.url !== undefined) detail.url = change.url;
         if (types !== undefined) detail.types = types.join(' ');
+        if (eventsPerRequest !== undefined) detail.eventsPerRequest = eventsPerRequest;
         if (change.enabled !== undefined) detail.enabled = change.enabled;
         await recordAudit(tx, by, { action: 'events.update', detail });
       }
@@ -171,6 +180,14 @@ export function openSecrets(keyring: DataKeyring, id: string, secret: unknown, p
   const opened = [open(keyring, secret as Envelope, secretContext(id)).toString('utf8')];
   if (previous !== null && previous !== undefined) opened.push(open(keyring, previous as Envelope, secretContext(id)).toString('utf8'));
   return opened;
+}
+
+function checkEventsPerRequest(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_EVENTS_PER_REQUEST) {
+    throw new EventSubscriptionError('EVENT_REQUEST_SIZE_INVALID', `eventsPerRequest ${value} must be a whole number from 1 to ${MAX_EVENTS_PER_REQUEST}`);
+  }
+  return value;
 }
 
 function checkTypes(types: readonly string[] | undefined): EventType[] {

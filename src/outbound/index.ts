@@ -2,7 +2,7 @@
 export { recordEvents, type NewEvent } from './record-events.ts';
 export { outboxCte, sqlEventType } from './sql/insert-events.ts';
 export { eventTypes, eventTypeNames, isEventType, type EventType, type BatchTotals } from './event-types.ts';
-export { EventSubscriptions, type NewSubscription } from './event-subscriptions.ts';
+export { EventSubscriptions, MAX_EVENTS_PER_REQUEST, type NewSubscription } from './event-subscriptions.ts';
 export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubscriptionErrorCode } from './event-subscription-error.ts';
 export { EventDeliverer, type DeliveryObserver } from './delivery/event-deliverer.ts';
 export { EventSender, type DeliveryResult } from './delivery/send-event.ts';

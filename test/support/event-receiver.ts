@@ -17,7 +17,8 @@ export type Answer = 'ok' | 'fail' | 'hang' | 'redirect';
 /**
  * A receiver of outbound events as a company would write one: every delivery is verified
  * with the Standard Webhooks package's own verifier (standardwebhooks on npm) against each
- * secret it knows; one that no secret verifies is answered 400 and kept apart. `answer`
+ * secret it knows (a list's events, type event.list, are kept one by one); one that no
+ * secret verifies is answered 400 and kept apart. `answer`
  * decides what the next deliveries get: a 2xx, a 503, no answer at all, or a redirect;
  * `hold` keeps a verified delivery's 2xx back until `release`.
  */
@@ -25,6 +26,8 @@ export async function startEventReceiver() {
   const secrets: string[] = [];
   const received: ReceivedEvent[] = [];
   const unverified: string[] = [];
+  /** Events per verified request (a list: event.list, or one). */
+  const requestSizes: number[] = [];
   const hanging: ServerResponse[] = [];
   const held: ServerResponse[] = [];
   let holding = false;
@@ -62,13 +65,15 @@ export async function startEventReceiver() {
         res.writeHead(400).end('signature does not verify');
         return;
       }
-      const body = JSON.parse(text) as Omit<ReceivedEvent, 'verifiedBy'>;
+      const body = JSON.parse(text) as Omit<ReceivedEvent, 'verifiedBy'> & { events?: Array<Omit<ReceivedEvent, 'verifiedBy'>> };
       if (body.id !== headers['webhook-id']) {
         unverified.push(text);
         res.writeHead(400).end('webhook-id is not the body id');
         return;
       }
-      received.push({ ...body, verifiedBy });
+      const events = body.type === 'event.list' ? body.events! : [body];
+      requestSizes.push(events.length);
+      for (const event of events) received.push({ ...event, verifiedBy });
       if (holding) held.push(res);
       else res.writeHead(204).end();
     });
@@ -80,6 +85,7 @@ export async function startEventReceiver() {
     secrets,
     received,
     unverified,
+    requestSizes,
     requests: () => requests,
     answer(next: Answer) {
       answer = next;

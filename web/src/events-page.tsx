@@ -114,6 +114,7 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
   const te = useEventsText();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
+  const [perRequest, setPerRequest] = useState('1');
   const [picked, setPicked] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<EventRefusal | undefined>();
@@ -125,12 +126,13 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
     setError(undefined);
     try {
       const data = await gql<{ result: EventResult<{ created: { secret: string; subscription: EventSubscription } }> }>(CREATE_EVENT_SUBSCRIPTION, {
-        input: { url: url.trim(), types: picked, description: description.trim() },
+        input: { url: url.trim(), types: picked, description: description.trim(), eventsPerRequest: Number(perRequest) },
       });
       if (refused(data.result)) return setRefusal(data.result);
       onCreated(data.result.created.subscription, data.result.created.secret);
       setUrl('');
       setDescription('');
+      setPerRequest('1');
       setPicked([]);
     } catch (failure) {
       setError(failure);
@@ -170,6 +172,23 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
         <div>
           <label for="events-description">{te('events.description')}</label>
           <input id="events-description" type="text" value={description} maxLength={200} onInput={(event) => setDescription((event.currentTarget as HTMLInputElement).value)} />
+        </div>
+        <div>
+          <label for="events-per-request">{te('events.perRequest')}</label>
+          <input
+            id="events-per-request"
+            type="number"
+            min={1}
+            max={100}
+            required
+            value={perRequest}
+            aria-describedby="events-per-request-hint"
+            aria-invalid={refusal?.code === 'EVENT_REQUEST_SIZE_INVALID' ? true : undefined}
+            onInput={(event) => setPerRequest((event.currentTarget as HTMLInputElement).value)}
+          />
+          <p id="events-per-request-hint" class="muted">
+            {te('events.perRequestHint')}
+          </p>
         </div>
       </div>
       <fieldset class="events-types">

@@ -23,6 +23,8 @@ export interface EventSubscription {
   types: string[];
   description: string;
   enabled: boolean;
+  /** 1: one event per request; more: lists of up to this many. */
+  eventsPerRequest: number;
   /** `failing` (turned off by the deliverer), or `turned off by <who>`. */
   disabledReason: string | null;
   disabledAt: string | null;

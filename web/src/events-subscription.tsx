@@ -99,6 +99,12 @@ export function SubscriptionCard({
           <dt>{te('events.types')}</dt>
           <dd>{everyType ? te('events.allTypes') : te('events.someTypes', { count: s.types.length, names: s.types.map((type) => typeTitle(type, te)).join(', ') })}</dd>
         </div>
+        {s.eventsPerRequest === 1 ? null : (
+          <div>
+            <dt>{te('events.perRequest')}</dt>
+            <dd>{te('events.perRequestList', { count: s.eventsPerRequest })}</dd>
+          </div>
+        )}
         <div>
           <dt>{te('events.createdTitle')}</dt>
           <dd>{te('events.created', { time: formatDateTime(s.createdAt, i18n), who: s.createdBy })}</dd>

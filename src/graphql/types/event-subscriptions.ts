@@ -2,6 +2,7 @@ import { authScopesFor } from '../../auth/roles.ts';
 import { requestActor } from '../../audit/audit.ts';
 import {
   EventSubscriptionError,
+  MAX_EVENTS_PER_REQUEST,
   eventTypes,
   eventTypeNames,
   type AttemptRow,
@@ -19,7 +20,7 @@ builder.objectType(EventSubscriptionError, {
   description: 'The event subscription request was refused: no such subscription or event, an endpoint that breaks the rules, or an unknown event type. Nothing was changed.',
   interfaces: [Problem],
   fields: (t) => ({
-    code: t.field({ type: ErrorCodeEnum, description: 'EVENT_SUBSCRIPTION_NOT_FOUND, EVENT_ENDPOINT_REFUSED, EVENT_TYPE_UNKNOWN or EVENT_NOT_FOUND.', resolve: (e) => e.code }),
+    code: t.field({ type: ErrorCodeEnum, description: 'EVENT_SUBSCRIPTION_NOT_FOUND, EVENT_ENDPOINT_REFUSED, EVENT_TYPE_UNKNOWN, EVENT_REQUEST_SIZE_INVALID or EVENT_NOT_FOUND.', resolve: (e) => e.code }),
   }),
 });
 
@@ -56,6 +57,9 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
     types: t.exposeStringList('types', { description: 'The event types delivered; empty: every type, including types added by later versions.' }),
     description: t.exposeString('description', { description: 'What the admin said it is for.' }),
     enabled: t.exposeBoolean('enabled', { description: 'Off: nothing is sent; events wait and go out, in order, once it is on again.' }),
+    eventsPerRequest: t.exposeInt('eventsPerRequest', {
+      description: '1: each event in a request of its own. More: up to this many events in one request, as a list (`type: event.list`, docs/api/events.md), for receivers that take many.',
+    }),
     disabledReason: t.string({
       nullable: true,
       description: 'Why it is off: `failing` (no 2xx for EVENT_RETRY_FOR_MS), or `turned off by <who>`.',
@@ -117,6 +121,7 @@ const SubscriptionInput = builder.inputType('EventSubscriptionInput', {
     url: t.string({ required: true, description: 'An https URL resolving to public addresses (EVENTS_ALLOW_LOCAL_ENDPOINTS allows http to localhost for development).' }),
     types: t.stringList({ required: false, description: 'Event types to deliver (eventTypes lists them); omitted or empty: every type.' }),
     description: t.string({ required: false, description: 'What it is for, for the next admin.' }),
+    eventsPerRequest: t.int({ required: false, description: `1 (the default): one event per request. 2 to ${MAX_EVENTS_PER_REQUEST}: lists of up to this many, for a receiver that takes them (docs/api/events.md).` }),
   }),
 });
 
@@ -126,6 +131,7 @@ const SubscriptionChange = builder.inputType('EventSubscriptionChange', {
     url: t.string({ required: false, description: 'A new endpoint (the same rules).' }),
     types: t.stringList({ required: false, description: 'New event types; empty: every type.' }),
     description: t.string({ required: false, description: 'A new description.' }),
+    eventsPerRequest: t.int({ required: false, description: `Events per request from now on, 1 to ${MAX_EVENTS_PER_REQUEST}.` }),
     enabled: t.boolean({ required: false, description: 'false stops deliveries (events wait); true starts them again, the waiting event first.' }),
   }),
 });
@@ -155,18 +161,27 @@ builder.mutationFields((t) => ({
     description: 'Subscribes an endpoint to outbound events from now on; answers its signing secret, once. Admins only; audited.',
     args: { input: t.arg({ type: SubscriptionInput, required: true, description: 'The endpoint, the event types and what it is for.' }) },
     resolve: (_root, { input }, context) =>
-      context.services.eventSubscriptions.create({ url: input.url, types: input.types ?? undefined, description: input.description ?? undefined }, requestActor(context)),
+      context.services.eventSubscriptions.create(
+        { url: input.url, types: input.types ?? undefined, description: input.description ?? undefined, eventsPerRequest: input.eventsPerRequest ?? undefined },
+        requestActor(context),
+      ),
   }),
   updateEventSubscription: t.field({
     type: EventSubscriptionRef,
     authScopes: admin,
     errors: result('UpdateEventSubscription', 'subscription', 'The subscription as it stands now.'),
-    description: 'Changes a subscription’s endpoint, types or description, or turns it off or on. Admins only; audited.',
+    description: 'Changes a subscription’s endpoint, types, description or events per request, or turns it off or on. Admins only; audited.',
     args: { id: t.arg.string({ required: true, description: 'The subscription’s id.' }), change: t.arg({ type: SubscriptionChange, required: true, description: 'What to change; omitted fields stay.' }) },
     resolve: (_root, { id, change }, context) =>
       context.services.eventSubscriptions.update(
         id,
-        { url: change.url ?? undefined, types: change.types ?? undefined, description: change.description ?? undefined, enabled: change.enabled ?? undefined },
+        {
+          url: change.url ?? undefined,
+          types: change.types ?? undefined,
+          description: change.description ?? undefined,
+          eventsPerRequest: change.eventsPerRequest ?? undefined,
+          enabled: change.enabled ?? undefined,
+        },
         requestActor(context),
       ),
   }),

@@ -4,7 +4,7 @@ import { recordAudit, systemActor } from '../../audit/audit.ts';
 import type { DataKeyring } from '../../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
-import { eventBody } from '../event-body.ts';
+import { eventBody, eventListBody } from '../event-body.ts';
 import { openSecrets } from '../event-subscriptions.ts';
 import type { OutboundSettings } from '../outbound-settings.ts';
 import { recordEvents } from '../record-events.ts';
@@ -12,8 +12,8 @@ import { signingKeys, type SigningKey } from '../signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
-import { logAttempt, pruneDeliveryLog } from './sql/delivery-log.ts';
-import { headFailed, releaseIdle, takeWindow, windowDelivered, type Attempt, type WindowEvent } from './sql/window-writes.ts';
+import { logAttempts, pruneDeliveryLog, type Attempt } from './sql/delivery-log.ts';
+import { headFailed, releaseIdle, takeWindow, windowDelivered, type WindowEvent } from './sql/window-writes.ts';
 
 /** Events taken from the outbox at a time: sent one after another, their writes made together. */
 const WINDOW_EVENTS = 100;
@@ -143,26 +143,31 @@ export class EventDeliverer {
         writtenAt = performance.now();
         return moved;
       };
-      for (const [index, event] of window.events.entries()) {
+      // One event per request, or a list of up to eventsPerRequest for a receiver that takes them.
+      const per = subscription.eventsPerRequest;
+      for (let start = 0; start < window.events.length; start += per) {
         if (!this.running) break;
         const now = performance.now();
         if (pending.length > 0 && (now - writtenAt >= WRITE_EVERY_MS || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
           if (!(await write())) return delivered;
         }
-        const attempt = index === 0 && window.headSeq === event.seq ? window.headAttempts + 1 : 1;
-        const result = await sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), keys });
-        observer?.delivered(id, result.outcome);
-        const logged: Attempt = { eventId: event.id, eventType: event.type, sequence, attempt, ...result };
+        const chunk = window.events.slice(start, start + per).map((event, i) => ({ event, sequence: sequence + i }));
+        const head = chunk[0]!;
+        const headAttempt = start === 0 && window.headSeq === head.event.seq ? window.headAttempts + 1 : 1;
+        const message = per === 1 ? { id: head.event.id, body: eventBody(head.event, head.sequence) } : eventListBody(chunk, new Date());
+        const result = await sender.send({ url: subscription.url, ...message, keys });
+        const logged = chunk.map(({ event, sequence }, i): Attempt => ({ eventId: event.id, eventType: event.type, sequence, attempt: i === 0 ? headAttempt : 1, ...result }));
+        for (const _ of chunk) observer?.delivered(id, result.outcome);
         if (result.outcome !== 'delivered') {
           if (!(await write())) return delivered;
-          await logAttempt(query, { subscriptionId: id, ...logged, sequence: String(sequence), resend: false });
-          await this.failed(subscription, { seq: event.seq, sequence }, attempt, result);
+          await logAttempts(query, id, logged);
+          await this.failed(subscription, { seq: head.event.seq, sequence: head.sequence }, headAttempt, result);
           return delivered;
         }
-        pending.push(logged);
-        last = event;
-        sequence += 1;
-        delivered += 1;
+        pending.push(...logged);
+        last = chunk.at(-1)!.event;
+        sequence += chunk.length;
+        delivered += chunk.length;
       }
       if (!(await write())) return delivered;
     }

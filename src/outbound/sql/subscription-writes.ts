@@ -7,6 +7,7 @@ export interface SubscriptionRow {
   types: string[];
   description: string;
   enabled: boolean;
+  eventsPerRequest: number;
   disabledReason: string | null;
   disabledAt: Date | null;
   previousUntil: Date | null;
@@ -24,7 +25,7 @@ export interface SubscriptionRow {
 /** What the next events after a subscription's cursor are; only committed ones older than any running transaction. */
 export const AFTER_CURSOR = `(e.xid, e.seq) > (s."cursorXid", s."cursorSeq") AND (cardinality(s.types) = 0 OR e.type = ANY(s.types))`;
 
-const columns = `s.id::text AS id, s.url, s.types, s.description, s.enabled, s."disabledReason", s."disabledAt", s."previousUntil",
+const columns = `s.id::text AS id, s.url, s.types, s.description, s.enabled, s."eventsPerRequest", s."disabledReason", s."disabledAt", s."previousUntil",
   s."createdAt", s."createdBy", s."failingSince", s."headAttempts", s."nextAttemptAt",
   (SELECT count(*)::int FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS backlog,
   (SELECT min(e."occurredAt") FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS "oldestUndeliveredAt"`;
@@ -45,13 +46,13 @@ export async function readSubscription(query: SqlQuery, id: string): Promise<Sub
  */
 export async function insertSubscription(
   query: SqlQuery,
-  s: { id: string; url: string; types: string[]; description: string; secret: unknown; createdBy: string },
+  s: { id: string; url: string; types: string[]; description: string; eventsPerRequest: number; secret: unknown; createdBy: string },
 ): Promise<string> {
   const [row] = await query<{ id: string }>(
-    `INSERT INTO "EventSubscription" (id, url, types, description, secret, "createdBy", "cursorXid", "cursorSeq")
-     VALUES ($6::uuid, $1, $2::text[], $3, $4::jsonb, $5, (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint, 0)
+    `INSERT INTO "EventSubscription" (id, url, types, description, "eventsPerRequest", secret, "createdBy", "cursorXid", "cursorSeq")
+     VALUES ($6::uuid, $1, $2::text[], $3, $7, $4::jsonb, $5, (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint, 0)
      RETURNING id::text AS id`,
-    [s.url, s.types, s.description, JSON.stringify(s.secret), s.createdBy, s.id],
+    [s.url, s.types, s.description, JSON.stringify(s.secret), s.createdBy, s.id, s.eventsPerRequest],
   );
   return row!.id;
 }
@@ -59,11 +60,19 @@ export async function insertSubscription(
 export async function updateSubscription(
   query: SqlQuery,
   id: string,
-  change: { url?: string | undefined; types?: string[] | undefined; description?: string | undefined; enabled?: boolean | undefined; disabledReason?: string | undefined },
+  change: {
+    url?: string | undefined;
+    types?: string[] | undefined;
+    description?: string | undefined;
+    eventsPerRequest?: number | undefined;
+    enabled?: boolean | undefined;
+    disabledReason?: string | undefined;
+  },
 ): Promise<boolean> {
   const rows = await query(
     `UPDATE "EventSubscription" SET
        url = COALESCE($2, url), types = COALESCE($3::text[], types), description = COALESCE($4, description),
+       "eventsPerRequest" = COALESCE($7, "eventsPerRequest"),
        enabled = COALESCE($5, enabled),
        "disabledAt" = CASE WHEN $5 IS NULL THEN "disabledAt" WHEN $5 THEN NULL ELSE now() END,
        "disabledReason" = CASE WHEN $5 IS NULL THEN "disabledReason" WHEN $5 THEN NULL ELSE $6 END,
@@ -72,7 +81,7 @@ export async function updateSubscription(
        "failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END,
        "updatedAt" = now()
      WHERE id = $1::uuid RETURNING id`,
-    [id, change.url ?? null, change.types ?? null, change.description ?? null, change.enabled ?? null, change.disabledReason ?? null],
+    [id, change.url ?? null, change.types ?? null, change.description ?? null, change.enabled ?? null, change.disabledReason ?? null, change.eventsPerRequest ?? null],
   );
   return rows.length === 1;
 }

@@ -4,6 +4,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 export interface ClaimedSubscription {
   id: string;
   url: string;
+  eventsPerRequest: number;
   leaseToken: string;
 }
 
@@ -24,7 +25,7 @@ FROM (
   FOR UPDATE SKIP LOCKED
 ) AS picked
 WHERE s.id = picked.id
-RETURNING s.id::text AS id, s.url, s."leaseToken"::text AS "leaseToken"`;
+RETURNING s.id::text AS id, s.url, s."eventsPerRequest", s."leaseToken"::text AS "leaseToken"`;
 
 export function claimSubscriptions(query: SqlQuery, owner: string, leaseMs: number, limit: number): Promise<ClaimedSubscription[]> {
   return query<ClaimedSubscription>(sql, [owner, leaseMs, limit]);

@@ -26,6 +26,43 @@ export async function logAttempt(
   );
 }
 
+/** A delivery attempt as the log keeps it. */
+export interface Attempt {
+  eventId: string;
+  eventType: string;
+  sequence: number;
+  attempt: number;
+  outcome: string;
+  statusCode: number | null;
+  durationMs: number;
+  excerpt: string | null;
+}
+
+/** Attempts of one request (a list's events share its outcome), in one statement. */
+export async function logAttempts(query: SqlQuery, subscriptionId: string, attempts: readonly Attempt[]): Promise<void> {
+  await query(
+    `INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
+     SELECT $1::uuid, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, false
+     FROM unnest($2::uuid[], $3::text[], $4::bigint[], $5::int[], $6::text[], $7::int[], $8::int[], $9::text[])
+       AS a("eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt)`,
+    [subscriptionId, ...attemptColumns(attempts)],
+  );
+}
+
+/** Attempts as the column arrays unnest takes, in the order of logAttempts' and windowDelivered's statements. */
+export function attemptColumns(attempts: readonly Attempt[]): unknown[] {
+  return [
+    attempts.map((a) => a.eventId),
+    attempts.map((a) => a.eventType),
+    attempts.map((a) => a.sequence),
+    attempts.map((a) => a.attempt),
+    attempts.map((a) => a.outcome),
+    attempts.map((a) => a.statusCode),
+    attempts.map((a) => a.durationMs),
+    attempts.map((a) => a.excerpt),
+  ];
+}
+
 const columns = `id::text AS id, "subscriptionId"::text AS "subscriptionId", "eventId"::text AS "eventId", "eventType", sequence::text AS sequence,
   attempt, at, outcome, "statusCode", "durationMs", excerpt, resend`;
 

@@ -1,5 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { AFTER_CURSOR } from '../../sql/subscription-writes.ts';
+import { attemptColumns, type Attempt } from './delivery-log.ts';
 
 /** An event as a receiver's body is made from it (event-body.ts). */
 export interface StoredEvent {
@@ -81,18 +82,6 @@ export async function readEventById(query: SqlQuery, id: string): Promise<Stored
   return row;
 }
 
-/** A delivery attempt as the log keeps it. */
-export interface Attempt {
-  eventId: string;
-  eventType: string;
-  sequence: number;
-  attempt: number;
-  outcome: string;
-  statusCode: number | null;
-  durationMs: number;
-  excerpt: string | null;
-}
-
 /**
  * What a window delivered so far, in one statement: the attempts logged, the cursor past the
  * last event delivered, the sequence on, the lease renewed. A replay asked for meanwhile
@@ -129,14 +118,7 @@ export async function windowDelivered(
       through.xid,
       through.seq,
       through.nextSequence,
-      attempts.map((a) => a.eventId),
-      attempts.map((a) => a.eventType),
-      attempts.map((a) => a.sequence),
-      attempts.map((a) => a.attempt),
-      attempts.map((a) => a.outcome),
-      attempts.map((a) => a.statusCode),
-      attempts.map((a) => a.durationMs),
-      attempts.map((a) => a.excerpt),
+      ...attemptColumns(attempts),
     ],
   );
   return rows.length === 1;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "EventSubscription" ADD COLUMN     "eventsPerRequest" INTEGER NOT NULL DEFAULT 1;
