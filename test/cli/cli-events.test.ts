@@ -131,6 +131,13 @@ describe('payout events', () => {
       }, CONDITION_MS);
       expect(late.verifiedBy).toEqual([0, 1]);
 
+      const tooMany = await payout(['events', 'update', id, '--events-per-request', '101'], admin);
+      expect(tooMany.code).toBe(2);
+      expect(tooMany.stderr).toContain('eventsPerRequest 101 must be a whole number from 1 to 100');
+      const lists = await payout(['events', 'update', id, '--events-per-request', '25', '--json'], admin);
+      expect(lists.code, lists.stderr).toBe(0);
+      expect(json(lists)).toMatchObject({ subscription: { id, eventsPerRequest: 25 } });
+
       const off = await payout(['events', 'update', id, '--disable'], admin);
       expect(off.code, off.stderr).toBe(0);
       expect(off.stdout).toContain(`${receiver.url}: off`);

@@ -101,6 +101,9 @@ suite('the web page: outbound events in Chromium', () => {
     since = new Date(Date.now() - 1_000);
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByLabel('What it is for (optional)').fill('HR system');
+    // The HR system takes lists: what follows is delivered ten events to a request at most.
+    expect(await page.getByLabel('Events per request').inputValue()).toBe('1');
+    await page.getByLabel('Events per request').fill('10');
     for (const type of ['Batch approved', 'Row paid', 'Row not paid', 'Batch completed', 'Batch completed with failures']) {
       await page.getByRole('checkbox', { name: type, exact: true }).check();
     }
@@ -115,6 +118,7 @@ suite('the web page: outbound events in Chromium', () => {
     receiver.secrets.push(copied);
     await card().getByText('Up to date: every event has been delivered.').waitFor();
     await card().getByText('5 types: Batch approved, Row paid, Row not paid, Batch completed, Batch completed with failures').waitFor();
+    await card().getByText('Lists of up to 10 events per request').waitFor();
     await step(rig, '31-events-subscribed');
 
     await page.getByRole('button', { name: 'Done, hide it' }).click();

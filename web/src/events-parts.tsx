@@ -74,7 +74,7 @@ export function EventRefusalNotice({ refusal }: { refusal: EventRefusal }) {
   );
 }
 
-const ERROR_CODES = ['EVENT_SUBSCRIPTION_NOT_FOUND', 'EVENT_ENDPOINT_REFUSED', 'EVENT_TYPE_UNKNOWN', 'EVENT_NOT_FOUND'];
+const ERROR_CODES = ['EVENT_SUBSCRIPTION_NOT_FOUND', 'EVENT_ENDPOINT_REFUSED', 'EVENT_TYPE_UNKNOWN', 'EVENT_REQUEST_SIZE_INVALID', 'EVENT_NOT_FOUND'];
 
 export interface ShownSecret {
   name: string;
