@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { openRuntime } from '../src/app/runtime.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
@@ -13,6 +11,8 @@ import { createLogger } from '../src/log/logger.ts';
 import { eventBody } from '../src/outbound/event-body.ts';
 import { recordEvents } from '../src/outbound/index.ts';
 import { signatureHeader, signingKeys } from '../src/outbound/signing.ts';
+import { adminQuery } from './admin-query.ts';
+import { startEventReceiverProcess, type EventReceiverProcess } from './event-receiver-process.ts';
 import { report } from './report.ts';
 
 /**
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
 /** The reference: CPU (ms) per signed POST of an event body with undici alone. */
 async function bareRequests(): Promise<number> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const receiver = await startReceiver(secret, 'bare');
+  const receiver = await startEventReceiverProcess(secret, join(dir, 'received-bare.txt'));
   const agent = new Agent({ keepAliveTimeout: 4_000 });
   const keys = signingKeys([secret]);
   const post = async (i: number) => {
@@ -100,7 +100,7 @@ async function deliverOnce(eventsPerRequest: number): Promise<{ cpuMsPerEvent: n
   const dbName = `payout_bench_deliver_${process.pid}_${eventsPerRequest}`;
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await adminQuery(adminUrl, `CREATE DATABASE "${dbName}"`);
   const keys = ensureDevKeyPair(dir);
   const config = loadGatewayConfig({
     PAYOUT_AGENT_ID: 'bench',
@@ -116,11 +116,11 @@ async function deliverOnce(eventsPerRequest: number): Promise<{ cpuMsPerEvent: n
     EVENT_POLL_MS: '100',
   });
   const runtime = await openRuntime(config, createLogger({ level: 'silent' }));
-  let receiver: Receiver | undefined;
+  let receiver: EventReceiverProcess | undefined;
   try {
     const subscriptions = runtime.services.eventSubscriptions;
     const created = await subscriptions.create({ url: 'http://127.0.0.1:1/', eventsPerRequest }, admin);
-    receiver = await startReceiver(created.secret, `per-${eventsPerRequest}`);
+    receiver = await startEventReceiverProcess(created.secret, join(dir, `received-per-${eventsPerRequest}.txt`));
     await subscriptions.update(created.subscription.id, { url: receiver.url }, admin);
     const { query } = runtime.db;
     for (let i = 0; i < events; i += 500) {
@@ -141,49 +141,7 @@ async function deliverOnce(eventsPerRequest: number): Promise<{ cpuMsPerEvent: n
   } finally {
     receiver?.close();
     await runtime.close();
-    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  }
-}
-
-interface Receiver {
-  url: string;
-  count(): number;
-  waitFor(events: number): Promise<void>;
-  close(): void;
-}
-
-/** samples/event-receiver.mjs in its own process, printing a line per verified event into a file read only when counting. */
-async function startReceiver(secret: string, name: string): Promise<Receiver> {
-  const file = join(dir, `received-${name}.txt`);
-  const out = openSync(file, 'w');
-  const child = spawn(process.execPath, ['samples/event-receiver.mjs'], { env: { ...process.env, EVENT_SECRET: secret, PORT: '0' }, stdio: ['ignore', out, 'inherit'] });
-  closeSync(out);
-  const read = () => readFileSync(file, 'utf8').split('\n');
-  let port: string | undefined;
-  while (port === undefined) {
-    port = read()
-      .map((line) => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1])
-      .find((found) => found !== undefined);
-    if (port === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const count = () => read().filter((line) => line.startsWith('#')).length;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    count,
-    async waitFor(expected: number) {
-      while (count() < expected) await new Promise((resolve) => setTimeout(resolve, 100));
-    },
-    close: () => child.kill('SIGTERM'),
-  };
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
+    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
 }
 

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse';
 import { build } from 'esbuild';
-import pg from 'pg';
 import { BatchImporter } from '../src/batch/import/batch-importer.ts';
 import { CardDataVault } from '../src/batch/card-data.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
@@ -16,6 +15,7 @@ import { createLogger } from '../src/log/logger.ts';
 import { ProviderCatalogue } from '../src/payments/provider-catalogue.ts';
 import { PayoutClient } from '../src/payout/client.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
+import { adminQuery } from './admin-query.ts';
 import { report } from './report.ts';
 
 /**
@@ -109,15 +109,7 @@ function generate(dir: string, rows: number): string {
 
 async function withPostgres<T>(adminUrl: string, use: (url: string) => Promise<T>): Promise<T> {
   const name = `payout_bench_import_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(adminUrl, sql);
   await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,6 +9,8 @@ import { openRuntime, type Runtime } from '../src/app/runtime.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
 import { createLogger } from '../src/log/logger.ts';
+import { adminQuery } from './admin-query.ts';
+import { startEventReceiverProcess, type EventReceiverProcess } from './event-receiver-process.ts';
 import { report } from './report.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
@@ -171,7 +173,7 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
   const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}${events ? `_events${eventsPerRequest}` : ''}`;
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
-  if (database === 'postgresql') await admin(`CREATE DATABASE "${dbName}"`);
+  if (database === 'postgresql') await adminQuery(adminUrl, `CREATE DATABASE "${dbName}"`);
   const config = loadGatewayConfig({
     ...credentials,
     PAYOUT_API_URL: sandbox.url,
@@ -250,42 +252,8 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
   } finally {
     receiver?.close();
     await runtime?.close();
-    if (database === 'postgresql') await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    if (database === 'postgresql') await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
-}
-
-interface EventReceiverProcess {
-  url: string;
-  count(): number;
-  waitFor(events: number): Promise<void>;
-  close(): void;
-}
-
-/**
- * samples/event-receiver.mjs in a process of its own: it verifies each delivery and prints a
- * line per event, into a file read only when the count is wanted.
- */
-async function startEventReceiverProcess(secret: string, outFile: string): Promise<EventReceiverProcess> {
-  const out = openSync(outFile, 'w');
-  const child = spawn(process.execPath, ['samples/event-receiver.mjs'], { env: { ...process.env, EVENT_SECRET: secret, PORT: '0' }, stdio: ['ignore', out, 'inherit'] });
-  closeSync(out);
-  const read = () => readFileSync(outFile, 'utf8').split('\n');
-  let port: string | undefined;
-  while (port === undefined) {
-    port = read()
-      .map((line) => /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1])
-      .find((found) => found !== undefined);
-    if (port === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const count = () => read().filter((line) => line.startsWith('#')).length;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    count,
-    async waitFor(events: number) {
-      while (count() < events) await new Promise((resolve) => setTimeout(resolve, 100));
-    },
-    close: () => child.kill('SIGTERM'),
-  };
 }
 
 /** Transactions committed in the database: outside a transaction, one per statement. */
@@ -302,16 +270,6 @@ async function commits(dbName: string, afterExit = false): Promise<number> {
     }
     const { rows: stats } = await client.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = $1', [dbName]);
     return Number(stats[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
   } finally {
     await client.end();
   }

@@ -4,7 +4,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openRuntime } from '../src/app/runtime.ts';
 import { loadGatewayConfig } from '../src/config/env.ts';
 import { ensureDevKeyPair } from '../src/config/keys.ts';
@@ -15,6 +14,7 @@ import { systemActor } from '../src/audit/audit.ts';
 import { PayoutClient } from '../src/payout/client.ts';
 import type { Payment } from '../src/payout/models.ts';
 import { zonedDate } from '../src/reconciliation/period.ts';
+import { adminQuery } from './admin-query.ts';
 import { report } from './report.ts';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
 
@@ -138,7 +138,7 @@ async function reconcileOnce(
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   const dataDir = join(dir, `pglite-${payments}`);
-  if (database === 'postgresql') await admin(adminUrl, `CREATE DATABASE "${dbName}"`);
+  if (database === 'postgresql') await adminQuery(adminUrl, `CREATE DATABASE "${dbName}"`);
   const env = {
     ...credentials,
     PAYOUT_API_URL: sandbox.url,
@@ -159,7 +159,7 @@ async function reconcileOnce(
     }
     return { database, payments, ...(await runChild(env)) };
   } finally {
-    if (database === 'postgresql') await admin(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    if (database === 'postgresql') await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   }
 }
 
@@ -325,16 +325,6 @@ async function call(sandbox: SandboxProcess, method: string, path: string, body?
   });
   if (!response.ok) throw new Error(`sandbox ${method} ${path}: ${response.status} ${await response.text()}`);
   return response.status === 204 ? undefined : response.json();
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 if (values.child !== undefined) {
