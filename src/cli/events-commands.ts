@@ -68,8 +68,14 @@ export async function eventsListCommand(context: CliContext): Promise<number> {
       subscriptions.length === 0
         ? 'No event subscriptions. Add one: payout events subscribe <url>'
         : table(
-            ['id', 'url', 'types', 'state'],
-            subscriptions.map((s) => [s.id, s.url, s.types.length === 0 ? 'every type' : s.types.length > 4 ? `${s.types.length} types` : s.types.join(' '), state(s)]),
+            ['id', 'url', 'types', 'per request', 'state'],
+            subscriptions.map((s) => [
+              s.id,
+              s.url,
+              s.types.length === 0 ? 'every type' : s.types.length > 4 ? `${s.types.length} types` : s.types.join(' '),
+              s.eventsPerRequest === 1 ? '1 event' : `lists of ${s.eventsPerRequest}`,
+              state(s),
+            ]),
           ),
     );
     await context.result({ subscriptions });

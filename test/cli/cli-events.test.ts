@@ -137,6 +137,7 @@ describe('payout events', () => {
       const lists = await payout(['events', 'update', id, '--events-per-request', '25', '--json'], admin);
       expect(lists.code, lists.stderr).toBe(0);
       expect(json(lists)).toMatchObject({ subscription: { id, eventsPerRequest: 25 } });
+      expect((await payout(['events', 'list'], admin)).stdout).toMatch(new RegExp(`${id}\\s+\\S+\\s+every type\\s+lists of 25\\s`));
 
       const off = await payout(['events', 'update', id, '--disable'], admin);
       expect(off.code, off.stderr).toBe(0);
