@@ -38,14 +38,17 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
   it('SIGKILL of workers and the gateway over 2,000 rows, a receiver down for a while: no event lost, in order, few repeats', async () => {
     const summary = scenario.summary('events under SIGKILL x30 over 2,000 rows');
     const receiver = await startEventReceiver();
+    // A second subscription takes lists of up to 20 events per request, through the same kills (it is never down).
+    const listReceiver = await startEventReceiver();
     try {
-      await run(receiver, summary);
+      await run(receiver, listReceiver, summary);
     } finally {
       await receiver.close();
+      await listReceiver.close();
     }
   }, SCENARIO_TIMEOUT_MS);
 
-  async function run(receiver: EventReceiver, summary: ReturnType<typeof scenario.summary>): Promise<void> {
+  async function run(receiver: EventReceiver, listReceiver: EventReceiver, summary: ReturnType<typeof scenario.summary>): Promise<void> {
     const rig = await scenario.start({ webhooks: true, sandbox: { faults: { latencyMs: 20, jitterMs: 30 } }, workerEnv: eventEnv });
     let gateway = await startDeliveringGateway(rig);
     const gql = async (query: string, variables: Record<string, unknown> = {}) => {
@@ -64,6 +67,14 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect(created.createEventSubscription.__typename, JSON.stringify(created)).toBe('CreateEventSubscriptionSuccess');
     receiver.secrets.push(created.createEventSubscription.created.secret);
     const subscriptionId: string = created.createEventSubscription.created.subscription.id;
+    const lists = await gql(
+      `mutation($url: String!) { createEventSubscription(input: { url: $url, description: "fault suite, lists", eventsPerRequest: 20 }) {
+        __typename ... on CreateEventSubscriptionSuccess { created { secret subscription { id } } } ... on Problem { code message } } }`,
+      { url: listReceiver.url },
+    );
+    expect(lists.createEventSubscription.__typename, JSON.stringify(lists)).toBe('CreateEventSubscriptionSuccess');
+    listReceiver.secrets.push(lists.createEventSubscription.created.secret);
+    const listSubscriptionId: string = lists.createEventSubscription.created.subscription.id;
 
     const file = payroll(2_000, { success: 85, executeFailed: 4, createFailed: 3, inProgress: 6, inProgressFailed: 2 });
     const batch = await rig.importApproved(file.csv, 'events under SIGKILLs');
@@ -120,7 +131,7 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
       const victim = await pickVictim(rig, batch.id, gateway.process, kills % 10 === 4);
       if (victim === undefined) break;
       // Whatever it was chosen for, the victim may be the one sending events right now.
-      if ((await eventLeaseHolderPid(rig)) === victim.process.pid) killedSending += 1;
+      if ((await eventLeaseHolderPid(rig, subscriptionId)) === victim.process.pid) killedSending += 1;
       if (victim.kind === 'gateway' || victim.process === gateway.process) {
         // Rows would go on settling for the seconds a gateway takes to start (hundreds of them
         // on a loaded machine, and the kills after would find the batch over): the batch is
@@ -157,16 +168,18 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     const result = await reconcile(rig, batch.id);
     summary.reconciled(result);
 
-    // Every committed event taken: the subscription's cursor is past the outbox's last one.
-    await until(
-      `subscription ${subscriptionId} to have no backlog`,
-      async () => {
-        const data = await gql(`{ eventSubscriptions { id backlog enabled } }`);
-        const subscription = data.eventSubscriptions.find((s: { id: string }) => s.id === subscriptionId);
-        return subscription?.enabled === true && subscription.backlog === 0;
-      },
-      { abort: exited, diagnose: () => diagnoseEvents(rig, subscriptionId), limitMs: 8 * 60_000 },
-    );
+    // Every committed event taken: each subscription's cursor is past the outbox's last one.
+    for (const id of [subscriptionId, listSubscriptionId]) {
+      await until(
+        `subscription ${id} to have no backlog`,
+        async () => {
+          const data = await gql(`{ eventSubscriptions { id backlog enabled } }`);
+          const subscription = data.eventSubscriptions.find((s: { id: string }) => s.id === id);
+          return subscription?.enabled === true && subscription.backlog === 0;
+        },
+        { abort: exited, diagnose: () => diagnoseEvents(rig, id), limitMs: 8 * 60_000 },
+      );
+    }
 
     const received = [...receiver.received];
     const counts = countDeliveries(received);
@@ -183,6 +196,14 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
       firstBackSequence: firstBack?.sequence ?? '-',
       unverified: receiver.unverified.length,
     });
+    const listReceived = [...listReceiver.received];
+    const listCounts = countDeliveries(listReceived);
+    summary.set({
+      listRequests: listReceiver.requestSizes.length,
+      largestList: Math.max(0, ...listReceiver.requestSizes),
+      listDeliveries: listCounts.deliveries,
+      listMaxDeliveriesPerEvent: listCounts.maxPerId,
+    });
     const rowsCheck = await checkRowEvents(rig, batch.id, received);
     const end = await endEventsAndTotals(rig, batch.id, received);
     summary.set({ rowsAtRest: rowsCheck.rowsAtRest, rowEvents: rowsCheck.rowEvents, endEvents: end.ends.length });
@@ -197,6 +218,11 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect.soft(orderAgainstOutbox(received, outbox), 'every outbox event delivered, first arrivals in (xid, seq) order').toEqual([]);
     expect.soft(sequenceBreaks(received), 'sequences of first deliveries run 1..N without a gap').toEqual([]);
     expect.soft(counts.maxPerId, `no event delivered more than a handful of times (most: ${counts.maxId})`).toBeLessThanOrEqual(HANDFUL);
+    expect.soft(listReceiver.unverified, 'lists that failed Standard Webhooks verification').toEqual([]);
+    expect.soft(orderAgainstOutbox(listReceived, outbox), 'in lists: every outbox event delivered, first arrivals in order').toEqual([]);
+    expect.soft(sequenceBreaks(listReceived), 'in lists: sequences of first deliveries run 1..N without a gap').toEqual([]);
+    expect.soft(listCounts.maxPerId, `in lists: no event delivered more than a handful of times (most: ${listCounts.maxId})`).toBeLessThanOrEqual(HANDFUL);
+    expect.soft(Math.max(0, ...listReceiver.requestSizes), 'in lists: several events to a request, at most 20').toSatisfy((n: number) => n > 1 && n <= 20);
     expect.soft(rowsCheck.problems, 'each resting row has exactly one resting event, of its status').toEqual([]);
     expect.soft(rowsCheck.rowsAtRest, 'every row came to rest').toBe(2_000);
     expect.soft(end.ends, 'the batch’s end event, once, with the database’s totals').toEqual([
@@ -218,7 +244,7 @@ function startDeliveringGateway(rig: FaultRig): Promise<{ process: GatewayProces
 type Victim = { kind: 'eventLease'; process: WorkerProcess | GatewayProcess } | { kind: 'rows'; process: WorkerProcess } | { kind: 'gateway'; process: GatewayProcess };
 
 /**
- * Half the kills take the process delivering events right now (the subscription's lease
+ * Half the kills take a process delivering events right now (either subscription's lease
  * holder, named by its pid) when one is; the gateway on its turn (the 5th, 15th, 25th kill) and
  * one in ten otherwise; the rest a worker holding rows.
  */
@@ -237,10 +263,12 @@ async function pickVictim(rig: FaultRig, batchId: string, gateway: GatewayProces
   return worker === undefined ? undefined : { kind: 'rows', process: worker };
 }
 
-/** The pid in the lease owner (`host:pid:events:…`) of the process delivering to the subscription now. */
-async function eventLeaseHolderPid(rig: FaultRig): Promise<number | undefined> {
+/** The pid in the lease owner (`host:pid:events:…`) of the process delivering to the subscription (or to either) now. */
+async function eventLeaseHolderPid(rig: FaultRig, subscriptionId: string | null = null): Promise<number | undefined> {
   const [row] = await rig.prisma.$queryRaw<Array<{ owner: string }>>`
-    SELECT "leaseOwner" AS owner FROM "EventSubscription" WHERE "leaseOwner" IS NOT NULL AND "leaseUntil" > now() LIMIT 1`;
+    SELECT "leaseOwner" AS owner FROM "EventSubscription"
+    WHERE (${subscriptionId}::uuid IS NULL OR id = ${subscriptionId}::uuid) AND "leaseOwner" IS NOT NULL AND "leaseUntil" > now()
+    ORDER BY random() LIMIT 1`;
   const pid = row === undefined ? undefined : /:(\d+):events:/.exec(row.owner)?.[1];
   return pid === undefined ? undefined : Number(pid);
 }
