@@ -2,8 +2,15 @@ import type { EventSettings } from '../config/gateway-config.ts';
 import type { ResolveAll } from '../lib/internal-addresses.ts';
 import type { EndpointPolicy } from './delivery/endpoint.ts';
 
-/** EVENT_* settings (config/gateway-env.ts) as the outbound room uses them. */
-export type OutboundSettings = Omit<EventSettings, 'allowLocalEndpoints'> & { endpoints: EndpointPolicy };
+/** How often what a delivery window sent is written, at least, unless a test says otherwise. */
+export const WRITE_EVERY_MS = 250;
+
+/**
+ * EVENT_* settings (config/gateway-env.ts) as the outbound room uses them; `writeEveryMs`
+ * (WRITE_EVERY_MS when absent) is not a setting of the gateway: tests set it to write before
+ * every send.
+ */
+export type OutboundSettings = Omit<EventSettings, 'allowLocalEndpoints'> & { endpoints: EndpointPolicy; writeEveryMs?: number };
 
 export function outboundSettings(settings: EventSettings, resolve?: ResolveAll): OutboundSettings {
   const { allowLocalEndpoints, ...rest } = settings;

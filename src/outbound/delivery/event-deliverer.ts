@@ -6,21 +6,19 @@ import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
 import { eventBody, eventListBody } from '../event-body.ts';
 import { openSecrets } from '../event-subscriptions.ts';
-import type { OutboundSettings } from '../outbound-settings.ts';
+import { WRITE_EVERY_MS, type OutboundSettings } from '../outbound-settings.ts';
 import { recordEvents } from '../record-events.ts';
 import { signingKeys, type SigningKey } from '../signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
 import { logAttempts, pruneDeliveryLog, type Attempt } from './sql/delivery-log.ts';
-import { headFailed, releaseIdle, takeWindow, windowDelivered, type WindowEvent } from './sql/window-writes.ts';
+import { headFailed, releaseIdle, takeWindow, windowDelivered, type WindowEvent, type WindowWrite } from './sql/window-writes.ts';
 
 /** Events taken from the outbox at a time: sent one after another, their writes made together. */
 const WINDOW_EVENTS = 100;
 /** Events sent to one subscription per claim before its lease is let go (and others get a turn). */
 const EVENTS_PER_CLAIM = 500;
-/** What a window delivered is written at least this often: it bounds what a crash sends again and keeps the log current. */
-const WRITE_EVERY_MS = 250;
 /** Room kept in the lease for the write after the last send. */
 const LEASE_MARGIN_MS = 1_000;
 /** How often the delivery log is pruned, at most. */
@@ -106,7 +104,7 @@ export class EventDeliverer {
 
   /**
    * Sends a subscription's events window by window. What a window delivered is written in one
-   * statement every WRITE_EVERY_MS and at its end (window-writes.ts): a deliverer killed
+   * statement every writeEveryMs (250) and at its end (window-writes.ts): a deliverer killed
    * before that write has its events sent again by the next, with the same sequence numbers.
    * A send starts only if its timeout ends inside the lease, so no other deliverer can take
    * the subscription while one of its events is in flight.
@@ -115,6 +113,7 @@ export class EventDeliverer {
     const { query, sender, observer } = this.deps;
     const { id, leaseToken: token } = subscription;
     const leaseMs = this.leaseMs;
+    const writeEveryMs = this.settings.writeEveryMs ?? WRITE_EVERY_MS;
     let leaseFrom = claimedAt;
     let delivered = 0;
     // The secrets are read with each window (a rotation signs the next one) but opened again
@@ -135,21 +134,24 @@ export class EventDeliverer {
       let last: WindowEvent | undefined;
       const pending: Attempt[] = [];
       let writtenAt = performance.now();
-      const write = async (): Promise<boolean> => {
-        if (last === undefined || pending.length === 0) return true;
+      const write = async (): Promise<WindowWrite> => {
+        if (last === undefined || pending.length === 0) return 'moved';
         const startedAt = performance.now();
-        const moved = await windowDelivered(query, id, token, leaseMs, { xid: last.xid, seq: last.seq, nextSequence: sequence }, pending.splice(0));
+        const written = await windowDelivered(query, id, token, leaseMs, { xid: last.xid, seq: last.seq, nextSequence: sequence }, pending.splice(0));
         leaseFrom = startedAt;
         writtenAt = performance.now();
-        return moved;
+        return written;
       };
       // One event per request, or a list of up to eventsPerRequest for a receiver that takes them.
       const per = subscription.eventsPerRequest;
-      for (let start = 0; start < window.events.length; start += per) {
+      windowLoop: for (let start = 0; start < window.events.length; start += per) {
         if (!this.running) break;
         const now = performance.now();
-        if (pending.length > 0 && (now - writtenAt >= WRITE_EVERY_MS || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
-          if (!(await write())) return delivered;
+        if (pending.length > 0 && (now - writtenAt >= writeEveryMs || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
+          const written = await write();
+          if (written === 'fenced') return delivered;
+          // A replay moved the cursor back: the rest of this window comes again in its order.
+          if (written === 'rewound') break windowLoop;
         }
         const chunk = window.events.slice(start, start + per).map((event, i) => ({ event, sequence: sequence + i }));
         const head = chunk[0]!;
@@ -159,8 +161,11 @@ export class EventDeliverer {
         const logged = chunk.map(({ event, sequence }, i): Attempt => ({ eventId: event.id, eventType: event.type, sequence, attempt: i === 0 ? headAttempt : 1, ...result }));
         for (const _ of chunk) observer?.delivered(id, result.outcome);
         if (result.outcome !== 'delivered') {
-          if (!(await write())) return delivered;
+          const written = await write();
+          if (written === 'fenced') return delivered;
           await logAttempts(query, id, logged);
+          // After a replay's rewind this event is no longer the one at the head: the replay starts now.
+          if (written === 'rewound') break windowLoop;
           await this.failed(subscription, { seq: head.event.seq, sequence: head.sequence }, headAttempt, result);
           return delivered;
         }
@@ -169,7 +174,7 @@ export class EventDeliverer {
         sequence += chunk.length;
         delivered += chunk.length;
       }
-      if (!(await write())) return delivered;
+      if ((await write()) === 'fenced') return delivered;
     }
     await releaseIdle(query, id, token, 0);
     return delivered;

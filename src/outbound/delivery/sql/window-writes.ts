@@ -82,11 +82,15 @@ export async function readEventById(query: SqlQuery, id: string): Promise<Stored
   return row;
 }
 
+/** What a window's write did: moved the cursor on, moved it back for a replay asked for meanwhile, or nothing (the lease is another's). */
+export type WindowWrite = 'moved' | 'rewound' | 'fenced';
+
 /**
  * What a window delivered so far, in one statement: the attempts logged, the cursor past the
  * last event delivered, the sequence on, the lease renewed. A replay asked for meanwhile
- * moves the cursor back instead, after the numbers used here. Fenced: false when the lease
- * is no longer this deliverer's.
+ * moves the cursor back instead, after the numbers used here ('rewound': the rest of the
+ * window must not be sent, it comes again in the replay's order). 'fenced' when the lease is
+ * no longer this deliverer's.
  */
 export async function windowDelivered(
   query: SqlQuery,
@@ -95,10 +99,10 @@ export async function windowDelivered(
   leaseMs: number,
   through: { xid: string; seq: string; nextSequence: number },
   attempts: readonly Attempt[],
-): Promise<boolean> {
-  const rows = await query(
+): Promise<WindowWrite> {
+  const [row] = await query<{ rewound: boolean }>(
     `WITH cur AS (
-       SELECT s.id FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
+       SELECT s.id, s."rewindXid" IS NOT NULL AS rewound FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
      ), logged AS (
        INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
        SELECT cur.id, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, false
@@ -110,7 +114,7 @@ export async function windowDelivered(
        "nextSequence" = $6::bigint, "headSeq" = NULL, "headSequence" = NULL, "headAttempts" = 0,
        "failingSince" = NULL, "leaseUntil" = now() + $3 * interval '1 millisecond'
      FROM cur WHERE s.id = cur.id
-     RETURNING s.id`,
+     RETURNING cur.rewound`,
     [
       id,
       token,
@@ -121,7 +125,7 @@ export async function windowDelivered(
       ...attemptColumns(attempts),
     ],
   );
-  return rows.length === 1;
+  return row === undefined ? 'fenced' : row.rewound ? 'rewound' : 'moved';
 }
 
 /**
