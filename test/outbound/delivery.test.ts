@@ -163,6 +163,26 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
     expect(receiver.received.map((e) => e.sequence)).toEqual(ids.map((_, i) => i + 1));
   });
 
+  it('stops at the next write when an admin turns the subscription off mid-window, and goes on in order once on', async () => {
+    const subscription = await subscribe();
+    for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+    receiver.hold();
+    rig.deliverer({ writeEveryMs: 0 }).start();
+    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    await rig.subscriptions.update(subscription.id, { enabled: false }, admin);
+    receiver.release();
+    // Its deliverer writes the first event's delivery, sees it off and lets the lease go.
+    await eventually(async () => {
+      const [row] = await test.db.query<{ leaseOwner: string | null }>(`SELECT "leaseOwner" FROM "EventSubscription"`, []);
+      expect(row).toEqual({ leaseOwner: null });
+    }, WAIT);
+    expect(receiver.received.map((e) => e.data.line)).toEqual([1]);
+    expect((await rig.subscriptions.get(subscription.id)).backlog).toBe(4);
+    await rig.subscriptions.update(subscription.id, { enabled: true }, admin);
+    await eventually(() => expect(receiver.received).toHaveLength(5), WAIT);
+    expect(receiver.received.map((e) => [e.sequence, e.data.line])).toEqual([1, 2, 3, 4, 5].map((n) => [n, n]));
+  });
+
   it('signs with both secrets while a rotation overlaps', async () => {
     const subscription = await subscribe();
     rig.deliverer().start();

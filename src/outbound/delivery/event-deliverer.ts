@@ -150,8 +150,9 @@ export class EventDeliverer {
         if (pending.length > 0 && (now - writtenAt >= writeEveryMs || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
           const written = await write();
           if (written === 'fenced') return delivered;
-          // A replay moved the cursor back: the rest of this window comes again in its order.
-          if (written === 'rewound') break windowLoop;
+          // A replay moved the cursor back (the rest of this window comes again in its order), or
+          // an admin turned the subscription off (the rest waits until it is on again).
+          if (written !== 'moved') break windowLoop;
         }
         const chunk = window.events.slice(start, start + per).map((event, i) => ({ event, sequence: sequence + i }));
         const head = chunk[0]!;
@@ -164,8 +165,9 @@ export class EventDeliverer {
           const written = await write();
           if (written === 'fenced') return delivered;
           await logAttempts(query, id, logged);
-          // After a replay's rewind this event is no longer the one at the head: the replay starts now.
-          if (written === 'rewound') break windowLoop;
+          // After a replay's rewind this event is no longer the one at the head: the replay starts
+          // now. Turned off: the failure is logged, the lease let go.
+          if (written !== 'moved') break windowLoop;
           await this.failed(subscription, { seq: head.event.seq, sequence: head.sequence }, headAttempt, result);
           return delivered;
         }

@@ -36,7 +36,8 @@ export interface DeliveryWindow {
 /**
  * Up to `limit` events after the cursor, in (xid, seq) order, fenced by the lease token.
  * Only events of transactions older than every running one are taken (pg_snapshot_xmin):
- * one still running may yet commit an event that sorts before. A replay asked for while
+ * one still running may yet commit an event that sorts before; none once an admin turned the
+ * subscription off (the lease is then let go). A replay asked for while
  * the lease was held (rewindXid) is applied first. Nothing is written for what is sent: the
  * sequence numbers follow from nextSequence, so a deliverer that dies mid-window and the
  * one after it number the same events alike.
@@ -53,7 +54,7 @@ export async function takeWindow(query: SqlQuery, id: string, token: string, lim
        UNION ALL SELECT * FROM "EventSubscription" WHERE id = $1::uuid AND "leaseToken" = $2::uuid AND "rewindXid" IS NULL
      ), ev AS (
        SELECT e.xid, e.seq, e.id, e.type, e."occurredAt", e.data FROM "OutboundEvent" AS e, s
-       WHERE ${AFTER_CURSOR} AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+       WHERE s.enabled AND ${AFTER_CURSOR} AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
        ORDER BY e.xid, e.seq LIMIT $3
      )
      SELECT s."nextSequence"::text AS "nextSequence", s."headSeq"::text AS "headSeq", s."headAttempts", s.secret, s."previousSecret",
@@ -82,15 +83,20 @@ export async function readEventById(query: SqlQuery, id: string): Promise<Stored
   return row;
 }
 
-/** What a window's write did: moved the cursor on, moved it back for a replay asked for meanwhile, or nothing (the lease is another's). */
-export type WindowWrite = 'moved' | 'rewound' | 'fenced';
+/**
+ * What a window's write did: moved the cursor on; moved it back for a replay asked for
+ * meanwhile; moved it on for a subscription an admin turned off meanwhile; or nothing (the
+ * lease is another's).
+ */
+export type WindowWrite = 'moved' | 'rewound' | 'off' | 'fenced';
 
 /**
  * What a window delivered so far, in one statement: the attempts logged, the cursor past the
  * last event delivered, the sequence on, the lease renewed. A replay asked for meanwhile
  * moves the cursor back instead, after the numbers used here ('rewound': the rest of the
- * window must not be sent, it comes again in the replay's order). 'fenced' when the lease is
- * no longer this deliverer's.
+ * window must not be sent, it comes again in the replay's order). 'off': turned off
+ * meanwhile, the rest waits until it is on again. 'fenced' when the lease is no longer this
+ * deliverer's.
  */
 export async function windowDelivered(
   query: SqlQuery,
@@ -100,9 +106,9 @@ export async function windowDelivered(
   through: { xid: string; seq: string; nextSequence: number },
   attempts: readonly Attempt[],
 ): Promise<WindowWrite> {
-  const [row] = await query<{ rewound: boolean }>(
+  const [row] = await query<{ rewound: boolean; enabled: boolean }>(
     `WITH cur AS (
-       SELECT s.id, s."rewindXid" IS NOT NULL AS rewound FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
+       SELECT s.id, s."rewindXid" IS NOT NULL AS rewound, s.enabled FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
      ), logged AS (
        INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
        SELECT cur.id, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, false
@@ -114,7 +120,7 @@ export async function windowDelivered(
        "nextSequence" = $6::bigint, "headSeq" = NULL, "headSequence" = NULL, "headAttempts" = 0,
        "failingSince" = NULL, "leaseUntil" = now() + $3 * interval '1 millisecond'
      FROM cur WHERE s.id = cur.id
-     RETURNING cur.rewound`,
+     RETURNING cur.rewound, cur.enabled`,
     [
       id,
       token,
@@ -125,7 +131,7 @@ export async function windowDelivered(
       ...attemptColumns(attempts),
     ],
   );
-  return row === undefined ? 'fenced' : row.rewound ? 'rewound' : 'moved';
+  return row === undefined ? 'fenced' : row.rewound ? 'rewound' : row.enabled ? 'moved' : 'off';
 }
 
 /**
