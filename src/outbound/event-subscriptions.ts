@@ -35,7 +35,7 @@ export interface NewSubscription {
   eventsPerRequest?: number | undefined;
 }
 
-/** The most events one request carries: a window's worth (delivery/event-deliverer.ts). */
+/** The most events one request carries; also a delivery window's size (delivery/event-deliverer.ts). */
 export const MAX_EVENTS_PER_REQUEST = 100;
 
 /**

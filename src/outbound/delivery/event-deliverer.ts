@@ -5,7 +5,7 @@ import type { DataKeyring } from '../../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
 import { eventBody, eventListBody } from '../event-body.ts';
-import { openSecrets } from '../event-subscriptions.ts';
+import { MAX_EVENTS_PER_REQUEST, openSecrets } from '../event-subscriptions.ts';
 import { WRITE_EVERY_MS, type OutboundSettings } from '../outbound-settings.ts';
 import { recordEvents } from '../record-events.ts';
 import { signingKeys, type SigningKey } from '../signing.ts';
@@ -15,8 +15,8 @@ import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscr
 import { logAttempts, pruneDeliveryLog, type Attempt } from './sql/delivery-log.ts';
 import { headFailed, releaseIdle, takeWindow, windowDelivered, type WindowEvent, type WindowWrite } from './sql/window-writes.ts';
 
-/** Events taken from the outbox at a time: sent one after another, their writes made together. */
-const WINDOW_EVENTS = 100;
+/** Events taken from the outbox at a time: sent one after another, their writes made together; the longest list fits one. */
+const WINDOW_EVENTS = MAX_EVENTS_PER_REQUEST;
 /** Events sent to one subscription per claim before its lease is let go (and others get a turn). */
 const EVENTS_PER_CLAIM = 500;
 /** Room kept in the lease for the write after the last send. */
