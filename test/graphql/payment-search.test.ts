@@ -82,8 +82,12 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
       after = page.pageInfo.endCursor;
     }
     expect(seen).toEqual(all);
-    const times = (await search({ first: 100 })).data.searchPayments.edges.map((e: any) => Date.parse(e.node.createdAt));
-    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    // Newest first by when the gateway recorded each payment, as the field's description says;
+    // Payment.createdAt shows the upstream's time, which can order two payments otherwise.
+    const recorded = await gw.db.prisma.payment.findMany({ where: { paymentId: { in: all } }, select: { paymentId: true, createdAt: true } });
+    const at = new Map(recorded.map((p) => [p.paymentId, p.createdAt.getTime()]));
+    const order = [...all].sort((a, b) => at.get(b)! - at.get(a)! || (b < a ? -1 : b > a ? 1 : 0));
+    expect(all).toEqual(order);
   });
 
   it('cuts a page larger than 99 to 99, as every connection does', async () => {
