@@ -4,7 +4,7 @@ import { open, seal, type Envelope } from '../crypto/envelope.ts';
 import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
-import { listAttempts, logAttempt, sentSequence, type AttemptRow } from './delivery/sql/delivery-log.ts';
+import { listAttempts, logAttempts, sentSequence, type AttemptRow } from './delivery/sql/delivery-log.ts';
 import { readEventById } from './delivery/sql/window-writes.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
 import { eventBody } from './event-body.ts';
@@ -148,7 +148,7 @@ export class EventSubscriptions {
     }
     const result = await this.deps.sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), keys: signingKeys(await this.secretsOf(subscription.id)) });
     await this.deps.prisma.$transaction(async (tx) => {
-      await logAttempt(sqlOf(tx), { subscriptionId: subscription.id, eventId: event.id, eventType: event.type, sequence, attempt: 0, ...result, resend: true });
+      await logAttempts(sqlOf(tx), subscription.id, [{ eventId: event.id, eventType: event.type, sequence: Number(sequence), attempt: 0, ...result }], true);
       await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });
     });
     return result;

@@ -15,17 +15,6 @@ export interface AttemptRow {
   resend: boolean;
 }
 
-export async function logAttempt(
-  query: SqlQuery,
-  a: { subscriptionId: string; eventId: string; eventType: string; sequence: string; attempt: number; outcome: string; statusCode: number | null; durationMs: number; excerpt: string | null; resend: boolean },
-): Promise<void> {
-  await query(
-    `INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
-     VALUES ($1::uuid, $2::uuid, $3, $4::bigint, $5, $6, $7, $8, $9, $10)`,
-    [a.subscriptionId, a.eventId, a.eventType, a.sequence, a.attempt, a.outcome, a.statusCode, a.durationMs, a.excerpt, a.resend],
-  );
-}
-
 /** A delivery attempt as the log keeps it. */
 export interface Attempt {
   eventId: string;
@@ -38,14 +27,18 @@ export interface Attempt {
   excerpt: string | null;
 }
 
-/** Attempts of one request (a list's events share its outcome), in one statement. */
-export async function logAttempts(query: SqlQuery, subscriptionId: string, attempts: readonly Attempt[]): Promise<void> {
+/**
+ * Attempts of one request (a list's events share its outcome), in one statement; `resend`
+ * for an admin's resend outside the ordered stream. A window's delivered attempts are written
+ * with its cursor instead (window-writes.ts).
+ */
+export async function logAttempts(query: SqlQuery, subscriptionId: string, attempts: readonly Attempt[], resend = false): Promise<void> {
   await query(
     `INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
-     SELECT $1::uuid, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, false
+     SELECT $1::uuid, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, $10
      FROM unnest($2::uuid[], $3::text[], $4::bigint[], $5::int[], $6::text[], $7::int[], $8::int[], $9::text[])
        AS a("eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt)`,
-    [subscriptionId, ...attemptColumns(attempts)],
+    [subscriptionId, ...attemptColumns(attempts), resend],
   );
 }
 
