@@ -85,14 +85,21 @@ describe('payout events', () => {
       }, CONDITION_MS);
       expect(first.data).toEqual(expect.objectContaining({ batchId }));
 
-      const list = await payout(['events', 'list'], admin);
-      expect(list.code, list.stderr).toBe(0);
-      expect(list.stdout).toContain(receiver.url);
-      expect(list.stdout).toContain('up to date');
+      // The deliverer records a delivery after its 2xx: the list and the log are read until they show it.
+      const list = await eventually(async () => {
+        const read = await payout(['events', 'list'], admin);
+        expect(read.code, read.stderr).toBe(0);
+        expect(read.stdout).toContain(receiver.url);
+        expect(read.stdout).toContain('up to date');
+        return read;
+      }, CONDITION_MS);
 
-      const log = await payout(['events', 'log', id], admin);
-      expect(log.code, log.stderr).toBe(0);
-      expect(log.stdout).toMatch(new RegExp(`batch\\.imported ${first.id}\\s+1\\s+delivered 204`));
+      const log = await eventually(async () => {
+        const read = await payout(['events', 'log', id], admin);
+        expect(read.code, read.stderr).toBe(0);
+        expect(read.stdout).toMatch(new RegExp(`batch\\.imported ${first.id}\\s+1\\s+delivered 204`));
+        return read;
+      }, CONDITION_MS);
       expect(log.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
 
       const before = receiver.received.length;
