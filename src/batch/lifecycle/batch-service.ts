@@ -203,7 +203,9 @@ export class BatchService {
       await recordAudit(tx, by, { action: 'batch.pause', batchId, detail: {} });
       await recordBatchEvent(sqlOf(tx), 'batch.paused', batchId, { reason: pauseReasons.person, by: by.actor });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
-    });
+      // A running batch's row is updated by the workers: under load the wait for it (or for a
+      // pooled connection) can pass Prisma's 5 s default, as for the other changes here.
+    }, BATCH_WIDE_TRANSACTION);
     this.events.publish(batchId);
     return updated;
   }

@@ -40,4 +40,26 @@ describe.skipIf(postgres === undefined)('an approval that takes long, on Postgre
       await holder.end();
     }
   }, 120_000);
+
+  it('a pause waiting on the batch row (the worker updating it, under load) is not rolled back either', async () => {
+    const batch = await gw.services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,11.00,token_success\n') });
+    expect((await gw.services().batches.approve(batch.id, { approver: 'anonymous' })).status).toBe('RUNNING');
+    const holder = new pg.Client({ connectionString: (gw.target as { databaseUrl: string }).databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM "Batch" WHERE id = $1 FOR UPDATE`, [batch.id]);
+      const pausing = gw.services().batches.pause(batch.id);
+      pausing.catch(() => {});
+      await eventually(async () => {
+        const waiting = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype IN ('transactionid', 'tuple') AND NOT granted`);
+        expect(waiting.rows[0].n).toBeGreaterThanOrEqual(1);
+      }, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await holder.query('COMMIT');
+      expect((await pausing).status).toBe('PAUSED');
+    } finally {
+      await holder.end();
+    }
+  }, 120_000);
 });
