@@ -78,6 +78,8 @@
 #define READ_WHILE_PAUSED_ITEM(s) (s == IS_IN_PROGRESS)
 #define WORKED_BATCH(b) (b == BS_RUNNING || b == BS_CANCELLED)
 #define READ_ONLY_BATCH(b) (b == BS_PAUSED)
+#define PAYING_BATCH(b) (b == BS_RUNNING)
+#define SENDING_ITEM(s) (s == IS_CREATING || s == IS_EXECUTING)
 
 /* A row's next state after an attempt (changeAfter): to, retries, the payment record's fact. */
 inline item_next(stage, oc, rt, before, to, nrt, fact) {
