@@ -28,6 +28,8 @@ export async function startEventReceiver() {
   const unverified: string[] = [];
   /** Events per verified request (a list: event.list, or one). */
   const requestSizes: number[] = [];
+  /** Each verified request's webhook-id (a list's: list_<first event id>_<count>). */
+  const requestIds: string[] = [];
   const hanging: ServerResponse[] = [];
   const held: ServerResponse[] = [];
   let holding = false;
@@ -73,6 +75,7 @@ export async function startEventReceiver() {
       }
       const events = body.type === 'event.list' ? body.events! : [body];
       requestSizes.push(events.length);
+      requestIds.push(headers['webhook-id']);
       for (const event of events) received.push({ ...event, verifiedBy });
       if (holding) held.push(res);
       else res.writeHead(204).end();
@@ -86,6 +89,7 @@ export async function startEventReceiver() {
     received,
     unverified,
     requestSizes,
+    requestIds,
     requests: () => requests,
     answer(next: Answer) {
       answer = next;

@@ -219,10 +219,10 @@ builder.mutationFields((t) => ({
     type: ResendResult,
     authScopes: admin,
     errors: result('ResendEvent', 'delivery', 'What the receiver answered.'),
-    description: 'Sends one event again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
+    description: 'Sends one event (or one list, by its webhook-id) again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
     args: {
       id: t.arg.string({ required: true, description: 'The subscription’s id.' }),
-      eventId: t.arg.string({ required: true, description: 'The event’s id (from the delivery log or the webhook-id header).' }),
+      eventId: t.arg.string({ required: true, description: 'The event’s id (from the delivery log or the webhook-id header), or a list’s webhook-id (list_<first event id>_<count>): the list is sent again as it was.' }),
     },
     resolve: (_root, { id, eventId }, context) => context.services.eventSubscriptions.resend(id, eventId, requestActor(context)),
   }),
