@@ -4,6 +4,7 @@ import {
   EventSubscriptionError,
   MAX_EVENTS_PER_REQUEST,
   eventTypes,
+  eventTypeDescription,
   eventTypeNames,
   type AttemptRow,
   type DeliveryResult,
@@ -24,11 +25,12 @@ builder.objectType(EventSubscriptionError, {
   }),
 });
 
-const EventTypeRef = builder.objectRef<{ name: string; description: string }>('EventKind').implement({
+const EventTypeRef = builder.objectRef<{ name: string; description: string; fields: readonly string[] }>('EventKind').implement({
   description: 'One kind of outbound event and what its `data` carries (docs/api/events.md).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'As in the body’s `type`, e.g. batch.completed.' }),
     description: t.exposeString('description', { description: 'When it is sent and its fields.' }),
+    fields: t.stringList({ description: 'Every field of its `data`: each is in every event of the type, null when it has no value.', resolve: (kind) => [...kind.fields] }),
   }),
 });
 
@@ -143,7 +145,7 @@ builder.queryFields((t) => ({
     type: [EventTypeRef],
     authScopes: { read: true },
     description: 'Every outbound event type and what it carries.',
-    resolve: () => eventTypeNames.map((name) => ({ name, description: eventTypes[name] })),
+    resolve: () => eventTypeNames.map((name) => ({ name, description: eventTypeDescription(name), fields: eventTypes[name].fields })),
   }),
   eventSubscriptions: t.field({
     type: [EventSubscriptionRef],
