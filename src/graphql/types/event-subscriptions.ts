@@ -40,7 +40,7 @@ const DeliveryAttemptRef = builder.objectRef<AttemptRow>('EventDeliveryAttempt')
     position: t.string({ description: 'Where this attempt stands in the log: pass it as `before` to page back.', resolve: (a) => a.id }),
     eventId: t.exposeString('eventId', { description: 'The event’s id (its webhook-id header).' }),
     eventType: t.exposeString('eventType', { description: 'The event’s type.' }),
-    sequence: t.string({ description: 'The subscription’s sequence number it was sent with.', resolve: (a) => a.sequence }),
+    sequence: t.string({ description: 'The subscription’s sequence number it was sent with, as a decimal string (a 64-bit number, more than GraphQL’s Int holds): the number the body’s `sequence` carries as a JSON number.', resolve: (a) => a.sequence }),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt; 0 for a resend by an admin.' }),
     at: t.field({ type: 'DateTime', description: 'When it was sent.', resolve: (a) => a.at }),
     outcome: t.exposeString('outcome', { description: 'delivered (a 2xx), failed (another status), timeout, redirect (not followed), refused-target (the name now resolves to a private address), unreachable.' }),
