@@ -5,6 +5,7 @@ import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
 import { listAttempts, logAttempts, type AttemptRow } from './delivery/sql/delivery-log.ts';
+import type { DeliveryObserver } from './delivery/event-deliverer.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
 import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
@@ -43,7 +44,8 @@ export const MAX_EVENTS_PER_REQUEST = 100;
  */
 export class EventSubscriptions {
   constructor(
-    private readonly deps: { prisma: PrismaClient; keyring: DataKeyring; sender: EventSender },
+    /** observer: what counts deliveries (the gateway's /metrics): a resend is an attempt too. */
+    private readonly deps: { prisma: PrismaClient; keyring: DataKeyring; sender: EventSender; observer?: DeliveryObserver },
     private readonly settings: OutboundSettings,
   ) {}
 
@@ -142,6 +144,7 @@ export class EventSubscriptions {
     const subscription = await this.get(id);
     const request = await resendRequest(sqlOf(this.deps.prisma), subscription.id, eventId);
     const result = await this.deps.sender.send({ url: subscription.url, id: request.id, body: request.body, keys: signingKeys(await this.secretsOf(subscription.id)) });
+    for (const _ of request.events) this.deps.observer?.delivered(subscription.id, result.outcome);
     await this.deps.prisma.$transaction(async (tx) => {
       await logAttempts(sqlOf(tx), subscription.id, request.events.map((event) => ({ ...event, attempt: 0, ...result })), true);
       await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });
