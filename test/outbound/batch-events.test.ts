@@ -2,27 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textSource } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { expectDocumentedShape, startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { setSandboxBalance, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { cardNumbersFound } from '../support/card-data.ts';
 import { readFileSync } from 'node:fs';
-import { eventTypes, isEventType } from '../../src/outbound/index.ts';
-import type { ReceivedEvent } from '../support/event-receiver.ts';
 
 const WAIT = 120_000;
-/** The one format of every time in an event (as `timestamp`): ISO 8601, UTC, milliseconds. */
-const ISO_MS_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const TIMES = ['payAt', 'rescheduledFrom', 'pausedAt', 'startsAt', 'endsAt', 'failingSince'];
-
-/** Issue 37: every field docs/api/events.md lists for the type is there (null when it has no value), and no other; times in one format. */
-function expectDocumentedShape(events: readonly ReceivedEvent[]): void {
-  for (const event of events) {
-    expect(isEventType(event.type), event.type).toBe(true);
-    expect(Object.keys(event.data).sort(), event.type).toEqual([...eventTypes[event.type as keyof typeof eventTypes].fields].sort());
-    expect(event.timestamp).toMatch(ISO_MS_UTC);
-    for (const name of TIMES) if (event.data[name] !== undefined && event.data[name] !== null) expect(event.data[name], `${event.type} ${name}`).toMatch(ISO_MS_UTC);
-  }
-}
 
 /**
  * Issue 31: a subscription made through GraphQL gets a paid batch's events, signed, from

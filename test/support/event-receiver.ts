@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { expect } from 'vitest';
+import { eventTypes, isEventType } from '../../src/outbound/index.ts';
 
 export interface ReceivedEvent {
   id: string;
@@ -111,3 +113,17 @@ export async function startEventReceiver() {
 }
 
 export type EventReceiver = Awaited<ReturnType<typeof startEventReceiver>>;
+
+/** The one format of every time in an event (as `timestamp`): ISO 8601, UTC, milliseconds. */
+const ISO_MS_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const TIMES = ['payAt', 'rescheduledFrom', 'pausedAt', 'startsAt', 'endsAt', 'failingSince'];
+
+/** Issue 37: every field docs/api/events.md lists for the type is there (null when it has no value), and no other; times in one format. */
+export function expectDocumentedShape(events: readonly ReceivedEvent[]): void {
+  for (const event of events) {
+    expect(isEventType(event.type), event.type).toBe(true);
+    expect(Object.keys(event.data).sort(), event.type).toEqual([...eventTypes[event.type as keyof typeof eventTypes].fields].sort());
+    expect(event.timestamp).toMatch(ISO_MS_UTC);
+    for (const name of TIMES) if (event.data[name] !== undefined && event.data[name] !== null) expect(event.data[name], `${event.type} ${name}`).toMatch(ISO_MS_UTC);
+  }
+}
