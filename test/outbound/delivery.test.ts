@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
-import { EventSubscriptionError } from '../../src/outbound/index.ts';
+import { EventSubscriptionError, eventTypes } from '../../src/outbound/index.ts';
 import { admin, outboundRig, paid, testSettings } from './outbound-rig.ts';
 
 const WAIT = 60_000;
@@ -116,6 +116,7 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
       expect(off.disabledReason).toBe('failing');
       const events = await test.db.prisma.outboundEvent.findMany({ where: { type: 'event_subscription.disabled' } });
       expect(events.map((e) => e.subjectId)).toEqual([subscription.id]);
+      expect(Object.keys(events[0]!.data as object).sort()).toEqual([...eventTypes['event_subscription.disabled'].fields].sort());
       expect(await test.db.prisma.auditEvent.count({ where: { action: 'events.disable' } })).toBe(1);
       receiver.answer('ok');
     } finally {
