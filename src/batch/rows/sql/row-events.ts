@@ -11,7 +11,8 @@ const restingStates = [rowStates.completed, rowStates.failed, rowStates.expired,
  * The outbound events (outbound/event-types.ts) of rows a statement moved: `rows` is a CTE of
  * BatchItem columns as they are now (status, line, paymentId, amount, currency, errorCode,
  * errorMessage, fields, batchId); `commission` an SQL expression over it, or NULL. Only the
- * masked recipient travels: the sealed card data is dropped.
+ * masked recipient travels: the sealed card data is dropped. Every field is in every event, null
+ * when it has no value (docs/api/events.md).
  */
 export function rowEventsSelect(rows: string, commission: string): string {
   return `SELECT CASE r.status
@@ -19,10 +20,10 @@ export function rowEventsSelect(rows: string, commission: string): string {
       WHEN ${sqlName(rowStates.needsReview)} THEN ${eventOf('batch_row.needs_review')}
       ELSE ${eventOf('batch_row.failed')} END AS type,
     r."paymentId" AS "subjectId",
-    jsonb_strip_nulls(jsonb_build_object(
+    jsonb_build_object(
       'batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
       'amount', r.amount::text, 'currency', r.currency, 'commission', (${commission})::text,
-      'recipient', r.fields - '$sealed', 'code', r."errorCode", 'message', r."errorMessage")) AS data
+      'recipient', r.fields - '$sealed', 'code', r."errorCode", 'message', r."errorMessage") AS data
   FROM ${rows} AS r
   WHERE r.status IN (${sqlList(restingStates)})
   ORDER BY r."batchId", r.line`;
