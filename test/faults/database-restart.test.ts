@@ -4,6 +4,8 @@ import { expect, it } from 'vitest';
 import { signWebhook } from '../../src/payout/signature.ts';
 import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from '../support/fault-rig.ts';
 import { DatabaseRestart, gqlAs, lostConnection, type GraphQLReply } from '../support/fault-database.ts';
+import { startPayout } from '../support/cli-process.ts';
+import { apiKey } from '../support/keys.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { AGENT, WEBHOOK_SECRET, type TestSandbox } from '../support/sandbox.ts';
@@ -71,6 +73,21 @@ describeFaultSuite('fault suite: the database closes and reopens under the gatew
       expect(result.violations, describeViolations(result)).toEqual([]);
     } finally {
       await payments.stop();
+      await restart.end();
+    }
+  }, SCENARIO_TIMEOUT_MS);
+
+  it('the CLI meets the closed database: it says what is wrong in words, with no driver text, and exits 3', async () => {
+    const rig = await scenario.start();
+    const restart = await DatabaseRestart.of(rig.databaseUrl);
+    try {
+      await restart.down();
+      const { code, stderr } = await startPayout(['batch', 'list'], { ...(await rig.cliEnv()), PAYOUT_CLI_KEY: apiKey('fault-suite-key') }).done;
+      expect(code).toBe(3);
+      const said = stderr.split('\n').filter((line) => line.startsWith('payout:'));
+      expect(said).toEqual([expect.stringMatching(/^payout: the database is not accepting connections \(closed to new connections\): the database connection was lost or could not be opened/)]);
+      expect(stderr).not.toMatch(/prisma|55000|payout_test_/i);
+    } finally {
       await restart.end();
     }
   }, SCENARIO_TIMEOUT_MS);
