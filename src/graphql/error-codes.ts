@@ -26,8 +26,23 @@ export const PAYOUT_ERROR = 'PAYOUT_ERROR';
 export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
 
 /** DATABASE_UNAVAILABLE's words: what is wrong (databaseTrouble), and what the caller does next. */
-export function databaseUnavailableMessage(words: string): string {
-  return `The database is unavailable: ${words}. This request may or may not have taken effect: read the object again, then repeat the request if it is still needed.`;
+export function databaseUnavailableMessage(words: string, paymentId?: string): string {
+  const again =
+    paymentId === undefined
+      ? 'read the object again, then repeat the request if it is still needed.'
+      : `read payment ${paymentId} again, then repeat the request with paymentId ${paymentId} if it is still needed (the same paymentId never pays twice).`;
+  return `The database is unavailable: ${words}. This request may or may not have taken effect: ${again}`;
+}
+
+/** A database in trouble under a request that concerns one payment (createPayment): its DATABASE_UNAVAILABLE names the payment. */
+export class DatabaseUnavailableFor extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly paymentId: string,
+  ) {
+    super('the database was in trouble');
+    this.name = 'DatabaseUnavailableFor';
+  }
 }
 
 type Located = Pick<GraphQLError, 'nodes' | 'path'>;
@@ -51,7 +66,12 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   if (trouble !== undefined) {
     // Interactive transactions lost before their commit were already run again (db/transaction-retry.ts):
     // what reaches a client may or may not have taken effect, so it reads before it repeats.
-    return coded(databaseUnavailableMessage(trouble.words), at, DATABASE_UNAVAILABLE, { retryable: true, reason: trouble.reason });
+    const paymentId = original instanceof DatabaseUnavailableFor ? original.paymentId : undefined;
+    return coded(databaseUnavailableMessage(trouble.words, paymentId), at, DATABASE_UNAVAILABLE, {
+      retryable: true,
+      reason: trouble.reason,
+      ...(paymentId === undefined ? {} : { paymentId }),
+    });
   }
   if (isGraphQLErrorChain(error) && located.path === undefined && located.extensions?.code === undefined) {
     // graphql-js's own refusals of a request: variable values that do not coerce (with the

@@ -2,7 +2,7 @@ import type { GraphQLError } from 'graphql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTrouble, isConnectionLost } from '../../src/db/connection-lost.ts';
-import { maskError } from '../../src/graphql/error-codes.ts';
+import { DatabaseUnavailableFor, maskError } from '../../src/graphql/error-codes.ts';
 import { createPgPool } from '../../src/db/pg-pool.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
@@ -165,6 +165,11 @@ describe.runIf(postgres !== undefined)('a database in trouble, in words (Postgre
         expect(extensions).toEqual({ code: 'DATABASE_UNAVAILABLE', retryable: true, reason: 'not-accepting' });
         expect(message).toBe(`The database is unavailable: ${words}. This request may or may not have taken effect: read the object again, then repeat the request if it is still needed.`);
       }
+      // createPayment names its payment, the one the gateway made included: the caller repeats with it.
+      expect(told(new DatabaseUnavailableFor(errors[3], 'pay-37'))).toEqual({
+        message: `The database is unavailable: ${words}. This request may or may not have taken effect: read payment pay-37 again, then repeat the request with paymentId pay-37 if it is still needed (the same paymentId never pays twice).`,
+        extensions: { code: 'DATABASE_UNAVAILABLE', retryable: true, reason: 'not-accepting', paymentId: 'pay-37' },
+      });
     } finally {
       await restart.up();
     }

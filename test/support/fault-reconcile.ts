@@ -40,10 +40,11 @@ export interface Reconciliation {
  *   whatever moved for rows left to a person (NEEDS_REVIEW);
  * - no row left a final state other than by retryFailedItems (the transition audit).
  *
- * `beside`: single payments (createPayment) made during the run: each was created and executed
- * at most once, and what they debited is added to what the rows explain.
+ * `beside`: which other upstream payments are single payments (createPayment) made during the
+ * run: each was created and executed at most once, and what they debited is added to what the
+ * rows explain.
  */
-export async function reconcile(rig: FaultRig, batchId: string, options: { beside?: readonly string[] } = {}): Promise<Reconciliation> {
+export async function reconcile(rig: FaultRig, batchId: string, options: { beside?: (paymentId: string) => boolean } = {}): Promise<Reconciliation> {
   const violations: string[] = [];
   const prefix = `${batchId}-`;
 
@@ -127,9 +128,9 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
       for (const effect of effects) if (lineOf(batchId, effect.paymentId) === item.line) expectedOut += toMinorUnits(effect.debited);
     }
   }
-  if (options.beside !== undefined && options.beside.length > 0) {
-    const beside = new Set(options.beside);
-    for (const effect of (await upstreamEffects(rig.sb)).filter((e) => beside.has(e.paymentId))) {
+  if (options.beside !== undefined) {
+    const beside = options.beside;
+    for (const effect of (await upstreamEffects(rig.sb)).filter((e) => !e.paymentId.startsWith(prefix) && beside(e.paymentId))) {
       if (effect.creates > 1 || effect.executions > 1) {
         duplicates++;
         violations.push(`${effect.paymentId} (a single payment): ${effect.creates} creates and ${effect.executions} executions took effect`);
