@@ -10,6 +10,7 @@ import { SubscriptionTickets } from '../server/subscription-tickets.ts';
 import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
+import { settleRowsFromPayments } from '../batch/index.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
 const REQUEST_GRACE_MS = 5_000;
@@ -50,7 +51,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     db,
     client: upstream.client,
     yoga,
-    webhooks: { prisma: db.prisma, tracker: services.tracker, agentId: upstream.client.agentId, secret: upstream.webhookSecret, logger, deliveries: runtime.metrics },
+    webhooks: {
+      prisma: db.prisma,
+      tracker: services.tracker,
+      agentId: upstream.client.agentId,
+      secret: upstream.webhookSecret,
+      logger,
+      deliveries: runtime.metrics,
+      settleRow: async (paymentId) => {
+        for (const batchId of await settleRowsFromPayments(db.query, [paymentId])) services.batchEvents.publish(batchId);
+      },
+    },
     keys,
     metrics: runtime.metrics,
     corsOrigins: config.corsOrigins,

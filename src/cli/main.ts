@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config-error.ts';
 import { DataDirInUseError } from '../db/data-dir-lock.ts';
-import { isConnectionLost } from '../db/connection-lost.ts';
+import { databaseTrouble } from '../db/connection-lost.ts';
 import { BatchStatus, TrackedStatus } from '../db/generated/enums.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -369,9 +369,11 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode, text: `${error.message}\n` };
   if (error instanceof ConfigError) return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
   if (error instanceof DataDirInUseError) return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
-  if (isConnectionLost(error)) {
+  const trouble = databaseTrouble(error);
+  if (trouble !== undefined) {
     // Transactions lost before their commit were already run again (db/transaction-retry.ts); this one could not be.
-    const message = `${safeMessage(error instanceof Error ? error.message : String(error))}: the database connection was lost or could not be opened; what the command printed before this was done. Run it again (or \`payout batch status <batchId>\` to see where a batch stands)`;
+    // The words, not the driver's text (which names the host, user and database).
+    const message = `${trouble.words}: the database connection was lost or could not be opened; what the command printed before this was done. Run it again (or \`payout batch status <batchId>\` to see where a batch stands)`;
     return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${message}\n` };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -2,7 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { ForbiddenError } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError } from 'graphql-yoga';
-import { isConnectionLost } from '../db/connection-lost.ts';
+import { databaseTrouble } from '../db/connection-lost.ts';
 import { redactCardNumbers } from '../log/card-numbers.ts';
 import { PaymentInputError } from '../payments/input-error.ts';
 import { PayoutError } from '../payout/errors.ts';
@@ -22,8 +22,28 @@ import { enumName, payoutErrorCode } from './types/enums.ts';
 export const BAD_USER_INPUT = 'BAD_USER_INPUT';
 export const FORBIDDEN = 'FORBIDDEN';
 export const PAYOUT_ERROR = 'PAYOUT_ERROR';
-/** The database connection the request ran on was lost (db/connection-lost.ts); read, then try again. */
+/** The database was in trouble while the request ran (db/connection-lost.ts says which); read, then try again. */
 export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
+
+/** DATABASE_UNAVAILABLE's words: what is wrong (databaseTrouble), and what the caller does next. */
+export function databaseUnavailableMessage(words: string, paymentId?: string): string {
+  const again =
+    paymentId === undefined
+      ? 'read the object again, then repeat the request if it is still needed.'
+      : `read payment ${paymentId} again, then repeat the request with paymentId ${paymentId} if it is still needed (the same paymentId never pays twice).`;
+  return `The database is unavailable: ${words}. This request may or may not have taken effect: ${again}`;
+}
+
+/** A database in trouble under a request that concerns one payment (createPayment): its DATABASE_UNAVAILABLE names the payment. */
+export class DatabaseUnavailableFor extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly paymentId: string,
+  ) {
+    super('the database was in trouble');
+    this.name = 'DatabaseUnavailableFor';
+  }
+}
 
 type Located = Pick<GraphQLError, 'nodes' | 'path'>;
 
@@ -42,15 +62,16 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   }
   if (original instanceof ForbiddenError) return coded(original.message, at, FORBIDDEN);
   if (original instanceof PothosValidationError) return coded(original.message, at, BAD_USER_INPUT);
-  if (isConnectionLost(original)) {
+  const trouble = databaseTrouble(original);
+  if (trouble !== undefined) {
     // Interactive transactions lost before their commit were already run again (db/transaction-retry.ts):
     // what reaches a client may or may not have taken effect, so it reads before it repeats.
-    return coded(
-      'The database connection was lost while this request ran, and it may not have taken effect. Read the object again, then repeat the request if it is still needed.',
-      at,
-      DATABASE_UNAVAILABLE,
-      { retryable: true },
-    );
+    const paymentId = original instanceof DatabaseUnavailableFor ? original.paymentId : undefined;
+    return coded(databaseUnavailableMessage(trouble.words, paymentId), at, DATABASE_UNAVAILABLE, {
+      retryable: true,
+      reason: trouble.reason,
+      ...(paymentId === undefined ? {} : { paymentId }),
+    });
   }
   if (isGraphQLErrorChain(error) && located.path === undefined && located.extensions?.code === undefined) {
     // graphql-js's own refusals of a request: variable values that do not coerce (with the

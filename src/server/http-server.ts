@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { databaseTrouble } from '../db/connection-lost.ts';
 import type { Database } from '../db/database.ts';
 import type { GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
@@ -100,29 +101,38 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
 
 /** Database answering and migrated, upstream answering; each check bounded so a probe never hangs. */
 async function readiness(deps: GatewayServerDeps): Promise<Record<string, string>> {
-  const run = async (check: () => Promise<unknown>) => {
+  const run = async (check: () => Promise<unknown>, words: (error: unknown) => string | undefined) => {
     try {
       await withTimeout(check(), READY_CHECK_TIMEOUT_MS);
       return 'ok';
     } catch (error) {
-      return error instanceof Error ? `failing: ${error.message}` : 'failing';
+      const said = words(error);
+      if (said !== undefined) return `failing: ${said}`;
+      // Driver and Prisma text names hosts, databases and Prisma's invocation: logged, not shown to a probe.
+      deps.logger.warn({ err: error }, 'readiness check failed');
+      return 'failing: the database answered with an error (logged)';
     }
   };
-  const [database, migrations, upstream] = await Promise.all([
-    run(() => deps.db.ping()),
+  // A database in trouble is said in words (db/connection-lost.ts), never in the driver's.
+  const database = (error: unknown) => (error instanceof NotReady ? error.message : databaseTrouble(error)?.words);
+  const [db, migrations, upstream] = await Promise.all([
+    run(() => deps.db.ping(), database),
     run(async () => {
       const pending = await deps.db.pendingMigrations();
-      if (pending.length > 0) throw new Error(`not applied: ${pending.join(', ')}`);
-    }),
-    run(() => deps.client.getBalance()),
+      if (pending.length > 0) throw new NotReady(`not applied: ${pending.join(', ')}`);
+    }, database),
+    run(() => deps.client.getBalance(), (error) => (error instanceof Error ? error.message : 'the Payout API did not answer')),
   ]);
-  return { database, migrations, upstream };
+  return { database: db, migrations, upstream };
 }
+
+/** A check's own words (a timeout, migrations not applied): shown as they are. */
+class NotReady extends Error {}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new NotReady(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,10 +1,13 @@
+import type { GraphQLError } from 'graphql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isConnectionLost } from '../../src/db/connection-lost.ts';
+import { databaseTrouble, isConnectionLost } from '../../src/db/connection-lost.ts';
+import { DatabaseUnavailableFor, maskError } from '../../src/graphql/error-codes.ts';
 import { createPgPool } from '../../src/db/pg-pool.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
+import { DatabaseRestart } from '../support/fault-database.ts';
 
 /**
  * Issue 27: a PostgreSQL backend ended while its connection was checked out of the pool (a
@@ -105,3 +108,98 @@ describe.runIf(postgres !== undefined)('a database connection ended under the pr
   });
 });
 
+
+/**
+ * Issue 37: what each path throws while the database is in trouble is told apart from a
+ * statement's own failure, in words with no driver or Prisma text. Before, a database closed
+ * to new connections (55000, as during a restart) and Prisma's "Unable to start a transaction
+ * in the given time" (P2028, every connection taken) reached GraphQL callers as "Unexpected error.".
+ */
+describe.runIf(postgres !== undefined)('a database in trouble, in words (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let url: string;
+  let restart: DatabaseRestart;
+
+  beforeAll(async () => {
+    database = await postgres!.create();
+    url = (database.target as { databaseUrl: string }).databaseUrl;
+    restart = await DatabaseRestart.of(url);
+  });
+  afterAll(async () => {
+    await restart?.end();
+    await database?.drop();
+  });
+
+  const failure = (run: () => Promise<unknown>) =>
+    run().then(
+      () => new Error('it did not fail'),
+      (error: unknown) => error,
+    );
+  /** What a GraphQL caller is told of the error (yoga's mask with the gateway's codes). */
+  const told = (error: unknown) => {
+    const masked = maskError(error, 'Unexpected error.') as GraphQLError;
+    return { message: masked.message, extensions: masked.extensions };
+  };
+
+  it('a database closed to new connections (a restart): every path says so, and a caller gets DATABASE_UNAVAILABLE', async () => {
+    const { db } = database;
+    await db.query('SELECT 1', []);
+    await restart.down();
+    try {
+      // A pooled session ended a moment ago may carry the first statement (a lost connection, in
+      // words too); the pool drops it, and the next one meets the closed database.
+      const closed = async (run: () => Promise<unknown>) => {
+        const error = await failure(run);
+        return databaseTrouble(error)?.reason === 'connection-lost' ? failure(run) : error;
+      };
+      const errors = [
+        await closed(() => db.query('SELECT 1', [])),
+        await closed(() => db.ping()),
+        await closed(() => db.prisma.batch.findMany({ take: 1 })),
+        await closed(() => db.prisma.$transaction(async (tx) => tx.batch.findMany({ take: 1 }))),
+      ];
+      const words = 'the database is not accepting connections (closed to new connections)';
+      expect(errors.map((error) => databaseTrouble(error))).toEqual(errors.map(() => ({ reason: 'not-accepting', words })));
+      for (const error of errors) {
+        const { message, extensions } = told(error);
+        expect(extensions).toEqual({ code: 'DATABASE_UNAVAILABLE', retryable: true, reason: 'not-accepting' });
+        expect(message).toBe(`The database is unavailable: ${words}. This request may or may not have taken effect: read the object again, then repeat the request if it is still needed.`);
+      }
+      // createPayment names its payment, the one the gateway made included: the caller repeats with it.
+      expect(told(new DatabaseUnavailableFor(errors[3], 'pay-37'))).toEqual({
+        message: `The database is unavailable: ${words}. This request may or may not have taken effect: read payment pay-37 again, then repeat the request with paymentId pay-37 if it is still needed (the same paymentId never pays twice).`,
+        extensions: { code: 'DATABASE_UNAVAILABLE', retryable: true, reason: 'not-accepting', paymentId: 'pay-37' },
+      });
+    } finally {
+      await restart.up();
+    }
+  });
+
+  it('every connection of the pool taken: a transaction that could not start says the database is busy', async () => {
+    const { db } = database;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('SELECT pg_advisory_lock(37)');
+    // The pool's 10 connections (pg's default), each waiting on the lock the test holds.
+    const holding = Array.from({ length: 10 }, () => db.query('SELECT pg_advisory_xact_lock_shared(37)', []).catch(() => undefined));
+    try {
+      await eventually(async () => {
+        const waiting = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        expect(waiting.rows[0].n).toBe(10);
+      }, 60_000);
+      const error = await failure(() => db.prisma.$transaction(async (tx) => tx.batch.findMany({ take: 1 })));
+      expect(databaseTrouble(error)).toEqual({ reason: 'busy', words: 'the database is busy: no connection was free in time' });
+      expect(told(error).extensions).toMatchObject({ code: 'DATABASE_UNAVAILABLE', retryable: true });
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock(37)');
+      await Promise.all(holding);
+      await admin.end();
+    }
+  });
+
+  it('a statement’s own failure is not trouble, and is masked as before', async () => {
+    const error = await failure(() => database.db.query('SELECT 1/0', []));
+    expect(databaseTrouble(error)).toBeUndefined();
+    expect(told(error).message).toBe('Unexpected error.');
+  });
+});

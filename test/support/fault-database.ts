@@ -45,6 +45,51 @@ export class Terminator {
   }
 }
 
+/**
+ * A restart of PostgreSQL as the gateway meets it, played on one database so that the
+ * machine's server (shared with other tests) runs on: the database is closed to new
+ * connections (each is refused with 55000 "not currently accepting connections", as a
+ * restarting server refuses them with 57P03) and every session of it is ended, then it is
+ * opened again. A database cannot close itself, so this holds a connection of its own to the
+ * server's admin database (TEST_DATABASE_URL), and it touches no database but `name`.
+ */
+export class DatabaseRestart {
+  private constructor(
+    private readonly server: pg.Client,
+    readonly name: string,
+  ) {}
+
+  static async of(databaseUrl: string): Promise<DatabaseRestart> {
+    const serverUrl = process.env.TEST_DATABASE_URL;
+    if (serverUrl === undefined || serverUrl === '') throw new Error('DatabaseRestart needs TEST_DATABASE_URL');
+    const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+    const server = new pg.Client({ connectionString: serverUrl });
+    await server.connect();
+    return new DatabaseRestart(server, name);
+  }
+
+  /** Closes the database to new connections and ends its sessions (three times: those opened meanwhile go too); how many were ended. */
+  async down(): Promise<number> {
+    await this.server.query(`ALTER DATABASE "${this.name}" ALLOW_CONNECTIONS false`);
+    let ended = 0;
+    for (let round = 0; round < 3; round++) {
+      const killed = await this.server.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.name]);
+      ended += killed.rows.filter((row) => row.ok).length;
+    }
+    return ended;
+  }
+
+  async up(): Promise<void> {
+    await this.server.query(`ALTER DATABASE "${this.name}" ALLOW_CONNECTIONS true`);
+  }
+
+  /** Opens the database again (whatever happened) and lets the server connection go. */
+  async end(): Promise<void> {
+    await this.up().catch(() => {});
+    await this.server.end().catch(() => {});
+  }
+}
+
 export interface GraphQLReply {
   status: number;
   data?: Record<string, any> | null;

@@ -39,8 +39,12 @@ export interface Reconciliation {
  * - the balance went down by exactly the completed rows' amounts plus commission, plus
  *   whatever moved for rows left to a person (NEEDS_REVIEW);
  * - no row left a final state other than by retryFailedItems (the transition audit).
+ *
+ * `beside`: which other upstream payments are single payments (createPayment) made during the
+ * run: each was created and executed at most once, and what they debited is added to what the
+ * rows explain.
  */
-export async function reconcile(rig: FaultRig, batchId: string): Promise<Reconciliation> {
+export async function reconcile(rig: FaultRig, batchId: string, options: { beside?: (paymentId: string) => boolean } = {}): Promise<Reconciliation> {
   const violations: string[] = [];
   const prefix = `${batchId}-`;
 
@@ -122,6 +126,16 @@ export async function reconcile(rig: FaultRig, batchId: string): Promise<Reconci
     }
     if (item.status === 'NEEDS_REVIEW') {
       for (const effect of effects) if (lineOf(batchId, effect.paymentId) === item.line) expectedOut += toMinorUnits(effect.debited);
+    }
+  }
+  if (options.beside !== undefined) {
+    const beside = options.beside;
+    for (const effect of (await upstreamEffects(rig.sb)).filter((e) => !e.paymentId.startsWith(prefix) && beside(e.paymentId))) {
+      if (effect.creates > 1 || effect.executions > 1) {
+        duplicates++;
+        violations.push(`${effect.paymentId} (a single payment): ${effect.creates} creates and ${effect.executions} executions took effect`);
+      }
+      expectedOut += toMinorUnits(effect.debited);
     }
   }
   const balance = await balanceChange(rig.sb, STARTING_BALANCE);

@@ -41,7 +41,11 @@ export type RowStep =
   | 'funds'
   /** lifecycle/batch-service.ts retryFailed (retryFailedItems): lifecycle/sql/retry-failed-rows.ts. */
   | 'retry-failed'
-  /** sql/settle-from-payments.ts: a payment seen final outside the worker (webhook, read-back, reconciliation). */
+  /**
+   * sql/settle-from-payments.ts: a payment seen final outside the worker (webhook, read-back,
+   * reconciliation), for a row no worker holds: the worker's later writes are fenced by its
+   * lease token and the state it last wrote, which the settle clears and changes.
+   */
   | 'settle'
   /** review/review-service.ts review: a read settles a NEEDS_REVIEW row (review-states.ts verdictOf). */
   | 'review'
@@ -140,6 +144,12 @@ export const rowTransitions: readonly RowTransition[] = [
   { from: 'IN_PROGRESS',  to: 'COMPLETED',    by: 'settle',           when: 'its payment was seen COMPLETED outside the worker' },
   { from: 'IN_PROGRESS',  to: 'FAILED',       by: 'settle',           when: 'its payment was seen FAILED outside the worker' },
   { from: 'IN_PROGRESS',  to: 'EXPIRED',      by: 'settle',           when: 'its payment was seen EXPIRED outside the worker' },
+  { from: 'EXECUTING',    to: 'COMPLETED',    by: 'settle',           when: 'its payment was seen COMPLETED (a webhook) and no worker holds it: the execute took effect' },
+  { from: 'EXECUTING',    to: 'FAILED',       by: 'settle',           when: 'its payment was seen FAILED and no worker holds it' },
+  { from: 'EXECUTING',    to: 'EXPIRED',      by: 'settle',           when: 'its payment was seen EXPIRED and no worker holds it' },
+  { from: 'CREATING',     to: 'COMPLETED',    by: 'settle',           when: 'its payment was seen COMPLETED and no worker holds it' },
+  { from: 'CREATING',     to: 'FAILED',       by: 'settle',           when: 'its payment was seen FAILED and no worker holds it: the create failed' },
+  { from: 'CREATING',     to: 'EXPIRED',      by: 'settle',           when: 'its payment was seen EXPIRED and no worker holds it' },
   { from: 'NEEDS_REVIEW', to: 'COMPLETED',    by: 'review',           when: 'read: paid' },
   { from: 'NEEDS_REVIEW', to: 'FAILED',       by: 'review',           when: 'read: failed, or not created (review.not-created)' },
   { from: 'NEEDS_REVIEW', to: 'EXPIRED',      by: 'review',           when: 'read: expired' },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { containsCardNumber } from '../../log/card-numbers.ts';
 import { authScopesFor } from '../../auth/roles.ts';
@@ -9,6 +10,8 @@ import type { PaymentView } from '../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../payments/webhook-target.ts';
 import { payeeIdProblem } from '../../batch/index.ts';
 import { builder } from '../builder.ts';
+import { DatabaseUnavailableFor } from '../error-codes.ts';
+import { databaseTrouble } from '../../db/connection-lost.ts';
 import { CurrencyEnum, ErrorCodeEnum } from './enums.ts';
 import { Problem, paymentErrors, typedResult } from './errors.ts';
 import { Payment } from './payment.ts';
@@ -114,9 +117,12 @@ builder.mutationFields((t) => ({
       }
       const recipient = recipientFromInput(input.recipient as never);
       const customFields = input.customFields?.length ? Object.fromEntries(input.customFields.map((f) => [f.key, f.value])) : undefined;
+      // Made here when the caller sent none, so that a DATABASE_UNAVAILABLE can name it: the
+      // caller reads that payment and repeats with it, which never pays twice.
+      const paymentId = input.paymentId == null ? randomUUID() : String(input.paymentId);
       try {
         return await services.payments.create({
-          paymentId: input.paymentId == null ? undefined : String(input.paymentId),
+          paymentId,
           payload: {
             amount: { value: input.amount, currency: input.currency ?? 'RUB' },
             recipientDetails: { providerCode: recipient.provider, fields: recipient.fields },
@@ -130,6 +136,7 @@ builder.mutationFields((t) => ({
           by: requestActor({ role, caller, requestId, client }),
         });
       } catch (error) {
+        if (databaseTrouble(error) !== undefined) throw new DatabaseUnavailableFor(error, paymentId);
         if (!(error instanceof PaymentInputError)) throw error;
         const entries = input.customFields ?? [];
         throw new PaymentInputError(
