@@ -1,0 +1,173 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FundsCheck } from '../../src/batch/pay/funds-check.ts';
+import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
+import { allCallKinds } from '../../src/sandbox/outage.ts';
+import { testWorker, textSource } from '../support/batch.ts';
+import { testDatabaseKinds } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { setSandboxBalance, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { outcomeContradictions, type OutcomeEventLike } from '../support/outcome-events.ts';
+
+const WAIT = 60_000;
+
+/**
+ * Issue 37, finding 1 and the batch.cancelled counts of finding 5
+ * (docs/decisions/0026-final-outcome-events.md): an event of an outcome is written only when
+ * the outcome is final. A single payment refused with the partner down and sent again under
+ * the same paymentId is not told failed; a row that failed for lack of funds and is paid
+ * later is not told failed; a cancelled batch tells each row's end, and its counts say the
+ * same as its rows' events.
+ */
+describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
+  let gw: TestGateway;
+  let receiver: EventReceiver;
+  const running: BatchWorker[] = [];
+  beforeAll(async () => {
+    receiver = await startEventReceiver();
+    gw = await startTestGateway({
+      database: kind,
+      env: { WORKER_IN_PROCESS: 'false', PAYOUT_MAX_RETRIES: '0', EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true' },
+      sandbox: { inProgressMs: 50 },
+    });
+    const created = await gw.gql(
+      `mutation($url: String!) { createEventSubscription(input: { url: $url }) { __typename ... on CreateEventSubscriptionSuccess { created { secret } } } }`,
+      { url: receiver.url },
+    );
+    expect(created.body.data.createEventSubscription.__typename).toBe('CreateEventSubscriptionSuccess');
+  });
+  afterEach(async () => {
+    await gw.sb.sandbox.outage.clear();
+    await Promise.all(running.splice(0).map((w) => w.stop()));
+    await setSandboxBalance(gw, { set: '10000000.00' });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await receiver.close();
+  });
+
+  const services = () => gw.services();
+  const db = () => gw.db.prisma;
+  /** The outbox in the order a subscription receives it. */
+  const outbox = () => gw.db.query<OutcomeEventLike>(`SELECT id::text AS id, type, data FROM "OutboundEvent" ORDER BY xid, seq`, []);
+  const ofBatch = async (batchId: string) => (await outbox()).filter((e) => e.data.batchId === batchId);
+  const worker = () => {
+    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }) });
+    running.push(w);
+    w.start();
+    return w;
+  };
+  const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
+  let serial = 0;
+  async function imported(rows: number) {
+    serial++;
+    const lines = Array.from({ length: rows }, (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`).join('\n');
+    return services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
+  }
+
+  it('a create refused with the partner down, sent again under the same paymentId and paid: payment.rejected, then payment.paid, never payment.failed', async () => {
+    const create = (paymentId: string) =>
+      gw.gql('mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }', {
+        input: { paymentId, amount: '12.50', execute: true, recipient: { bankCardToken: { account: 'token_success' } } },
+      });
+    // The provider's live details are read (and kept) first, as on any day the partner was up.
+    expect((await create('before-outage-1')).body.data?.createPayment?.__typename).toBe('CreatePaymentSuccess');
+    await gw.sb.sandbox.outage.start({ mode: 'refuse', forMs: 120_000, kinds: [...allCallKinds] });
+    const refused = await create('sent-again-1');
+    expect(refused.body.data?.createPayment?.__typename).not.toBe('CreatePaymentSuccess');
+    expect((await db().payment.findUniqueOrThrow({ where: { paymentId: 'sent-again-1' } })).status).toBe('REJECTED');
+    await gw.sb.sandbox.outage.clear();
+
+    const again = await create('sent-again-1');
+    expect(again.body.data?.createPayment?.__typename, JSON.stringify(again.body)).toBe('CreatePaymentSuccess');
+    await eventually(async () => {
+      await gw.gql(`{ payment(paymentId: "sent-again-1") { paymentId } }`);
+      expect((await db().payment.findUniqueOrThrow({ where: { paymentId: 'sent-again-1' } })).status).toBe('COMPLETED');
+    }, WAIT);
+    const events = (await outbox()).filter((e) => e.data.paymentId === 'sent-again-1');
+    expect(events.map((e) => [e.type, e.data.status])).toEqual([
+      ['payment.rejected', 'REJECTED'],
+      ['payment.paid', 'COMPLETED'],
+    ]);
+    expect(events[0]!.data.code).toMatch(/^network\./);
+    expect(outcomeContradictions(await outbox())).toEqual([]);
+  });
+
+  it('rows that fail for lack of funds and are paid after a top-up are told paid only', async () => {
+    const batch = await imported(6);
+    // Enough for about two rows and their commission.
+    await setSandboxBalance(gw, { set: '250.00' });
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    worker();
+    await eventually(async () => expect(await status(batch.id), JSON.stringify(await db().batchItem.findMany({ where: { batchId: batch.id }, select: { line: true, status: true, errorCode: true, errorMessage: true, attempt: true } }))).toBe('PAUSED'), WAIT);
+    // Rows did fail for funds: they wait under new paymentIds.
+    expect((await db().batchItem.findMany({ where: { batchId: batch.id, attempt: { gte: 2 } } })).length).toBeGreaterThan(0);
+    await setSandboxBalance(gw, { add: '1000.00' });
+    await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), WAIT);
+
+    const events = await ofBatch(batch.id);
+    const rowEvents = events.filter((e) => e.type.startsWith('batch_row.'));
+    expect(rowEvents.filter((e) => e.type !== 'batch_row.paid').map((e) => [e.type, e.data.line, e.data.code])).toEqual([]);
+    expect(rowEvents.map((e) => e.data.line).sort()).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(events.at(-1)).toMatchObject({ type: 'batch.completed', data: { totals: { paidRows: 6, failedRows: 0, cancelledRows: 0 } } });
+    expect(outcomeContradictions(await outbox())).toEqual([]);
+  });
+
+  it('a batch paused for funds and then cancelled: every row that was to be paid is told cancelled, and batch.cancelled counts them as such', async () => {
+    const batch = await imported(6);
+    await setSandboxBalance(gw, { set: '250.00' });
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    const w = worker();
+    await eventually(async () => expect(await status(batch.id)).toBe('PAUSED'), WAIT);
+    await services().batches.cancel(batch.id);
+    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), WAIT);
+    await w.stop();
+
+    await expectEndsAgree(batch.id, 'batch.cancelled');
+    const rows = await db().batchItem.findMany({ where: { batchId: batch.id } });
+    expect(rows.filter((r) => r.status === 'CANCELLED').length).toBeGreaterThan(0);
+  });
+
+  it('a row that failed for funds while its batch was paused, then the batch cancelled: told failed once, at the end, the rest told cancelled', async () => {
+    const batch = await imported(3);
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    await services().batches.pause(batch.id);
+    // As the worker leaves a row whose execute the partner refused for funds after the pause
+    // (its event waits: a resume would pay it again under a new paymentId).
+    const [first] = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 1 });
+    await db().batchItem.update({ where: { id: first!.id }, data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'not enough money on the balance', finishedAt: new Date() } });
+    await services().batches.cancel(batch.id);
+    await services().batches.finishIfDone(batch.id);
+
+    const events = await expectEndsAgree(batch.id, 'batch.cancelled');
+    expect(events.filter((e) => e.type === 'batch_row.failed').map((e) => [e.data.line, e.data.code])).toEqual([[first!.line, 'INSUFFICIENT_FUNDS']]);
+    expect(events.filter((e) => e.type === 'batch_row.cancelled')).toHaveLength(2);
+    expect(events.at(-1)!.data.totals).toMatchObject({ paidRows: 0, failedRows: 1, cancelledRows: 2 });
+    // Ending it again (the idle sweep) tells nothing twice.
+    await services().batches.finishIfDone(batch.id);
+    expect(await ofBatch(batch.id)).toHaveLength(events.length);
+  });
+
+  /** Each row to be paid has exactly one final event, before the batch's end, and the end's counts are those events'. */
+  async function expectEndsAgree(batchId: string, endType: string): Promise<OutcomeEventLike[]> {
+    const events = await ofBatch(batchId);
+    const ends = events.filter((e) => e.type === endType);
+    expect(ends).toHaveLength(1);
+    expect(events.at(-1)!.type).toBe(endType);
+    const finals = events.filter((e) => ['batch_row.paid', 'batch_row.failed', 'batch_row.cancelled'].includes(e.type));
+    const rows = await db().batchItem.findMany({ where: { batchId, status: { notIn: ['INVALID', 'DUPLICATE'] } } });
+    expect(finals.map((e) => e.data.line).sort()).toEqual(rows.map((r) => r.line).sort());
+    const count = (type: string) => finals.filter((e) => e.type === type).length;
+    const sum = (type: string) => (finals.filter((e) => e.type === type).reduce((total, e) => total + Math.round(Number(e.data.amount) * 100), 0) / 100).toFixed(2);
+    expect(ends[0]!.data.totals).toMatchObject({
+      paidRows: count('batch_row.paid'),
+      paidAmount: sum('batch_row.paid'),
+      failedRows: count('batch_row.failed'),
+      failedAmount: sum('batch_row.failed'),
+      cancelledRows: count('batch_row.cancelled'),
+      cancelledAmount: sum('batch_row.cancelled'),
+    });
+    expect(outcomeContradictions(events)).toEqual([]);
+    return events;
+  }
+});
