@@ -18,7 +18,7 @@ export const eventTypes = {
   'batch_row.failed': 'A row of a batch was not paid, and will not be unless a person pays failed rows again. data: batchId, line, paymentId, amount, currency, code, message (plain words).',
   'batch_row.cancelled': 'A row of a cancelled batch that was not paid: never sent (code batch.cancelled), or created and not executed (batch.cancelled-after-create). data: batchId, line, paymentId, amount, currency, code, message.',
   'batch_row.needs_review': 'A row whose outcome no read settles: a person decides. data: batchId, line, paymentId, message.',
-  'batch_row.settled_by_review': 'A row settled by a review (a read or a person). data: batchId, line, paymentId, status, by.',
+  'batch_row.settled_by_review': 'A row under review settled by a read or a person: paid, not paid, or not to be paid (a row read still in progress is told when it ends, as batch_row.paid or failed). data: batchId, line, paymentId, status, by.',
   'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, payee, commission.',
   'payment.failed': 'A single payment ended unpaid (FAILED or EXPIRED): final under its paymentId. data: paymentId, amount, currency, payee, code, message.',
   'payment.rejected': 'Not an outcome: a single payment\'s create was refused or not sent, nothing exists upstream under its paymentId, and the same paymentId may be sent again. data: paymentId, amount, currency, payee, code, message.',

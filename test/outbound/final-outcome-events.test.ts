@@ -148,6 +148,33 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     expect(await ofBatch(batch.id)).toHaveLength(events.length);
   });
 
+  it('a row under review read still in progress is not told settled: the worker tells its outcome once it has one', async () => {
+    const batch = await imported(1);
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    const w = worker();
+    await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), WAIT);
+    await w.stop();
+    const { paymentId } = await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } });
+    // As a worker leaves a row it could not settle (test/batch/review/review.test.ts underReview), its payment still executing upstream.
+    await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'could not be settled' } });
+    await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES' } });
+    const alter = (to: string) => gw.sb.raw('PATCH', `/_sandbox/payments/${paymentId}`, { body: JSON.stringify({ status: to }), headers: { 'content-type': 'application/json' } });
+    expect((await alter('IN_PROGRESS')).status).toBe(200);
+    const before = (await ofBatch(batch.id)).length;
+
+    const report = await services().reviews.review(batch.id, { actor: 'key:amir', role: 'approver', requestId: null });
+    expect(report.rows).toMatchObject([{ verdict: 'in-progress', status: 'IN_PROGRESS' }]);
+    expect((await alter('COMPLETED')).status).toBe(200);
+    worker();
+    await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), WAIT);
+    const after = (await ofBatch(batch.id)).slice(before);
+    expect(after.map((e) => [e.type, e.data.status ?? null])).toEqual([
+      ['batch_row.paid', 'COMPLETED'],
+      ['batch.completed', 'COMPLETED'],
+    ]);
+    expect(outcomeContradictions(after)).toEqual([]);
+  });
+
   /** Each row to be paid has exactly one final event, before the batch's end, and the end's counts are those events'. */
   async function expectEndsAgree(batchId: string, endType: string): Promise<OutcomeEventLike[]> {
     const events = await ofBatch(batchId);

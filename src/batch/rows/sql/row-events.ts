@@ -38,10 +38,18 @@ function rowEventColumns(commission: string): string {
 export function rowEventsSelect(rows: string, commission: string): string {
   return `SELECT ${rowEventColumns(commission)}
   FROM ${rows} AS r
-  WHERE r.status IN (${sqlList(restingStates)})
-    AND NOT (${unfundedRowSql('r')} AND EXISTS (
-      SELECT 1 FROM "Batch" AS b WHERE b.id = r."batchId" AND b.status IN (${sqlList(unfundedWaitBatchStates)})))
+  WHERE r.status IN (${sqlList(restingStates)}) AND NOT ${heldBackSql('r')}
   ORDER BY r."batchId", r.line`;
+}
+
+/**
+ * True for a row of alias `r` (BatchItem columns, fields among them) whose failure is not its
+ * outcome yet: it failed for lack of funds, and its batch will pay it again under a new
+ * paymentId. Its event waits for the batch's end (rowEndEventsSelect).
+ */
+export function heldBackSql(r: string): string {
+  return `(${unfundedRowSql(r)} AND EXISTS (
+      SELECT 1 FROM "Batch" AS b WHERE b.id = ${r}."batchId" AND b.status IN (${sqlList(unfundedWaitBatchStates)})))`;
 }
 
 /**
