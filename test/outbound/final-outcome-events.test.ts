@@ -19,6 +19,32 @@ const WAIT = 60_000;
  * later is not told failed; a cancelled batch tells each row's end, and its counts say the
  * same as its rows' events.
  */
+describe('outcomeContradictions, the event tests’ check', () => {
+  const row = (id: string, type: string, line = 2, paymentId = 'b1-2') => ({ id, type, data: { batchId: 'b1', line, paymentId, status: 'X' } });
+  const payment = (id: string, type: string) => ({ id, type, data: { paymentId: 'p1', status: 'X' } });
+
+  it('names a final event followed by another outcome of the same row (under any paymentId) or payment', () => {
+    expect(outcomeContradictions([row('1', 'batch_row.failed'), row('2', 'batch_row.paid', 2, 'b1-2-r2')])).toHaveLength(1);
+    expect(outcomeContradictions([payment('1', 'payment.failed'), payment('2', 'payment.paid')])).toEqual(['payment p1: payment.failed (X) → payment.paid (X)']);
+    expect(outcomeContradictions([row('1', 'batch_row.settled_by_review'), row('2', 'batch_row.needs_review')])).toHaveLength(1);
+  });
+
+  it('allows repeats of one event, what is not final before the outcome, and other rows and payments', () => {
+    expect(
+      outcomeContradictions([
+        row('1', 'batch_row.needs_review'),
+        row('2', 'batch_row.settled_by_review'),
+        row('2', 'batch_row.settled_by_review'),
+        row('3', 'batch_row.failed', 3),
+        payment('4', 'payment.rejected'),
+        payment('5', 'payment.paid'),
+        payment('5', 'payment.paid'),
+        { id: '6', type: 'batch.completed_with_failures', data: { batchId: 'b1' } },
+      ]),
+    ).toEqual([]);
+  });
+});
+
 describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   let gw: TestGateway;
   let receiver: EventReceiver;
