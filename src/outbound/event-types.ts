@@ -16,6 +16,7 @@ export const eventTypes = {
   'batch.cancelled': 'The batch was cancelled and the payments in flight ended: nothing more is sent. data: batchId and totals (rows paid, not paid, cancelled).',
   'batch_row.paid': 'A row of a batch was paid. data: batchId, line, paymentId, amount, currency, commission, payee mask.',
   'batch_row.failed': 'A row of a batch was not paid, and will not be unless a person pays failed rows again. data: batchId, line, paymentId, amount, currency, code, message (plain words).',
+  'batch_row.retried': 'Not an outcome: a person paid a finished batch\'s failed rows again (retryFailedItems); the row\'s earlier final event is superseded and its outcome comes again under a new paymentId. data: batchId, line, paymentId (the new one), previousPaymentId, previousStatus, amount, currency, by.',
   'batch_row.cancelled': 'A row of a cancelled batch that was not paid: never sent (code batch.cancelled), or created and not executed (batch.cancelled-after-create). data: batchId, line, paymentId, amount, currency, code, message.',
   'batch_row.needs_review': 'A row whose outcome no read settles: a person decides. data: batchId, line, paymentId, message.',
   'batch_row.settled_by_review': 'A row under review settled by a read or a person: paid, not paid, or not to be paid (a row read still in progress is told when it ends, as batch_row.paid or failed). data: batchId, line, paymentId, status, by.',
@@ -31,9 +32,10 @@ export type EventType = keyof typeof eventTypes;
 /**
  * The events that tell a payment's or a row's outcome (docs/decisions/0026-final-outcome-events.md).
  * `final`: nothing will change it under that paymentId, and for a row nothing will pay it
- * unless a person pays failed rows again (retryFailedItems); no other outcome event follows.
- * `not-final`: what stands now; a final one follows, or, for payment.rejected, maybe none
- * (nothing exists upstream until the same paymentId is sent again).
+ * unless a person pays failed rows again; no other outcome event follows, but after
+ * `reopens`. `not-final`: what stands now; a final one follows, or, for payment.rejected,
+ * maybe none (nothing exists upstream until the same paymentId is sent again). `reopens`: a
+ * person's retryFailedItems supersedes the row's final event; its next outcome follows.
  */
 export const outcomeEvents = {
   'batch_row.paid': 'final',
@@ -41,10 +43,11 @@ export const outcomeEvents = {
   'batch_row.cancelled': 'final',
   'batch_row.settled_by_review': 'final',
   'batch_row.needs_review': 'not-final',
+  'batch_row.retried': 'reopens',
   'payment.paid': 'final',
   'payment.failed': 'final',
   'payment.rejected': 'not-final',
-} as const satisfies Partial<Record<EventType, 'final' | 'not-final'>>;
+} as const satisfies Partial<Record<EventType, 'final' | 'not-final' | 'reopens'>>;
 
 export const eventTypeNames = Object.keys(eventTypes) as EventType[];
 

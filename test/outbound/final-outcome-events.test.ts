@@ -27,6 +27,7 @@ describe('outcomeContradictions, the event tests’ check', () => {
     expect(outcomeContradictions([row('1', 'batch_row.failed'), row('2', 'batch_row.paid', 2, 'b1-2-r2')])).toHaveLength(1);
     expect(outcomeContradictions([payment('1', 'payment.failed'), payment('2', 'payment.paid')])).toEqual(['payment p1: payment.failed (X) → payment.paid (X)']);
     expect(outcomeContradictions([row('1', 'batch_row.settled_by_review'), row('2', 'batch_row.needs_review')])).toHaveLength(1);
+    expect(outcomeContradictions([row('1', 'batch_row.failed'), row('2', 'batch_row.retried', 2, 'b1-2-r2'), row('3', 'batch_row.paid', 2, 'b1-2-r2'), row('4', 'batch_row.failed', 2, 'b1-2-r2')])).toHaveLength(1);
   });
 
   it('allows repeats of one event, what is not final before the outcome, and other rows and payments', () => {
@@ -36,6 +37,8 @@ describe('outcomeContradictions, the event tests’ check', () => {
         row('2', 'batch_row.settled_by_review'),
         row('2', 'batch_row.settled_by_review'),
         row('3', 'batch_row.failed', 3),
+        row('7', 'batch_row.retried', 3, 'b1-3-r2'),
+        row('8', 'batch_row.paid', 3, 'b1-3-r2'),
         payment('4', 'payment.rejected'),
         payment('5', 'payment.paid'),
         payment('5', 'payment.paid'),
@@ -120,7 +123,9 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   });
 
   it('rows that fail for lack of funds and are paid after a top-up are told paid only', async () => {
-    const batch = await imported(6);
+    // More rows than a worker holds (twice its concurrency): rows still wait unclaimed when the
+    // money runs out, so the batch pauses rather than ends (no row left to move).
+    const batch = await imported(30);
     // Enough for about two rows and their commission.
     await setSandboxBalance(gw, { set: '250.00' });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
@@ -128,19 +133,19 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     await eventually(async () => expect(await status(batch.id), JSON.stringify(await db().batchItem.findMany({ where: { batchId: batch.id }, select: { line: true, status: true, errorCode: true, errorMessage: true, attempt: true } }))).toBe('PAUSED'), WAIT);
     // Rows did fail for funds: they wait under new paymentIds.
     expect((await db().batchItem.findMany({ where: { batchId: batch.id, attempt: { gte: 2 } } })).length).toBeGreaterThan(0);
-    await setSandboxBalance(gw, { add: '1000.00' });
+    await setSandboxBalance(gw, { add: '5000.00' });
     await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), WAIT);
 
     const events = await ofBatch(batch.id);
     const rowEvents = events.filter((e) => e.type.startsWith('batch_row.'));
     expect(rowEvents.filter((e) => e.type !== 'batch_row.paid').map((e) => [e.type, e.data.line, e.data.code])).toEqual([]);
-    expect(rowEvents.map((e) => e.data.line).sort()).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(events.at(-1)).toMatchObject({ type: 'batch.completed', data: { totals: { paidRows: 6, failedRows: 0, cancelledRows: 0 } } });
+    expect(rowEvents.map((e) => e.data.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    expect(events.at(-1)).toMatchObject({ type: 'batch.completed', data: { totals: { paidRows: 30, failedRows: 0, cancelledRows: 0 } } });
     expect(outcomeContradictions(await outbox())).toEqual([]);
   });
 
   it('a batch paused for funds and then cancelled: every row that was to be paid is told cancelled, and batch.cancelled counts them as such', async () => {
-    const batch = await imported(6);
+    const batch = await imported(30);
     await setSandboxBalance(gw, { set: '250.00' });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     const w = worker();
@@ -199,6 +204,30 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
       ['batch.completed', 'COMPLETED'],
     ]);
     expect(outcomeContradictions(after)).toEqual([]);
+  });
+
+  it('a person pays a finished batch’s failed rows again: batch_row.retried reopens each row before its next outcome', async () => {
+    const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,41.00,token_success\nbank-card-token,42.00,token_execute_failed\n') });
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    let w = worker();
+    await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED_WITH_FAILURES'), WAIT);
+    await w.stop();
+    const first = await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id, line: 3 } });
+    await services().batches.retryFailed(batch.id, { actor: 'key:amir', role: 'approver', requestId: null });
+    w = worker();
+    await eventually(async () => {
+      expect(await status(batch.id)).toBe('COMPLETED_WITH_FAILURES');
+      expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id, line: 3 } })).toMatchObject({ attempt: 2, status: 'FAILED' });
+    }, WAIT);
+
+    const events = await ofBatch(batch.id);
+    const line3 = events.filter((e) => e.data.line === 3);
+    expect(line3.map((e) => e.type)).toEqual(['batch_row.failed', 'batch_row.retried', 'batch_row.failed']);
+    expect(line3[1]!.data).toMatchObject({ previousPaymentId: first.paymentId, previousStatus: 'FAILED', amount: '42.00', by: 'key:amir' });
+    expect(line3[1]!.data.paymentId).toBe(line3[2]!.data.paymentId);
+    expect(line3[1]!.data.paymentId).not.toBe(first.paymentId);
+    expect(events.filter((e) => e.data.line === 2).map((e) => e.type)).toEqual(['batch_row.paid']);
+    expect(outcomeContradictions(events)).toEqual([]);
   });
 
   /** Each row to be paid has exactly one final event, before the batch's end, and the end's counts are those events'. */

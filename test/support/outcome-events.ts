@@ -19,10 +19,10 @@ function subjectOf(event: OutcomeEventLike): string | undefined {
 
 /**
  * docs/decisions/0026-final-outcome-events.md: once an event of a final outcome is sent for a
- * payment or a row, no other outcome event (final or not) follows for it. `events` in the
- * order they arrived (repeats of one id, at least once delivery, are allowed). Names each
- * subject whose story breaks the rule, with the types in order. A person's retryFailedItems
- * pays failed rows again by a new decision: a test that does one judges that batch apart.
+ * payment or a row, no other outcome event (final or not) follows for it, unless a
+ * batch_row.retried (a person paid failed rows again) reopened the row first. `events` in
+ * the order they arrived (repeats of one id, at least once delivery, are allowed). Names each
+ * subject whose story breaks the rule, with the types in order.
  */
 export function outcomeContradictions(events: readonly OutcomeEventLike[]): string[] {
   const finalOf = new Map<string, OutcomeEventLike>();
@@ -36,7 +36,8 @@ export function outcomeContradictions(events: readonly OutcomeEventLike[]): stri
     const subject = subjectOf(event);
     if (kind === undefined || subject === undefined) continue;
     story.set(subject, [...(story.get(subject) ?? []), `${event.type} (${String(event.data.status)}${event.data.code == null ? '' : ` ${String(event.data.code)}`})`]);
-    if (finalOf.has(subject)) broken.add(subject);
+    if (kind === 'reopens') finalOf.delete(subject);
+    else if (finalOf.has(subject)) broken.add(subject);
     else if (kind === 'final') finalOf.set(subject, event);
   }
   return [...broken].map((subject) => `${subject}: ${story.get(subject)!.join(' → ')}`);
