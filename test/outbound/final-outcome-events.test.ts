@@ -159,6 +159,22 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     expect(rows.filter((r) => r.status === 'CANCELLED').length).toBeGreaterThan(0);
   });
 
+  it('a batch cancelled while it pays: each row’s end (paid, failed, cancelled) is told once, before batch.cancelled, which counts them so', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `bank-card-token,${300 + i}.00,${i % 5 === 4 ? 'token_execute_failed' : 'token_success'}`).join('\n');
+    const batch = await services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
+    await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+    const w = worker();
+    // Cancelled once some rows have ended and others have not been sent.
+    await eventually(async () => expect(await db().batchItem.count({ where: { batchId: batch.id, finishedAt: { not: null } } })).toBeGreaterThan(0), WAIT);
+    await services().batches.cancel(batch.id);
+    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), WAIT);
+    await w.stop();
+
+    const events = await expectEndsAgree(batch.id, 'batch.cancelled');
+    expect(events.filter((e) => e.type === 'batch_row.cancelled').length).toBeGreaterThan(0);
+    for (const event of events.filter((e) => e.type === 'batch_row.cancelled')) expect(['batch.cancelled', 'batch.cancelled-after-create']).toContain(event.data.code);
+  });
+
   it('a row that failed for funds while its batch was paused, then the batch cancelled: told failed once, at the end, the rest told cancelled', async () => {
     const batch = await imported(3);
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
