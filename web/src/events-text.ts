@@ -130,7 +130,7 @@ const en = {
   'events.help.batch_row.retried': 'Someone chose to pay a failed row again: its earlier outcome no longer stands; the next one follows.',
   'events.help.payment.paid': 'A single payment (not in a batch) completed: amount and commission.',
   'events.help.payment.failed': 'A single payment ended unpaid, for good: amount, and why.',
-  'events.help.payment.rejected': 'Not an outcome: a single payment’s create was refused or not sent; the same paymentId may be sent again.',
+  'events.help.payment.rejected': 'Not an outcome: a single payment was refused or never reached the partner; nothing was paid, and it may be sent again as the same payment.',
   'events.help.reconciliation.finished': 'A reconciliation run ended: its period, outcome and discrepancies.',
   'events.help.event_subscription.disabled': 'A subscription was turned off after failing for too long: which, and since when.',
 };
@@ -262,7 +262,7 @@ const ru: Record<EventsKey, string> = {
   'events.help.batch_row.retried': 'Невыплаченную строку решили выплатить повторно: прежний исход больше не действует, новый придёт следом.',
   'events.help.payment.paid': 'Одиночный платёж (не из реестра) выплачен: сумма и комиссия.',
   'events.help.payment.failed': 'Одиночный платёж не выплачен окончательно: сумма и причина.',
-  'events.help.payment.rejected': 'Это ещё не исход: создание одиночного платежа отклонено или не отправлено; тот же paymentId можно отправить снова.',
+  'events.help.payment.rejected': 'Это ещё не исход: одиночный платёж отклонён или не дошёл до партнёра; ничего не выплачено, и тот же платёж можно отправить снова.',
   'events.help.reconciliation.finished': 'Сверка закончилась: период, итог и число расхождений.',
   'events.help.event_subscription.disabled': 'Подписку отключили после слишком долгих ошибок: какую и с какого времени.',
 };
