@@ -17,11 +17,17 @@
  *                           was answered, but the calls of the one row claimed as the probe
  *   P5 repair-sends-nothing reconciliation's repair creates and executes nothing
  *   P6 not-before-its-time  nothing is sent for a scheduled batch before its payAt (scheduling block below)
+ *   P7 cancel-binds         once a cancel is answered, no create or execute leaves any worker for the
+ *                           batch, through lease takeovers and workers stalled past their lease
+ *                           (decision 0027); a send leaves and lands in two steps, so a request sent
+ *                           before may still land after
  *
  * Mutants (-D…): MUTANT_NO_FENCING, MUTANT_EXECUTE_WITHOUT_READBACK,
  * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE, MUTANT_READY_IS_NOT_PAID (the
  * code before the model found that an execute may land after its worker lost the row),
- * MUTANT_RELEASE_EARLY (a release that does not wait for payAt).
+ * MUTANT_RELEASE_EARLY (a release that does not wait for payAt), MUTANT_EXECUTE_AFTER_CANCEL (a
+ * row taken over in a cancelled batch executed after a READY read-back, as the code did before
+ * issue 37), MUTANT_NO_SEND_FENCE (a worker stalled past its lease sends when it wakes).
  */
 #include "generated/tables.pml"
 
@@ -114,6 +120,8 @@ byte held[WORKERS + 1] = NONE;        /* the row worker w is paying, NONE betwee
 bit takenOver[WORKERS + 1];           /* w's row was claimed by another since w claimed it */
 bit heldAtPause[WORKERS + 1];         /* w held its row when the batch was paused */
 bit repairing;                        /* inside a repair step */
+bit cancelPending;                    /* the cancel committed, not yet answered (sends-in-flight.ts) */
+bit cancelAnswered;                   /* ghost: the person has the cancel's answer */
 /* --- scheduling (issue 30) */
 bit scheduled;                        /* ghost: approved with a payAt ahead */
 bit due;                              /* the database clock has reached payAt (now() >= "payAt") */
@@ -123,6 +131,13 @@ bit due;                              /* the database clock has reached payAt (n
 #define FENCED(r, w) true
 #else
 #define FENCED(r, w) (tok[r] == (w))
+#endif
+
+/* send-fence.ts: a create or execute leaves only while the worker's lease holds (by its own clock, never later than the database's). */
+#ifdef MUTANT_NO_SEND_FENCE
+#define MAY_SEND(w, r) true
+#else
+#define MAY_SEND(w, r) (tok[r] == (w) && live[r])
 #endif
 
 #define CLAIMABLE(r) ((tok[r] == 0 || !live[r]) && \
@@ -151,7 +166,8 @@ inline reaching(w) {
   assert((!breakerOpen && probeAnswered) || prober == w);   /* P4 breaker */
   assert(batch != BS_PAUSED || heldAtPause[w]);      /* P4 pause */
   assert(!repairing);                                /* P5 repair-sends-nothing */
-  assert(!scheduled || due)                          /* P6 not-before-its-time */
+  assert(!scheduled || due);                         /* P6 not-before-its-time */
+  assert(!cancelAnswered)                            /* P7 cancel-binds */
 }
 
 /* P1: executions that took effect, over every paymentId of line r. */
@@ -197,34 +213,43 @@ inline probe_decides(w) {
   fi
 }
 
-/* PUT create, with the faults a call may meet. */
-inline partner_create(w, p) {
+/*
+ * A create or execute leaving the worker (payout/client.ts call): the row's fence, the open
+ * breaker, a refused connection; what leaves is asserted on (reaching) and lands in the
+ * worker's next step, so other processes move in between (a request in flight).
+ */
+inline send_leaves(w, r) {
   if
-  :: breakerOpen && prober != w -> ans = ANS_NOT_SENT
-  :: else ->
+  :: !MAY_SEND(w, r) -> ans = ANS_NOT_SENT; printf("MSG w%d's send for row %d is withheld: its lease has ended\n", w, r)
+  :: MAY_SEND(w, r) && breakerOpen && prober != w -> ans = ANS_NOT_SENT
+  :: MAY_SEND(w, r) && !(breakerOpen && prober != w) ->
      if
-     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
-     :: faults > 0 -> faults--; reaching(w); ans = ANS_LOST; trouble()                       /* lost before it acted */
-     :: faults > 0 -> faults--; reaching(w); create_effect(p); ans = ANS_LOST; trouble()     /* acted, answer lost */
-     :: reaching(w); create_effect(p)
-     :: refusals > 0 && up[p] == UP_NONE -> refusals--; reaching(w); ans = ANS_REFUSED      /* refused with proof */
-     fi;
-     probe_decides(w)
+     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble(); probe_decides(w)
+     :: reaching(w); flying = 1
+     fi
   fi
 }
 
-inline partner_execute(w, p, r) {
+/* A PUT create that left, landing, with the faults a call may meet. */
+inline create_lands(w, p) {
   if
-  :: breakerOpen && prober != w -> ans = ANS_NOT_SENT
-  :: else ->
-     if
-     :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
-     :: faults > 0 -> faults--; reaching(w); ans = ANS_LOST; trouble()
-     :: faults > 0 -> faults--; reaching(w); execute_effect(p, r); ans = ANS_LOST; trouble()
-     :: reaching(w); execute_effect(p, r)
-     fi;
-     probe_decides(w)
-  fi
+  :: faults > 0 -> faults--; ans = ANS_LOST; trouble()                       /* lost before it acted */
+  :: faults > 0 -> faults--; create_effect(p); ans = ANS_LOST; trouble()     /* acted, answer lost */
+  :: create_effect(p)
+  :: refusals > 0 && up[p] == UP_NONE -> refusals--; ans = ANS_REFUSED      /* refused with proof */
+  fi;
+  flying = 0;
+  probe_decides(w)
+}
+
+inline execute_lands(w, p, r) {
+  if
+  :: faults > 0 -> faults--; ans = ANS_LOST; trouble()
+  :: faults > 0 -> faults--; execute_effect(p, r); ans = ANS_LOST; trouble()
+  :: execute_effect(p, r)
+  fi;
+  flying = 0;
+  probe_decides(w)
 }
 
 /* Called by a Worker (`me`): the probe row's reads pass the open breaker, and decide nothing. */
@@ -322,10 +347,20 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
 #define W_RESUME 10      /* EXECUTING: read first (resumeExecute), or only read once the sends are spent */
 #define W_READ 11        /* IN_PROGRESS: read back */
 #define W_FINAL 12       /* changeAfter, written */
+#define W_CREATE_LANDS 13  /* the create that left lands */
+#define W_EXECUTE_LANDS 14 /* the execute that left lands */
+
+/* A row claimed in a batch that no longer pays is only read back (pay-row.ts `sends`). */
+#ifdef MUTANT_EXECUTE_AFTER_CANCEL
+#define READS_ONLY false
+#else
+#define READS_ONLY (!sends)
+#endif
 
 proctype Worker(byte me) {
   byte pc, r, p, a, s, before, myrt, oc, to, nrt, fact, stage, ts, ans, ansSt, cause;
-  bit cancelled, pausedHere;
+  bit cancelled, pausedHere, flying;
+  bit sends;   /* the batch paid when the row was claimed (claim-items.ts batchStatus): else only read */
 end_idle:
   do
   :: atomic {
@@ -346,13 +381,13 @@ end_idle:
        fi;
        tok[r] = me; live[r] = 1;
        held[me] = r; takenOver[me] = 0; heldAtPause[me] = 0;
-       s = st[r]; before = s; myrt = rt[r]; a = att[r]; p = PAY(r, a);
+       s = st[r]; before = s; myrt = rt[r]; a = att[r]; p = PAY(r, a); sends = PAYING_BATCH(batch);
        printf("MSG w%d claims row %d (IS:%d, retries %d, paymentId P:%d)\n", me, r, s, myrt, p);
        if
 #ifndef MUTANT_RETRY_WITHOUT_PROOF
        :: s == IS_PENDING && a > 1 -> pc = W_PREV
 #endif
-       :: s == IS_CREATING && myrt >= MAX_RETRIES -> pc = W_EXISTING; cause = CAUSE_SPENT   /* readBackCreate */
+       :: s == IS_CREATING && (myrt >= MAX_RETRIES || !sends) -> pc = W_EXISTING; cause = CAUSE_SPENT   /* readBackCreate */
        :: else ->
           if
           :: s == IS_PENDING || s == IS_CREATING -> pc = W_BEGIN
@@ -389,7 +424,9 @@ end_idle:
   :: atomic {
        pc == W_BEGIN -> CRASH_OR
        if
-       :: FENCED(r, me) && (st[r] == IS_PENDING || st[r] == IS_CREATING) ->
+       :: FENCED(r, me) && (st[r] == IS_PENDING || st[r] == IS_CREATING) && !PAYING_BATCH(batch) ->
+          tok[r] = 0; live[r] = 0; printf("MSG w%d lets row %d go: its batch no longer pays\n", me, r); goto finished
+       :: FENCED(r, me) && (st[r] == IS_PENDING || st[r] == IS_CREATING) && PAYING_BATCH(batch) ->
           assert(!takenOver[me]);                                   /* P2 fenced-writes */
           assert(st[r] != IS_PENDING || batch != BS_CANCELLED);     /* P4 cancel-starts-nothing */
           st[r] = IS_CREATING; s = IS_CREATING; printf("MSG w%d writes row %d: IS:%d (begin-create)\n", me, r, st[r]);
@@ -400,12 +437,19 @@ end_idle:
      }
   :: atomic {
        pc == W_CREATE -> CRASH_OR
-       partner_create(me, p);
+       send_leaves(me, r);
+       if
+       :: flying -> pc = W_CREATE_LANDS
+       :: else -> printf("MSG w%d's create of P:%d is not sent\n", me, p); oc = OC_UNREACHABLE; pc = W_CREATED; ans = 0
+       fi
+     }
+  :: atomic {
+       pc == W_CREATE_LANDS ->
+       create_lands(me, p);
        printf("MSG w%d creates P:%d: ANS:%d (upstream UP:%d)\n", me, p, ans, up[p]);
        if
        :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt); pc = W_CREATED
        :: ans == ANS_REFUSED -> oc = OC_REFUSED; pc = W_CREATED
-       :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE; pc = W_CREATED
        :: ans == ANS_EXISTS -> cause = CAUSE_EXISTS; pc = W_EXISTING
        :: ans == ANS_LOST -> cause = CAUSE_LOST; pc = W_EXISTING
        fi;
@@ -420,6 +464,10 @@ end_idle:
   :: atomic {
        pc == W_CREATED ->
        if
+       /* read back absent in a batch that no longer pays: never created (pay-row.ts neverCreated) */
+       :: !sends && oc == OC_ABSENT_SPENT -> CRASH_OR
+          move(me, r, p, IS_PENDING, myrt, FACT_NONE, 0);
+          goto finished
        :: oc == OC_READY -> CRASH_OR
           move(me, r, p, IS_EXECUTING, 0, FACT_PAYMENT, 1);          /* startExecuting */
           if :: s != IS_EXECUTING -> goto finished :: else fi;
@@ -435,13 +483,20 @@ end_idle:
      }
   :: atomic {
        pc == W_EXECUTE -> CRASH_OR
-       partner_execute(me, p, r);
+       send_leaves(me, r);
+       if
+       :: flying -> pc = W_EXECUTE_LANDS
+       :: else -> printf("MSG w%d's execute of P:%d is not sent\n", me, p); stage = STAGE_EXECUTE; oc = OC_UNREACHABLE; pc = W_FINAL; ans = 0
+       fi
+     }
+  :: atomic {
+       pc == W_EXECUTE_LANDS ->
+       execute_lands(me, p, r);
        printf("MSG w%d executes P:%d: ANS:%d (upstream UP:%d)\n", me, p, ans, up[p]);
        stage = STAGE_EXECUTE;
        if
        :: ans == ANS_PAYMENT -> oc = FROM_STATUS(ansSt); pc = W_FINAL
        :: ans == ANS_NOT_FOUND -> oc = OC_REFUSED_NOT_FOUND; pc = W_FINAL
-       :: ans == ANS_NOT_SENT -> oc = OC_UNREACHABLE; pc = W_FINAL
 #ifdef MUTANT_EXECUTE_WITHOUT_READBACK
        :: ans == ANS_LOST -> oc = OC_REFUSED; pc = W_FINAL          /* the lost answer taken for a refusal */
 #else
@@ -463,13 +518,15 @@ end_idle:
        printf("MSG w%d reads P:%d: OC:%d\n", me, p, oc);
        stage = STAGE_EXECUTE;
        if
+       /* a batch that no longer pays: READY is written, which its cancel ends as created, not executed (createdNotExecuted) */
+       :: oc == OC_READY && READS_ONLY -> move(me, r, p, IS_READY, myrt, FACT_PAYMENT, 0); goto finished
+       :: oc == OC_READY && !READS_ONLY && myrt < MAX_RETRIES -> oc = 0; ansSt = 0; pc = W_EXECUTE   /* resumeExecute */
 #ifdef MUTANT_READY_IS_NOT_PAID
-       :: oc == OC_READY && myrt >= MAX_RETRIES -> oc = OC_REFUSED; pc = W_FINAL   /* READY taken for "never executed" */
+       :: oc == OC_READY && !READS_ONLY && myrt >= MAX_RETRIES -> oc = OC_REFUSED; pc = W_FINAL   /* READY taken for "never executed" */
 #else
        /* sends spent: only read; READY is no proof (an execute sent earlier may land): read again later */
-       :: oc == OC_READY && myrt >= MAX_RETRIES -> pc = W_FINAL
+       :: oc == OC_READY && !READS_ONLY && myrt >= MAX_RETRIES -> pc = W_FINAL
 #endif
-       :: oc == OC_READY && myrt < MAX_RETRIES -> oc = 0; ansSt = 0; pc = W_EXECUTE   /* resumeExecute */
        :: else -> pc = W_FINAL
        fi
      }
@@ -490,7 +547,7 @@ finished:
        held[me] = NONE; takenOver[me] = 0;
        if :: prober == me -> prober = 0 :: else fi;   /* rowProbeEnded: a row that sent nothing gives the turn back */
        pc = 0; oc = 0; to = 0; nrt = 0; fact = 0; stage = 0; ts = 0; ans = 0; ansSt = 0; cause = 0;
-       cancelled = 0; pausedHere = 0; s = 0; before = 0; myrt = 0; a = 0; p = 0; r = 0
+       cancelled = 0; pausedHere = 0; flying = 0; sends = 0; s = 0; before = 0; myrt = 0; a = 0; p = 0; r = 0
      }
   od;
 crashed:
@@ -573,6 +630,7 @@ end:
   od
 }
 
+#define SENDER(r) (tok[r] != 0 && live[r] && SENDING_ITEM(st[r]))
 /* People: approve, pause and resume, cancel, retryFailedItems. */
 active proctype People() {
   byte r, w, pauses = PAUSES, retries = RETRY_RUNS;
@@ -588,12 +646,14 @@ end:
   :: atomic { pauses > 0 && BATCH_MAY(BY_PAUSE, batch, BS_PAUSED) -> pauses--; batch = BS_PAUSED; printf("MSG a person pauses the batch\n");
        for (w : 1 .. WORKERS) { heldAtPause[w] = (held[w] != NONE) }; w = 0 }
   :: atomic { BATCH_MAY(BY_RESUME, batch, BS_RUNNING) -> batch = BS_RUNNING; printf("MSG a person resumes the batch\n") }
-  :: atomic { cancels > 0 && BATCH_MAY(BY_CANCEL, batch, BS_CANCELLED) -> cancels = 0; batch = BS_CANCELLED; printf("MSG a person cancels the batch\n");
+  :: atomic { cancels > 0 && BATCH_MAY(BY_CANCEL, batch, BS_CANCELLED) -> cancels = 0; batch = BS_CANCELLED; cancelPending = 1; printf("MSG a person cancels the batch\n");
        /* PENDING rows end at once; READY ones too (created, never executed), whoever holds them */
        for (r : 0 .. ROWS - 1) {
          if :: CANCEL_ENDS(st[r], IS_CANCELLED) -> st[r] = IS_CANCELLED :: else fi
        };
        r = 0 }
+  /* sends-in-flight.ts: the cancel is answered once no row is held, under a lease not ended, in a state that sends */
+  :: atomic { cancelPending && !SENDER(0) && (ROWS < 2 || !SENDER(ROWS - 1)) -> cancelPending = 0; cancelAnswered = 1; printf("MSG the cancel is answered\n") }
   :: atomic { retries > 0 && BATCH_MAY(BY_RETRY_FAILED, batch, BS_RUNNING) ->
        retries--; batch = BS_RUNNING; printf("MSG a person runs retryFailedItems\n");
        for (r : 0 .. ROWS - 1) {

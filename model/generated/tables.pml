@@ -78,6 +78,8 @@
 #define READ_WHILE_PAUSED_ITEM(s) (s == IS_IN_PROGRESS)
 #define WORKED_BATCH(b) (b == BS_RUNNING || b == BS_CANCELLED)
 #define READ_ONLY_BATCH(b) (b == BS_PAUSED)
+#define PAYING_BATCH(b) (b == BS_RUNNING)
+#define SENDING_ITEM(s) (s == IS_CREATING || s == IS_EXECUTING)
 
 /* A row's next state after an attempt (changeAfter): to, retries, the payment record's fact. */
 inline item_next(stage, oc, rt, before, to, nrt, fact) {
@@ -130,9 +132,9 @@ inline item_next(stage, oc, rt, before, to, nrt, fact) {
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN_UNREAD && rt == 0 -> to = IS_CREATING; nrt = 0; fact = FACT_UNKNOWN /* item create UNKNOWN_UNREAD retries 0 => CREATING, retries 0, FACT_UNKNOWN */
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN_UNREAD && rt == 1 -> to = IS_CREATING; nrt = 1; fact = FACT_UNKNOWN /* item create UNKNOWN_UNREAD retries 1 => CREATING, retries 1, FACT_UNKNOWN */
   :: stage == STAGE_CREATE && oc == OC_UNKNOWN_UNREAD && rt == 2 -> to = IS_CREATING; nrt = 2; fact = FACT_UNKNOWN /* item create UNKNOWN_UNREAD retries 2 => CREATING, retries 2, FACT_UNKNOWN */
-  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 0 -> to = before; nrt = 0; fact = FACT_NONE /* item execute UNREACHABLE retries 0 => the state before, retries 0, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 1 -> to = before; nrt = 1; fact = FACT_NONE /* item execute UNREACHABLE retries 1 => the state before, retries 1, FACT_NONE */
-  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 2 -> to = before; nrt = 2; fact = FACT_NONE /* item execute UNREACHABLE retries 2 => the state before, retries 2, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 0 -> to = IS_READY; nrt = 0; fact = FACT_NONE /* item execute UNREACHABLE retries 0 => READY, retries 0, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 1 -> to = IS_READY; nrt = 1; fact = FACT_NONE /* item execute UNREACHABLE retries 1 => READY, retries 1, FACT_NONE */
+  :: stage == STAGE_EXECUTE && oc == OC_UNREACHABLE && rt == 2 -> to = IS_READY; nrt = 2; fact = FACT_NONE /* item execute UNREACHABLE retries 2 => READY, retries 2, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_READY && rt == 0 -> to = IS_EXECUTING; nrt = 1; fact = FACT_NONE /* item execute READY retries 0 => EXECUTING, retries 1, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_READY && rt == 1 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute READY retries 1 => EXECUTING, retries 2, FACT_NONE */
   :: stage == STAGE_EXECUTE && oc == OC_READY && rt == 2 -> to = IS_EXECUTING; nrt = 2; fact = FACT_NONE /* item execute READY retries 2 => EXECUTING, retries 2, FACT_NONE */

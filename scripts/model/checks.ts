@@ -33,6 +33,9 @@ export const mutants: ReadonlyArray<Check & { expect: string }> = [
   { name: "mutant: resume without the breaker's probe", defines: ['-DMUTANT_RESUME_WITHOUT_PROBE', ...defines(scopes[0]!.bounds)], expect: 'P4' },
   { name: 'mutant: READY taken for proof that nothing will be paid', defines: ['-DMUTANT_READY_IS_NOT_PAID', ...defines(scopes[0]!.bounds)], expect: 'P3' },
   { name: 'mutant: release before payAt', defines: ['-DMUTANT_RELEASE_EARLY', ...defines({ FAULTS: 0, CRASHES: 0, STALLS: 0, SCHEDULES: 1 })], expect: 'P6' },
+  // Issue 37: a cancel binds every process, through a takeover and a worker stalled past its lease.
+  { name: 'mutant: a row taken over in a cancelled batch executed after a READY read-back', defines: ['-DMUTANT_EXECUTE_AFTER_CANCEL', ...defines(scopes[2]!.bounds)], expect: 'P7' },
+  { name: 'mutant: no send fence (a worker stalled past its lease sends when it wakes)', defines: ['-DMUTANT_NO_SEND_FENCE', ...defines(scopes[2]!.bounds)], expect: 'P7' },
 ];
 
 /** Property 3's liveness half (weak fairness multiplies the states: smaller bounds). */

@@ -55,7 +55,7 @@ export function runCheck(check: Check): CheckResult {
     const started = performance.now();
     execFileSync('spin', ['-a', ...check.defines, 'pay-protocol.pml'], { cwd: dir, stdio: 'pipe' });
     const liveness = check.ltl !== undefined;
-    const cc = [...(liveness ? ['-DNOREDUCE', '-DNFAIR=4'] : ['-DSAFETY']), '-DMEMLIM=2048', ...(check.cc ?? [])];
+    const cc = [...(liveness ? ['-DNOREDUCE', '-DNFAIR=4'] : ['-DSAFETY']), '-DMEMLIM=4096', ...(check.cc ?? [])];
     execFileSync('gcc', ['-O1', ...cc, '-o', 'pan', 'pan.c'], { cwd: dir, stdio: 'pipe' });
     const panArgs = ['-m2000000', ...(liveness ? ['-a', '-f', '-N', check.ltl!] : [])];
     const pan = spawnSync('./pan', panArgs, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

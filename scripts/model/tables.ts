@@ -7,11 +7,12 @@ import {
   readWhilePausedStatuses,
   retryableItemStatuses,
   rowTransitions,
+  sendingItemStatuses,
   type RetryPolicy,
   type RowTransition,
   type Stage,
 } from '../../src/batch/rows/row-states.ts';
-import { batchTransitions, readOnlyStates, workedStates, type BatchTransition } from '../../src/batch/lifecycle/batch-states.ts';
+import { batchTransitions, payingStates, readOnlyStates, workedStates, type BatchTransition } from '../../src/batch/lifecycle/batch-states.ts';
 import { allowedMoves } from '../../src/payments/status.ts';
 import { verdictOf } from '../../src/batch/review/review-states.ts';
 import type { CreateOutcome } from '../../src/payments/attempt.ts';
@@ -82,6 +83,8 @@ export interface CodeTables {
   readWhilePausedStatuses: readonly BatchItemStatus[];
   workedStates: readonly BatchStatus[];
   readOnlyStates: readonly BatchStatus[];
+  payingStates: readonly BatchStatus[];
+  sendingItemStatuses: readonly BatchItemStatus[];
   rowTransitions: readonly RowTransition[];
 }
 
@@ -97,6 +100,8 @@ export const codeTables: CodeTables = {
   readWhilePausedStatuses,
   workedStates,
   readOnlyStates,
+  payingStates,
+  sendingItemStatuses,
   rowTransitions,
 };
 
@@ -137,6 +142,8 @@ export function renderTables(code: CodeTables = codeTables): string {
   set('READ_WHILE_PAUSED_ITEM', code.readWhilePausedStatuses, 'IS_', 's');
   set('WORKED_BATCH', code.workedStates, 'BS_', 'b');
   set('READ_ONLY_BATCH', code.readOnlyStates, 'BS_', 'b');
+  set('PAYING_BATCH', code.payingStates, 'BS_', 'b');
+  set('SENDING_ITEM', code.sendingItemStatuses, 'IS_', 's');
   out('');
 
   out('/* A row\'s next state after an attempt (changeAfter): to, retries, the payment record\'s fact. */');

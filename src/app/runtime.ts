@@ -154,7 +154,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   );
   const outbound = outboundSettings(config.events, parts.resolveHost);
   const eventSender = new EventSender(outbound.endpoints, outbound.timeoutMs);
-  const eventSubscriptions = new EventSubscriptions({ prisma: db.prisma, keyring, sender: eventSender }, outbound);
+  const eventSubscriptions = new EventSubscriptions({ prisma: db.prisma, keyring, sender: eventSender, observer: metrics.events }, outbound);
   const deliverer = new EventDeliverer(
     { prisma: db.prisma, query: db.query, keyring, sender: eventSender, logger: logger.child({ component: 'events' }), observer: metrics.events },
     outbound,

@@ -85,7 +85,7 @@ export async function eventsListCommand(context: CliContext): Promise<number> {
 
 export async function eventsTypesCommand(context: CliContext): Promise<number> {
   return withGateway(context, async (client) => {
-    const { eventTypes } = await client.graphql<{ eventTypes: Array<{ name: string; description: string }> }>('query CliEventTypes { eventTypes { name description } }');
+    const { eventTypes } = await client.graphql<{ eventTypes: Array<{ name: string; description: string; fields: string[] }> }>('query CliEventTypes { eventTypes { name description fields } }');
     context.out(eventTypes.map((t) => `${t.name}\n    ${t.description}`).join('\n'));
     await context.result({ eventTypes });
     return exitCodes.ok;
@@ -211,7 +211,8 @@ export async function eventsLogCommand(id: string, options: { limit?: number }, 
             ),
       ].join('\n'),
     );
-    await context.result({ subscription, deliveries });
+    // The payload's sequence is a JSON number; GraphQL gives it as a string (a 64-bit number).
+    await context.result({ subscription, deliveries: deliveries.map((d) => ({ ...d, sequence: Number(d.sequence) })) });
     return exitCodes.ok;
   });
 }

@@ -273,7 +273,7 @@ events
 
 events
   .command('resend <id> <eventId>')
-  .description('Send one event again now, with its id and sequence number; exit 3 when the receiver does not take it.')
+  .description('Send one event again now, with its id and sequence number (or a list, by the webhook-id its receiver got: list_<first event id>_<count>); exit 3 when the receiver does not take it.')
   .option('--json', JSON_HELP)
   .action(async (id: string, eventId: string, options) => finish(await (await eventsCommands()).eventsResendCommand(id, eventId, await context(options))));
 

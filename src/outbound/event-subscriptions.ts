@@ -4,13 +4,13 @@ import { open, seal, type Envelope } from '../crypto/envelope.ts';
 import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
-import { listAttempts, logAttempts, sentSequence, type AttemptRow } from './delivery/sql/delivery-log.ts';
-import { readEventById } from './delivery/sql/window-writes.ts';
+import { listAttempts, logAttempts, type AttemptRow } from './delivery/sql/delivery-log.ts';
+import type { DeliveryObserver } from './delivery/event-deliverer.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
-import { eventBody } from './event-body.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
 import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
 import type { OutboundSettings } from './outbound-settings.ts';
+import { resendRequest } from './resend-request.ts';
 import { newSigningSecret, signingKeys } from './signing.ts';
 import {
   deleteSubscription,
@@ -44,7 +44,8 @@ export const MAX_EVENTS_PER_REQUEST = 100;
  */
 export class EventSubscriptions {
   constructor(
-    private readonly deps: { prisma: PrismaClient; keyring: DataKeyring; sender: EventSender },
+    /** observer: what counts deliveries (the gateway's /metrics): a resend is an attempt too. */
+    private readonly deps: { prisma: PrismaClient; keyring: DataKeyring; sender: EventSender; observer?: DeliveryObserver },
     private readonly settings: OutboundSettings,
   ) {}
 
@@ -136,19 +137,16 @@ export class EventSubscriptions {
 
   /**
    * One event sent again now, outside the ordered stream, with the id and sequence number it
-   * was first sent with (a receiver that kept it drops it; one that lost it takes it).
+   * was first sent with (a receiver that kept it drops it; one that lost it takes it); or, by
+   * its webhook-id, a list as it was sent (resend-request.ts).
    */
   async resend(id: string, eventId: string, by: AuditActor): Promise<DeliveryResult> {
-    const query = sqlOf(this.deps.prisma);
     const subscription = await this.get(id);
-    const sequence = await sentSequence(query, subscription.id, uuidOrMissing(eventId));
-    const event = sequence === undefined ? undefined : await readEventById(query, eventId);
-    if (sequence === undefined || event === undefined) {
-      throw new EventSubscriptionError('EVENT_NOT_FOUND', `event ${eventId} was never sent to this subscription: undelivered events go out in their order`);
-    }
-    const result = await this.deps.sender.send({ url: subscription.url, id: event.id, body: eventBody(event, sequence), keys: signingKeys(await this.secretsOf(subscription.id)) });
+    const request = await resendRequest(sqlOf(this.deps.prisma), subscription.id, eventId);
+    const result = await this.deps.sender.send({ url: subscription.url, id: request.id, body: request.body, keys: signingKeys(await this.secretsOf(subscription.id)) });
+    for (const _ of request.events) this.deps.observer?.delivered(subscription.id, result.outcome);
     await this.deps.prisma.$transaction(async (tx) => {
-      await logAttempts(sqlOf(tx), subscription.id, [{ eventId: event.id, eventType: event.type, sequence: Number(sequence), attempt: 0, ...result }], true);
+      await logAttempts(sqlOf(tx), subscription.id, request.events.map((event) => ({ ...event, attempt: 0, ...result })), true);
       await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });
     });
     return result;

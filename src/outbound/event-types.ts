@@ -1,31 +1,65 @@
+const batchRow = ['batchId', 'line', 'paymentId', 'status', 'amount', 'currency', 'commission', 'code', 'message', 'recipient'] as const;
+/** Every batch lifecycle event (lifecycle/sql/batch-events-sql.ts): rowsToPay and amountToPay are rowsLeft and amountLeft under their old names. */
+const batchMove = ['batchId', 'name', 'payAt', 'rowsLeft', 'amountLeft', 'rowsToPay', 'amountToPay', 'currency'] as const;
+const batchEnd = ['batchId', 'status', 'totals'] as const;
+
 /**
- * Every outbound event type, with what its `data` carries: the receiver acts on it without
+ * Every outbound event type: when it is sent and every field of its `data`, each present in
+ * every event of the type (null when it has no value), so the receiver acts on it without
  * calling back. Card numbers, keys and secrets are never in `data` (a card is its mask).
  * The README's "Events" section and docs/api/events.md list these; test/outbound checks
- * that each documented type is here and the other way round.
+ * that each documented type and field is here and the other way round, and that events carry
+ * exactly these fields.
  */
 export const eventTypes = {
-  'batch.imported': 'A payroll file was read. data: batchId, fileName, status (VALIDATED or REJECTED), rows, validRows, heldRows, problems (count by code), totalAmount, currency.',
-  'batch.approved': 'A person approved the batch. data: batchId, approvedBy, includeHeld, validRowsOnly, rowsToPay, amountToPay, currency.',
-  'batch.scheduled': 'The batch was approved (or rescheduled) to pay at a set time. data: batchId, payAt, rowsToPay, amountToPay, currency, by.',
-  'batch.started': 'The batch began paying. data: batchId, rowsToPay, amountToPay, currency.',
-  'batch.paused': 'The batch stopped sending new payments for a while. data: batchId, reason (PERSON or FUNDS), by.',
-  'batch.resumed': 'The batch pays on. data: batchId, by (a person, or funds when the balance came to cover it).',
-  'batch.completed': 'Every row of the batch was paid. data: batchId and totals.',
-  'batch.completed_with_failures': 'The batch ended with rows that were not paid. data: batchId and totals.',
-  'batch.cancelled': 'The batch was cancelled and the payments in flight ended: nothing more is sent. data: batchId and totals (rows paid, not paid, cancelled).',
-  'batch_row.paid': 'A row of a batch was paid. data: batchId, line, paymentId, amount, currency, commission, payee mask.',
-  'batch_row.failed': 'A row of a batch was not paid, and will not be unless a person pays failed rows again. data: batchId, line, paymentId, amount, currency, code, message (plain words).',
-  'batch_row.retried': 'Not an outcome: a person paid a finished batch\'s failed rows again (retryFailedItems); the row\'s earlier final event is superseded and its outcome comes again under a new paymentId. data: batchId, line, paymentId (the new one), previousPaymentId, previousStatus, amount, currency, by.',
-  'batch_row.cancelled': 'A row of a cancelled batch that was not paid: never sent (code batch.cancelled), or created and not executed (batch.cancelled-after-create). data: batchId, line, paymentId, amount, currency, code, message.',
-  'batch_row.needs_review': 'A row whose outcome no read settles: a person decides. data: batchId, line, paymentId, message.',
-  'batch_row.settled_by_review': 'A row under review settled by a read or a person: paid, not paid, or not to be paid (a row read still in progress is told when it ends, as batch_row.paid or failed). data: batchId, line, paymentId, status, by.',
-  'payment.paid': 'A single payment (createPayment) completed. data: paymentId, amount, currency, payee, commission.',
-  'payment.failed': 'A single payment ended unpaid (FAILED or EXPIRED): final under its paymentId. data: paymentId, amount, currency, payee, code, message.',
-  'payment.rejected': 'Not an outcome: a single payment\'s create was refused or not sent, nothing exists upstream under its paymentId, and the same paymentId may be sent again. data: paymentId, amount, currency, payee, code, message.',
-  'reconciliation.finished': 'A reconciliation run ended. data: runId, day, status, discrepancies.',
-  'event_subscription.disabled': 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS. data: subscriptionId, url, failingSince, lastOutcome.',
-} as const;
+  'batch.imported': {
+    sent: 'A payroll file was read.',
+    fields: ['batchId', 'name', 'fileName', 'status', 'rows', 'validRows', 'invalidRows', 'heldRows', 'heldAmount', 'changedAccountRows', 'totalAmount', 'currency', 'errors', 'warnings', 'problems', 'uploadedBy'],
+  },
+  'batch.approved': {
+    sent: 'The approvals the policy asks for were given.',
+    fields: [...batchMove, 'approvedBy', 'approvals', 'includeHeld', 'includeChangedAccounts', 'validRowsOnly'],
+  },
+  'batch.scheduled': { sent: 'The batch was approved (or rescheduled) to pay at a set time.', fields: [...batchMove, 'by', 'rescheduledFrom'] },
+  'batch.started': { sent: 'The batch began paying: at approval, or at its time (by schedule).', fields: [...batchMove, 'by'] },
+  'batch.paused': { sent: 'The batch stopped sending new payments for a while.', fields: [...batchMove, 'reason', 'by'] },
+  'batch.resumed': { sent: 'The batch pays on.', fields: [...batchMove, 'by', 'pauseReason', 'pausedAt', 'pausedFor'] },
+  'batch.completed': { sent: 'Every row of the batch was paid.', fields: batchEnd },
+  'batch.completed_with_failures': { sent: 'The batch ended with rows that were not paid.', fields: batchEnd },
+  'batch.cancelled': { sent: 'The batch was cancelled, once the payments in flight ended and each row’s end was told.', fields: batchEnd },
+  'batch_row.paid': { sent: 'A row of a batch was paid.', fields: batchRow },
+  'batch_row.failed': { sent: 'A row of a batch was not paid, for good unless a person pays failed rows again (batch_row.retried).', fields: batchRow },
+  'batch_row.cancelled': {
+    sent: 'A row of an approved batch was cancelled: never sent (code batch.cancelled), or created and not executed (batch.cancelled-after-create); told with the batch’s end.',
+    fields: batchRow,
+  },
+  'batch_row.retried': {
+    sent: 'Not an outcome: a person paid a finished batch’s failed rows again (retryFailedItems); the row’s earlier final event is superseded, its next outcome comes under the new paymentId.',
+    fields: ['batchId', 'line', 'paymentId', 'previousPaymentId', 'previousStatus', 'amount', 'currency', 'by'],
+  },
+  'batch_row.needs_review': { sent: 'No read settles a row’s outcome: a person decides.', fields: batchRow },
+  'batch_row.settled_by_review': {
+    sent: 'A review (a read or a person) settled such a row: paid, not paid, or not to be paid (a row read still in progress is told when it ends, as batch_row.paid or failed).',
+    fields: ['batchId', 'line', 'paymentId', 'status', 'amount', 'currency', 'code', 'message', 'by'],
+  },
+  'payment.paid': { sent: 'A single payment (createPayment) completed.', fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'commission'] },
+  'payment.failed': {
+    sent: 'A single payment ended unpaid: FAILED or EXPIRED at the partner, final under its paymentId.',
+    fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'code', 'message'],
+  },
+  'payment.rejected': {
+    sent: 'Not an outcome: a single payment’s create was refused or never reached the partner (REJECTED); nothing exists under its paymentId, which may be sent again.',
+    fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'code', 'message'],
+  },
+  'reconciliation.finished': {
+    sent: 'A reconciliation run ended.',
+    fields: ['runId', 'status', 'startsAt', 'endsAt', 'discrepancies', 'repaired', 'open', 'countsByCode', 'error'],
+  },
+  'event_subscription.disabled': {
+    sent: 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS.',
+    fields: ['subscriptionId', 'url', 'failingSince', 'lastOutcome', 'lastStatusCode'],
+  },
+} as const satisfies Record<string, { sent: string; fields: readonly string[] }>;
 
 export type EventType = keyof typeof eventTypes;
 
@@ -53,6 +87,11 @@ export const eventTypeNames = Object.keys(eventTypes) as EventType[];
 
 export function isEventType(name: string): name is EventType {
   return Object.hasOwn(eventTypes, name);
+}
+
+/** What eventTypes (GraphQL) and `payout events types` say of a type: when, and its fields. */
+export function eventTypeDescription(type: EventType): string {
+  return `${eventTypes[type].sent} data: ${eventTypes[type].fields.join(', ')}.`;
 }
 
 /** Totals a batch's ending events carry: money as decimal strings. */

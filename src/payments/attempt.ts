@@ -1,4 +1,4 @@
-import type { PayoutClient } from '../payout/client.ts';
+import type { CallOptions, PayoutClient } from '../payout/client.ts';
 import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import { recipientDifferences } from '../payout/compare.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
@@ -94,23 +94,28 @@ export class PaymentAttempts {
   }
 
   /** PUT with the same paymentId until an answer proves something, then read back. */
-  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome>;
-  create(paymentId: string, payload: PaymentPayload, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<SendOutcome>;
-  create(paymentId: string, payload: PaymentPayload, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<SendOutcome> {
-    return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, signal, throttle));
+  create(paymentId: string, payload: PaymentPayload, call?: CallOptions): Promise<CreateOutcome>;
+  create(paymentId: string, payload: PaymentPayload, call: CallOptions, throttle: ThrottleMode): Promise<SendOutcome>;
+  create(paymentId: string, payload: PaymentPayload, call: CallOptions = {}, throttle: ThrottleMode = 'wait'): Promise<SendOutcome> {
+    return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, call, throttle));
   }
 
-  private async createUntraced(paymentId: string, payload: PaymentPayload, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<SendOutcome> {
+  private async createUntraced(paymentId: string, payload: PaymentPayload, call: CallOptions, throttle: ThrottleMode): Promise<SendOutcome> {
     let lastError: PayoutError | undefined;
     let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
-      if (send > 0) await this.pause(send - 1, lastError, signal);
+      if (send > 0) {
+        await this.pause(send - 1, lastError, call.signal);
+        // No write allowed this send: the fence asks (decision 0027); refused, what exists is read back.
+        const withheld = await call.fence?.confirm();
+        if (withheld !== undefined) break;
+      }
       try {
-        return fromStatus(await this.client.putPayment(paymentId, payload, { signal }));
+        return fromStatus(await this.client.putPayment(paymentId, payload, call));
       } catch (error) {
         if (!(error instanceof PayoutError)) throw error;
         if (error instanceof PayoutApiError && error.code === 'payout.resource.exists') {
-          return this.readExisting(paymentId, payload, error, signal);
+          return this.readExisting(paymentId, payload, error, call);
         }
         if (error instanceof PayoutApiError && error.refused) return { kind: 'not-paid', proof: 'refused', error };
         // Same paymentId next time: an earlier send whose answer was lost is settled then.
@@ -124,25 +129,30 @@ export class PaymentAttempts {
         reached = true;
       }
     }
-    return this.readExisting(paymentId, payload, lastError!, signal);
+    return this.readExisting(paymentId, payload, lastError!, call);
   }
 
   /**
    * POST execute of a payment known to be READY. A lost answer is read back; only a
    * payment read as READY is executed again.
    */
-  execute(paymentId: string, signal?: AbortSignal): Promise<Outcome>;
-  execute(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled>;
-  execute(paymentId: string, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
-    return traced('payment.execute', paymentId, () => this.executeUntraced(paymentId, signal, throttle));
+  execute(paymentId: string, call?: CallOptions): Promise<Outcome>;
+  execute(paymentId: string, call: CallOptions, throttle: ThrottleMode): Promise<Outcome | Throttled>;
+  execute(paymentId: string, call: CallOptions = {}, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
+    return traced('payment.execute', paymentId, () => this.executeUntraced(paymentId, call, throttle));
   }
 
-  private async executeUntraced(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled> {
+  private async executeUntraced(paymentId: string, call: CallOptions, throttle: ThrottleMode): Promise<Outcome | Throttled> {
     let lastError: PayoutError | undefined;
     for (let send = 0; send < this.options.maxSends; send++) {
-      if (send > 0) await this.pause(send - 1, lastError, signal);
+      if (send > 0) {
+        await this.pause(send - 1, lastError, call.signal);
+        // The payment was just read READY and may not be sent for any more: nothing was sent.
+        const withheld = await call.fence?.confirm();
+        if (withheld !== undefined) return { kind: 'unreachable', error: withheld };
+      }
       try {
-        const answer = fromStatus(await this.client.postExecute(paymentId, { signal }));
+        const answer = fromStatus(await this.client.postExecute(paymentId, call));
         if (answer.kind !== 'ready') return answer;
       } catch (error) {
         if (!(error instanceof PayoutError)) throw error;
@@ -153,7 +163,7 @@ export class PaymentAttempts {
         if (throttle === 'rest' && isThrottled(error)) return this.throttled(error);
         lastError = error;
       }
-      const read = await this.read(paymentId, lastError, signal);
+      const read = await this.read(paymentId, lastError, call);
       if (read.kind !== 'ready') return read;
     }
     // Every read said READY: execute has not taken effect.
@@ -161,12 +171,15 @@ export class PaymentAttempts {
   }
 
   /** After a crash between "executing" and its answer: read first, execute only if READY. */
-  resumeExecute(paymentId: string, signal?: AbortSignal): Promise<Outcome>;
-  resumeExecute(paymentId: string, signal: AbortSignal | undefined, throttle: ThrottleMode): Promise<Outcome | Throttled>;
-  resumeExecute(paymentId: string, signal?: AbortSignal, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
+  resumeExecute(paymentId: string, call?: CallOptions): Promise<Outcome>;
+  resumeExecute(paymentId: string, call: CallOptions, throttle: ThrottleMode): Promise<Outcome | Throttled>;
+  resumeExecute(paymentId: string, call: CallOptions = {}, throttle: ThrottleMode = 'wait'): Promise<Outcome | Throttled> {
     return traced('payment.resume_execute', paymentId, async () => {
-      const read = await this.read(paymentId, undefined, signal);
-      return read.kind === 'ready' ? this.execute(paymentId, signal, throttle) : read;
+      const read = await this.read(paymentId, undefined, call);
+      if (read.kind !== 'ready') return read;
+      // Read READY: whether it may still be executed is the fence's to say (decision 0027).
+      const withheld = await call.fence?.confirm();
+      return withheld === undefined ? this.execute(paymentId, call, throttle) : { kind: 'unreachable', error: withheld };
     });
   }
 
@@ -175,21 +188,21 @@ export class PaymentAttempts {
    * payment as it stands, `not-paid` (absent) when the upstream does not know it, a
    * conflict when the id holds someone else's payment.
    */
-  readBackCreate(paymentId: string, payload: PaymentPayload, signal?: AbortSignal): Promise<CreateOutcome> {
-    return traced('payment.read_back', paymentId, () => this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), signal));
+  readBackCreate(paymentId: string, payload: PaymentPayload, call: CallOptions = {}): Promise<CreateOutcome> {
+    return traced('payment.read_back', paymentId, () => this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), call));
   }
 
   /**
    * The payment as it stands; READY is reported as such for the caller to decide, and a
    * payment the upstream does not know as `not-paid` (absent).
    */
-  read(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
-    return traced('payment.read_back', paymentId, () => this.readUntraced(paymentId, cause, signal));
+  read(paymentId: string, cause: PayoutError | undefined, call: CallOptions = {}): Promise<CreateOutcome> {
+    return traced('payment.read_back', paymentId, () => this.readUntraced(paymentId, cause, call));
   }
 
-  private async readUntraced(paymentId: string, cause: PayoutError | undefined, signal?: AbortSignal): Promise<CreateOutcome> {
+  private async readUntraced(paymentId: string, cause: PayoutError | undefined, call: CallOptions): Promise<CreateOutcome> {
     try {
-      return fromStatus(await this.client.getPayment(paymentId, { signal }));
+      return fromStatus(await this.client.getPayment(paymentId, { signal: call.signal }));
     } catch (error) {
       if (!(error instanceof PayoutError)) throw error;
       if (error instanceof PayoutApiError && error.code === 'payout.payment.not-found') {
@@ -201,10 +214,10 @@ export class PaymentAttempts {
   }
 
   /** A create whose answers were lost or that found the id taken: what exists upstream? */
-  private async readExisting(paymentId: string, payload: PaymentPayload, cause: PayoutError, signal?: AbortSignal): Promise<CreateOutcome> {
+  private async readExisting(paymentId: string, payload: PaymentPayload, cause: PayoutError, call: CallOptions): Promise<CreateOutcome> {
     let existing: Payment;
     try {
-      existing = await this.client.getPayment(paymentId, { signal });
+      existing = await this.client.getPayment(paymentId, { signal: call.signal });
     } catch (error) {
       if (!(error instanceof PayoutError)) throw error;
       // Not found proves the create never took effect, unless the upstream said it exists.

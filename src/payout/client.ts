@@ -58,6 +58,20 @@ export interface ListPaymentsQuery {
 export interface CallOptions {
   /** Aborted when the caller no longer owns the payment (a worker that lost its lease). */
   signal?: AbortSignal;
+  /** Asked right before a create or execute leaves: a caller that may no longer send says so (decision 0027). */
+  fence?: SendFence;
+}
+
+/**
+ * Whether a create or execute may still leave for a payment. `refusal` is asked synchronously
+ * right before each one is sent (no await between the answer and the request), so it can only
+ * read what its owner knows: a batch worker's lease by its own clock. `confirm` asks the
+ * database, before a send that no durable write has just allowed (a send repeated within an
+ * attempt, an execute after a read-back).
+ */
+export interface SendFence {
+  refusal(): PayoutError | undefined;
+  confirm(): Promise<PayoutError | undefined>;
 }
 
 /** How a call ended, in classes few enough to be a metric label. */
@@ -98,6 +112,8 @@ interface CallSpec<T extends z.ZodType> {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Creates and executes only: asked right before the request leaves. */
+  fence?: SendFence | undefined;
   /** Sent even while the gate refuses: the one call that tells whether the partner is back. */
   probe?: boolean;
 }
@@ -183,13 +199,14 @@ export class PayoutClient {
       body: payload,
       headers: { 'content-type': 'application/json', signature },
       signal: options.signal,
+      fence: options.fence,
     });
   }
 
   /** One POST execute, never repeated here (see putPayment). */
   async postExecute(paymentId: string, options: CallOptions = {}): Promise<Payment> {
     PaymentId.parse(paymentId);
-    return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal });
+    return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal, fence: options.fence });
   }
 
   /** Reports every call from now on to `observer` too (the runtime's metrics, the partner breaker). */
@@ -234,8 +251,9 @@ export class PayoutClient {
 
   /** One request and its answer; every call that ends is reported to the observer (metrics, the failure log). */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
-    // Refused here, nothing is sent and nothing observed: the gate's own state says why.
-    const refusal = spec.probe === true ? undefined : this.gate?.refusal({ method: spec.method, path: spec.path });
+    // Refused here, nothing is sent and nothing observed: the fence's or the gate's own state says why.
+    // Nothing is awaited between the fence's answer and the request (send is synchronous up to it).
+    const refusal = spec.fence?.refusal() ?? (spec.probe === true ? undefined : this.gate?.refusal({ method: spec.method, path: spec.path }));
     if (refusal !== undefined) throw refusal;
     const started = performance.now();
     try {

@@ -90,9 +90,23 @@ export class PartnerUnavailableError extends PayoutError {
   }
 }
 
+/**
+ * Not sent: the caller may no longer send for this payment (a batch worker whose lease on the
+ * row has ended by its own clock, or whose batch was cancelled: decision 0027). Nothing
+ * reached the partner.
+ */
+export class SendWithheldError extends PayoutError {
+  override readonly code = 'send.withheld';
+  override readonly retryable = true;
+  constructor(readonly reason: string) {
+    super(`not sent: ${reason}`);
+    this.name = 'SendWithheldError';
+  }
+}
+
 /** True when the call cannot have reached the upstream: it changed nothing there. */
 export function notSent(error: unknown): boolean {
-  return (error instanceof PayoutNetworkError && error.notSent) || error instanceof PartnerUnavailableError;
+  return (error instanceof PayoutNetworkError && error.notSent) || error instanceof PartnerUnavailableError || error instanceof SendWithheldError;
 }
 
 /**

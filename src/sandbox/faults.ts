@@ -17,6 +17,9 @@ export type Operation = (typeof operations)[number];
  * - hold-after: takes effect, then the answer waits until released through
  *   POST /_sandbox/faults/release, so a test can kill the caller between the effect
  *   and the moment it could record it.
+ * - hold-before: the call waits, with no effect, until released; then it is answered as
+ *   fail-before (500, nothing happened), so a test can freeze or kill the caller while a
+ *   call it sent has not acted yet.
  */
 export const faultKinds = [
   'fail-before',
@@ -29,6 +32,7 @@ export const faultKinds = [
   'rate-limit',
   'truncate-after',
   'hold-after',
+  'hold-before',
 ] as const;
 export type FaultKind = (typeof faultKinds)[number];
 
@@ -36,8 +40,8 @@ const rate = z.number().min(0).max(1);
 const milliseconds = z.number().int().min(0).max(600_000);
 
 /**
- * Per-call probabilities of each fault that makes sense at random. hold-after has no
- * rate: every held answer needs a release, which only a test that queued it gives.
+ * Per-call probabilities of each fault that makes sense at random. hold-after and
+ * hold-before have no rate: every held call needs a release, which only a test that queued it gives.
  */
 export const FaultRatesSchema = z.object({
   latencyMs: milliseconds,

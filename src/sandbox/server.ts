@@ -56,7 +56,7 @@ export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
 /** Sandbox-only routes live here, away from the partner paths. */
 export { INSPECTION_PREFIX } from './http-io.ts';
 
-/** An answer a hold-after fault keeps back; the effect has already happened. */
+/** An answer a hold-after fault keeps back (the effect has already happened), or a call a hold-before fault keeps (none has). */
 export interface HeldAnswer {
   operation: Operation;
   paymentId?: string;
@@ -71,7 +71,7 @@ export interface Sandbox {
   readonly testFeatures: SandboxTestFeatures;
   /** Refused connections, a hang or 503/429 answers for a while; `clear()` ends it in process, also while refusing. */
   readonly outage: Outage;
-  /** Answers held by hold-after, whether or not their caller is still there. */
+  /** Calls held by hold-after or hold-before, whether or not their caller is still there. */
   held(): HeldAnswer[];
   /** The latest partner calls with the traceparent and x-request-id they carried (also GET /_sandbox/received). */
   received(): ReceivedCall[];
@@ -202,6 +202,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const fault: FaultKind | undefined = faults.draw(route.operation);
     if (fault === 'drop-before') return void res.socket?.destroy();
     if (fault === 'fail-before') throw injected();
+    if (fault === 'hold-before') {
+      await hold(route);
+      throw injected();
+    }
     if (fault === 'fail-before-html') return sendProxyPage(res, 502);
     if (fault === 'rate-limit') {
       throw new SandboxApiError('payout.provider.unavailable', 'too many requests (injected)', undefined, {

@@ -101,6 +101,12 @@ describe('payout events', () => {
         return read;
       }, CONDITION_MS);
       expect(log.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
+      // Issue 37: the log's --json document gives the sequence number as the payload does, a number.
+      const logJson = await payout(['events', 'log', id, '--json'], admin);
+      expect(logJson.code, logJson.stderr).toBe(0);
+      const logged = (json(logJson).deliveries as Array<{ eventId: string; sequence: unknown }>).find((d) => d.eventId === first.id);
+      expect(logged?.sequence).toBe(first.sequence);
+      expect(json(logJson).subscription).toMatchObject({ id, url: receiver.url });
 
       const before = receiver.received.length;
       const resent = await payout(['events', 'resend', id, first.id], admin);
@@ -111,6 +117,9 @@ describe('payout events', () => {
       const unknownEvent = await payout(['events', 'resend', id, 'evt_nothing'], admin);
       expect(unknownEvent.code).toBe(2);
       expect(unknownEvent.stderr).toContain('evt_nothing');
+      const unknownJson = await payout(['events', 'resend', id, 'evt_nothing', '--json'], admin);
+      expect(unknownJson.code).toBe(2);
+      expect(JSON.parse(unknownJson.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: { code: 'EVENT_NOT_FOUND', exitCode: 2 } });
 
       const badSince = await payout(['events', 'replay', id, '--since', 'last tuesday'], admin);
       expect(badSince.code).toBe(2);

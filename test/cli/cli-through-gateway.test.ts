@@ -232,7 +232,7 @@ describe('beside npm start (embedded database, no keys)', () => {
     const cancel = await payout(['batch', 'cancel', otherId], env);
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toContain(`Batch ${otherId} (other.csv): CANCELLED`);
-    expect(cancel.stdout).toContain('Cancelled: rows not yet sent will not be paid; payments already sent finish.');
+    expect(cancel.stdout).toContain('Cancelled: nothing more of it is sent, by any process; payments that were on their way have ended (counts above).');
     const otherFollowed = await otherApprove.done;
     expect(otherFollowed.code, otherFollowed.stderr).toBe(5);
     expect(json(otherFollowed)).toMatchObject({ stopped: { action: 'cancelled', by: 'local' }, batch: { id: otherId, status: 'CANCELLED' } });

@@ -5,7 +5,9 @@ import {
   activeItemStatuses,
   cancelledAtOnce,
   changeAfter,
+  createdNotExecuted,
   holdForReview,
+  neverCreated,
   notSentItemStatuses,
   pausedBeforeExecute,
   retryableItemStatuses,
@@ -61,6 +63,21 @@ describe('the row table', () => {
     expect(has('PENDING', held, 'previous-attempt')).toBe(true);
     expect(has('CREATING', held, 'unreadable')).toBe(true);
     expect(has('READY', startExecuting(null, 0).to, 'start-execute')).toBe(true);
+  });
+
+  it('has the moves of a row read back in a batch that no longer pays (decision 0027), each ended by the cancel', () => {
+    const ready = createdNotExecuted({} as never, 0).to;
+    expect(has('EXECUTING', ready, 'attempt')).toBe(true);
+    expect(has('EXECUTING', 'CANCELLED', 'cancel')).toBe(true);
+    const unsent = neverCreated(0).to;
+    expect(has('CREATING', unsent, 'attempt')).toBe(true);
+    expect(rowTransitions.find((t) => t.from === 'CREATING' && t.by === 'cancel' && t.override?.writes === unsent)?.code).toBe('batch.cancelled');
+  });
+
+  it('sends nothing more for a row whose execute was not sent: READY, the payment exists upstream', () => {
+    for (const before of claimedIn.execute) {
+      expect(changeAfter('execute', modelOutcomes.UNREACHABLE(), 0, policy, before).to, `claimed ${before}`).toBe('READY');
+    }
   });
 
   it('gives the lists the code had', () => {

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textSource } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectDocumentedShape, startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { setSandboxBalance, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { cardNumbersFound } from '../support/card-data.ts';
+import { readFileSync } from 'node:fs';
 
 const WAIT = 120_000;
 
@@ -66,10 +67,14 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
     expect(receiver.received.map((e) => e.sequence)).toEqual(receiver.received.map((_, i) => i + 1));
     expect(cardNumbersFound(JSON.stringify(receiver.received))).toEqual([]);
     expect(receiver.unverified).toEqual([]);
+    expectDocumentedShape(receiver.received);
+    // Paid at approval: no time was set, and every row is still to be sent.
+    expect(receiver.received[1]!.data).toMatchObject({ payAt: null, rowsLeft: 3, amountLeft: '99.75' });
+    expect(receiver.received[0]!.data.problems).toEqual({});
   });
 
-  it('tells of a pause by a person and the resume, with who', async () => {
-    const csv = ['provider,amount,account', 'bank-card-token,11.00,token_success', ''].join('\n');
+  it('tells of a pause by a person and the resume, with who, why and since when; a card as the docs show it', async () => {
+    const csv = ['provider,amount,pan', 'bank-card-russia,11.00,2200000000000004', ''].join('\n');
     const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'paused.csv' });
     // Approved and paused in one go by the services, before the worker can pay its one row.
     await gw.services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
@@ -79,10 +84,55 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
       await gw.services().batches.resume(batch.id, { actor: 'key:april', role: 'approver', requestId: null });
       await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.resumed'), WAIT);
       const ofBatch = receiver.received.filter((e) => e.data.batchId === batch.id);
-      expect(ofBatch.find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'PERSON', by: 'key:olga' });
-      expect(ofBatch.find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pausedFor: 'PERSON' });
+      const pausedAt = paused.pausedAt!.toISOString();
+      expect(ofBatch.find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'PERSON', by: 'key:olga', rowsLeft: 1, amountLeft: '11.00' });
+      expect(ofBatch.find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pauseReason: 'PERSON', pausedFor: 'PERSON', pausedAt });
     }
     await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.completed'), WAIT);
+    const ofBatch = receiver.received.filter((e) => e.data.batchId === batch.id);
+    expectDocumentedShape(ofBatch);
+    const row = ofBatch.find((e) => e.type === 'batch_row.paid')!;
+    expect(row.data).toMatchObject({ code: null, message: null });
+    // The docs' example shows the mask a receiver gets.
+    const example = /"recipient": \{ "pan": "([^"]+)" \}/.exec(readFileSync(new URL('../../docs/api/events.md', import.meta.url), 'utf8'));
+    expect(row.data.recipient).toEqual({ pan: example?.[1] });
+  });
+
+  it('tells of a schedule and a reschedule with both times in the format of timestamp, and no rescheduledFrom left out', async () => {
+    const csv = ['provider,amount,account', 'bank-card-token,12.00,token_success', ''].join('\n');
+    const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'scheduled.csv' });
+    const first = new Date(Date.now() + 86_400_000);
+    const second = new Date(Date.now() + 2 * 86_400_000);
+    await gw.services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true, payAt: first });
+    await gw.services().schedule.reschedule(batch.id, second, { actor: 'key:april', role: 'approver', requestId: null });
+    const scheduled = () => receiver.received.filter((e) => e.data.batchId === batch.id && e.type === 'batch.scheduled');
+    await eventually(() => expect(scheduled()).toHaveLength(2), WAIT);
+    expect(scheduled().map((e) => [e.data.payAt, e.data.rescheduledFrom])).toEqual([
+      [first.toISOString(), null],
+      [second.toISOString(), first.toISOString()],
+    ]);
+    expectDocumentedShape(receiver.received.filter((e) => e.data.batchId === batch.id));
+  });
+
+  it('tells of a pause for funds, by funds, with the rows it will still send, and of the resume with why and since when it had paused', async () => {
+    const before = (await gw.services().client.getBalance()).available.value;
+    const csv = ['provider,amount,account', 'bank-card-token,15.00,token_success', 'bank-card-token,15.00,token_success', ''].join('\n');
+    const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'funds.csv' });
+    await setSandboxBalance(gw, { set: '20.00' });
+    try {
+      await gw.services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
+      const ofBatch = () => receiver.received.filter((e) => e.data.batchId === batch.id);
+      await eventually(() => expect(ofBatch().map((e) => e.type)).toContain('batch.paused'), WAIT);
+      const paused = await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+      expect(ofBatch().find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'FUNDS', by: 'funds', rowsLeft: 1, amountLeft: '15.00' });
+      await setSandboxBalance(gw, { set: before });
+      await gw.services().batches.resume(batch.id, { actor: 'key:april', role: 'approver', requestId: null });
+      await eventually(() => expect(ofBatch().map((e) => e.type)).toContain('batch.completed'), WAIT);
+      expect(ofBatch().find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pauseReason: 'FUNDS', pausedFor: 'FUNDS', pausedAt: paused.pausedAt!.toISOString() });
+      expectDocumentedShape(ofBatch());
+    } finally {
+      await setSandboxBalance(gw, { set: before });
+    }
   });
 
   it('refuses an endpoint on a private address without the development setting, naming it', async () => {

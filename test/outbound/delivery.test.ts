@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
-import { EventSubscriptionError } from '../../src/outbound/index.ts';
+import { EventSubscriptionError, eventTypes } from '../../src/outbound/index.ts';
 import { admin, outboundRig, paid, testSettings } from './outbound-rig.ts';
 
 const WAIT = 60_000;
@@ -116,6 +116,7 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
       expect(off.disabledReason).toBe('failing');
       const events = await test.db.prisma.outboundEvent.findMany({ where: { type: 'event_subscription.disabled' } });
       expect(events.map((e) => e.subjectId)).toEqual([subscription.id]);
+      expect(Object.keys(events[0]!.data as object).sort()).toEqual([...eventTypes['event_subscription.disabled'].fields].sort());
       expect(await test.db.prisma.auditEvent.count({ where: { action: 'events.disable' } })).toBe(1);
       receiver.answer('ok');
     } finally {
@@ -250,6 +251,39 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
       await eventually(() => expect(receiver.received).toHaveLength(5), WAIT);
       expect(receiver.received.map((e) => [e.sequence, e.data.line])).toEqual([1, 2, 3, 4, 5].map((n) => [n, n]));
       expect(receiver.requestSizes).toEqual([3, 2]);
+    });
+
+    // Issue 37: a lists-mode receiver knows the webhook-id of the request it got, not its events' ids.
+    it('resends a list by the webhook-id the receiver got: the same events, ids and numbers, in one list', async () => {
+      const subscription = await subscribe(undefined, 3);
+      for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+      rig.deliverer().start();
+      await eventually(() => expect(receiver.received).toHaveLength(5), WAIT);
+      await eventually(async () => expect((await rig.subscriptions.attempts(subscription.id, 50, null)).length).toBe(5), WAIT);
+      const listId = receiver.requestIds[1]!;
+      expect(listId).toBe(`list_${receiver.received[3]!.id}_2`);
+      expect(await rig.subscriptions.resend(subscription.id, listId, admin)).toMatchObject({ outcome: 'delivered', statusCode: 204 });
+      expect(receiver.requestIds.at(-1)).toBe(listId);
+      expect(receiver.received.slice(5).map((e) => [e.id, e.sequence, e.data.line])).toEqual(receiver.received.slice(3, 5).map((e) => [e.id, e.sequence, e.data.line]));
+      const resent = await rig.subscriptions.attempts(subscription.id, 2, null);
+      expect(resent.map((a) => [a.sequence, a.resend]).sort()).toEqual([['4', true], ['5', true]]);
+    });
+
+    it('refuses a list or event id it never sent as EVENT_NOT_FOUND, saying why', async () => {
+      const subscription = await subscribe(undefined, 3);
+      await rig.record(paid(1));
+      rig.deliverer().start();
+      await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+      await eventually(async () => expect((await rig.subscriptions.attempts(subscription.id, 50, null)).length).toBe(1), WAIT);
+      const first = receiver.received[0]!.id;
+      const refusals = await Promise.all(
+        [`list_${first}_3`, 'list_00000000-0000-4000-8000-000000000000_2', 'not-an-event', `list_${first}_0`].map((eventId) =>
+          rig.subscriptions.resend(subscription.id, eventId, admin).catch((error: unknown) => error),
+        ),
+      );
+      for (const refusal of refusals) expect(refusal).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+      expect((refusals[0] as Error).message).toContain('held 3 events from sequence 1');
+      expect((refusals[1] as Error).message).toContain('never sent to this subscription');
     });
 
     it('refuses a size outside 1 to 100, naming it, and changes it on update', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { eventTypeNames } from '../../src/outbound/index.ts';
+import { eventTypeNames, eventTypes } from '../../src/outbound/index.ts';
 import { EventSender } from '../../src/outbound/delivery/send-event.ts';
 import { newSigningSecret, signingKeys } from '../../src/outbound/signing.ts';
 import { eventually } from '../support/eventually.ts';
@@ -14,6 +14,17 @@ describe('outbound events as documented', () => {
     for (const [file, text] of [['README.md', read('README.md')], ['docs/api/events.md', read('docs/api/events.md')]] as const) {
       const named = new Set([...text.matchAll(/`((?:batch|batch_row|payment|reconciliation|event_subscription)\.[a-z_]+)`/g)].map((m) => m[1]));
       expect([...named].sort(), file).toEqual([...eventTypeNames].sort());
+    }
+  });
+
+  // Issue 37: a receiver's developer reads the table and meets every field it lists, no other.
+  it('lists in docs/api/events.md every field of each type’s data, as the code sends them', () => {
+    const text = read('docs/api/events.md');
+    const table = text.slice(text.indexOf('## Event types'));
+    for (const type of eventTypeNames) {
+      const row = new RegExp(`^\\| \`${type.replace('.', '\\.')}\` \\|[^|]*\\|([^|]*)\\|$`, 'm').exec(table);
+      expect(row, type).not.toBeNull();
+      expect(documentedFields(row![1]!), type).toEqual([...eventTypes[type].fields].sort());
     }
   });
 
@@ -46,3 +57,13 @@ describe('outbound events as documented', () => {
     }
   });
 });
+
+/** The field names of a table cell: "batchId, status (VALIDATED or REJECTED), by (a person, or …)" gives batchId, by, status. */
+function documentedFields(cell: string): string[] {
+  const flat = cell.replace(/\([^)]*\)/g, '');
+  return flat
+    .split(',')
+    .map((item) => /^\s*`?([A-Za-z]+)/.exec(item)?.[1])
+    .filter((name): name is string => name !== undefined)
+    .sort();
+}

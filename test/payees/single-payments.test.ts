@@ -5,7 +5,7 @@ import { utcDay } from '../../src/money/readable-text.ts';
 import { policyFile } from '../approval/policy-fixture.ts';
 import { textSource } from '../support/batch.ts';
 import { testDatabaseKinds, type TestDatabaseKind } from '../support/database.ts';
-import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { expectDocumentedShape, startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -167,6 +167,7 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
       expect(mine.map((e) => [e.type, e.data.payee])).toEqual([['payment.paid', 'E-2']]);
       return mine;
     });
+    expectDocumentedShape(events);
     const record = await r.gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: changed.paymentId } });
     const said = JSON.stringify([changed.reply, again, trail, events, record], (_key, value) => (typeof value === 'bigint' ? String(value) : value));
     for (const card of [testCard(2), testCard(3)]) expect(said).not.toContain(card);

@@ -123,6 +123,21 @@ describe('fault injection', () => {
     expect((await sb.faultState()).held).toBe(0);
   });
 
+  it('hold-before keeps the call back with no effect until released, then answers 500 with nothing done', async () => {
+    await sb.create('holdb1', sbpPayment('sbp_bank_id_success'));
+    await sb.addFault({ operation: 'execute', kind: 'hold-before' });
+    const pending = sb.execute('holdb1');
+    await eventually(async () => expect((await sb.faultState()).held).toBe(1));
+    expect((await sb.faultState()).holding).toEqual([{ operation: 'execute', paymentId: 'holdb1' }]);
+    // Received, not acted on: the payment is READY while the call is held.
+    expect(await sb.effects('holdb1')).toMatchObject({ executeCalls: 1, executions: 0, status: 'READY' });
+    expect((await sb.releaseHeld()).body).toEqual({ released: 1 });
+    const response = await pending;
+    expect(response.status).toBe(500);
+    expect(response.body.errorCode).toBe('payout.internal.error');
+    expect(await sb.effects('holdb1')).toMatchObject({ executeCalls: 1, executions: 0, status: 'READY' });
+  });
+
   it('hold-after survives its caller going away, and the sandbox serves on', async () => {
     await sb.create('hold2', sbpPayment('sbp_bank_id_success'));
     await sb.addFault({ operation: 'execute', kind: 'hold-after' });

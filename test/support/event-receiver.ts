@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { expect } from 'vitest';
+import { eventTypes, isEventType } from '../../src/outbound/index.ts';
 
 export interface ReceivedEvent {
   id: string;
@@ -28,6 +30,8 @@ export async function startEventReceiver() {
   const unverified: string[] = [];
   /** Events per verified request (a list: event.list, or one). */
   const requestSizes: number[] = [];
+  /** Each verified request's webhook-id (a list's: list_<first event id>_<count>). */
+  const requestIds: string[] = [];
   const hanging: ServerResponse[] = [];
   const held: ServerResponse[] = [];
   let holding = false;
@@ -73,6 +77,7 @@ export async function startEventReceiver() {
       }
       const events = body.type === 'event.list' ? body.events! : [body];
       requestSizes.push(events.length);
+      requestIds.push(headers['webhook-id']);
       for (const event of events) received.push({ ...event, verifiedBy });
       if (holding) held.push(res);
       else res.writeHead(204).end();
@@ -86,6 +91,7 @@ export async function startEventReceiver() {
     received,
     unverified,
     requestSizes,
+    requestIds,
     requests: () => requests,
     answer(next: Answer) {
       answer = next;
@@ -107,3 +113,17 @@ export async function startEventReceiver() {
 }
 
 export type EventReceiver = Awaited<ReturnType<typeof startEventReceiver>>;
+
+/** The one format of every time in an event (as `timestamp`): ISO 8601, UTC, milliseconds. */
+const ISO_MS_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const TIMES = ['payAt', 'rescheduledFrom', 'pausedAt', 'startsAt', 'endsAt', 'failingSince'];
+
+/** Issue 37: every field docs/api/events.md lists for the type is there (null when it has no value), and no other; times in one format. */
+export function expectDocumentedShape(events: readonly ReceivedEvent[]): void {
+  for (const event of events) {
+    expect(isEventType(event.type), event.type).toBe(true);
+    expect(Object.keys(event.data).sort(), event.type).toEqual([...eventTypes[event.type as keyof typeof eventTypes].fields].sort());
+    expect(event.timestamp).toMatch(ISO_MS_UTC);
+    for (const name of TIMES) if (event.data[name] !== undefined && event.data[name] !== null) expect(event.data[name], `${event.type} ${name}`).toMatch(ISO_MS_UTC);
+  }
+}

@@ -11,6 +11,7 @@ import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
 import { heldRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
+import { untilNoSendInFlight } from './sends-in-flight.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
 import { lockApprovals } from './sql/lock-approvals.ts';
@@ -241,7 +242,7 @@ export class BatchService {
     return batch === null ? new BatchStateError('batch.not-found', `no batch ${batchId}`) : new BatchStateError(code, message(batch.status));
   }
 
-  /** Stops starting new payments; those already sent finish and are tracked. */
+  /** Stops every payment not yet sent, in every process; answers once none can leave (decision 0027). */
   async cancel(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!cancellableStates.includes(batch.status)) {
@@ -274,9 +275,10 @@ export class BatchService {
       });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     }, BATCH_WIDE_TRANSACTION);
-    await this.finishIfDone(batchId);
     this.events.publish(batchId);
-    return updated;
+    await untilNoSendInFlight(sqlOf(this.prisma), batchId);
+    await this.finishIfDone(batchId);
+    return updated.approvedAt === null ? updated : this.get(batchId);
   }
 
   /**

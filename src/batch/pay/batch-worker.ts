@@ -15,6 +15,8 @@ import type { RetryPolicy } from '../rows/row-states.ts';
 import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
 import { renewLeases } from '../rows/sql/renew-leases.ts';
+import { rowFence, sendMarginMs } from './send-fence.ts';
+import type { CallOptions } from '../../payout/client.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
 import { CallSlots, type CallSlotOptions } from './call-slots.ts';
@@ -151,8 +153,9 @@ export class BatchWorker {
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
           const enough = room >= Math.max(1, maxHeld / 4);
+          const claimedAt = performance.now();
           const claimed = !enough ? [] : (await this.partnerDown()) ? await this.claimProbe(batchId) : await this.claim(room, batchId);
-          for (const item of claimed) this.begin(item);
+          for (const item of claimed) this.begin(item, claimedAt);
           failures = 0;
           if (claimed.length > 0) continue;
           if (this.held.size === 0 && Date.now() - idleSince >= this.options.pollMs) {
@@ -273,8 +276,11 @@ export class BatchWorker {
     for (const batchId of new Set([...settled, ...finished, ...rejected, ...released])) this.deps.batchEvents.publish(batchId);
   }
 
-  private begin(item: ClaimedItem): void {
-    const held: HeldRow = { ...item, lost: new AbortController() };
+  private begin(item: ClaimedItem, claimedAt: number): void {
+    const lost = new AbortController();
+    const call: CallOptions = { signal: lost.signal };
+    const held: HeldRow = { ...item, lost, leaseEndsAt: claimedAt + this.options.leaseMs, call };
+    call.fence = rowFence(held, this.deps.query, sendMarginMs(this.options.leaseMs));
     this.held.set(item.id, held);
     const task = this.payer.pay(held)
       .catch((error: unknown) => {
@@ -297,10 +303,12 @@ export class BatchWorker {
       if (beating || this.held.size === 0) return;
       beating = true;
       const rows = [...this.held.values()];
+      const renewedAt = performance.now();
       renewLeases(this.deps.query, rows, this.options.leaseMs)
         .then((kept) => {
           for (const row of rows) {
-            if (!kept.has(row.id) && this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
+            if (kept.has(row.id)) row.leaseEndsAt = Math.max(row.leaseEndsAt, renewedAt + this.options.leaseMs);
+            else if (this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
           }
         })
         .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))

@@ -5,7 +5,8 @@ import type { Payment, PaymentPayload } from '../../payout/models.ts';
 import type { PaymentAttempts, SendOutcome } from '../../payments/attempt.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { paymentIdFor } from '../ids.ts';
-import { changeAfter, holdForReview, rowStates, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
+import { payingStates } from '../lifecycle/batch-states.ts';
+import { changeAfter, createdNotExecuted, neverCreated, holdForReview, rowStates, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
 import type { CallSlots } from './call-slots.ts';
 import type { HeldRow, RowWrites } from './row-writes.ts';
 
@@ -46,15 +47,18 @@ export class RowPayer {
   ) {}
 
   async pay(row: HeldRow): Promise<void> {
-    const signal = row.lost.signal;
+    const call = row.call;
     const before = row.status;
+    // A batch that no longer pays (cancelled while this row was being created or executed):
+    // the row is read back and settled, never sent (decision 0027).
+    const sends = payingStates.includes(row.batchStatus);
     let stage: Stage;
     let outcome: SendOutcome;
     switch (row.status) {
       case rowStates.pending:
       case rowStates.creating: {
         if (row.status === rowStates.pending && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
-        const readOnly = row.status === rowStates.creating && sendsSpent(row.retries, this.policy);
+        const readOnly = row.status === rowStates.creating && (!sends || sendsSpent(row.retries, this.policy));
         // CREATING is written inside the call's slot: a row still waiting for one stays
         // PENDING, so a cancel that comes meanwhile ends it without a create.
         const created = await this.slots.call(row, async (): Promise<SendOutcome | Unreadable | null> => {
@@ -65,37 +69,53 @@ export class RowPayer {
           } catch (error) {
             return { kind: 'unreadable', error: error as Error };
           }
-          if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, signal);
+          if (readOnly) return this.deps.attempts.readBackCreate(row.paymentId, payload, call);
           if (!(await this.writes.beginCreate(row))) return null;
           row.status = rowStates.creating;
-          return this.deps.attempts.create(row.paymentId, payload, signal, REST);
+          return this.deps.attempts.create(row.paymentId, payload, call, REST);
         });
         if (created === null) return;
         if (created.kind === 'unreadable') return this.unreadable(row, created.error);
+        // Nothing upstream under its paymentId, in a batch that sends no more: never sent (its cancel's words).
+        if (!sends && created.kind === 'not-paid' && created.proof === 'absent') {
+          await this.writes.move(row, neverCreated(row.retries), false);
+          return;
+        }
         outcome = created;
         if (outcome.kind === 'ready') {
-          if (!(await this.startExecuting(row, outcome.payment, 0))) return;
-          outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal, REST));
+          const ready = outcome.payment;
+          const executed = await this.slots.call(row, async () => ((await this.startExecuting(row, ready, 0)) ? this.deps.attempts.execute(row.paymentId, call, REST) : null));
+          if (executed === null) return;
+          outcome = executed;
           stage = 'execute';
         } else stage = 'create';
         break;
       }
-      case rowStates.ready:
+      case rowStates.ready: {
         // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
-        if (!(await this.startExecuting(row, null, row.retries))) return;
-        outcome = await this.slots.call(row, () => this.deps.attempts.execute(row.paymentId, signal, REST));
+        // EXECUTING is written inside the call's slot, right before the execute, as CREATING is.
+        const executed = await this.slots.call(row, async () => ((await this.startExecuting(row, null, row.retries)) ? this.deps.attempts.execute(row.paymentId, call, REST) : null));
+        if (executed === null) return;
+        outcome = executed;
         stage = 'execute';
         break;
+      }
       case rowStates.executing:
-        // Sends spent: only read. READY then is no proof (an execute sent earlier may still
-        // land): the row stays EXECUTING and is read again until the payment leaves READY.
-        outcome = sendsSpent(row.retries, this.policy)
-          ? await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal))
-          : await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, signal, REST));
+        // Sends spent, or a batch that no longer pays: only read. READY then is no proof that
+        // nothing will land (an execute sent earlier may still): while the batch pays, the row
+        // stays EXECUTING and is read again until the payment leaves READY; in a cancelled
+        // batch it ends as created, not executed (its write of READY, sql/move-items.ts).
+        if (!sends || sendsSpent(row.retries, this.policy)) {
+          outcome = await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, call));
+          if (!sends && outcome.kind === 'ready') {
+            await this.writes.move(row, createdNotExecuted(outcome.payment, row.retries), false);
+            return;
+          }
+        } else outcome = await this.slots.call(row, () => this.deps.attempts.resumeExecute(row.paymentId, call, REST));
         stage = 'execute';
         break;
       case rowStates.inProgress:
-        outcome = await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, signal));
+        outcome = await this.slots.call(row, () => this.deps.attempts.read(row.paymentId, undefined, call));
         stage = 'read';
         break;
     }
@@ -112,7 +132,7 @@ export class RowPayer {
    */
   private async previousAttemptNotPaid(row: HeldRow): Promise<boolean> {
     const previousId = paymentIdFor(row.batchId, row.line, row.attempt - 1);
-    const read = await this.slots.call(row, () => this.deps.attempts.read(previousId, undefined, row.lost.signal));
+    const read = await this.slots.call(row, () => this.deps.attempts.read(previousId, undefined, row.call));
     switch (read.kind) {
       case 'failed':
       case 'not-paid':

@@ -2,6 +2,7 @@ import type { SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
 import { backoffDelay, sleep } from '../../lib/retry.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
+import type { CallOptions } from '../../payout/client.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
 import { maskedRecipient } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
@@ -18,6 +19,10 @@ import { pauseForFunds } from './sql/funds.ts';
 /** A claimed row while this worker pays it. */
 export interface HeldRow extends ClaimedItem {
   readonly lost: AbortController;
+  /** performance.now() by which its lease ends here (send-fence.ts); moved on by each renewal. */
+  leaseEndsAt: number;
+  /** What its upstream calls carry: the lost signal and the row's send fence. */
+  readonly call: CallOptions;
 }
 
 export interface RowWriteDeps {

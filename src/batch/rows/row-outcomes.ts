@@ -28,7 +28,8 @@ import type { Payment } from '../../payout/models.ts';
  * | any     | paid               | COMPLETED                                                        |
  * | any     | in-progress        | IN_PROGRESS, read back later with growing delays                 |
  * | any     | failed             | FAILED or EXPIRED, with the upstream's code                      |
- * | any     | unreachable        | the state it had before the attempt, again later; no retry spent |
+ * | any     | unreachable        | the state it had before the attempt (READY before an execute:    |
+ * |         |                    | the payment exists upstream), again later; no retry spent        |
  * | create  | not-paid, refused  | FAILED (a paymentId taken by another payment: NEEDS_REVIEW)       |
  * | create  | not-paid, absent   | PENDING again later while retries last, then FAILED              |
  * | execute | not-paid, refused  | FAILED (payment not found: NEEDS_REVIEW)                          |
@@ -84,6 +85,20 @@ export function startExecuting(payment: Payment | null, retries: number): RowCha
   return change('EXECUTING', { payment, retries });
 }
 
+/**
+ * A row read READY in a batch that sends no more (decision 0027): the payment exists upstream
+ * and nobody will execute it; written READY, which the batch's cancel ends as created, not
+ * executed (the row table's readyInCancelled).
+ */
+export function createdNotExecuted(payment: Payment, retries: number): RowChange {
+  return change('READY', { payment, retries });
+}
+
+/** A row read back absent in a batch that sends no more: waits again, which its batch's cancel ends as never sent (unsentInCancelled). */
+export function neverCreated(retries: number): RowChange {
+  return change('PENDING', { retries });
+}
+
 /** Whether a row's step has spent its sends: from here on it is only read back. */
 export function sendsSpent(retries: number, policy: RetryPolicy): boolean {
   return retries >= policy.maxRetries;
@@ -94,11 +109,13 @@ export function holdForReview(errorCode: string, errorMessage: string, retries: 
   return change('NEEDS_REVIEW', { errorCode, errorMessage, retries, finished: true });
 }
 
-/** `before` is the row's state when the attempt began, where an unreachable partner leaves it. */
+/** `before` is the row's state when the attempt began, where an unreachable partner leaves a create or a read. */
 export function changeAfter(stage: Stage, outcome: SendOutcome, retries: number, policy: RetryPolicy, before: BatchItemStatus): RowChange {
   switch (outcome.kind) {
     case 'unreachable':
-      return { ...change(before, { retries }), ...errorOf(outcome.error), delayMs: policy.delay(retries) };
+      // Nothing was sent. Before an execute the payment exists upstream whatever state the
+      // row was claimed in: READY says so (a cancel then ends it as created, not executed).
+      return { ...change(stage === 'execute' ? 'READY' : before, { retries }), ...errorOf(outcome.error), delayMs: policy.delay(retries) };
     case 'throttled':
       // The partner's pace, not this payment's trouble (decision 0011): the row rests in the
       // state written before the call, its retries untouched.

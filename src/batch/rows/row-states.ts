@@ -113,9 +113,7 @@ export const rowTransitions: readonly RowTransition[] = [
   { from: 'CREATING',     to: 'FAILED',       by: 'attempt',          when: 'create: failed, refused, or absent once retries are spent' },
   { from: 'CREATING',     to: 'EXPIRED',      by: 'attempt',          when: 'create: failed, the payment expired' },
   { from: 'CREATING',     to: 'NEEDS_REVIEW', by: 'attempt',          when: 'create: the paymentId holds another payment' },
-  { from: 'EXECUTING',    to: 'PENDING',      by: 'attempt',          when: 'execute: unreachable, claimed PENDING: the state it had before' },
-  { from: 'EXECUTING',    to: 'CREATING',     by: 'attempt',          when: 'execute: unreachable, claimed CREATING: the state it had before' },
-  { from: 'EXECUTING',    to: 'READY',        by: 'attempt',          when: 'execute: unreachable (claimed READY), or read back READY while retries last' },
+  { from: 'EXECUTING',    to: 'READY',        by: 'attempt',          when: 'execute: not sent (unreachable, or withheld: decision 0027), or read back READY while retries last, or in a batch that sends no more' },
   { from: 'EXECUTING',    to: 'EXECUTING',    by: 'attempt',          when: 'execute: unknown, unreachable, or READY once retries are spent: read back later' },
   { from: 'EXECUTING',    to: 'COMPLETED',    by: 'attempt',          when: 'execute: paid' },
   { from: 'EXECUTING',    to: 'IN_PROGRESS',  by: 'attempt',          when: 'execute: in-progress, read back later' },
@@ -131,7 +129,6 @@ export const rowTransitions: readonly RowTransition[] = [
   { from: 'READY',        to: 'CANCELLED',    by: 'cancel',           when: 'the batch is cancelled: created, not executed', code: cancelCodes.afterCreate },
   { from: 'PENDING',      to: 'CANCELLED',    by: 'cancel',           when: 'a worker puts it back to wait in a cancelled batch: never sent', code: cancelCodes.notSent, override: unsentInCancelled },
   { from: 'CREATING',     to: 'CANCELLED',    by: 'cancel',           when: 'a worker puts it back to wait in a cancelled batch: never sent', code: cancelCodes.notSent, override: unsentInCancelled },
-  { from: 'EXECUTING',    to: 'CANCELLED',    by: 'cancel',           when: 'a worker puts it back to wait in a cancelled batch: never sent', code: cancelCodes.notSent, override: unsentInCancelled },
   { from: 'EXECUTING',    to: 'CANCELLED',    by: 'cancel',           when: 'a worker puts it back READY in a cancelled batch: created, not executed', code: cancelCodes.afterCreate, override: readyInCancelled },
   { from: 'CREATING',     to: 'CANCELLED',    by: 'cancel',           when: 'about to be executed in a batch no longer running or paused: created, not executed', code: cancelCodes.afterCreate, override: executeInStopped },
   { from: 'READY',        to: 'CANCELLED',    by: 'cancel',           when: 'about to be executed in a batch no longer running or paused: created, not executed', code: cancelCodes.afterCreate, override: executeInStopped },
@@ -215,6 +212,8 @@ export const unpayableItemStatuses: readonly BatchItemStatus[] = inOrder(
 export const underReviewItemStatuses: readonly BatchItemStatus[] = rowStatesFrom('review');
 /** A row waiting to be sent: a new one, or one put back to be paid under a new paymentId. */
 export const waitingStatus: BatchItemStatus = only(rowStatesTo('retry-failed'), 'retry-failed\'s result');
+/** Rows written right before a create or an execute: a worker holding one may be sending it. */
+export const sendingItemStatuses: readonly BatchItemStatus[] = rowStatesTo('begin-create', 'start-execute');
 /** Rows whose money has not left yet: what a batch still needs from the balance. */
 export const unsentItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING'];
 /** Codes of a payment that failed for lack of funds (status errorCode, or the create's Error code): no money moved. */

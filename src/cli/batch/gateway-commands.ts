@@ -93,7 +93,7 @@ export async function pauseCommand(batchId: string, context: CliContext): Promis
 }
 
 /**
- * `cancel` stops a batch: rows not yet sent are never paid, payments already sent finish.
+ * `cancel` stops a batch: rows not yet sent are never paid; it is answered once payments on their way have ended (decision 0027).
  * `discard` is the same for a batch never approved (the page's word): nothing was sent.
  */
 export async function cancelCommand(batchId: string, context: CliContext, verb: 'cancel' | 'discard'): Promise<number> {
@@ -105,7 +105,7 @@ export async function cancelCommand(batchId: string, context: CliContext, verb: 
     }
     const batch = await act(client, 'cancelBatch', batchId);
     context.out(statusText(batch));
-    context.out(approved ? `Cancelled: rows not yet sent will not be paid; payments already sent finish.` : 'Discarded: nothing of it was sent.');
+    context.out(approved ? `Cancelled: nothing more of it is sent, by any process; payments that were on their way have ended (counts above).` : 'Discarded: nothing of it was sent.');
     await context.result({ batch: statusDoc(batch) });
     return exitCodes.ok;
   });

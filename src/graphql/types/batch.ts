@@ -333,7 +333,8 @@ builder.mutationFields((t) => ({
   }),
   cancelBatch: t.field({
     type: Batch,
-    description: 'Stops starting new payments; those already sent finish and are tracked.',
+    description:
+      'Stops every payment of the batch not yet sent, in every process. Answers once no create or execute for it can leave any process (payments on their way finish and are tracked first): usually at once, at most a call timeout or, with a worker frozen, its lease.',
     authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },

@@ -4,6 +4,7 @@ import {
   EventSubscriptionError,
   MAX_EVENTS_PER_REQUEST,
   eventTypes,
+  eventTypeDescription,
   eventTypeNames,
   type AttemptRow,
   type DeliveryResult,
@@ -24,11 +25,12 @@ builder.objectType(EventSubscriptionError, {
   }),
 });
 
-const EventTypeRef = builder.objectRef<{ name: string; description: string }>('EventKind').implement({
+const EventTypeRef = builder.objectRef<{ name: string; description: string; fields: readonly string[] }>('EventKind').implement({
   description: 'One kind of outbound event and what its `data` carries (docs/api/events.md).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'As in the body’s `type`, e.g. batch.completed.' }),
     description: t.exposeString('description', { description: 'When it is sent and its fields.' }),
+    fields: t.stringList({ description: 'Every field of its `data`: each is in every event of the type, null when it has no value.', resolve: (kind) => [...kind.fields] }),
   }),
 });
 
@@ -38,7 +40,7 @@ const DeliveryAttemptRef = builder.objectRef<AttemptRow>('EventDeliveryAttempt')
     position: t.string({ description: 'Where this attempt stands in the log: pass it as `before` to page back.', resolve: (a) => a.id }),
     eventId: t.exposeString('eventId', { description: 'The event’s id (its webhook-id header).' }),
     eventType: t.exposeString('eventType', { description: 'The event’s type.' }),
-    sequence: t.string({ description: 'The subscription’s sequence number it was sent with.', resolve: (a) => a.sequence }),
+    sequence: t.string({ description: 'The subscription’s sequence number it was sent with, as a decimal string (a 64-bit number, more than GraphQL’s Int holds): the number the body’s `sequence` carries as a JSON number.', resolve: (a) => a.sequence }),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt; 0 for a resend by an admin.' }),
     at: t.field({ type: 'DateTime', description: 'When it was sent.', resolve: (a) => a.at }),
     outcome: t.exposeString('outcome', { description: 'delivered (a 2xx), failed (another status), timeout, redirect (not followed), refused-target (the name now resolves to a private address), unreachable.' }),
@@ -143,7 +145,7 @@ builder.queryFields((t) => ({
     type: [EventTypeRef],
     authScopes: { read: true },
     description: 'Every outbound event type and what it carries.',
-    resolve: () => eventTypeNames.map((name) => ({ name, description: eventTypes[name] })),
+    resolve: () => eventTypeNames.map((name) => ({ name, description: eventTypeDescription(name), fields: eventTypes[name].fields })),
   }),
   eventSubscriptions: t.field({
     type: [EventSubscriptionRef],
@@ -219,10 +221,10 @@ builder.mutationFields((t) => ({
     type: ResendResult,
     authScopes: admin,
     errors: result('ResendEvent', 'delivery', 'What the receiver answered.'),
-    description: 'Sends one event again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
+    description: 'Sends one event (or one list, by its webhook-id) again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
     args: {
       id: t.arg.string({ required: true, description: 'The subscription’s id.' }),
-      eventId: t.arg.string({ required: true, description: 'The event’s id (from the delivery log or the webhook-id header).' }),
+      eventId: t.arg.string({ required: true, description: 'The event’s id (from the delivery log or the webhook-id header), or a list’s webhook-id (list_<first event id>_<count>): the list is sent again as it was.' }),
     },
     resolve: (_root, { id, eventId }, context) => context.services.eventSubscriptions.resend(id, eventId, requestActor(context)),
   }),

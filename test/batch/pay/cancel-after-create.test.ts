@@ -40,8 +40,11 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
     worker.start();
     await eventually(() => expect(gw.sb.sandbox.held()).toHaveLength(rows), 60_000);
     expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'CREATING' } })).toBe(rows);
-    await s().batches.cancel(batch.id);
+    // The cancel is answered once no create or execute can leave (decision 0027): after the held answers come.
+    const cancelled = s().batches.cancel(batch.id);
+    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('CANCELLED'), 60_000);
     gw.sb.sandbox.releaseHeld();
+    await cancelled;
     await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), 60_000);
     await worker.stop();
     const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });

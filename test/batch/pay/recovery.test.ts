@@ -90,12 +90,31 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
   });
 
   it('a batch cancelled while a row was being created does not execute that row', async () => {
+    const { batch, item, payload } = await crashedItem('CREATING');
+    expect((await gw.sb.create(item.paymentId, payload)).status).toBe(200);
+    await gw.services().batches.cancel(batch.id);
+    await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
+    // The create had taken effect: read back, the row says the payment exists upstream, not executed.
+    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled-after-create' });
+    expect(await gw.sb.effects(item.paymentId)).toMatchObject({ createCalls: 1, creates: 1, executeCalls: 0 });
+  });
+
+  it('a batch cancelled while a row was being created, the create lost on the way: nothing is sent after the cancel', async () => {
     const { batch, item } = await crashedItem('CREATING');
     await gw.services().batches.cancel(batch.id);
     await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
-    // The create had taken effect: the row says the payment exists upstream, not executed.
+    // Read back absent: never created, and not created now (decision 0027).
+    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled' });
+    expect((await gw.sb.raw('GET', `/_sandbox/payments/${encodeURIComponent(item.paymentId)}`)).status).toBe(404);
+  });
+
+  it('a batch cancelled while a row was being executed: read back READY, it is not executed', async () => {
+    const { batch, item, payload } = await crashedItem('EXECUTING');
+    expect((await gw.sb.create(item.paymentId, payload)).status).toBe(200);
+    await gw.services().batches.cancel(batch.id);
+    await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
     expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled-after-create' });
-    expect(await gw.sb.effects(item.paymentId)).toMatchObject({ creates: 1, executeCalls: 0 });
+    expect(await gw.sb.effects(item.paymentId)).toMatchObject({ createCalls: 1, executeCalls: 0, executions: 0 });
   });
 
   it('leaves an item alone while its lease is still held', async () => {

@@ -133,7 +133,7 @@ export type ErrorCode =
   | 'BATCH_SAME_PERSON'
   /** The endpoint URL breaks the rules for receivers: https, a public address (EVENTS_ALLOW_LOCAL_ENDPOINTS allows loopback for development). */
   | 'EVENT_ENDPOINT_REFUSED'
-  /** No event has this id, or it was never sent to this subscription (it will be, in its order). */
+  /** No event or list has this id, or it was never sent to this subscription (it will be, in its order), or longer ago than the delivery log keeps. */
   | 'EVENT_NOT_FOUND'
   /** eventsPerRequest is not a whole number from 1 to 100. */
   | 'EVENT_REQUEST_SIZE_INVALID'

@@ -54,8 +54,8 @@ RETURNING i.id, i."batchId", i.line, i."paymentId", i.status::text AS status, i.
 ), ${outboxCte(
   'review_events',
   `SELECT ${sqlEventType('batch_row.settled_by_review')} AS type, r."paymentId" AS "subjectId",
-     jsonb_strip_nulls(jsonb_build_object('batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
-       'amount', r.amount::text, 'currency', r.currency, 'code', r."errorCode", 'message', r."errorMessage", 'by', $10::text)) AS data
+     jsonb_build_object('batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
+       'amount', r.amount::text, 'currency', r.currency, 'code', r."errorCode", 'message', r."errorMessage", 'by', $10::text) AS data
    FROM settled AS r
    -- An outcome only (docs/decisions/0026-final-outcome-events.md): a row read still in progress
    -- is the worker's to tell when it ends; one failed for funds, its batch's to pay again or tell.

@@ -2,6 +2,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { breakerStates } from '../../../partner/breaker-states.ts';
 import { readOnlyStates, workedStates } from '../../lifecycle/batch-states.ts';
+import type { BatchStatus } from '../../../db/generated/enums.ts';
 import { activeItemStatuses, readWhilePausedStatuses, unsentItemStatuses, waitingStatus, type ActiveItemStatus } from '../row-states.ts';
 import type { StoredRecipient } from '../../card-data.ts';
 
@@ -25,6 +26,11 @@ export interface ClaimedItem {
   leaseToken: string;
   /** Milliseconds since the row became claimable (approval, its retry time, its last write or its lease's end), database clock. */
   waitedMs: number;
+  /**
+   * The batch's state when the row was claimed: a row of a batch that no longer pays (one
+   * cancelled while the row was being created or executed) is only read back (decision 0027).
+   */
+  batchStatus: BatchStatus;
 }
 
 /**
@@ -41,7 +47,7 @@ const sql = `
 UPDATE "BatchItem" AS i
 SET "leaseOwner" = $1, "leaseToken" = $2::uuid, "leaseExpiresAt" = now() + $3 * interval '1 millisecond', "updatedAt" = now()
 FROM (
-  SELECT c.id, GREATEST(b."startedAt", c."updatedAt", c."notBefore", c."leaseExpiresAt") AS since
+  SELECT c.id, b.status AS "batchStatus", GREATEST(b."startedAt", c."updatedAt", c."notBefore", c."leaseExpiresAt") AS since
   FROM "BatchItem" AS c JOIN "Batch" AS b ON b.id = c."batchId"
   WHERE ((b.status IN (${sqlList(workedStates)}) AND c.status IN (${sqlList(activeItemStatuses)}))
       -- A paused batch's payments in progress are still read back: that sends nothing.
@@ -61,7 +67,7 @@ FROM (
 WHERE i.id = picked.id
 RETURNING i.id::text AS id, i."batchId", i.line, i."paymentId", i.attempt, i."providerCode", i.amount::text AS amount, i.currency,
   i.fields, i."customFields", i.status::text AS status, i.retries, i."leaseToken"::text AS "leaseToken",
-  (EXTRACT(EPOCH FROM now() - picked.since) * 1000)::float8 AS "waitedMs"`;
+  (EXTRACT(EPOCH FROM now() - picked.since) * 1000)::float8 AS "waitedMs", picked."batchStatus"::text AS "batchStatus"`;
 
 export function claimItems(
   query: SqlQuery,

@@ -10,7 +10,11 @@ const restingStates = [rowStates.completed, rowStates.failed, rowStates.expired,
 /** The row events that tell a final outcome: one of them, once, per row that was to be paid (and per payment of it). */
 const finalRowEvents: EventType[] = ['batch_row.paid', 'batch_row.failed', 'batch_row.cancelled', 'batch_row.settled_by_review'];
 
-/** type, "subjectId" and data of alias `r`'s event: BatchItem columns as they are now; `commission` an SQL expression, or NULL. */
+/**
+ * type, "subjectId" and data of alias `r`'s event: BatchItem columns as they are now;
+ * `commission` an SQL expression, or NULL. Only the masked recipient travels: the sealed card
+ * data is dropped. Every field is in every event, null when it has no value (docs/api/events.md).
+ */
 function rowEventColumns(commission: string): string {
   return `CASE r.status
       WHEN ${sqlName(rowStates.completed)} THEN ${eventOf('batch_row.paid')}
@@ -18,17 +22,16 @@ function rowEventColumns(commission: string): string {
       WHEN ${sqlName(rowStates.cancelled)} THEN ${eventOf('batch_row.cancelled')}
       ELSE ${eventOf('batch_row.failed')} END AS type,
     r."paymentId" AS "subjectId",
-    jsonb_strip_nulls(jsonb_build_object(
+    jsonb_build_object(
       'batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
       'amount', r.amount::text, 'currency', r.currency, 'commission', (${commission})::text,
-      'recipient', r.fields - '$sealed', 'code', r."errorCode", 'message', r."errorMessage")) AS data`;
+      'recipient', r.fields - '$sealed', 'code', r."errorCode", 'message', r."errorMessage") AS data`;
 }
 
 /**
  * The outbound events (outbound/event-types.ts) of rows a statement moved: `rows` is a CTE of
  * BatchItem columns as they are now (status, line, paymentId, amount, currency, errorCode,
- * errorMessage, fields, batchId); `commission` an SQL expression over it, or NULL. Only the
- * masked recipient travels: the sealed card data is dropped.
+ * errorMessage, fields, batchId); `commission` an SQL expression over it, or NULL.
  *
  * A row that failed for lack of funds in a batch that puts it back (running, or paused) is
  * not told: it will be paid under a new paymentId, so "failed" would not be its outcome

@@ -77,6 +77,19 @@ export async function sentSequence(query: SqlQuery, subscriptionId: string, even
   return row?.sequence;
 }
 
+/**
+ * The events first sent to a subscription with sequence numbers `from` to `from + count - 1`
+ * (what one list request held), in order; an admin's resends are not sends of their own.
+ */
+export function sentRun(query: SqlQuery, subscriptionId: string, from: string, count: number): Promise<Array<{ eventId: string; sequence: string }>> {
+  return query(
+    `SELECT DISTINCT ON (sequence) "eventId"::text AS "eventId", sequence::text AS sequence FROM "EventDeliveryAttempt"
+     WHERE "subscriptionId" = $1::uuid AND NOT resend AND sequence >= $2::bigint AND sequence < $2::bigint + $3
+     ORDER BY sequence, id`,
+    [subscriptionId, from, count],
+  );
+}
+
 /** Attempts older than the retention, and events every subscription is past and older than it. */
 export async function pruneDeliveryLog(query: SqlQuery, retentionMs: number): Promise<void> {
   await query(`DELETE FROM "EventDeliveryAttempt" WHERE at < now() - $1 * interval '1 millisecond'`, [retentionMs]);
