@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FundsCheck } from '../../src/batch/pay/funds-check.ts';
+import { eventTypes, isEventType } from '../../src/outbound/index.ts';
 import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
 import { testWorker, textSource } from '../support/batch.ts';
@@ -119,6 +120,7 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
       ['payment.paid', 'COMPLETED'],
     ]);
     expect(events[0]!.data.code).toMatch(/^network\./);
+    expectDocumentedFields(events);
     expect(outcomeContradictions(await outbox())).toEqual([]);
   });
 
@@ -243,8 +245,17 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     expect(line3[1]!.data.paymentId).toBe(line3[2]!.data.paymentId);
     expect(line3[1]!.data.paymentId).not.toBe(first.paymentId);
     expect(events.filter((e) => e.data.line === 2).map((e) => e.type)).toEqual(['batch_row.paid']);
+    expectDocumentedFields(events);
     expect(outcomeContradictions(events)).toEqual([]);
   });
+
+  /** Every event carries exactly the fields its type documents (outbound/event-types.ts), the new types too. */
+  function expectDocumentedFields(events: readonly OutcomeEventLike[]): void {
+    for (const event of events) {
+      expect(isEventType(event.type), event.type).toBe(true);
+      expect(Object.keys(event.data).sort(), event.type).toEqual([...eventTypes[event.type as keyof typeof eventTypes].fields].sort());
+    }
+  }
 
   /** Each row to be paid has exactly one final event, before the batch's end, and the end's counts are those events'. */
   async function expectEndsAgree(batchId: string, endType: string): Promise<OutcomeEventLike[]> {
@@ -266,6 +277,7 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
       cancelledAmount: sum('batch_row.cancelled'),
     });
     expect(outcomeContradictions(events)).toEqual([]);
+    expectDocumentedFields(events);
     return events;
   }
 });
