@@ -7,10 +7,14 @@ import { finalTracked, paymentStates } from './status.ts';
 /**
  * A single payment (createPayment, not a batch row: its row reports itself) that reached an
  * end is an outbound event, written in the transaction of the move: payment.paid, or
- * payment.failed with the code and words; both name the payee (null without one), never its account. REJECTED (refused at create) is an end here too.
+ * payment.failed with the code and words; both name the payee (null without one), never its
+ * account. A create refused or not sent (REJECTED) is no end: nothing exists upstream and the
+ * same paymentId may be sent again and paid, so it is payment.rejected, which says so
+ * (docs/decisions/0026-final-outcome-events.md).
  */
 export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: string, status: TrackedStatus): Promise<void> {
-  if (!finalTracked.has(status) && status !== paymentStates.rejected) return;
+  const rejected = status === paymentStates.rejected;
+  if (!finalTracked.has(status) && !rejected) return;
   const payment = await tx.payment.findUnique({
     where: { paymentId },
     select: { batchId: true, amount: true, currency: true, commission: true, errorCode: true, errorMessage: true, providerCode: true, payeeId: true },
@@ -19,7 +23,7 @@ export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: 
   const paid = status === paymentStates.completed;
   await recordEvents(sqlOf(tx), [
     {
-      type: paid ? 'payment.paid' : 'payment.failed',
+      type: paid ? 'payment.paid' : rejected ? 'payment.rejected' : 'payment.failed',
       subjectId: paymentId,
       data: {
         paymentId,

@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { checkRowEvents, countDeliveries, endEventsAndTotals, orderAgainstOutbox, readOutbox, sequenceBreaks } from '../support/event-delivery-audit.ts';
 import { gqlAs } from '../support/fault-database.ts';
+import { outcomeContradictions } from '../support/outcome-events.ts';
 import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario, type FaultRig } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
@@ -224,6 +225,7 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect.soft(listCounts.maxPerId, `in lists: no event delivered more than a handful of times (most: ${listCounts.maxId})`).toBeLessThanOrEqual(HANDFUL);
     expect.soft(Math.max(0, ...listReceiver.requestSizes), 'in lists: several events to a request, at most 20').toSatisfy((n: number) => n > 1 && n <= 20);
     expect.soft(rowsCheck.problems, 'each resting row has exactly one resting event, of its status').toEqual([]);
+    expect.soft(outcomeContradictions(received), 'no final-outcome event is followed by another outcome of the same row (docs/decisions/0026-final-outcome-events.md)').toEqual([]);
     expect.soft(rowsCheck.rowsAtRest, 'every row came to rest').toBe(2_000);
     expect.soft(end.ends, 'the batch’s end event, once, with the database’s totals').toEqual([
       { type: `batch.${end.batchStatus.toLowerCase()}`, status: end.batchStatus, totals: end.database },

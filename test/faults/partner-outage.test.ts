@@ -6,6 +6,10 @@ import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { textSource } from '../support/batch.ts';
 import { fromMinorUnits, toMinorUnits } from '../../src/money/money.ts';
+import { checkRowEvents } from '../support/event-delivery-audit.ts';
+import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
+import { gqlAs } from '../support/fault-database.ts';
+import { outcomeContradictions } from '../support/outcome-events.ts';
 
 /**
  * Issue 19: the partner is down, hangs or throttles for far longer than one row's own
@@ -98,9 +102,24 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
     }, SCENARIO_TIMEOUT_MS);
   }
 
-  it('the balance runs out half-way, then is topped up: the batch pauses with the shortfall and ends COMPLETED by itself, every row paid once', async () => {
+  it('the balance runs out half-way, then is topped up: the batch pauses with the shortfall and ends COMPLETED by itself, every row paid once, told paid only', async () => {
+    const receiver = await startEventReceiver();
+    try {
+      await balanceRunsOut(receiver);
+    } finally {
+      await receiver.close();
+    }
+  }, SCENARIO_TIMEOUT_MS);
+
+  async function balanceRunsOut(receiver: EventReceiver): Promise<void> {
     const summary = scenario.summary('balance runs out half-way');
-    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 10 } }, workerEnv: { WORKER_CONCURRENCY: String(CONCURRENCY) } });
+    const rig = await scenario.start({ sandbox: { faults: { latencyMs: 10, jitterMs: 10 } }, workerEnv: { WORKER_CONCURRENCY: String(CONCURRENCY), ...eventEnv } });
+    // Issue 37: an ERP subscribed to the rows' events, delivered by the workers.
+    const gateway = await rig.startGateway();
+    const subscribed = await gqlAs(gateway.url, 'fault-suite-key', `mutation($url: String!) { createEventSubscription(input: { url: $url }) {
+      __typename ... on CreateEventSubscriptionSuccess { created { secret } } ... on Problem { code message } } }`, { url: receiver.url });
+    expect(subscribed.data?.createEventSubscription?.__typename, JSON.stringify(subscribed)).toBe('CreateEventSubscriptionSuccess');
+    receiver.secrets.push(subscribed.data!.createEventSubscription.created.secret);
     const rows = 300;
     const file = payroll(rows);
     const batch = await (async () => {
@@ -131,8 +150,25 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
 
     await setSandboxBalance(rig, { add: fromMinorUnits(toMinorUnits(shortfall.toFixed(2)) * 2n) });
     await expectCompletedByItself(rig, summary, batch.id, rows);
-  }, SCENARIO_TIMEOUT_MS);
+
+    // Rows that failed for lack of funds were paid under new paymentIds: "failed" was never their
+    // outcome, so no batch_row.failed (docs/decisions/0026-final-outcome-events.md).
+    await until('the batch’s end event to be received', async () => receiver.received.some((e) => e.type === 'batch.completed' && e.data.batchId === batch.id), {
+      abort: () => rig.firstUnexpectedExit() ?? rig.gatewayExits()[0],
+    });
+    const requeued = await rig.prisma.batchItem.count({ where: { batchId: batch.id, attempt: { gte: 2 } } });
+    const failedEvents = receiver.received.filter((e) => e.type === 'batch_row.failed' && e.data.batchId === batch.id);
+    summary.set({ requeuedForFunds: requeued, rowFailedEvents: failedEvents.length });
+    expect.soft(requeued, 'rows that failed for funds and were paid again').toBeGreaterThan(0);
+    expect.soft(receiver.unverified, 'deliveries that failed Standard Webhooks verification').toEqual([]);
+    expect.soft(failedEvents.map((e) => `line ${e.data.line} ${e.data.paymentId} ${e.data.code}`), 'batch_row.failed for rows then paid').toEqual([]);
+    expect.soft(outcomeContradictions(receiver.received), 'no final-outcome event followed by another outcome of the same row').toEqual([]);
+    expect.soft((await checkRowEvents(rig, batch.id, receiver.received)).problems, 'each row told paid once').toEqual([]);
+  }
 });
+
+/** Events delivered by the workers to a receiver on this machine, quickly; nothing waits on them by time. */
+const eventEnv = { EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true', EVENT_POLL_MS: '50', EVENT_RETRY_BASE_MS: '50', EVENT_RETRY_MAX_MS: '500' };
 
 async function setSandboxBalance(rig: FaultRig, change: { set?: string; add?: string }): Promise<void> {
   const reply = await rig.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(change), headers: { 'content-type': 'application/json' } });

@@ -1,5 +1,5 @@
 import { lenientToMinorUnits, MONEY_VALUE, toMinorUnits } from '../../src/money/money.ts';
-import { failedItemStatuses, rowStates } from '../../src/batch/rows/row-states.ts';
+import { cancelCodes, failedItemStatuses, rowStates } from '../../src/batch/rows/row-states.ts';
 import type { ReceivedEvent } from './event-receiver.ts';
 import type { FaultRig } from './fault-rig.ts';
 
@@ -103,7 +103,10 @@ const restingEvent: Record<string, string> = {
   [rowStates.failed]: 'batch_row.failed',
   [rowStates.expired]: 'batch_row.failed',
   [rowStates.needsReview]: 'batch_row.needs_review',
+  // Rows its cancel ended (batch.cancelled, batch.cancelled-after-create): told with the batch's end.
+  [rowStates.cancelled]: 'batch_row.cancelled',
 };
+const cancelledByTheBatch = new Set<string>(Object.values(cancelCodes));
 const restingTypes = new Set(Object.values(restingEvent));
 
 export interface RowEventCheck {
@@ -113,12 +116,12 @@ export interface RowEventCheck {
 }
 
 /**
- * Each row that came to rest (paid, not paid, for a person) has exactly one resting event
+ * Each row that came to rest (paid, not paid, for a person, cancelled by its batch) has exactly one resting event
  * (distinct ids) under its paymentId, of the type and status the database holds; no resting
  * event names a paymentId that is not a resting row of the batch.
  */
 export async function checkRowEvents(rig: FaultRig, batchId: string, received: readonly ReceivedEvent[]): Promise<RowEventCheck> {
-  const rows = await rig.prisma.batchItem.findMany({ where: { batchId }, select: { line: true, paymentId: true, status: true } });
+  const rows = await rig.prisma.batchItem.findMany({ where: { batchId }, select: { line: true, paymentId: true, status: true, errorCode: true } });
   const byPayment = new Map<string, Map<string, ReceivedEvent>>();
   for (const event of received) {
     if (!restingTypes.has(event.type) || event.data.batchId !== batchId) continue;
@@ -128,7 +131,7 @@ export async function checkRowEvents(rig: FaultRig, batchId: string, received: r
     byPayment.set(paymentId, events);
   }
   const problems: string[] = [];
-  const resting = rows.filter((row) => restingEvent[row.status] !== undefined);
+  const resting = rows.filter((row) => restingEvent[row.status] !== undefined && (row.status !== rowStates.cancelled || cancelledByTheBatch.has(row.errorCode ?? '')));
   for (const row of resting) {
     const events = [...(byPayment.get(row.paymentId)?.values() ?? [])];
     const expected = restingEvent[row.status]!;
@@ -156,7 +159,8 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
   const items = await rig.prisma.batchItem.findMany({ where: { batchId }, select: { status: true, amount: true, paymentId: true } });
   const minor = (value: { toFixed(digits: number): string }) => toMinorUnits(value.toFixed(2));
   const paid = items.filter((i) => i.status === rowStates.completed);
-  const failed = items.filter((i) => (failedItemStatuses as readonly string[]).includes(i.status));
+  const failed = items.filter((i) => i.status !== rowStates.cancelled && (failedItemStatuses as readonly string[]).includes(i.status));
+  const cancelled = items.filter((i) => i.status === rowStates.cancelled);
   const held = items.filter((i) => i.status === rowStates.duplicate);
   const payments = await rig.prisma.payment.findMany({ where: { paymentId: { in: paid.map((i) => i.paymentId) } }, select: { commission: true } });
   const sum = (list: typeof items) => String(list.reduce((total, i) => total + minor(i.amount), 0n));
@@ -165,6 +169,8 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
     paidAmount: sum(paid),
     failedRows: failed.length,
     failedAmount: sum(failed),
+    cancelledRows: cancelled.length,
+    cancelledAmount: sum(cancelled),
     heldRows: held.length,
     heldAmount: sum(held),
     commission: String(payments.reduce((total, p) => total + (p.commission === null ? 0n : minor(p.commission)), 0n)),
@@ -178,11 +184,13 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
           paidAmount: String(lenientToMinorUnits(totals.paidAmount)),
           failedRows: totals.failedRows,
           failedAmount: String(lenientToMinorUnits(totals.failedAmount)),
+          cancelledRows: totals.cancelledRows,
+          cancelledAmount: String(lenientToMinorUnits(totals.cancelledAmount)),
           heldRows: totals.heldRows,
           heldAmount: String(lenientToMinorUnits(totals.heldAmount)),
           commission: String(lenientToMinorUnits(totals.commission)),
         };
-  const amountFields = ['paidAmount', 'failedAmount', 'heldAmount', 'commission'] as const;
+  const amountFields = ['paidAmount', 'failedAmount', 'cancelledAmount', 'heldAmount', 'commission'] as const;
   return {
     batchStatus: batch.status,
     ends: [...ends.values()].map((e) => ({ type: e.type, status: e.data.status, totals: asMinor(e.data.totals) })),

@@ -336,7 +336,7 @@ export class BatchService {
         );
       }
       // One statement for any number of rows, each under its next attempt's paymentId.
-      const count = await retryFailedRows(sqlOf(tx), batchId, this.windowDays);
+      const count = await retryFailedRows(sqlOf(tx), batchId, this.windowDays, by.actor);
       if (count === 0) {
         throw new BatchStateError(
           'batch.nothing-to-retry',

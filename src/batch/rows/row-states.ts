@@ -1,4 +1,5 @@
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
+import { sqlList } from '../../db/sql-list.ts';
 import { batchStates, payingStates, readOnlyStates } from '../lifecycle/batch-states.ts';
 
 /**
@@ -227,6 +228,20 @@ export const sendingItemStatuses: readonly BatchItemStatus[] = rowStatesTo('begi
 export const unsentItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING'];
 /** Codes of a payment that failed for lack of funds (status errorCode, or the create's Error code): no money moved. */
 export const unfundedCodes: readonly string[] = ['INSUFFICIENT_FUNDS', 'payout.insufficient-funds'];
+/** A row of alias `i` that failed for lack of funds: no money moved. */
+export function unfundedFailedSql(i: string): string {
+  return `(${i}.status IN (${sqlList(rowStatesFrom('funds'))}) AND ${i}."errorCode" IN (${unfundedCodes.map((c) => `'${c}'`).join(', ')}))`;
+}
+/** Of those, one the `funds` step can pay again (pay/sql/funds.ts): it keeps its sealed recipient. */
+export function unfundedRowSql(i: string): string {
+  return `(${unfundedFailedSql(i)} AND (${i}.fields -> '$sealed') IS NOT NULL)`;
+}
+/**
+ * Batches that put such a row back to be paid under a new paymentId: a running one (at once,
+ * with the funds pause) and a paused one (at the resume, whoever paused it). Its failure is
+ * not its outcome while its batch is in one of these (docs/decisions/0026-final-outcome-events.md).
+ */
+export const unfundedWaitBatchStates: readonly BatchStatus[] = [...payingStates, batchStates.paused];
 /** Where a row about to be executed stops when its batch was paused meanwhile: created, not executed. */
 export const pausedBeforeExecute: BatchItemStatus = only(rowStatesTo('pause'), 'pause\'s result');
 /** Rows of a paused batch that are still read back: they only learn what happened, nothing is sent. */

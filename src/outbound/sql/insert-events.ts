@@ -36,3 +36,12 @@ export function sqlEventType(type: EventType): string {
   if (!/^[a-z_]+\.[a-z_]+$/.test(type)) throw new Error(`sqlEventType: ${JSON.stringify(type)} is not an event type`);
   return `'${type}'`;
 }
+
+/**
+ * True when the outbox holds an event of one of `types` about `subject` (an SQL expression),
+ * for a statement that tells an outcome once whichever path told it first (indexed by subject;
+ * events older than EVENT_LOG_RETENTION_DAYS are gone, and with them what they told).
+ */
+export function toldSql(subject: string, types: readonly EventType[]): string {
+  return `EXISTS (SELECT 1 FROM "OutboundEvent" AS told WHERE told."subjectId" = ${subject} AND told.type IN (${types.map(sqlEventType).join(', ')}))`;
+}

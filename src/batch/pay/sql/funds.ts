@@ -6,7 +6,7 @@ import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { retriedPaymentIdSql } from '../../ids.ts';
 import { batchStates, pauseReasons, payingStates, statesFrom } from '../../lifecycle/batch-states.ts';
 import { rowFeeMinorSql, tariffsSql, type TariffParams } from './commission-estimate.ts';
-import { retryableItemStatuses, unfundedCodes, unsentItemStatuses, waitingStatus } from '../../rows/row-states.ts';
+import { unfundedRowSql, unsentItemStatuses, waitingStatus } from '../../rows/row-states.ts';
 
 const FUNDS = `${sqlName(pauseReasons.funds)}::"BatchPauseReason"`;
 
@@ -89,8 +89,7 @@ function requeueSql(batchIds: string): string {
   SET attempt = attempt + 1, "paymentId" = ${retriedPaymentIdSql('"batchId"', 'line', '(attempt + 1)')}, status = ${sqlName(waitingStatus)}::"BatchItemStatus",
     "errorCode" = NULL, "errorMessage" = NULL, "billingDetails" = NULL, retries = 0, "notBefore" = NULL, "finishedAt" = NULL,
     "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
-  WHERE i."batchId" = ANY(${batchIds}) AND i.status IN (${sqlList(retryableItemStatuses)}) AND i."errorCode" IN (${unfundedCodes.map((c) => `'${c}'`).join(', ')})
-    AND (i.fields -> '$sealed') IS NOT NULL
+  WHERE i."batchId" = ANY(${batchIds}) AND ${unfundedRowSql('i')}
     AND EXISTS (SELECT 1 FROM "Batch" AS b WHERE b.id = i."batchId" AND (b.status IN (${sqlList(payingStates)}) OR (b.status = ${sqlName(batchStates.paused)} AND b."pauseReason" = ${FUNDS})))
   RETURNING i.id`;
 }

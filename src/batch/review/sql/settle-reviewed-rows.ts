@@ -1,9 +1,13 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
-import { unpayableItemStatuses } from '../../rows/row-states.ts';
+import { rowStates, unpayableItemStatuses } from '../../rows/row-states.ts';
+import { heldBackSql } from '../../rows/sql/row-events.ts';
 import { reviewStatus } from '../review-states.ts';
 import { outboxCte, sqlEventType } from '../../../outbound/index.ts';
+
+/** What a settlement ends a row in: its outcome. A row read IN_PROGRESS is not settled yet, whatever the review says. */
+const settledStates = [rowStates.completed, rowStates.failed, rowStates.expired, rowStates.cancelled] as const;
 
 /** One NEEDS_REVIEW row's settlement (review-states.ts), fenced by the paymentId it had when it was read. */
 export interface ReviewedRowChange {
@@ -46,13 +50,17 @@ UPDATE "BatchItem" AS i SET
   "updatedAt" = now()
 FROM input AS t
 WHERE i.id = t.id AND i.status = ${sqlName(reviewStatus)} AND i."paymentId" = t."fromPaymentId"
-RETURNING i.id, i."batchId", i.line, i."paymentId", i.status::text AS status, i.amount, i.currency, i."errorCode", i."errorMessage"
+RETURNING i.id, i."batchId", i.line, i."paymentId", i.status::text AS status, i.amount, i.currency, i."errorCode", i."errorMessage", i.fields
 ), ${outboxCte(
   'review_events',
   `SELECT ${sqlEventType('batch_row.settled_by_review')} AS type, r."paymentId" AS "subjectId",
      jsonb_build_object('batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
        'amount', r.amount::text, 'currency', r.currency, 'code', r."errorCode", 'message', r."errorMessage", 'by', $10::text) AS data
-   FROM settled AS r ORDER BY r."batchId", r.line`,
+   FROM settled AS r
+   -- An outcome only (docs/decisions/0026-final-outcome-events.md): a row read still in progress
+   -- is the worker's to tell when it ends; one failed for funds, its batch's to pay again or tell.
+   WHERE r.status IN (${sqlList(settledStates)}) AND NOT ${heldBackSql('r')}
+   ORDER BY r."batchId", r.line`,
 )}
 SELECT id::text AS id FROM settled`;
 

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "OutboundEvent_subjectId_idx" ON "OutboundEvent"("subjectId");
