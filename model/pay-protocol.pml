@@ -21,13 +21,18 @@
  *                           batch, through lease takeovers and workers stalled past their lease
  *                           (decision 0027); a send leaves and lands in two steps, so a request sent
  *                           before may still land after
+ *   P8 told-once            no row event of a final outcome is followed by another outcome event for
+ *                           the row, unless a person's retry reopened it (batch_row.retried): the
+ *                           events a row's moves tell (FINAL_TOLD_ITEM, from row-events.ts), decision 0026
  *
  * Mutants (-D…): MUTANT_NO_FENCING, MUTANT_EXECUTE_WITHOUT_READBACK,
  * MUTANT_RETRY_WITHOUT_PROOF, MUTANT_RESUME_WITHOUT_PROBE, MUTANT_READY_IS_NOT_PAID (the
  * code before the model found that an execute may land after its worker lost the row),
  * MUTANT_RELEASE_EARLY (a release that does not wait for payAt), MUTANT_EXECUTE_AFTER_CANCEL (a
  * row taken over in a cancelled batch executed after a READY read-back, as the code did before
- * issue 37), MUTANT_NO_SEND_FENCE (a worker stalled past its lease sends when it wakes).
+ * issue 37), MUTANT_NO_SEND_FENCE (a worker stalled past its lease sends when it wakes),
+ * MUTANT_RETRY_UNTOLD (a person's retry pays a failed row again without telling that it
+ * reopened it, as the code did before issue 37: batch_row.failed, then batch_row.paid).
  */
 #include "generated/tables.pml"
 
@@ -122,6 +127,7 @@ bit heldAtPause[WORKERS + 1];         /* w held its row when the batch was pause
 bit repairing;                        /* inside a repair step */
 bit cancelPending;                    /* the cancel committed, not yet answered (sends-in-flight.ts) */
 bit cancelAnswered;                   /* ghost: the person has the cancel's answer */
+bit told[ROWS];                       /* ghost: an event of the row's final outcome was told (since its last retry) */
 /* --- scheduling (issue 30) */
 bit scheduled;                        /* ghost: approved with a payAt ahead */
 bit due;                              /* the database clock has reached payAt (now() >= "payAt") */
@@ -168,6 +174,14 @@ inline reaching(w) {
   assert(!repairing);                                /* P5 repair-sends-nothing */
   assert(!scheduled || due);                         /* P6 not-before-its-time */
   assert(!cancelAnswered)                            /* P7 cancel-binds */
+}
+
+/* P8: a row that comes to rest in a state whose event is a final outcome tells it, once. */
+inline tell(r) {
+  if
+  :: FINAL_TOLD_ITEM(st[r]) -> assert(!told[r]); told[r] = 1   /* P8 told-once */
+  :: else
+  fi
 }
 
 /* P1: executions that took effect, over every paymentId of line r. */
@@ -316,6 +330,7 @@ inline move(w, r, p, to, nrt, fact, onlyIfRunning) {
        :: !cancelled && pausedHere -> st[r] = IS_READY
        :: else -> st[r] = to
        fi;
+       tell(r);
        rt[r] = nrt;
        if
        :: !onlyIfRunning || cancelled || pausedHere -> tok[r] = 0; live[r] = 0
@@ -600,7 +615,7 @@ end:
 #define ANY_FAILED (FAILED_ITEM(st[0]) || (ROWS > 1 && FAILED_ITEM(st[ROWS - 1])))
 #define ANY_ACTIVE (ACTIVE_ITEM(st[0]) || (ROWS > 1 && ACTIVE_ITEM(st[ROWS - 1])))
 
-#define SETTLEABLE(r) (st[r] == IS_IN_PROGRESS && (tok[r] == 0 || !live[r]) && \
+#define SETTLEABLE(r) (SETTLED_FROM_ITEM(st[r]) && (tok[r] == 0 || !live[r]) && \
   (rec[PAY(r, att[r])] == TS_COMPLETED || rec[PAY(r, att[r])] == TS_FAILED || rec[PAY(r, att[r])] == TS_EXPIRED))
 /* finish-batches.ts and settle-from-payments.ts: the worker's sweep. */
 active proctype Sweep() {
@@ -612,7 +627,7 @@ end:
        to = (ANY_FAILED -> BS_COMPLETED_WITH_FAILURES : BS_COMPLETED);
        BATCH_MAY(BY_FINISH, batch, to) -> batch = to; to = 0; printf("MSG sweep: the batch ends BS:%d\n", batch)
      }
-  :: atomic {  /* an IN_PROGRESS row whose payment record is final, its lease gone */
+  :: atomic {  /* an IN_PROGRESS, EXECUTING or CREATING row whose payment record is final, its lease gone (a webhook or the sweep) */
        if
        :: SETTLEABLE(0) -> r = 0
 #if ROWS > 1
@@ -624,6 +639,7 @@ end:
        :: rec[PAY(r, att[r])] == TS_FAILED -> st[r] = IS_FAILED
        :: rec[PAY(r, att[r])] == TS_EXPIRED -> st[r] = IS_EXPIRED
        fi;
+       tell(r);
        if :: held[tok[r]] == r -> takenOver[tok[r]] = 1 :: else fi;
        tok[r] = 0; live[r] = 0; printf("MSG sweep: row %d takes its payment record: IS:%d\n", r, st[r]); r = 0
      }
@@ -649,7 +665,7 @@ end:
   :: atomic { cancels > 0 && BATCH_MAY(BY_CANCEL, batch, BS_CANCELLED) -> cancels = 0; batch = BS_CANCELLED; cancelPending = 1; printf("MSG a person cancels the batch\n");
        /* PENDING rows end at once; READY ones too (created, never executed), whoever holds them */
        for (r : 0 .. ROWS - 1) {
-         if :: CANCEL_ENDS(st[r], IS_CANCELLED) -> st[r] = IS_CANCELLED :: else fi
+         if :: CANCEL_ENDS(st[r], IS_CANCELLED) -> st[r] = IS_CANCELLED; tell(r) :: else fi
        };
        r = 0 }
   /* sends-in-flight.ts: the cancel is answered once no row is held, under a lease not ended, in a state that sends */
@@ -662,6 +678,9 @@ end:
          :: (RETRYABLE_ITEM(st[r]) || st[r] == IS_NEEDS_REVIEW) && att[r] < ATTEMPTS ->
 #else
          :: RETRYABLE_ITEM(st[r]) && att[r] < ATTEMPTS ->
+#endif
+#ifndef MUTANT_RETRY_UNTOLD
+            told[r] = 0;   /* batch_row.retried reopens the row */
 #endif
             att[r]++; st[r] = IS_PENDING; rt[r] = 0; tok[r] = 0; live[r] = 0; printf("MSG row %d: PENDING again under P:%d\n", r, PAY(r, att[r]))
          :: else
@@ -700,6 +719,7 @@ end:
        :: settles && !prevAttempt[r] -> st[r] = to
        :: else
        fi;
+       if :: settles -> tell(r) :: else fi;
        if
        :: settles && batch == BS_COMPLETED_WITH_FAILURES ->
           if

@@ -80,6 +80,8 @@
 #define READ_ONLY_BATCH(b) (b == BS_PAUSED)
 #define PAYING_BATCH(b) (b == BS_RUNNING)
 #define SENDING_ITEM(s) (s == IS_CREATING || s == IS_EXECUTING)
+#define SETTLED_FROM_ITEM(s) (s == IS_CREATING || s == IS_EXECUTING || s == IS_IN_PROGRESS)
+#define FINAL_TOLD_ITEM(s) (s == IS_COMPLETED || s == IS_FAILED || s == IS_EXPIRED || s == IS_CANCELLED)
 
 /* A row's next state after an attempt (changeAfter): to, retries, the payment record's fact. */
 inline item_next(stage, oc, rt, before, to, nrt, fact) {

@@ -36,6 +36,8 @@ export const mutants: ReadonlyArray<Check & { expect: string }> = [
   // Issue 37: a cancel binds every process, through a takeover and a worker stalled past its lease.
   { name: 'mutant: a row taken over in a cancelled batch executed after a READY read-back', defines: ['-DMUTANT_EXECUTE_AFTER_CANCEL', ...defines(scopes[2]!.bounds)], expect: 'P7' },
   { name: 'mutant: no send fence (a worker stalled past its lease sends when it wakes)', defines: ['-DMUTANT_NO_SEND_FENCE', ...defines(scopes[2]!.bounds)], expect: 'P7' },
+  // Issue 37: no event of a final outcome is followed by another outcome for the row (decision 26).
+  { name: 'mutant: a retry that does not tell it reopened the row', defines: ['-DMUTANT_RETRY_UNTOLD', ...defines(scopes[3]!.bounds)], expect: 'P8' },
 ];
 
 /** Property 3's liveness half (weak fairness multiplies the states: smaller bounds). */

@@ -8,10 +8,12 @@ import {
   retryableItemStatuses,
   rowTransitions,
   sendingItemStatuses,
+  rowStatesFrom,
   type RetryPolicy,
   type RowTransition,
   type Stage,
 } from '../../src/batch/rows/row-states.ts';
+import { finalOutcomeStates } from '../../src/batch/rows/sql/row-events.ts';
 import { batchTransitions, payingStates, readOnlyStates, workedStates, type BatchTransition } from '../../src/batch/lifecycle/batch-states.ts';
 import { allowedMoves } from '../../src/payments/status.ts';
 import { verdictOf } from '../../src/batch/review/review-states.ts';
@@ -85,6 +87,10 @@ export interface CodeTables {
   readOnlyStates: readonly BatchStatus[];
   payingStates: readonly BatchStatus[];
   sendingItemStatuses: readonly BatchItemStatus[];
+  /** The states a final payment record settles a row from, when no lease holds it (settle-from-payments.ts). */
+  settledFromStatuses: readonly BatchItemStatus[];
+  /** The states whose row event is a final outcome (batch/rows/sql/row-events.ts, outbound/event-types.ts outcomeEvents). */
+  finalOutcomeStates: readonly BatchItemStatus[];
   rowTransitions: readonly RowTransition[];
 }
 
@@ -102,6 +108,8 @@ export const codeTables: CodeTables = {
   readOnlyStates,
   payingStates,
   sendingItemStatuses,
+  settledFromStatuses: rowStatesFrom('settle'),
+  finalOutcomeStates,
   rowTransitions,
 };
 
@@ -144,6 +152,8 @@ export function renderTables(code: CodeTables = codeTables): string {
   set('READ_ONLY_BATCH', code.readOnlyStates, 'BS_', 'b');
   set('PAYING_BATCH', code.payingStates, 'BS_', 'b');
   set('SENDING_ITEM', code.sendingItemStatuses, 'IS_', 's');
+  set('SETTLED_FROM_ITEM', code.settledFromStatuses, 'IS_', 's');
+  set('FINAL_TOLD_ITEM', code.finalOutcomeStates, 'IS_', 's');
   out('');
 
   out('/* A row\'s next state after an attempt (changeAfter): to, retries, the payment record\'s fact. */');

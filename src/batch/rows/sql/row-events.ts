@@ -1,5 +1,6 @@
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { sqlEventType, toldSql, type EventType } from '../../../outbound/index.ts';
+import { outcomeEvents, sqlEventType, toldSql, type EventType } from '../../../outbound/index.ts';
+import type { BatchItemStatus } from '../../../db/generated/enums.ts';
 import { cancelCodes, rowStates, unfundedFailedSql, unfundedRowSql, unfundedWaitBatchStates } from '../row-states.ts';
 
 const eventOf = (type: EventType) => sqlEventType(type);
@@ -10,17 +11,28 @@ const restingStates = [rowStates.completed, rowStates.failed, rowStates.expired,
 /** The row events that tell a final outcome: one of them, once, per row that was to be paid (and per payment of it). */
 const finalRowEvents: EventType[] = ['batch_row.paid', 'batch_row.failed', 'batch_row.cancelled', 'batch_row.settled_by_review'];
 
+/** The event a row tells when it comes to rest in a state (the CASE below is built from it; so is the model's P8). */
+export const rowEventTypeOf = {
+  [rowStates.completed]: 'batch_row.paid',
+  [rowStates.failed]: 'batch_row.failed',
+  [rowStates.expired]: 'batch_row.failed',
+  [rowStates.needsReview]: 'batch_row.needs_review',
+  [rowStates.cancelled]: 'batch_row.cancelled',
+} as const satisfies Partial<Record<BatchItemStatus, EventType>>;
+
+/** The states whose event is a final outcome (outcomeEvents): a row told one is never told another outcome, unless a retry reopens it. */
+export const finalOutcomeStates = (Object.keys(rowEventTypeOf) as (keyof typeof rowEventTypeOf)[]).filter(
+  (state) => outcomeEvents[rowEventTypeOf[state]] === 'final',
+);
+
 /**
  * type, "subjectId" and data of alias `r`'s event: BatchItem columns as they are now;
  * `commission` an SQL expression, or NULL. Only the masked recipient travels: the sealed card
  * data is dropped. Every field is in every event, null when it has no value (docs/api/events.md).
  */
 function rowEventColumns(commission: string): string {
-  return `CASE r.status
-      WHEN ${sqlName(rowStates.completed)} THEN ${eventOf('batch_row.paid')}
-      WHEN ${sqlName(rowStates.needsReview)} THEN ${eventOf('batch_row.needs_review')}
-      WHEN ${sqlName(rowStates.cancelled)} THEN ${eventOf('batch_row.cancelled')}
-      ELSE ${eventOf('batch_row.failed')} END AS type,
+  const arms = Object.entries(rowEventTypeOf).map(([state, type]) => `WHEN ${sqlName(state)} THEN ${eventOf(type)}`);
+  return `CASE r.status ${arms.join(' ')} END AS type,
     r."paymentId" AS "subjectId",
     jsonb_build_object(
       'batchId', r."batchId", 'line', r.line, 'paymentId', r."paymentId", 'status', r.status,
