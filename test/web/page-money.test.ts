@@ -38,4 +38,9 @@ describe('the web page: progress of a batch', () => {
     expect(done).toMatchObject({ total: 10, done: 10, percent: 100, failed: { count: 3, amount: '4000.00' } });
     expect(progressOf([]).percent).toBe(0);
   });
+
+  it('counts a cancelled batch\'s rows that were never paid apart, not as paid or failed (issue 37: "2000 of 2000 rows finished" with no line for them)', () => {
+    const cancelled = progressOf(counts([['COMPLETED', 218, '2190068.57'], ['FAILED', 8, '67234.12'], ['CANCELLED', 174, '4493735.31']]));
+    expect(cancelled).toMatchObject({ total: 400, done: 400, paid: { count: 218 }, failed: { count: 8 }, cancelled: { count: 174, amount: '4493735.31' } });
+  });
 });

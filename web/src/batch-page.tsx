@@ -190,6 +190,14 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
                 {progress.failed.count} · <Money value={{ value: progress.failed.amount, currency: batch.totalAmount.currency }} />
               </dd>
             </div>
+            {progress.cancelled.count === 0 ? null : (
+              <div>
+                <dt>{t('batch.cancelledRows')}</dt>
+                <dd data-testid="cancelled-rows">
+                  {progress.cancelled.count} · <Money value={{ value: progress.cancelled.amount, currency: batch.totalAmount.currency }} />
+                </dd>
+              </div>
+            )}
             <div>
               <dt>{t('batch.inFlight')}</dt>
               <dd>{progress.inFlight}</dd>

@@ -7,6 +7,8 @@ export interface Progress {
   done: number;
   paid: { count: number; amount: string };
   failed: { count: number; amount: string };
+  /** Rows a cancel ended: never paid (never sent, or created and not executed). */
+  cancelled: { count: number; amount: string };
   inFlight: number;
   waiting: number;
   /** 0..100, whole percent, never 100 before every row is final. */
@@ -23,11 +25,13 @@ export function progressOf(counts: readonly StatusCount[]): Progress {
   const done = count(pick(FINAL_ITEM_STATUSES));
   const completed = pick(['COMPLETED']);
   const failed = pick(FAILED);
+  const cancelled = pick(['CANCELLED']);
   return {
     total,
     done,
     paid: { count: count(completed), amount: sumDecimals(completed.map((c) => c.amount)) },
     failed: { count: count(failed), amount: sumDecimals(failed.map((c) => c.amount)) },
+    cancelled: { count: count(cancelled), amount: sumDecimals(cancelled.map((c) => c.amount)) },
     inFlight: count(pick(IN_FLIGHT)),
     waiting: count(pick(['PENDING'])),
     percent: total === 0 ? 0 : done === total ? 100 : Math.min(99, Math.floor((done * 100) / total)),

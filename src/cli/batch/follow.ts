@@ -100,7 +100,7 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
     context.out(
       stopped.action === 'paused'
         ? `Stopped following: batch ${batchId} was paused by ${stopped.by ?? 'a person'}. It goes on with: payout batch resume ${batchId}`
-        : `Stopped following: batch ${batchId} was cancelled${stopped.by === null ? '' : ` by ${stopped.by}`}: rows not yet sent will not be paid; payments already sent finish.`,
+        : `Stopped following: batch ${batchId} was cancelled${stopped.by === null ? '' : ` by ${stopped.by}`}: nothing more of it is sent; payments that were on their way end and are tracked.`,
     );
   }
   await context.result({ ...doc, interrupted, stopped, batch: statusDoc(batch) });
