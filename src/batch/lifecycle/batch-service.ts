@@ -370,7 +370,8 @@ export class BatchService {
     const groups = await countRowsByStatus(sqlOf(this.prisma), batch.id, RECENT_PACE_SECONDS);
     const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
-    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !notSentItemStatuses.includes(g.status));
+    // Rows a cancel ended were never paid at any pace: the rate is of the rows that were.
+    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !notSentItemStatuses.includes(g.status) && g.status !== cancelledStatus);
     const finished = finishedGroups.reduce((sum, g) => sum + g.count, 0);
     if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
     const now = groups[0]?.now ?? new Date();

@@ -150,4 +150,20 @@ describe('progress', () => {
     expect(progress.secondsLeft!).toBeLessThanOrEqual(90);
     expect(progress.secondsLeft!).toBeGreaterThan(30);
   });
+
+  it('paces a cancelled batch by the rows it paid, not by those the cancel ended (issue 38: 23.3 rows/s against about 3)', async () => {
+    const rows = Array.from({ length: 10 }, () => `bank-card-token,${amount++}.00,token_success`).join('\n');
+    const batch = await s().importer.import({ source: textSource(`provider,amount,account\n${rows}\n`), uploadedBy: 'key:a' });
+    await s().batches.approve(batch.id, { approver: 'key:b' });
+    // Paid 2 rows in 100 s, then cancelled: the other 8 ended at the cancel, unsent.
+    const now = Date.now();
+    const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 2 });
+    await db().batchItem.updateMany({ where: { id: { in: items.map((i) => i.id) } }, data: { status: 'COMPLETED', finishedAt: new Date(now - 1_000) } });
+    await db().batch.update({ where: { id: batch.id }, data: { startedAt: new Date(now - 100_000) } });
+    await s().batches.cancel(batch.id);
+    const progress = await s().batches.progress(await db().batch.findUniqueOrThrow({ where: { id: batch.id } }));
+    expect(progress.counts.find((c) => c.status === 'CANCELLED')?.count).toBe(8);
+    expect(progress.throughput).not.toBeNull();
+    expect(progress.throughput!).toBeLessThan(0.05);
+  });
 });
