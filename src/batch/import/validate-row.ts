@@ -53,7 +53,12 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
 
   const reference = cells.reference;
   if (row.cellCount !== undefined) {
-    const split = row.splitAmount === undefined ? '' : `: the amount ${quoteCell(row.splitAmount)} was split in two at its decimal comma; put the amount in quotes ("${row.splitAmount}") or save the file with ; as the separator`;
+    const split =
+      row.splitAmount === undefined
+        ? ''
+        : row.splitAt === 'thousands'
+          ? `: the amount ${quoteCell(row.splitAmount)} was split in two at its thousands comma; put the amount in quotes ("${row.splitAmount}"), write it without the comma (${row.splitAmount.replace(',', '')}), or save the file with ; as the separator`
+          : `: the amount ${quoteCell(row.splitAmount)} was split in two at its decimal comma; put the amount in quotes ("${row.splitAmount}") or save the file with ; as the separator`;
     error(null, 'row.cells', `has ${row.cellCount} cells where the header has ${row.headerCells ?? 'another number'}${split}`);
   }
   // The reference is stored, exported and searched as written.

@@ -30,6 +30,19 @@ describe.each(testDatabaseKinds())('import messages on $name', (kind) => {
     ]);
   });
 
+  it('an unquoted thousands comma (1,500) gets the same hint as a decimal comma (issue 38, section 3 finding 5)', async () => {
+    const batch = await fx.importer.import({ source: textSource(`${header}\nR-4,sbp-b2c,1,500,RUB,79001234567,sbp_bank_id_success,\n`) });
+    expect(await rowMessages(batch.id)).toEqual([
+      {
+        line: 2,
+        column: null,
+        code: 'row.cells',
+        message:
+          'has 8 cells where the header has 7: the amount "1,500" was split in two at its thousands comma; put the amount in quotes ("1,500"), write it without the comma (1500), or save the file with ; as the separator',
+      },
+    ]);
+  });
+
   it('a row with a cell too many says both counts', async () => {
     const batch = await fx.importer.import({ source: textSource(`${header}\nR-2,sbp-b2c,100.00,RUB,79001234567,sbp_bank_id_success,salary,extra\n`) });
     expect(await rowMessages(batch.id)).toEqual([{ line: 2, column: null, code: 'row.cells', message: 'has 8 cells where the header has 7' }]);

@@ -30,8 +30,10 @@ export interface CsvRow {
   cellCount?: number;
   /** With cellCount: how many the header has. */
   headerCells?: number;
-  /** With cellCount: the amount as written when an unquoted decimal comma split it into two cells ("1 000,50"). */
+  /** With cellCount: the amount as written when an unquoted comma split it into two cells: a decimal comma ("1 000,50") or a thousands one ("1,500"). */
   splitAmount?: string;
+  /** Which comma split it. */
+  splitAt?: 'decimal' | 'thousands';
 }
 
 export type Delimiter = ',' | ';' | '\t';
@@ -293,14 +295,17 @@ export function headerColumns(header: readonly string[]): string[] {
 
 /**
  * A row one cell too long in a comma-separated file whose amount cell and the next read as
- * the two halves of a decimal-comma amount ("1 000" and "50"): the likeliest cause, said so.
+ * the two halves of an amount: a decimal comma ("1 000" and "50") or a thousands comma ("1"
+ * and "500", "500.25"): the likeliest cause, said so.
  */
-function splitAmountOf(record: readonly string[], columns: readonly string[], delimiter: Delimiter): { splitAmount?: string } {
+function splitAmountOf(record: readonly string[], columns: readonly string[], delimiter: Delimiter): { splitAmount?: string; splitAt?: 'decimal' | 'thousands' } {
   const at = columns.indexOf('amount');
   if (delimiter !== ',' || record.length !== columns.length + 1 || at < 0) return {};
   const whole = record[at]!.trim();
-  const decimals = record[at + 1]!.trim();
-  return /^\d{1,3}(?:[ \u00A0\u202F]\d{3})*$|^\d+$/.test(whole) && /^\d{1,2}$/.test(decimals) ? { splitAmount: `${whole},${decimals}` } : {};
+  const rest = record[at + 1]!.trim();
+  if (/^\d{1,3}(?:[ \u00A0\u202F]\d{3})*$|^\d+$/.test(whole) && /^\d{1,2}$/.test(rest)) return { splitAmount: `${whole},${rest}`, splitAt: 'decimal' };
+  if (/^\d{1,3}$/.test(whole) && /^\d{3}(?:\.\d{1,2})?$/.test(rest)) return { splitAmount: `${whole},${rest}`, splitAt: 'thousands' };
+  return {};
 }
 
 /** The delimiter the header uses most, outside quotes; `,` when it has none. */
