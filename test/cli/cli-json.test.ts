@@ -113,7 +113,8 @@ describe('payout --version and the exit codes of the table in docs/guide/cli.md'
     expect(result.code).toBe(3);
     const error = errorOf(result);
     expect(error.code).toBe('cli.failed');
-    expect(error.message).toMatch(/ECONNREFUSED/);
+    // In words (decision 0028), not the driver's ECONNREFUSED.
+    expect(error.message).toMatch(/^the database server cannot be reached: /);
     expect(result.stderr).not.toContain('s3cret-pw');
   }, budget(1));
 
