@@ -23,7 +23,7 @@ import { CallSlots, type CallSlotOptions } from './call-slots.ts';
 import type { FundsCheck } from './funds-check.ts';
 import { RowPayer } from './pay-row.ts';
 import { FUNDS_FIRST_CHECK_MS, RowWrites, type HeldRow } from './row-writes.ts';
-import { resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
+import { pauseUnfundedBatches, resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
 
 export interface WorkerOptions extends CallSlotOptions {
   /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */
@@ -265,6 +265,7 @@ export class BatchWorker {
    */
   private async sweep(): Promise<void> {
     const settled = await settleFromPayments(this.deps.query);
+    const pausedForFunds = await pauseUnfundedBatches(this.deps.query, FUNDS_FIRST_CHECK_MS);
     const finished = await finishBatches(this.deps.query, null);
     const rejected = await rejectStaleImports(this.deps.query, this.options.importStaleMs);
     // Card data of rows that can no longer be paid, and of failed rows past the retention period.
@@ -273,7 +274,7 @@ export class BatchWorker {
     await protectLegacyRows(this.deps.query, this.deps.cardData);
     // Scheduled batches whose time has come start paying, whichever worker gets here first (once); forecasts due are read.
     const released = await sweepSchedule(this.deps);
-    for (const batchId of new Set([...settled, ...finished, ...rejected, ...released])) this.deps.batchEvents.publish(batchId);
+    for (const batchId of new Set([...settled, ...pausedForFunds, ...finished, ...rejected, ...released])) this.deps.batchEvents.publish(batchId);
   }
 
   private begin(item: ClaimedItem, claimedAt: number): void {

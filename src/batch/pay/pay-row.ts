@@ -57,6 +57,11 @@ export class RowPayer {
     switch (row.status) {
       case rowStates.pending:
       case rowStates.creating: {
+        // A row put back to wait as (or after) its batch was cancelled: never sent, and it ends so.
+        if (!sends && row.status === rowStates.pending) {
+          await this.writes.move(row, neverCreated(row.retries), false);
+          return;
+        }
         if (row.status === rowStates.pending && row.attempt > 1 && !(await this.previousAttemptNotPaid(row))) return;
         const readOnly = row.status === rowStates.creating && (!sends || sendsSpent(row.retries, this.policy));
         // CREATING is written inside the call's slot: a row still waiting for one stays

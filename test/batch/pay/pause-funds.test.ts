@@ -4,6 +4,7 @@ import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { GatewayMetrics } from '../../../src/observability/metrics.ts';
 import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';
+import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
 import { testWorker, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
@@ -45,6 +46,21 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
   }
   const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
   const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as BatchStateError);
+
+  it('a running batch whose last rows failed for lack of funds pauses for funds; a finish between the two writes does not end it (the race behind a flaky events test)', async () => {
+    const batch = await imported(2);
+    await services().batches.approve(batch.id, { approver: 'anonymous' });
+    // As a worker's write leaves them, before its funds pause: every row at rest, one failed for funds (it keeps its card data).
+    const [first, second] = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
+    await db().batchItem.update({ where: { id: first!.id }, data: { status: 'COMPLETED', finishedAt: new Date() } });
+    await db().batchItem.update({ where: { id: second!.id }, data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'no money', finishedAt: new Date() } });
+    expect(await finishBatches(gw.db.query, [batch.id])).toEqual([]);
+    expect(await status(batch.id)).toBe('RUNNING');
+    // Should the worker that wrote it die before its pause, any worker's sweep pauses it.
+    await worker().drain(async () => (await status(batch.id)) !== 'RUNNING', batch.id);
+    expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'PAUSED', pauseReason: 'FUNDS' });
+    expect(await db().batchItem.findUniqueOrThrow({ where: { id: second!.id } })).toMatchObject({ status: 'PENDING', attempt: 2 });
+  });
 
   it('a person pauses a running batch: nothing is claimed, the page and GraphQL say who; resumed, it pays every row once', async () => {
     const batch = await imported(3);

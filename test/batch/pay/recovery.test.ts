@@ -108,6 +108,15 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
     expect((await gw.sb.raw('GET', `/_sandbox/payments/${encodeURIComponent(item.paymentId)}`)).status).toBe(404);
   });
 
+  it('a row put back to wait as its batch was cancelled (a funds requeue racing the cancel) ends never sent, and the batch ends', async () => {
+    const { batch, item } = await crashedItem('CREATING');
+    await gw.services().batches.cancel(batch.id);
+    await db().batchItem.update({ where: { id: item.id }, data: { status: 'PENDING', leaseOwner: null, leaseExpiresAt: null } });
+    await worker().drain(async () => (await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt !== null);
+    expect(await itemOf(batch.id)).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled' });
+    expect((await gw.sb.raw('GET', `/_sandbox/payments/${encodeURIComponent(item.paymentId)}`)).status).toBe(404);
+  });
+
   it('a batch cancelled while a row was being executed: read back READY, it is not executed', async () => {
     const { batch, item, payload } = await crashedItem('EXECUTING');
     expect((await gw.sb.create(item.paymentId, payload)).status).toBe(200);

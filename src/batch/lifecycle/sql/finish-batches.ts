@@ -1,7 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { batchStates, finishableStates, finishKeepsStates } from '../batch-states.ts';
-import { activeItemStatuses, failedItemStatuses } from '../../rows/row-states.ts';
+import { batchStates, finishableStates, finishKeepsStates, payingStates } from '../batch-states.ts';
+import { activeItemStatuses, failedItemStatuses, unfundedRowSql } from '../../rows/row-states.ts';
 import { outboxCte } from '../../../outbound/index.ts';
 import { batchEndEventsSelect } from './batch-end-events.ts';
 import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.ts';
@@ -11,7 +11,9 @@ import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.
  * no row left to move: RUNNING becomes COMPLETED, or COMPLETED_WITH_FAILURES when any row
  * did not complete; a CANCELLED batch gets its finishing time. Run once per group of rows
  * that reached an end, and by the idle sweep, so a crash between a row's last write and
- * this statement never leaves a batch running forever. Each batch ended is an outbound event
+ * this statement never leaves a batch running forever. A running batch with a row that failed
+ * for lack of funds and can be paid again does not end: it pauses for funds (pay/sql/funds.ts),
+ * in the statement after the row's write or at the next sweep. Each batch ended is an outbound event
  * with its totals, committed with the end (outbound/).
  */
 const sql = `
@@ -28,6 +30,7 @@ WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
   AND NOT EXISTS (
     SELECT 1 FROM "BatchItem" AS a
     WHERE a."batchId" = b.id AND a.status IN (${sqlList(activeItemStatuses)}))
+  AND NOT (b.status IN (${sqlList(payingStates)}) AND EXISTS (SELECT 1 FROM "BatchItem" AS u WHERE u."batchId" = b.id AND ${unfundedRowSql('u')}))
 RETURNING b.id, b.status::text AS status
 ), payees AS (${recordPaidAccountsCte('ended')}
 ), ${outboxCte('end_events', batchEndEventsSelect('ended'))}

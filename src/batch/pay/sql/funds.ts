@@ -99,6 +99,19 @@ export async function pauseForFunds(query: SqlQuery, batchIds: string[], firstCh
   return rows.map((row) => row.id);
 }
 
+/**
+ * Running batches with a row that failed for lack of funds and can be paid again, paused for
+ * funds: the sweep's catch-up for a worker that wrote such a row and died before its pause.
+ */
+export async function pauseUnfundedBatches(query: SqlQuery, firstCheckMs: number): Promise<string[]> {
+  const batches = await query<{ id: string }>(
+    `SELECT DISTINCT u."batchId" AS id FROM "Batch" AS b JOIN "BatchItem" AS u ON u."batchId" = b.id
+     WHERE b.status IN (${sqlList(payingStates)}) AND ${unfundedRowSql('u')}`,
+    [],
+  );
+  return batches.length === 0 ? [] : pauseForFunds(query, batches.map((b) => b.id), firstCheckMs);
+}
+
 /** Rows that failed for funds in these (running or paused-for-funds) batches, put back to be paid. */
 export async function requeueUnfunded(query: SqlQuery, batchIds: string[]): Promise<number> {
   return (await query(requeueSql('$1::text[]'), [batchIds])).length;
