@@ -88,8 +88,7 @@ export class RowPayer {
         }
         outcome = created;
         if (outcome.kind === 'ready') {
-          const ready = outcome.payment;
-          const executed = await this.slots.call(row, async () => ((await this.startExecuting(row, ready, 0)) ? this.deps.attempts.execute(row.paymentId, call, REST) : null));
+          const executed = await this.execute(row, outcome.payment, 0);
           if (executed === null) return;
           outcome = executed;
           stage = 'execute';
@@ -98,8 +97,7 @@ export class RowPayer {
       }
       case rowStates.ready: {
         // The execute step's count goes on across READY ⇄ EXECUTING: its sends stay bounded.
-        // EXECUTING is written inside the call's slot, right before the execute, as CREATING is.
-        const executed = await this.slots.call(row, async () => ((await this.startExecuting(row, null, row.retries)) ? this.deps.attempts.execute(row.paymentId, call, REST) : null));
+        const executed = await this.execute(row, null, row.retries);
         if (executed === null) return;
         outcome = executed;
         stage = 'execute';
@@ -185,6 +183,15 @@ export class RowPayer {
         ? { to: rowStates.failed, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
         : holdForReview(code, `${error.message}; a create may have been sent, so it is not sent again`, row.retries);
     await this.writes.move(row, change, false);
+  }
+
+  /**
+   * EXECUTING written inside the call's slot, right before the execute (as CREATING is before
+   * the create): a row still waiting for a slot stays READY, which a cancel ends. Null when
+   * the write found the row cancelled or lost.
+   */
+  private execute(row: HeldRow, payment: Payment | null, retries: number): Promise<SendOutcome | null> {
+    return this.slots.call(row, async () => ((await this.startExecuting(row, payment, retries)) ? this.deps.attempts.execute(row.paymentId, row.call, REST) : null));
   }
 
   /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */
