@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { troubleOf } from '../src/partner/breaker-states.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
-import { PayoutClient, type ObservedCall } from '../src/payout/client.ts';
+import { PayoutClient } from '../src/payout/client.ts';
+import type { ObservedCall } from '../src/payout/call-hooks.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
 
 /**

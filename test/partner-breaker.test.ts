@@ -7,7 +7,7 @@ import { BreakerState } from '../src/db/generated/enums.ts';
 import { breakerStates, breakerTransitions, probeTrouble, troubleOf } from '../src/partner/breaker-states.ts';
 import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
 import { PaymentAttempts } from '../src/payments/attempt.ts';
-import type { CallOutcome, ObservedCall } from '../src/payout/client.ts';
+import type { CallOutcome, ObservedCall } from '../src/payout/call-hooks.ts';
 import { PayoutApiError, PayoutNetworkError, PayoutResponseError } from '../src/payout/errors.ts';
 import { testWorker, textSource } from './support/batch.ts';
 import { testDatabaseKinds } from './support/database.ts';

@@ -6,7 +6,7 @@ import { batchStates, payingStates, waitReasons } from '../batch/index.ts';
 import { discrepancyCodes } from '../reconciliation/discrepancy-codes.ts';
 import { runStates } from '../reconciliation/run-states.ts';
 import type { Logger } from '../log/logger.ts';
-import type { CallObserver, ObservedCall } from '../payout/client.ts';
+import type { CallObserver, ObservedCall } from '../payout/call-hooks.ts';
 import { endpointOf } from '../payout/endpoint.ts';
 import { scheduleGauges } from './schedule-metrics.ts';
 import type { HttpObserver } from '../log/request-log.ts';

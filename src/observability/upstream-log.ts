@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.ts';
-import type { CallObserver, ObservedCall } from '../payout/client.ts';
+import type { CallObserver, ObservedCall } from '../payout/call-hooks.ts';
 
 /**
  * Observes Payout API calls for `next` (the metrics) and logs each failed one with what an

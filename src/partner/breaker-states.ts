@@ -1,5 +1,5 @@
 import type { BreakerReason, BreakerState } from '../db/generated/enums.ts';
-import type { CallOutcome } from '../payout/client.ts';
+import type { CallOutcome } from '../payout/call-hooks.ts';
 import { PayoutApiError, PayoutResponseError } from '../payout/errors.ts';
 
 /**

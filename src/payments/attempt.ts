@@ -1,4 +1,5 @@
-import type { CallOptions, PayoutClient } from '../payout/client.ts';
+import type { PayoutClient } from '../payout/client.ts';
+import type { CallOptions } from '../payout/call-hooks.ts';
 import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import { recipientDifferences } from '../payout/compare.ts';
 import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';

@@ -202,10 +202,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const fault: FaultKind | undefined = faults.draw(route.operation);
     if (fault === 'drop-before') return void res.socket?.destroy();
     if (fault === 'fail-before') throw injected();
-    if (fault === 'hold-before') {
-      await hold(route);
-      throw injected();
-    }
+    if (fault === 'hold-before') return hold(route).then(() => Promise.reject(injected()));
     if (fault === 'fail-before-html') return sendProxyPage(res, 502);
     if (fault === 'rate-limit') {
       throw new SandboxApiError('payout.provider.unavailable', 'too many requests (injected)', undefined, {

@@ -16,7 +16,7 @@ import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
 import { renewLeases } from '../rows/sql/renew-leases.ts';
 import { rowFence, sendMarginMs } from './send-fence.ts';
-import type { CallOptions } from '../../payout/client.ts';
+import type { CallOptions } from '../../payout/call-hooks.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
 import { CallSlots, type CallSlotOptions } from './call-slots.ts';

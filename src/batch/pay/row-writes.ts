@@ -2,7 +2,7 @@ import type { SqlQuery } from '../../db/database.ts';
 import type { Logger } from '../../log/logger.ts';
 import { backoffDelay, sleep } from '../../lib/retry.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
-import type { CallOptions } from '../../payout/client.ts';
+import type { CallOptions } from '../../payout/call-hooks.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
 import { maskedRecipient } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';

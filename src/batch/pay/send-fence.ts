@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../db/database.ts';
-import type { SendFence } from '../../payout/client.ts';
+import type { SendFence } from '../../payout/call-hooks.ts';
 import { SendWithheldError } from '../../payout/errors.ts';
 import { maySend } from '../rows/sql/may-send.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowFence, sendMarginMs } from '../../../src/batch/pay/send-fence.ts';
 import type { SqlQuery } from '../../../src/db/database.ts';
 import { PaymentAttempts } from '../../../src/payments/attempt.ts';
-import type { SendFence } from '../../../src/payout/client.ts';
+import type { SendFence } from '../../../src/payout/call-hooks.ts';
 import { SendWithheldError } from '../../../src/payout/errors.ts';
 import { sbpPayment, startSandbox, type TestSandbox } from '../../support/sandbox.ts';
 
