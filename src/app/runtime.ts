@@ -22,7 +22,7 @@ import { EventDeliverer, EventSender, EventSubscriptions, outboundSettings } fro
 import type { ResolveAll } from '../lib/internal-addresses.ts';
 import { Approvals } from '../approval/approvals.ts';
 import { loadPolicy } from '../approval/policy-file.ts';
-import { changedAccountRowsIncluded } from '../payees/held-for-changed-account.ts';
+import { selectApprovalRows } from '../batch/lifecycle/approval-rows.ts';
 import { PaymentPayees } from '../payees/payment-payees.ts';
 import { PayeeKeys } from '../payees/payee-keys.ts';
 
@@ -103,10 +103,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     lapseDays: config.approval.lapseDays,
     extraForChangedAccounts: config.approval.extraForChangedAccounts,
     singleUser: config.singleUser,
-  }, async (tx, batchId, includeChangedAccounts) =>
-    // The rows held for a changed account that this approval pays: APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver for them.
-    changedAccountRowsIncluded(await tx.batch.findUniqueOrThrow({ where: { id: batchId }, select: { changedAccountCount: true, includeChangedAccounts: true } }), includeChangedAccounts),
-  );
+  }, selectApprovalRows); // the rows a choice pays: the batch room owns which held rows go
+
   const payments = new PaymentService({
     client: upstream.client,
     attempts,
@@ -125,7 +123,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
   const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, schedule: config.schedule, approvals });
-  const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, ...config.schedule });
+  const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, approvals, ...config.schedule });
   const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
   const importer = new BatchImporter({
     prisma: db.prisma,

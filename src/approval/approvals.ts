@@ -1,7 +1,7 @@
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { lenientToMinorUnits } from '../money/money.ts';
 import { addBatchApproval, addPaymentApproval, batchApprovals, paymentApprovals, type StoredApproval } from './approval-store.ts';
-import { evaluate, type Evaluation, type GivenApproval } from './evaluate.ts';
+import { agrees, evaluate, type Evaluation, type GivenApproval } from './evaluate.ts';
 import type { ApprovalPolicy } from './policy.ts';
 import { readRowSet, type RowSet } from './sql/read-row-set.ts';
 
@@ -29,28 +29,59 @@ export interface ApprovalState {
   rows?: { count: number; total: string };
 }
 
-/** The rows a batch approval pays and the choices that made them: what an approval is of. */
-export interface BatchRowChoice {
+/** Which held rows a batch approval pays (payees/held-for-changed-account.ts reads the rule). */
+export interface HeldChoice {
+  includeHeld: boolean;
+  /** Rows held for an account changed since the payee's last payment. */
+  includeChangedAccounts: boolean;
+}
+
+/** Everything a batch approval agrees to (decision 0029): the rows, and when they are paid. */
+export interface BatchChoice extends HeldChoice {
+  validRowsOnly: boolean;
+  /** Null: as soon as the approvals are complete. */
+  payAt: Date | null;
+}
+
+/** The rows a choice pays: those in `statuses` (batch/rows/row-states.ts), and the held rows it releases. */
+export interface RowSelection {
+  statuses: readonly string[];
+  heldIds: readonly bigint[];
+  /** Of those, rows held for a changed account: APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver for them. */
+  changedAccountRows: number;
+}
+
+/** Reads which rows a held-row choice pays; the batch room provides it (it owns the rule of which held rows go). */
+export type SelectRows = (tx: Tx, batchId: string, held: HeldChoice) => Promise<RowSelection>;
+
+export interface BatchRef {
   batchId: string;
   uploadedBy: string | null;
-  includeHeld: boolean;
-  validRowsOnly: boolean;
-  /** Rows held for an account changed since the payee's last payment are paid too (payees/). */
-  includeChangedAccounts?: boolean;
-  /** The statuses of the rows it would pay (from batch/rows/row-states.ts). */
-  rowStatuses: readonly string[];
 }
+
+/** The choice the approvals given so far agree to, while it awaits more: what a later approver completes or replaces. */
+export interface PendingChoice {
+  choice: BatchChoice;
+  /** Who chose it last (their approval is one of `state.approvals`). */
+  by: StoredApproval;
+  state: ApprovalState & { rows: { count: number; total: string } };
+}
+
+export type BatchApprovalOutcome =
+  | { kind: 'recorded'; state: ApprovalState; choice: BatchChoice; replaced: GivenApproval[] }
+  /** Another choice awaits: nothing recorded; the approver agrees to it, or starts a new round. */
+  | { kind: 'differs'; pending: PendingChoice; rows: RowSet };
 
 /**
  * Approval by policy (docs/guide/approval-policy.md): approvals of a batch or a single
- * payment accumulate, one per person, and the caller moves money only once `met`. The
- * evaluation itself is evaluate.ts's; this reads and writes the approvals around it.
+ * payment accumulate, one per person, and the caller moves money only once `met`. An
+ * approval counts only with those that agree to the same rows and the same time to pay
+ * (decision 0029). The evaluation itself is evaluate.ts's; this reads and writes around it.
  */
 export class Approvals {
   constructor(
     private readonly settings: ApprovalSettings,
-    /** Rows paid to an account changed since the payee's last payment (the payees' room provides it); none without it. */
-    private readonly changedAccountRows: (tx: Tx, batchId: string, includeChangedAccounts: boolean) => Promise<number> = async () => 0,
+    private readonly selectRows: SelectRows = async () => ({ statuses: [], heldIds: [], changedAccountRows: 0 }),
   ) {}
 
   get policy(): ApprovalPolicy {
@@ -61,51 +92,90 @@ export class Approvals {
     return this.settings.lapseDays * 24 * 3600_000;
   }
 
-  /** Records one person's approval of the rows chosen (inside the caller's transaction) and says whether the policy is now met. */
-  async approveBatch(tx: Tx, choice: BatchRowChoice, by: { actor: string; role: string | null }, now: Date): Promise<ApprovalState> {
-    const rows = await readRowSet(sqlOf(tx), choice.batchId, choice.rowStatuses);
-    await addBatchApproval(tx, {
-      batchId: choice.batchId,
-      actor: by.actor,
-      role: by.role,
-      at: now,
-      rowSet: rows.fingerprint,
-      includeHeld: choice.includeHeld,
-      validRowsOnly: choice.validRowsOnly,
-    });
-    return this.evaluateBatch(tx, choice, rows, now);
+  private get excludedOf(): (batch: BatchRef) => string | null {
+    return (batch) => (this.settings.singleUser ? null : batch.uploadedBy);
   }
 
-  /** Where a batch stands, for the rows its latest approval chose (or its own rows to pay when none yet). */
-  async batchState(tx: Tx, choice: BatchRowChoice, now: Date): Promise<ApprovalState> {
-    return this.evaluateBatch(tx, choice, await readRowSet(sqlOf(tx), choice.batchId, choice.rowStatuses), now);
+  /**
+   * Records one person's approval of a batch's rows as chosen (inside the caller's
+   * transaction, under its approval lock) and says whether the policy is now met for that
+   * choice. When other people's approvals agree to another choice, nothing is recorded
+   * unless `newRound`: the answer names that choice, for the approver to agree to or replace.
+   */
+  async approveBatch(tx: Tx, batch: BatchRef, choice: BatchChoice, by: { actor: string; role: string | null }, now: Date, newRound = false): Promise<BatchApprovalOutcome> {
+    const selection = await this.selectRows(tx, batch.batchId, choice);
+    const rows = await readRowSet(sqlOf(tx), batch.batchId, selection.statuses, selection.heldIds);
+    const pending = await this.pending(tx, batch, now);
+    const mine = { rowSet: rows.fingerprint, payAt: choice.payAt };
+    const replaced = pending === undefined || agrees(pending.by, mine) ? [] : pending.state.approvals.filter((a) => a.actor !== by.actor);
+    if (replaced.length > 0 && !newRound) return { kind: 'differs', pending: pending!, rows };
+    await addBatchApproval(tx, { batchId: batch.batchId, actor: by.actor, role: by.role, at: now, ...mine, ...choice });
+    return { kind: 'recorded', state: await this.evaluateBatch(tx, batch, mine, rows, selection, now), choice, replaced };
   }
 
-  /** The latest choice people made when approving (includeHeld, validRowsOnly): what the page and GraphQL show the state of. */
-  async latestChoice(tx: Tx, batchId: string): Promise<Pick<StoredApproval, 'includeHeld' | 'validRowsOnly'> | undefined> {
-    return (await batchApprovals(tx, batchId)).at(-1);
+  /** Paying failed rows again is approving them again: their approvals count together while the rows stay as they are. */
+  async approveRetry(tx: Tx, batch: BatchRef, statuses: readonly string[], by: { actor: string; role: string | null }, now: Date): Promise<ApprovalState> {
+    const selection = { statuses, heldIds: [], changedAccountRows: 0 };
+    const rows = await readRowSet(sqlOf(tx), batch.batchId, statuses);
+    const plain = { includeHeld: false, includeChangedAccounts: false, validRowsOnly: false, payAt: null };
+    await addBatchApproval(tx, { batchId: batch.batchId, actor: by.actor, role: by.role, at: now, rowSet: rows.fingerprint, ...plain });
+    return this.evaluateBatch(tx, batch, { rowSet: rows.fingerprint, payAt: null }, rows, selection, now);
   }
 
-  /** The approvals that started a batch: those of the rows approved last, up to when it started, one per person, never the uploader's. */
-  async startedWith(db: Pick<PrismaClient, 'approval'>, batch: { batchId: string; uploadedBy: string | null; approvedAt: Date }): Promise<GivenApproval[]> {
+  /**
+   * The choice approvals agree to while the batch awaits more: the latest counting approval's,
+   * while its rows are still as it approved them. Undefined when nobody's approval counts.
+   */
+  async pending(tx: Tx, batch: BatchRef, now: Date): Promise<PendingChoice | undefined> {
+    const excluded = this.excludedOf(batch);
+    const live = (await batchApprovals(tx, batch.batchId)).filter((a) => a.actor !== excluded && now.getTime() - a.at.getTime() < this.lapseMs);
+    const latest = live.at(-1);
+    if (latest === undefined) return undefined;
+    const selection = await this.selectRows(tx, batch.batchId, latest);
+    const rows = await readRowSet(sqlOf(tx), batch.batchId, selection.statuses, selection.heldIds);
+    // The rows moved since (a repeat held, a row paid): no approval of them counts any more.
+    if (rows.fingerprint !== latest.rowSet) return undefined;
+    const { includeHeld, includeChangedAccounts, validRowsOnly, payAt } = latest;
+    const state = await this.evaluateBatch(tx, batch, latest, rows, selection, now);
+    return { choice: { includeHeld, includeChangedAccounts, validRowsOnly, payAt }, by: latest, state };
+  }
+
+  /** Where a batch awaiting approval stands: for the pending choice, or for its waiting rows paid at once when none. */
+  async batchState(tx: Tx, batch: BatchRef, now: Date): Promise<ApprovalState> {
+    const pending = await this.pending(tx, batch, now);
+    if (pending !== undefined) return pending.state;
+    const selection = await this.selectRows(tx, batch.batchId, { includeHeld: false, includeChangedAccounts: false });
+    const rows = await readRowSet(sqlOf(tx), batch.batchId, selection.statuses, selection.heldIds);
+    return this.evaluateBatch(tx, batch, { rowSet: rows.fingerprint, payAt: null }, rows, selection, now);
+  }
+
+  /** The approvals that started a batch: those agreeing with the last one before it started, one per person, never the uploader's. */
+  async startedWith(db: Pick<PrismaClient, 'approval'>, batch: BatchRef & { approvedAt: Date }): Promise<StoredApproval[]> {
     const all = (await batchApprovals(db, batch.batchId)).filter((a) => a.at.getTime() <= batch.approvedAt.getTime());
     const last = all.at(-1);
-    const excluded = this.settings.singleUser ? null : batch.uploadedBy;
-    const counted: GivenApproval[] = [];
+    const excluded = this.excludedOf(batch);
+    const counted: StoredApproval[] = [];
     for (const a of all) {
-      if (a.rowSet === last?.rowSet && a.actor !== excluded && !counted.some((c) => c.actor === a.actor)) counted.push(a);
+      if (last !== undefined && agrees(a, last) && a.actor !== excluded && !counted.some((c) => c.actor === a.actor)) counted.push(a);
     }
     return counted;
   }
 
-  private async evaluateBatch(tx: Tx, choice: BatchRowChoice, rows: RowSet, now: Date): Promise<ApprovalState> {
-    const changed = this.settings.extraForChangedAccounts ? await this.changedAccountRows(tx, choice.batchId, choice.includeChangedAccounts ?? false) : 0;
+  private async evaluateBatch(
+    tx: Tx,
+    batch: BatchRef,
+    choice: { rowSet: string; payAt: Date | null },
+    rows: RowSet,
+    selection: RowSelection,
+    now: Date,
+  ): Promise<ApprovalState & { rows: { count: number; total: string } }> {
+    const changed = this.settings.extraForChangedAccounts ? selection.changedAccountRows : 0;
     const subject = { kind: 'batch' as const, totalMinor: lenientToMinorUnits(rows.total), largestRowMinor: lenientToMinorUnits(rows.largest), changedAccountRows: changed };
-    const evaluation = evaluate(this.settings.policy, subject, await batchApprovals(tx, choice.batchId), {
-      excluded: this.settings.singleUser ? null : choice.uploadedBy,
+    const evaluation = evaluate(this.settings.policy, subject, await batchApprovals(tx, batch.batchId), {
+      excluded: this.excludedOf(batch),
       now,
       lapseMs: this.lapseMs,
-      rowSet: rows.fingerprint,
+      choice: { rowSet: choice.rowSet, payAt: choice.payAt },
       extraForChangedAccounts: this.settings.extraForChangedAccounts,
     });
     return { ...this.state(evaluation), rows: { count: rows.rows, total: rows.total } };
@@ -116,7 +186,8 @@ export class Approvals {
    * every tier the creator alone suffices; above, others must execute it (each execute
    * recorded) until the policy is met. Not recorded for the creator (who never counts).
    * `changedAccount`: its payee was last paid to another account and the executor included
-   * it; APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver then.
+   * it; APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS asks one more approver then. A payment has one
+   * choice (its amount, now): every execute agrees to it.
    */
   async approvePayment(
     db: Pick<PrismaClient, 'approval'>,
@@ -124,13 +195,13 @@ export class Approvals {
     by: { actor: string; role: string | null },
     now: Date,
   ): Promise<ApprovalState> {
-    const rowSet = `${payment.amount} ${payment.currency}`;
+    const choice = { rowSet: `${payment.amount} ${payment.currency}`, payAt: null };
     const excluded = this.settings.singleUser ? null : payment.createdBy;
     const subject = { kind: 'payment' as const, amountMinor: lenientToMinorUnits(payment.amount), changedAccount: payment.changedAccount };
-    const context = { excluded, now, lapseMs: this.lapseMs, rowSet, extraForChangedAccounts: this.settings.extraForChangedAccounts };
+    const context = { excluded, now, lapseMs: this.lapseMs, choice, extraForChangedAccounts: this.settings.extraForChangedAccounts };
     const alone = evaluate(this.settings.policy, subject, [], context);
     if (alone.met) return this.state(alone);
-    if (by.actor !== excluded) await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, rowSet });
+    if (by.actor !== excluded) await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, ...choice });
     return this.state(evaluate(this.settings.policy, subject, await paymentApprovals(db, payment.paymentId), context));
   }
 

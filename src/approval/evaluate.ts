@@ -10,8 +10,20 @@ export interface GivenApproval {
   actor: string;
   role: string | null;
   at: Date;
-  /** What was approved (rows-fingerprint.ts): an approval of another row set does not count. */
+  /** What was approved (sql/read-row-set.ts): an approval of another row set does not count. */
   rowSet: string;
+  /** When the approver agreed the money leaves (null: once approved): an approval of another time does not count. */
+  payAt: Date | null;
+}
+
+/** What approvals must agree on to count together: exactly the rows, and when they are paid (decision 0029). */
+export interface Choice {
+  rowSet: string;
+  payAt: Date | null;
+}
+
+export function agrees(approval: Choice, choice: Choice): boolean {
+  return approval.rowSet === choice.rowSet && (approval.payAt?.getTime() ?? null) === (choice.payAt?.getTime() ?? null);
 }
 
 export interface EvaluationContext {
@@ -20,8 +32,8 @@ export interface EvaluationContext {
   now: Date;
   /** An approval older than this no longer counts. */
   lapseMs: number;
-  /** The row set being paid now; approvals of another one do not count. */
-  rowSet: string;
+  /** The rows being paid and when; approvals of another choice do not count. */
+  choice: Choice;
   /** APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: one more approver when a batch pays rows, or a payment pays an account, that changed since the payee's last payment. */
   extraForChangedAccounts: boolean;
 }
@@ -30,7 +42,7 @@ export interface Evaluation {
   required: Requirement;
   /** The approvals that count, one per person (their earliest valid one). */
   counted: GivenApproval[];
-  /** Approvals of the current row set that have lapsed, newest first, one per person not counted. */
+  /** Approvals of this choice that have lapsed, newest first, one per person not counted. */
   lapsed: GivenApproval[];
   met: boolean;
   /** Still needed: how many more people, and which roles must be among them. */
@@ -71,7 +83,7 @@ export function evaluate(policy: ApprovalPolicy, subject: Subject, approvals: Gi
   const counted: GivenApproval[] = [];
   const lapsedByActor = new Map<string, GivenApproval>();
   for (const approval of byTime) {
-    if (approval.actor === context.excluded || approval.rowSet !== context.rowSet) continue;
+    if (approval.actor === context.excluded || !agrees(approval, context.choice)) continue;
     if (context.now.getTime() - approval.at.getTime() >= context.lapseMs) {
       lapsedByActor.set(approval.actor, approval);
       continue;

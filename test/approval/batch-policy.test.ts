@@ -110,8 +110,16 @@ describe('batch approval by policy, with several keys', () => {
     expect((await gw.gql(`{ batch(id: "${id}") { heldCount } }`, {}, key('april'))).body.data.batch.heldCount).toBe(1);
     // 900.01 without the held row: one approver would do, but april asks for it with the held row (1,500.02): two.
     expect((await approve(id, 'april', true)).batch).toMatchObject({ status: 'VALIDATED', approvalsNeeded: { count: 1, required: 2 } });
-    // boris approves the rows without it: april's approval was of other rows, so boris alone counts, and one suffices for 900.01.
-    expect((await approve(id, 'boris', false)).batch).toMatchObject({ status: 'RUNNING', approvedBy: 'key:boris', approvals: [{ by: 'key:boris' }] });
+    // boris approves the rows without it: another choice than april's, refused with hers in words (issue 38), nothing recorded.
+    const refused = await approve(id, 'boris', false);
+    expect(refused).toMatchObject({ __typename: 'BatchError', code: 'BATCH_APPROVAL_DIFFERS' });
+    expect(refused.message).toContain('key:april approved paying 3 rows, 1,500.02 RUB, as soon as the approvals are complete, held repeats included; you chose paying 2 rows, 900.01 RUB');
+    // As a new round april's approval stops counting, and one approver suffices for 900.01.
+    const NEW_ROUND = `mutation($id: ID!) { approveBatch(id: $id, ignoreBalance: true, newRound: true) { ... on ApproveBatchSuccess { batch { status approvedBy approvals { by } } } } }`;
+    const round = (await gw.gql(NEW_ROUND, { id }, key('boris'))).body.data.approveBatch;
+    expect(round.batch).toMatchObject({ status: 'RUNNING', approvedBy: 'key:boris', approvals: [{ by: 'key:boris' }] });
+    const trail = await gw.db.prisma.auditEvent.findMany({ where: { batchId: id, action: 'batch.approve' }, orderBy: { id: 'asc' } });
+    expect(trail.map((e) => (e.detail as Record<string, unknown>).replaces ?? null)).toEqual([null, ['key:april']]);
   });
 
   it('needs the policy again to pay failed rows above a tier again: the retry is an approval of those rows', async () => {

@@ -18,14 +18,20 @@ const TIERS = `{
 const policy = parsePolicy(TIERS, 'policy.json', 0n).policy!;
 const now = new Date('2026-11-27T12:00:00Z');
 const DAY = 24 * 3600_000;
-const context = { excluded: 'key:uploader', now, lapseMs: 7 * DAY, rowSet: 'rows-a', extraForChangedAccounts: false };
+const context = { excluded: 'key:uploader', now, lapseMs: 7 * DAY, choice: { rowSet: 'rows-a', payAt: null }, extraForChangedAccounts: false };
 const batch = (total: string, largest = '1000.00', changedAccountRows = 0): Subject => ({
   kind: 'batch',
   totalMinor: BigInt(total.replace('.', '')),
   largestRowMinor: BigInt(largest.replace('.', '')),
   changedAccountRows,
 });
-const by = (actor: string, role = 'approver', hoursAgo = 1, rowSet = 'rows-a'): GivenApproval => ({ actor: `key:${actor}`, role, at: new Date(now.getTime() - hoursAgo * 3600_000), rowSet });
+const by = (actor: string, role = 'approver', hoursAgo = 1, rowSet = 'rows-a', payAt: Date | null = null): GivenApproval => ({
+  actor: `key:${actor}`,
+  role,
+  at: new Date(now.getTime() - hoursAgo * 3600_000),
+  rowSet,
+  payAt,
+});
 
 describe('the tier table', () => {
   it('needs one approver up to 1,000,000 (the tier starts strictly above)', () => {
@@ -75,6 +81,16 @@ describe('the tier table', () => {
 
   it('does not count an approval of another row set (held rows included or not, rows paid again)', () => {
     expect(evaluate(policy, batch('100.00'), [by('april', 'approver', 1, 'rows-b')], context)).toMatchObject({ met: false, counted: [] });
+  });
+
+  it('counts approvals together only when they agree on when to pay too (issue 38: a pay date was dropped)', () => {
+    const evening = new Date('2026-11-27T18:00:00Z');
+    const later = { ...context, choice: { rowSet: 'rows-a', payAt: evening } };
+    // April chose 18:00; Boris approving "now" is another choice: neither counts with the other.
+    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], later)).toMatchObject({ met: false, counted: [{ actor: 'key:april' }] });
+    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], context)).toMatchObject({ met: false, counted: [{ actor: 'key:boris' }] });
+    const same = by('boris', 'approver', 1, 'rows-a', new Date(evening.getTime()));
+    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), same], later).met).toBe(true);
   });
 
   it('adds one approver for changed accounts only when the setting is on and such rows are paid', () => {

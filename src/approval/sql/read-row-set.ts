@@ -14,16 +14,17 @@ export interface RowSet {
 }
 
 /**
- * The rows an approval would pay, as the tiers read them. The statuses come from the
- * caller's state table (batch/rows/row-states.ts), bound as a parameter, so no state name
- * is typed here.
+ * The rows an approval would pay, as the tiers read them: those in the statuses given, and
+ * the held rows it releases by id (which ones is the payees' and batch rooms' rule, read by
+ * the caller). The statuses come from the caller's state table (batch/rows/row-states.ts),
+ * bound as a parameter, so no state name is typed here.
  */
 const sql = `
 SELECT coalesce(md5(string_agg(id::text || ':' || amount::text || ':' || attempt::text || ':' || status::text, ',' ORDER BY id)), md5('')) AS fingerprint,
   count(*)::int AS rows, coalesce(sum(amount), 0)::text AS total, coalesce(max(amount), 0)::text AS largest
-FROM "BatchItem" WHERE "batchId" = $1 AND status::text = ANY($2::text[])`;
+FROM "BatchItem" WHERE "batchId" = $1 AND (status::text = ANY($2::text[]) OR id = ANY($3::bigint[]))`;
 
-export async function readRowSet(query: SqlQuery, batchId: string, statuses: readonly string[]): Promise<RowSet> {
-  const [row] = await query<RowSet>(sql, [batchId, [...statuses]]);
+export async function readRowSet(query: SqlQuery, batchId: string, statuses: readonly string[], alsoIds: readonly bigint[] = []): Promise<RowSet> {
+  const [row] = await query<RowSet>(sql, [batchId, [...statuses], alsoIds.map(String)]);
   return row!;
 }

@@ -5,6 +5,8 @@ import type { BatchStatus } from '../../db/generated/enums.ts';
 import { utcDateTime } from '../../money/readable-text.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
 import { BatchStateError } from './batch-error-codes.ts';
+import type { Approvals } from '../../approval/approvals.ts';
+import { peopleInWords } from '../../approval/choice-words.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { batchStates, reschedulableStates } from './batch-states.ts';
 
@@ -64,7 +66,7 @@ export class BatchSchedule {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly events: BatchEvents,
-    private readonly options: { singleUser: boolean } & ScheduleSettings,
+    private readonly options: { singleUser: boolean; approvals?: Approvals } & ScheduleSettings,
   ) {}
 
   async reschedule(batchId: string, payAt: Date, by: AuditActor = systemActor): Promise<Batch> {
@@ -75,6 +77,17 @@ export class BatchSchedule {
       if (batch === null) throw new BatchStateError('batch.not-found', `no batch ${batchId}`);
       if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === by.actor) {
         throw new BatchStateError('batch.same-person', 'a batch must be rescheduled by someone other than who uploaded it');
+      }
+      // Later only delays what the approvers agreed to; earlier than several people agreed to
+      // would let money leave before their time on one person's word (issue 38, decision 0029).
+      if (batch.payAt !== null && batch.approvedAt !== null && payAt.getTime() < batch.payAt.getTime() && this.options.approvals !== undefined) {
+        const agreed = await this.options.approvals.startedWith(tx, { batchId, uploadedBy: batch.uploadedBy, approvedAt: batch.approvedAt });
+        if (agreed.length > 1) {
+          throw new BatchStateError(
+            'batch.earlier-needs-approvals',
+            `${peopleInWords(agreed)} approved paying at ${utcDateTime(batch.payAt)}; an earlier time needs their approvals again: give a time no earlier, or cancel the batch and import its file again (force) for a new round of approvals`,
+          );
+        }
       }
       const changed = await tx.batch.updateMany({ where: { id: batchId, status: { in: [...reschedulableStates] } }, data: { payAt, forecastAt: forecastAtFor(payAt, now, this.options.forecastLeadMs) } });
       if (changed.count === 0) {

@@ -1,31 +1,26 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
 import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import type { Batch } from '../../db/generated/client.ts';
-import { fromMinorUnits } from '../../money/money.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { batchStates, canMove, cancellableStates, dismissableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
 import { type FundsCheck } from '../pay/funds-check.ts';
 import { requeueUnfunded } from '../pay/sql/funds.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses } from '../rows/row-states.ts';
-import { registerApprovedPayees } from './sql/approved-payees.ts';
-import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
-import { heldRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { untilNoSendInFlight } from './sends-in-flight.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
-import { lockApprovals } from './sql/lock-approvals.ts';
-import { approvedStart, type ScheduleSettings } from './batch-schedule.ts';
 import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { BatchStateError, type BatchErrorCode } from './batch-error-codes.ts';
-import { fundsForApproval } from './approval-funds.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { recordBatchEvent } from './sql/record-batch-event.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
 import type { Approvals } from '../../approval/approvals.ts';
-import { retryableItemStatuses, rowStates } from '../rows/row-states.ts';
+import { retryableItemStatuses } from '../rows/row-states.ts';
 import { retryPolicyWords } from './retry-policy-words.ts';
+import { approveBatch, type ApproveRequest } from './approve-batch.ts';
+import type { ScheduleSettings } from './batch-schedule.ts';
 
 export { BatchStateError };
 
@@ -83,116 +78,13 @@ export class BatchService {
     return this.options.duplicateWindowDays ?? DEFAULT_DUPLICATE_WINDOW_DAYS;
   }
 
-  /**
-   * `by` is who the audit trail names (audit/audit.ts); the event commits with the approval.
-   * Held rows (DUPLICATE) are paid only with `includeHeld`, a choice the audit event records.
-   * Rows that repeat a batch approved since this one's import are held first and the
-   * approval is refused, so that the approver sees them before anything is paid.
-   */
-  async approve(
-    batchId: string,
-    request: { approver: string; validRowsOnly?: boolean; includeHeld?: boolean; includeChangedAccounts?: boolean; ignoreBalance?: boolean; payAt?: Date | null; by?: AuditActor },
-  ): Promise<Batch> {
-    const batch = await this.get(batchId);
-    if (!this.options.singleUser && batch.uploadedBy !== null && batch.uploadedBy === request.approver) {
-      throw new BatchStateError('batch.same-person', 'a batch must be approved by someone other than who uploaded it');
-    }
-    const validRowsOnly = request.validRowsOnly ?? false;
-    if (batch.status === batchStates.rejected) {
-      if (!validRowsOnly) {
-        throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
-      }
-      // Problems of the whole file have no line, or line 1 (the header).
-      const fileErrors = await this.prisma.batchProblem.count({
-        where: { batchId, severity: 'error', OR: [{ line: null }, { line: 1 }] },
-      });
-      if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
-      if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
-    } else if (!canMove(batch.status, batchStates.running, 'approve')) {
-      throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
-    }
-    const includeHeld = request.includeHeld ?? false;
-    const includeChangedAccounts = request.includeChangedAccounts ?? false;
-    const now = new Date();
-    // RUNNING now, or SCHEDULED for payAt: a payAt past or too far ahead is refused before anything else.
-    const start = approvedStart(request.payAt, now, this.options.schedule);
-    const funds = request.ignoreBalance === true ? undefined : await fundsForApproval(this.options.funds, batchId, includeHeld, start.payAt);
-    const outcome = await this.prisma.$transaction(async (tx) => {
-      // One approval at a time across every process: of two batches that repeat each
-      // other approved at once, the second must see the first approved.
-      const query = sqlOf(tx);
-      await lockApprovals(query);
-      // Also with includeHeld: that choice covers the rows the approver was shown, not
-      // rows that repeat a batch approved since. Committed, not rolled back: the approver is
-      // shown them before anything is paid.
-      const held = await holdApprovedRepeats(query, batchId, this.windowDays);
-      if (held > 0) return { held };
-      // The policy's call: this approval is recorded, and the batch starts only once enough people approved these rows.
-      const rowStatuses = includeHeld || includeChangedAccounts ? [rowStates.pending, rowStates.duplicate] : [rowStates.pending];
-      const choice = { batchId, uploadedBy: batch.uploadedBy, includeHeld, includeChangedAccounts, validRowsOnly, rowStatuses };
-      const policy = await this.options.approvals?.approveBatch(tx, choice, { actor: request.approver, role: request.by?.role ?? null }, now);
-      const policyDetail: Record<string, number | boolean> = policy === undefined ? {} : { policyMet: policy.met, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count };
-      if (policy !== undefined && !policy.met) {
-        await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail: { validRowsOnly, includeHeld, from: batch.status, ...policyDetail } });
-        return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
-      }
-      const included =
-        includeHeld || includeChangedAccounts
-          ? await tx.batchItem.updateMany({
-              where: { batchId, status: BatchItemStatus.DUPLICATE, AND: heldRowsIncluded({ includeHeld, includeChangedAccounts }) },
-              data: { status: BatchItemStatus.PENDING, errorCode: null, errorMessage: null },
-            })
-          : { count: 0 };
-      const changed = await tx.batch.updateMany({
-        where: { id: batchId, status: batch.status },
-        data: { ...start, validRowsOnly, includeHeld, includeChangedAccounts, approvedBy: request.approver, approvedAt: now },
-      });
-      if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      // From now on its rows are what later imports and approvals are checked against.
-      await registerApprovedPayees(query, batchId);
-      const detail = {
-        validRowsOnly,
-        from: batch.status,
-        includeHeld,
-        heldRows: batch.heldCount,
-        includeChangedAccounts,
-        changedAccountRows: batch.changedAccountCount,
-        heldIncluded: included.count,
-        forced: batch.forced,
-        balanceChecked: funds !== undefined,
-        payAt: start.payAt?.toISOString() ?? null,
-        ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
-        ...policyDetail,
-      };
-      await recordAudit(tx, request.by ?? systemActor, { action: 'batch.approve', batchId, detail });
-      const approved = await tx.batch.findUniqueOrThrow({ where: { id: batchId } });
-      // What the systems around payroll act on (outbound/), committed with the approval.
-      await recordBatchEvent(query, 'batch.approved', batchId, {
-        approvedBy: request.approver,
-        includeHeld,
-        includeChangedAccounts,
-        validRowsOnly,
-        approvals: policy?.approvals.length ?? 1,
-      });
-      await recordBatchEvent(query, approved.status === batchStates.scheduled ? 'batch.scheduled' : 'batch.started', batchId, { by: request.approver });
-      return { batch: approved };
-    }, BATCH_WIDE_TRANSACTION);
-    this.events.publish(batchId);
-    if ('held' in outcome) {
-      throw new BatchStateError(
-        'batch.new-duplicates',
-        `${outcome.held} ${outcome.held === 1 ? 'row repeats' : 'rows repeat'} a payment of a batch approved since this one was imported; ` +
-          'they are now held back (see the batch’s problems): approve again to pay the rest, or include held rows to pay them too',
-      );
-    }
-    return outcome.batch;
+  /** Records an approval of the choice asked (approve-batch.ts); the batch starts once the policy is met for it. */
+  async approve(batchId: string, request: ApproveRequest): Promise<Batch> {
+    const { singleUser, funds, schedule, approvals } = this.options;
+    const deps = { prisma: this.prisma, events: this.events, singleUser, windowDays: this.windowDays, funds, schedule, approvals, transaction: BATCH_WIDE_TRANSACTION };
+    return approveBatch(deps, await this.get(batchId), request);
   }
 
-  /**
-   * The balance against this batch and every batch already approved: refused with the
-   * shortfall when it does not cover them, or when it cannot be read (ignoreBalance starts
-   * the batch anyway, and the audit event says so).
-   */
   /** Pauses a running batch: nothing new is sent until a person resumes it; calls in flight end their step. */
   async pause(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const updated = await this.prisma.$transaction(async (tx) => {
@@ -315,8 +207,8 @@ export class BatchService {
         throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
       }
       // Paying failed rows again is approving them again: above a tier, as many people as the policy asks for those rows.
-      const choice = { batchId, uploadedBy: batch?.uploadedBy ?? null, includeHeld: false, validRowsOnly: false, rowStatuses: retryableItemStatuses };
-      const policy = await this.options.approvals?.approveBatch(tx, choice, by, new Date());
+      const ref = { batchId, uploadedBy: batch?.uploadedBy ?? null };
+      const policy = await this.options.approvals?.approveRetry(tx, ref, retryableItemStatuses, { actor: by.actor, role: by.role ?? null }, new Date());
       if (policy !== undefined && !policy.met) {
         await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { policyMet: false, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count } });
         return policy;

@@ -249,19 +249,6 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/**
- * approveBatch's includeHeld, or includeFlagged, its former name: either may be given; both
- * given with different values is the client's mistake, refused rather than guessed.
- */
-function includeHeldArgument(includeHeld: boolean | null | undefined, includeFlagged: boolean | null | undefined): boolean {
-  if (includeHeld != null && includeFlagged != null && includeHeld !== includeFlagged) {
-    throw new GraphQLError(`includeHeld (${includeHeld}) and includeFlagged (${includeFlagged}), its former name, differ: give includeHeld alone`, {
-      extensions: { code: 'BAD_USER_INPUT', argument: 'includeFlagged' },
-    });
-  }
-  return includeHeld ?? includeFlagged ?? false;
-}
-
 const batchResult = (name: string) => typedResult(name, [BatchStateError], 'batch');
 
 builder.mutationFields((t) => ({
@@ -290,46 +277,6 @@ builder.mutationFields((t) => ({
       }
       return batch;
     },
-  }),
-  approveBatch: t.field({
-    type: Batch,
-    description:
-      'Records an approval, and starts paying once the approval policy is met (APPROVAL_POLICY_FILE; default: one approver): until then the batch comes back as it was, with approvals and approvalsNeeded saying who approved and what is still needed. Needs the approver (or admin) role and, unless single-user, someone other than the uploader. Held rows (status DUPLICATE: held, repeats a payment) are left unpaid unless includeHeld; rows that repeat a batch approved since the import are held now and the approval is refused once (BATCH_NEW_DUPLICATES) so the approver sees them.',
-    authScopes: authScopesFor('approveBatch'),
-    errors: batchResult('ApproveBatch'),
-    args: {
-      id: t.arg.id({ required: true, description: 'The batch’s id.' }),
-      validRowsOnly: t.arg.boolean({ defaultValue: false, description: 'Pay the valid rows of a batch that has row errors.' }),
-      // No default, here or on its former name: a value given is told apart from one left out.
-      includeHeld: t.arg.boolean({
-        description: 'Pay the held rows too (recorded in the audit trail). Without it (false when left out) they are never paid.',
-      }),
-      includeChangedAccounts: t.arg.boolean({
-        defaultValue: false,
-        description:
-          'Pay the rows held because their payee’s account changed since the last payment (BatchItem.payeeMark ACCOUNT_CHANGED; recorded in the audit trail). includeHeld does not pay them: a row held for both needs both.',
-      }),
-      includeFlagged: t.arg.boolean({
-        deprecationReason: 'Use includeHeld',
-        description: 'The former name of includeHeld, the same choice; both given with different values is refused (BAD_USER_INPUT).',
-      }),
-      ignoreBalance: t.arg.boolean({
-        defaultValue: false,
-        description:
-          'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
-      }),
-      payAt: t.arg({ type: 'DateTime', description: 'Pay at this time (with its offset) instead of now: the batch waits SCHEDULED and starts by itself (docs/guide/scheduling.md). Past, or beyond SCHEDULE_HORIZON_DAYS: refused.' }),
-    },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance, payAt }, { services, caller, role, requestId, client }) =>
-      services.batches.approve(String(id), {
-        approver: caller,
-        validRowsOnly: validRowsOnly ?? false,
-        includeHeld: includeHeldArgument(includeHeld, includeFlagged),
-        includeChangedAccounts: includeChangedAccounts ?? false,
-        ignoreBalance: ignoreBalance ?? false,
-        payAt: payAt ?? null,
-        by: requestActor({ role, caller, requestId, client }),
-      }),
   }),
   cancelBatch: t.field({
     type: Batch,
