@@ -90,6 +90,9 @@ batch
   .addOption(formerIncludeHeldOption())
   .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
   .option('--pay-at <time>', 'pay at this time instead of now: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset; it waits SCHEDULED and starts by itself')
+  .option('--include-changed-accounts', 'pay the rows held because their payee\'s account changed since the last payment too (audited)')
+  .option('--agree', 'agree to the choice other approvers made (their rows and time to pay), shown by payout batch status; given alone')
+  .option('--new-round', 'approve your own choice although others approved another: theirs no longer counts and they approve again (audited)')
   .option('--json', `${JSON_HELP}; needs --yes`)
   .action(async (batchId: string, options) => finish(await (await payCommands()).approveCommand(batchId, options, await context(options))));
 

@@ -105,8 +105,8 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
       const mine = choiceInWords(choice, { count: recorded.rows.rows, total: recorded.rows.total }, batch.currency);
       throw new BatchStateError(
         'batch.approval-differs',
-        `${pendingInWords(recorded.pending, batch.currency)}; you chose ${mine}. Agree to complete theirs (agree; payout batch approve --agree), ` +
-          `or start a new round with your choice (newRound; --new-round), after which ${peopleInWords(recorded.pending.state.approvals)} must approve again`,
+        `${pendingInWords(recorded.pending, batch.currency)}; you chose ${mine}. Agree to complete theirs (agree), ` +
+          `or start a new round with your choice (newRound), after which ${peopleInWords(recorded.pending.state.approvals)} must approve again`,
       );
     }
     const replaces = recorded?.replaced.map((a) => a.actor) ?? [];

@@ -1,7 +1,7 @@
 import { BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
 import { amountText, countOf, shortDayText, timeText } from './words.ts';
-import { approvalsText, type ApprovalsView } from './approvals-text.ts';
+import { approvalsText, pendingText, PENDING_APPROVAL_FIELDS, type ApprovalsView } from './approvals-text.ts';
 
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
 export const BATCH_FIELDS = /* GraphQL */ `
@@ -12,7 +12,7 @@ export const BATCH_FIELDS = /* GraphQL */ `
   uploadedBy approvedBy createdAt approvedAt payAt startedAt finishedAt
   counts { status count amount } throughput secondsLeft
   waiting { reason since by shortfall { value } waitingFor nextCheckAt }
-  approvals { by role at } approvalsNeeded { count roles required lapsed { by at } }`;
+  approvals { by role at } approvalsNeeded { count roles required lapsed { by at } } ${PENDING_APPROVAL_FIELDS}`;
 
 /** A batch as the gateway answers BATCH_FIELDS. */
 export interface BatchView extends ApprovalsView {
@@ -86,7 +86,8 @@ export function statusText(batch: BatchView): string {
   const wait = batch.waiting;
   const next = wait?.nextCheckAt == null ? '' : `; next check ${timeText(wait.nextCheckAt)}`;
   const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}${next}`;
-  const approvals = approvalsText(batch);
+  const pending = pendingText(batch);
+  const approvals = pending === null ? approvalsText(batch) : `${approvalsText(batch)}\n${pending}: payout batch approve ${batch.id} --agree completes it`;
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${approvals === null ? '' : `\n${approvals}`}${waiting}`;
 }
 

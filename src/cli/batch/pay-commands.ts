@@ -10,7 +10,7 @@ import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
 import { amountText, timeText } from './words.ts';
 import { parsePayAt, scheduledReply } from './schedule-commands.ts';
-import { approvalsText } from './approvals-text.ts';
+import { approvalsText, pendingText } from './approvals-text.ts';
 import { actingCaller, requireRole, whoAmI, type Caller } from './caller.ts';
 
 export { actingCaller, requireRole, whoAmI, type Caller };
@@ -26,6 +26,12 @@ export interface ApproveOptions {
   ignoreBalance?: boolean;
   /** --pay-at: pay at this time (ISO 8601, or a local date and time) instead of now: the batch waits SCHEDULED. */
   payAt?: string;
+  /** Pay the rows held because their payee's account changed since the last payment (audited). */
+  includeChangedAccounts?: boolean;
+  /** Agree to the choice other approvers made (their rows and time to pay) as this approval's. */
+  agree?: boolean;
+  /** Approve this choice although others approved another: theirs stops counting (audited). */
+  newRound?: boolean;
 }
 
 
@@ -53,11 +59,23 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const batch = await readBatch(connection.client, batchId);
     context.out(summary(batch));
     const currency = batch.totalAmount.currency;
+    const pending = pendingText(batch);
+    if (options.agree === true) {
+      if (batch.pendingApproval === null) throw new CliError(`batch ${batchId}: no approval awaits another, so there is nothing to agree to; approve with your own choice (without --agree)`, exitCodes.usage, 'batch.nothing-to-agree');
+      context.out(`${pending}; your approval completes it if the policy needs no one else.`);
+      if (!options.yes && !(await confirm('Agree and approve? [y/N] ', 'pay'))) {
+        context.out('Not confirmed; nothing was approved or paid.');
+        return exitCodes.notPayable;
+      }
+      return approveAndPay(connection, batchId, who, options, context, {});
+    }
+    // Another choice awaits more approvals: said before asking, so the approver knows whose stands.
+    if (pending !== null) context.out(`${pending}. To complete it: payout batch approve ${batchId} --agree; a different choice needs --new-round, and then their approval no longer counts.`);
     const includeHeld = options.includeHeld === true;
     const held = includeHeld ? 0 : batch.heldCount;
     const payable = fromMinorUnits(toMinorUnits(batch.totalAmount.value) - (includeHeld ? 0n : toMinorUnits(batch.heldAmount.value)));
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
-    if (held > 0) context.out(`${held} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment already made or under way and are held back, not paid; --include-held pays them too.`);
+    if (held > 0) context.out(`${held} rows (${amountText(batch.heldAmount.value, currency)}) are held back, not paid: --include-held pays the repeats, --include-changed-accounts the rows whose payee's account changed.`);
     // The commission quoted is the one approval weighs against the balance (decision 19).
     const when = options.payAt === undefined ? '' : ` at ${timeText(parsePayAt(options.payAt).toISOString())}`;
     const question = async () => `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
@@ -72,10 +90,20 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
 export async function approveAndPay(connection: Connection, batchId: string, who: Caller, options: ApproveOptions, context: CliContext, doc: Record<string, unknown>): Promise<number> {
   const payAt = options.payAt === undefined ? null : parsePayAt(options.payAt).toISOString();
   const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string; batch?: BatchView } }>(
-    `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $ignoreBalance: Boolean, $payAt: DateTime) {
-      result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, ignoreBalance: $ignoreBalance, payAt: $payAt) {
+    `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $includeChangedAccounts: Boolean, $ignoreBalance: Boolean, $payAt: DateTime, $agree: Boolean, $newRound: Boolean) {
+      result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, includeChangedAccounts: $includeChangedAccounts, ignoreBalance: $ignoreBalance, payAt: $payAt, agree: $agree, newRound: $newRound) {
         __typename ... on BatchError { code message } ... on ApproveBatchSuccess { batch { ${BATCH_FIELDS} } } } }`,
-    { id: batchId, validRowsOnly: options.validOnly ?? false, includeHeld: options.includeHeld ?? false, ignoreBalance: options.ignoreBalance ?? false, payAt },
+    options.agree === true
+      ? { id: batchId, ignoreBalance: options.ignoreBalance ?? false, agree: true }
+      : {
+          id: batchId,
+          validRowsOnly: options.validOnly ?? false,
+          includeHeld: options.includeHeld ?? false,
+          includeChangedAccounts: options.includeChangedAccounts ?? false,
+          ignoreBalance: options.ignoreBalance ?? false,
+          payAt,
+          newRound: options.newRound ?? false,
+        },
   );
   if (result.code !== undefined) {
     const refused = refusal({ code: result.code, message: flagWords(result.message ?? '') }, `batch ${batchId}`);
@@ -91,7 +119,9 @@ export async function approveAndPay(connection: Connection, batchId: string, who
   const needed = result.batch?.approvalsNeeded;
   if (needed != null && needed.count > 0) {
     context.out(`Batch ${batchId}: your approval is recorded; it starts once the policy is met. ${approvalsText(result.batch!)}.`);
-    context.out(`Another approver approves it with: payout batch approve ${batchId}`);
+    const stands = pendingText(result.batch!);
+    if (stands !== null) context.out(`${stands}${options.newRound === true ? ' (a new round: approvals of another choice no longer count)' : ''}.`);
+    context.out(`Another approver completes it with: payout batch approve ${batchId} --agree`);
     await context.result({ ...doc, outcome: 'approval-recorded', batch: statusDoc(result.batch!) });
     return exitCodes.ok;
   }
@@ -141,7 +171,13 @@ async function mutate(client: GatewayClient, mutation: 'resumeBatch' | 'retryFai
 
 /** The API's argument names as the CLI's flags, in a message a person at the terminal reads. */
 function flagWords(message: string): string {
-  return message.replaceAll('ignoreBalance', '--ignore-balance').replaceAll('includeHeld', '--include-held').replaceAll('validRowsOnly', '--valid-only');
+  return message
+    .replaceAll('ignoreBalance', '--ignore-balance')
+    .replaceAll('includeHeld', '--include-held')
+    .replaceAll('validRowsOnly', '--valid-only')
+    .replaceAll('includeChangedAccounts', '--include-changed-accounts')
+    .replaceAll('(agree)', '(--agree)')
+    .replaceAll('newRound', '--new-round');
 }
 
 /** What the partner will charge for the rows approval starts, as approval weighs it (Batch.commissionEstimate). */
