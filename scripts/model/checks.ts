@@ -22,8 +22,20 @@ export const scopes: ReadonlyArray<{ name: string; bounds: Bounds }> = [
   { name: 'scheduled: release, reschedule, cancel', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, SCHEDULES: 1, CANCELS: 1 } },
 ];
 
+/**
+ * Issue 38: the approvals of one batch (model/approval-choice.pml), apart from the pay
+ * protocol: a batch is sent no earlier than every counted approval's payAt, with exactly the
+ * rows they agreed to (P9). Three people, each approving up to three times, any choice.
+ */
+const approvalModel = { model: 'approval-choice.pml', defines: ['-DAPPROVALS=3'] };
+const approvalChecks: readonly Check[] = [{ name: 'approvals: the choice each approver made', ...approvalModel }];
+const approvalMutants: ReadonlyArray<Check & { expect: string }> = [
+  { name: 'mutant: every approval counts and the last one’s choice is released', ...approvalModel, defines: [...approvalModel.defines, '-DMUTANT_LAST_CHOICE'], expect: 'P9' },
+  { name: 'mutant: one person moves a batch several approved to an earlier time', ...approvalModel, defines: [...approvalModel.defines, '-DMUTANT_RESCHEDULE_EARLY'], expect: 'P9' },
+];
+
 /** The code as it is, scope by scope: every property must hold. */
-export const checks: readonly Check[] = scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds) }));
+export const checks: readonly Check[] = [...scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds) })), ...approvalChecks];
 
 /** Each mutant and the property whose assertion must catch it. */
 export const mutants: ReadonlyArray<Check & { expect: string }> = [
@@ -38,6 +50,7 @@ export const mutants: ReadonlyArray<Check & { expect: string }> = [
   { name: 'mutant: no send fence (a worker stalled past its lease sends when it wakes)', defines: ['-DMUTANT_NO_SEND_FENCE', ...defines(scopes[2]!.bounds)], expect: 'P7' },
   // Issue 37: no event of a final outcome is followed by another outcome for the row (decision 26).
   { name: 'mutant: a retry that does not tell it reopened the row', defines: ['-DMUTANT_RETRY_UNTOLD', ...defines(scopes[3]!.bounds)], expect: 'P8' },
+  ...approvalMutants,
 ];
 
 /** Property 3's liveness half (weak fairness multiplies the states: smaller bounds). */

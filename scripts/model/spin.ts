@@ -15,6 +15,8 @@ export interface Check {
   cc?: string[];
   /** An LTL claim to check (with -a -f), else safety (assertions, invalid end states). */
   ltl?: string;
+  /** The model file in model/: the pay protocol unless named (approval-choice.pml). */
+  model?: string;
 }
 
 export interface CheckResult {
@@ -53,7 +55,8 @@ export function runCheck(check: Check): CheckResult {
   try {
     cpSync(modelDir, dir, { recursive: true });
     const started = performance.now();
-    execFileSync('spin', ['-a', ...check.defines, 'pay-protocol.pml'], { cwd: dir, stdio: 'pipe' });
+    const model = check.model ?? 'pay-protocol.pml';
+    execFileSync('spin', ['-a', ...check.defines, model], { cwd: dir, stdio: 'pipe' });
     const liveness = check.ltl !== undefined;
     const cc = [...(liveness ? ['-DNOREDUCE', '-DNFAIR=4'] : ['-DSAFETY']), '-DMEMLIM=4096', ...(check.cc ?? [])];
     execFileSync('gcc', ['-O1', ...cc, '-o', 'pan', 'pan.c'], { cwd: dir, stdio: 'pipe' });
@@ -68,9 +71,9 @@ export function runCheck(check: Check): CheckResult {
     let trail: string[] = [];
     let property: string | null = null;
     if (errors > 0) {
-      const replay = spawnSync('spin', ['-t', ...check.defines, 'pay-protocol.pml'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const replay = spawnSync('spin', ['-t', ...check.defines, model], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       trail = readableTrail(replay.stdout, readFileSync(join(dir, 'generated', 'tables.pml'), 'utf8'));
-      property = liveness ? check.ltl! : violatedProperty(replay.stdout, readFileSync(join(dir, 'pay-protocol.pml'), 'utf8'));
+      property = liveness ? check.ltl! : violatedProperty(replay.stdout, readFileSync(join(dir, model), 'utf8'));
     }
     return {
       name: check.name,
@@ -123,7 +126,7 @@ export function readableTrail(replay: string, tables: string): string[] {
 
 /** The property named in the comment on the line of the assertion the replay stopped at. */
 export function violatedProperty(replay: string, model: string): string | null {
-  const line = /pay-protocol\.pml:(\d+), Error: assertion violated/.exec(replay)?.[1];
+  const line = /[\w-]+\.pml:(\d+), Error: assertion violated/.exec(replay)?.[1];
   if (line === undefined) return null;
   return /\/\* (P\d [\w-]+)/.exec(model.split('\n')[Number(line) - 1] ?? '')?.[1] ?? null;
 }

@@ -1,5 +1,6 @@
 import type { Access } from './api.ts';
 import { formatDateTime, type Translator } from './i18n.ts';
+import { formatMoney } from './money.ts';
 import type { BatchDetail } from './queries.ts';
 
 type Approvable = Pick<BatchDetail, 'approvals' | 'approvalsNeeded'>;
@@ -45,4 +46,27 @@ export function approvalStarts(batch: Approvable, access: Access): boolean {
  */
 export function approvedAlready(batch: Approvable, access: Access): boolean {
   return batch.approvalsNeeded !== null && access.caller !== undefined && batch.approvals.some((a) => a.by === access.caller);
+}
+
+type Pending = Pick<BatchDetail, 'approvals' | 'approvalsNeeded' | 'pendingApproval' | 'totalAmount'>;
+
+/** "April and Boris": who agreed to the pending choice. */
+export function pendingPeople(batch: Pending): string {
+  const people = batch.pendingApproval?.approvals.map((a) => a.by) ?? [];
+  return people.length <= 1 ? (people[0] ?? '') : `${people.slice(0, -1).join(', ')} & ${people.at(-1)}`;
+}
+
+/**
+ * "key:april approved paying 2 rows, ₽1,500.00, on 28 Nov 2026, 12:53; your approval
+ * completes it": the choice a later approver is asked to agree to (decision 0029), in the
+ * reader's zone. Null when no approval awaits another.
+ */
+export function pendingLine(batch: Pending, access: Access, i18n: Translator): string | null {
+  const pending = batch.pendingApproval;
+  if (pending === null) return null;
+  const { t } = i18n;
+  const included = `${pending.includeHeld ? t('batch.pendingHeld') : ''}${pending.includeChangedAccounts ? t('batch.pendingChanged') : ''}`;
+  const when = pending.payAt === null ? t('batch.pendingNow') : t('batch.pendingAt', { at: formatDateTime(pending.payAt, i18n) });
+  const yours = approvedAlready(batch, access) ? t('batch.pendingTheirs') : approvalStarts(batch, access) ? t('batch.pendingCompletes') : t('batch.pendingAdds');
+  return t('batch.pendingLine', { who: pendingPeople(batch), count: pending.rows, amount: formatMoney(pending.amount, batch.totalAmount.currency, i18n.tag), when, included, yours });
 }

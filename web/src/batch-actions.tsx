@@ -1,4 +1,4 @@
-import { approvalStarts, approvedAlready } from './approvals.tsx';
+import { approvalStarts, approvedAlready, pendingLine, pendingPeople } from './approvals.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
@@ -50,7 +50,9 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
   const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
   // The approval the gateway refused for money, with its choices, for "Start anyway".
-  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; includeChanged: boolean; payAt: string | null } | undefined>();
+  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; includeChanged: boolean; payAt: string | null; agree: boolean } | undefined>();
+  // Another approver's choice awaits: the question offers to agree to it, unless this approver chooses otherwise (a new round).
+  const [own, setOwn] = useState(false);
   // Scheduling: pay later, at a date and time picked in the clerk's zone (schedule-parts.tsx).
   const [later, setLater] = useState(false);
   const [payAtLocal, setPayAtLocal] = useState('');
@@ -66,6 +68,9 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
   // quoted in it; until then (or if it cannot be read) the question says "plus commission".
   const [commission, setCommission] = useState<{ includeHeld: boolean; estimate: Money } | undefined>();
   const approving = asking === 'approve' || asking === 'approveValid';
+  const agreeing = approving && batch.pendingApproval !== null && !own;
+  // A new round counts this approval alone: it starts the batch only where one approval is enough.
+  const starts = batch.pendingApproval !== null && own ? (batch.approvalsNeeded?.required ?? 1) <= 1 : approvalStarts(batch, access);
   useEffect(() => {
     if (!approving) return;
     let current = true;
@@ -92,20 +97,27 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
     const payAt = ignoreBalance ? (refused?.payAt ?? null) : later || action === 'reschedule' ? payAtOf(payAtLocal) : null;
     if ((later || action === 'reschedule') && !ignoreBalance && payAt === null) return setError(new Error(t('batch.payAtMissing')));
     const payChanged = ignoreBalance ? (refused?.includeChanged ?? false) : includeChanged;
+    const agree = ignoreBalance ? (refused?.agree ?? false) : agreeing;
     setBusy(true);
     setError(undefined);
     setRefused(undefined);
     try {
       const reply =
         action === 'approve' || action === 'approveValid'
-          ? await gql<{ result: LifecycleResult }>(APPROVE_BATCH, {
-              id: batch.id,
-              validRowsOnly: action === 'approveValid',
-              includeHeld: payHeld,
-              includeChangedAccounts: payChanged,
-              ignoreBalance,
-              payAt,
-            })
+          ? await gql<{ result: LifecycleResult }>(
+              APPROVE_BATCH,
+              agree
+                ? { id: batch.id, agree: true, ignoreBalance }
+                : {
+                    id: batch.id,
+                    validRowsOnly: action === 'approveValid',
+                    includeHeld: payHeld,
+                    includeChangedAccounts: payChanged,
+                    ignoreBalance,
+                    payAt,
+                    newRound: batch.pendingApproval !== null,
+                  },
+            )
           : action === 'reschedule'
             ? await gql<{ result: LifecycleResult }>(RESCHEDULE_BATCH, { id: batch.id, payAt: payAt! })
           : action === 'retry'
@@ -120,17 +132,19 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
-        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, includeChanged: payChanged, payAt });
+        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, includeChanged: payChanged, payAt, agree });
       }
     } catch (failure) {
       setError(failure);
     } finally {
       setBusy(false);
       setAsking(undefined);
+      setOwn(false);
     }
   }
 
   const question = (action: Action | 'startAnyway') => {
+    if (agreeing && action !== 'startAnyway') return pendingLine(batch, access, i18n);
     if (action === 'approve' || action === 'approveValid' || action === 'startAnyway') {
       // Held rows are paid only when the box below is ticked: the question counts what will be paid.
       const payHeld = action === 'startAnyway' ? refused?.includeHeld === true : includeHeld;
@@ -140,7 +154,7 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const amount = sumDecimals([batch.payableAmount.value, payHeld ? batch.heldAmount.value : '0', payChanged ? batch.changedAccountAmount.value : '0']);
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
-      if (!approvalStarts(batch, access)) return t('batch.confirmAddApproval', { count, amount: money });
+      if (!starts) return t('batch.confirmAddApproval', { count, amount: money });
       if (commission === undefined || commission.includeHeld !== (payHeld || payChanged)) return t('batch.confirmApprove', { count, amount: money });
       return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
     }
@@ -175,15 +189,16 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       ) : (
         <div class="confirm" role="group" aria-labelledby="confirm-question">
           <p id="confirm-question">{question(asking)}</p>
-          {(asking === 'approve' || asking === 'approveValid') && batch.heldCount > 0 ? (
+          {approving && batch.pendingApproval !== null && own ? <p class="note">{t('batch.newRoundNote', { who: pendingPeople(batch) })}</p> : null}
+          {approving && !agreeing && batch.heldCount > 0 ? (
             <label class="check">
               <input type="checkbox" checked={includeHeld} onChange={(event) => setIncludeHeld((event.target as HTMLInputElement).checked)} />{' '}
               {t('batch.includeHeld', { count: batch.heldCount, amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
             </label>
           ) : null}
-          {asking === 'approve' || asking === 'approveValid' ? <PayWhen later={later} onLater={setLater} value={payAtLocal} onChange={setPayAtLocal} /> : null}
+          {approving && !agreeing ? <PayWhen later={later} onLater={setLater} value={payAtLocal} onChange={setPayAtLocal} /> : null}
           {asking === 'reschedule' ? <PayAtInput value={payAtLocal} onChange={setPayAtLocal} /> : null}
-          {(asking === 'approve' || asking === 'approveValid') && batch.changedAccountCount > 0 ? (
+          {approving && !agreeing && batch.changedAccountCount > 0 ? (
             <label class="check">
               <input type="checkbox" checked={includeChanged} onChange={(event) => setIncludeChanged((event.target as HTMLInputElement).checked)} />{' '}
               {t('batch.includeChanged', {
@@ -194,9 +209,14 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
           ) : null}
           <div class="button-row">
             <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
-              {asking === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : later && (asking === 'approve' || asking === 'approveValid') ? t('batch.schedule') : t(labels[asking])}
+              {agreeing ? t('batch.agree') : asking === 'approve' && !starts ? t('batch.addApproval') : later && approving ? t('batch.schedule') : t(labels[asking])}
             </button>
-            <button type="button" disabled={busy} onClick={() => setAsking(undefined)}>
+            {agreeing ? (
+              <button type="button" disabled={busy} onClick={() => setOwn(true)}>
+                {t('batch.chooseOtherwise')}
+              </button>
+            ) : null}
+            <button type="button" disabled={busy} onClick={() => (setAsking(undefined), setOwn(false))}>
               {t('common.back')}
             </button>
           </div>

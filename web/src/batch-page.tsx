@@ -4,7 +4,7 @@ import { BatchActions, type Action } from './batch-actions.tsx';
 import { Downloads } from './downloads.tsx';
 import { ReviewEntry } from './lazy-pages.tsx';
 import { WaitNotice } from './wait-notice.tsx';
-import { approvalsLine, approvedAlready } from './approvals.tsx';
+import { approvalsLine, approvedAlready, pendingLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName } from './parts.tsx';
@@ -151,6 +151,13 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
           <div>
             <dt>{t('batch.approvals')}</dt>
             <dd data-testid="approvals">{approvalsLine(batch, i18n)}</dd>
+          </div>
+        )}
+        {/* Whose choice stands while the batch awaits more approvals (decision 0029). */}
+        {pendingLine(batch, access, i18n) === null ? null : (
+          <div>
+            <dt>{t('batch.pendingChoice')}</dt>
+            <dd data-testid="pending-approval">{pendingLine(batch, access, i18n)}</dd>
           </div>
         )}
         <div>

@@ -106,6 +106,18 @@ export interface BatchDetail extends BatchSummary {
   approvals: Array<{ by: string; role: string | null; at: string }>;
   /** While it awaits approval: how many more people, of which roles (ADMIN…), the policy needs. */
   approvalsNeeded: { count: number; roles: string[]; required: number; lapsed: Array<{ by: string; at: string }>; lapseDays: number } | null;
+  /** While it awaits more approvals: the choice (rows, time to pay) those given agree to, for a later approver to complete or replace. */
+  pendingApproval: PendingApproval | null;
+}
+
+export interface PendingApproval {
+  approvals: Array<{ by: string }>;
+  payAt: string | null;
+  includeHeld: boolean;
+  includeChangedAccounts: boolean;
+  validRowsOnly: boolean;
+  rows: number;
+  amount: string;
 }
 
 export interface BatchWait {
