@@ -17,7 +17,8 @@ const FORMER_NAMES = ['flaggedCount', 'flaggedAmount', 'includeFlagged', '--incl
 
 /** Where the former names are kept, and why. */
 const KEPT_IN: Record<string, string> = {
-  'src/graphql/types/batch.ts': 'the deprecated Batch fields and approveBatch argument',
+  'src/graphql/types/batch.ts': 'the deprecated Batch fields',
+  'src/graphql/types/batch-approvals.ts': 'approveBatch\'s deprecated includeFlagged argument',
   'src/cli/main.ts': 'the hidden --include-flagged alias of --include-held',
   'src/cli/output.ts': 'the deprecated keys of the --json documents',
   'docs/api/graphql.md': 'the table of deprecated names, and the audit keys of approvals recorded before',
