@@ -88,7 +88,7 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
   // one given now that is past, or too far ahead, is refused before anything is recorded.
   const due = request.agree === true && choice.payAt !== null && choice.payAt.getTime() <= now.getTime();
   const start = approvedStart(due ? null : choice.payAt, now, deps.schedule);
-  const funds = request.ignoreBalance === true ? undefined : await fundsForApproval(deps.funds, batchId, choice.includeHeld, start.payAt);
+  const funds = request.ignoreBalance === true ? undefined : await fundsForApproval(deps.funds, batchId, choice.includeHeld || choice.includeChangedAccounts, start.payAt); // either kind of held row weighs as the page quotes it
   const by = request.by ?? systemActor;
   const outcome = await deps.prisma.$transaction(async (tx) => {
     // One approval at a time across every process: of two batches that repeat each other
