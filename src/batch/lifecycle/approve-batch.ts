@@ -78,6 +78,9 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     validRowsOnly: request.validRowsOnly ?? false,
     payAt: request.payAt ?? null,
   };
+  if (batch.status !== batchStates.rejected && !canMove(batch.status, batchStates.running, 'approve')) {
+    throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
+  }
   if (request.agree === true) {
     const pending = deps.approvals === undefined ? undefined : await deps.approvals.pending(deps.prisma, ref, now);
     if (pending === undefined) throw new BatchStateError('batch.nothing-to-agree', 'no approval of this batch awaits another: approve with your own choice');
