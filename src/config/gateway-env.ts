@@ -128,7 +128,7 @@ const embeddedOnly = 'a random one per run for the embedded sandbox';
  */
 export const gatewayEnvSchema = z.object({
   PORT: documented(port(4000), '`4000`', 'HTTP port.'),
-  HOST: documented(optionalString, '`127.0.0.1` without API keys, `0.0.0.0` with them', 'Interface to listen on. Without `GATEWAY_API_KEYS` only a loopback address is accepted.'),
+  HOST: documented(optionalString, '`127.0.0.1` without API keys, `0.0.0.0` with them', 'Interface to listen on. Without `GATEWAY_API_KEYS` only a loopback address is accepted. Setting keys (to try the payday controls, say) makes the default every interface, so other machines on the network reach the port (each request still needs a key); `HOST=127.0.0.1` keeps it on this machine. The gateway logs `listening on every interface` when it does.'),
   DATABASE_URL: documented(databaseUrl, 'unset: embedded PGlite in `DATA_DIR/pglite`', '`postgres://user:pass@host:5432/db` selects PostgreSQL.'),
   DATA_DIR: documented(z.preprocess(emptyToUndefined, z.string().default('./.data')), '`./.data`', 'Embedded database, generated development keys, and the embedded sandbox\'s payments and balance (`DATA_DIR/sandbox`).'),
   LOG_LEVEL: documented(logLevel, '`info`', '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino); pipe through `npx pino-pretty` to read them. Each request logs one line at `info` (probes and scrapes at `debug`) with its [request id](observability.md#request-id).'),
