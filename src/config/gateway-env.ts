@@ -15,6 +15,7 @@ import {
   optionalBoolean,
   optionalString,
   port,
+  positiveHoursAsMs,
   positiveInt,
 } from './zod-helpers.ts';
 
@@ -219,7 +220,7 @@ export const gatewayEnvSchema = z.object({
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),
   DUPLICATE_WINDOW_DAYS: documented(nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS), `\`${DEFAULT_DUPLICATE_WINDOW_DAYS}\``, 'How long a finished row of an approved batch counts when later rows are checked for a repeated payment ([held rows](../guide/payroll-files.md#held-rows)); rows still paying always count.'),
   SCHEDULE_HORIZON_DAYS: documented(positiveInt(90), '`90`', 'How far ahead an approval may set the time to pay (`payAt`) of a [scheduled batch](../guide/scheduling.md).'),
-  SCHEDULE_FORECAST_LEAD_HOURS: documented(positiveInt(24), '`24`', 'How long before a scheduled batch\'s time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure ([forecast](../guide/scheduling.md#forecast)).'),
+  SCHEDULE_FORECAST_LEAD_HOURS: documented(positiveHoursAsMs(24), '`24`', 'How many hours (above 0; fractions such as `0.5` too) before a scheduled batch\'s time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure. A batch scheduled sooner than this has its forecast read at approval ([forecast](../guide/scheduling.md#forecast)).'),
   EVENTS_ALLOW_LOCAL_ENDPOINTS: documented(optionalBoolean, '`false`', 'For local development: event subscriptions may point at plain `http://localhost` and at loopback or private addresses. Off, an endpoint must be https and resolve to public addresses only, checked at every delivery. See [Events](../api/events.md).'),
   EVENT_DELIVERY_TIMEOUT_MS: documented(positiveInt(10_000), '`10000`', 'A receiver that has not answered an event in this long is cut off; the attempt counts as failed.'),
   EVENT_RETRY_BASE_MS: documented(positiveInt(5_000), '`5000`', 'First wait before an event a receiver did not take is sent again; doubles each time, with jitter, up to `EVENT_RETRY_MAX_MS`.'),
