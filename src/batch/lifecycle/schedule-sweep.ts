@@ -7,7 +7,7 @@ import type { FundsCheck } from '../pay/funds-check.ts';
 import { FUNDS_FIRST_CHECK_MS } from '../pay/row-writes.ts';
 import { pauseForFunds, stillShort } from '../pay/sql/funds.ts';
 import { releaseDueBatches } from './sql/release-due-batches.ts';
-import { recordForecast, takeDueForecasts } from './sql/take-due-forecasts.ts';
+import { forecastAgainAfterEarlierApprovals, recordForecast, takeDueForecasts } from './sql/take-due-forecasts.ts';
 
 /** A forecast that could not be read (the partner down) is tried again after this. */
 const FORECAST_RETRY_MS = 60_000;
@@ -17,8 +17,9 @@ const FORECAST_RETRY_MS = 60_000;
  * statement, sql/release-due-batches.ts), then read the balance against each batch just
  * released (short: paused for funds, as a running batch meeting INSUFFICIENT_FUNDS is, and
  * resumed by itself once the balance covers it) and against each scheduled batch whose lead
- * time has come (short: recorded on the batch, audited as batch.forecast-short, logged; a
- * notice, not a failure). Returns the batches changed, for their subscribers.
+ * time has come, or that a batch paying before it was approved after its forecast was read
+ * (short: recorded on the batch, audited as batch.forecast-short, logged; a notice, not a
+ * failure). Returns the batches changed, for their subscribers.
  */
 export async function sweepSchedule(deps: { query: SqlQuery; funds?: FundsCheck | undefined; logger: Logger }): Promise<string[]> {
   const released = await releaseDueBatches(deps.query);
@@ -39,6 +40,7 @@ export async function sweepSchedule(deps: { query: SqlQuery; funds?: FundsCheck 
       deps.logger.warn({ err: error, batchId }, 'could not read the balance for a scheduled batch at its release; it runs, and pauses if the money runs out');
     }
   }
+  await forecastAgainAfterEarlierApprovals(deps.query);
   for (const due of await takeDueForecasts(deps.query, FORECAST_RETRY_MS)) {
     try {
       const picture = await funds.forSchedule(due.id, due.payAt);

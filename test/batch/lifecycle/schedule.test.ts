@@ -151,6 +151,34 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       }
     });
 
+    it('reads a later batch’s forecast again when an earlier payroll is approved after it was read: the forecast says the later one is short', async () => {
+      await setSandboxBalance(gw, { set: '1000.00' });
+      const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
+      const forecastOf = async (id: string) =>
+        (await gw.gql(`query($id: ID!) { batch(id: $id) { forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'))).body.data.batch.forecast;
+      const later = await uploaded('610.00');
+      const earlier = await uploaded('610.01');
+      try {
+        expect(await approve(later, inHours(2))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        expect(await sweep()).toContain(later);
+        expect(await forecastOf(later)).toMatchObject({ shortfall: null });
+        // Approval weighs only the batches paying no later than this one: the later payroll is not counted.
+        expect(await approve(earlier, inHours(1))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        expect(await sweep()).toEqual(expect.arrayContaining([earlier, later]));
+        const forecast = await forecastOf(later);
+        expect(Number(forecast.shortfall.value)).toBeGreaterThan(200);
+        expect(forecast.notice).toMatch(/^short by /);
+        expect(await forecastOf(earlier)).toMatchObject({ shortfall: null });
+        const events = await db().auditEvent.findMany({ where: { batchId: later, action: 'batch.forecast-short' } });
+        expect(events.map((event) => (event.detail as { when: string }).when)).toEqual(['forecast']);
+        // Read once more, not at every sweep.
+        expect(await sweep()).not.toContain(later);
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+        for (const id of [later, earlier]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+      }
+    });
+
     it('reads a forecast at its lead time (short: a notice and an audit event, not a failure), and pauses for funds at release when short', async () => {
       const id = await uploaded('5000.00');
       // Within the default lead time of 24 h: the forecast is due at once.
