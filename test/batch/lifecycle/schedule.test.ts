@@ -8,6 +8,10 @@ import { sweepSchedule } from '../../../src/batch/lifecycle/schedule-sweep.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { apiKey, namedApiKeysEnv } from '../../support/keys.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
+import { sqlOf, type SqlQuery } from '../../../src/db/database.ts';
+
+/** The release's transaction as the runtime gives it to its worker. */
+const inTransactionOf = (gw: TestGateway) => <T>(work: (query: SqlQuery) => Promise<T>) => gw.db.prisma.$transaction((tx) => work(sqlOf(tx)));
 
 /**
  * Scheduled batches through GraphQL on a real database: approve with payAt, nothing claimed
@@ -176,6 +180,35 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       } finally {
         await setSandboxBalance(gw, { set: '1000000.00' });
         for (const id of [later, earlier]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+      }
+    });
+
+    it('pauses a batch short at its release before any worker can claim a row of it', async () => {
+      const id = await uploaded('7000.00');
+      await approve(id, inHours(2));
+      await setSandboxBalance(gw, { set: '100.00' });
+      await makeDue(id);
+      const real = gw.services().funds;
+      const claim = () => claimItems(gw.db.query, { owner: 'other-worker', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
+      // Another worker claims while this one reads the balance for the release (a partner call).
+      const claimedMeanwhile: unknown[] = [];
+      const funds = Object.create(real, {
+        forRelease: { value: async (batchIds: string[]) => (claimedMeanwhile.push(...(await claim())), real.forRelease(batchIds)) },
+      }) as typeof real;
+      try {
+        const released = await sweepSchedule({ query: gw.db.query, funds, logger: createLogger({ level: 'silent' }), inTransaction: inTransactionOf(gw) });
+        expect(released).toContain(id);
+        expect(claimedMeanwhile).toEqual([]);
+        const paused = await db().batch.findUniqueOrThrow({ where: { id } });
+        expect([paused.status, paused.pauseReason, Number(paused.shortfall)]).toEqual(['PAUSED', 'FUNDS', expect.any(Number)]);
+        expect(Number(paused.shortfall)).toBeGreaterThan(6800);
+        expect(await claim()).toEqual([]);
+        const audit = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.forecast-short' } });
+        expect(audit.map((event) => (event.detail as { when: string }).when)).toEqual(['release']);
+        expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+        await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
       }
     });
 
