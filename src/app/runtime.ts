@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config/env.ts';
-import { openDatabase, type Database } from '../db/database.ts';
+import { openDatabase, sqlOf, type Database } from '../db/database.ts';
 import { databaseTarget } from '../db/target.ts';
 import { createPgEventTarget, type SharedEventTarget } from '../events/pg-event-target.ts';
 import type { GatewayServices } from '../graphql/context.ts';
@@ -138,7 +138,20 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     logger,
   });
   const worker = new BatchWorker(
-    { query: db.query, client: upstream.client, attempts, paymentEvents: events, batchEvents, webhookUrl, cardData, logger, claims: metrics, breaker, funds },
+    {
+      query: db.query,
+      client: upstream.client,
+      attempts,
+      paymentEvents: events,
+      batchEvents,
+      webhookUrl,
+      cardData,
+      logger,
+      claims: metrics,
+      breaker,
+      funds,
+      inTransaction: (work) => db.prisma.$transaction((tx) => work(sqlOf(tx))),
+    },
     config.worker,
   );
   const readBack = new ReadBack(tracker, payments, { intervalMs: config.readBackIntervalMs, batchSize: 50 }, logger);

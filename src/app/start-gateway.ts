@@ -106,6 +106,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     logger.warn('GATEWAY_PUBLIC_URL is not set: the upstream gets no webhookUrl, statuses are learned by polling only');
   }
   if (keys.anonymous) logger.warn('GATEWAY_API_KEYS is not set: anonymous local use as admin, listening on loopback only');
+  // Keys move the default from loopback to every interface: said, since turning keys on for a try
+  // (docs/guide/approval-policy.md) otherwise opens the port to the network unnoticed.
+  if (config.host === undefined && host === '0.0.0.0') {
+    logger.info({ host }, 'listening on every interface (0.0.0.0): GATEWAY_API_KEYS is set and HOST is not; HOST=127.0.0.1 keeps the gateway on this machine');
+  }
 
   runtime.readBack.start();
   if (config.worker.inProcess) {

@@ -211,7 +211,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
     duplicateWindowDays: parsed.DUPLICATE_WINDOW_DAYS,
-    schedule: { horizonDays: parsed.SCHEDULE_HORIZON_DAYS, forecastLeadMs: parsed.SCHEDULE_FORECAST_LEAD_HOURS * 3_600_000 },
+    schedule: { horizonDays: parsed.SCHEDULE_HORIZON_DAYS, forecastLeadMs: parsed.SCHEDULE_FORECAST_LEAD_HOURS },
     cardData: {
       key: parsed.PAYOUT_DATA_KEY,
       keyFile: parsed.PAYOUT_DATA_KEY_FILE,

@@ -15,6 +15,7 @@ import {
   optionalBoolean,
   optionalString,
   port,
+  positiveHoursAsMs,
   positiveInt,
 } from './zod-helpers.ts';
 
@@ -128,7 +129,7 @@ const embeddedOnly = 'a random one per run for the embedded sandbox';
  */
 export const gatewayEnvSchema = z.object({
   PORT: documented(port(4000), '`4000`', 'HTTP port.'),
-  HOST: documented(optionalString, '`127.0.0.1` without API keys, `0.0.0.0` with them', 'Interface to listen on. Without `GATEWAY_API_KEYS` only a loopback address is accepted.'),
+  HOST: documented(optionalString, '`127.0.0.1` without API keys, `0.0.0.0` with them', 'Interface to listen on. Without `GATEWAY_API_KEYS` only a loopback address is accepted. Setting keys (to try the payday controls, say) makes the default every interface, so other machines on the network reach the port (each request still needs a key); `HOST=127.0.0.1` keeps it on this machine. The gateway logs `listening on every interface` when it does.'),
   DATABASE_URL: documented(databaseUrl, 'unset: embedded PGlite in `DATA_DIR/pglite`', '`postgres://user:pass@host:5432/db` selects PostgreSQL.'),
   DATA_DIR: documented(z.preprocess(emptyToUndefined, z.string().default('./.data')), '`./.data`', 'Embedded database, generated development keys, and the embedded sandbox\'s payments and balance (`DATA_DIR/sandbox`).'),
   LOG_LEVEL: documented(logLevel, '`info`', '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino); pipe through `npx pino-pretty` to read them. Each request logs one line at `info` (probes and scrapes at `debug`) with its [request id](observability.md#request-id).'),
@@ -219,7 +220,7 @@ export const gatewayEnvSchema = z.object({
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),
   DUPLICATE_WINDOW_DAYS: documented(nonNegativeInt(DEFAULT_DUPLICATE_WINDOW_DAYS), `\`${DEFAULT_DUPLICATE_WINDOW_DAYS}\``, 'How long a finished row of an approved batch counts when later rows are checked for a repeated payment ([held rows](../guide/payroll-files.md#held-rows)); rows still paying always count.'),
   SCHEDULE_HORIZON_DAYS: documented(positiveInt(90), '`90`', 'How far ahead an approval may set the time to pay (`payAt`) of a [scheduled batch](../guide/scheduling.md).'),
-  SCHEDULE_FORECAST_LEAD_HOURS: documented(positiveInt(24), '`24`', 'How long before a scheduled batch\'s time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure ([forecast](../guide/scheduling.md#forecast)).'),
+  SCHEDULE_FORECAST_LEAD_HOURS: documented(positiveHoursAsMs(24), '`24`', 'How many hours (above 0; fractions such as `0.5` too) before a scheduled batch\'s time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure. A batch scheduled sooner than this has its forecast read at approval ([forecast](../guide/scheduling.md#forecast)).'),
   EVENTS_ALLOW_LOCAL_ENDPOINTS: documented(optionalBoolean, '`false`', 'For local development: event subscriptions may point at plain `http://localhost` and at loopback or private addresses. Off, an endpoint must be https and resolve to public addresses only, checked at every delivery. See [Events](../api/events.md).'),
   EVENT_DELIVERY_TIMEOUT_MS: documented(positiveInt(10_000), '`10000`', 'A receiver that has not answered an event in this long is cut off; the attempt counts as failed.'),
   EVENT_RETRY_BASE_MS: documented(positiveInt(5_000), '`5000`', 'First wait before an event a receiver did not take is sent again; doubles each time, with jitter, up to `EVENT_RETRY_MAX_MS`.'),

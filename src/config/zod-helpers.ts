@@ -51,6 +51,19 @@ export const port = (fallback: number) =>
 export const positiveInt = (fallback: number) =>
   z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(fallback));
 
+/** Hours above 0, fractions included (`0.5` is half an hour), as milliseconds. */
+export const positiveHoursAsMs = (fallbackHours: number) => {
+  const error = 'must be a number of hours above 0, such as 24 or 0.5';
+  return z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error })
+      .refine((hours) => Number.isFinite(hours) && hours > 0, { error })
+      .default(fallbackHours)
+      .transform((hours) => Math.round(hours * 3_600_000)),
+  );
+};
+
 export const nonNegativeInt = (fallback: number) =>
   z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).default(fallback));
 

@@ -13,6 +13,14 @@ const pathOf = (url: string | undefined) => {
   return query === -1 ? path : path.slice(0, query);
 };
 
+/**
+ * /readyz answering 503 (not migrated yet, the database or the partner not answering, draining)
+ * is the probe's answer, not a failed request: its line stays a quiet probe line, with no error
+ * object or stack; the server says each change of readiness once, in words (server/http-server.ts).
+ */
+const isNotReadyAnswer = (req: IncomingMessage, res: ServerResponse, error: Error | undefined) =>
+  error === undefined && res.statusCode === 503 && pathOf(req.url) === '/readyz';
+
 /** Told of every request answered (observability/metrics.ts). */
 export interface HttpObserver {
   onHttpRequest(method: string, route: string, status: number, seconds: number): void;
@@ -34,6 +42,7 @@ export interface TracedRequestsOptions {
  */
 export function tracedRequests(logger: Logger, options: TracedRequestsOptions = {}): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
+  const notReadyAnswers = new WeakSet<ServerResponse>();
   const routeOf = options.routeOf ?? (() => 'other');
   const lineFields = (req: IncomingMessage, fields: object) => {
     const scope = scopes.get(req);
@@ -57,9 +66,21 @@ export function tracedRequests(logger: Logger, options: TracedRequestsOptions = 
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
     customSuccessObject: (req, _res, fields) => lineFields(req, fields),
-    customErrorObject: (req, _res, _error, fields) => lineFields(req, fields),
-    customLogLevel: (req, res, error) =>
-      error !== undefined || res.statusCode >= 500 ? 'error' : QUIET_PATHS.has(pathOf(req.url)) ? 'debug' : 'info',
+    // Decided with the level (pino-http asks for it first), read by the line's object and message.
+    customLogLevel: (req, res, error) => {
+      if (isNotReadyAnswer(req, res, error ?? (res as { err?: Error }).err)) {
+        notReadyAnswers.add(res);
+        return 'debug';
+      }
+      return error !== undefined || res.statusCode >= 500 ? 'error' : QUIET_PATHS.has(pathOf(req.url)) ? 'debug' : 'info';
+    },
+    // pino-http gives a 5xx answered without an error an Error of its own ("failed with status code …"), stack and all.
+    customErrorObject: (req, res, _error, fields: { err?: unknown }) => {
+      if (!notReadyAnswers.has(res)) return lineFields(req, fields);
+      const { err: _made, ...rest } = fields;
+      return lineFields(req, rest);
+    },
+    customErrorMessage: (_req, res) => (notReadyAnswers.has(res) ? 'request completed: not ready' : 'request errored'),
   });
   return (req, res, handle) => {
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);

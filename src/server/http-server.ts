@@ -44,11 +44,12 @@ const READY_CHECK_TIMEOUT_MS = 3_000;
 export function createGatewayServer(deps: GatewayServerDeps): Server {
   // Every response gets x-request-id and a log line; every line logged meanwhile carries the id.
   const traced = tracedRequests(deps.logger, { routeOf: gatewayRouteOf, metrics: deps.metrics });
+  const readiness = readinessChanges(deps.logger);
   return createServer((req, res) => {
     traced(req, res, () => {
       // A client on a kept-alive connection moves to another gateway for its next request.
       if (deps.draining?.() === true) res.setHeader('connection', 'close');
-      route(req, res, deps).catch((error: unknown) => {
+      route(req, res, deps, readiness).catch((error: unknown) => {
         deps.logger.error({ err: error }, 'request failed');
         if (!res.headersSent) refuse(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.', req);
         else res.destroy();
@@ -57,7 +58,7 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
   });
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps): Promise<void> {
+async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps, readiness: ReadinessChanges): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
   const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
   if (refusal !== undefined) {
@@ -92,15 +93,41 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     if (deps.draining?.() === true) return json(res, 503, { status: 'not ready', checks: { shutdown: 'draining' } });
-    const checks = await readiness(deps);
+    const checks = await readinessChecks(deps);
     const ready = Object.values(checks).every((check) => check === 'ok');
+    readiness(checks);
     return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
   }
   refuse(res, 404, 'NOT_FOUND', `no route ${req.method} ${path}`, req);
 }
 
+type ReadinessChanges = (checks: Record<string, string>) => void;
+
+/**
+ * A 503 from /readyz is an expected state (before the first migration, a database restarting, the
+ * partner down), not an error: said once at info when it starts or its words change, and once when
+ * the gateway is ready again, however often a probe asks. The probe's own request line stays at debug.
+ */
+function readinessChanges(logger: Logger): ReadinessChanges {
+  let last: string | undefined;
+  return (checks) => {
+    const failing = Object.entries(checks)
+      .filter(([, check]) => check !== 'ok')
+      .map(([name, check]) => `${name} ${check.replace(/^failing: /, '')}`);
+    const words = failing.length === 0 ? 'ready' : `not ready (/readyz answers 503): ${failing.join('; ')}`;
+    if (words === last) return;
+    // The first ready answer says nothing new: "listening" was logged at start.
+    if (words === 'ready' && last === undefined) {
+      last = words;
+      return;
+    }
+    logger.info({ checks }, words === 'ready' ? 'ready again: /readyz answers 200' : words);
+    last = words;
+  };
+}
+
 /** Database answering and migrated, upstream answering; each check bounded so a probe never hangs. */
-async function readiness(deps: GatewayServerDeps): Promise<Record<string, string>> {
+async function readinessChecks(deps: GatewayServerDeps): Promise<Record<string, string>> {
   const run = async (check: () => Promise<unknown>, words: (error: unknown) => string | undefined) => {
     try {
       await withTimeout(check(), READY_CHECK_TIMEOUT_MS);

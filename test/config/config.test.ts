@@ -157,6 +157,18 @@ describe('gateway configuration', () => {
     expect(found).not.toMatch(/entry 8/);
   });
 
+  it('takes SCHEDULE_FORECAST_LEAD_HOURS as a number of hours above 0, fractions included', () => {
+    expect(loadGatewayConfig({}).schedule.forecastLeadMs).toBe(24 * 3_600_000);
+    expect(loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: '0.5' }).schedule.forecastLeadMs).toBe(1_800_000);
+    expect(loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: '1.25' }).schedule.forecastLeadMs).toBe(4_500_000);
+    expect(loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: '48' }).schedule.forecastLeadMs).toBe(48 * 3_600_000);
+    for (const bad of ['0', '-1', 'soon', '1,5', 'Infinity']) {
+      expect(problems(() => loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: bad })), bad).toEqual({
+        SCHEDULE_FORECAST_LEAD_HOURS: 'must be a number of hours above 0, such as 24 or 0.5',
+      });
+    }
+  });
+
   it('reads the key the CLI acts as', () => {
     expect(loadGatewayConfig({ PAYOUT_CLI_KEY_FILE: '/run/secrets/payout-key' }).cliKey).toEqual({ key: undefined, keyFile: '/run/secrets/payout-key' });
   });

@@ -64,6 +64,8 @@ export interface WorkerDeps {
   claims?: { onClaim(waitedMs: readonly number[]): void };
   /** The balance against what batches need (funds-check.ts): resumes batches paused for funds. */
   funds?: FundsCheck;
+  /** One database transaction (the runtime's, through Prisma): a scheduled batch short at its release is released and paused in one (schedule-sweep.ts). */
+  inTransaction?: <T>(work: (query: SqlQuery) => Promise<T>) => Promise<T>;
   /** The partner breaker (partner/partner-breaker.ts): while it is open nothing is claimed but, when throttled, the probe's one row. */
   breaker?: Pick<PartnerBreaker, 'isOpen' | 'refresh' | 'onChange' | 'takeRowProbe' | 'probeWith' | 'rowProbeEnded'>;
 }

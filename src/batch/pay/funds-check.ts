@@ -71,6 +71,14 @@ export class FundsCheck {
     return need.commissionMinor;
   }
 
+  /**
+   * For scheduled batches whose time has come, read just before they are released: their rows
+   * together, with every batch paying now (what forResume of each reads once they all run).
+   */
+  async forRelease(batchIds: string[]): Promise<FundsPicture> {
+    return this.picture({ batchIds, withPaying: payingStates });
+  }
+
   /** For a batch paused for funds: its rows left, with every batch paying now. */
   async forResume(batchId: string): Promise<FundsPicture> {
     return this.picture({ batchIds: [batchId], withPaying: payingStates });

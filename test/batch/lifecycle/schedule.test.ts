@@ -8,6 +8,10 @@ import { sweepSchedule } from '../../../src/batch/lifecycle/schedule-sweep.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { apiKey, namedApiKeysEnv } from '../../support/keys.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
+import { sqlOf, type SqlQuery } from '../../../src/db/database.ts';
+
+/** The release's transaction as the runtime gives it to its worker. */
+const inTransactionOf = (gw: TestGateway) => <T>(work: (query: SqlQuery) => Promise<T>) => gw.db.prisma.$transaction((tx) => work(sqlOf(tx)));
 
 /**
  * Scheduled batches through GraphQL on a real database: approve with payAt, nothing claimed
@@ -148,6 +152,63 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
         for (const id of [first, after, before]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
       } finally {
         await setSandboxBalance(gw, { set: '1000000.00' });
+      }
+    });
+
+    it('reads a later batch’s forecast again when an earlier payroll is approved after it was read: the forecast says the later one is short', async () => {
+      await setSandboxBalance(gw, { set: '1000.00' });
+      const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
+      const forecastOf = async (id: string) =>
+        (await gw.gql(`query($id: ID!) { batch(id: $id) { forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'))).body.data.batch.forecast;
+      const later = await uploaded('610.00');
+      const earlier = await uploaded('610.01');
+      try {
+        expect(await approve(later, inHours(2))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        expect(await sweep()).toContain(later);
+        expect(await forecastOf(later)).toMatchObject({ shortfall: null });
+        // Approval weighs only the batches paying no later than this one: the later payroll is not counted.
+        expect(await approve(earlier, inHours(1))).toMatchObject({ batch: { status: 'SCHEDULED' } });
+        expect(await sweep()).toEqual(expect.arrayContaining([earlier, later]));
+        const forecast = await forecastOf(later);
+        expect(Number(forecast.shortfall.value)).toBeGreaterThan(200);
+        expect(forecast.notice).toMatch(/^short by /);
+        expect(await forecastOf(earlier)).toMatchObject({ shortfall: null });
+        const events = await db().auditEvent.findMany({ where: { batchId: later, action: 'batch.forecast-short' } });
+        expect(events.map((event) => (event.detail as { when: string }).when)).toEqual(['forecast']);
+        // Read once more, not at every sweep.
+        expect(await sweep()).not.toContain(later);
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+        for (const id of [later, earlier]) await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
+      }
+    });
+
+    it('pauses a batch short at its release before any worker can claim a row of it', async () => {
+      const id = await uploaded('7000.00');
+      await approve(id, inHours(2));
+      await setSandboxBalance(gw, { set: '100.00' });
+      await makeDue(id);
+      const real = gw.services().funds;
+      const claim = () => claimItems(gw.db.query, { owner: 'other-worker', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
+      // Another worker claims while this one reads the balance for the release (a partner call).
+      const claimedMeanwhile: unknown[] = [];
+      const funds = Object.create(real, {
+        forRelease: { value: async (batchIds: string[]) => (claimedMeanwhile.push(...(await claim())), real.forRelease(batchIds)) },
+      }) as typeof real;
+      try {
+        const released = await sweepSchedule({ query: gw.db.query, funds, logger: createLogger({ level: 'silent' }), inTransaction: inTransactionOf(gw) });
+        expect(released).toContain(id);
+        expect(claimedMeanwhile).toEqual([]);
+        const paused = await db().batch.findUniqueOrThrow({ where: { id } });
+        expect([paused.status, paused.pauseReason, Number(paused.shortfall)]).toEqual(['PAUSED', 'FUNDS', expect.any(Number)]);
+        expect(Number(paused.shortfall)).toBeGreaterThan(6800);
+        expect(await claim()).toEqual([]);
+        const audit = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.forecast-short' } });
+        expect(audit.map((event) => (event.detail as { when: string }).when)).toEqual(['release']);
+        expect((await gw.sb.allEffects()).filter((p) => p.paymentId.startsWith(id))).toEqual([]);
+      } finally {
+        await setSandboxBalance(gw, { set: '1000000.00' });
+        await db().batch.update({ where: { id }, data: { status: 'CANCELLED' } });
       }
     });
 

@@ -25,3 +25,12 @@ export async function releaseDueBatches(query: SqlQuery): Promise<string[]> {
   const rows = await query<{ id: string }>(sql, []);
   return rows.map((row) => row.id);
 }
+
+/** SCHEDULED batches whose payAt the database clock has reached: read before the release, which takes them (above). */
+export async function dueScheduledBatches(query: SqlQuery): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    `SELECT id FROM "Batch" WHERE status IN (${sqlList(statesFrom('release', batchStates.running))}) AND "payAt" <= now()`,
+    [],
+  );
+  return rows.map((row) => row.id);
+}

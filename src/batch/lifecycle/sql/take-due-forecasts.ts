@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { sqlName } from '../../../db/sql-list.ts';
-import { batchStates } from '../batch-states.ts';
+import { sqlList, sqlName } from '../../../db/sql-list.ts';
+import { batchStates, payingStates } from '../batch-states.ts';
 
 /**
  * Scheduled batches whose forecast is due (forecastAt reached on the database clock), taken
@@ -21,5 +21,23 @@ export async function recordForecast(query: SqlQuery, batchId: string, shortfall
   await query(
     `UPDATE "Batch" SET "forecastReadAt" = now(), "forecastShortfall" = $2::numeric / 100, "forecastAt" = NULL WHERE id = $1`,
     [batchId, shortfallMinor?.toString() ?? null],
+  );
+}
+
+/**
+ * Approval weighs a batch with the batches paying no later than it (funds-check.ts), so an
+ * earlier payroll approved after a later one's forecast was read can leave the later one short
+ * unseen until its release. Such a forecast is due again now: read at the next sweep, it says
+ * the later batch is short (a notice), once per approval that could have changed it.
+ */
+export async function forecastAgainAfterEarlierApprovals(query: SqlQuery): Promise<void> {
+  await query(
+    `UPDATE "Batch" AS b SET "forecastAt" = now()
+     WHERE b.status = ${sqlName(batchStates.scheduled)} AND b."forecastAt" IS NULL AND b."forecastReadAt" IS NOT NULL
+       AND EXISTS (SELECT 1 FROM "Batch" AS o
+         WHERE o.id <> b.id AND o."approvedAt" > b."forecastReadAt"
+           AND o.status IN (${sqlList([...payingStates, batchStates.paused, batchStates.scheduled])})
+           AND (o."payAt" IS NULL OR o."payAt" <= b."payAt"))`,
+    [],
   );
 }
