@@ -11,6 +11,7 @@ import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 import { settleRowsFromPayments } from '../batch/index.ts';
+import { publishGatewayAddress } from '../process/gateway-address.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
 const REQUEST_GRACE_MS = 5_000;
@@ -107,6 +108,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   }
   if (keys.anonymous) logger.warn('GATEWAY_API_KEYS is not set: anonymous local use as admin, listening on loopback only');
 
+  // On the embedded database this process is the only way in: the CLI in another terminal
+  // finds this address in DATA_DIR, whatever PORT this gateway was given (process/gateway-address.ts).
+  const unpublish =
+    config.databaseUrl === undefined
+      ? publishGatewayAddress(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url)
+      : () => {};
+
   runtime.readBack.start();
   if (config.worker.inProcess) {
     runtime.worker.start();
@@ -126,6 +134,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     },
     async stop() {
       draining = true;
+      unpublish();
       await metricsServer?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
