@@ -11,7 +11,7 @@ import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 import { settleRowsFromPayments } from '../batch/index.ts';
-import { publishGatewayAddress } from '../process/gateway-address.ts';
+import { publishIfHolder } from '../process/gateway-address.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
 const REQUEST_GRACE_MS = 5_000;
@@ -110,10 +110,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
 
   // On the embedded database this process is the only way in: the CLI in another terminal
   // finds this address in DATA_DIR, whatever PORT this gateway was given (process/gateway-address.ts).
-  const unpublish =
-    config.databaseUrl === undefined
-      ? publishGatewayAddress(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url)
-      : () => {};
+  const unpublish = publishIfHolder(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url, logger);
 
   runtime.readBack.start();
   if (config.worker.inProcess) {

@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDirHolder, type LockHolder } from '../db/data-dir-lock.ts';
+import type { Logger } from '../log/logger.ts';
 
 /**
  * Where the gateway holding an embedded database answers: written into its DATA_DIR once it
@@ -36,6 +37,21 @@ export function publishGatewayAddress(dataDir: string, url: string): () => void 
       }
     }
   };
+}
+
+/**
+ * Published only by the process that holds DATA_DIR's embedded database (not on PostgreSQL, not
+ * in memory): that lock is what makes the address trustworthy. Never stops a start: without
+ * the file the CLI still finds a gateway on its own PORT.
+ */
+export function publishIfHolder(dataDir: string, url: string, logger: Logger): () => void {
+  if (dataDirHolder(dataDir)?.pid !== process.pid) return () => {};
+  try {
+    return publishGatewayAddress(dataDir, url);
+  } catch (error) {
+    logger.warn({ err: error, dataDir }, 'could not write gateway.json: the payout CLI finds this gateway only on its own PORT');
+    return () => {};
+  }
 }
 
 function readAddress(file: string): GatewayAddress | undefined {
