@@ -110,7 +110,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
 
   // On the embedded database this process is the only way in: the CLI in another terminal
   // finds this address in DATA_DIR, whatever PORT this gateway was given (process/gateway-address.ts).
-  const unpublish = publishIfHolder(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url, logger);
+  // Only a gateway whose workers pay: a command that serves the API itself (the CLI, no worker
+  // of its own but for its one batch) would take another command's batch and never pay it.
+  const unpublish = config.worker.inProcess
+    ? publishIfHolder(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url, logger)
+    : () => {};
 
   runtime.readBack.start();
   if (config.worker.inProcess) {
