@@ -62,7 +62,7 @@ export async function paymentGetCommand(paymentId: string, context: CliContext):
       // Said, not left for the reader to guess: during an outage the status is the record's, not the partner's (issue 38).
       payment.freshness?.liveReadErrorCode == null
         ? null
-        : `The Payout API did not answer (${payment.freshness.liveReadError ?? payment.freshness.liveReadErrorCode}): this is the gateway's record as of ${timeText(payment.freshness.readAt)}.`,
+        : `The Payout API gave no answer about it just now (${payment.freshness.liveReadError ?? payment.freshness.liveReadErrorCode}): this is the gateway's record as of ${timeText(payment.freshness.readAt)}.`,
     ];
     context.out(lines.filter((line) => line !== null).join('\n'));
     await context.result({ payment: paymentDoc(payment) });

@@ -63,7 +63,7 @@ describe('payment get while the partner does not answer', () => {
       expect(JSON.parse(got.stdout).payment).toMatchObject({ paymentId, trackingStatus: 'COMPLETED', source: 'RECORDED', liveReadErrorCode: expect.any(String) });
       const text = await payout(['payment', 'get', paymentId]);
       expect(text.code, text.stderr).toBe(0);
-      expect(text.stdout).toMatch(/The Payout API did not answer \(.+\): this is the gateway's record as of /);
+      expect(text.stdout).toMatch(/The Payout API gave no answer about it just now \(.+\): this is the gateway's record as of /);
       expect(await graphqlFreshness()).toMatchObject({ trackingStatus: 'COMPLETED', freshness: { source: 'RECORDED', liveReadErrorCode: expect.any(String) } });
     } finally {
       await outage(['--clear']);
