@@ -11,6 +11,7 @@ import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
 import { startMetricsServer, type MetricsServer } from '../server/metrics-http.ts';
 import { openRuntime, type Runtime, type RuntimeParts } from './runtime.ts';
 import { settleRowsFromPayments } from '../batch/index.ts';
+import { publishIfHolder } from '../process/gateway-address.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
 const REQUEST_GRACE_MS = 5_000;
@@ -112,6 +113,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     logger.info({ host }, 'listening on every interface (0.0.0.0): GATEWAY_API_KEYS is set and HOST is not; HOST=127.0.0.1 keeps the gateway on this machine');
   }
 
+  // On the embedded database this process is the only way in: the CLI in another terminal
+  // finds this address in DATA_DIR, whatever PORT this gateway was given (process/gateway-address.ts).
+  // Only a gateway whose workers pay: a command that serves the API itself (the CLI, no worker
+  // of its own but for its one batch) would take another command's batch and never pay it.
+  const unpublish = config.worker.inProcess
+    ? publishIfHolder(config.dataDir, host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${address.port}` : url, logger)
+    : () => {};
+
   runtime.readBack.start();
   if (config.worker.inProcess) {
     runtime.worker.start();
@@ -131,6 +140,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     },
     async stop() {
       draining = true;
+      unpublish();
       await metricsServer?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -40,7 +40,7 @@ const formerIncludeHeldOption = () => new Option('--include-flagged').hideHelp()
 const program = new Command('payout')
   .description(
     'Bulk payouts through the partner Payout API (embedded sandbox unless PAYOUT_API_URL is set). ' +
-      'With GATEWAY_API_KEYS set, commands that change batches or money act as a key (--key-file, PAYOUT_CLI_KEY_FILE or PAYOUT_CLI_KEY) with its role; without one the CLI is read-only.',
+      'With GATEWAY_API_KEYS set, every command acts as a key (--key-file, PAYOUT_CLI_KEY_FILE or PAYOUT_CLI_KEY) with its role, reads included; GATEWAY_SINGLE_USER does not stand in for one.',
   )
   // Never the key itself on the command line: `ps` shows every process's arguments.
   .option('--key-file <file>', 'act as the API key in this file (a GATEWAY_API_KEYS key; overrides PAYOUT_CLI_KEY_FILE and PAYOUT_CLI_KEY)')

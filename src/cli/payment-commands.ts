@@ -6,6 +6,16 @@ import { table } from './output.ts';
 
 const PAYMENT_FIELDS = `paymentId status trackingStatus amount { value currency } commission { value } provider reference batchId batchRow
   createdAt statusChangedAt errorCode upstreamErrorCode errorMessage trackingErrorCode tracked batchCancelled recipient { key value }`;
+/** payment get only: search reads the records alone, never the partner. */
+const FRESHNESS_FIELDS = 'freshness { source readAt liveReadErrorCode liveReadError }';
+
+/** Whether `payment get` shows the partner's answer of now (LIVE) or the gateway's record, as of when and why. */
+interface Freshness {
+  source: 'LIVE' | 'RECORDED';
+  readAt: string;
+  liveReadErrorCode: string | null;
+  liveReadError: string | null;
+}
 
 interface PaymentView {
   paymentId: string;
@@ -26,17 +36,20 @@ interface PaymentView {
   tracked: boolean;
   batchCancelled: boolean;
   recipient: Array<{ key: string; value: string }>;
+  freshness?: Freshness;
 }
 
 /** A payment as --json gives it: amounts as decimal strings, times ISO 8601, the recipient masked as the gateway gives it. */
-function paymentDoc({ amount, commission, recipient, ...rest }: PaymentView): Record<string, unknown> {
-  return { ...rest, amount: amount.value, currency: amount.currency, commission: commission?.value ?? null, recipient: Object.fromEntries(recipient.map((f) => [f.key, f.value])) };
+function paymentDoc({ amount, commission, recipient, freshness, ...rest }: PaymentView): Record<string, unknown> {
+  const doc = { ...rest, amount: amount.value, currency: amount.currency, commission: commission?.value ?? null, recipient: Object.fromEntries(recipient.map((f) => [f.key, f.value])) };
+  // payment get: LIVE (the partner's answer, readAt) or RECORDED (the record as of readAt; liveReadError says why).
+  return freshness === undefined ? doc : { ...doc, source: freshness.source, readAt: freshness.readAt, liveReadErrorCode: freshness.liveReadErrorCode, liveReadError: freshness.liveReadError };
 }
 
 /** `payout payment get ID` (GraphQL payment): read from the upstream now and merged with the gateway's record. */
 export async function paymentGetCommand(paymentId: string, context: CliContext): Promise<number> {
   return withGateway(context, async (client) => {
-    const { payment } = await client.graphql<{ payment: PaymentView | null }>(`query CliPayment($id: ID!) { payment(paymentId: $id) { ${PAYMENT_FIELDS} } }`, { id: paymentId });
+    const { payment } = await client.graphql<{ payment: PaymentView | null }>(`query CliPayment($id: ID!) { payment(paymentId: $id) { ${PAYMENT_FIELDS} ${FRESHNESS_FIELDS} } }`, { id: paymentId });
     if (payment === null) throw new CliError(`no payment ${paymentId}`, exitCodes.usage, 'payment.not-found');
     const status = payment.status ?? payment.trackingStatus ?? 'unknown';
     const lines = [
@@ -46,6 +59,10 @@ export async function paymentGetCommand(paymentId: string, context: CliContext):
       payment.errorCode === null && payment.upstreamErrorCode === null ? null : `why: ${payment.errorCode ?? payment.upstreamErrorCode}${payment.errorMessage === null ? '' : ` (${payment.errorMessage})`}`,
       payment.recipient.length === 0 ? null : `recipient: ${payment.recipient.map((f) => `${f.key}=${f.value}`).join(', ')}`,
       payment.tracked ? null : 'The gateway has no record of it: it was made elsewhere with the same credentials.',
+      // Said, not left for the reader to guess: during an outage the status is the record's, not the partner's (issue 38).
+      payment.freshness?.liveReadErrorCode == null
+        ? null
+        : `The Payout API gave no answer about it just now (${payment.freshness.liveReadError ?? payment.freshness.liveReadErrorCode}): this is the gateway's record as of ${timeText(payment.freshness.readAt)}.`,
     ];
     context.out(lines.filter((line) => line !== null).join('\n'));
     await context.result({ payment: paymentDoc(payment) });

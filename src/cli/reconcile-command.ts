@@ -29,7 +29,7 @@ const READ_EVERY_MS = 500;
 
 const money = '{ value currency }';
 const side = `{ count amount ${money} commission ${money} paidCount paidAmount ${money} }`;
-const RUN_FIELDS = `id status phase from to timeZone error matchedCount discrepancyCount openCount repairedCount
+const RUN_FIELDS = `id status trigger phase from to timeZone error matchedCount discrepancyCount openCount repairedCount
   countsByCode { code count } upstreamRequests daysRead daysToRead upstream ${side} gateway ${side}`;
 
 type Money = { value: string; currency: string };
@@ -37,6 +37,8 @@ type Side = { count: number; amount: Money; commission: Money; paidCount: number
 interface RunView {
   id: string;
   status: string;
+  /** Who started it: CLI for a run this command started (x-payout-client), GRAPHQL, SCHEDULE. */
+  trigger: string;
   phase: string;
   from: string;
   to: string;
@@ -132,6 +134,7 @@ function runDoc(run: RunView): Record<string, unknown> {
   return {
     id: run.id,
     status: run.status,
+    trigger: run.trigger,
     from: run.from,
     to: run.to,
     timeZone: run.timeZone,

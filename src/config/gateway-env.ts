@@ -174,13 +174,13 @@ export const gatewayEnvSchema = z.object({
     '`01:00`',
     'When, in `RECONCILE_TIME_ZONE` (HH:MM).',
   ),
-  GATEWAY_SINGLE_USER: documented(optionalBoolean, '`true` without API keys, else `false`', 'When `true`, the key that uploaded a batch may also approve it (and pay its failed rows again, and execute its own payments), and the CLI without a key acts as the one local operator.'),
+  GATEWAY_SINGLE_USER: documented(optionalBoolean, '`true` without API keys, else `false`', 'When `true`, the key that uploaded a batch may also approve it (and pay its failed rows again, and execute its own payments). It never stands in for a key: with `GATEWAY_API_KEYS` set, every request and every `payout` command, reads included, acts as one of those keys (`PAYOUT_CLI_KEY_FILE`), so the audit trail names who acted.'),
   /** `off` (default), `only` (the page's operations), or a manifest file of codegen's client preset (with the page's). */
   GATEWAY_TRUSTED_DOCUMENTS: documented(z.preprocess(emptyToUndefined, z.string().default('off')), '`off`', '`only`: only the page\'s own operations run; a path to a manifest file (graphql-codegen\'s `persisted-documents.json`): that file\'s and the page\'s. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql.md#persisted-operations).'),
   GATEWAY_APQ_CACHE_SIZE: documented(nonNegativeInt(DEFAULT_PERSISTED_OPERATIONS.apqCacheSize), `\`${DEFAULT_PERSISTED_OPERATIONS.apqCacheSize}\``, 'Documents registered by APQ that each gateway process keeps (least recently used goes first); `0` turns APQ registration off.'),
   PAYOUT_GATEWAY_URL: documented(httpUrl, 'unset: `http://127.0.0.1:PORT`, or the database itself when nothing answers there', 'The gateway the `payout` CLI acts through (its GraphQL API, with the CLI\'s key). Set, it must answer; unset, the CLI tries the local gateway and, when none answers, opens the database itself and says so.'),
   PAYOUT_CLI_KEY: documented(optionalString, 'unset', 'The key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as, itself (from a secret store); set this or `PAYOUT_CLI_KEY_FILE`, not both.'),
-  PAYOUT_CLI_KEY_FILE: documented(optionalString, 'unset', 'A file holding the one key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as; `--key-file FILE` overrides it. Without a key, with keys configured, the CLI is read-only.'),
+  PAYOUT_CLI_KEY_FILE: documented(optionalString, 'unset', 'A file holding the one key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as; `--key-file FILE` overrides it. With keys configured, a command without a key is refused (exit 2), reads included, `GATEWAY_SINGLE_USER` or not.'),
   // Parsed once into minor units, so no request can meet a setting's parse error.
   PAYMENT_SECOND_PERSON_ABOVE: documented(
     z.preprocess(

@@ -21,7 +21,9 @@ export class DataDirInUseError extends Error {
   ) {
     super(
       `the embedded database in ${dir} is in use by pid ${holder.pid} (${holder.command}, since ${holder.startedAt}); ` +
-        'stop it, or use DATABASE_URL for several processes',
+        // Never "stop it": the holder may be the gateway paying today's payroll. The CLI reaches
+        // it through its API (src/process/gateway-address.ts); other processes need a server.
+        'the payout CLI acts through its gateway (PAYOUT_GATEWAY_URL); several processes on one database need DATABASE_URL',
     );
     this.name = 'DataDirInUseError';
   }
@@ -64,6 +66,17 @@ export function lockDataDir(dir: string): DataDirLock {
     takeOverStale(path, found.text);
   }
   throw new Error(`could not take the lock ${path}: other processes keep replacing it`);
+}
+
+/**
+ * The process that holds the embedded database in `dir` now, or undefined when none does (no
+ * lock, or one a dead process left). Read without taking anything: the CLI asks before it
+ * loads the gateway, to find the holder's gateway or say who holds it (issue 38).
+ */
+export function dataDirHolder(dir: string): LockHolder | undefined {
+  const path = join(resolve(dir), LOCK_FILE);
+  const found = readLock(path);
+  return found?.holder !== undefined && isRunning(found.holder, path) ? found.holder : undefined;
 }
 
 function tryCreate(path: string, text: string): boolean {

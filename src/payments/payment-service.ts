@@ -8,6 +8,7 @@ import { PayoutApiError, PayoutError } from '../payout/errors.ts';
 import type { CreateOutcome, PaymentAttempts } from './attempt.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import { checkPaymentAgainstProvider } from './check-payment.ts';
+import { readLive } from './live-read.ts';
 import { PaymentInputError } from './input-error.ts';
 import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
@@ -188,27 +189,17 @@ export class PaymentService {
    * payment with no record still needs the partner, and its error stands.
    */
   async read(paymentId: string): Promise<PaymentView | null> {
-    let upstream: Payment | undefined;
-    let liveReadFailure: PayoutError | undefined;
     const readAt = new Date();
-    try {
-      upstream = await this.deps.client.getPayment(paymentId);
-    } catch (error) {
-      if (!(error instanceof PayoutApiError && error.code === 'payout.payment.not-found')) {
-        if (!noAnswer(error)) throw error;
-        liveReadFailure = error;
-      }
+    const recorded = (await this.deps.tracker.find(paymentId)) ?? undefined;
+    // With a record to answer from, the partner gets about a second (live-read.ts).
+    const live = await readLive(this.deps.client, paymentId, recorded !== undefined);
+    if ('failure' in live) {
+      if (recorded === undefined) throw live.failure;
+      return { paymentId, tracked: recorded, liveReadFailure: live.failure };
     }
-    if (upstream !== undefined) {
-      await this.deps.tracker.applyUpstream(paymentId, { status: upstream.status, payment: upstream }, 'read');
-    }
-    const tracked = (await this.deps.tracker.find(paymentId)) ?? undefined;
-    if (liveReadFailure !== undefined) {
-      if (tracked === undefined) throw liveReadFailure;
-      return { paymentId, tracked, liveReadFailure };
-    }
-    if (upstream === undefined && tracked === undefined) return null;
-    return { paymentId, upstream, tracked, readAt };
+    if ('notFound' in live) return recorded === undefined ? null : { paymentId, tracked: recorded, readAt };
+    await this.deps.tracker.applyUpstream(paymentId, { status: live.upstream.status, payment: live.upstream }, 'read');
+    return { paymentId, upstream: live.upstream, tracked: (await this.deps.tracker.find(paymentId)) ?? undefined, readAt };
   }
 
   /** One read-back of a payment whose outcome is not settled yet (IN_PROGRESS or UNKNOWN). */

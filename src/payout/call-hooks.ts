@@ -7,6 +7,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Asked right before a create or execute leaves: a caller that may no longer send says so (decision 0027). */
   fence?: SendFence;
+  /** A read sent once, not retried: a person waits, and the gateway's record answers if it fails (payments/live-read.ts). */
+  once?: boolean;
 }
 
 /**

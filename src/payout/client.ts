@@ -125,7 +125,8 @@ export class PayoutClient {
   }
 
   getPayment(paymentId: string, options: CallOptions = {}): Promise<Payment> {
-    return this.read({ method: 'GET', path: paymentPath(paymentId), schema: Payment, signal: options.signal });
+    const spec = { method: 'GET' as const, path: paymentPath(paymentId), schema: Payment, signal: options.signal };
+    return options.once === true ? this.call(spec) : this.read(spec);
   }
 
   listPayments(query: ListPaymentsQuery = {}): Promise<Payment[]> {

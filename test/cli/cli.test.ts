@@ -24,7 +24,7 @@ async function batchesIn(): Promise<Batch[]> {
 
 // A data directory per test: no test reads what another one paid or stored. The CLI as a
 // user runs it: its own process, its own embedded database and sandbox (test/support/cli-process.ts).
-const { payout, dataDir } = cliInFreshDataDir('payout-cli-');
+const { payout, dataDir, port } = cliInFreshDataDir('payout-cli-');
 
 describe('payout CLI', () => {
   it('validate prints the problems with line numbers and exits 1 for a file that is not payable', async () => {
@@ -178,19 +178,21 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     await writeFile(payroll(), 'provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,12.50,token_success\n');
   });
 
-  it('without a key is read-only: commands that change batches or money refuse with the usage code, and reads through the gateway ask for a key', async () => {
+  it('without a key is refused, reads included, in the user’s terms: no gateway answered, this configuration has keys (issue 38)', async () => {
     const run = await payout(['batch', 'run', payroll(), '--yes'], keysEnv);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/payout batch run changes batches or money, and this CLI is read-only: the gateway at http:\/\/127\.0\.0\.1:\d+ needs an API key and none was given/);
+    // Not the port this command made up for itself: where it looked, and whose keys these are.
+    expect(run.stderr).toMatch(/payout batch run acts as an API key, and none was given: this configuration has API keys \(GATEWAY_API_KEYS\) and answers only a key it knows, reads included \(no gateway answers at http:\/\/127\.0\.0\.1:\d+, so this command served the API itself/);
+    expect(run.stderr).toContain(`no gateway answers at http://127.0.0.1:${port()},`);
     expect(run.stderr).toContain('--key-file');
     const reconcile = await payout(['reconcile'], keysEnv);
     expect(reconcile.code).toBe(2);
-    expect(reconcile.stderr).toMatch(/read-only/);
+    expect(reconcile.stderr).toMatch(/reconcile acts as an API key, and none was given/);
     expect(await batchesIn()).toEqual([]);
     // Reads go through the gateway's API (decision 20), which answers a key it knows, as GraphQL does.
     const status = await payout(['batch', 'status', 'bnothere'], keysEnv);
     expect(status.code).toBe(2);
-    expect(status.stderr).toMatch(/the gateway at http:\/\/127\.0\.0\.1:\d+ needs an API key: give one with --key-file FILE/);
+    expect(status.stderr).toContain(`this configuration has API keys (GATEWAY_API_KEYS) and answers only a key it knows, reads included (no gateway answers at http://127.0.0.1:${port()}, so this command served the API itself, with the keys of GATEWAY_API_KEYS): give one with --key-file FILE`);
     const viewer = await payout(['batch', 'status', 'bnothere', '--key-file', await keyFile('april')], keysEnv);
     expect(viewer.code).toBe(2);
     expect(viewer.stderr).toContain('no batch bnothere');
@@ -201,7 +203,9 @@ describe('payout CLI with GATEWAY_API_KEYS set', () => {
     await writeFile(file, apiKey('stranger'));
     const run = await payout(['batch', 'run', payroll(), '--yes', '--key-file', file], keysEnv);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`the gateway at http://127\\.0\\.0\\.1:\\d+ does not know the key in ${file}`));
+    // Issue 38: it named "the gateway at http://127.0.0.1:<a port it made up>", a gateway the user never ran.
+    expect(run.stderr).toContain(`the key in ${file} is not one of GATEWAY_API_KEYS (no gateway answers at http://127.0.0.1:${port()}, so this command served the API itself`);
+    expect(run.stderr.match(/127\.0\.0\.1:\d+/g)).toEqual([`127.0.0.1:${port()}`, `127.0.0.1:${port()}`]);
     expect(run.stderr + run.stdout).not.toContain(apiKey('stranger'));
   }, budget(1));
 

@@ -93,7 +93,7 @@ describe('embedded database lock', () => {
     const second = output(node(secondScript, dir));
     expect(await second.exited).toBe(3);
     expect(second.text).toMatch(
-      new RegExp(`^refused: the embedded database in ${dir} is in use by pid ${first.pid} \\(npm start, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\); stop it, or use DATABASE_URL for several processes$`, 'm'),
+      new RegExp(`^refused: the embedded database in ${dir} is in use by pid ${first.pid} \\(npm start, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\); the payout CLI acts through its gateway \\(PAYOUT_GATEWAY_URL\\); several processes on one database need DATABASE_URL$`, 'm'),
     );
 
     first.stdin.end('go\n');

@@ -89,7 +89,7 @@ export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' 
     }
   }
 
-  return { payout, start, withDatabase, dataDir: () => dataDir };
+  return { payout, start, withDatabase, dataDir: () => dataDir, port: () => port };
 }
 
 /**

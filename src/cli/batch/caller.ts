@@ -16,8 +16,10 @@ export async function whoAmI(client: GatewayClient): Promise<Caller> {
 }
 
 /**
- * Who a command that changes batches or money acts as. A gateway with keys answers no
- * anonymous caller: that is this CLI being read-only, said as such (auth.read-only).
+ * Who a command that changes batches or money acts as. A gateway with keys answers no caller
+ * without one, GATEWAY_SINGLE_USER or not: that setting lets one key both import and approve;
+ * it never makes a caller without a key someone (docs/operations/configuration.md). Said as
+ * such, with the code scripts know (auth.read-only).
  */
 export async function actingCaller(client: GatewayClient, command: string): Promise<Caller> {
   try {
@@ -25,7 +27,8 @@ export async function actingCaller(client: GatewayClient, command: string): Prom
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== 'auth.no-key') throw error;
     throw new CliError(
-      `${command} changes batches or money, and this CLI is read-only: the gateway at ${client.url} needs an API key and none was given. ` +
+      `${command} acts as an API key, and none was given: ${error.message.replace(/: give one with .*$/, '')}. ` +
+        'GATEWAY_SINGLE_USER does not stand in for a key (it only lets one key both import and approve). ' +
         'Act as a key with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY).',
       exitCodes.usage,
       'auth.read-only',

@@ -5,6 +5,7 @@ import { connect } from '../gateway/connect.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, statusDoc, statusText, type BatchView } from './batch-view.ts';
 import { amountText, timeText } from './words.ts';
+import { refuseCancelEarly } from './next-step.ts';
 
 /**
  * Batch commands that act through the gateway's API (docs/decisions/0020-the-cli-is-a-client.md):
@@ -100,9 +101,8 @@ export async function cancelCommand(batchId: string, context: CliContext, verb: 
   return withGateway(context, async (client) => {
     const before = await readBatch(client, batchId);
     const approved = before.approvedAt !== null;
-    if (verb === 'discard' && approved) {
-      throw new CliError(`batch ${batchId} was approved ${timeText(before.approvedAt!)}: cancel it instead (payments already sent finish): payout batch cancel ${batchId}`, exitCodes.notPayable, 'batch.not-discardable');
-    }
+    // Refused here, naming only a command that works in its state (next-step.ts).
+    refuseCancelEarly(before, verb, before.approvedAt === null ? '' : timeText(before.approvedAt));
     const batch = await act(client, 'cancelBatch', batchId);
     context.out(statusText(batch));
     context.out(approved ? `Cancelled: nothing more of it is sent, by any process; payments that were on their way have ended (counts above).` : 'Discarded: nothing of it was sent.');

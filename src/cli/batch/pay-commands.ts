@@ -11,6 +11,7 @@ import { readBatch } from './gateway-commands.ts';
 import { amountText, timeText } from './words.ts';
 import { parsePayAt, scheduledReply } from './schedule-commands.ts';
 import { approvalsText, pendingText } from './approvals-text.ts';
+import { refuseApproveEarly } from './next-step.ts';
 import { actingCaller, requireRole, whoAmI, type Caller } from './caller.ts';
 
 export { actingCaller, requireRole, whoAmI, type Caller };
@@ -52,11 +53,13 @@ export async function withConnection<T>(context: CliContext, concurrency: number
 
 /** `payout batch approve ID`: an approver's decision on a batch someone else imported, then paying it with progress. */
 export async function approveCommand(batchId: string, options: ApproveOptions, context: CliContext): Promise<number> {
-  nothingAskedWithJson(context, options, 'approve and pay');
   return withConnection(context, options.concurrency, async (connection) => {
     const who = await actingCaller(connection.client, 'payout batch approve');
     requireRole(who, 'approveBatch', 'payout batch approve');
     const batch = await readBatch(connection.client, batchId);
+    // A batch no approval can start is refused before the question (and before --yes is needed).
+    refuseApproveEarly(batch, options.validOnly === true);
+    nothingAskedWithJson(context, options, 'approve and pay');
     context.out(summary(batch));
     const currency = batch.totalAmount.currency;
     const pending = pendingText(batch);

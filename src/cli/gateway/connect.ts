@@ -4,6 +4,7 @@ import { CliError, exitCodes } from '../cli-error.ts';
 import { givenKey } from './api-key.ts';
 import type { CliContext } from '../context.ts';
 import { gatewayClient, unreachable, type GatewayClient } from './gateway-client.ts';
+import { embeddedHolder } from '../../process/gateway-address.ts';
 
 /** The gateway a command acts through, and what ends it (the gateway this process started, if it did). */
 export interface Connection {
@@ -35,13 +36,41 @@ export async function connect(context: Pick<CliContext, 'config' | 'keyFile' | '
   }
   const here = `http://127.0.0.1:${config.port}`;
   if ((await answers(here)) === true) return remote(gatewayClient({ url: here, local: false, key }));
+  // The embedded database is one process's: its holder is asked for its gateway before this
+  // process loads one of its own, and is never to be stopped for a command (issue 38).
+  if (config.databaseUrl === undefined) {
+    const found = await holdersGateway(config.dataDir, here);
+    if (found !== undefined) {
+      notice(context, `No gateway answers at ${here}; the one that holds ${config.dataDir} answers at ${found}: this command acts through it.`);
+      return remote(gatewayClient({ url: found, local: false, key }));
+    }
+  }
   const gateway = await startLocal(config, context.logger);
   notice(context, `No gateway answers at ${here}; this command opens ${config.databaseUrl === undefined ? `the embedded database in ${config.dataDir}` : 'the database of DATABASE_URL'} itself.`);
   return {
-    client: gatewayClient({ url: gateway.url, local: true, key }),
+    client: gatewayClient({ url: gateway.url, local: true, key, lookedAt: here }),
     local: gateway,
     close: () => gateway.stop(),
   };
+}
+
+/**
+ * The gateway of the process that holds the embedded database, when it published one that
+ * answers; undefined when nobody holds it. Held by a process with no API to use (another
+ * command paying, a gateway still starting): said at once, with what to do that keeps it running.
+ */
+async function holdersGateway(dataDir: string, here: string): Promise<string | undefined> {
+  const found = embeddedHolder(dataDir);
+  if (found === undefined) return undefined;
+  if (found.url !== undefined && (await answers(found.url)) === true) return found.url;
+  const { holder } = found;
+  throw new CliError(
+    `no gateway answers at ${here}, and the embedded database in ${dataDir} is held by pid ${holder.pid} (${holder.command}, since ${holder.startedAt}), ` +
+      `which ${found.url === undefined ? 'serves no API this command can use' : `does not answer at ${found.url}`}: ` +
+      'wait for it to finish, or name its gateway with PAYOUT_GATEWAY_URL (or the PORT it listens on)',
+    exitCodes.usage,
+    'database.in-use',
+  );
 }
 
 function remote(client: GatewayClient): Connection {

@@ -71,9 +71,13 @@ export interface ClientOptions {
   local: boolean;
   /** The API key (its value never printed) and where it came from; undefined: anonymous, which only a gateway without keys accepts. */
   key: { value: string; from: string } | undefined;
+  /** Set when this process serves the API itself: where it looked for a gateway and found none (said in its refusals, not its own port). */
+  lookedAt?: string;
 }
 
-export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient {
+export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): GatewayClient {
+  // Who refuses a key: a gateway at its address, or this command's own configuration.
+  const refuser = lookedAt === undefined ? `the gateway at ${url}` : 'this configuration';
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
     ...extra,
     // Not a browser: yoga's CSRF check asks for a header a form cannot send on a multipart POST.
@@ -99,7 +103,7 @@ export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient
       throw new CliError(`the gateway at ${url} answered HTTP ${response.status} without GraphQL: ${text.slice(0, 200)}`, exitCodes.failed);
     }
     const first = body.errors?.[0];
-    if (first?.extensions?.code === 'UNAUTHENTICATED') throw unauthenticated(url, key?.from);
+    if (first?.extensions?.code === 'UNAUTHENTICATED') throw unauthenticated(refuser, key?.from, lookedAt);
     if (first !== undefined) throw errorOf(first);
     if (body.data == null) throw new CliError(`the gateway at ${url} answered HTTP ${response.status} with no data`, exitCodes.failed);
     return body.data;
@@ -122,7 +126,7 @@ export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient
       const response = await send({ headers: headers() }, `${url}${path}`);
       if (response.ok) return response;
       const text = await response.text();
-      if (response.status === 401) throw unauthenticated(url, key?.from);
+      if (response.status === 401) throw unauthenticated(refuser, key?.from, lookedAt);
       // A download route answers its refusals in plain text; its status says which kind.
       let error: GatewayError = { message: text.trim() || `HTTP ${response.status}`, extensions: { code: downloadCodes[response.status] ?? 'INTERNAL_SERVER_ERROR' } };
       try {
@@ -135,11 +139,20 @@ export function gatewayClient({ url, local, key }: ClientOptions): GatewayClient
   };
 }
 
-/** The gateway wants a key it knows: which one was sent (where it came from, never the key), or how to give one. */
-function unauthenticated(url: string, from: string | undefined): CliError {
+/**
+ * The gateway wants a key it knows: which one was sent (where it came from, never the key), or
+ * how to give one. When this command served the API itself, that is said in the user's terms
+ * (no gateway answered; this configuration's GATEWAY_API_KEYS), not as the port it made up.
+ */
+function unauthenticated(refuser: string, from: string | undefined, lookedAt: string | undefined): CliError {
+  const why = lookedAt === undefined ? '' : ` (no gateway answers at ${lookedAt}, so this command served the API itself, with the keys of GATEWAY_API_KEYS)`;
   return from === undefined
-    ? new CliError(`the gateway at ${url} needs an API key: give one with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY)`, exitCodes.usage, 'auth.no-key')
-    : new CliError(`the gateway at ${url} does not know the key in ${from}`, exitCodes.usage, 'auth.unknown-key');
+    ? new CliError(
+        `${refuser} has API keys (GATEWAY_API_KEYS) and answers only a key it knows, reads included${why}: give one with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY)`,
+        exitCodes.usage,
+        'auth.no-key',
+      )
+    : new CliError(`the key in ${from} is not one of ${lookedAt === undefined ? `the keys ${refuser} knows` : 'GATEWAY_API_KEYS'}${why}`, exitCodes.usage, 'auth.unknown-key');
 }
 
 /** The gateway did not answer at all (refused, reset, no such host): exit 3 with where, never the key. */

@@ -143,7 +143,7 @@ export const ReconciliationPhaseEnum = builder.enumType('ReconciliationPhase', {
 });
 
 const triggerMeanings: Record<RunTrigger, string> = {
-  cli: 'The command line (payout reconcile).',
+  cli: 'The command line (payout reconcile): startReconciliation sent by the payout CLI, as it says of itself (x-payout-client: cli); the key is what is authenticated.',
   graphql: 'The startReconciliation mutation: the page or the API.',
   schedule: 'The daily schedule (RECONCILE_DAILY_AT).',
 };

@@ -249,7 +249,7 @@ builder.queryFields((t) => ({
     type: Payment,
     nullable: true,
     description:
-      'One payment, read from the upstream now and merged with the gateway’s record. When the upstream does not answer (down, throttling, failing), a payment the gateway has a record of is answered from that record (freshness RECORDED, with why); one it has no record of is an error.',
+      'One payment, read from the upstream now and merged with the gateway’s record. For a payment the gateway has a record of, the upstream gets one attempt of about 1.5 s: when it does not answer in time (down, slow, throttling, failing), the record answers (freshness RECORDED, with why), so a person never waits for retries; one it has no record of is retried and is an error if the upstream never answers.',
     authScopes: { read: true },
     args: { paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).' }) },
     resolve: (_root, { paymentId }, { services }) => services.payments.read(String(paymentId)),

@@ -257,7 +257,10 @@ builder.mutationFields((t) => ({
       services.reconciliations.start({
         ...(args.from == null ? {} : { from: args.from }),
         ...(args.to == null ? {} : { to: args.to }),
-        trigger: 'graphql',
+        // The CLI says it is the CLI (x-payout-client, audit.ts requestClientOf): a label between two
+        // ways through this same mutation, under the same key and role, so believing it grants nothing;
+        // no header can make a run read as the daily schedule's.
+        trigger: client?.via === 'cli' ? 'cli' : 'graphql',
         actor: requestActor({ role, caller, requestId, client }),
       }),
   }),
