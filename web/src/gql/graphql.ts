@@ -358,7 +358,7 @@ export type ReconciliationStatus =
 
 /** Who started a reconciliation run. */
 export type ReconciliationTrigger =
-  /** The command line (payout reconcile). */
+  /** The command line (payout reconcile): startReconciliation sent by the payout CLI, as it says of itself (x-payout-client: cli); the key is what is authenticated. */
   | 'CLI'
   /** The startReconciliation mutation: the page or the API. */
   | 'GRAPHQL'
