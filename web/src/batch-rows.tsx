@@ -4,7 +4,8 @@ import { gql } from './api.ts';
 import { useI18n, type Translator } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import { ErrorNotice, Money, Pager, StatusBadge, StatusFilter, serverText } from './parts.tsx';
-import { BATCH_ITEMS, HELD_FOR, ITEM_STATUSES, PROVIDER_NAMES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
+import { providerName, recipientText } from './recipient-words.ts';
+import { BATCH_ITEMS, HELD_FOR, ITEM_STATUSES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
 import { rowNote } from './row-note.ts';
 
 /** The batch page's rows: the table of rows (paged, filtered) and the held rows, with their notes. */
@@ -99,11 +100,11 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
                   <td class="payee">
                     <PayeeCell item={item} />
                   </td>
-                  <td>{PROVIDER_NAMES[item.provider] ?? item.provider}</td>
+                  <td>{providerName(item.provider, i18n)}</td>
                   <td class="num">
                     <Money value={item.amount} />
                   </td>
-                  <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
+                  <td class="recipient">{recipientText(item.provider, item.recipient, i18n)}</td>
                   <td class="mono">
                     {item.status === 'INVALID' || item.status === 'DUPLICATE' ? (
                       '—'

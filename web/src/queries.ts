@@ -109,7 +109,7 @@ export interface BatchDetail extends BatchSummary {
 }
 
 export interface BatchWait {
-  reason: 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING';
+  reason: 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING' | 'PARTNER_RETRYING';
   since: string | null;
   by: string | null;
   shortfall: Money | null;

@@ -447,6 +447,8 @@ export type WaitReason =
   | 'FUNDS'
   /** The partner breaker is open: the Payout API answers 5xx. */
   | 'PARTNER_FAILING'
+  /** The breaker is closed, but rows of this batch wait for a retry after a failed call (no answer, 5xx, 429): said from the first retry, before enough failures open the breaker. */
+  | 'PARTNER_RETRYING'
   /** The partner breaker is open: the Payout API answers 429 Too Many Requests. */
   | 'PARTNER_THROTTLED'
   /** The partner breaker is open: no answer from the Payout API. It goes on by itself once a probe is answered. */
@@ -541,6 +543,7 @@ export type BatchProgressSubscription = { batchProgress: { validRowsOnly: boolea
 
 export type ImportBatchMutationVariables = Exact<{
   file: unknown;
+  force?: boolean | null | undefined;
 }>;
 
 
@@ -816,7 +819,7 @@ export const BatchCommissionDocument = {"__meta__":{"hash":"sha256:fedba2ae7004c
 export const BatchProblemsDocument = {"__meta__":{"hash":"sha256:319d2bcc1034f8a5c68b12aab3a3abd3ce84680d7edc3f9fbd888c0a2640f067"}} as unknown as DocumentNode<BatchProblemsQuery, BatchProblemsQueryVariables>;
 export const BatchItemsDocument = {"__meta__":{"hash":"sha256:5bbce04f9a14af0af91ef283f4e064c79e69c9768c15e45c5047ba3a67222f4c"}} as unknown as DocumentNode<BatchItemsQuery, BatchItemsQueryVariables>;
 export const BatchProgressDocument = {"__meta__":{"hash":"sha256:d2efd83219aa6ddc8f4943b998223f8161e3e81cec5d18f4f5f2752b12c386b7"}} as unknown as DocumentNode<BatchProgressSubscription, BatchProgressSubscriptionVariables>;
-export const ImportBatchDocument = {"__meta__":{"hash":"sha256:36dbfe37390f02d7a7f8df38129fc9ddf81f3f607dd052de6708877749752c71"}} as unknown as DocumentNode<ImportBatchMutation, ImportBatchMutationVariables>;
+export const ImportBatchDocument = {"__meta__":{"hash":"sha256:561df98b707600a81df60cd22dff89592308d1dd6cdc872cc5d9fb308d152bfa"}} as unknown as DocumentNode<ImportBatchMutation, ImportBatchMutationVariables>;
 export const ApproveBatchDocument = {"__meta__":{"hash":"sha256:cdee6f6d4598a8d4132816a1fc4e2bd6d63875260e8b176e86777401323e8f81"}} as unknown as DocumentNode<ApproveBatchMutation, ApproveBatchMutationVariables>;
 export const RescheduleBatchDocument = {"__meta__":{"hash":"sha256:711f2adf5c95d05c4456cc960dd778a7ac38f8e05987be9a5d7cf279138b375f"}} as unknown as DocumentNode<RescheduleBatchMutation, RescheduleBatchMutationVariables>;
 export const UpcomingPaydaysDocument = {"__meta__":{"hash":"sha256:240eb64ca9a11238677e1d573b12f5490b1dab0a96494cf2f9d1c32f8b7bff15"}} as unknown as DocumentNode<UpcomingPaydaysQuery, UpcomingPaydaysQueryVariables>;
