@@ -1,4 +1,5 @@
 import type { Batch, Prisma } from '../db/generated/client.ts';
+import { BatchItemStatus } from '../db/generated/enums.ts';
 import { payeeMarks } from './payee-marks.ts';
 
 /**
@@ -39,7 +40,7 @@ type HeldRow = { status: string; repeatsPaymentId: string | null; payeeMark: str
  * repeats (a row held before marks existed names none and is a repeat). Empty for a row not held.
  */
 export function holdReasonsOf(row: HeldRow): HoldReason[] {
-  if (row.status !== 'DUPLICATE') return [];
+  if (row.status !== BatchItemStatus.DUPLICATE) return [];
   const changed = row.payeeMark === payeeMarks.ACCOUNT_CHANGED;
   return [...(row.repeatsPaymentId !== null || !changed ? [holdReasons.repeat] : []), ...(changed ? [holdReasons.accountChanged] : [])];
 }
@@ -48,6 +49,6 @@ export function holdReasonsOf(row: HeldRow): HoldReason[] {
 export function heldForWhere(reason: HoldReason): Prisma.BatchItemWhereInput {
   const changed = { payeeMark: payeeMarks.ACCOUNT_CHANGED };
   return reason === holdReasons.accountChanged
-    ? { status: 'DUPLICATE', ...changed }
-    : { status: 'DUPLICATE', OR: [{ repeatsPaymentId: { not: null } }, { payeeMark: null }, { payeeMark: { not: payeeMarks.ACCOUNT_CHANGED } }] };
+    ? { status: BatchItemStatus.DUPLICATE, ...changed }
+    : { status: BatchItemStatus.DUPLICATE, OR: [{ repeatsPaymentId: { not: null } }, { payeeMark: null }, { payeeMark: { not: payeeMarks.ACCOUNT_CHANGED } }] };
 }

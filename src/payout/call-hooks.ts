@@ -7,6 +7,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Asked right before a create or execute leaves: a caller that may no longer send says so (decision 0027). */
   fence?: SendFence;
+  /**
+   * Told before an attempt waits to send again (payments/attempt.ts), with why and for how
+   * long: a batch row says so while it waits, before enough failures open the breaker (issue
+   * 38). Must not throw; not awaited.
+   */
+  onRetry?: (error: PayoutError | undefined, delayMs: number) => void;
 }
 
 /**

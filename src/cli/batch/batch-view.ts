@@ -1,4 +1,4 @@
-import { BatchStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
 import { amountText, countOf, shortDayText, timeText } from './words.ts';
 import { approvalsText, type ApprovalsView } from './approvals-text.ts';
@@ -106,7 +106,7 @@ export function payeeMarksText(marks: BatchView['payeeMarks']): string {
 export function statusText(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
   // DUPLICATE is the API's name for a held row, whatever it is held for: said as held.
-  const rows = batch.counts.map((c) => [c.status === 'DUPLICATE' ? 'HELD' : c.status, String(c.count), amountText(c.amount, currency)]);
+  const rows = batch.counts.map((c) => [c.status === BatchItemStatus.DUPLICATE ? 'HELD' : c.status, String(c.count), amountText(c.amount, currency)]);
   const timing = [
     batch.payAt === null ? null : `${batch.status === BatchStatus.SCHEDULED ? 'scheduled for' : 'was scheduled for'} ${timeText(batch.payAt)}`,
     batch.startedAt === null ? null : `started ${timeText(batch.startedAt)}`,
