@@ -78,6 +78,13 @@ suite('the web page: what the clerk met on payday (issue 38)', () => {
       await result.getByRole('button', { name: 'Remove from the list' }).waitFor();
       expect(await visibleCodes(page)).toEqual([]);
       await step(moscow, '38-duplicate-upload');
+      // Sent again on purpose: a batch of its own, forced, nothing of the earlier one paid twice.
+      const refused = await result.locator('h2 a').getAttribute('href');
+      await result.getByRole('button', { name: 'Upload it again as a repeat' }).click();
+      await page.waitForFunction((before) => document.querySelector('.upload-result h2 a')?.getAttribute('href') !== before, refused, { timeout: WAIT_MS });
+      const repeat = (await result.locator('h2 a').getAttribute('href'))!.split('/').pop()!;
+      expect(repeat).not.toBe(first);
+      expect((await started.gateway.services.prisma.batch.findUniqueOrThrow({ where: { id: repeat } })).forced).toBe(true);
 
       // Discarded before approval: nothing to pay, nobody to approve.
       await page.goto(`/#/batches/${first}`);
