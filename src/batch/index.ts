@@ -16,7 +16,7 @@ export { BatchEvents } from './lifecycle/batch-events.ts';
 export { BatchService, BatchStateError, type BatchProgress } from './lifecycle/batch-service.ts';
 export { BatchSchedule } from './lifecycle/batch-schedule.ts';
 export { batchStates, pauseReasons, payingStates, restingStates } from './lifecycle/batch-states.ts';
-export { readOpenBreaker, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
+export { readOpenBreaker, readRetryingRows, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
 
 export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, notSentItemStatuses, retryableItemStatuses, rowStates } from './rows/row-states.ts';
 export { settleRowsFromPayments } from './rows/settle-rows.ts';

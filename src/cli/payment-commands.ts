@@ -53,7 +53,7 @@ export async function paymentGetCommand(paymentId: string, context: CliContext):
     if (payment === null) throw new CliError(`no payment ${paymentId}`, exitCodes.usage, 'payment.not-found');
     const status = payment.status ?? payment.trackingStatus ?? 'unknown';
     const lines = [
-      `Payment ${payment.paymentId}: ${status}, ${amountText(payment.amount.value, payment.amount.currency)}${payment.commission === null ? '' : ` plus ${amountText(payment.commission.value, payment.amount.currency)} commission`}, ${payment.provider}.`,
+      `Payment ${payment.paymentId}: ${status}, ${amountText(payment.amount.value, payment.amount.currency)}${payment.commission === null ? '' : ` plus ${amountText(payment.commission.value, payment.amount.currency)} commission`}, ${providerCode(payment.provider)}.`,
       `created ${timeText(payment.createdAt)}${payment.statusChangedAt === null ? '' : `, status since ${timeText(payment.statusChangedAt)}`}`,
       payment.batchId === null ? null : `batch ${payment.batchId}, line ${payment.batchRow ?? '?'}${payment.reference === null ? '' : `, reference ${payment.reference}`}: payout batch status ${payment.batchId}`,
       payment.errorCode === null && payment.upstreamErrorCode === null ? null : `why: ${payment.errorCode ?? payment.upstreamErrorCode}${payment.errorMessage === null ? '' : ` (${payment.errorMessage})`}`,
@@ -103,4 +103,9 @@ export async function paymentSearchCommand(options: SearchOptions, context: CliC
     await context.result({ payments: payments.map(paymentDoc), more: found.pageInfo.hasNextPage });
     return exitCodes.ok;
   });
+}
+
+/** The provider as the files, the templates and every other command write it (sbp-b2c), not GraphQL's enum name (SBP_B2C): issue 38. */
+export function providerCode(enumName: string): string {
+  return enumName.toLowerCase().replace(/_/g, '-');
 }

@@ -34,9 +34,23 @@ export async function validateCommand(file: string, context: CliContext): Promis
   const report = await validateLocally(file, context);
   context.out(reportLine(basename(file), report));
   if (report.problems.length > 0) context.out(problemTable(report.problems));
-  context.out(report.payable ? 'The file can be paid.' : 'The file cannot be paid as it is.');
+  context.out(verdict(report));
   await context.result({ file: basename(file), ...validationDoc(report) });
   return report.payable ? exitCodes.ok : exitCodes.notPayable;
+}
+
+/**
+ * What the file is, in the page's words (issue 38): a file whose valid rows can still be
+ * paid "has row errors"; one with nothing to pay, or an error of the whole file, cannot be paid.
+ */
+export function verdict(report: Pick<ValidationReport, 'payable' | 'validCount' | 'totalAmount' | 'problems'>): string {
+  if (report.payable) return 'The file can be paid.';
+  const fileErrors = report.problems.some((problem) => problem.line === null && problem.severity === 'error');
+  if (report.validCount === 0 || fileErrors) return 'The file cannot be paid: fix it and validate it again.';
+  return (
+    `The file has row errors: fix them, or pay its ${countOf(report.validCount, 'valid row')} (${amountText(report.totalAmount, 'RUB')}) ` +
+    'only (payout batch run --valid-only).'
+  );
 }
 
 /** The importer's checks on the file, writing nothing: `validate`, and `run` before it uploads. */

@@ -10,6 +10,7 @@ import './types/payment-mutations.ts';
 import './types/payment-subscription.ts';
 import './types/payment-search.ts';
 import './types/batch.ts';
+import './types/batch-rows.ts';
 import './types/batch-money.ts';
 import './types/batch-payees.ts';
 import './types/batch-pause.ts';

@@ -1,4 +1,5 @@
 import type { Batch, Prisma } from '../db/generated/client.ts';
+import { BatchItemStatus } from '../db/generated/enums.ts';
 import { payeeMarks } from './payee-marks.ts';
 
 /**
@@ -25,4 +26,29 @@ export function changedAccountRowsIncluded(
   includeChangedAccounts: boolean = batch.includeChangedAccounts,
 ): number {
   return includeChangedAccounts ? batch.changedAccountCount : 0;
+}
+
+/** Why a held row is held: it repeats a payment, its payee's account changed, or both. */
+export const holdReasons = { repeat: 'REPEAT', accountChanged: 'ACCOUNT_CHANGED' } as const;
+export type HoldReason = (typeof holdReasons)[keyof typeof holdReasons];
+
+type HeldRow = { status: string; repeatsPaymentId: string | null; payeeMark: string | null };
+
+/**
+ * A held (DUPLICATE) row's reasons, from what the import recorded on it, read as
+ * heldRowsIncluded reads them: a changed account by its mark, a repeat by the payment it
+ * repeats (a row held before marks existed names none and is a repeat). Empty for a row not held.
+ */
+export function holdReasonsOf(row: HeldRow): HoldReason[] {
+  if (row.status !== BatchItemStatus.DUPLICATE) return [];
+  const changed = row.payeeMark === payeeMarks.ACCOUNT_CHANGED;
+  return [...(row.repeatsPaymentId !== null || !changed ? [holdReasons.repeat] : []), ...(changed ? [holdReasons.accountChanged] : [])];
+}
+
+/** The held rows held for `reason` (among others), as holdReasonsOf decides: the rows filter of the page and the API. */
+export function heldForWhere(reason: HoldReason): Prisma.BatchItemWhereInput {
+  const changed = { payeeMark: payeeMarks.ACCOUNT_CHANGED };
+  return reason === holdReasons.accountChanged
+    ? { status: BatchItemStatus.DUPLICATE, ...changed }
+    : { status: BatchItemStatus.DUPLICATE, OR: [{ repeatsPaymentId: { not: null } }, { payeeMark: null }, { payeeMark: { not: payeeMarks.ACCOUNT_CHANGED } }] };
 }

@@ -106,7 +106,7 @@ export class PaymentAttempts {
     let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
       if (send > 0) {
-        await this.pause(send - 1, lastError, call.signal);
+        await this.pause(send - 1, lastError, call);
         // No write allowed this send: the fence asks (decision 0027); refused, what exists is read back.
         const withheld = await call.fence?.confirm();
         if (withheld !== undefined) break;
@@ -147,7 +147,7 @@ export class PaymentAttempts {
     let lastError: PayoutError | undefined;
     for (let send = 0; send < this.options.maxSends; send++) {
       if (send > 0) {
-        await this.pause(send - 1, lastError, call.signal);
+        await this.pause(send - 1, lastError, call);
         // The payment was just read READY and may not be sent for any more: nothing was sent.
         const withheld = await call.fence?.confirm();
         if (withheld !== undefined) return { kind: 'unreachable', error: withheld };
@@ -240,11 +240,12 @@ export class PaymentAttempts {
     return { kind: 'throttled', error, restMs: hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs) };
   }
 
-  private async pause(retry: number, error: PayoutError | undefined, signal?: AbortSignal): Promise<void> {
+  private async pause(retry: number, error: PayoutError | undefined, call: CallOptions): Promise<void> {
     const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
     const delay = retryDelay(retry, this.options.backoff, hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs), this.random);
+    call.onRetry?.(error, delay);
     await sleep(delay);
-    signal?.throwIfAborted();
+    call.signal?.throwIfAborted();
   }
 }
 

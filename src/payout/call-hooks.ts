@@ -9,6 +9,12 @@ export interface CallOptions {
   fence?: SendFence;
   /** A read sent once, not retried: a person waits, and the gateway's record answers if it fails (payments/live-read.ts). */
   once?: boolean;
+  /**
+   * Told before an attempt waits to send again (payments/attempt.ts), with why and for how
+   * long: a batch row says so while it waits, before enough failures open the breaker (issue
+   * 38). Must not throw; not awaited.
+   */
+  onRetry?: (error: PayoutError | undefined, delayMs: number) => void;
 }
 
 /**

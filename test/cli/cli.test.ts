@@ -33,7 +33,8 @@ describe('payout CLI', () => {
     expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warning\b/);
     expect(result.stdout).toMatch(/^2\s+provider\s+error\s+provider\.unknown/m);
     expect(result.stdout).toMatch(/^14\s+reference\s+error\s+reference\.duplicate\s+"ERR-12" is also on line 13/m);
-    expect(result.stdout).toContain('The file cannot be paid as it is.');
+    // The page's words for the same file (issue 38): it has row errors, its valid rows can be paid.
+    expect(result.stdout).toMatch(/The file has row errors: fix them, or pay its 2 valid rows \(.+\) only \(payout batch run --valid-only\)\./);
   }, budget(1));
 
   it('validate exits 0 for a payable file, and writes nothing', async () => {

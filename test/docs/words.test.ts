@@ -91,3 +91,12 @@ describe('one word for held rows', () => {
     expect(findings('src/graphql/types/batch.ts', 'flaggedCount: t.int({ deprecationReason: "Use heldCount" })', columns)).toEqual([]);
   });
 });
+
+describe('one word for a file with row errors (issue 38, section 3 finding 4)', () => {
+  it('the README tour says what the page says of payroll-errors.csv: it has row errors, not that it is rejected', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const tour = readme.slice(readme.indexOf('payroll-errors.csv'), readme.indexOf('payroll-valid.csv'));
+    expect(tour).toMatch(/has row errors/);
+    expect(tour).not.toMatch(/rejected/i);
+  });
+});

@@ -82,14 +82,14 @@ describe('a payroll file through GraphQL', () => {
     expect(response.headers['content-type']).toMatch(/text\/csv/);
     const lines = response.text.replace(/^\uFEFF/, '').trim().split('\r\n');
     expect(lines).toHaveLength(11);
-    expect(lines[0]).toBe('line,reference,provider,amount,currency,commission,recipient,payment_id,attempt,status,error_code,error_message,transaction_id,rrn,payee,payee_mark,payee_last_paid_at');
+    expect(lines[0]).toBe('line,reference,provider,amount,currency,commission,recipient,payment_id,attempt,status,error_code,error_message,transaction_id,rrn,payee,payee_mark,payee_last_paid_at,outcome');
     // Each paid row's commission, as the gateway's Payment record holds it (issue 29, finding 6).
     const paid = await gw.gql(`{ payment(paymentId: "${batchId}-2") { commission { value } } }`, {}, apiKey('v'));
     const commission = paid.body.data.payment.commission.value as string;
     expect(commission).toMatch(/^\d+\.\d{2}$/);
-    expect(lines[1]).toMatch(new RegExp(`^2,EMP-001,bank-card-russia,15000\\.00,RUB,${commission.replace('.', '\\.')},.*pan=2200\\*{8}0004.*,COMPLETED,,,[0-9a-f-]{36},\\d{12},,,$`));
+    expect(lines[1]).toMatch(new RegExp(`^2,EMP-001,bank-card-russia,15000\\.00,RUB,${commission.replace('.', '\\.')},.*pan=2200\\*{8}0004.*,COMPLETED,,,[0-9a-f-]{36},\\d{12},,,,paid$`));
     // A row not paid was charged nothing: its commission cell is empty.
-    expect(lines[7]).toMatch(/^8,EMP-007,[a-z0-9-]+,\d+\.\d{2},RUB,,.*,FAILED,/);
+    expect(lines[7]).toMatch(/^8,EMP-007,[a-z0-9-]+,\d+\.\d{2},RUB,,.*,FAILED,.*,not paid[^,]*$/);
     expect(response.text).not.toContain('2200000000000004');
   });
 

@@ -107,8 +107,8 @@ suite('the web page: totals, commission and states a person can read', () => {
     await writeFile(empty, 'reference,provider,amount,currency,pan\nONE-1,paypal,100.00,RUB,\n');
     const id = await uploadAndOpen(rig, empty);
     await page.locator('.batch-head .badge', { hasText: /^Rejected$/ }).waitFor();
-    // The problem group of the whole file by its title, the code beside it; "1 row", not "1 rows" or "Rows: Rows".
-    await page.getByRole('heading', { name: /^No row can be paid file\.no-valid-rows/, level: 3 }).waitFor();
+    // The problem group of the whole file by its title, its code kept for tools (data-code); "1 row", not "1 rows" or "Rows: Rows".
+    await page.locator('section.problem-group[data-code="file.no-valid-rows"]').getByRole('heading', { name: /^No row can be paid/, level: 3 }).waitFor();
     expect(await fact('Rows').innerText()).toMatch(/^1 row · valid: 0/);
     expect(await machineText()).toEqual([]);
 

@@ -118,16 +118,16 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.getByLabel('Choose a file').setInputFiles(join(repoRoot, 'samples/payroll-errors.csv'));
     await page.getByRole('heading', { name: 'Validation report' }).waitFor();
 
-    const unknownProvider = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^provider\.unknown$/ }) });
+    const unknownProvider = page.locator('section.problem-group[data-code="provider.unknown"]');
     await unknownProvider.getByRole('heading', { name: /Unknown payment method/ }).waitFor();
     const firstRow = unknownProvider.locator('tbody tr').first();
     expect(await firstRow.locator('td').nth(0).textContent()).toBe('2');
     expect(await firstRow.locator('td').nth(1).textContent()).toBe('provider');
     expect(await firstRow.locator('td').nth(2).textContent()).toMatch(/paypal/);
 
-    const amountFormat = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^amount\.format$/ }) });
+    const amountFormat = page.locator('section.problem-group[data-code="amount.format"]');
     expect(await amountFormat.locator('tbody tr').count()).toBeGreaterThanOrEqual(3);
-    await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^reference\.duplicate$/ }) }).waitFor();
+    await page.locator('section.problem-group[data-code="reference.duplicate"]').waitFor();
     // Errors first, then warnings; the file has row errors, and a clerk may still pay the valid rows.
     await page.locator('.upload-result .badge', { hasText: 'Has row errors' }).waitFor();
     await page.getByRole('button', { name: 'Approve valid rows only' }).waitFor();
@@ -142,10 +142,10 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // An Excel workbook dropped as it is: the report names the sheet's own row numbers.
     await dropFile(page, '.dropzone', join(repoRoot, 'test/fixtures/payroll-errors.xlsx'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     await page.locator('.upload-result h2 a', { hasText: 'payroll-errors.xlsx' }).waitFor();
-    const sheetProvider = page.locator('section.problem-group', { has: page.locator('code', { hasText: /^provider\.unknown$/ }) });
+    const sheetProvider = page.locator('section.problem-group[data-code="provider.unknown"]');
     await sheetProvider.locator('tbody tr td', { hasText: 'mir-pay' }).waitFor();
     expect(await sheetProvider.locator('tbody tr td').first().textContent()).toBe('5');
-    await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^row\.empty$/ }) }).getByRole('heading', { name: /Empty rows skipped/ }).waitFor();
+    await page.locator('section.problem-group[data-code="row.empty"]').getByRole('heading', { name: /Empty rows skipped/ }).waitFor();
     await step(rig, '03-upload-xlsx-with-errors');
   });
 

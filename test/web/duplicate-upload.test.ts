@@ -58,7 +58,7 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
     const notice = page.locator('section.notice-warn');
     await notice.getByText(new RegExp(`^${paid} rows \\(.+\\) repeat a payment already made`)).waitFor();
     await notice.getByRole('link', { name: new RegExp(`Batch ${first}: ${paid} rows`) }).waitFor();
-    await page.locator('section.problem-group', { has: page.locator('code', { hasText: /^row\.already-paid$/ }) }).waitFor();
+    await page.locator('section.problem-group[data-code="row.already-paid"]').waitFor();
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByText(new RegExp(`Pay ${10 - paid} rows`)).waitFor();
     await page.getByText(`Also pay the ${paid} held rows`).waitFor();

@@ -33,7 +33,7 @@ suite('the web page: pause and resume a batch', () => {
     await page.getByRole('group').getByRole('button', { name: 'Pause' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Paused/ }).waitFor();
     const notice = page.locator('.progress-panel .notice-warn');
-    await notice.getByText(/^Paused by local/).waitFor();
+    await notice.getByText(/^Paused by you \(local single-user mode\)/).waitFor();
     await notice.getByText('Waiting for: a person to resume it').waitFor();
     expect(await notice.innerText()).toMatch(/since /);
     await page.getByText('waiting', { exact: true }).waitFor();

@@ -110,10 +110,10 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     await page.locator('.batch-head .badge', { hasText: /^Paused/ }).waitFor();
 
     await page.goto('/#/');
-    await row.locator('.wait-sign', { hasText: /^Paused by local$/ }).waitFor();
+    await row.locator('.wait-sign', { hasText: /^Paused by you \(local single-user mode\)$/ }).waitFor();
     await step(rig, '25-batches-waiting-sign');
     await page.getByRole('button', { name: 'Русский' }).click();
-    await row.locator('.wait-sign', { hasText: /^Приостановил local$/ }).waitFor();
+    await row.locator('.wait-sign', { hasText: /^Приостановлен вами \(локальный однопользовательский режим\)$/ }).waitFor();
     await page.getByRole('button', { name: 'English' }).click();
     expect(rig.problems).toEqual([]);
   });

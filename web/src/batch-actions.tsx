@@ -18,7 +18,8 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   const mayApprove = access.may.approve && (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller) && !approvedAlready(batch, access);
   if (batch.status === 'VALIDATED' && mayApprove) actions.push('approve');
   if (batch.status === 'REJECTED' && batch.validCount > 0 && mayApprove) actions.push('approveValid');
-  if ((batch.status === 'VALIDATED' || batch.status === 'REJECTED') && access.may.cancel) actions.push('discard');
+  // A refused upload with no valid row has nothing to discard: it is only taken off the list (dismiss).
+  if ((batch.status === 'VALIDATED' || (batch.status === 'REJECTED' && batch.validCount > 0)) && access.may.cancel) actions.push('discard');
   if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
   if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
   if (batch.status === 'SCHEDULED' && mayApprove) actions.push('reschedule');

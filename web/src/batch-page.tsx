@@ -92,6 +92,12 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   const money = (value: { value: string; currency: string }) => formatMoney(value.value, value.currency, i18n.tag);
   const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
   const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
+  // Discarded before approval: nothing is to pay and nobody is to approve it (issue 38).
+  const discarded = batch.status === 'CANCELLED' && batch.approvedAt === null;
+  // A file with row errors still awaits the approval of its valid rows: not "Final" (issue 38).
+  const awaitsApproval = batch.status === 'REJECTED' && batch.validCount > 0;
+  // Local single-user mode records its one person as "anonymous" (the key) or "local" (audit): said in words.
+  const personName = (who: string) => (access.anonymous && (who === 'anonymous' || who === 'local') ? t('batch.whoApprovesLocal') : who);
   // Maker-checker: who uploaded, and who may approve, as this caller sees it.
   const whoApproves = () => {
     if (access.anonymous) return t('batch.whoApprovesLocal');
@@ -109,16 +115,16 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <div class="batch-head">
         <BatchStatusBadge batch={batch} />
         <span class="mono muted">{batch.id}</span>
-        <span class={`live ${live ? 'on' : ''}`}>{live ? t('batch.live') : finished ? t('batch.liveEnded') : ''}</span>
+        <span class={`live ${live ? 'on' : ''}`}>{live ? t('batch.live') : finished && !awaitsApproval ? t('batch.liveEnded') : ''}</span>
       </div>
 
       <dl class="facts">
         <div>
           <dt>{t('batch.total')}</dt>
-          <dd>{t('batch.totalValue', { amount: money(batch.payableAmount), count: batch.payableCount })}</dd>
+          <dd>{discarded ? t('batch.totalDiscarded') : t('batch.totalValue', { amount: money(batch.payableAmount), count: batch.payableCount })}</dd>
         </div>
         {/* Held rows apart from what is paid: the same payroll uploaded again is not counted twice. */}
-        {batch.heldCount === 0 || batch.includeHeld ? null : (
+        {batch.heldCount === 0 || batch.includeHeld || discarded ? null : (
           <div>
             <dt>{t('batch.heldFact')}</dt>
             <dd>{t('batch.totalValue', { amount: money(batch.heldAmount), count: batch.heldCount })}</dd>
@@ -131,7 +137,9 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         <div>
           <dt>{t('batch.commission')}</dt>
           <dd>
-            {batch.approvedAt !== null
+            {discarded
+              ? '—'
+              : batch.approvedAt !== null
               ? t('batch.commissionCharged', { amount: money(batch.commissionCharged) })
               : estimate === undefined
                 ? <span class="muted">{t('batch.commissionNote')}</span>
@@ -140,12 +148,14 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         </div>
         <div>
           <dt>{t('batch.uploadedBy')}</dt>
-          <dd class="mono">{mine ? t('batch.you', { caller: batch.uploadedBy ?? '' }) : (batch.uploadedBy ?? '—')}</dd>
+          <dd class="mono">{access.anonymous ? t('batch.whoApprovesLocal') : mine ? t('batch.you', { caller: batch.uploadedBy ?? '' }) : (batch.uploadedBy ?? '—')}</dd>
         </div>
-        <div>
-          <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
-          <dd>{batch.approvedBy === null ? whoApproves() : batch.approvals.length > 1 ? batch.approvals.map((a) => a.by).join(', ') : batch.approvedBy}</dd>
-        </div>
+        {discarded ? null : (
+          <div>
+            <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
+            <dd>{batch.approvedBy === null ? whoApproves() : batch.approvals.length > 1 ? batch.approvals.map((a) => a.by).join(', ') : personName(batch.approvedBy)}</dd>
+          </div>
+        )}
         {/* What the approval policy has and still needs, while the batch waits for it. */}
         {approvalsLine(batch, i18n) === null || (batch.approvals.length === 0 && batch.approvalsNeeded?.required === 1 && batch.approvalsNeeded.lapsed.length === 0) ? null : (
           <div>

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ChangedAccounts, PayeeCell } from './payee-marks.tsx';
 import { gql } from './api.ts';
-import { useI18n } from './i18n.ts';
+import { useI18n, type Translator } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import { ErrorNotice, Money, Pager, StatusBadge, StatusFilter, serverText } from './parts.tsx';
-import { BATCH_ITEMS, ITEM_STATUSES, PROVIDER_NAMES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
-import { ACCOUNT_CHANGED, rowNote } from './row-note.ts';
+import { providerName, recipientText } from './recipient-words.ts';
+import { BATCH_ITEMS, HELD_FOR, ITEM_STATUSES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
+import { rowNote } from './row-note.ts';
 
 /** The batch page's rows: the table of rows (paged, filtered) and the held rows, with their notes. */
 const PAGE_SIZE = 25;
@@ -23,13 +24,17 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
   const [error, setError] = useState<unknown>();
   const after = cursors[cursors.length - 1] ?? null;
   // A valid row of a batch not approved yet waits for a person, not for a worker.
-  const statusName = (value: string) => (value === 'PENDING' && awaitingApproval ? t('items.awaitingApproval') : i18n.status(value));
+  const statusName = (value: string) =>
+    value === 'PENDING' && awaitingApproval ? t('items.awaitingApproval') : isHeldFilter(value) ? t(`items.${value}`) : i18n.status(value);
+  // A held row by its reason: a changed account is released by another choice of the approver than a repeat.
+  const heldFor = isHeldFilter(status) ? HELD_FOR[status] : undefined;
 
   useEffect(() => {
     let current = true;
     gql<{ batch: { items: { edges: Array<{ node: BatchItem }>; pageInfo: PageInfo } } | null }>(BATCH_ITEMS, {
       id: batchId,
-      status: status === '' ? null : status,
+      status: status === '' || heldFor !== undefined ? null : status,
+      heldFor: heldFor ?? null,
       first: PAGE_SIZE,
       after,
     }).then(
@@ -95,11 +100,11 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
                   <td class="payee">
                     <PayeeCell item={item} />
                   </td>
-                  <td>{PROVIDER_NAMES[item.provider] ?? item.provider}</td>
+                  <td>{providerName(item.provider, i18n)}</td>
                   <td class="num">
                     <Money value={item.amount} />
                   </td>
-                  <td class="recipient">{item.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</td>
+                  <td class="recipient">{recipientText(item.provider, item.recipient, i18n)}</td>
                   <td class="mono">
                     {item.status === 'INVALID' || item.status === 'DUPLICATE' ? (
                       '—'
@@ -111,7 +116,7 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
                     )}
                   </td>
                   <td>
-                    <StatusBadge status={item.status} label={item.status === 'DUPLICATE' && item.errorCode === ACCOUNT_CHANGED ? t('items.heldAccountChanged') : statusName(item.status)} />
+                    <StatusBadge status={item.status} label={heldLabel(item.heldFor, t) ?? statusName(item.status)} />
                   </td>
                   <td>{serverText(rowNote(item, i18n), i18n)}</td>
                 </tr>
@@ -124,6 +129,14 @@ export function ItemsTable({ batchId, awaitingApproval, refreshKey }: { batchId:
     </section>
   );
 }
+
+/** A held row's badge by why it is held; undefined for a row not held. */
+function heldLabel(heldFor: BatchItem['heldFor'], t: Translator['t']): string | undefined {
+  if (heldFor.length === 0) return undefined;
+  return heldFor.map((reason) => t(`items.held:${reason}`)).join(' · ');
+}
+
+const isHeldFilter = (value: string): value is keyof typeof HELD_FOR => value in HELD_FOR;
 
 /** Held rows (status DUPLICATE: they repeat a payment), the batches they repeat, and a forced import: what the approver must see. */
 export function HeldRows({ batch }: { batch: BatchDetail }) {

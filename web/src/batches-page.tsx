@@ -13,6 +13,9 @@ export const dismissable = (batch: { status: string; approvedAt: string | null; 
 
 const PAGE_SIZE = 20;
 
+/** Rows held for a changed account and not released by the approver: apart from repeats, since another choice pays them. */
+const changedHeld = (batch: BatchListed) => batch.changedAccountCount > 0 && !batch.includeChangedAccounts;
+
 export function BatchesPage({ access }: { access: Access }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -146,11 +149,15 @@ export function BatchesPage({ access }: { access: Access }) {
                     <td class="num">
                       {batch.payableCount}
                       {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldApart', { count: batch.heldCount })}</div>}
+                      {changedHeld(batch) ? <div class="muted">{t('batches.changedApart', { count: batch.changedAccountCount })}</div> : null}
                     </td>
                     <td class="num">{batch.invalidCount}</td>
                     <td class="num">
                       <Money value={batch.payableAmount} />
                       {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldAmount', { amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}</div>}
+                      {changedHeld(batch) ? (
+                        <div class="muted">{t('batches.changedAmount', { amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag) })}</div>
+                      ) : null}
                     </td>
                     <td class="progress-cell">
                       {batch.approvedAt === null ? (

@@ -4,7 +4,8 @@ import { formatDateTime, useI18n } from './i18n.ts';
 import { navigate } from './route.ts';
 import { ErrorNotice, Money, PageTitle, StatusBadge } from './parts.tsx';
 import { PayeeCell } from './payee-marks.tsx';
-import { PAYMENT, PROVIDER_NAMES, SEARCH_BY_REFERENCE, type Payment } from './queries.ts';
+import { PAYMENT, SEARCH_BY_REFERENCE, type Payment } from './queries.ts';
+import { providerName, recipientText } from './recipient-words.ts';
 
 const MAX_FOUND = 20;
 
@@ -154,11 +155,11 @@ function PaymentCard({ payment }: { payment: Payment }) {
         )}
         <div>
           <dt>{t('find.provider')}</dt>
-          <dd>{PROVIDER_NAMES[payment.provider] ?? payment.provider}</dd>
+          <dd>{providerName(payment.provider, i18n)}</dd>
         </div>
         <div>
           <dt>{t('find.recipient')}</dt>
-          <dd>{payment.recipient.map((field) => `${field.key}: ${field.value}`).join(', ')}</dd>
+          <dd>{recipientText(payment.provider, payment.recipient, i18n)}</dd>
         </div>
         {payment.payee === null ? null : (
           <div>

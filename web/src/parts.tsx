@@ -31,7 +31,9 @@ const tone: Record<string, string> = {
 
 /** Why a batch sends nothing now, in the page's words: the batch page's notice and the batch list's sign. */
 export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>, i18n: Translator): string {
-  return i18n.t(`wait.${waiting.reason}`, {
+  // Local single-user mode records its one person as "local" (audit) or "anonymous" (the key): said in words, as "Uploaded by" is.
+  const local = waiting.by === 'local' || waiting.by === 'anonymous';
+  return i18n.t(local && waiting.reason === 'PERSON' ? 'wait.PERSON_LOCAL' : `wait.${waiting.reason}`, {
     by: waiting.by ?? '—',
     shortfall: waiting.shortfall === null ? '—' : formatMoney(waiting.shortfall.value, waiting.shortfall.currency, i18n.tag),
   });
@@ -60,6 +62,9 @@ const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 const RANGE = /(?<![\d,.])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})–((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A time as the gateway writes it: ISO 8601. */
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})\b/g;
+/** A time as the gateway writes it in a sentence (readable-text.ts utcDateTime): "27 Nov 2026, 04:32 UTC". */
+const UTC_TIME = /\b(\d{1,2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}), (\d{2}):(\d{2}) UTC\b/g;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** A bare ISO day ("2026-11-27", a UTC day), as messages stored before readable-text.ts and SQL's to_char() write it. */
 const ISO_DAY = /(?<![\w.-])(\d{4})-(\d{2})-(\d{2})(?![\w.-]*\w)/g;
 
@@ -74,6 +79,12 @@ export function serverText(text: string, i18n: Translator): string {
     .replace(RANGE, (_whole, from: string, to: string, currency: string) => `${money(from, currency)}–${money(to, currency)}`)
     .replace(AMOUNT, (_whole, value: string, currency: string) => money(value, currency))
     .replace(ISO_TIME, (time) => new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(time)))
+    // A moment said in UTC is said in the reader's zone, as every other time on the page (issue 38).
+    .replace(UTC_TIME, (_whole, date: string, month: string, year: string, hours: string, minutes: string) =>
+      new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'short' }).format(
+        new Date(Date.UTC(Number(year), MONTHS.indexOf(month), Number(date), Number(hours), Number(minutes))),
+      ),
+    )
     .replace(ISO_DAY, (day, year: string, month: string, date: string) => {
       const at = new Date(Date.UTC(Number(year), Number(month) - 1, Number(date)));
       // The day itself, whatever the reader's time zone: not a moment to shift.

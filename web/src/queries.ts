@@ -66,6 +66,10 @@ export interface BatchSummary {
   /** The rows to pay (or paid): valid rows less held rows unless includeHeld; the sum to add up across batches. */
   payableCount: number;
   payableAmount: Money;
+  /** Rows held because their payee's account changed since the last payment (apart from heldCount), their sum, and the approver's choice to pay them. */
+  changedAccountCount: number;
+  changedAccountAmount: Money;
+  includeChangedAccounts: boolean;
   /** Taken off the list by a person (dismissBatch): a batch that paid nothing. */
   dismissedAt: string | null;
   /** When a scheduled batch pays (SCHEDULED until then); null for one approved to pay at once. */
@@ -84,10 +88,6 @@ export interface BatchDetail extends BatchSummary {
   /** Imported with force although the same file was imported before. */
   forced: boolean;
   includeHeld: boolean;
-  /** Rows held because their payee's account changed since the last payment (apart from heldCount), their sum, and the approver's choice to pay them. */
-  changedAccountCount: number;
-  changedAccountAmount: Money;
-  includeChangedAccounts: boolean;
   /** The commission of the batch's paid payments so far. */
   commissionCharged: Money;
   dismissedBy: string | null;
@@ -121,7 +121,7 @@ export interface PendingApproval {
 }
 
 export interface BatchWait {
-  reason: 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING';
+  reason: 'PERSON' | 'FUNDS' | 'PARTNER_UNREACHABLE' | 'PARTNER_THROTTLED' | 'PARTNER_FAILING' | 'PARTNER_RETRYING';
   since: string | null;
   by: string | null;
   shortfall: Money | null;
@@ -144,6 +144,8 @@ export interface BatchItem {
   /** The company's id of the person paid, and what the import found: new payee, account changed since lastPaidAt (held), or known. */
   payee: string | null;
   payeeMark: { kind: 'NEW_PAYEE' | 'ACCOUNT_CHANGED' | 'KNOWN'; lastPaidAt: string | null } | null;
+  /** Why a held (DUPLICATE) row is held: it repeats a payment, its payee's account changed, or both; empty when not held. */
+  heldFor: Array<'REPEAT' | 'ACCOUNT_CHANGED'>;
   /** Created at the partner, then its batch was cancelled: not executed, READY there until it expires. */
   cancelledAfterCreate: { expiresAt: string | null; openUpstream: boolean; paymentStatus: string } | null;
 }
@@ -184,7 +186,9 @@ export type LifecycleResult =
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
 export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
 export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'SCHEDULED', 'RUNNING', 'PAUSED', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
-export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', 'DUPLICATE'];
+/** The rows filter: the statuses, with held rows by the reason they are held for (one status, two choices of the approver). */
+export const HELD_FOR = { 'held:REPEAT': 'REPEAT', 'held:ACCOUNT_CHANGED': 'ACCOUNT_CHANGED' } as const;
+export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', ...Object.keys(HELD_FOR)];
 
 export const PROVIDER_NAMES: Record<string, string> = {
   BANK_CARD_RUSSIA: 'bank-card-russia',

@@ -19,9 +19,10 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
       </p>
       {problems.length === 0 ? <p class="notice notice-good">{t('report.ok')}</p> : null}
       {ordered.map(([code, list]) => (
-        <section class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`} key={code} aria-labelledby={`group-${code}`}>
+        // The code is for tools and the downloads (data-code), not for the reader: the title says it (issue 38).
+        <section class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`} key={code} data-code={code} aria-labelledby={`group-${code}`}>
           <h3 id={`group-${code}`}>
-            {i18n.problem(code)} <code>{code}</code>{' '}
+            {i18n.problem(code)}{' '}
             <span class="count">
               {list[0]!.severity === 'ERROR' ? t('report.errors', { count: list.length }) : t('report.warnings', { count: list.length })}
             </span>
@@ -40,7 +41,10 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
                 <tr key={index}>
                   <td class="num">{problem.line ?? t('report.file')}</td>
                   <td>{problem.column ?? '—'}</td>
-                  <td>{serverText(problem.message, i18n)}</td>
+                  <td>
+                    {serverText(problem.message, i18n)}
+                    <EarlierBatch problem={problem} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -49,6 +53,19 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
       ))}
       {problems.length >= REPORT_LIMIT ? <p class="notice">{t('report.more', { shown: REPORT_LIMIT })}</p> : null}
     </section>
+  );
+}
+
+/** The batch a file was imported as before (file.duplicate names it): a link, so the clerk opens it rather than copies its id. */
+function EarlierBatch({ problem }: { problem: Problem }) {
+  const { t } = useI18n();
+  const id = problem.code === 'file.duplicate' ? /\bbatch (b[0-9a-f]{11})\b/.exec(problem.message)?.[1] : undefined;
+  if (id === undefined) return null;
+  return (
+    <>
+      {' '}
+      <a href={`#/batches/${id}`}>{t('report.openBatch', { id })}</a>
+    </>
   );
 }
 

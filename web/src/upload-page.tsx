@@ -9,6 +9,7 @@ import { REPORT_LIMIT, ValidationReport } from './report.tsx';
 import { Downloads } from './downloads.tsx';
 import { download } from './api.ts';
 import { PROVIDER_NAMES } from './queries.ts';
+import { providerName } from './recipient-words.ts';
 
 type ImportReply = { importBatch: { __typename: 'ImportBatchSuccess'; batch: BatchDetail } | { __typename: 'BatchError'; code: string; message: string } };
 
@@ -19,6 +20,8 @@ export function UploadPage({ access }: { access: Access }) {
   const [error, setError] = useState<unknown>();
   const [result, setResult] = useState<{ batch: BatchDetail; problems: Problem[] } | undefined>();
   const input = useRef<HTMLInputElement>(null);
+  // The file last sent: a duplicate upload may be sent again on purpose, as a repeat.
+  const [sent, setSent] = useState<File | undefined>();
 
   if (!access.may.upload) {
     return (
@@ -29,12 +32,13 @@ export function UploadPage({ access }: { access: Access }) {
     );
   }
 
-  async function send(file: File) {
+  async function send(file: File, force = false) {
     setSending(file.name);
+    setSent(file);
     setError(undefined);
     setResult(undefined);
     try {
-      const reply = await upload<ImportReply>(IMPORT_BATCH, file);
+      const reply = await upload<ImportReply>(IMPORT_BATCH, file, force ? { force: true } : {});
       if (reply.importBatch.__typename === 'BatchError') throw refusal(reply.importBatch);
       const batch = reply.importBatch.batch;
       const problems = await gql<{ batch: { problems: Problem[] } }>(BATCH_PROBLEMS, { id: batch.id, limit: REPORT_LIMIT });
@@ -109,6 +113,15 @@ export function UploadPage({ access }: { access: Access }) {
               else setResult({ ...result, batch });
             }}
           />
+          {/* The repeat the duplicate's message speaks of: imported again, every row already paid or being paid held. */}
+          {sent !== undefined && result.problems.some((problem) => problem.code === 'file.duplicate') ? (
+            <p class="notice">
+              {t('upload.repeatHint')}{' '}
+              <button type="button" disabled={sending !== undefined} onClick={() => void send(sent, true)}>
+                {t('upload.repeat')}
+              </button>
+            </p>
+          ) : null}
           <ValidationReport batch={result.batch} problems={result.problems} />
           {result.problems.length > 0 ? <Downloads batch={result.batch} only="problems" /> : null}
         </div>
@@ -119,7 +132,8 @@ export function UploadPage({ access }: { access: Access }) {
 
 /** GET /templates/{provider}.csv: the header and one example row a clerk can fill in. */
 function Templates() {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   const [error, setError] = useState<unknown>();
   return (
     <details class="templates">
@@ -128,11 +142,11 @@ function Templates() {
       <ul>
         {Object.values(PROVIDER_NAMES).map((code) => (
           <li key={code}>
-            <span class="mono">{code}</span>
-            <button type="button" class="link" aria-label={`${code} CSV`} onClick={() => download(`/templates/${code}.csv`).catch(setError)}>
+            <span>{providerName(code, i18n)}</span>
+            <button type="button" class="link" aria-label={`${providerName(code, i18n)} CSV`} onClick={() => download(`/templates/${code}.csv`).catch(setError)}>
               CSV
             </button>
-            <button type="button" class="link" aria-label={`${code} XLSX`} onClick={() => download(`/templates/${code}.xlsx`).catch(setError)}>
+            <button type="button" class="link" aria-label={`${providerName(code, i18n)} XLSX`} onClick={() => download(`/templates/${code}.xlsx`).catch(setError)}>
               XLSX
             </button>
           </li>

@@ -5,6 +5,7 @@ import { toMinorUnits } from '../../money/money.ts';
 import { maskedRecipient } from '../card-data.ts';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { paymentStates } from '../../payments/status.ts';
+import { outcomeWords } from './outcome-words.ts';
 import { cancelCodes, cancelledAfterCreateMessage, cancelledStatus } from '../rows/row-states.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
@@ -37,6 +38,8 @@ export const resultColumns = [
   'payee',
   'payee_mark',
   'payee_last_paid_at',
+  // The status and its error in words (outcome-words.ts), for a person reading the sheet.
+  'outcome',
 ] as const;
 
 export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] as const;
@@ -111,6 +114,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
         // The mark's name, like the status column: NEW_PAYEE, ACCOUNT_CHANGED or KNOWN (empty without a payee).
         item.payeeMark ?? '',
         item.payeeLastPaidAt?.toISOString() ?? '',
+        outcomeWords(item.status, item.errorCode),
       ];
     }
     after = items.at(-1)!.id;

@@ -14,6 +14,7 @@ import { sweepSchedule } from '../lifecycle/schedule-sweep.ts';
 import type { RetryPolicy } from '../rows/row-states.ts';
 import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
+import { noteRetry } from '../rows/sql/note-retry.ts';
 import { renewLeases } from '../rows/sql/renew-leases.ts';
 import { rowFence, sendMarginMs } from './send-fence.ts';
 import type { CallOptions } from '../../payout/call-hooks.ts';
@@ -284,6 +285,14 @@ export class BatchWorker {
     const call: CallOptions = { signal: lost.signal };
     const held: HeldRow = { ...item, lost, leaseEndsAt: claimedAt + this.options.leaseMs, call };
     call.fence = rowFence(held, this.deps.query, sendMarginMs(this.options.leaseMs));
+    // Said on the row from the first retry within an attempt, so its batch says why it waits (issue 38).
+    call.onRetry = (error, delayMs) => {
+      if (error === undefined) return;
+      noteRetry(this.deps.query, item, error, delayMs).then(
+        () => this.deps.batchEvents.publish(item.batchId),
+        (failure: unknown) => this.deps.logger.warn({ err: failure, paymentId: item.paymentId }, 'batch row: could not note its retry'),
+      );
+    };
     this.held.set(item.id, held);
     const task = this.payer.pay(held)
       .catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { BatchStatus } from '../../db/generated/enums.ts';
+import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
 import { amountText, countOf, shortDayText, timeText } from './words.ts';
 import { approvalsText, pendingText, PENDING_APPROVAL_FIELDS, type ApprovalsView } from './approvals-text.ts';
@@ -6,7 +6,7 @@ import { approvalsText, pendingText, PENDING_APPROVAL_FIELDS, type ApprovalsView
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
 export const BATCH_FIELDS = /* GraphQL */ `
   id name fileName status rowCount validCount invalidCount warningCount
-  totalAmount { value currency } heldCount heldAmount { value } forced validRowsOnly includeHeld
+  totalAmount { value currency } payableCount payableAmount { value } heldCount heldAmount { value } forced validRowsOnly includeHeld
   changedAccountCount changedAccountAmount { value } includeChangedAccounts
   payeeMarks { newPayees changedAccounts knownPayees changedSince }
   uploadedBy approvedBy createdAt approvedAt payAt startedAt finishedAt
@@ -25,6 +25,9 @@ export interface BatchView extends ApprovalsView {
   invalidCount: number;
   warningCount: number;
   totalAmount: { value: string; currency: string };
+  /** What an approval pays (or paid): the valid rows less those held. */
+  payableCount: number;
+  payableAmount: { value: string };
   heldCount: number;
   heldAmount: { value: string };
   forced: boolean;
@@ -48,16 +51,43 @@ export interface BatchView extends ApprovalsView {
   waiting: { reason: string; since: string | null; by: string | null; shortfall: { value: string } | null; waitingFor: string; nextCheckAt: string | null } | null;
 }
 
-/** One line: what the batch is and holds. */
+/** One line: what the batch is, what it pays and what it holds apart. */
 export function summary(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
+  const held = heldText(batch);
   return (
-    `Batch ${batch.id} (${batch.name}): ${batch.status}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
-    `${batch.invalidCount} invalid, ${countOf(batch.warningCount, 'warning')}; valid rows total ${amountText(batch.totalAmount.value, currency)}.` +
-    (batch.heldCount > 0 ? ` ${batch.heldCount} rows (${amountText(batch.heldAmount.value, currency)}) repeat a payment and are held.` : '') +
+    `Batch ${batch.id} (${batch.name}): ${statusWord(batch)}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
+    `${batch.invalidCount} invalid, ${countOf(batch.warningCount, 'warning')}; ` +
+    // What is paid, not the valid rows' sum: a held row is in that sum and is not paid (issue 38).
+    `to pay ${amountText(batch.payableAmount.value, currency)} (${countOf(batch.payableCount, 'row')}).` +
+    (held === '' ? '' : ` Held, not paid unless the approver includes them: ${held}.`) +
     payeeMarksText(batch.payeeMarks) +
     (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
   );
+}
+
+/**
+ * A batch's status as a person reads it, as the page says it: a file with row errors whose
+ * valid rows can still be paid "has row errors" (the API's REJECTED, which --json keeps);
+ * only one with nothing to pay is rejected.
+ */
+export function statusWord(batch: Pick<BatchView, 'status' | 'validCount'>): string {
+  return batch.status === BatchStatus.REJECTED && batch.validCount > 0 ? 'HAS ROW ERRORS' : batch.status;
+}
+
+type Held = Pick<BatchView, 'totalAmount' | 'heldCount' | 'heldAmount' | 'changedAccountCount' | 'changedAccountAmount' | 'includeChangedAccounts'>;
+
+/** "1 repeat (₽500.00), 1 account changed (₽12,500.50)": held rows by why, each released by its own choice; '' when none. */
+export function heldText(batch: Held): string {
+  const currency = batch.totalAmount.currency;
+  return [
+    batch.heldCount === 0 ? null : `${countOf(batch.heldCount, 'repeat')} (${amountText(batch.heldAmount.value, currency)})`,
+    batch.changedAccountCount === 0 || batch.includeChangedAccounts
+      ? null
+      : `${batch.changedAccountCount} account changed (${amountText(batch.changedAccountAmount.value, currency)})`,
+  ]
+    .filter((part) => part !== null)
+    .join(', ');
 }
 
 /** " 3 new payees, 1 account changed since 27 Oct (held)." — nothing for a file without a payee column. */
@@ -75,7 +105,8 @@ export function payeeMarksText(marks: BatchView['payeeMarks']): string {
 /** The summary, rows and amounts per status, timing and what it waits for: `payout batch status`. */
 export function statusText(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
-  const rows = batch.counts.map((c) => [c.status, String(c.count), amountText(c.amount, currency)]);
+  // DUPLICATE is the API's name for a held row, whatever it is held for: said as held.
+  const rows = batch.counts.map((c) => [c.status === BatchItemStatus.DUPLICATE ? 'HELD' : c.status, String(c.count), amountText(c.amount, currency)]);
   const timing = [
     batch.payAt === null ? null : `${batch.status === BatchStatus.SCHEDULED ? 'scheduled for' : 'was scheduled for'} ${timeText(batch.payAt)}`,
     batch.startedAt === null ? null : `started ${timeText(batch.startedAt)}`,
@@ -93,11 +124,12 @@ export function statusText(batch: BatchView): string {
 
 /** The batch as --json gives it (docs/guide/cli.md): amounts as decimal strings, times ISO 8601. */
 export function statusDoc(batch: BatchView): Record<string, unknown> {
-  const { totalAmount, heldAmount, waiting, ...rest } = batch;
+  const { totalAmount, heldAmount, payableAmount, waiting, ...rest } = batch;
   return {
     ...rest,
     currency: totalAmount.currency,
     totalAmount: totalAmount.value,
+    payableAmount: payableAmount.value,
     heldAmount: heldAmount.value,
     ...formerHeldNames({ count: batch.heldCount, amount: heldAmount.value, include: batch.includeHeld }),
     secondsLeft: secondsLeft(batch),

@@ -3,7 +3,7 @@ import type { CliContext } from '../context.ts';
 import { table } from '../output.ts';
 import { connect } from '../gateway/connect.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
-import { BATCH_FIELDS, statusDoc, statusText, type BatchView } from './batch-view.ts';
+import { BATCH_FIELDS, heldText, statusDoc, statusText, statusWord, type BatchView } from './batch-view.ts';
 import { amountText, timeText } from './words.ts';
 import { refuseCancelEarly } from './next-step.ts';
 
@@ -41,8 +41,13 @@ export interface ListOptions {
   limit?: number;
 }
 
-const LIST_FIELDS = 'id name status rowCount validCount totalAmount { value currency } heldCount heldAmount { value } uploadedBy createdAt';
-type Listed = Pick<BatchView, 'id' | 'name' | 'status' | 'rowCount' | 'validCount' | 'totalAmount' | 'heldCount' | 'heldAmount' | 'uploadedBy' | 'createdAt'>;
+const LIST_FIELDS =
+  'id name status rowCount validCount invalidCount totalAmount { value currency } heldCount heldAmount { value } changedAccountCount changedAccountAmount { value } includeChangedAccounts uploadedBy createdAt';
+type Listed = Pick<
+  BatchView,
+  | 'id' | 'name' | 'status' | 'rowCount' | 'validCount' | 'invalidCount' | 'totalAmount' | 'heldCount' | 'heldAmount'
+  | 'changedAccountCount' | 'changedAccountAmount' | 'includeChangedAccounts' | 'uploadedBy' | 'createdAt'
+>;
 
 /** `payout batch list`: newest first, as the page lists them; `--status` as the API filters. */
 export async function listCommand(options: ListOptions, context: CliContext): Promise<number> {
@@ -55,17 +60,23 @@ export async function listCommand(options: ListOptions, context: CliContext): Pr
     const listed = batches.edges.map((edge) => edge.node);
     const rows = listed.map((b) => [
       b.id,
-      b.status,
+      statusWord(b),
       timeText(b.createdAt),
       String(b.validCount),
       amountText(b.totalAmount.value, b.totalAmount.currency),
-      b.heldCount === 0 ? '' : `${b.heldCount} (${amountText(b.heldAmount.value, b.totalAmount.currency)})`,
+      heldText(b),
       b.name,
     ]);
     context.out(listed.length === 0 ? `No batches${options.status === undefined ? '' : ` in status ${options.status}`}.` : table(['ID', 'STATUS', 'UPLOADED', 'VALID ROWS', 'AMOUNT', 'HELD', 'NAME'], rows));
     if (batches.pageInfo.hasNextPage) context.out(`… more: payout batch list --limit ${Math.min(99, first * 2)}`);
     await context.result({
-      batches: listed.map(({ totalAmount, heldAmount, ...rest }) => ({ ...rest, currency: totalAmount.currency, totalAmount: totalAmount.value, heldAmount: heldAmount.value })),
+      batches: listed.map(({ totalAmount, heldAmount, changedAccountAmount, ...rest }) => ({
+        ...rest,
+        currency: totalAmount.currency,
+        totalAmount: totalAmount.value,
+        heldAmount: heldAmount.value,
+        changedAccountAmount: changedAccountAmount.value,
+      })),
       more: batches.pageInfo.hasNextPage,
     });
     return exitCodes.ok;

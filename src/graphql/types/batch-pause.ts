@@ -15,6 +15,9 @@ const WaitReasonEnum = builder.enumType('WaitReason', {
     PARTNER_UNREACHABLE: { description: 'The partner breaker is open: no answer from the Payout API. It goes on by itself once a probe is answered.' },
     PARTNER_THROTTLED: { description: 'The partner breaker is open: the Payout API answers 429 Too Many Requests.' },
     PARTNER_FAILING: { description: 'The partner breaker is open: the Payout API answers 5xx.' },
+    PARTNER_RETRYING: {
+      description: 'The breaker is closed, but rows of this batch wait for a retry after a failed call (no answer, 5xx, 429): said from the first retry, before enough failures open the breaker.',
+    },
   },
 });
 
@@ -44,7 +47,7 @@ builder.objectField(Batch, 'waiting', (t) =>
   t.field({
     type: BatchWaitRef,
     nullable: true,
-    description: 'Set while an approved batch sends nothing: PAUSED (by a person, or for lack of funds), or RUNNING while the partner breaker is open.',
+    description: 'Set while an approved batch sends nothing: PAUSED (by a person, or for lack of funds), RUNNING while the partner breaker is open, or while its rows wait for a retry after failed calls.',
     resolve: (b, _args, context) => waitingOf(b, context),
   }),
 );

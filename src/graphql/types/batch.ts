@@ -5,16 +5,16 @@ import { type BatchOverlap, type BatchProgress, BatchStateError, batchStates, co
 import { sqlOf } from '../../db/database.ts';
 import { followState } from '../../events/subscription.ts';
 import { BatchStatus } from '../../db/generated/enums.ts';
-import type { Batch as BatchRow, BatchItem as BatchItemRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
+import type { Batch as BatchRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
 import { recordAudit, requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { Money } from './balance.ts';
-import { BatchItem, BatchItemStatusEnum } from './batch-item.ts';
+import { BatchItemStatusEnum } from './batch-item.ts';
 import { waitingOf } from './batch-wait-of.ts';
 import { ErrorCodeEnum, enumName } from './enums.ts';
 import { Problem, typedResult } from './errors.ts';
-import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
+import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
 
 const batchStatusMeanings: Record<BatchStatus, string> = {
   VALIDATING: 'The file is being read and checked.',
@@ -175,33 +175,6 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
         }),
     }),
     resultsUrl: t.string({ description: 'CSV of every row and its outcome (same API key).', resolve: (b) => `/batches/${b.id}/results.csv` }),
-    items: t.connection({
-      type: BatchItem,
-      description: `The file’s rows in line order. ${pageSizeNote(50)}`,
-      args: { status: t.arg({ type: BatchItemStatusEnum, description: 'Only rows in this status.' }) },
-      // Keyed by line (index batchId, line): a page backwards costs what a page forwards does.
-      resolve: (b, args, { services }) => {
-        checkPageSizes(args);
-        return resolveCursorConnection<Promise<BatchItemRow[]>>(
-          { args, ...pageOptions(50), toCursor: (item) => String(item.line) },
-          ({ before, after, limit, inverted }): Promise<BatchItemRow[]> => {
-            const past = readCursor('items', 'after', after, parseNumberCursor);
-            const until = readCursor('items', 'before', before, parseNumberCursor);
-            return services.prisma.batchItem.findMany({
-              where: {
-                batchId: b.id,
-                ...(args.status == null ? {} : { status: args.status }),
-                ...(past === undefined && until === undefined
-                  ? {}
-                  : { line: { ...(past === undefined ? {} : { gt: Number(past) }), ...(until === undefined ? {} : { lt: Number(until) }) } }),
-              },
-              orderBy: [{ line: inverted ? 'desc' : 'asc' }],
-              take: limit,
-            });
-          },
-        );
-      },
-    }),
   }),
 });
 

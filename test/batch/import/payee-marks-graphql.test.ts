@@ -62,8 +62,8 @@ describe('payee marks through GraphQL, the worker and the export', () => {
     const csv = await gw.http(`/batches/${november.id}/results.csv`);
     expect(csv.status).toBe(200);
     const [header, , changed] = csv.text.replace(/^\uFEFF/, '').trim().split('\r\n').map((line) => line.split(','));
-    expect(header!.slice(-3)).toEqual(['payee', 'payee_mark', 'payee_last_paid_at']);
-    expect(changed!.slice(-3)).toEqual(['E-2', 'ACCOUNT_CHANGED', paidAt('E-2')]);
+    expect(header!.slice(-4, -1)).toEqual(['payee', 'payee_mark', 'payee_last_paid_at']);
+    expect(changed!.slice(-4)).toEqual(['E-2', 'ACCOUNT_CHANGED', paidAt('E-2'), 'held: not paid unless the approver includes it']);
     expect(csv.text).not.toContain(testCard(4));
 
     const paid = await approve(november.id, ', includeChangedAccounts: true');
