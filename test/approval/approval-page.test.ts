@@ -51,7 +51,7 @@ suite('approvals by policy on the batch page', () => {
     await signIn('april');
     await page.goto(`/${href}`);
     await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
-    expect(await page.getByTestId('approvals').textContent()).toBe('0 of 2 approvals; 2 needed (admin)');
+    expect(await page.getByTestId('approvals').textContent()).toBe('0 of 2 approvals; 2 needed, including admin');
     await page.getByRole('button', { name: 'Add my approval' }).click();
     await page.getByText(/^Approve paying 10 rows, .+ in total\? The batch starts once the approval policy is met\.$/).waitFor();
     await page.getByRole('group').getByRole('button', { name: 'Add my approval' }).click();

@@ -11,6 +11,8 @@ describe('`payout batch approve` and `show`: approvals in words', () => {
       `1 of 2 approvals: key:april at ${timeText(at)}; one more needed (admin)`,
     );
     expect(approvalsText({ approvals: [], approvalsNeeded: needed(2, 2) })).toBe('0 of 2 approvals; two needed');
+    // Issue 38: "two needed (admin)" was read as two admins.
+    expect(approvalsText({ approvals: [], approvalsNeeded: needed(2, 2, ['ADMIN']) })).toBe('0 of 2 approvals; two needed, including admin');
   });
 
   it('names lapsed approvals, which no longer count', () => {

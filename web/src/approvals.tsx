@@ -20,7 +20,9 @@ export function approvalsLine(batch: Approvable, i18n: Translator): string | nul
   if (needed === null) return null;
   const { t } = i18n;
   const who = batch.approvals.map((a) => t('batch.approvalAt', { by: a.by, at: formatDateTime(a.at, i18n) })).join(', ');
-  const roles = needed.roles.length === 0 ? '' : ` (${needed.roles.map((r) => roleName(r, i18n)).join(', ')})`;
+  // "2 needed, including admin", never "2 needed (admin)": read as two admins (issue 38).
+  const named = needed.roles.map((r) => roleName(r, i18n)).join(', ');
+  const roles = needed.roles.length === 0 ? '' : needed.roles.length < needed.count ? t('batch.approvalsIncluding', { roles: named }) : ` (${named})`;
   const more = batch.approvals.length === 0 ? t('batch.approvalsFirst', { count: needed.count }) : t('batch.approvalsMore', { count: needed.count });
   const lapsed =
     needed.lapsed.length === 0

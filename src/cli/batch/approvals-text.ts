@@ -34,7 +34,9 @@ export function approvalsText(batch: Pick<ApprovalsView, 'approvals' | 'approval
   const needed = batch.approvalsNeeded;
   if (needed === null) return batch.approvals.length === 0 ? null : `approved by ${who}`;
   const roles = needed.roles.map((r) => r.toLowerCase());
-  const more = `${batch.approvals.length === 0 ? numberWord(needed.count) : `${numberWord(needed.count)} more`} needed${roles.length === 0 ? '' : ` (${roles.join(', ')})`}`;
+  // "two needed, including admin", never "two needed (admin)": read as two admins (issue 38).
+  const which = roles.length === 0 ? '' : roles.length < needed.count ? `, including ${roles.join(', ')}` : ` (${roles.join(', ')})`;
+  const more = `${batch.approvals.length === 0 ? numberWord(needed.count) : `${numberWord(needed.count)} more`} needed${which}`;
   const lapsed = needed.lapsed.length === 0 ? '' : `; lapsed, no longer counted: ${needed.lapsed.map((a) => `${a.by} at ${timeText(a.at)}`).join(', ')}`;
   return `${batch.approvals.length} of ${needed.required} ${needed.required === 1 ? 'approval' : 'approvals'}${who === '' ? '' : `: ${who}`}; ${more}${lapsed}`;
 }
