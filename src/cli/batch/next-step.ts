@@ -1,5 +1,6 @@
 import { approvableStates, batchStates, cancellableStates, retryableStates } from '../../batch/lifecycle/batch-states.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
+import { rowStates } from '../../batch/rows/row-states.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { BatchView } from './batch-view.ts';
 
@@ -18,8 +19,8 @@ export function whatWorks(batch: Pick<BatchView, 'id' | 'status' | 'counts'>): s
   if (status === batchStates.scheduled) return `move its time: payout batch reschedule ${id} --pay-at …; or stop it: payout batch cancel ${id}`;
   if (status === batchStates.importing) return `its file is still being read: payout batch status ${id}`;
   const steps: string[] = [];
-  if (has('NEEDS_REVIEW')) steps.push(`settle the rows whose outcome is unknown: payout batch review ${id}`);
-  if (retryableStates.includes(status) && (has('FAILED') || has('EXPIRED'))) steps.push(`pay its failed rows again: payout batch retry ${id}`);
+  if (has(rowStates.needsReview)) steps.push(`settle the rows whose outcome is unknown: payout batch review ${id}`);
+  if (retryableStates.includes(status) && (has(rowStates.failed) || has(rowStates.expired))) steps.push(`pay its failed rows again: payout batch retry ${id}`);
   steps.push(`its results: payout batch export ${id} -o results.csv`);
   return steps.join('; ');
 }
