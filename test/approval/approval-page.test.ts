@@ -81,7 +81,7 @@ suite('approvals by policy on the batch page', () => {
     await page.getByTestId('approvals').getByText(/^1 of 2 approvals/).waitFor();
     // April's choice (these rows, now) is what the admin is asked to complete (issue 38).
     await page.getByTestId('pending-approval').getByText(/^key:april approved paying 10 rows, .+, as soon as the approvals are complete; your approval completes it$/).waitFor();
-    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.getByRole('button', { name: 'Approve this choice' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve this choice' }).click();
     await page.getByText('Approved: paying now.').waitFor();
     expect(await page.getByTestId('approvals').count()).toBe(0);

@@ -28,7 +28,8 @@ function localIn(hours: number): string {
 describe('payout batch approve: the second approver and the first one’s choice', () => {
   it('shows April’s time, refuses a plain approval that would drop it, and --agree keeps it', async () => {
     const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes'], as('op'));
-    const batchId = /Batch (\S+) waits for an approver/.exec(run.stdout)?.[1];
+    // The policy's two, not "an approver" (the walk of issue 38).
+    const batchId = /Batch (\S+) waits for 2 approvers \(keys other than yours\)/.exec(run.stdout)?.[1];
     expect(batchId, run.stdout + run.stderr).toBeDefined();
 
     const april = await payout(['batch', 'approve', batchId!, '--pay-at', localIn(3), '--yes'], as('april'));

@@ -77,7 +77,7 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     const pending = page.getByTestId('pending-approval');
     await pending.getByText(/^key:april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; your approval completes it$/).waitFor();
     await step(rig, '38-pending-choice');
-    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.getByRole('button', { name: 'Approve this choice' }).click();
     const confirm = page.getByRole('group', { name: /^key:april approved paying 2 rows/ });
     // Agreeing offers no choices of its own: April's rows and time are what is approved.
     expect(await confirm.getByRole('radio').count()).toBe(0);
@@ -100,7 +100,7 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     const batchId = await importedByOlga();
     await aprilSchedules(batchId);
     await as('boris', batchId);
-    await page.getByRole('button', { name: 'Approve and pay' }).click();
+    await page.getByRole('button', { name: 'Approve this choice' }).click();
     const confirm = page.getByRole('group', { name: /^key:april approved paying 2 rows/ });
     await confirm.getByRole('button', { name: 'Choose otherwise' }).click();
     await page.getByText('Your choice starts a new round: key:april will have to approve again.').waitFor();

@@ -183,7 +183,8 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
               disabled={busy}
               onClick={() => setAsking(action)}
             >
-              {action === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[action])}
+              {/* Another approver's choice awaits: the button says what it approves (the walk of issue 38 read "Approve and pay" for a time ahead). */}
+              {action === 'approve' && batch.pendingApproval !== null ? t('batch.agree') : action === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[action])}
             </button>
           ))}
         </div>

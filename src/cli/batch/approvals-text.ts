@@ -2,7 +2,9 @@ import { amountText, timeText } from './words.ts';
 
 /** The choice approvals agree to while the batch awaits more (Batch.pendingApproval, decision 0029). */
 export interface PendingApprovalView {
-  approvals: Array<{ by: string }>;
+  approvals: Array<{ by: string; at: string }>;
+  /** The gateway's own sentence (times in UTC), for scripts that show whose choice stands. */
+  summary: string;
   payAt: string | null;
   includeHeld: boolean;
   includeChangedAccounts: boolean;
@@ -19,7 +21,7 @@ export interface ApprovalsView {
   totalAmount: { currency: string };
 }
 
-export const PENDING_APPROVAL_FIELDS = 'pendingApproval { approvals { by } payAt includeHeld includeChangedAccounts validRowsOnly rows amount }';
+export const PENDING_APPROVAL_FIELDS = 'pendingApproval { approvals { by at } summary payAt includeHeld includeChangedAccounts validRowsOnly rows amount }';
 
 const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 const numberWord = (n: number) => words[n] ?? String(n);
@@ -42,8 +44,9 @@ export function approvalsText(batch: Pick<ApprovalsView, 'approvals' | 'approval
 }
 
 /** "paying 3 rows, ₽35,500.50, at 28 Nov 2026, 12:53, rows held for a changed account included", in this terminal's time zone. */
-export function choiceText(choice: Omit<PendingApprovalView, 'approvals'>, currency: string): string {
-  const when = choice.payAt === null ? 'as soon as the approvals are complete' : `at ${timeText(choice.payAt)}`;
+export function choiceText(choice: Omit<PendingApprovalView, 'approvals' | 'summary'>, currency: string): string {
+  // The zone named: the gateway's own words say UTC (the walk of issue 38 read "4:39:00 PM" beside "16:39 UTC").
+  const when = choice.payAt === null ? 'as soon as the approvals are complete' : `at ${timeText(choice.payAt)} (${Intl.DateTimeFormat().resolvedOptions().timeZone})`;
   const included = [choice.includeHeld ? 'held repeats included' : '', choice.includeChangedAccounts ? 'rows held for a changed account included' : ''].filter((s) => s !== '');
   return `paying ${choice.rows} ${choice.rows === 1 ? 'row' : 'rows'}, ${amountText(choice.amount, currency)}, ${when}${included.length === 0 ? '' : `, ${included.join(', ')}`}`;
 }

@@ -65,7 +65,7 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const pending = pendingText(batch);
     if (options.agree === true) {
       if (batch.pendingApproval === null) throw new CliError(`batch ${batchId}: no approval awaits another, so there is nothing to agree to; approve with your own choice (without --agree)`, exitCodes.usage, 'batch.nothing-to-agree');
-      context.out(`${pending}; your approval completes it if the policy needs no one else.`);
+      context.out(`Agreeing to this choice: ${pending}.`);
       if (!options.yes && !(await confirm('Agree and approve? [y/N] ', 'pay'))) {
         context.out('Not confirmed; nothing was approved or paid.');
         return exitCodes.notPayable;

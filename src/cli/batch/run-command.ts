@@ -59,7 +59,12 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     Object.assign(validation, held);
     context.out(summary(batch));
     if (!approving) {
-      context.out(`Batch ${batch.id} waits for an approver (another key): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
+      // As many as the approval policy asks for this batch (issue 38: "an approver" under a two-approver policy).
+      const needed = batch.approvalsNeeded?.count ?? 1;
+      const roles = batch.approvalsNeeded?.roles.map((r) => r.toLowerCase()) ?? [];
+      const who = needed === 1 ? 'an approver (another key' : `${needed} approvers (keys other than yours`;
+      const including = roles.length === 0 ? '' : `, including ${roles.join(', ')}`;
+      context.out(`Batch ${batch.id} waits for ${who}${including}): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
       await context.result({ outcome: 'awaiting-approval', validation, batch: statusDoc(batch) });
       return exitCodes.ok;
     }
