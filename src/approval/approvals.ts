@@ -92,8 +92,8 @@ export class Approvals {
     return this.settings.lapseDays * 24 * 3600_000;
   }
 
-  private get excludedOf(): (batch: BatchRef) => string | null {
-    return (batch) => (this.settings.singleUser ? null : batch.uploadedBy);
+  private excludedOf(batch: BatchRef): string | null {
+    return this.settings.singleUser ? null : batch.uploadedBy;
   }
 
   /**
@@ -140,13 +140,13 @@ export class Approvals {
     return { choice: { includeHeld, includeChangedAccounts, validRowsOnly, payAt }, by: latest, state };
   }
 
-  /** Where a batch awaiting approval stands: for the pending choice, or for its waiting rows paid at once when none. */
-  async batchState(tx: Tx, batch: BatchRef, now: Date): Promise<ApprovalState> {
+  /** Where a batch awaiting approval stands: the pending choice, and the state of it, or of its waiting rows paid at once when none. */
+  async batchView(tx: Tx, batch: BatchRef, now: Date): Promise<{ pending: PendingChoice | undefined; state: ApprovalState }> {
     const pending = await this.pending(tx, batch, now);
-    if (pending !== undefined) return pending.state;
+    if (pending !== undefined) return { pending, state: pending.state };
     const selection = await this.selectRows(tx, batch.batchId, { includeHeld: false, includeChangedAccounts: false });
     const rows = await readRowSet(sqlOf(tx), batch.batchId, selection.statuses, selection.heldIds);
-    return this.evaluateBatch(tx, batch, { rowSet: rows.fingerprint, payAt: null }, rows, selection, now);
+    return { pending, state: await this.evaluateBatch(tx, batch, { rowSet: rows.fingerprint, payAt: null }, rows, selection, now) };
   }
 
   /** The approvals that started a batch: those agreeing with the last one before it started, one per person, never the uploader's. */

@@ -80,10 +80,22 @@ const ApprovalsNeededRef = builder.objectRef<ApprovalState>('ApprovalsNeeded').i
   }),
 });
 
-/** Where a batch awaiting approval stands against the policy: for the choice its approvals agree to, or its waiting rows paid at once. */
-async function approvalStateOf(batch: BatchRow, { services }: GraphQLContext): Promise<ApprovalState> {
-  return services.approvals.batchState(services.prisma, { batchId: batch.id, uploadedBy: batch.uploadedBy }, new Date());
+/**
+ * Where a batch awaiting approval stands against the policy, read once per batch object:
+ * approvals, approvalsNeeded and pendingApproval of one batch view all ask, and each read is
+ * the batch's approvals and its rows' fingerprint. Keyed by the object its resolvers share, so a
+ * later mutation's batch (a new object) is read afresh.
+ */
+const views = new WeakMap<BatchRow, ReturnType<GraphQLContext['services']['approvals']['batchView']>>();
+function approvalViewOf(batch: BatchRow, context: GraphQLContext) {
+  let view = views.get(batch);
+  if (view === undefined) {
+    view = context.services.approvals.batchView(context.services.prisma, { batchId: batch.id, uploadedBy: batch.uploadedBy }, new Date());
+    views.set(batch, view);
+  }
+  return view;
 }
+const approvalStateOf = async (batch: BatchRow, context: GraphQLContext): Promise<ApprovalState> => (await approvalViewOf(batch, context)).state;
 
 builder.objectFields(Batch, (t) => ({
   approvals: t.field({
@@ -102,9 +114,9 @@ builder.objectFields(Batch, (t) => ({
     type: PendingApprovalRef,
     nullable: true,
     description: 'While the batch awaits more approvals: the choice (rows, time to pay) those given agree to. Null when none counts yet, once it started, or while it cannot be approved.',
-    resolve: async (b, _args, { services }) => {
+    resolve: async (b, _args, context) => {
       if (b.approvedAt !== null || !approvableStates.includes(b.status)) return null;
-      const pending = await services.approvals.pending(services.prisma, { batchId: b.id, uploadedBy: b.uploadedBy }, new Date());
+      const { pending } = await approvalViewOf(b, context);
       return pending === undefined ? null : { ...pending, currency: b.currency };
     },
   }),
