@@ -11,6 +11,7 @@ import {
   PayoutResponseError,
   PaymentConflictError,
   PaymentOutcomeUnknownError,
+  SendWithheldError,
   type NetworkPhase,
 } from './errors.ts';
 import {
@@ -25,6 +26,7 @@ import {
   type ProviderCode,
 } from './models.ts';
 import { signPaymentAsync } from './signature.ts';
+import { fenceAtWrite } from './fence-at-write.ts';
 import type { CallGate, CallObserver, CallOptions, CallOutcome, ObservedCall, SendFence } from './call-hooks.ts';
 import { endpointOf } from './endpoint.ts';
 import { requestScope, REQUEST_ID_HEADER } from '../log/request-id.ts';
@@ -214,6 +216,8 @@ export class PayoutClient {
       this.report({ method: spec.method, path: spec.path, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
       return result;
     } catch (error) {
+      // Withheld as it was written (fence-at-write.ts): nothing sent, nothing to observe, as above.
+      if (error instanceof SendWithheldError) throw error;
       const retryAfter = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
       this.report({
         method: spec.method,
@@ -263,7 +267,7 @@ export class PayoutClient {
     try {
       const response = await request(`${this.origin}${path}`, {
         method: spec.method,
-        dispatcher: this.dispatcher,
+        dispatcher: spec.fence === undefined ? this.dispatcher : this.dispatcher.compose(fenceAtWrite(spec.fence)),
         headers: {
           authorization: `Bearer ${this.options.apiToken}`,
           accept: 'application/json',
@@ -282,6 +286,8 @@ export class PayoutClient {
       text = await response.body.text();
     } catch (error) {
       if (spec.signal?.aborted) throw spec.signal.reason;
+      // The fence refused as the request was written: nothing left (fence-at-write.ts).
+      if (error instanceof SendWithheldError) throw error;
       throw toNetworkError(error, phase, what);
     }
     const durationMs = Math.round(performance.now() - started);

@@ -42,6 +42,24 @@ describe('a row\'s send fence', () => {
     expect(endsLater.refusal()).toBeUndefined();
   });
 
+  it('asks again as the request is written to its connection: a lease that ends after the first answer (the process frozen while it connected) sends nothing', async () => {
+    // The first answer is given before the request leaves the call; what comes after it (a new
+    // connection, a frozen process woken) is asked again right before the bytes are written.
+    let asked = 0;
+    const endsAfterFirstAnswer: SendFence = {
+      refusal: () => (asked++ === 0 ? undefined : new SendWithheldError("this worker's lease on the row has ended")),
+      confirm: async () => undefined,
+    };
+    expect(await attempts.create('fence-5', sbpPayment('sbp_bank_id_success'), { fence: endsAfterFirstAnswer })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+    expect(asked).toBeGreaterThanOrEqual(2);
+    expect((await sb.raw('GET', '/_sandbox/payments/fence-5')).status).toBe(404);
+
+    expect((await attempts.create('fence-6', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
+    asked = 0;
+    expect(await attempts.execute('fence-6', { fence: endsAfterFirstAnswer })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+    expect(await sb.effects('fence-6')).toMatchObject({ executeCalls: 0, status: 'READY' });
+  });
+
   it('asks before an execute sent again within an attempt, and sends nothing when refused', async () => {
     expect((await attempts.create('fence-3', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
     let asked = 0;
