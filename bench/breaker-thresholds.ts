@@ -21,7 +21,10 @@ import { createSandbox } from '../src/sandbox/server.ts';
 const { values } = parseArgs({ options: { payments: { type: 'string', default: '1500' } } });
 const payments = Number(values.payments);
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const keys = { pub: publicKey.export({ type: 'spki', format: 'pem' }).toString(), priv: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+const keys = {
+  pub: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  priv: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+};
 
 interface Streaks {
   longest: number;
@@ -78,7 +81,10 @@ async function run(rate: number): Promise<Streaks> {
     Array.from({ length: payments }, (_, i) =>
       limit(async () => {
         const id = `b-${rate}-${i}`;
-        const payload = { amount: { value: '100.00', currency: 'RUB' as const }, recipientDetails: { providerCode: 'sbp-b2c' as const, fields: { account: '79001234567', bankId: 'sbp_bank_id_success' } } };
+        const payload = {
+          amount: { value: '100.00', currency: 'RUB' as const },
+          recipientDetails: { providerCode: 'sbp-b2c' as const, fields: { account: '79001234567', bankId: 'sbp_bank_id_success' } },
+        };
         const created = await attempts.create(id, payload);
         if (created.kind === 'ready') await attempts.execute(id);
       }),
@@ -117,7 +123,11 @@ for (const rate of [0.05, 0.1, 0.2, 0.33]) {
   rows.push(`| ${(rate * 100).toFixed(0)} % | ${s.calls} | ${s.trouble} | ${s.longest} | ${s.longestPaths} |`);
 }
 const ms = await refusedRate();
-console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${payments} payments per rate, 8 in flight`);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}; ${payments} payments per rate, 8 in flight`,
+);
 console.log('| calls failing at random | calls | in trouble | longest run in trouble | paths in that run |');
 console.log('|---|---|---|---|---|');
 for (const row of rows) console.log(row);

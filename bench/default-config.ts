@@ -76,11 +76,18 @@ async function main(): Promise<void> {
   const gateways: Gateway[] = [];
   try {
     gateways.push(await startGateway('npm start (PGlite, embedded sandbox, worker in process)', { DATA_DIR: join(dir, 'default') }));
-    gateways.push(await startGateway('PostgreSQL, worker apart', { DATA_DIR: join(dir, 'pg'), DATABASE_URL: databaseUrl.toString(), WORKER_IN_PROCESS: 'false' }));
+    gateways.push(
+      await startGateway('PostgreSQL, worker apart', {
+        DATA_DIR: join(dir, 'pg'),
+        DATABASE_URL: databaseUrl.toString(),
+        WORKER_IN_PROCESS: 'false',
+      }),
+    );
     const [defaults, postgres] = gateways as [Gateway, Gateway];
 
     // Idle: both at once, after a first request each (as a user's first page load would).
-    for (const gateway of gateways) await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: QUERY });
+    for (const gateway of gateways)
+      await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: QUERY });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const idleBefore = gateways.map((g) => processCpuUs(g.child.pid!));
     const idleStarted = process.hrtime.bigint();
@@ -102,17 +109,51 @@ async function main(): Promise<void> {
     const load = loadavg()[0]!.toFixed(2);
     console.log(`load ${load}; balance, autocannon ${connections} connections, ${rounds} × ${seconds} s each; idle over ${idleSeconds} s`);
     for (const [i, g] of gateways.entries()) {
-      console.log(`${g.name.padEnd(58)} idle ${idleShare[i]!.toFixed(2).padStart(5)} % of a core   balance ${perRequest(g).toFixed(0).padStart(6)} µs CPU/request (${totals.get(g.name)!.requests} requests)`);
+      console.log(
+        `${g.name.padEnd(58)} idle ${idleShare[i]!.toFixed(2).padStart(5)} % of a core   balance ${perRequest(g).toFixed(0).padStart(6)} µs CPU/request (${totals.get(g.name)!.requests} requests)`,
+      );
     }
     console.log(`npm start ÷ PostgreSQL, CPU per balance request: ${ratio.toFixed(2)}× (target ≤ 2)`);
     const detail = `balance, autocannon ${connections} connections, ${rounds} × ${seconds} s each, both gateways at once`;
-    report({ bench: 'default', name: 'npm start: gateway CPU per balance request', value: Math.round(perRequest(defaults)), unit: 'µs', target: '—', detail });
-    report({ bench: 'default', name: 'npm start ÷ PostgreSQL (worker apart), CPU per balance request', value: Number(ratio.toFixed(2)), unit: '×', target: '≤ 2', met: ratio <= 2, detail: `${detail}; PostgreSQL ${Math.round(perRequest(postgres))} µs` });
-    report({ bench: 'default', name: 'npm start idle: CPU of the gateway process', value: Number(idleShare[0]!.toFixed(2)), unit: '% of a core', target: '< 2', met: idleShare[0]! < 2, detail: `over ${idleSeconds} s after one request; worker in process polling` });
-    report({ bench: 'default', name: 'PostgreSQL gateway (worker apart) idle', value: Number(idleShare[1]!.toFixed(2)), unit: '% of a core', target: '—', detail: `over ${idleSeconds} s after one request` });
+    report({
+      bench: 'default',
+      name: 'npm start: gateway CPU per balance request',
+      value: Math.round(perRequest(defaults)),
+      unit: 'µs',
+      target: '—',
+      detail,
+    });
+    report({
+      bench: 'default',
+      name: 'npm start ÷ PostgreSQL (worker apart), CPU per balance request',
+      value: Number(ratio.toFixed(2)),
+      unit: '×',
+      target: '≤ 2',
+      met: ratio <= 2,
+      detail: `${detail}; PostgreSQL ${Math.round(perRequest(postgres))} µs`,
+    });
+    report({
+      bench: 'default',
+      name: 'npm start idle: CPU of the gateway process',
+      value: Number(idleShare[0]!.toFixed(2)),
+      unit: '% of a core',
+      target: '< 2',
+      met: idleShare[0]! < 2,
+      detail: `over ${idleSeconds} s after one request; worker in process polling`,
+    });
+    report({
+      bench: 'default',
+      name: 'PostgreSQL gateway (worker apart) idle',
+      value: Number(idleShare[1]!.toFixed(2)),
+      unit: '% of a core',
+      target: '—',
+      detail: `over ${idleSeconds} s after one request`,
+    });
   } finally {
     for (const g of gateways) g.child.kill('SIGTERM');
-    await Promise.all(gateways.map((g) => new Promise((resolve) => (g.child.exitCode !== null ? resolve(null) : g.child.once('exit', resolve)))));
+    await Promise.all(
+      gateways.map((g) => new Promise((resolve) => (g.child.exitCode !== null ? resolve(null) : g.child.once('exit', resolve)))),
+    );
     await adminClient.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await adminClient.end();
     rmSync(dir, { recursive: true, force: true });

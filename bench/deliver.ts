@@ -36,14 +36,30 @@ const perRequest = values['per-request']!.split(',').map(Number);
 const adminUrl = values['admin-url']!;
 const dir = mkdtempSync(join(tmpdir(), 'payout-bench-deliver-'));
 const admin = { actor: 'bench', role: 'admin', requestId: null };
-const data = { batchId: randomUUID(), line: 1, paymentId: randomUUID(), status: 'COMPLETED', amount: '1234.56', currency: 'RUB', commission: '18.52', recipient: { pan: '220000******0004' } };
+const data = {
+  batchId: randomUUID(),
+  line: 1,
+  paymentId: randomUUID(),
+  status: 'COMPLETED',
+  amount: '1234.56',
+  currency: 'RUB',
+  commission: '18.52',
+  recipient: { pan: '220000******0004' },
+};
 
 async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     const reference = await bareRequests();
     lines.push(`  undici alone, one signed POST per event: ${(reference * 1000).toFixed(0)} µs of CPU per request`);
-    report({ bench: 'deliver', name: 'undici alone: CPU per signed POST', value: Math.round(reference * 1000), unit: 'µs', target: '—', detail: `${events} requests, one after another, to the sample receiver` });
+    report({
+      bench: 'deliver',
+      name: 'undici alone: CPU per signed POST',
+      value: Math.round(reference * 1000),
+      unit: 'µs',
+      target: '—',
+      detail: `${events} requests, one after another, to the sample receiver`,
+    });
     for (const per of perRequest) {
       const { cpuMsPerEvent, perSecond } = await deliverOnce(per);
       lines.push(
@@ -62,7 +78,11 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nevent delivery, ${events} events (load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}):\n${lines.join('\n')}`);
+  console.log(
+    `\nevent delivery, ${events} events (load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}):\n${lines.join('\n')}`,
+  );
 }
 
 /** The reference: CPU (ms) per signed POST of an event body with undici alone. */
@@ -78,7 +98,12 @@ async function bareRequests(): Promise<number> {
     const answer = await request(receiver.url, {
       method: 'POST',
       dispatcher: agent,
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, id, timestamp, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(keys, id, timestamp, body),
+      },
       body,
     });
     await answer.body.dump();
@@ -125,13 +150,23 @@ async function deliverOnce(eventsPerRequest: number): Promise<{ cpuMsPerEvent: n
     const { query } = runtime.db;
     for (let i = 0; i < events; i += 500) {
       const count = Math.min(500, events - i);
-      await recordEvents(query, Array.from({ length: count }, (_, k) => ({ type: 'batch_row.paid' as const, subjectId: data.batchId, data: { ...data, line: i + k + 1 } })));
+      await recordEvents(
+        query,
+        Array.from({ length: count }, (_, k) => ({
+          type: 'batch_row.paid' as const,
+          subjectId: data.batchId,
+          data: { ...data, line: i + k + 1 },
+        })),
+      );
     }
     const before = process.cpuUsage();
     const started = performance.now();
     runtime.deliverer.start();
     // The cursor is read every 100 ms: waiting on the receiver's output here would count as delivery.
-    while (Number((await query<{ sent: string }>(`SELECT ("nextSequence" - 1)::text AS sent FROM "EventSubscription"`, []))[0]?.sent ?? 0) < events) {
+    while (
+      Number((await query<{ sent: string }>(`SELECT ("nextSequence" - 1)::text AS sent FROM "EventSubscription"`, []))[0]?.sent ?? 0) <
+      events
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const cpu = process.cpuUsage(before);

@@ -16,7 +16,10 @@ export interface EventReceiverProcess {
  */
 export async function startEventReceiverProcess(secret: string, outFile: string): Promise<EventReceiverProcess> {
   const out = openSync(outFile, 'w');
-  const child = spawn(process.execPath, ['samples/event-receiver.mjs'], { env: { ...process.env, EVENT_SECRET: secret, PORT: '0' }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(process.execPath, ['samples/event-receiver.mjs'], {
+    env: { ...process.env, EVENT_SECRET: secret, PORT: '0' },
+    stdio: ['ignore', out, 'inherit'],
+  });
   closeSync(out);
   const read = () => readFileSync(outFile, 'utf8').split('\n');
   let port: string | undefined;

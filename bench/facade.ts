@@ -43,7 +43,9 @@ const credentials = benchCredentials;
 // Random and long: the gateway refuses keys under 32 characters or 128 estimated bits.
 const API_KEY = randomBytes(32).toString('hex');
 const BALANCE_QUERY = JSON.stringify({ query: 'query { balance { available { value } } }' });
-const PROVIDERS_QUERY = JSON.stringify({ query: '{ providers { code name legalName limits { min max } parameters { name required validationPattern } } }' });
+const PROVIDERS_QUERY = JSON.stringify({
+  query: '{ providers { code name legalName limits { min max } parameters { name required validationPattern } } }',
+});
 
 interface Side {
   name: 'REST' | 'GraphQL' | 'floor';
@@ -108,17 +110,25 @@ async function main(): Promise<void> {
     const latency = await sequentialLatency(rest, graphql, samples);
     const providers = await providerCalls(gateway.url);
 
-    const total = (side: Side['name']) => measured[side].reduce(
-      (sum, r) => ({ requests: sum.requests + r.requests, seconds: sum.seconds + r.seconds, gatewayCpuUs: sum.gatewayCpuUs + r.gatewayCpuUs, sandboxCpuUs: sum.sandboxCpuUs + r.sandboxCpuUs }),
-      { requests: 0, seconds: 0, gatewayCpuUs: 0, sandboxCpuUs: 0 },
-    );
+    const total = (side: Side['name']) =>
+      measured[side].reduce(
+        (sum, r) => ({
+          requests: sum.requests + r.requests,
+          seconds: sum.seconds + r.seconds,
+          gatewayCpuUs: sum.gatewayCpuUs + r.gatewayCpuUs,
+          sandboxCpuUs: sum.sandboxCpuUs + r.sandboxCpuUs,
+        }),
+        { requests: 0, seconds: 0, gatewayCpuUs: 0, sandboxCpuUs: 0 },
+      );
     const r = total('REST');
     const g = total('GraphQL');
     const f = total('floor');
     const floorRps = f.requests / f.seconds;
     const restRps = r.requests / r.seconds;
     const graphqlRps = g.requests / g.seconds;
-    const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ');
     console.log(`\nfacade: balance, ${connections} connections, ${rounds} × ${seconds} s per side (load average ${load}):`);
     console.log(`  REST direct    ${restRps.toFixed(0)} req/s; sandbox CPU ${(r.sandboxCpuUs / r.requests).toFixed(0)} µs/request`);
     console.log(
@@ -139,11 +149,41 @@ async function main(): Promise<void> {
     );
     const detail = `balance, autocannon ${connections} connections, ${rounds} × ${seconds} s per side, no cache`;
     const share = (100 * graphqlRps) / restRps;
-    report({ bench: 'facade', name: 'GraphQL throughput ÷ direct REST', value: Math.round(share), unit: '%', target: '≥ 50', met: share >= 50, detail: `${detail}; ${graphqlRps.toFixed(0)} against ${restRps.toFixed(0)} req/s` });
-    report({ bench: 'facade', name: 'gateway CPU per request', value: Math.round(g.gatewayCpuUs / g.requests), unit: 'µs', target: '—', detail });
-    report({ bench: 'facade', name: 'bare Node proxy (floor) ÷ direct REST', value: Math.round((100 * floorRps) / restRps), unit: '%', target: '—', detail: `${detail}; its CPU ${(f.gatewayCpuUs / f.requests).toFixed(0)} µs/request` });
+    report({
+      bench: 'facade',
+      name: 'GraphQL throughput ÷ direct REST',
+      value: Math.round(share),
+      unit: '%',
+      target: '≥ 50',
+      met: share >= 50,
+      detail: `${detail}; ${graphqlRps.toFixed(0)} against ${restRps.toFixed(0)} req/s`,
+    });
+    report({
+      bench: 'facade',
+      name: 'gateway CPU per request',
+      value: Math.round(g.gatewayCpuUs / g.requests),
+      unit: 'µs',
+      target: '—',
+      detail,
+    });
+    report({
+      bench: 'facade',
+      name: 'bare Node proxy (floor) ÷ direct REST',
+      value: Math.round((100 * floorRps) / restRps),
+      unit: '%',
+      target: '—',
+      detail: `${detail}; its CPU ${(f.gatewayCpuUs / f.requests).toFixed(0)} µs/request`,
+    });
     const overhead = latency.graphql - latency.rest;
-    report({ bench: 'facade', name: 'p50 overhead, one request at a time', value: Number(overhead.toFixed(2)), unit: 'ms', target: '< 1', met: overhead < 1, detail: `${samples} requests each; p90 overhead ${(latency.graphql90 - latency.rest90).toFixed(2)} ms` });
+    report({
+      bench: 'facade',
+      name: 'p50 overhead, one request at a time',
+      value: Number(overhead.toFixed(2)),
+      unit: 'ms',
+      target: '< 1',
+      met: overhead < 1,
+      detail: `${samples} requests each; p90 overhead ${(latency.graphql90 - latency.rest90).toFixed(2)} ms`,
+    });
     report({
       bench: 'facade',
       name: 'upstream calls for `providers` with details, per cache period',
@@ -171,12 +211,20 @@ async function main(): Promise<void> {
 async function expectBalance(side: Side, read: (body: any) => unknown): Promise<void> {
   const response = await fetch(side.url, { method: side.method, headers: side.headers, body: side.body });
   const body = await response.json();
-  if (!response.ok || typeof read(body) !== 'string') throw new Error(`${side.name} balance did not answer: ${response.status} ${JSON.stringify(body)}`);
+  if (!response.ok || typeof read(body) !== 'string')
+    throw new Error(`${side.name} balance did not answer: ${response.status} ${JSON.stringify(body)}`);
 }
 
 async function cannon(side: Side, connections: number, seconds: number): Promise<{ requests: number; elapsed: number }> {
   const started = performance.now();
-  const result = await autocannon({ url: side.url, method: side.method, headers: side.headers, body: side.body, connections, duration: seconds });
+  const result = await autocannon({
+    url: side.url,
+    method: side.method,
+    headers: side.headers,
+    body: side.body,
+    connections,
+    duration: seconds,
+  });
   const elapsed = (performance.now() - started) / 1000;
   if (result.errors > 0 || result.non2xx > 0) throw new Error(`${side.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   return { requests: result.requests.total, elapsed };
@@ -203,7 +251,12 @@ async function sequentialLatency(rest: Side, graphql: Side, samples: number) {
     for (const client of clients.values()) await client.close();
   }
   const at = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.floor(q * (list.length - 1))]!;
-  return { rest: at(timings.REST, 0.5), graphql: at(timings.GraphQL, 0.5), rest90: at(timings.REST, 0.9), graphql90: at(timings.GraphQL, 0.9) };
+  return {
+    rest: at(timings.REST, 0.5),
+    graphql: at(timings.GraphQL, 0.5),
+    rest90: at(timings.REST, 0.9),
+    graphql90: at(timings.GraphQL, 0.9),
+  };
 }
 
 /** `providers` with details, asked many times (some at once) within one cache period. */
@@ -211,7 +264,10 @@ async function providerCalls(gatewayUrl: string) {
   const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
   const upstreamProviderCalls = async () => {
     const text = await (await fetch(`${gatewayUrl}/metrics`, { headers })).text();
-    return [...text.matchAll(/^payout_upstream_requests_total\{[^}]*endpoint="[^"]*providers[^"]*"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    return [...text.matchAll(/^payout_upstream_requests_total\{[^}]*endpoint="[^"]*providers[^"]*"[^}]*\} (\d+)/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
   };
   const ask = async () => {
     const response = await fetch(`${gatewayUrl}/graphql`, { method: 'POST', headers, body: PROVIDERS_QUERY });

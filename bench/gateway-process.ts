@@ -78,7 +78,10 @@ async function serve(): Promise<void> {
     if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (message === 'stop') void gateway.stop().then(() => process.exit(0));
   });
-  const floor = await bareProxy(`${process.env.PAYOUT_API_URL}/partner/payout/v2/agents/${config.payout.agentId}/balance`, process.env.PAYOUT_API_TOKEN!);
+  const floor = await bareProxy(
+    `${process.env.PAYOUT_API_URL}/partner/payout/v2/agents/${config.payout.agentId}/balance`,
+    process.env.PAYOUT_API_TOKEN!,
+  );
   process.send!({ url: gateway.url, floorUrl: floor });
 }
 
@@ -91,7 +94,9 @@ async function bareProxy(upstream: string, token: string): Promise<string> {
       for await (const _chunk of req);
       const answer = await request(upstream, { dispatcher, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
       const balance = (await answer.body.json()) as { available: { value: string } };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { balance: { available: { value: balance.available.value } } } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: { balance: { available: { value: balance.available.value } } } }));
     })().catch(() => res.writeHead(502).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

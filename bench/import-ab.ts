@@ -43,9 +43,19 @@ interface Tree {
 
 async function open(side: Side, root: string, sandboxUrl: string, keysDir: string, url: string | undefined): Promise<Tree> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
-  const [{ BatchImporter }, { CardDataVault }, { DataKeyring, dataKeyFrom }, { openDatabase }, { createLogger }, { ProviderCatalogue }, { PayoutClient }] = await Promise.all([
+  const [
+    { BatchImporter },
+    { CardDataVault },
+    { DataKeyring, dataKeyFrom },
+    { openDatabase },
+    { createLogger },
+    { ProviderCatalogue },
+    { PayoutClient },
+  ] = await Promise.all([
     // Before issue 28 the importer stood in src/batch/ itself.
-    load(existsSync(join(root, 'src/batch/import/batch-importer.ts')) ? 'src/batch/import/batch-importer.ts' : 'src/batch/batch-importer.ts'),
+    load(
+      existsSync(join(root, 'src/batch/import/batch-importer.ts')) ? 'src/batch/import/batch-importer.ts' : 'src/batch/batch-importer.ts',
+    ),
     load('src/batch/card-data.ts'),
     load('src/crypto/data-keys.ts'),
     load('src/db/database.ts'),
@@ -143,22 +153,37 @@ async function main(): Promise<void> {
   const rows = Number(values.rows);
   const dir = mkdtempSync(join(tmpdir(), 'payout-bench-ab-'));
   const file = join(dir, 'payroll.csv');
-  if (spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'ignore' }).status !== 0) throw new Error('generate failed');
+  if (
+    spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], {
+      stdio: 'ignore',
+    }).status !== 0
+  )
+    throw new Error('generate failed');
   const small = join(dir, 'small.csv');
   spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', '1000', '--out', small], { stdio: 'ignore' });
   const keysDir = join(dir, 'keys');
-  const sandbox = createSandbox({ agentId: 'bench', apiToken: 'bench-token', publicKeyPem: readFileSync(ensureDevKeyPair(keysDir).publicKeyFile, 'utf8'), webhookSecret: 'bench-secret', balance: '999999999999.00' });
+  const sandbox = createSandbox({
+    agentId: 'bench',
+    apiToken: 'bench-token',
+    publicKeyPem: readFileSync(ensureDevKeyPair(keysDir).publicKeyFile, 'utf8'),
+    webhookSecret: 'bench-secret',
+    balance: '999999999999.00',
+  });
   const sandboxUrl = await sandbox.listen();
   const onPg = values.kind === 'postgresql';
   const names = onPg ? [`payout_ab_base_${randomBytes(3).toString('hex')}`, `payout_ab_new_${randomBytes(3).toString('hex')}`] : [];
   const trees: Tree[] = [];
   try {
     const urls = onPg ? await Promise.all(names.map((n) => createDb(values['admin-url']!, n))) : [undefined, undefined];
-    const sides: Array<[Side, string]> = [['base', resolve(values.base!)], ['new', process.cwd()]];
+    const sides: Array<[Side, string]> = [
+      ['base', resolve(values.base!)],
+      ['new', process.cwd()],
+    ];
     for (const [index, [side, root]] of sides.entries()) {
       if (values.only !== undefined && values.only !== side) continue;
       const tree = await open(side, root, sandboxUrl, keysDir, urls[index]);
-      if (side === 'new' && values['new-sql'] !== undefined) await (tree.db.query as (sql: string, params: unknown[]) => Promise<unknown>)(values['new-sql'], []);
+      if (side === 'new' && values['new-sql'] !== undefined)
+        await (tree.db.query as (sql: string, params: unknown[]) => Promise<unknown>)(values['new-sql'], []);
       trees.push(tree);
     }
     for (const tree of trees) await run(tree, small, 1000);
@@ -168,7 +193,9 @@ async function main(): Promise<void> {
       for (const tree of order) {
         const r = await run(tree, file, rows);
         results.get(tree.side)!.push(r);
-        console.log(`${values.kind} pair ${pair + 1} ${tree.side}: ${r.wall.toFixed(1)} µs/row wall (${Math.round(1e6 / r.wall)} rows/s), node ${r.node.toFixed(1)} µs, server ${r.server.toFixed(1)} µs, load ${r.load.toFixed(1)}`);
+        console.log(
+          `${values.kind} pair ${pair + 1} ${tree.side}: ${r.wall.toFixed(1)} µs/row wall (${Math.round(1e6 / r.wall)} rows/s), node ${r.node.toFixed(1)} µs, server ${r.server.toFixed(1)} µs, load ${r.load.toFixed(1)}`,
+        );
       }
     }
     for (const [side, list] of results) {

@@ -102,7 +102,9 @@ function peakRss(): number {
 
 function generate(dir: string, rows: number): string {
   const file = join(dir, `payroll-${rows}.csv`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'ignore' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], {
+    stdio: 'ignore',
+  });
   if (result.status !== 0) throw new Error(`generating ${rows} rows failed`);
   return file;
 }
@@ -152,7 +154,14 @@ async function bundledChild(): Promise<string> {
   return outfile;
 }
 
-function childImport(script: string, file: string, databaseUrl: string, sandboxUrl: string, keysDir: string, rows: number): Promise<ImportRun> {
+function childImport(
+  script: string,
+  file: string,
+  databaseUrl: string,
+  sandboxUrl: string,
+  keysDir: string,
+  rows: number,
+): Promise<ImportRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -210,11 +219,34 @@ async function main(): Promise<void> {
             `${kind} ${rows} rows: ${run.seconds.toFixed(2)} s, ${Math.round(rate)} rows/s (target ≥ 25000 on PostgreSQL at 100k), ` +
               `${ratio.toFixed(1)}× csv-parse (target ≤ 6), ${perRow.toFixed(1)} µs/row, status ${run.status}, load ${load()}`,
           );
-          report({ bench: 'import', name: `µs per row, ${rows.toLocaleString('en-US')} rows`, value: Number(perRow.toFixed(1)), unit: 'µs', target: 'flat 1k → 100k → 1M', detail });
+          report({
+            bench: 'import',
+            name: `µs per row, ${rows.toLocaleString('en-US')} rows`,
+            value: Number(perRow.toFixed(1)),
+            unit: 'µs',
+            target: 'flat 1k → 100k → 1M',
+            detail,
+          });
           if (rows === Number(values.rows)) {
             const onPostgres = kind === 'postgresql';
-            report({ bench: 'import', name: 'rows per second', value: Math.round(rate), unit: 'rows/s', target: onPostgres ? '≥ 25000' : '—', ...(onPostgres ? { met: rate >= 25_000 } : {}), detail });
-            report({ bench: 'import', name: 'time ÷ csv-parse alone', value: Number(ratio.toFixed(1)), unit: '×', target: onPostgres ? '≤ 6' : '—', ...(onPostgres ? { met: ratio <= 6 } : {}), detail });
+            report({
+              bench: 'import',
+              name: 'rows per second',
+              value: Math.round(rate),
+              unit: 'rows/s',
+              target: onPostgres ? '≥ 25000' : '—',
+              ...(onPostgres ? { met: rate >= 25_000 } : {}),
+              detail,
+            });
+            report({
+              bench: 'import',
+              name: 'time ÷ csv-parse alone',
+              value: Number(ratio.toFixed(1)),
+              unit: '×',
+              target: onPostgres ? '≤ 6' : '—',
+              ...(onPostgres ? { met: ratio <= 6 } : {}),
+              detail,
+            });
           }
         }
       };
@@ -235,8 +267,23 @@ async function main(): Promise<void> {
             `postgresql ${big} rows (child process): ${run.seconds.toFixed(1)} s, ${Math.round(big / run.seconds)} rows/s, ` +
               `${(run.seconds / parseSeconds).toFixed(1)}× csv-parse, ${perRow.toFixed(1)} µs/row, peak RSS ${(run.peakRss / MB).toFixed(0)} MB (target < 300), status ${run.status}, load ${load()}`,
           );
-          report({ bench: 'import', name: `µs per row, ${big.toLocaleString('en-US')} rows`, value: Number(perRow.toFixed(1)), unit: 'µs', target: 'flat 1k → 100k → 1M', detail });
-          report({ bench: 'import', name: `peak RSS importing ${big.toLocaleString('en-US')} rows`, value: Math.round(run.peakRss / MB), unit: 'MB', target: '< 300', met: run.peakRss < 300 * MB, detail });
+          report({
+            bench: 'import',
+            name: `µs per row, ${big.toLocaleString('en-US')} rows`,
+            value: Number(perRow.toFixed(1)),
+            unit: 'µs',
+            target: 'flat 1k → 100k → 1M',
+            detail,
+          });
+          report({
+            bench: 'import',
+            name: `peak RSS importing ${big.toLocaleString('en-US')} rows`,
+            value: Math.round(run.peakRss / MB),
+            unit: 'MB',
+            target: '< 300',
+            met: run.peakRss < 300 * MB,
+            detail,
+          });
         });
       } else {
         const db = await openDatabase({ dataDir: undefined });

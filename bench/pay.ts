@@ -73,7 +73,9 @@ export interface PayFigure {
 
 async function main(): Promise<void> {
   const file = join(dir, 'payroll.csv');
-  spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], { stdio: 'inherit' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'samples/generate-payroll.ts', '--rows', String(rows), '--out', file], {
+    stdio: 'inherit',
+  });
   const sandbox = await startSandbox();
   const figures: PayFigure[] = [];
   try {
@@ -99,7 +101,9 @@ async function main(): Promise<void> {
     sandbox.process.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
-  const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   console.log(`\npay path, ${rows} rows, concurrency ${concurrency} (load average ${load}):`);
   for (const f of figures) console.log(describe(f));
 }
@@ -113,7 +117,10 @@ function reportFigure(f: PayFigure): void {
     value: Math.round(f.rowsPerSecond),
     unit: 'rows/s',
     // The target is PostgreSQL's: PGlite runs the database inside the worker's process.
-    target: percent === undefined ? '—' : `${f.database === 'pglite' ? 'context: ' : ''}≥ 85 % of the bound ${f.boundRowsPerSecond} (got ${Math.round(percent)} %)`,
+    target:
+      percent === undefined
+        ? '—'
+        : `${f.database === 'pglite' ? 'context: ' : ''}≥ 85 % of the bound ${f.boundRowsPerSecond} (got ${Math.round(percent)} %)`,
     ...(percent === undefined || f.database === 'pglite' ? {} : { met: percent >= 85 }),
     detail,
   });
@@ -127,7 +134,15 @@ function reportFigure(f: PayFigure): void {
     detail: `${detail}; sandbox ${f.sandboxCpuMsPerRow.toFixed(2)} ms/row`,
   });
   if (f.statementsPerRow !== null) {
-    report({ bench: 'pay', name: 'SQL statements per row', value: Number(f.statementsPerRow.toFixed(2)), unit: '', target: '≤ 3', met: f.statementsPerRow <= 3, detail });
+    report({
+      bench: 'pay',
+      name: 'SQL statements per row',
+      value: Number(f.statementsPerRow.toFixed(2)),
+      unit: '',
+      target: '≤ 3',
+      met: f.statementsPerRow <= 3,
+      detail,
+    });
   }
   report({ bench: 'pay', name: 'rows paid twice', value: f.paidTwice, unit: '', target: '0', met: f.paidTwice === 0, detail });
 }
@@ -138,7 +153,8 @@ function reportEvents(without: PayFigure, withEvents: PayFigure): void {
   // The outbox's share is within the runs' noise (it has measured below zero): counted only when above it.
   const added = (100 * (Math.max(outbox, 0) + delivery)) / without.workerCpuMsPerRow;
   withEvents.addedPercent = added;
-  const sending = withEvents.eventsPerRequest === 1 ? 'one event per request' : `lists of ${withEvents.eventsPerRequest} events per request`;
+  const sending =
+    withEvents.eventsPerRequest === 1 ? 'one event per request' : `lists of ${withEvents.eventsPerRequest} events per request`;
   report({
     bench: 'pay',
     name: `worker CPU per row added by events, ${sending}`,
@@ -154,8 +170,12 @@ function reportEvents(without: PayFigure, withEvents: PayFigure): void {
 }
 
 function describe(f: PayFigure): string {
-  const bound = f.boundRowsPerSecond === null ? '' : ` = ${Math.round((100 * f.rowsPerSecond) / f.boundRowsPerSecond)} % of the bound ${f.boundRowsPerSecond} (target ≥ 85 %)`;
-  const statements = f.statementsPerRow === null ? 'statements n/a (PGlite)' : `${f.statementsPerRow.toFixed(2)} SQL statements/row (target ≤ 3)`;
+  const bound =
+    f.boundRowsPerSecond === null
+      ? ''
+      : ` = ${Math.round((100 * f.rowsPerSecond) / f.boundRowsPerSecond)} % of the bound ${f.boundRowsPerSecond} (target ≥ 85 %)`;
+  const statements =
+    f.statementsPerRow === null ? 'statements n/a (PGlite)' : `${f.statementsPerRow.toFixed(2)} SQL statements/row (target ≤ 3)`;
   return (
     `  ${f.database.padEnd(10)} latency ${String(f.latencyMs).padStart(2)} ms: ${f.rowsPerSecond.toFixed(0)} rows/s${bound}; ` +
     `worker CPU ${f.workerCpuMsPerRow.toFixed(2)} ms/row (${f.workerSystemMsPerRow.toFixed(2)} in the kernel; target ≤ 1.5${f.database === 'pglite' ? ', database included' : ''}), ` +
@@ -167,7 +187,13 @@ function describe(f: PayFigure): string {
   );
 }
 
-async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, file: string, sandbox: PaySandbox, eventsPerRequest: number | null): Promise<PayFigure> {
+async function payOnce(
+  database: 'postgresql' | 'pglite',
+  latencyMs: number,
+  file: string,
+  sandbox: PaySandbox,
+  eventsPerRequest: number | null,
+): Promise<PayFigure> {
   const events = eventsPerRequest !== null;
   await sandbox.setLatency(latencyMs);
   const dbName = `payout_bench_${process.pid}_${database}_${latencyMs}${events ? `_events${eventsPerRequest}` : ''}`;
@@ -185,7 +211,9 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
     WORKER_CONCURRENCY: String(concurrency),
     WORKER_BATCH_CONCURRENCY: String(concurrency),
     BATCH_MAX_ROWS: String(rows),
-    ...(database === 'postgresql' ? { DATABASE_URL: dbUrl.toString() } : { DATA_DIR: join(dir, `pglite-${latencyMs}${events ? `-events${eventsPerRequest}` : ''}`) }),
+    ...(database === 'postgresql'
+      ? { DATABASE_URL: dbUrl.toString() }
+      : { DATA_DIR: join(dir, `pglite-${latencyMs}${events ? `-events${eventsPerRequest}` : ''}`) }),
     EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true',
     EVENT_POLL_MS: '100',
   });
@@ -194,9 +222,16 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
   try {
     const { importer, batches } = runtime.services;
     if (events) {
-      const created = await runtime.services.eventSubscriptions.create({ url: 'http://127.0.0.1:1/', eventsPerRequest }, { actor: 'bench', role: 'admin', requestId: null });
+      const created = await runtime.services.eventSubscriptions.create(
+        { url: 'http://127.0.0.1:1/', eventsPerRequest },
+        { actor: 'bench', role: 'admin', requestId: null },
+      );
       receiver = await startEventReceiverProcess(created.secret, join(dir, `received-${dbName}.txt`));
-      await runtime.services.eventSubscriptions.update(created.subscription.id, { url: receiver.url }, { actor: 'bench', role: 'admin', requestId: null });
+      await runtime.services.eventSubscriptions.update(
+        created.subscription.id,
+        { url: receiver.url },
+        { actor: 'bench', role: 'admin', requestId: null },
+      );
     }
     const batch = await importer.import({ source: createReadStream(file), force: true });
     if (batch.status !== 'VALIDATED') throw new Error(`the bench file did not validate: ${batch.status}`);
@@ -218,7 +253,10 @@ async function payOnce(database: 'postgresql' | 'pglite', latencyMs: number, fil
       const deliveryBefore = process.cpuUsage();
       runtime.deliverer.start();
       const { query } = runtime.db;
-      while (Number((await query<{ sent: string }>(`SELECT ("nextSequence" - 1)::text AS sent FROM "EventSubscription"`, []))[0]?.sent ?? 0) < expected) {
+      while (
+        Number((await query<{ sent: string }>(`SELECT ("nextSequence" - 1)::text AS sent FROM "EventSubscription"`, []))[0]?.sent ?? 0) <
+        expected
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const delivery = process.cpuUsage(deliveryBefore);
@@ -307,7 +345,8 @@ async function startSandbox(): Promise<PaySandbox> {
       await call('PATCH', '/_sandbox/faults/rates', { latencyMs: ms });
     },
     async effects() {
-      return ((await call('GET', '/_sandbox/payments')) as { payments: Array<{ paymentId: string; creates: number; executions: number }> }).payments;
+      return ((await call('GET', '/_sandbox/payments')) as { payments: Array<{ paymentId: string; creates: number; executions: number }> })
+        .payments;
     },
   };
 }

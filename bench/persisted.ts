@@ -66,7 +66,9 @@ async function main(): Promise<void> {
     await ask(url, headers, JSON.stringify({ query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: HASH } } }));
     for (const side of SIDES) await ask(url, headers, side.body);
     for (const side of SIDES) await cannon(url, headers, side, connections, 2);
-    const measured = new Map<SideName, { requests: number; seconds: number; cpuUs: number }>(SIDES.map((s) => [s.name, { requests: 0, seconds: 0, cpuUs: 0 }]));
+    const measured = new Map<SideName, { requests: number; seconds: number; cpuUs: number }>(
+      SIDES.map((s) => [s.name, { requests: 0, seconds: 0, cpuUs: 0 }]),
+    );
     for (let round = 0; round < rounds; round++) {
       for (const side of (round % 2 === 0 ? SIDES : [...SIDES].reverse()) as readonly Side[]) {
         const before = await gateway.cpuUs();
@@ -77,11 +79,15 @@ async function main(): Promise<void> {
         total.cpuUs += (await gateway.cpuUs()) - before;
       }
     }
-    const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ');
     const text = measured.get('query text')!;
     const cpu = (m: { requests: number; cpuUs: number }) => m.cpuUs / m.requests;
     const rps = (m: { requests: number; seconds: number }) => m.requests / m.seconds;
-    console.log(`\npersisted operations: balance, ${connections} connections, ${rounds} × ${seconds} s per side, alternating (load average ${load}):`);
+    console.log(
+      `\npersisted operations: balance, ${connections} connections, ${rounds} × ${seconds} s per side, alternating (load average ${load}):`,
+    );
     const detail = `balance, autocannon ${connections} connections, ${rounds} × ${seconds} s per side, one gateway process (worker apart)`;
     for (const side of SIDES) {
       const m = measured.get(side.name)!;
@@ -89,9 +95,23 @@ async function main(): Promise<void> {
       console.log(
         `  ${side.name.padEnd(11)} gateway CPU ${cpu(m).toFixed(0)} µs/request (${ratio.toFixed(2)} × the text's), ${rps(m).toFixed(0)} req/s (${(rps(m) / rps(text)).toFixed(2)} × the text's)`,
       );
-      report({ bench: 'persisted', name: `gateway CPU per request, ${side.name}`, value: Math.round(cpu(m)), unit: 'µs', target: '—', detail });
+      report({
+        bench: 'persisted',
+        name: `gateway CPU per request, ${side.name}`,
+        value: Math.round(cpu(m)),
+        unit: 'µs',
+        target: '—',
+        detail,
+      });
       if (side.name !== 'query text') {
-        report({ bench: 'persisted', name: `gateway CPU, ${side.name} ÷ query text`, value: Number(ratio.toFixed(2)), unit: '×', target: '—', detail: `${detail}; ${(rps(m) / rps(text)).toFixed(2)} × the text's throughput` });
+        report({
+          bench: 'persisted',
+          name: `gateway CPU, ${side.name} ÷ query text`,
+          value: Number(ratio.toFixed(2)),
+          unit: '×',
+          target: '—',
+          detail: `${detail}; ${(rps(m) / rps(text)).toFixed(2)} × the text's throughput`,
+        });
       }
     }
   } finally {
@@ -104,12 +124,14 @@ async function main(): Promise<void> {
 async function ask(url: string, headers: Record<string, string>, body: string): Promise<void> {
   const response = await fetch(url, { method: 'POST', headers, body });
   const answer = (await response.json()) as { data?: { balance?: { available?: { value?: unknown } } } };
-  if (!response.ok || typeof answer.data?.balance?.available?.value !== 'string') throw new Error(`${body}: ${response.status} ${JSON.stringify(answer)}`);
+  if (!response.ok || typeof answer.data?.balance?.available?.value !== 'string')
+    throw new Error(`${body}: ${response.status} ${JSON.stringify(answer)}`);
 }
 
 async function cannon(url: string, headers: Record<string, string>, side: Side, connections: number, seconds: number) {
   const started = performance.now();
-  const requests = side.fresh === true ? [{ setupRequest: (request: { body?: string }) => ({ ...request, body: freshText() }) }] : undefined;
+  const requests =
+    side.fresh === true ? [{ setupRequest: (request: { body?: string }) => ({ ...request, body: freshText() }) }] : undefined;
   const result = await autocannon({ url, method: 'POST', headers, body: side.body, requests, connections, duration: seconds });
   const elapsed = (performance.now() - started) / 1000;
   if (result.errors > 0 || result.non2xx > 0) throw new Error(`${side.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);

@@ -58,7 +58,6 @@ interface Figure extends ChildResult {
   listRequests: number;
 }
 
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'payout-bench-reconcile-'));
   const keys = ensureDevKeyPair(dir);
@@ -100,7 +99,9 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   console.log(`\nreconciliation, one day (load average ${load}):`);
   for (const f of figures) console.log(describe(f));
 }
@@ -285,7 +286,14 @@ function reportFigure(f: Figure, all: Figure[]): void {
       ...(f.database === 'postgresql' ? { met: f.seconds < 60 } : {}),
       detail: `${detail}; reading the list alone took ${f.listSeconds.toFixed(1)} s (${(f.seconds / f.listSeconds).toFixed(1)}×)`,
     });
-    report({ bench: 'reconcile', name: 'payments compared per second', value: Math.round(f.payments / f.seconds), unit: '/s', target: '—', detail });
+    report({
+      bench: 'reconcile',
+      name: 'payments compared per second',
+      value: Math.round(f.payments / f.seconds),
+      unit: '/s',
+      target: '—',
+      detail,
+    });
     report({
       bench: 'reconcile',
       name: 'upstream requests per 1,000 payments',
@@ -294,7 +302,14 @@ function reportFigure(f: Figure, all: Figure[]): void {
       target: '—',
       detail: `${detail}; the list alone: ${perThousand(f.listRequests).toFixed(1)}`,
     });
-    report({ bench: 'reconcile', name: 'CPU per 1,000 payments', value: Math.round(perThousand(f.cpuMs)), unit: 'ms', target: '—', detail: `${detail}; reconciling process only (database separate on PostgreSQL)` });
+    report({
+      bench: 'reconcile',
+      name: 'CPU per 1,000 payments',
+      value: Math.round(perThousand(f.cpuMs)),
+      unit: 'ms',
+      target: '—',
+      detail: `${detail}; reconciling process only (database separate on PostgreSQL)`,
+    });
   }
   const small = all.find((other) => other.payments !== f.payments && other.database === f.database);
   report({
@@ -306,7 +321,15 @@ function reportFigure(f: Figure, all: Figure[]): void {
     ...(big && small !== undefined ? { met: f.peakRssMb < small.peakRssMb * 1.5 } : {}),
     detail,
   });
-  report({ bench: 'reconcile', name: 'planted discrepancies found exactly', value: found(f) ? 1 : 0, unit: '', target: '1', met: found(f), detail: `${detail}; ${JSON.stringify(f.countsByCode)}` });
+  report({
+    bench: 'reconcile',
+    name: 'planted discrepancies found exactly',
+    value: found(f) ? 1 : 0,
+    unit: '',
+    target: '1',
+    met: found(f),
+    detail: `${detail}; ${JSON.stringify(f.countsByCode)}`,
+  });
 }
 
 function describe(f: Figure): string {

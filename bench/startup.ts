@@ -128,17 +128,29 @@ async function timeGateway(viaNpm: boolean, dataDir: string): Promise<Sample & {
 
 /** dist/ is JavaScript only, and every command users run starts from it: no TypeScript compiled at run time. */
 function noTypeScriptAtRunTime(): { holds: boolean; why: string } {
-  const files = ['dist', 'dist/chunks'].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => join(dir, f)));
+  const files = ['dist', 'dist/chunks'].flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => join(dir, f)),
+  );
   const importsTs = files.filter((file) => /(from|import)\s*\(?\s*["'][^"']+\.tsx?["']/.test(readFileSync(file, 'utf8')));
   const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const runtime = ['start', 'worker', 'sandbox', 'db:migrate', 'payout'].filter((name) => !/^(exec )?node (--\S+ )*dist\//.test(scripts[name] ?? ''));
+  const runtime = ['start', 'worker', 'sandbox', 'db:migrate', 'payout'].filter(
+    (name) => !/^(exec )?node (--\S+ )*dist\//.test(scripts[name] ?? ''),
+  );
   const bin = readFileSync('bin/payout.js', 'utf8');
   const problems = [
     ...importsTs.map((file) => `${file} imports a .ts file`),
     ...runtime.map((name) => `npm run ${name} does not run dist/ with node`),
     ...(bin.includes("import('../dist/payout.js')") ? [] : ['bin/payout.js does not run dist/payout.js']),
   ];
-  return { holds: problems.length === 0, why: problems.length === 0 ? `${files.length} built files, no .ts import; start, worker, sandbox, db:migrate, payout and bin/payout.js run dist/` : problems.join('; ') };
+  return {
+    holds: problems.length === 0,
+    why:
+      problems.length === 0
+        ? `${files.length} built files, no .ts import; start, worker, sandbox, db:migrate, payout and bin/payout.js run dist/`
+        : problems.join('; '),
+  };
 }
 
 const best = (samples: Sample[]) => samples.reduce((a, b) => (b.ms < a.ms ? b : a));
@@ -151,7 +163,9 @@ async function main(): Promise<void> {
   try {
     // Migrated once first (and keys, the data key and the sandbox state made): every timed start finds them.
     const first = await timeGateway(false, dataDir);
-    console.log(`first start (migrations applied): /healthz after ${Math.round(first.ms)} ms, /readyz after ${Math.round(first.readyMs)} ms`);
+    console.log(
+      `first start (migrations applied): /healthz after ${Math.round(first.ms)} ms, /readyz after ${Math.round(first.readyMs)} ms`,
+    );
 
     const floor: Sample[] = [];
     const gateway: Array<Sample & { readyMs: number }> = [];
@@ -175,7 +189,9 @@ async function main(): Promise<void> {
       { name: '`payout --help`', samples: help, targetMs: 500 },
       { name: '`payout batch validate` of a 10-row file', samples: validate, targetMs: 1500 },
     ];
-    console.log(`\nbest of ${runs}, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; bare \`node -e ""\`: ${Math.round(nodeFloor)} ms`);
+    console.log(
+      `\nbest of ${runs}, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; bare \`node -e ""\`: ${Math.round(nodeFloor)} ms`,
+    );
     console.log(['figure', 'best ms', 'median ms', 'target ms', 'met', '× node', 'CPU ms', 'peak RSS MB'].join(' | '));
     for (const row of rows) {
       const top = best(row.samples);
@@ -204,10 +220,25 @@ async function main(): Promise<void> {
     }
     const ready = best(gateway.map((g) => ({ ...g, ms: g.readyMs })));
     console.log(`/readyz 200 (database open, migrations checked, upstream answering): best ${Math.round(ready.ms)} ms`);
-    report({ bench: 'startup', name: '`node dist/main.js` to /readyz 200', value: Math.round(ready.ms), unit: 'ms', target: '—', detail: `best of ${runs}` });
+    report({
+      bench: 'startup',
+      name: '`node dist/main.js` to /readyz 200',
+      value: Math.round(ready.ms),
+      unit: 'ms',
+      target: '—',
+      detail: `best of ${runs}`,
+    });
     const check = noTypeScriptAtRunTime();
     console.log(`no TypeScript compiled at run time: ${check.holds ? 'holds' : 'BROKEN'} (${check.why})`);
-    report({ bench: 'startup', name: 'No TypeScript compiled at run time', value: check.holds ? 1 : 0, unit: 'holds (1) / broken (0)', target: '1', met: check.holds, detail: check.why });
+    report({
+      bench: 'startup',
+      name: 'No TypeScript compiled at run time',
+      value: check.holds ? 1 : 0,
+      unit: 'holds (1) / broken (0)',
+      target: '1',
+      met: check.holds,
+      detail: check.why,
+    });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

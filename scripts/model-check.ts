@@ -23,10 +23,15 @@ function report(result: CheckResult, expected: string): void {
     unexpected++;
     console.log(`  expected: ${expected}`);
   }
-  if (showTrails && result.trail.length > 0) for (const [i, step] of result.trail.entries()) console.log(`    ${String(i + 1).padStart(3)}. ${step}`);
+  if (showTrails && result.trail.length > 0)
+    for (const [i, step] of result.trail.entries()) console.log(`    ${String(i + 1).padStart(3)}. ${step}`);
   if (writeTrails && result.trail.length > 0) {
     mkdirSync(trailsDir, { recursive: true });
-    const file = `${result.name.replace(/^mutant: /, '').replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '').toLowerCase()}.md`;
+    const file = `${result.name
+      .replace(/^mutant: /, '')
+      .replace(/[^a-z0-9]+/gi, '-')
+      .replace(/-+$/, '')
+      .toLowerCase()}.md`;
     const steps = result.trail.map((step, i) => `${i + 1}. ${step}`).join('\n');
     writeFileSync(
       new URL(file, trailsDir),

@@ -24,7 +24,11 @@ async function main(): Promise<void> {
     ({ startGateway: start } = await import('./app/start-gateway.ts'));
   } finally {
     // A module that fails to load must not leave the database open behind the error.
-    if (start! === undefined) await opening?.then((db) => db.close(), () => {});
+    if (start! === undefined)
+      await opening?.then(
+        (db) => db.close(),
+        () => {},
+      );
   }
   const db = await opening;
   let gateway: Awaited<ReturnType<typeof start>>;

@@ -11,9 +11,7 @@ async function main(): Promise<void> {
   const db = await openDatabase(databaseTarget(config));
   try {
     const applied = await db.migrate();
-    process.stdout.write(
-      applied.length === 0 ? `${db.kind}: already up to date\n` : `${db.kind}: applied ${applied.join(', ')}\n`,
-    );
+    process.stdout.write(applied.length === 0 ? `${db.kind}: already up to date\n` : `${db.kind}: applied ${applied.join(', ')}\n`);
   } finally {
     await db.close();
   }

@@ -26,7 +26,15 @@ async function main(): Promise<void> {
   runtime.worker.start();
   runtime.deliverer.start();
   if (config.reconciliation.daily) runtime.dailyReconciliation.start();
-  logger.info({ worker: runtime.worker.owner, concurrency: config.worker.concurrency, dailyReconciliation: config.reconciliation.daily, metricsUrl: metrics && `${metrics.url}/metrics` }, 'batch worker running');
+  logger.info(
+    {
+      worker: runtime.worker.owner,
+      concurrency: config.worker.concurrency,
+      dailyReconciliation: config.reconciliation.daily,
+      metricsUrl: metrics && `${metrics.url}/metrics`,
+    },
+    'batch worker running',
+  );
   onShutdown(logger, [async () => metrics?.close(), () => runtime.close(), () => tracing.shutdown()]);
 }
 

@@ -53,7 +53,11 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     client.observe({ onCall: (call) => calls.push(call) });
     breaker.attach();
     const attempts = new PaymentAttempts(client, { backoff: { baseMs: 5, maxMs: 20 } });
-    const worker = testWorker(gw, { concurrency, perBatchConcurrency: concurrency, retryBaseMs: 5, maxRetries: 2 }, undefined, { client, attempts, breaker });
+    const worker = testWorker(gw, { concurrency, perBatchConcurrency: concurrency, retryBaseMs: 5, maxRetries: 2 }, undefined, {
+      client,
+      attempts,
+      breaker,
+    });
     running.push(worker, breaker);
     return { worker, breaker, calls };
   }
@@ -82,7 +86,10 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     expect(text).toContain('payout_partner_breaker_open{reason="UNREACHABLE"} 0');
 
     await gw.sb.setRates({});
-    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'), 60_000);
+    await eventually(
+      async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'),
+      60_000,
+    );
     expect(breaker.isOpen).toBe(false);
     for (const row of await db().batchItem.findMany({ where: { batchId: batch.id } })) {
       expect(await gw.sb.effects(row.paymentId)).toMatchObject({ creates: 1, executions: 1 });
@@ -111,12 +118,21 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     );
     running.push(breaker);
     for (let i = 0; i < 4; i++) {
-      breaker.onCall({ method: i % 2 === 0 ? 'PUT' : 'POST', path: i % 2 === 0 ? `/payments/t-${i}` : `/payments/t-${i}/execute`, outcome: 'throttled', seconds: 0.01, code: 'payout.too-many-requests', retryAfterMs: 1_000 });
+      breaker.onCall({
+        method: i % 2 === 0 ? 'PUT' : 'POST',
+        path: i % 2 === 0 ? `/payments/t-${i}` : `/payments/t-${i}/execute`,
+        outcome: 'throttled',
+        seconds: 0.01,
+        code: 'payout.too-many-requests',
+        retryAfterMs: 1_000,
+      });
       breaker.onCall({ method: 'GET', path: `/payments/t-${i}`, outcome: 'ok', seconds: 0.01 });
       breaker.onCall({ method: 'GET', path: '/balance', outcome: 'ok', seconds: 0.01 });
     }
     expect(breaker.isOpen).toBe(true);
-    await eventually(async () => expect(await db().partnerBreaker.findFirst({ where: { state: 'OPEN' } })).toMatchObject({ reason: 'THROTTLED' }));
+    await eventually(async () =>
+      expect(await db().partnerBreaker.findFirst({ where: { state: 'OPEN' } })).toMatchObject({ reason: 'THROTTLED' }),
+    );
   });
   /**
    * A read of the shared row that set out before the breaker opened answers "closed" after
@@ -147,12 +163,21 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
         answered: () => answered,
       };
     }
-    const trouble = (i: number): ObservedCall => ({ method: 'PUT', path: `/payments/p-${i}`, outcome: 'timeout', seconds: 2, code: 'network.timeout' });
+    const trouble = (i: number): ObservedCall => ({
+      method: 'PUT',
+      path: `/payments/p-${i}`,
+      outcome: 'timeout',
+      seconds: 2,
+      code: 'network.timeout',
+    });
     const options = { troubleCalls: 4, troublePaths: 2, probeBaseMs: 60_000, probeMaxMs: 60_000, refreshMs: 0 };
 
     it('does not close it again in the process that opened it', async () => {
       const reads = heldReads();
-      const breaker = new PartnerBreaker({ query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }) }, options);
+      const breaker = new PartnerBreaker(
+        { query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }) },
+        options,
+      );
       running.push(breaker);
       reads.holdNext();
       const stale = breaker.refresh(true);
@@ -168,8 +193,14 @@ describe.each(testDatabaseKinds())('the partner breaker on $name', (kind) => {
     it('does not close it again in a process told of the open by the notice', async () => {
       const reads = heldReads();
       const events = new EventTarget();
-      const opener = new PartnerBreaker({ query: gw.db.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events }, options);
-      const told = new PartnerBreaker({ query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events }, options);
+      const opener = new PartnerBreaker(
+        { query: gw.db.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events },
+        options,
+      );
+      const told = new PartnerBreaker(
+        { query: reads.query, client: gw.sb.client(), logger: createLogger({ level: 'silent' }), events },
+        options,
+      );
       running.push(opener, told);
       reads.holdNext();
       const stale = told.refresh(true);
@@ -199,10 +230,14 @@ describe('the breaker table (partner/breaker-states.ts)', () => {
     expect(breakerStates).toEqual({ closed: 'CLOSED', open: 'OPEN' });
   });
 
-  it('classifies trouble once: a probe\'s error as the client reports its call', () => {
+  it("classifies trouble once: a probe's error as the client reports its call", () => {
     const request = { method: 'GET', path: '/balance' };
     const api = (status: number) =>
-      new PayoutApiError(status, { errorCode: 'x', serviceName: 's', userMessage: 'm', description: 'd', traceId: 't', dateTime: '2026-01-01T00:00:00Z' }, request);
+      new PayoutApiError(
+        status,
+        { errorCode: 'x', serviceName: 's', userMessage: 'm', description: 'd', traceId: 't', dateTime: '2026-01-01T00:00:00Z' },
+        request,
+      );
     const cases: Array<[unknown, CallOutcome]> = [
       [api(429), 'throttled'],
       [api(503), 'server-error'],
@@ -212,13 +247,13 @@ describe('the breaker table (partner/breaker-states.ts)', () => {
     ];
     for (const [error, outcome] of cases) expect(probeTrouble(error)).toBe(troubleOf(outcome));
     expect([troubleOf('ok'), troubleOf('refused'), troubleOf('aborted')]).toEqual([null, null, null]);
-    expect([troubleOf('throttled'), troubleOf('server-error'), troubleOf('bad-response'), troubleOf('timeout'), troubleOf('network-error')]).toEqual([
-      'THROTTLED',
-      'FAILING',
-      'FAILING',
-      'UNREACHABLE',
-      'UNREACHABLE',
-    ]);
+    expect([
+      troubleOf('throttled'),
+      troubleOf('server-error'),
+      troubleOf('bad-response'),
+      troubleOf('timeout'),
+      troubleOf('network-error'),
+    ]).toEqual(['THROTTLED', 'FAILING', 'FAILING', 'UNREACHABLE', 'UNREACHABLE']);
   });
 
   it('is shown in docs/internals/reliability.md as the module has it', () => {

@@ -43,7 +43,11 @@ function sqlTemplates(text: string): Array<{ offset: number; length: number }> {
   const found: Array<{ offset: number; length: number }> = [];
   for (const match of text.matchAll(/`[^`]*`/g)) {
     const body = match[0];
-    if (/"(Batch|BatchItem|BatchProblem|Payment|PaymentStatusEvent|Reconciliation\w*|AuditEvent|WebhookDelivery)"|\b(UPDATE|SELECT|INSERT INTO|DELETE FROM)\b/.test(body)) {
+    if (
+      /"(Batch|BatchItem|BatchProblem|Payment|PaymentStatusEvent|Reconciliation\w*|AuditEvent|WebhookDelivery)"|\b(UPDATE|SELECT|INSERT INTO|DELETE FROM)\b/.test(
+        body,
+      )
+    ) {
       found.push({ offset: match.index, length: body.length });
     }
   }
@@ -84,7 +88,10 @@ describe('state names in SQL', () => {
 const machines = {
   batch: { states: Object.values(enums.BatchStatus), tables: ['batch/lifecycle/batch-states.ts'] },
   /** The review's table (verdicts and marks) leads to row states. */
-  row: { states: Object.values(enums.BatchItemStatus), tables: ['batch/rows/row-states.ts', 'batch/rows/row-outcomes.ts', 'batch/review/review-states.ts'] },
+  row: {
+    states: Object.values(enums.BatchItemStatus),
+    tables: ['batch/rows/row-states.ts', 'batch/rows/row-outcomes.ts', 'batch/review/review-states.ts'],
+  },
   payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
   breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },
   'reconciliation run': { states: Object.values(enums.ReconciliationStatus), tables: ['reconciliation/run-states.ts'] },
@@ -96,12 +103,32 @@ const machines = {
  * entry to shrink.
  */
 const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'any'; reason: string }> = [
-  { path: 'sandbox/', names: 'any', reason: 'the partner\'s side (spec/payout-api.md): its payments carry the spec\'s statuses; it has no database and no table of ours' },
-  { path: 'payout/models.ts', names: { CREATED: 1, READY: 1, EXPIRED: 3, IN_PROGRESS: 1, FAILED: 2, COMPLETED: 2 }, reason: 'the spec\'s status codes (and the status errorCode EXPIRED) as the partner\'s zod schema reads them' },
-  { path: 'payments/attempt.ts', names: { READY: 1, COMPLETED: 1, IN_PROGRESS: 1, FAILED: 1, EXPIRED: 1, CREATED: 1 }, reason: 'a switch over the partner\'s Payment.status.value (payout/models.ts StatusCode), not a state of ours' },
-  { path: 'cli/main.ts', names: { CREATED: 1, READY: 2, EXPIRED: 1, IN_PROGRESS: 2, FAILED: 2, COMPLETED: 2 }, reason: 'commander choices of the sandbox test commands: the partner\'s statuses a sandbox payment is given' },
+  {
+    path: 'sandbox/',
+    names: 'any',
+    reason: "the partner's side (spec/payout-api.md): its payments carry the spec's statuses; it has no database and no table of ours",
+  },
+  {
+    path: 'payout/models.ts',
+    names: { CREATED: 1, READY: 1, EXPIRED: 3, IN_PROGRESS: 1, FAILED: 2, COMPLETED: 2 },
+    reason: "the spec's status codes (and the status errorCode EXPIRED) as the partner's zod schema reads them",
+  },
+  {
+    path: 'payments/attempt.ts',
+    names: { READY: 1, COMPLETED: 1, IN_PROGRESS: 1, FAILED: 1, EXPIRED: 1, CREATED: 1 },
+    reason: "a switch over the partner's Payment.status.value (payout/models.ts StatusCode), not a state of ours",
+  },
+  {
+    path: 'cli/main.ts',
+    names: { CREATED: 1, READY: 2, EXPIRED: 1, IN_PROGRESS: 2, FAILED: 2, COMPLETED: 2 },
+    reason: "commander choices of the sandbox test commands: the partner's statuses a sandbox payment is given",
+  },
   { path: 'cli/sandbox-commands.ts', names: { CREATED: 1 }, reason: 'a column heading (the creation time), not a state' },
-  { path: 'cli/reconcile-command.ts', names: { COMPLETED: 1 }, reason: 'a column heading (the payments each side counts paid), not a state' },
+  {
+    path: 'cli/reconcile-command.ts',
+    names: { COMPLETED: 1 },
+    reason: 'a column heading (the payments each side counts paid), not a state',
+  },
   { path: 'graphql/operation-observability.ts', names: { UNKNOWN: 1 }, reason: 'the label of an error without a code, not a state' },
 ];
 
@@ -115,7 +142,10 @@ function typedNames(file: string, text: string): Array<{ name: string; where: st
       const owners = Object.entries(machines).filter(([, machine]) => machine.states.includes(node.text as never));
       if (owners.length > 0 && !owners.some(([, machine]) => (machine.tables as readonly string[]).includes(path))) {
         const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-        hits.push({ name: node.text, where: `${relative(root, file)}:${line}: '${node.text}' (${owners.map(([name]) => name).join(', ')})` });
+        hits.push({
+          name: node.text,
+          where: `${relative(root, file)}:${line}: '${node.text}' (${owners.map(([name]) => name).join(', ')})`,
+        });
       }
     }
     ts.forEachChild(node, visit);
@@ -157,7 +187,7 @@ function unlisted(files: Array<{ file: string; text: string }>): string[] {
 describe('state names in TypeScript', () => {
   const files = () => filesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
-  it('are typed only in their table\'s file, or where the allowed list says why', () => {
+  it("are typed only in their table's file, or where the allowed list says why", () => {
     expect(unlisted(files())).toEqual([]);
   });
 
@@ -166,7 +196,11 @@ describe('state names in TypeScript', () => {
     const worker = join(src, 'batch/pay/batch-worker.ts');
     const attempt = join(src, 'payments/attempt.ts');
     const withLiteral = all.map((one) =>
-      one.file === worker ? { ...one, text: `${one.text}\nexport const stuck = 'NEEDS_REVIEW';\n` } : one.file === attempt ? { ...one, text: `${one.text}\nexport const paused: string = 'PAUSED';\n` } : one,
+      one.file === worker
+        ? { ...one, text: `${one.text}\nexport const stuck = 'NEEDS_REVIEW';\n` }
+        : one.file === attempt
+          ? { ...one, text: `${one.text}\nexport const paused: string = 'PAUSED';\n` }
+          : one,
     );
     const problems = unlisted(withLiteral);
     expect(problems).toHaveLength(2);
@@ -174,7 +208,8 @@ describe('state names in TypeScript', () => {
     expect(problems[1]).toMatch(/^src\/payments\/attempt\.ts:\d+: 'PAUSED' \(batch\): more than its entry allows/);
   });
 
-  it('knows every machine\'s table file', () => {
-    for (const machine of Object.values(machines)) for (const table of machine.tables) expect(readFileSync(join(src, table), 'utf8').length).toBeGreaterThan(0);
+  it("knows every machine's table file", () => {
+    for (const machine of Object.values(machines))
+      for (const table of machine.tables) expect(readFileSync(join(src, table), 'utf8').length).toBeGreaterThan(0);
   });
 });

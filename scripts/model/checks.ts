@@ -30,28 +30,77 @@ export const scopes: ReadonlyArray<{ name: string; bounds: Bounds }> = [
 const approvalModel = { model: 'approval-choice.pml', defines: ['-DAPPROVALS=3'] };
 const approvalChecks: readonly Check[] = [{ name: 'approvals: the choice each approver made', ...approvalModel }];
 const approvalMutants: ReadonlyArray<Check & { expect: string }> = [
-  { name: 'mutant: every approval counts and the last one’s choice is released', ...approvalModel, defines: [...approvalModel.defines, '-DMUTANT_LAST_CHOICE'], expect: 'P9' },
-  { name: 'mutant: one person moves a batch several approved to an earlier time', ...approvalModel, defines: [...approvalModel.defines, '-DMUTANT_RESCHEDULE_EARLY'], expect: 'P9' },
+  {
+    name: 'mutant: every approval counts and the last one’s choice is released',
+    ...approvalModel,
+    defines: [...approvalModel.defines, '-DMUTANT_LAST_CHOICE'],
+    expect: 'P9',
+  },
+  {
+    name: 'mutant: one person moves a batch several approved to an earlier time',
+    ...approvalModel,
+    defines: [...approvalModel.defines, '-DMUTANT_RESCHEDULE_EARLY'],
+    expect: 'P9',
+  },
 ];
 
 /** The code as it is, scope by scope: every property must hold. */
-export const checks: readonly Check[] = [...scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds) })), ...approvalChecks];
+export const checks: readonly Check[] = [
+  ...scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds) })),
+  ...approvalChecks,
+];
 
 /** Each mutant and the property whose assertion must catch it. */
 export const mutants: ReadonlyArray<Check & { expect: string }> = [
   { name: 'mutant: no fencing check', defines: ['-DMUTANT_NO_FENCING', ...defines(scopes[0]!.bounds)], expect: 'P2' },
-  { name: 'mutant: execute without reading back after a lost answer', defines: ['-DMUTANT_EXECUTE_WITHOUT_READBACK', ...defines(scopes[0]!.bounds)], expect: 'P3' },
-  { name: 'mutant: retry under a new id without proof', defines: ['-DMUTANT_RETRY_WITHOUT_PROOF', '-DNO_P3_ASSERT', ...defines({ FAULTS: 2, RETRY_RUNS: 1, CRASHES: 0, STALLS: 0 })], expect: 'P1' },
-  { name: "mutant: resume without the breaker's probe", defines: ['-DMUTANT_RESUME_WITHOUT_PROBE', ...defines(scopes[0]!.bounds)], expect: 'P4' },
-  { name: 'mutant: READY taken for proof that nothing will be paid', defines: ['-DMUTANT_READY_IS_NOT_PAID', ...defines(scopes[0]!.bounds)], expect: 'P3' },
-  { name: 'mutant: release before payAt', defines: ['-DMUTANT_RELEASE_EARLY', ...defines({ FAULTS: 0, CRASHES: 0, STALLS: 0, SCHEDULES: 1 })], expect: 'P6' },
+  {
+    name: 'mutant: execute without reading back after a lost answer',
+    defines: ['-DMUTANT_EXECUTE_WITHOUT_READBACK', ...defines(scopes[0]!.bounds)],
+    expect: 'P3',
+  },
+  {
+    name: 'mutant: retry under a new id without proof',
+    defines: ['-DMUTANT_RETRY_WITHOUT_PROOF', '-DNO_P3_ASSERT', ...defines({ FAULTS: 2, RETRY_RUNS: 1, CRASHES: 0, STALLS: 0 })],
+    expect: 'P1',
+  },
+  {
+    name: "mutant: resume without the breaker's probe",
+    defines: ['-DMUTANT_RESUME_WITHOUT_PROBE', ...defines(scopes[0]!.bounds)],
+    expect: 'P4',
+  },
+  {
+    name: 'mutant: READY taken for proof that nothing will be paid',
+    defines: ['-DMUTANT_READY_IS_NOT_PAID', ...defines(scopes[0]!.bounds)],
+    expect: 'P3',
+  },
+  {
+    name: 'mutant: release before payAt',
+    defines: ['-DMUTANT_RELEASE_EARLY', ...defines({ FAULTS: 0, CRASHES: 0, STALLS: 0, SCHEDULES: 1 })],
+    expect: 'P6',
+  },
   // Issue 37: a cancel binds every process, through a takeover and a worker stalled past its lease.
-  { name: 'mutant: a row taken over in a cancelled batch executed after a READY read-back', defines: ['-DMUTANT_EXECUTE_AFTER_CANCEL', ...defines(scopes[2]!.bounds)], expect: 'P7' },
-  { name: 'mutant: no send fence (a worker stalled past its lease sends when it wakes)', defines: ['-DMUTANT_NO_SEND_FENCE', ...defines(scopes[2]!.bounds)], expect: 'P7' },
+  {
+    name: 'mutant: a row taken over in a cancelled batch executed after a READY read-back',
+    defines: ['-DMUTANT_EXECUTE_AFTER_CANCEL', ...defines(scopes[2]!.bounds)],
+    expect: 'P7',
+  },
+  {
+    name: 'mutant: no send fence (a worker stalled past its lease sends when it wakes)',
+    defines: ['-DMUTANT_NO_SEND_FENCE', ...defines(scopes[2]!.bounds)],
+    expect: 'P7',
+  },
   // Issue 37: no event of a final outcome is followed by another outcome for the row (decision 26).
-  { name: 'mutant: a retry that does not tell it reopened the row', defines: ['-DMUTANT_RETRY_UNTOLD', ...defines(scopes[3]!.bounds)], expect: 'P8' },
+  {
+    name: 'mutant: a retry that does not tell it reopened the row',
+    defines: ['-DMUTANT_RETRY_UNTOLD', ...defines(scopes[3]!.bounds)],
+    expect: 'P8',
+  },
   ...approvalMutants,
 ];
 
 /** Property 3's liveness half (weak fairness multiplies the states: smaller bounds). */
-export const livenessCheck: Check = { name: 'settles (LTL, weak fairness)', defines: ['-DLIVENESS', ...defines({ FAULTS: 1, CRASHES: 1, STALLS: 0, PAUSES: 1 })], ltl: 'settles' };
+export const livenessCheck: Check = {
+  name: 'settles (LTL, weak fairness)',
+  defines: ['-DLIVENESS', ...defines({ FAULTS: 1, CRASHES: 1, STALLS: 0, PAUSES: 1 })],
+  ltl: 'settles',
+};

@@ -95,7 +95,14 @@ export function runCheck(check: Check): CheckResult {
 }
 
 const upstream = ['none', 'READY', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED'];
-const answers = ['not sent (connection refused or breaker open)', 'lost', 'the payment', 'payout.resource.exists', 'refused (4xx)', 'payout.payment.not-found'];
+const answers = [
+  'not sent (connection refused or breaker open)',
+  'lost',
+  'the payment',
+  'payout.resource.exists',
+  'refused (4xx)',
+  'payout.payment.not-found',
+];
 
 /** The model's MSG lines with the table's numbers as names: the trail as a step list. */
 export function readableTrail(replay: string, tables: string): string[] {
@@ -116,7 +123,11 @@ export function readableTrail(replay: string, tables: string): string[] {
   for (const line of replay.split('\n')) {
     const message = /MSG (.*)$/.exec(line)?.[1];
     if (message !== undefined) {
-      steps.push(message.replace(/\b(IS|TS|BS|OC|UP|ANS|P):(\d+)/g, (_, kind: string, value: string) => name(kind, value)).replace(/\brow (\d+)/g, (_, r: string) => `row ${Number(r) + 1}`));
+      steps.push(
+        message
+          .replace(/\b(IS|TS|BS|OC|UP|ANS|P):(\d+)/g, (_, kind: string, value: string) => name(kind, value))
+          .replace(/\brow (\d+)/g, (_, r: string) => `row ${Number(r) + 1}`),
+      );
     }
     const failed = /assertion violated (.*)$/.exec(line) ?? /text of failed assertion: (.*)$/.exec(line);
     if (failed !== undefined && failed !== null && !steps.at(-1)?.startsWith('VIOLATED')) steps.push(`VIOLATED: ${failed[1]}`);

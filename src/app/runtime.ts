@@ -10,7 +10,16 @@ import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
-import { BatchEvents, BatchImporter, BatchSchedule, BatchService, BatchWorker, CardDataVault, FundsCheck, ReviewService } from '../batch/index.ts';
+import {
+  BatchEvents,
+  BatchImporter,
+  BatchSchedule,
+  BatchService,
+  BatchWorker,
+  CardDataVault,
+  FundsCheck,
+  ReviewService,
+} from '../batch/index.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
@@ -91,19 +100,31 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   upstream.client.observe(loggingFailedCalls(logger, metrics));
   const events = new PaymentEvents(eventTarget);
   const breaker = new PartnerBreaker(
-    { query: db.query, client: upstream.client, logger: logger.child({ component: 'partner-breaker' }), ...(eventTarget === undefined ? {} : { events: eventTarget }) },
+    {
+      query: db.query,
+      client: upstream.client,
+      logger: logger.child({ component: 'partner-breaker' }),
+      ...(eventTarget === undefined ? {} : { events: eventTarget }),
+    },
     config.breaker,
   ).attach();
   const tracker = new PaymentTracker(db.prisma, events, { agentId: upstream.client.agentId });
   const catalogue = new ProviderCatalogue(upstream.client, config.providerCacheTtlMs);
   const attempts = new PaymentAttempts(upstream.client, { maxSends: config.payout.maxRetries + 1 });
   // Read and checked before anything else starts: a bad policy file stops startup, naming its lines.
-  const approvals = new Approvals({
-    policy: loadPolicy({ file: config.approval.policyFile, secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n, withKeys: config.apiKeys.length > 0 }),
-    lapseDays: config.approval.lapseDays,
-    extraForChangedAccounts: config.approval.extraForChangedAccounts,
-    singleUser: config.singleUser,
-  }, selectApprovalRows); // the rows a choice pays: the batch room owns which held rows go
+  const approvals = new Approvals(
+    {
+      policy: loadPolicy({
+        file: config.approval.policyFile,
+        secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n,
+        withKeys: config.apiKeys.length > 0,
+      }),
+      lapseDays: config.approval.lapseDays,
+      extraForChangedAccounts: config.approval.extraForChangedAccounts,
+      singleUser: config.singleUser,
+    },
+    selectApprovalRows,
+  ); // the rows a choice pays: the batch room owns which held rows go
 
   const payments = new PaymentService({
     client: upstream.client,
@@ -122,9 +143,18 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   // A running batch waits while the breaker is open: its subscribers see the wait begin and end.
   breaker.onChange(() => batchEvents.publishToAll());
   const funds = new FundsCheck({ query: db.query, client: upstream.client }, config.commission);
-  const batches = new BatchService(db.prisma, batchEvents, { singleUser: config.singleUser, duplicateWindowDays: config.duplicateWindowDays, funds, schedule: config.schedule, approvals });
+  const batches = new BatchService(db.prisma, batchEvents, {
+    singleUser: config.singleUser,
+    duplicateWindowDays: config.duplicateWindowDays,
+    funds,
+    schedule: config.schedule,
+    approvals,
+  });
   const schedule = new BatchSchedule(db.prisma, batchEvents, { singleUser: config.singleUser, approvals, ...config.schedule });
-  const reviews = new ReviewService({ prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger }, { singleUser: config.singleUser });
+  const reviews = new ReviewService(
+    { prisma: db.prisma, client: upstream.client, records: tracker, events: batchEvents, logger },
+    { singleUser: config.singleUser },
+  );
   const importer = new BatchImporter({
     prisma: db.prisma,
     bulk: db.bulk,
@@ -156,25 +186,65 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   );
   const readBack = new ReadBack(tracker, payments, { intervalMs: config.readBackIntervalMs, batchSize: 50 }, logger);
   const reconciliations = new ReconciliationService(
-    { prisma: db.prisma, query: db.query, client: upstream.client, tracker, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
+    {
+      prisma: db.prisma,
+      query: db.query,
+      client: upstream.client,
+      tracker,
+      logger: logger.child({ component: 'reconciliation' }),
+      owner: worker.owner,
+    },
     { ...config.reconciliation, leaseMs: config.worker.leaseMs },
   );
   const dailyReconciliation = new DailyReconciliation(
-    { prisma: db.prisma, query: db.query, service: reconciliations, logger: logger.child({ component: 'reconciliation' }), owner: worker.owner },
+    {
+      prisma: db.prisma,
+      query: db.query,
+      service: reconciliations,
+      logger: logger.child({ component: 'reconciliation' }),
+      owner: worker.owner,
+    },
     { dailyAt: config.reconciliation.dailyAt, checkEveryMs: 60_000, retryAfterMs: 15 * 60_000 },
   );
   const outbound = outboundSettings(config.events, parts.resolveHost);
   const eventSender = new EventSender(outbound.endpoints, outbound.timeoutMs);
-  const eventSubscriptions = new EventSubscriptions({ prisma: db.prisma, keyring, sender: eventSender, observer: metrics.events }, outbound);
+  const eventSubscriptions = new EventSubscriptions(
+    { prisma: db.prisma, keyring, sender: eventSender, observer: metrics.events },
+    outbound,
+  );
   const deliverer = new EventDeliverer(
-    { prisma: db.prisma, query: db.query, keyring, sender: eventSender, logger: logger.child({ component: 'events' }), observer: metrics.events },
+    {
+      prisma: db.prisma,
+      query: db.query,
+      keyring,
+      sender: eventSender,
+      logger: logger.child({ component: 'events' }),
+      observer: metrics.events,
+    },
     outbound,
   );
   const shutdown = new AbortController();
   return Object.assign(runtime, {
     db,
     upstream,
-    services: { client: upstream.client, payments, catalogue, tracker, events, prisma: db.prisma, importer, batches, schedule, funds, reviews, batchEvents, reconciliations, eventSubscriptions, approvals, shutdown: shutdown.signal },
+    services: {
+      client: upstream.client,
+      payments,
+      catalogue,
+      tracker,
+      events,
+      prisma: db.prisma,
+      importer,
+      batches,
+      schedule,
+      funds,
+      reviews,
+      batchEvents,
+      reconciliations,
+      eventSubscriptions,
+      approvals,
+      shutdown: shutdown.signal,
+    },
     worker,
     deliverer,
     readBack,

@@ -110,7 +110,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
   // Keys move the default from loopback to every interface: said, since turning keys on for a try
   // (docs/guide/approval-policy.md) otherwise opens the port to the network unnoticed.
   if (config.host === undefined && host === '0.0.0.0') {
-    logger.info({ host }, 'listening on every interface (0.0.0.0): GATEWAY_API_KEYS is set and HOST is not; HOST=127.0.0.1 keeps the gateway on this machine');
+    logger.info(
+      { host },
+      'listening on every interface (0.0.0.0): GATEWAY_API_KEYS is set and HOST is not; HOST=127.0.0.1 keeps the gateway on this machine',
+    );
   }
 
   // On the embedded database this process is the only way in: the CLI in another terminal

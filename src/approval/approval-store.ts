@@ -23,10 +23,23 @@ export async function batchApprovals(db: Writer, batchId: string): Promise<Store
   return db.approval.findMany({
     where: { batchId },
     orderBy: [{ at: 'asc' }, { id: 'asc' }],
-    select: { actor: true, role: true, at: true, rowSet: true, payAt: true, includeHeld: true, includeChangedAccounts: true, validRowsOnly: true },
+    select: {
+      actor: true,
+      role: true,
+      at: true,
+      rowSet: true,
+      payAt: true,
+      includeHeld: true,
+      includeChangedAccounts: true,
+      validRowsOnly: true,
+    },
   });
 }
 
 export async function paymentApprovals(db: Writer, paymentId: string): Promise<GivenApproval[]> {
-  return db.approval.findMany({ where: { paymentId }, orderBy: [{ at: 'asc' }, { id: 'asc' }], select: { actor: true, role: true, at: true, rowSet: true, payAt: true } });
+  return db.approval.findMany({
+    where: { paymentId },
+    orderBy: [{ at: 'asc' }, { id: 'asc' }],
+    select: { actor: true, role: true, at: true, rowSet: true, payAt: true },
+  });
 }

@@ -102,7 +102,14 @@ export class Approvals {
    * choice. When other people's approvals agree to another choice, nothing is recorded
    * unless `newRound`: the answer names that choice, for the approver to agree to or replace.
    */
-  async approveBatch(tx: Tx, batch: BatchRef, choice: BatchChoice, by: { actor: string; role: string | null }, now: Date, newRound = false): Promise<BatchApprovalOutcome> {
+  async approveBatch(
+    tx: Tx,
+    batch: BatchRef,
+    choice: BatchChoice,
+    by: { actor: string; role: string | null },
+    now: Date,
+    newRound = false,
+  ): Promise<BatchApprovalOutcome> {
     const selection = await this.selectRows(tx, batch.batchId, choice);
     const rows = await readRowSet(sqlOf(tx), batch.batchId, selection.statuses, selection.heldIds);
     const pending = await this.pending(tx, batch, now);
@@ -114,7 +121,13 @@ export class Approvals {
   }
 
   /** Paying failed rows again is approving them again: their approvals count together while the rows stay as they are. */
-  async approveRetry(tx: Tx, batch: BatchRef, statuses: readonly string[], by: { actor: string; role: string | null }, now: Date): Promise<ApprovalState> {
+  async approveRetry(
+    tx: Tx,
+    batch: BatchRef,
+    statuses: readonly string[],
+    by: { actor: string; role: string | null },
+    now: Date,
+  ): Promise<ApprovalState> {
     const selection = { statuses, heldIds: [], changedAccountRows: 0 };
     const rows = await readRowSet(sqlOf(tx), batch.batchId, statuses);
     const plain = { includeHeld: false, includeChangedAccounts: false, validRowsOnly: false, payAt: null };
@@ -128,7 +141,9 @@ export class Approvals {
    */
   async pending(tx: Tx, batch: BatchRef, now: Date): Promise<PendingChoice | undefined> {
     const excluded = this.excludedOf(batch);
-    const live = (await batchApprovals(tx, batch.batchId)).filter((a) => a.actor !== excluded && now.getTime() - a.at.getTime() < this.lapseMs);
+    const live = (await batchApprovals(tx, batch.batchId)).filter(
+      (a) => a.actor !== excluded && now.getTime() - a.at.getTime() < this.lapseMs,
+    );
     const latest = live.at(-1);
     if (latest === undefined) return undefined;
     const selection = await this.selectRows(tx, batch.batchId, latest);
@@ -170,7 +185,12 @@ export class Approvals {
     now: Date,
   ): Promise<ApprovalState & { rows: { count: number; total: string } }> {
     const changed = this.settings.extraForChangedAccounts ? selection.changedAccountRows : 0;
-    const subject = { kind: 'batch' as const, totalMinor: lenientToMinorUnits(rows.total), largestRowMinor: lenientToMinorUnits(rows.largest), changedAccountRows: changed };
+    const subject = {
+      kind: 'batch' as const,
+      totalMinor: lenientToMinorUnits(rows.total),
+      largestRowMinor: lenientToMinorUnits(rows.largest),
+      changedAccountRows: changed,
+    };
     const evaluation = evaluate(this.settings.policy, subject, await batchApprovals(tx, batch.batchId), {
       excluded: this.excludedOf(batch),
       now,
@@ -201,7 +221,8 @@ export class Approvals {
     const context = { excluded, now, lapseMs: this.lapseMs, choice, extraForChangedAccounts: this.settings.extraForChangedAccounts };
     const alone = evaluate(this.settings.policy, subject, [], context);
     if (alone.met) return this.state(alone);
-    if (by.actor !== excluded) await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, ...choice });
+    if (by.actor !== excluded)
+      await addPaymentApproval(db, { paymentId: payment.paymentId, actor: by.actor, role: by.role, at: now, ...choice });
     return this.state(evaluate(this.settings.policy, subject, await paymentApprovals(db, payment.paymentId), context));
   }
 

@@ -11,7 +11,10 @@ export function peopleInWords(approvals: readonly Pick<GivenApproval, 'actor'>[]
 /** "paying 3 rows, 35,500.50 RUB, at 28 Nov 2026, 09:53 UTC, held repeats included": what a choice pays, and when. */
 export function choiceInWords(choice: BatchChoice, rows: { count: number; total: string }, currency: string): string {
   const when = choice.payAt === null ? 'as soon as the approvals are complete' : `at ${utcDateTime(choice.payAt)}`;
-  const included = [choice.includeHeld ? 'held repeats included' : '', choice.includeChangedAccounts ? 'rows held for a changed account included' : ''].filter((s) => s !== '');
+  const included = [
+    choice.includeHeld ? 'held repeats included' : '',
+    choice.includeChangedAccounts ? 'rows held for a changed account included' : '',
+  ].filter((s) => s !== '');
   return `paying ${rows.count} ${rows.count === 1 ? 'row' : 'rows'}, ${amountInWords(rows.total, currency)}, ${when}${included.length === 0 ? '' : `, ${included.join(', ')}`}`;
 }
 

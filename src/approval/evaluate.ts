@@ -90,7 +90,9 @@ export function evaluate(policy: ApprovalPolicy, subject: Subject, approvals: Gi
     }
     if (!counted.some((c) => c.actor === approval.actor)) counted.push(approval);
   }
-  const lapsed = [...lapsedByActor.values()].filter((a) => !counted.some((c) => c.actor === a.actor)).sort((a, b) => b.at.getTime() - a.at.getTime());
+  const lapsed = [...lapsedByActor.values()]
+    .filter((a) => !counted.some((c) => c.actor === a.actor))
+    .sort((a, b) => b.at.getTime() - a.at.getTime());
   const missingRoles: Role[] = [];
   const wanted = new Map<Role, number>();
   for (const role of required.including) wanted.set(role, (wanted.get(role) ?? 0) + 1);

@@ -22,7 +22,11 @@ import { countingRoles, defaultPolicy, type ApprovalPolicy, type Tier } from './
  *   "payment": { "approvers": 0, "byAmount": [{ "above": "50000.00", "approvers": 1 }] }
  * }
  */
-export function parsePolicy(text: string, fileName: string, secondPersonAboveMinor: bigint): { policy?: ApprovalPolicy; problems: string[] } {
+export function parsePolicy(
+  text: string,
+  fileName: string,
+  secondPersonAboveMinor: bigint,
+): { policy?: ApprovalPolicy; problems: string[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -43,7 +47,8 @@ export function parsePolicy(text: string, fileName: string, secondPersonAboveMin
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const unknownFields = (path: string, object: Record<string, unknown>, known: string[]) => {
     for (const key of Object.keys(object)) {
-      if (!known.includes(key)) problem(path === '' ? key : `${path}.${key}`, `unknown field; expected ${known.map((k) => `"${k}"`).join(', ')}`);
+      if (!known.includes(key))
+        problem(path === '' ? key : `${path}.${key}`, `unknown field; expected ${known.map((k) => `"${k}"`).join(', ')}`);
     }
   };
   const count = (path: string, value: unknown, fallbackCount: number, min: number): number => {
@@ -81,7 +86,11 @@ export function parsePolicy(text: string, fileName: string, secondPersonAboveMin
       } else {
         for (const [i, role] of including.entries()) {
           if (typeof role === 'string' && (allowed as readonly string[]).includes(role)) roleList.push(role as Role);
-          else problem(`${at}.including[${i}]`, `must be one of ${allowed.map((r) => `"${r}"`).join(', ')} (the roles that may approve here; roles: ${roles.join(', ')})`);
+          else
+            problem(
+              `${at}.including[${i}]`,
+              `must be one of ${allowed.map((r) => `"${r}"`).join(', ')} (the roles that may approve here; roles: ${roles.join(', ')})`,
+            );
         }
       }
       if (entry.approvers === undefined) problem(`${at}.approvers`, 'is required: how many distinct people this tier needs');
@@ -89,7 +98,8 @@ export function parsePolicy(text: string, fileName: string, secondPersonAboveMin
       if (roleList.length > approvers) problem(`${at}.including`, `names ${roleList.length} roles for ${approvers} approvers`);
       const tier = { aboveMinor: lenientToMinorUnits(above), approvers, including: roleList };
       const previous = out.at(-1);
-      if (previous !== undefined && tier.aboveMinor <= previous.aboveMinor) problem(`${at}.above`, 'tiers must be listed from the smallest amount up');
+      if (previous !== undefined && tier.aboveMinor <= previous.aboveMinor)
+        problem(`${at}.above`, 'tiers must be listed from the smallest amount up');
       out.push(tier);
     }
     return out;
@@ -145,13 +155,21 @@ export function loadPolicy(settings: { file: string | undefined; secondPersonAbo
   try {
     text = readFileSync(settings.file, 'utf8');
   } catch (error) {
-    throw new ConfigError([{ variable: 'APPROVAL_POLICY_FILE', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }]);
+    throw new ConfigError([
+      {
+        variable: 'APPROVAL_POLICY_FILE',
+        message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      },
+    ]);
   }
   const { policy, problems } = parsePolicy(text, settings.file, settings.secondPersonAboveMinor);
   if (policy === undefined) throw new ConfigError(problems.map((message) => ({ variable: 'APPROVAL_POLICY_FILE', message })));
   if (settings.withKeys === false && mostPeople(policy) > 1) {
     throw new ConfigError([
-      { variable: 'APPROVAL_POLICY_FILE', message: `asks for up to ${mostPeople(policy)} people, but without GATEWAY_API_KEYS everyone is the one local user: set GATEWAY_API_KEYS, one key per person` },
+      {
+        variable: 'APPROVAL_POLICY_FILE',
+        message: `asks for up to ${mostPeople(policy)} people, but without GATEWAY_API_KEYS everyone is the one local user: set GATEWAY_API_KEYS, one key per person`,
+      },
     ]);
   }
   return policy;

@@ -88,9 +88,19 @@ export function requestClientOf(headers: { get(name: string): string | null }): 
 }
 
 /** The caller of a GraphQL request or a download as the audit names it. */
-export function requestActor(context: { role: string; caller: string; requestId?: string | undefined; client?: RequestClient | undefined }): AuditActor {
+export function requestActor(context: {
+  role: string;
+  caller: string;
+  requestId?: string | undefined;
+  client?: RequestClient | undefined;
+}): AuditActor {
   const client = context.client === undefined ? {} : { detail: { user: context.client.user, via: context.client.via } };
-  return { actor: context.caller === 'anonymous' ? 'local' : context.caller, role: context.role, requestId: context.requestId ?? null, ...client };
+  return {
+    actor: context.caller === 'anonymous' ? 'local' : context.caller,
+    role: context.role,
+    requestId: context.requestId ?? null,
+    ...client,
+  };
 }
 
 /**

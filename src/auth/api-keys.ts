@@ -33,7 +33,12 @@ export class ApiKeys {
         // Only a name chosen to copy a shown fingerprint could: two keys would be one person.
         const twin = named.get(caller);
         if (twin !== undefined) {
-          throw new ConfigError([{ variable: 'GATEWAY_API_KEYS', message: `${entryLabel(twin)} is named like the fingerprint of ${entryLabel(entry)}; choose another name` }]);
+          throw new ConfigError([
+            {
+              variable: 'GATEWAY_API_KEYS',
+              message: `${entryLabel(twin)} is named like the fingerprint of ${entryLabel(entry)}; choose another name`,
+            },
+          ]);
         }
       }
       this.byHash.set(hash(entry.key), { role: entry.role, caller });

@@ -72,7 +72,8 @@ export function refuseForeignSocket(
   const origin = headers.origin;
   if (origin === undefined || policy.corsOrigins.includes(origin)) return undefined;
   const host = headers.host;
-  if (host !== undefined && ['http:', 'https:'].some((scheme) => hostAndPort(`${scheme}//${host}`) === hostAndPort(origin))) return undefined;
+  if (host !== undefined && ['http:', 'https:'].some((scheme) => hostAndPort(`${scheme}//${host}`) === hostAndPort(origin)))
+    return undefined;
   return {
     code: 'FORBIDDEN_ORIGIN',
     message: `Origin "${origin}" may not open a socket to this gateway: only its own pages and origins listed in GATEWAY_CORS_ORIGINS may.`,
@@ -87,7 +88,12 @@ export function refuseForeignSocket(
  */
 export function isPreflighted(headers: IncomingHttpHeaders, method: string | undefined): boolean {
   if (!['GET', 'HEAD', 'POST'].includes(method ?? 'GET')) return true;
-  if (headers.authorization !== undefined || headers['x-graphql-yoga-csrf'] !== undefined || headers['x-graphql-event-stream-token'] !== undefined) return true;
+  if (
+    headers.authorization !== undefined ||
+    headers['x-graphql-yoga-csrf'] !== undefined ||
+    headers['x-graphql-event-stream-token'] !== undefined
+  )
+    return true;
   const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   return type !== '' && !['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'].includes(type);
 }

@@ -16,7 +16,9 @@ export type StoredRecipient = { [field: string]: string | Envelope };
 export class MissingCardDataError extends BrokenEnvelopeError {
   override readonly code = 'card-data.missing';
   constructor() {
-    super('the recipient details of this row are no longer stored (deleted after CARD_DATA_RETENTION_DAYS); import the row again to pay it');
+    super(
+      'the recipient details of this row are no longer stored (deleted after CARD_DATA_RETENTION_DAYS); import the row again to pay it',
+    );
     this.name = 'MissingCardDataError';
   }
 }

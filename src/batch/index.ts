@@ -18,7 +18,15 @@ export { BatchSchedule } from './lifecycle/batch-schedule.ts';
 export { batchStates, pauseReasons, payingStates, restingStates } from './lifecycle/batch-states.ts';
 export { readOpenBreaker, readRetryingRows, waitOf, waitReasons, waitingNow, type BatchWait } from './lifecycle/batch-waiting.ts';
 
-export { activeItemStatuses, cancelCodes, cancelledStatus, failedItemStatuses, notSentItemStatuses, retryableItemStatuses, rowStates } from './rows/row-states.ts';
+export {
+  activeItemStatuses,
+  cancelCodes,
+  cancelledStatus,
+  failedItemStatuses,
+  notSentItemStatuses,
+  retryableItemStatuses,
+  rowStates,
+} from './rows/row-states.ts';
 export { settleRowsFromPayments } from './rows/settle-rows.ts';
 export { countOverlaps, type BatchOverlap } from './rows/sql/count-overlaps.ts';
 

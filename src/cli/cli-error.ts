@@ -3,7 +3,17 @@
  * "the answer is no" (not payable, refused, discrepancies open), so a script can tell it
  * from a mistake in the command (2) and from a command that could not finish (3).
  */
-export const exitCodes = { ok: 0, notPayable: 1, discrepancies: 1, usage: 2, failed: 3, runFailed: 3, failures: 4, stoppedByPerson: 5, interrupted: 130 } as const;
+export const exitCodes = {
+  ok: 0,
+  notPayable: 1,
+  discrepancies: 1,
+  usage: 2,
+  failed: 3,
+  runFailed: 3,
+  failures: 4,
+  stoppedByPerson: 5,
+  interrupted: 130,
+} as const;
 
 /** The `code` a --json error carries when the refusal has none of its own. */
 const codeOfExit: Readonly<Record<number, string>> = {

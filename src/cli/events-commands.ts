@@ -8,7 +8,8 @@ import { table } from './output.ts';
 
 /** `payout events …`: outbound event subscriptions, through the gateway's GraphQL (admins; docs/api/events.md). */
 
-const SUBSCRIPTION_FIELDS = 'id url types description enabled eventsPerRequest disabledReason disabledAt failingSince nextAttemptAt backlog oldestUndeliveredAt previousSecretValidUntil createdAt createdBy';
+const SUBSCRIPTION_FIELDS =
+  'id url types description enabled eventsPerRequest disabledReason disabledAt failingSince nextAttemptAt backlog oldestUndeliveredAt previousSecretValidUntil createdAt createdBy';
 
 interface SubscriptionView {
   id: string;
@@ -48,17 +49,25 @@ async function withAdmin<T>(context: CliContext, command: string, work: (client:
 
 /** A typed refusal (EventSubscriptionError) as the CLI's error, with its code for --json. */
 function refused(result: Refusal, success: string): void {
-  if (result.__typename !== success) throw new CliError(result.message ?? result.__typename, exitCodes.usage, result.code ?? 'events.refused');
+  if (result.__typename !== success)
+    throw new CliError(result.message ?? result.__typename, exitCodes.usage, result.code ?? 'events.refused');
 }
 
 function state(s: SubscriptionView): string {
-  if (!s.enabled) return s.disabledReason === 'failing' ? `off: failing since ${timeText(s.failingSince ?? s.disabledAt ?? s.createdAt)}` : `off (${s.disabledReason ?? 'turned off'})`;
+  if (!s.enabled)
+    return s.disabledReason === 'failing'
+      ? `off: failing since ${timeText(s.failingSince ?? s.disabledAt ?? s.createdAt)}`
+      : `off (${s.disabledReason ?? 'turned off'})`;
   if (s.failingSince !== null) return `failing since ${timeText(s.failingSince)}, next try ${timeText(s.nextAttemptAt)}`;
   return s.backlog === 0 ? 'up to date' : `${countOf(s.backlog, 'event')} to send, oldest from ${timeText(s.oldestUndeliveredAt!)}`;
 }
 
 async function readAll(client: GatewayClient): Promise<SubscriptionView[]> {
-  return (await client.graphql<{ eventSubscriptions: SubscriptionView[] }>(`query CliEventSubscriptions { eventSubscriptions { ${SUBSCRIPTION_FIELDS} } }`)).eventSubscriptions;
+  return (
+    await client.graphql<{ eventSubscriptions: SubscriptionView[] }>(
+      `query CliEventSubscriptions { eventSubscriptions { ${SUBSCRIPTION_FIELDS} } }`,
+    )
+  ).eventSubscriptions;
 }
 
 export async function eventsListCommand(context: CliContext): Promise<number> {
@@ -85,26 +94,43 @@ export async function eventsListCommand(context: CliContext): Promise<number> {
 
 export async function eventsTypesCommand(context: CliContext): Promise<number> {
   return withGateway(context, async (client) => {
-    const { eventTypes } = await client.graphql<{ eventTypes: Array<{ name: string; description: string; fields: string[] }> }>('query CliEventTypes { eventTypes { name description fields } }');
+    const { eventTypes } = await client.graphql<{ eventTypes: Array<{ name: string; description: string; fields: string[] }> }>(
+      'query CliEventTypes { eventTypes { name description fields } }',
+    );
     context.out(eventTypes.map((t) => `${t.name}\n    ${t.description}`).join('\n'));
     await context.result({ eventTypes });
     return exitCodes.ok;
   });
 }
 
-export async function eventsSubscribeCommand(url: string, options: { type?: string[]; description?: string; eventsPerRequest?: number }, context: CliContext): Promise<number> {
+export async function eventsSubscribeCommand(
+  url: string,
+  options: { type?: string[]; description?: string; eventsPerRequest?: number },
+  context: CliContext,
+): Promise<number> {
   return withAdmin(context, 'subscribe', async (client) => {
-    const { createEventSubscription: result } = await client.graphql<{ createEventSubscription: Refusal & { created?: { secret: string; subscription: SubscriptionView } } }>(
+    const { createEventSubscription: result } = await client.graphql<{
+      createEventSubscription: Refusal & { created?: { secret: string; subscription: SubscriptionView } };
+    }>(
       `mutation CliSubscribe($input: EventSubscriptionInput!) { createEventSubscription(input: $input) {
         __typename ... on CreateEventSubscriptionSuccess { created { secret subscription { ${SUBSCRIPTION_FIELDS} } } } ... on Problem { code message } } }`,
-      { input: { url, types: options.type ?? [], description: options.description ?? '', ...(options.eventsPerRequest === undefined ? {} : { eventsPerRequest: options.eventsPerRequest }) } },
+      {
+        input: {
+          url,
+          types: options.type ?? [],
+          description: options.description ?? '',
+          ...(options.eventsPerRequest === undefined ? {} : { eventsPerRequest: options.eventsPerRequest }),
+        },
+      },
     );
     refused(result, 'CreateEventSubscriptionSuccess');
     const { secret, subscription } = result.created!;
     context.out(
       [
         `Subscribed ${subscription.url} to ${subscription.types.length === 0 ? 'every event type' : countOf(subscription.types.length, 'event type')} (id ${subscription.id})` +
-          (subscription.eventsPerRequest === 1 ? '.' : `, in lists of up to ${subscription.eventsPerRequest} events per request (type event.list).`),
+          (subscription.eventsPerRequest === 1
+            ? '.'
+            : `, in lists of up to ${subscription.eventsPerRequest} events per request (type event.list).`),
         `Signing secret (shown this once; give it to the receiver's Standard Webhooks verifier):`,
         `  ${secret}`,
         'Events from now on are delivered in order; see them with: payout events log ' + subscription.id,
@@ -128,9 +154,15 @@ export async function eventsUpdateCommand(
     ...(options.eventsPerRequest === undefined ? {} : { eventsPerRequest: options.eventsPerRequest }),
     ...(options.enable === true ? { enabled: true } : options.disable === true ? { enabled: false } : {}),
   };
-  if (Object.keys(change).length === 0) throw new CliError('nothing to change: give --url, --type, --description, --events-per-request, --enable or --disable', exitCodes.usage);
+  if (Object.keys(change).length === 0)
+    throw new CliError(
+      'nothing to change: give --url, --type, --description, --events-per-request, --enable or --disable',
+      exitCodes.usage,
+    );
   return withAdmin(context, 'update', async (client) => {
-    const { updateEventSubscription: result } = await client.graphql<{ updateEventSubscription: Refusal & { subscription?: SubscriptionView } }>(
+    const { updateEventSubscription: result } = await client.graphql<{
+      updateEventSubscription: Refusal & { subscription?: SubscriptionView };
+    }>(
       `mutation CliUpdateSubscription($id: String!, $change: EventSubscriptionChange!) { updateEventSubscription(id: $id, change: $change) {
         __typename ... on UpdateEventSubscriptionSuccess { subscription { ${SUBSCRIPTION_FIELDS} } } ... on Problem { code message } } }`,
       { id, change },
@@ -145,14 +177,22 @@ export async function eventsUpdateCommand(
 
 export async function eventsRotateCommand(id: string, context: CliContext): Promise<number> {
   return withAdmin(context, 'rotate', async (client) => {
-    const { rotateEventSubscriptionSecret: result } = await client.graphql<{ rotateEventSubscriptionSecret: Refusal & { rotated?: { secret: string; previousValidUntil: string } } }>(
+    const { rotateEventSubscriptionSecret: result } = await client.graphql<{
+      rotateEventSubscriptionSecret: Refusal & { rotated?: { secret: string; previousValidUntil: string } };
+    }>(
       `mutation CliRotate($id: String!) { rotateEventSubscriptionSecret(id: $id) {
         __typename ... on RotateEventSubscriptionSecretSuccess { rotated { secret previousValidUntil } } ... on Problem { code message } } }`,
       { id },
     );
     refused(result, 'RotateEventSubscriptionSecretSuccess');
     const { secret, previousValidUntil } = result.rotated!;
-    context.out([`New signing secret (shown this once):`, `  ${secret}`, `The old secret still signs beside it until ${timeText(previousValidUntil)}: give the receiver the new one before then.`].join('\n'));
+    context.out(
+      [
+        `New signing secret (shown this once):`,
+        `  ${secret}`,
+        `The old secret still signs beside it until ${timeText(previousValidUntil)}: give the receiver the new one before then.`,
+      ].join('\n'),
+    );
     await context.result({ secret, previousValidUntil });
     return exitCodes.ok;
   });
@@ -188,7 +228,8 @@ export async function eventsLogCommand(id: string, options: { limit?: number }, 
   return withAdmin(context, 'log', async (client) => {
     const subscriptions = await readAll(client);
     const subscription = subscriptions.find((s) => s.id === id);
-    if (subscription === undefined) throw new CliError(`no event subscription ${id}: payout events list shows them`, exitCodes.usage, 'EVENT_SUBSCRIPTION_NOT_FOUND');
+    if (subscription === undefined)
+      throw new CliError(`no event subscription ${id}: payout events list shows them`, exitCodes.usage, 'EVENT_SUBSCRIPTION_NOT_FOUND');
     const { eventSubscriptions } = await client.graphql<{ eventSubscriptions: Array<{ id: string; deliveries: AttemptView[] }> }>(
       `query CliEventLog($first: Int) { eventSubscriptions { id deliveries(first: $first) { eventId eventType sequence attempt at outcome statusCode durationMs excerpt resend } } }`,
       { first: options.limit ?? 20 },
@@ -219,14 +260,18 @@ export async function eventsLogCommand(id: string, options: { limit?: number }, 
 
 export async function eventsResendCommand(id: string, eventId: string, context: CliContext): Promise<number> {
   return withAdmin(context, 'resend', async (client) => {
-    const { resendEvent: result } = await client.graphql<{ resendEvent: Refusal & { delivery?: { outcome: string; statusCode: number | null; excerpt: string | null } } }>(
+    const { resendEvent: result } = await client.graphql<{
+      resendEvent: Refusal & { delivery?: { outcome: string; statusCode: number | null; excerpt: string | null } };
+    }>(
       `mutation CliResend($id: String!, $eventId: String!) { resendEvent(id: $id, eventId: $eventId) {
         __typename ... on ResendEventSuccess { delivery { outcome statusCode excerpt } } ... on Problem { code message } } }`,
       { id, eventId },
     );
     refused(result, 'ResendEventSuccess');
     const delivery = result.delivery!;
-    context.out(`Sent ${eventId} again: ${delivery.outcome}${delivery.statusCode === null ? '' : ` (HTTP ${delivery.statusCode})`}${delivery.outcome === 'delivered' || delivery.excerpt === null ? '' : `: ${delivery.excerpt}`}.`);
+    context.out(
+      `Sent ${eventId} again: ${delivery.outcome}${delivery.statusCode === null ? '' : ` (HTTP ${delivery.statusCode})`}${delivery.outcome === 'delivered' || delivery.excerpt === null ? '' : `: ${delivery.excerpt}`}.`,
+    );
     await context.result({ delivery });
     return delivery.outcome === 'delivered' ? exitCodes.ok : exitCodes.failed;
   });
@@ -234,7 +279,8 @@ export async function eventsResendCommand(id: string, eventId: string, context: 
 
 export async function eventsReplayCommand(id: string, options: { since: string }, context: CliContext): Promise<number> {
   const since = new Date(options.since);
-  if (Number.isNaN(since.getTime())) throw new CliError(`--since ${options.since} is not a time: give one such as 2026-11-27T09:00:00+03:00 or 2026-11-27`, exitCodes.usage);
+  if (Number.isNaN(since.getTime()))
+    throw new CliError(`--since ${options.since} is not a time: give one such as 2026-11-27T09:00:00+03:00 or 2026-11-27`, exitCodes.usage);
   return withAdmin(context, 'replay', async (client) => {
     const { replayEvents: result } = await client.graphql<{ replayEvents: Refusal & { eventsAhead?: number } }>(
       `mutation CliReplay($id: String!, $since: DateTime!) { replayEvents(id: $id, since: $since) {
@@ -242,7 +288,9 @@ export async function eventsReplayCommand(id: string, options: { since: string }
       { id, since: since.toISOString() },
     );
     refused(result, 'ReplayEventsSuccess');
-    context.out(`Every event since ${timeText(since.toISOString())} goes out again, in order: ${countOf(result.eventsAhead!, 'event')} to send. Follow with: payout events log ${id}`);
+    context.out(
+      `Every event since ${timeText(since.toISOString())} goes out again, in order: ${countOf(result.eventsAhead!, 'event')} to send. Follow with: payout events log ${id}`,
+    );
     await context.result({ eventsAhead: result.eventsAhead });
     return exitCodes.ok;
   });

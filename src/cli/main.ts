@@ -33,7 +33,8 @@ const positiveInt = (value: string) => {
 };
 
 /** Held rows repeat a payment already made or under way; paying them is a choice of its own. */
-const includeHeldOption = () => new Option('--include-held', 'pay the held rows too: rows that repeat a payment already made or under way (held back otherwise)');
+const includeHeldOption = () =>
+  new Option('--include-held', 'pay the held rows too: rows that repeat a payment already made or under way (held back otherwise)');
 /** The option's former name, kept for scripts that pass it: hidden from --help, the same choice. */
 const formerIncludeHeldOption = () => new Option('--include-flagged').hideHelp().implies({ includeHeld: true });
 
@@ -74,25 +75,41 @@ batch
   .option('--valid-only', 'pay the valid rows of a file that has row errors')
   .addOption(includeHeldOption())
   .addOption(formerIncludeHeldOption())
-  .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
+  .option(
+    '--ignore-balance',
+    'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)',
+  )
   .option('--force', 'import a file whose exact bytes were imported before')
   .option('--name <name>', 'name of the batch (default: the file name)')
   .option('--json', `${JSON_HELP}; needs --yes`)
-  .action(async (file: string, options) => finish(await (await import('./batch/run-command.ts')).runCommand(file, options, await context(options))));
+  .action(async (file: string, options) =>
+    finish(await (await import('./batch/run-command.ts')).runCommand(file, options, await context(options))),
+  );
 
 batch
   .command('approve <batchId>')
-  .description('Approve a batch someone else imported (an approver or admin key; anyone in single-user use), then pay it with a live progress bar.')
+  .description(
+    'Approve a batch someone else imported (an approver or admin key; anyone in single-user use), then pay it with a live progress bar.',
+  )
   .option('-c, --concurrency <n>', 'payments in flight at once', positiveInt)
   .option('-y, --yes', 'approve and pay without asking')
   .option('--valid-only', 'pay the valid rows of a batch that has row errors')
   .addOption(includeHeldOption())
   .addOption(formerIncludeHeldOption())
-  .option('--ignore-balance', 'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)')
-  .option('--pay-at <time>', 'pay at this time instead of now: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset; it waits SCHEDULED and starts by itself')
-  .option('--include-changed-accounts', 'pay the rows held because their payee\'s account changed since the last payment too (audited)')
+  .option(
+    '--ignore-balance',
+    'start although the balance does not cover this batch and those already approved (it pauses when the money runs out)',
+  )
+  .option(
+    '--pay-at <time>',
+    'pay at this time instead of now: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset; it waits SCHEDULED and starts by itself',
+  )
+  .option('--include-changed-accounts', "pay the rows held because their payee's account changed since the last payment too (audited)")
   .option('--agree', 'agree to the choice other approvers made (their rows and time to pay), shown by payout batch status; given alone')
-  .option('--new-round', 'approve your own choice although others approved another: theirs no longer counts and they approve again (audited)')
+  .option(
+    '--new-round',
+    'approve your own choice although others approved another: theirs no longer counts and they approve again (audited)',
+  )
   .option('--json', `${JSON_HELP}; needs --yes`)
   .action(async (batchId: string, options) => finish(await (await payCommands()).approveCommand(batchId, options, await context(options))));
 
@@ -101,7 +118,9 @@ batch
   .description('Move a SCHEDULED batch to another time to pay (an approver or admin key, not who uploaded it; audited).')
   .requiredOption('--pay-at <time>', 'the new time: "2026-11-28 09:00" (this terminal\'s time zone) or ISO 8601 with an offset')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await import('./batch/schedule-commands.ts')).rescheduleCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) =>
+    finish(await (await import('./batch/schedule-commands.ts')).rescheduleCommand(batchId, options, await context(options))),
+  );
 
 batch
   .command('pause <batchId>')
@@ -113,13 +132,17 @@ batch
   .command('cancel <batchId>')
   .description('Cancel a batch: rows not yet sent are never paid; payments already sent finish and are tracked.')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'cancel')));
+  .action(async (batchId: string, options) =>
+    finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'cancel')),
+  );
 
 batch
   .command('discard <batchId>')
   .description('Discard a batch nobody approved (a rejected upload, a file not to pay): nothing of it is sent; kept in the audit trail.')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'discard')));
+  .action(async (batchId: string, options) =>
+    finish(await (await gatewayCommands()).cancelCommand(batchId, await context(options), 'discard')),
+  );
 
 batch
   .command('resume <batchId>')
@@ -129,7 +152,9 @@ batch
 
 batch
   .command('retry <batchId>')
-  .description('Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (operator or admin, not who uploaded it), with a live progress bar.')
+  .description(
+    'Pay the FAILED and EXPIRED rows of a finished batch again, each under a new paymentId (operator or admin, not who uploaded it), with a live progress bar.',
+  )
   .option('--json', JSON_HELP)
   .action(async (batchId: string, options) => finish(await (await payCommands()).retryCommand(batchId, await context(options))));
 
@@ -140,15 +165,26 @@ batch
       'With --line, --mark and --reason: mark one such row (approver or admin, not the batch’s approver).',
   )
   .option('--line <n>', 'the row to mark (its file line)', positiveInt)
-  .addOption(new Option('--mark <verdict>', 'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED').choices(['paid', 'pay-again', 'do-not-pay']))
+  .addOption(
+    new Option(
+      '--mark <verdict>',
+      'paid: no money moves; pay-again: FAILED, paid again by retryFailedItems; do-not-pay: CANCELLED',
+    ).choices(['paid', 'pay-again', 'do-not-pay']),
+  )
   .option('--reason <text>', 'why (required with --mark; recorded in the audit trail)')
   .option('--json', JSON_HELP)
-  .action(async (batchId: string, options) => finish(await (await import('./batch/review-commands.ts')).reviewCommand(batchId, options, await context(options))));
+  .action(async (batchId: string, options) =>
+    finish(await (await import('./batch/review-commands.ts')).reviewCommand(batchId, options, await context(options))),
+  );
 
 batch
   .command('list')
   .description('Batches, newest first: id, status, when uploaded, valid rows, amount, held rows, name.')
-  .addOption(new Option('--status <status>', 'only batches in this status').choices(Object.values(BatchStatus).filter((status) => status !== BatchStatus.VALIDATING)))
+  .addOption(
+    new Option('--status <status>', 'only batches in this status').choices(
+      Object.values(BatchStatus).filter((status) => status !== BatchStatus.VALIDATING),
+    ),
+  )
   .option('-n, --limit <n>', 'at most this many (default 20, at most 99)', positiveInt)
   .option('--scheduled', 'the upcoming paydays instead: scheduled batches, soonest first, with their totals and forecast')
   .option('--json', JSON_HELP)
@@ -172,10 +208,18 @@ batch
   .description('Every row and its outcome as CSV (or the validation report with --problems).')
   .option('-o, --output <file>', 'write here instead of standard output')
   .option('--problems', 'export the validation report instead of the results')
-  .addOption(new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
+  .addOption(
+    new Option('--format <format>', 'csv; excel: ";", decimal comma and a BOM, for a Russian-locale spreadsheet; xlsx: a workbook')
+      .choices(['csv', 'excel', 'xlsx'])
+      .default('csv'),
+  )
   .option('--json', 'without -o: the rows as one JSON document ({"batchId","kind","rows":[{column: value}]}); with -o: what was written')
   .action(async (batchId: string, options, command: Command) =>
-    finish(await (await import('./batch/export-command.ts')).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options))),
+    finish(
+      await (
+        await import('./batch/export-command.ts')
+      ).exportCommand(batchId, { ...options, formatGiven: command.getOptionValueSource('format') !== 'default' }, await context(options)),
+    ),
   );
 
 program
@@ -188,7 +232,11 @@ program
   .option('--to <date>', 'last day, included (default: --from, or yesterday)')
   .option('--today', 'reconcile today so far (the same as --from and --to today)')
   .option('-o, --output <file>', 'also write every discrepancy to this file')
-  .addOption(new Option('--format <format>', 'of --output: csv; excel: ";" and decimal comma for a Russian-locale spreadsheet; xlsx: a workbook').choices(['csv', 'excel', 'xlsx']).default('csv'))
+  .addOption(
+    new Option('--format <format>', 'of --output: csv; excel: ";" and decimal comma for a Russian-locale spreadsheet; xlsx: a workbook')
+      .choices(['csv', 'excel', 'xlsx'])
+      .default('csv'),
+  )
   .option('--json', JSON_HELP)
   .action(async (options) => {
     const { reconcileCommand } = await import('./reconcile-command.ts');
@@ -202,7 +250,9 @@ payment
   .command('get <paymentId>')
   .description("One payment, read from the partner now and merged with the gateway's record: status, amount, commission, its batch row.")
   .option('--json', JSON_HELP)
-  .action(async (paymentId: string, options) => finish(await (await paymentCommands()).paymentGetCommand(paymentId, await context(options))));
+  .action(async (paymentId: string, options) =>
+    finish(await (await paymentCommands()).paymentGetCommand(paymentId, await context(options))),
+  );
 
 payment
   .command('search')
@@ -218,7 +268,9 @@ payment
 
 const events = program
   .command('events')
-  .description('Outbound events: subscriptions that tell other systems what happened, signed (Standard Webhooks); admins only. See docs/api/events.md.');
+  .description(
+    'Outbound events: subscriptions that tell other systems what happened, signed (Standard Webhooks); admins only. See docs/api/events.md.',
+  );
 const eventsCommands = () => import('./events-commands.ts');
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -239,9 +291,15 @@ events
   .description('Send events from now on to an https URL; prints its signing secret, once.')
   .option('--type <type>', 'an event type to send (repeat for more; default every type)', collect)
   .option('--description <text>', 'what it is for, for the next admin')
-  .option('--events-per-request <n>', 'send lists of up to n events (1 to 100) to a receiver that takes them; default 1, one event per request', positiveInt)
+  .option(
+    '--events-per-request <n>',
+    'send lists of up to n events (1 to 100) to a receiver that takes them; default 1, one event per request',
+    positiveInt,
+  )
   .option('--json', JSON_HELP)
-  .action(async (url: string, options) => finish(await (await eventsCommands()).eventsSubscribeCommand(url, options, await context(options))));
+  .action(async (url: string, options) =>
+    finish(await (await eventsCommands()).eventsSubscribeCommand(url, options, await context(options))),
+  );
 
 events
   .command('update <id>')
@@ -276,9 +334,13 @@ events
 
 events
   .command('resend <id> <eventId>')
-  .description('Send one event again now, with its id and sequence number (or a list, by the webhook-id its receiver got: list_<first event id>_<count>); exit 3 when the receiver does not take it.')
+  .description(
+    'Send one event again now, with its id and sequence number (or a list, by the webhook-id its receiver got: list_<first event id>_<count>); exit 3 when the receiver does not take it.',
+  )
   .option('--json', JSON_HELP)
-  .action(async (id: string, eventId: string, options) => finish(await (await eventsCommands()).eventsResendCommand(id, eventId, await context(options))));
+  .action(async (id: string, eventId: string, options) =>
+    finish(await (await eventsCommands()).eventsResendCommand(id, eventId, await context(options))),
+  );
 
 events
   .command('replay <id>')
@@ -297,7 +359,7 @@ const sandboxCommands = () => import('./sandbox-commands.ts');
 
 sandbox
   .command('pay-behind')
-  .description("Test feature: make payments in the sandbox as another system with your credentials would, unknown to the gateway.")
+  .description('Test feature: make payments in the sandbox as another system with your credentials would, unknown to the gateway.')
   .requiredOption('--amount <amount>', 'each payment, e.g. 1500.00')
   .option('--provider <code>', 'provider code (default sbp-b2c)')
   .option('--count <n>', 'how many', positiveInt)
@@ -308,13 +370,15 @@ sandbox
 
 sandbox
   .command('alter <paymentId>')
-  .description("Test feature: change what the sandbox holds for a payment, without a webhook (the gateway is not told).")
+  .description('Test feature: change what the sandbox holds for a payment, without a webhook (the gateway is not told).')
   .addOption(new Option('--status <status>', 'a new status').choices(['CREATED', 'READY', 'EXPIRED', 'IN_PROGRESS', 'FAILED', 'COMPLETED']))
   .option('--error-code <code>', 'the status errorCode, e.g. BILLING_DECLINED')
   .option('--commission <amount>', 'a new commission, e.g. 99.00')
   .option('--amount <amount>', 'a new amount')
   .option('--json', JSON_HELP)
-  .action(async (paymentId: string, options) => finish(await (await sandboxCommands()).alterCommand(paymentId, options, await context(options))));
+  .action(async (paymentId: string, options) =>
+    finish(await (await sandboxCommands()).alterCommand(paymentId, options, await context(options))),
+  );
 
 sandbox
   .command('payments')
@@ -351,7 +415,9 @@ sandbox
 
 sandbox
   .command('calls')
-  .description('Test feature: partner calls the sandbox received per kind since it started or the last --reset, and how many came during an outage.')
+  .description(
+    'Test feature: partner calls the sandbox received per kind since it started or the last --reset, and how many came during an outage.',
+  )
   .option('--reset', 'show the counts, then start counting again')
   .option('--json', JSON_HELP)
   .action(async (options) => finish(await (await sandboxCommands()).callsCommand(options, await context(options))));
@@ -370,8 +436,10 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
     return { code: 'cli.usage', message, exitCode: exitCodes.usage, text: '' };
   }
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode, text: `${error.message}\n` };
-  if (error instanceof ConfigError) return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
-  if (error instanceof DataDirInUseError) return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  if (error instanceof ConfigError)
+    return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  if (error instanceof DataDirInUseError)
+    return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
   const trouble = databaseTrouble(error);
   if (trouble !== undefined) {
     // Transactions lost before their commit were already run again (db/transaction-retry.ts); this one could not be.
@@ -381,7 +449,12 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
   }
   const message = error instanceof Error ? error.message : String(error);
   // Not "not payable" (1): the command could not finish, and says why.
-  return { code: 'cli.failed', message, exitCode: exitCodes.failed, text: `payout: ${safeMessage(error instanceof Error ? (error.stack ?? message) : message)}\n` };
+  return {
+    code: 'cli.failed',
+    message,
+    exitCode: exitCodes.failed,
+    text: `payout: ${safeMessage(error instanceof Error ? (error.stack ?? message) : message)}\n`,
+  };
 }
 
 // A reader that stops early (`payout batch export … | head`) closes the pipe: its choice, not

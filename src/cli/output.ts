@@ -4,7 +4,11 @@ import { countOf } from './batch/words.ts';
 /** Plain aligned columns: readable in a terminal, and greppable when redirected. */
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -41,7 +45,13 @@ export function problemTable(problems: ShownProblem[]): string {
       }
       const first = same.find((p) => p.line !== null);
       const example = first === undefined ? problem.message : `e.g. line ${first.line}: ${first.message}`;
-      rows.push([lineList(same.map((p) => p.line)), problem.column ?? '', problem.severity, problem.code, `${countOf(same.length, 'row')}, ${example}`]);
+      rows.push([
+        lineList(same.map((p) => p.line)),
+        problem.column ?? '',
+        problem.severity,
+        problem.code,
+        `${countOf(same.length, 'row')}, ${example}`,
+      ]);
       continue;
     }
     if (rows.length >= SHOWN_PROBLEMS) {
@@ -49,7 +59,13 @@ export function problemTable(problems: ShownProblem[]): string {
       continue;
     }
     // Last column, in full: a message cut short loses its hint.
-    rows.push([problem.line === null ? 'file' : String(problem.line), problem.column ?? '', problem.severity, problem.code, problem.message]);
+    rows.push([
+      problem.line === null ? 'file' : String(problem.line),
+      problem.column ?? '',
+      problem.severity,
+      problem.code,
+      problem.message,
+    ]);
   }
   const more = left > 0 ? `\n… and ${countOf(left, 'more problem')} (every one: --json)` : '';
   return `${table(['LINE', 'COLUMN', 'SEVERITY', 'CODE', 'MESSAGE'], rows)}${more}`;
@@ -80,7 +96,10 @@ export function formerHeldNames(held: { count: number; amount: string; include?:
 
 /** A validation report as --json gives it: every problem, not only the first SHOWN_PROBLEMS. */
 export function validationDoc(
-  report: Pick<ValidationReport, 'payable' | 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'heldCount' | 'heldAmount' | 'totalAmount'> & {
+  report: Pick<
+    ValidationReport,
+    'payable' | 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'heldCount' | 'heldAmount' | 'totalAmount'
+  > & {
     problems: ShownProblem[];
   },
 ): Record<string, unknown> {

@@ -41,22 +41,43 @@ interface PaymentView {
 
 /** A payment as --json gives it: amounts as decimal strings, times ISO 8601, the recipient masked as the gateway gives it. */
 function paymentDoc({ amount, commission, recipient, freshness, ...rest }: PaymentView): Record<string, unknown> {
-  const doc = { ...rest, amount: amount.value, currency: amount.currency, commission: commission?.value ?? null, recipient: Object.fromEntries(recipient.map((f) => [f.key, f.value])) };
+  const doc = {
+    ...rest,
+    amount: amount.value,
+    currency: amount.currency,
+    commission: commission?.value ?? null,
+    recipient: Object.fromEntries(recipient.map((f) => [f.key, f.value])),
+  };
   // payment get: LIVE (the partner's answer, readAt) or RECORDED (the record as of readAt; liveReadError says why).
-  return freshness === undefined ? doc : { ...doc, source: freshness.source, readAt: freshness.readAt, liveReadErrorCode: freshness.liveReadErrorCode, liveReadError: freshness.liveReadError };
+  return freshness === undefined
+    ? doc
+    : {
+        ...doc,
+        source: freshness.source,
+        readAt: freshness.readAt,
+        liveReadErrorCode: freshness.liveReadErrorCode,
+        liveReadError: freshness.liveReadError,
+      };
 }
 
 /** `payout payment get ID` (GraphQL payment): read from the upstream now and merged with the gateway's record. */
 export async function paymentGetCommand(paymentId: string, context: CliContext): Promise<number> {
   return withGateway(context, async (client) => {
-    const { payment } = await client.graphql<{ payment: PaymentView | null }>(`query CliPayment($id: ID!) { payment(paymentId: $id) { ${PAYMENT_FIELDS} ${FRESHNESS_FIELDS} } }`, { id: paymentId });
+    const { payment } = await client.graphql<{ payment: PaymentView | null }>(
+      `query CliPayment($id: ID!) { payment(paymentId: $id) { ${PAYMENT_FIELDS} ${FRESHNESS_FIELDS} } }`,
+      { id: paymentId },
+    );
     if (payment === null) throw new CliError(`no payment ${paymentId}`, exitCodes.usage, 'payment.not-found');
     const status = payment.status ?? payment.trackingStatus ?? 'unknown';
     const lines = [
       `Payment ${payment.paymentId}: ${status}, ${amountText(payment.amount.value, payment.amount.currency)}${payment.commission === null ? '' : ` plus ${amountText(payment.commission.value, payment.amount.currency)} commission`}, ${providerCode(payment.provider)}.`,
       `created ${timeText(payment.createdAt)}${payment.statusChangedAt === null ? '' : `, status since ${timeText(payment.statusChangedAt)}`}`,
-      payment.batchId === null ? null : `batch ${payment.batchId}, line ${payment.batchRow ?? '?'}${payment.reference === null ? '' : `, reference ${payment.reference}`}: payout batch status ${payment.batchId}`,
-      payment.errorCode === null && payment.upstreamErrorCode === null ? null : `why: ${payment.errorCode ?? payment.upstreamErrorCode}${payment.errorMessage === null ? '' : ` (${payment.errorMessage})`}`,
+      payment.batchId === null
+        ? null
+        : `batch ${payment.batchId}, line ${payment.batchRow ?? '?'}${payment.reference === null ? '' : `, reference ${payment.reference}`}: payout batch status ${payment.batchId}`,
+      payment.errorCode === null && payment.upstreamErrorCode === null
+        ? null
+        : `why: ${payment.errorCode ?? payment.upstreamErrorCode}${payment.errorMessage === null ? '' : ` (${payment.errorMessage})`}`,
       payment.recipient.length === 0 ? null : `recipient: ${payment.recipient.map((f) => `${f.key}=${f.value}`).join(', ')}`,
       payment.tracked ? null : 'The gateway has no record of it: it was made elsewhere with the same credentials.',
       // Said, not left for the reader to guess: during an outage the status is the record's, not the partner's (issue 38).
@@ -87,7 +108,14 @@ export async function paymentSearchCommand(options: SearchOptions, context: CliC
       `query CliSearch($first: Int, $reference: String, $status: TrackingStatus, $batchId: ID, $from: Date, $to: Date) {
         found: searchPayments(first: $first, reference: $reference, status: $status, batchId: $batchId, from: $from, to: $to) {
           edges { node { ${PAYMENT_FIELDS} } } pageInfo { hasNextPage } } }`,
-      { first, reference: options.reference ?? null, status: options.status ?? null, batchId: options.batch ?? null, from: options.from ?? null, to: options.to ?? null },
+      {
+        first,
+        reference: options.reference ?? null,
+        status: options.status ?? null,
+        batchId: options.batch ?? null,
+        from: options.from ?? null,
+        to: options.to ?? null,
+      },
     );
     const payments = found.edges.map((edge) => edge.node);
     const rows = payments.map((p) => [
@@ -98,7 +126,9 @@ export async function paymentSearchCommand(options: SearchOptions, context: CliC
       p.batchId === null ? '' : `${p.batchId}:${p.batchRow ?? ''}`,
       p.reference ?? '',
     ]);
-    context.out(payments.length === 0 ? 'No payments match.' : table(['PAYMENT', 'STATUS', 'AMOUNT', 'CREATED AT', 'BATCH ROW', 'REFERENCE'], rows));
+    context.out(
+      payments.length === 0 ? 'No payments match.' : table(['PAYMENT', 'STATUS', 'AMOUNT', 'CREATED AT', 'BATCH ROW', 'REFERENCE'], rows),
+    );
     if (found.pageInfo.hasNextPage) context.out(`… more: payout payment search --limit ${Math.min(99, first * 2)}`);
     await context.result({ payments: payments.map(paymentDoc), more: found.pageInfo.hasNextPage });
     return exitCodes.ok;

@@ -25,7 +25,11 @@ export function progress<P extends Record<string, unknown>>(
 ): Progress<P> {
   if (!context.json) {
     const bar = new SingleBar({ format, hideCursor: true, noTTYOutput: true, notTTYSchedule: 2_000, ...options });
-    return { start: (total, payload) => bar.start(total, 0, payload), update: (value, payload) => bar.update(value, payload), stop: () => bar.stop() };
+    return {
+      start: (total, payload) => bar.start(total, 0, payload),
+      update: (value, payload) => bar.update(value, payload),
+      stop: () => bar.stop(),
+    };
   }
   let total = 0;
   let last: { value: number; payload: P } | undefined;

@@ -80,9 +80,16 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
   return withConnection(context, undefined, async ({ client }) => {
     // A run may repair payments' recorded state: the same roles as startReconciliation.
     requireRole(await actingCaller(client, 'payout reconcile'), 'startReconciliation', 'payout reconcile');
-    context.out(`Reconciling ${period.from === period.to ? dayText(period.from) : `${dayText(period.from)} to ${dayText(period.to)}`} (${period.timeZone}) with the upstream's payment list…`);
+    context.out(
+      `Reconciling ${period.from === period.to ? dayText(period.from) : `${dayText(period.from)} to ${dayText(period.to)}`} (${period.timeZone}) with the upstream's payment list…`,
+    );
     let run = await start(client, period.from, period.to);
-    const bar = progress<{ phase: string; requests: number }>(context, 'reconcile', '{bar} {value}/{total} days read | {phase} | {requests} upstream requests', (payload) => payload);
+    const bar = progress<{ phase: string; requests: number }>(
+      context,
+      'reconcile',
+      '{bar} {value}/{total} days read | {phase} | {requests} upstream requests',
+      (payload) => payload,
+    );
     bar.start(run.daysToRead, { phase: run.phase.toLowerCase(), requests: run.upstreamRequests });
     try {
       while (run.status === runStates.running) {
@@ -101,13 +108,21 @@ export async function reconcileCommand(options: ReconcileOptions, context: CliCo
       return exitCodes.runFailed;
     }
     context.out(await report(client, run));
-    const download = (format: ExportFormat) => body(client, `/reconciliations/${run.id}/discrepancies.${format === 'xlsx' ? 'xlsx' : 'csv'}?format=${format}`, run.id, { message: `no reconciliation run ${run.id}`, code: 'reconciliation.not-found' });
+    const download = (format: ExportFormat) =>
+      body(client, `/reconciliations/${run.id}/discrepancies.${format === 'xlsx' ? 'xlsx' : 'csv'}?format=${format}`, run.id, {
+        message: `no reconciliation run ${run.id}`,
+        code: 'reconciliation.not-found',
+      });
     if (options.output !== undefined) {
       await pipeline(await download(options.format ?? 'csv'), createWriteStream(options.output));
       context.out(`wrote ${options.output}`);
     }
     // Every discrepancy, with the export's columns: a script needs no second command to read them.
-    if (context.json) await context.result({ run: runDoc(run), output: options.output ?? null }, { key: 'discrepancies', items: rowObjects(csvRows(await download('csv'))) });
+    if (context.json)
+      await context.result(
+        { run: runDoc(run), output: options.output ?? null },
+        { key: 'discrepancies', items: rowObjects(csvRows(await download('csv'))) },
+      );
     return run.openCount > 0 ? exitCodes.discrepancies : exitCodes.ok;
   });
 }
@@ -118,19 +133,29 @@ async function start(client: GatewayClient, from: string, to: string): Promise<R
       ... on ReconciliationPeriodError { code message } ... on StartReconciliationSuccess { run { ${RUN_FIELDS} } } } }`,
     { from, to },
   );
-  if (result.run === undefined) throw new CliError(`payout reconcile: ${result.message ?? result.code}`, exitCodes.usage, 'reconciliation.period');
+  if (result.run === undefined)
+    throw new CliError(`payout reconcile: ${result.message ?? result.code}`, exitCodes.usage, 'reconciliation.period');
   return result.run;
 }
 
 async function read(client: GatewayClient, id: string): Promise<RunView> {
-  const { run } = await client.graphql<{ run: RunView | null }>(`query CliRun($id: ID!) { run: reconciliationRun(id: $id) { ${RUN_FIELDS} } }`, { id });
+  const { run } = await client.graphql<{ run: RunView | null }>(
+    `query CliRun($id: ID!) { run: reconciliationRun(id: $id) { ${RUN_FIELDS} } }`,
+    { id },
+  );
   if (run === null) throw new CliError(`the gateway no longer knows reconciliation run ${id}`, exitCodes.failed);
   return run;
 }
 
 /** A run as --json gives it: both sides' totals and the counts; amounts as decimal strings. */
 function runDoc(run: RunView): Record<string, unknown> {
-  const sideDoc = (s: Side) => ({ count: s.count, amount: s.amount.value, commission: s.commission.value, paidCount: s.paidCount, paidAmount: s.paidAmount.value });
+  const sideDoc = (s: Side) => ({
+    count: s.count,
+    amount: s.amount.value,
+    commission: s.commission.value,
+    paidCount: s.paidCount,
+    paidAmount: s.paidAmount.value,
+  });
   return {
     id: run.id,
     status: run.status,
@@ -150,11 +175,26 @@ function runDoc(run: RunView): Record<string, unknown> {
   };
 }
 
-type Shown = { paymentId: string; batchId: string | null; batchRow: number | null; gatewayValue: string | null; upstreamValue: string | null; finalSide: string | null; resolution: string };
+type Shown = {
+  paymentId: string;
+  batchId: string | null;
+  batchRow: number | null;
+  gatewayValue: string | null;
+  upstreamValue: string | null;
+  finalSide: string | null;
+  resolution: string;
+};
 
 async function report(client: GatewayClient, run: RunView): Promise<string> {
   const amount = (m: Money) => amountText(m.value, m.currency);
-  const row = (name: string, s: Side) => [name, String(s.count), amount(s.amount), amount(s.commission), String(s.paidCount), amount(s.paidAmount)];
+  const row = (name: string, s: Side) => [
+    name,
+    String(s.count),
+    amount(s.amount),
+    amount(s.commission),
+    String(s.paidCount),
+    amount(s.paidAmount),
+  ];
   const lines = [
     `Run ${run.id}: ${run.matchedCount} payments match; ${run.discrepancyCount} discrepancies (${run.openCount} open, ${run.repairedCount} repaired); ${run.upstreamRequests} upstream requests.`,
     table(['', 'PAYMENTS', 'AMOUNT', 'COMMISSION', 'COMPLETED', 'PAID'], [row('upstream', run.upstream), row('gateway', run.gateway)]),
@@ -174,7 +214,14 @@ async function report(client: GatewayClient, run: RunView): Promise<string> {
       `${code} (${count}): ${discrepancyDescriptions[code]}`,
       table(
         ['PAYMENT', 'BATCH ROW', 'GATEWAY', 'UPSTREAM', 'FINAL', 'RESOLUTION'],
-        shown.map((d) => [d.paymentId, d.batchId === null ? '' : `${d.batchId}:${d.batchRow ?? ''}`, d.gatewayValue ?? '-', d.upstreamValue ?? '-', d.finalSide ?? '', d.resolution]),
+        shown.map((d) => [
+          d.paymentId,
+          d.batchId === null ? '' : `${d.batchId}:${d.batchRow ?? ''}`,
+          d.gatewayValue ?? '-',
+          d.upstreamValue ?? '-',
+          d.finalSide ?? '',
+          d.resolution,
+        ]),
       ),
     );
     if (count > shown.length) lines.push(`… and ${count - shown.length} more (--output FILE writes them all)`);

@@ -36,7 +36,11 @@ export async function withSandbox(context: CliContext, work: (sandbox: SandboxAc
   try {
     return await work(sandbox);
   } catch (error) {
-    if (error instanceof SandboxApiError) throw new CliError(`payout sandbox: ${error.description}${error.errorCode === 'validation.error' ? '' : causeText(error.details)}`, exitCodes.usage);
+    if (error instanceof SandboxApiError)
+      throw new CliError(
+        `payout sandbox: ${error.description}${error.errorCode === 'validation.error' ? '' : causeText(error.details)}`,
+        exitCodes.usage,
+      );
     throw error;
   } finally {
     await sandbox.close();
@@ -45,7 +49,9 @@ export async function withSandbox(context: CliContext, work: (sandbox: SandboxAc
 
 function causeText(cause: unknown): string {
   if (cause === undefined || cause === null || typeof cause !== 'object') return '';
-  return ` (${Object.entries(cause as Record<string, string[]>).map(([field, messages]) => `${field}: ${messages.join('; ')}`).join(', ')})`;
+  return ` (${Object.entries(cause as Record<string, string[]>)
+    .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
+    .join(', ')})`;
 }
 
 /**
@@ -106,7 +112,9 @@ async function embeddedSandbox(config: GatewayConfig): Promise<SandboxAccess> {
 }
 
 /** A sandbox at PAYOUT_API_URL (npm run sandbox), or the running gateway's, through its /_sandbox/ routes. */
-function remoteSandbox(target: { apiUrl: string; apiToken: string; agentId: string } | { url: string; apiToken: string; agentId: string }): SandboxAccess {
+function remoteSandbox(
+  target: { apiUrl: string; apiToken: string; agentId: string } | { url: string; apiToken: string; agentId: string },
+): SandboxAccess {
   const apiUrl = 'apiUrl' in target ? target.apiUrl : target.url;
   const { apiToken, agentId } = target;
   const call = async (method: string, path: string, body?: unknown) => {
@@ -127,12 +135,18 @@ function remoteSandbox(target: { apiUrl: string; apiToken: string; agentId: stri
     }
     const text = await response.text();
     if (response.status === 404 && path.startsWith('/_sandbox/') && !text.includes('payout.payment.not-found')) {
-      throw new CliError(`payout sandbox: ${apiUrl} has no sandbox test routes: these commands work only against the sandbox (npm run sandbox)`, exitCodes.usage);
+      throw new CliError(
+        `payout sandbox: ${apiUrl} has no sandbox test routes: these commands work only against the sandbox (npm run sandbox)`,
+        exitCodes.usage,
+      );
     }
     const json = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
     if (!response.ok) {
       const cause = json?.cause as Record<string, string[]> | undefined;
-      throw new CliError(`payout sandbox: ${String(json?.description ?? json?.errorCode ?? response.status)}${causeText(cause)}`, exitCodes.usage);
+      throw new CliError(
+        `payout sandbox: ${String(json?.description ?? json?.errorCode ?? response.status)}${causeText(cause)}`,
+        exitCodes.usage,
+      );
     }
     return json;
   };
@@ -142,7 +156,10 @@ function remoteSandbox(target: { apiUrl: string; apiToken: string; agentId: stri
     list: async (from, to) => {
       const all: Payment[] = [];
       for (let offset = 0; ; offset += 100) {
-        const page = (await call('GET', `/partner/payout/v2/agents/${encodeURIComponent(agentId)}/payments?from=${from}&to=${to}&limit=100&offset=${offset}`)) as unknown as Payment[];
+        const page = (await call(
+          'GET',
+          `/partner/payout/v2/agents/${encodeURIComponent(agentId)}/payments?from=${from}&to=${to}&limit=100&offset=${offset}`,
+        )) as unknown as Payment[];
         all.push(...page);
         if (page.length < 100) return all;
       }

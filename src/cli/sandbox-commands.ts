@@ -36,9 +36,16 @@ export async function payBehindCommand(options: PayBehindOptions, context: CliCo
       ...(options.status === undefined ? {} : { status: options.status }),
       ...(options.id === undefined ? {} : { paymentId: options.id }),
     });
-    context.out(`Made ${made.created} payment${made.created === 1 ? '' : 's'} of ${options.amount} RUB behind the gateway's back (a sandbox test feature):`);
+    context.out(
+      `Made ${made.created} payment${made.created === 1 ? '' : 's'} of ${options.amount} RUB behind the gateway's back (a sandbox test feature):`,
+    );
     context.out(made.paymentIds?.join('\n') ?? `${made.idPrefix}1 … ${made.idPrefix}${made.created}`);
-    await context.result({ created: made.created, amount: options.amount, paymentIds: made.paymentIds ?? null, idPrefix: made.idPrefix ?? null });
+    await context.result({
+      created: made.created,
+      amount: options.amount,
+      paymentIds: made.paymentIds ?? null,
+      idPrefix: made.idPrefix ?? null,
+    });
     return exitCodes.ok;
   });
 }
@@ -99,7 +106,9 @@ export async function outageCommand(options: OutageOptions, context: CliContext)
       await context.result({ outage: null, ended });
     } else if (body === undefined) {
       const { outage } = await sandbox.outage();
-      context.out(outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)}; ${outage.secondsLeft} s left.`);
+      context.out(
+        outage === null ? 'No outage.' : `Sandbox outage (a test feature): ${describeOutage(outage)}; ${outage.secondsLeft} s left.`,
+      );
       await context.result({ outage });
     } else {
       const { outage } = await sandbox.startOutage(body);
@@ -143,7 +152,8 @@ function outageBody(options: OutageOptions): Record<string, unknown> | undefined
   if (unknown !== undefined) throw usage(`--only "${unknown}" is not a kind of call: use ${callKinds.join(', ')}`);
   const scoped = kinds === undefined ? {} : { kinds };
   if (mode === 'refuse') return { mode, for: duration('--refuse', options.refuse!) };
-  if (mode === 'hang') return { mode, for: duration('--hang', options.hang!), ...scoped, ...(options.then === undefined ? {} : { then: options.then }) };
+  if (mode === 'hang')
+    return { mode, for: duration('--hang', options.hang!), ...scoped, ...(options.then === undefined ? {} : { then: options.then }) };
   if (options.status !== '503' && options.status !== '429') throw usage(`--status "${options.status}" must be 503 or 429`);
   if (options.for === undefined) throw usage('--status needs --for <duration>, such as --for 2m');
   let retryAfterSeconds: number | undefined;
@@ -179,8 +189,12 @@ function listed(items: readonly string[]): string {
 export async function balanceCommand(options: { set?: string; add?: string }, context: CliContext): Promise<number> {
   const usage = (message: string) => new CliError(`payout sandbox balance: ${message}`, exitCodes.usage);
   if (options.set !== undefined && options.add !== undefined) throw usage('give --set or --add, not both');
-  for (const [option, value] of [['--set', options.set], ['--add', options.add]] as const) {
-    if (value !== undefined && !isMoneyValue(value)) throw usage(`${option} "${value}" is not an amount: use RUB with two decimals, such as 1000.00`);
+  for (const [option, value] of [
+    ['--set', options.set],
+    ['--add', options.add],
+  ] as const) {
+    if (value !== undefined && !isMoneyValue(value))
+      throw usage(`${option} "${value}" is not an amount: use RUB with two decimals, such as 1000.00`);
   }
   const change = options.set !== undefined ? { set: options.set } : options.add !== undefined ? { add: options.add } : undefined;
   return withSandbox(context, async (sandbox) => {
@@ -222,15 +236,28 @@ export async function callsCommand(options: { reset?: boolean }, context: CliCon
         ],
       ),
     );
-    context.out(options.reset === true ? `Counted since ${counted.since}; reset: counting starts again now.` : `Counted since ${counted.since}.`);
-    await context.result({ since: counted.since, byKind: counted.byKind, total: counted.total, duringOutage: counted.duringOutage, reset: options.reset === true });
+    context.out(
+      options.reset === true ? `Counted since ${counted.since}; reset: counting starts again now.` : `Counted since ${counted.since}.`,
+    );
+    await context.result({
+      since: counted.since,
+      byKind: counted.byKind,
+      total: counted.total,
+      duringOutage: counted.duringOutage,
+      reset: options.reset === true,
+    });
     return exitCodes.ok;
   });
 }
 
 /** Amounts as decimal strings, RUB. */
 function balanceDoc(balance: Balance): Record<string, unknown> {
-  return { balance: balance.balance?.value ?? null, overdraft: balance.overdraft?.value ?? null, available: balance.available.value, currency: balance.available.currency };
+  return {
+    balance: balance.balance?.value ?? null,
+    overdraft: balance.overdraft?.value ?? null,
+    available: balance.available.value,
+    currency: balance.available.currency,
+  };
 }
 
 /** A payment as --json shows it: what the table shows, recipient fields masked, nothing else the partner holds. */
@@ -255,7 +282,9 @@ function paymentTable(payments: Payment[]): string {
       p.status.errorCode === undefined ? p.status.value : `${p.status.value} ${p.status.errorCode}`,
       p.amount.value,
       p.commission.value,
-      `${p.recipientDetails.providerCode} ${Object.entries(maskRecipientFields(p.recipientDetails.fields)).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+      `${p.recipientDetails.providerCode} ${Object.entries(maskRecipientFields(p.recipientDetails.fields))
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
     ]),
   );
 }

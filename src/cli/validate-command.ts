@@ -74,7 +74,10 @@ export async function validateLocally(file: string, context: CliContext): Promis
 }
 
 /** "payroll.csv: 18 rows, 2 valid, 16 invalid, 16 errors, 1 warning; valid rows total ₽50,950.60" */
-export function reportLine(fileName: string, report: Pick<ValidationReport, 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'totalAmount'>): string {
+export function reportLine(
+  fileName: string,
+  report: Pick<ValidationReport, 'rowCount' | 'validCount' | 'invalidCount' | 'errorCount' | 'warningCount' | 'totalAmount'>,
+): string {
   return (
     `${fileName}: ${countOf(report.rowCount, 'row')}, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
     `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${amountText(report.totalAmount, 'RUB')}`

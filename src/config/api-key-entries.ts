@@ -46,7 +46,9 @@ export function parseApiKeys(raw: string): { entries: ApiKeyEntry[]; problems: s
       continue;
     }
     if (!named && !legacy) {
-      problems.push(`entry ${position} must look like NAME:ROLE:KEY or KEY:ROLE with ROLE one of ${roles.join(', ')} and NAME a word of letters, digits, ".", "_" or "-" starting with a letter`);
+      problems.push(
+        `entry ${position} must look like NAME:ROLE:KEY or KEY:ROLE with ROLE one of ${roles.join(', ')} and NAME a word of letters, digits, ".", "_" or "-" starting with a letter`,
+      );
       continue;
     }
     const entry: ApiKeyEntry = named
@@ -60,7 +62,8 @@ export function parseApiKeys(raw: string): { entries: ApiKeyEntry[]; problems: s
     if (entry.name !== undefined) {
       // Case-blind: "Alice" and "alice" would be told apart by the code but not by a person reading the audit.
       const earlier = names.get(entry.name.toLowerCase());
-      if (earlier !== undefined) problems.push(`${label} repeats the name of entry ${earlier}: names must differ, maker-checker tells people apart by them`);
+      if (earlier !== undefined)
+        problems.push(`${label} repeats the name of entry ${earlier}: names must differ, maker-checker tells people apart by them`);
       else names.set(entry.name.toLowerCase(), position);
     }
     entries.push(entry);
@@ -87,7 +90,8 @@ export function keyWeakness(key: string): string | undefined {
   if (length < MIN_KEY_LENGTH) return `the key is shorter than ${MIN_KEY_LENGTH} characters; ${GENERATE}`;
   if (repeatsPattern(key)) return `the key repeats a pattern; ${GENERATE}`;
   const bits = Math.min(length * Math.log2(alphabetSize(key)), 1.5 * length * spread(key));
-  if (bits < MIN_KEY_BITS) return `the key is too easy to guess (estimated ${Math.floor(bits)} bits, at least ${MIN_KEY_BITS} are needed); ${GENERATE}`;
+  if (bits < MIN_KEY_BITS)
+    return `the key is too easy to guess (estimated ${Math.floor(bits)} bits, at least ${MIN_KEY_BITS} are needed); ${GENERATE}`;
   return undefined;
 }
 

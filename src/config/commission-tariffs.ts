@@ -26,7 +26,10 @@ export function parseCommissionTariffs(raw: string): { tariffs: Record<string, C
   const tariffs: Record<string, CommissionTariff> = {};
   const problems: string[] = [];
   for (const [index, entry] of raw.split(',').entries()) {
-    const parts = entry.trim().split(':').map((part) => part.trim());
+    const parts = entry
+      .trim()
+      .split(':')
+      .map((part) => part.trim());
     const where = `entry ${index + 1} "${entry.trim()}"`;
     const [provider = '', percentText = '', minimum = ''] = parts;
     const percent = percentText.endsWith('%') ? percentText.slice(0, -1) : percentText;

@@ -7,9 +7,7 @@ export interface ConfigProblem {
 export class ConfigError extends Error {
   readonly code = 'config.invalid';
   constructor(readonly problems: ConfigProblem[]) {
-    super(
-      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`,
-    );
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }

@@ -5,6 +5,12 @@
  */
 export { loadGatewayConfig, type GatewayConfig, type PayoutClientSettings } from './gateway-config.ts';
 export { EMBEDDED_AGENT_ID, loadSandboxEnv, type SandboxEnv, type SandboxSettings } from './sandbox-env.ts';
-export { DEFAULT_DUPLICATE_WINDOW_DAYS, DEFAULT_PERSISTED_OPERATIONS, defaultBreakerOptions, type BreakerOptions, type PersistedOperationSettings } from './gateway-env.ts';
+export {
+  DEFAULT_DUPLICATE_WINDOW_DAYS,
+  DEFAULT_PERSISTED_OPERATIONS,
+  defaultBreakerOptions,
+  type BreakerOptions,
+  type PersistedOperationSettings,
+} from './gateway-env.ts';
 export { roles, type Role } from './api-key-entries.ts';
 export type { Env } from './zod-helpers.ts';

@@ -7,12 +7,7 @@ import { EMBEDDED_AGENT_ID, sandboxSettingsSchema, type SandboxSettings } from '
 import { parseEnv, type Env, type logLevel } from './zod-helpers.ts';
 
 /** Required together once the gateway talks to a real upstream. */
-const remoteOnly = [
-  'PAYOUT_AGENT_ID',
-  'PAYOUT_API_TOKEN',
-  'PAYOUT_PRIVATE_KEY_FILE',
-  'PAYOUT_WEBHOOK_SECRET',
-] as const;
+const remoteOnly = ['PAYOUT_AGENT_ID', 'PAYOUT_API_TOKEN', 'PAYOUT_PRIVATE_KEY_FILE', 'PAYOUT_WEBHOOK_SECRET'] as const;
 
 export interface PayoutClientSettings {
   agentId: string;
@@ -135,14 +130,15 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
   const isSet = (name: string) => (env[name] ?? '').trim() !== '';
   // Reported together with any other problem, so one restart fixes everything.
   const missing: ConfigProblem[] = isSet('PAYOUT_API_URL')
-    ? remoteOnly
-        .filter((name) => !isSet(name))
-        .map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' }))
+    ? remoteOnly.filter((name) => !isSet(name)).map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' }))
     : [];
   // Without keys anyone who can reach the port may pay: only for the local sandbox.
   const hasKeys = isSet('GATEWAY_API_KEYS');
   if (isSet('PAYOUT_API_URL') && !hasKeys) {
-    missing.push({ variable: 'GATEWAY_API_KEYS', message: 'is required when PAYOUT_API_URL is set (anonymous use is only for the embedded sandbox)' });
+    missing.push({
+      variable: 'GATEWAY_API_KEYS',
+      message: 'is required when PAYOUT_API_URL is set (anonymous use is only for the embedded sandbox)',
+    });
   }
   if (!hasKeys && isSet('HOST') && !loopback.has(env.HOST!.trim())) {
     missing.push({ variable: 'HOST', message: 'must be a loopback address while GATEWAY_API_KEYS is unset (anonymous local use)' });
@@ -184,10 +180,13 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0,
     persistedOperations: {
       trustedDocuments:
-        parsed.GATEWAY_TRUSTED_DOCUMENTS === 'off' || parsed.GATEWAY_TRUSTED_DOCUMENTS === 'only' ? parsed.GATEWAY_TRUSTED_DOCUMENTS : { file: parsed.GATEWAY_TRUSTED_DOCUMENTS },
+        parsed.GATEWAY_TRUSTED_DOCUMENTS === 'off' || parsed.GATEWAY_TRUSTED_DOCUMENTS === 'only'
+          ? parsed.GATEWAY_TRUSTED_DOCUMENTS
+          : { file: parsed.GATEWAY_TRUSTED_DOCUMENTS },
       apqCacheSize: parsed.GATEWAY_APQ_CACHE_SIZE,
     },
-    paymentSecondPersonAbove: (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
+    paymentSecondPersonAbove:
+      (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
     approval: {
       policyFile: parsed.APPROVAL_POLICY_FILE,
       lapseDays: parsed.APPROVAL_LAPSE_DAYS,
@@ -215,7 +214,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     cardData: {
       key: parsed.PAYOUT_DATA_KEY,
       keyFile: parsed.PAYOUT_DATA_KEY_FILE,
-      oldKeys: (parsed.PAYOUT_DATA_KEYS_OLD ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+      oldKeys: (parsed.PAYOUT_DATA_KEYS_OLD ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
       retentionDays: parsed.CARD_DATA_RETENTION_DAYS,
     },
     metrics: { port: parsed.METRICS_PORT, host: parsed.METRICS_HOST },
@@ -230,7 +232,9 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       pollMs: parsed.EVENT_POLL_MS,
       concurrency: parsed.EVENT_DELIVERY_CONCURRENCY,
     },
-    sandbox: Object.fromEntries(Object.keys(sandboxSettingsSchema.shape).map((name) => [name, parsed[name as keyof SandboxSettings]])) as SandboxSettings,
+    sandbox: Object.fromEntries(
+      Object.keys(sandboxSettingsSchema.shape).map((name) => [name, parsed[name as keyof SandboxSettings]]),
+    ) as SandboxSettings,
     payout:
       parsed.PAYOUT_API_URL === undefined
         ? { mode: 'embedded', ...client, webhookSecret: parsed.PAYOUT_WEBHOOK_SECRET }

@@ -30,8 +30,7 @@ export function variableDocs(schema: z.ZodObject): Array<{ name: string } & Vari
   });
 }
 
-export const emptyToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+export const emptyToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 export const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 export const optionalBoolean = z.preprocess(
@@ -42,14 +41,9 @@ export const optionalBoolean = z.preprocess(
     .transform((value) => (value === undefined ? undefined : value === 'true')),
 );
 
-export const port = (fallback: number) =>
-  z.preprocess(
-    emptyToUndefined,
-    z.coerce.number().int().min(0).max(65535).default(fallback),
-  );
+export const port = (fallback: number) => z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(fallback));
 
-export const positiveInt = (fallback: number) =>
-  z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(fallback));
+export const positiveInt = (fallback: number) => z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(fallback));
 
 /** Hours above 0, fractions included (`0.5` is half an hour), as milliseconds. */
 export const positiveHoursAsMs = (fallbackHours: number) => {
@@ -64,8 +58,7 @@ export const positiveHoursAsMs = (fallbackHours: number) => {
   );
 };
 
-export const nonNegativeInt = (fallback: number) =>
-  z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).default(fallback));
+export const nonNegativeInt = (fallback: number) => z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).default(fallback));
 
 export const httpUrl = z.preprocess(
   emptyToUndefined,

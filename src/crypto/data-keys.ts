@@ -78,7 +78,10 @@ export function loadDataKeyring(settings: DataKeySettings, options: { dataDir: s
   else if (options.embedded) current = readKeyFile(ensureDevDataKey(options.dataDir), 'DATA_DIR');
   else {
     throw new ConfigError([
-      { variable: 'PAYOUT_DATA_KEY', message: 'PAYOUT_DATA_KEY or PAYOUT_DATA_KEY_FILE is required when PAYOUT_API_URL is set (it encrypts card data at rest)' },
+      {
+        variable: 'PAYOUT_DATA_KEY',
+        message: 'PAYOUT_DATA_KEY or PAYOUT_DATA_KEY_FILE is required when PAYOUT_API_URL is set (it encrypts card data at rest)',
+      },
     ]);
   }
   return new DataKeyring(current, old);

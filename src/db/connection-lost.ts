@@ -110,7 +110,8 @@ function byCode(code: string, text: string, severity: unknown): DatabaseTrouble 
       return transactionTrouble(text);
   }
   // 55000 at connect (FATAL): ALLOW_CONNECTIONS false; as a statement's ERROR it is the statement's own.
-  if (code === '55000' && severity === 'FATAL') return { reason: 'not-accepting', words: 'the database is not accepting connections (closed to new connections)' };
+  if (code === '55000' && severity === 'FATAL')
+    return { reason: 'not-accepting', words: 'the database is not accepting connections (closed to new connections)' };
   if (code === '53300') return { reason: 'busy', words: 'the database has no connection to spare (too many connections)' };
   if (code === '3D000') return { reason: 'refused', words: 'the database does not exist on its server' };
   if (code === '28P01' || code === '28000') return { reason: 'refused', words: 'the database refused the gateway’s credentials' };
@@ -133,7 +134,9 @@ function startingOrStopping(text: string): string {
  * was rolled back, or never began.
  */
 function transactionTrouble(text: string): DatabaseTrouble {
-  if (text.includes('Unable to start a transaction')) return { reason: 'busy', words: 'the database is busy: no connection was free in time' };
-  if (text.includes('expired transaction')) return { reason: 'busy', words: 'the database is slow: the transaction ran out of time and was rolled back' };
+  if (text.includes('Unable to start a transaction'))
+    return { reason: 'busy', words: 'the database is busy: no connection was free in time' };
+  if (text.includes('expired transaction'))
+    return { reason: 'busy', words: 'the database is slow: the transaction ran out of time and was rolled back' };
   return lost('the database transaction was ended before it committed');
 }

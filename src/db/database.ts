@@ -88,7 +88,15 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     const pool = createPgPool(pg, target.databaseUrl, options.logger);
     const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[];
     const migrationAdapter = () => new PrismaPg(createPgPool(pg, target.databaseUrl, options.logger), { disposeExternalPool: true });
-    return wrap('postgresql', new PrismaClient({ adapter: new PrismaPg(pool) }), query, copyWriter(pgCopy(pool)), migrationAdapter, () => pool.end(), options.logger);
+    return wrap(
+      'postgresql',
+      new PrismaClient({ adapter: new PrismaPg(pool) }),
+      query,
+      copyWriter(pgCopy(pool)),
+      migrationAdapter,
+      () => pool.end(),
+      options.logger,
+    );
   }
   let dataPath: string | undefined;
   let lock: DataDirLock | undefined;
@@ -113,13 +121,21 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
   const [{ PrismaPGlite }, PrismaClient] = loaded;
   const factory = new PrismaPGlite(pglite);
   const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pglite.query<Row>(sql, params)).rows;
-  return wrap('pglite', new PrismaClient({ adapter: factory }), query, copyWriter(pgliteCopy(pglite)), () => factory, async () => {
-    try {
-      await pglite.close();
-    } finally {
-      lock?.release();
-    }
-  }, options.logger);
+  return wrap(
+    'pglite',
+    new PrismaClient({ adapter: factory }),
+    query,
+    copyWriter(pgliteCopy(pglite)),
+    () => factory,
+    async () => {
+      try {
+        await pglite.close();
+      } finally {
+        lock?.release();
+      }
+    },
+    options.logger,
+  );
 }
 
 function wrap(
@@ -166,7 +182,10 @@ function wrap(
       // As `prisma migrate deploy` (and the engine here) do, an edited migration that was
       // applied is not applied again; it is said, since the database may differ from the file.
       if (edited.length > 0) {
-        logger?.warn({ migrations: edited }, 'applied migrations differ from their migration.sql (checksum); the database was made by the old text');
+        logger?.warn(
+          { migrations: edited },
+          'applied migrations differ from their migration.sql (checksum); the database was made by the old text',
+        );
       }
       // Loading the wasm engine takes seconds; most starts have nothing to apply. A failed
       // migration counts as pending, so the engine refuses it with its own message.

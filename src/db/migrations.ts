@@ -75,7 +75,10 @@ export async function pendingSchemaChange(adapter: SqlMigrationAwareDriverAdapte
 /** Writes prisma/migrations/<timestamp>_<name>/migration.sql; returns the folder name. */
 export async function writeMigration(name: string, sql: string, now = new Date()): Promise<string> {
   const stamp = now.toISOString().replace(/\D/g, '').slice(0, 14);
-  const folder = `${stamp}_${name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  const folder = `${stamp}_${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
   await mkdir(join(migrationsDir, folder), { recursive: true });
   await writeFile(join(migrationsDir, folder, 'migration.sql'), sql);
   await writeFile(

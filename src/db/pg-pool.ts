@@ -24,7 +24,10 @@ export function createPgPool(driver: typeof pg, connectionString: string, logger
     }
     // Only the words and the code: the error carries the client (host, user, database) too.
     const { code } = err as { code?: unknown };
-    logger?.warn({ reason: err.message, ...(typeof code === 'string' ? { code } : {}) }, 'database connection lost; the statement on it failed and the next one opens a new connection');
+    logger?.warn(
+      { reason: err.message, ...(typeof code === 'string' ? { code } : {}) },
+      'database connection lost; the statement on it failed and the next one opens a new connection',
+    );
   };
   pool.on('connect', (client) => client.on('error', (err) => lost(client, err)));
   pool.on('error', (err, client) => lost(client, err));

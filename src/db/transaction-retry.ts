@@ -37,7 +37,10 @@ export function retryLostTransactions(prisma: PrismaClient, logger: Logger | und
       } catch (error) {
         const rolledBack = !returned && (lostInside || isConnectionLost(error));
         if (!rolledBack || attempt >= ATTEMPTS) throw error;
-        logger?.warn({ attempt, err: { message: (error as Error).message } }, 'transaction run again: its database connection was lost before it committed');
+        logger?.warn(
+          { attempt, err: { message: (error as Error).message } },
+          'transaction run again: its database connection was lost before it committed',
+        );
         // A moment for the pool to open new connections after a failover or a burst of terminations.
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }

@@ -97,7 +97,10 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
     while (queue.length > 0) {
       const payloads = queue.slice(0, FLUSH_SIZE);
       try {
-        await query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [channel, payloads]);
+        await query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [
+          channel,
+          payloads,
+        ]);
         queue = queue.slice(payloads.length);
         failures = 0;
       } catch (err) {

@@ -62,13 +62,16 @@ function limitBody(
       },
     }),
   );
-  return { request: new fetchAPI.Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    signal: request.signal,
-    body: counted,
-    duplex: 'half',
-  } as RequestInit), over: () => read > limit };
+  return {
+    request: new fetchAPI.Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      signal: request.signal,
+      body: counted,
+      duplex: 'half',
+    } as RequestInit),
+    over: () => read > limit,
+  };
 }
 
 function tooLarge(limit: number, kind: string): GraphQLError {

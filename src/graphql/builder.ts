@@ -38,7 +38,9 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    idFieldOptions: { description: 'Global id: unique across every type; node(id:) fetches the object again. Opaque: keep it, do not parse it.' },
+    idFieldOptions: {
+      description: 'Global id: unique across every type; node(id:) fetches the object again. Opaque: keep it, do not parse it.',
+    },
     encodeGlobalID: encodeGlobalId,
     decodeGlobalID: decodeGlobalId,
     // node/nodes answer any key, as the direct queries do; what a role may not see is
@@ -46,7 +48,8 @@ export const builder = new SchemaBuilder<{
     // same object is refused to the same role whichever field reached it.
     nodeQueryOptions: {
       authScopes: { read: true },
-      description: 'Any object by its global id (Relay Global Object Identification); null for an id that names nothing. Any key; a type a role may not read is refused (FORBIDDEN) as its own query is.',
+      description:
+        'Any object by its global id (Relay Global Object Identification); null for an id that names nothing. Any key; a type a role may not read is refused (FORBIDDEN) as its own query is.',
       args: { id: { description: 'A global id (an `id` field of this API).' } },
     },
     nodesQueryOptions: {
@@ -61,11 +64,18 @@ export const builder = new SchemaBuilder<{
         return resolveNodes(ids);
       },
     },
-    nodeTypeOptions: { description: 'An object with a global id: its `id` is unique across every type and fetches it again through `node`.' },
+    nodeTypeOptions: {
+      description: 'An object with a global id: its `id` is unique across every type and fetches it again through `node`.',
+    },
     // Every connection pages the same way (docs/api/graphql.md "Object ids and paging"): one text for all.
-    defaultConnectionTypeOptions: { description: 'One page of a list (Relay cursor connection): the rows in the list’s order, and where to page on.' },
+    defaultConnectionTypeOptions: {
+      description: 'One page of a list (Relay cursor connection): the rows in the list’s order, and where to page on.',
+    },
     defaultEdgeTypeOptions: { description: 'One row of a page, with its cursor.' },
-    pageInfoTypeOptions: { description: 'Where a page sits in its list: pass endCursor as `after` for the next page, startCursor as `before` for the previous one.' },
+    pageInfoTypeOptions: {
+      description:
+        'Where a page sits in its list: pass endCursor as `after` for the next page, startCursor as `before` for the previous one.',
+    },
     edgesFieldOptions: { description: 'The rows of this page, in the list’s order; empty past either end.' },
     pageInfoFieldOptions: { description: 'The cursors of this page’s ends, and whether more rows lie either way.' },
     cursorFieldOptions: { description: 'Opaque position of this row: pass it as `after` or `before`. Valid for this list only.' },

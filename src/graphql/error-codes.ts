@@ -58,7 +58,9 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   const at = { nodes: located.nodes, path: located.path };
   if (original instanceof PayoutError) return payoutError(original, at);
   if (original instanceof PaymentInputError) {
-    return coded(original.message, at, BAD_USER_INPUT, { fieldErrors: original.problems.map(({ path, message: m }) => ({ path, message: m })) });
+    return coded(original.message, at, BAD_USER_INPUT, {
+      fieldErrors: original.problems.map(({ path, message: m }) => ({ path, message: m })),
+    });
   }
   if (original instanceof ForbiddenError) return coded(original.message, at, FORBIDDEN);
   if (original instanceof PothosValidationError) return coded(original.message, at, BAD_USER_INPUT);

@@ -2,7 +2,14 @@ import { maskError } from './error-codes.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** The codes of a caller's own mistakes (docs/api/error-codes.md): the answer tells the caller; nothing is wrong here. */
-const CLIENT_CODES = new Set(['BAD_USER_INPUT', 'BAD_REQUEST', 'FORBIDDEN', 'UNAUTHENTICATED', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
+const CLIENT_CODES = new Set([
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'FORBIDDEN',
+  'UNAUTHENTICATED',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+]);
 
 /**
  * Yoga's error log. Yoga logs every error its mask rewrote, and the mask rewrites the known
@@ -14,7 +21,10 @@ const CLIENT_CODES = new Set(['BAD_USER_INPUT', 'BAD_REQUEST', 'FORBIDDEN', 'UNA
 export function graphqlErrorLog(log: Logger): (...args: unknown[]) => void {
   return (...args) => {
     const error = args.find((a): a is Error => a instanceof Error);
-    const words = args.filter((a) => !(a instanceof Error)).map(String).join(' ');
+    const words = args
+      .filter((a) => !(a instanceof Error))
+      .map(String)
+      .join(' ');
     if (error === undefined) return log.error(words);
     const code = String((maskError(error, 'Unexpected error.') as { extensions?: { code?: unknown } }).extensions?.code ?? '');
     const path = (error as { path?: unknown }).path;

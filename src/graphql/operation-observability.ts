@@ -40,7 +40,9 @@ export function useOperationObservability(observer: OperationObserver): Plugin {
   };
   return {
     onParams({ params, request }) {
-      const name = boundedName(typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : 'anonymous');
+      const name = boundedName(
+        typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : 'anonymous',
+      );
       const span = tracingOn()
         ? tracer().startSpan('GraphQL operation', { kind: SpanKind.INTERNAL, attributes: { 'graphql.operation.name': name } })
         : undefined;
@@ -51,7 +53,8 @@ export function useOperationObservability(observer: OperationObserver): Plugin {
       const operation = operations.get((ctx as { request: Request }).request);
       if (operation === undefined) return;
       return ({ result }) => {
-        if (result !== null && typeof result === 'object' && 'kind' in result && result.kind === 'Document') describe(operation, result, (ctx as { params?: { operationName?: string } }).params?.operationName ?? undefined);
+        if (result !== null && typeof result === 'object' && 'kind' in result && result.kind === 'Document')
+          describe(operation, result, (ctx as { params?: { operationName?: string } }).params?.operationName ?? undefined);
       };
     },
     onExecute({ args, setExecuteFn, executeFn }) {
@@ -71,7 +74,8 @@ export function useOperationObservability(observer: OperationObserver): Plugin {
       if (operation === undefined) return;
       operations.delete(request);
       // A stream (subscription) is counted once, when it starts; its events are not operations.
-      const results: Result[] = Symbol.asyncIterator in (result as object) ? [] : Array.isArray(result) ? (result as Result[]) : [result as Result];
+      const results: Result[] =
+        Symbol.asyncIterator in (result as object) ? [] : Array.isArray(result) ? (result as Result[]) : [result as Result];
       const codes = results.flatMap((one) => (one.errors ?? []).map((error) => String(error.extensions?.code ?? 'UNKNOWN')));
       observer.onOperation(operation.name, operation.type, (performance.now() - operation.started) / 1000, codes);
       const span = operation.span;

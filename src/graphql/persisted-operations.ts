@@ -72,8 +72,15 @@ export function readManifestFile(file: string): Record<string, string> {
   } catch (error) {
     throw new Error(`GATEWAY_TRUSTED_DOCUMENTS: cannot read ${file} as a JSON manifest (${(error as Error).message})`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
-    throw new Error(`GATEWAY_TRUSTED_DOCUMENTS: ${file} must be a JSON object of document ids to document texts (graphql-codegen's persisted-documents.json)`);
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === 'string')
+  ) {
+    throw new Error(
+      `GATEWAY_TRUSTED_DOCUMENTS: ${file} must be a JSON object of document ids to document texts (graphql-codegen's persisted-documents.json)`,
+    );
   }
   return parsed as Record<string, string>;
 }
@@ -142,7 +149,8 @@ function bareHash(id: string): string {
 
 function apqHashOf(params: GraphQLParams): string | undefined {
   const persisted = (params.extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)?.persistedQuery;
-  if (persisted == null || typeof persisted !== 'object' || persisted.version !== 1 || typeof persisted.sha256Hash !== 'string') return undefined;
+  if (persisted == null || typeof persisted !== 'object' || persisted.version !== 1 || typeof persisted.sha256Hash !== 'string')
+    return undefined;
   return persisted.sha256Hash.toLowerCase();
 }
 
@@ -159,7 +167,8 @@ function refusal(code: string, message: string, status: number): GraphQLError {
 
 export function usePersistedOperationsWith(schema: GraphQLSchema, settings: PersistedOperationSettings): Plugin[] {
   const trusted = settings.trustedDocuments !== 'off';
-  const manifests = typeof settings.trustedDocuments === 'object' ? [PAGE_DOCUMENTS, readManifestFile(settings.trustedDocuments.file)] : [PAGE_DOCUMENTS];
+  const manifests =
+    typeof settings.trustedDocuments === 'object' ? [PAGE_DOCUMENTS, readManifestFile(settings.trustedDocuments.file)] : [PAGE_DOCUMENTS];
   const documents = new PersistedDocuments(schema, manifests);
   if (typeof settings.trustedDocuments === 'object') documents.validateAll();
   const apq = !trusted && settings.apqCacheSize > 0 ? new LruStore<DocumentNode>(settings.apqCacheSize) : undefined;
@@ -185,7 +194,11 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       const hash = apqHashOf(params);
       if (hash === undefined || typeof params.query !== 'string') return;
       if (sha256Hex(params.query) !== hash) {
-        throw refusal(PERSISTED_QUERY_HASH_MISMATCH, 'extensions.persistedQuery.sha256Hash is not the sha256 of the query sent with it.', 400);
+        throw refusal(
+          PERSISTED_QUERY_HASH_MISMATCH,
+          'extensions.persistedQuery.sha256Hash is not the sha256 of the query sent with it.',
+          400,
+        );
       }
       if (apq !== undefined) registering.set(context, { hash });
     },
@@ -212,7 +225,11 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       const documentId = documentIdOf(params, request);
       const apqHash = apqHashOf(params);
       const key: Key | undefined =
-        documentId !== undefined ? { kind: 'documentId', hash: bareHash(documentId) } : apqHash !== undefined ? { kind: 'apq', hash: apqHash } : undefined;
+        documentId !== undefined
+          ? { kind: 'documentId', hash: bareHash(documentId) }
+          : apqHash !== undefined
+            ? { kind: 'apq', hash: apqHash }
+            : undefined;
       if (key === undefined) return null;
       keys.set(context, key);
       return key.hash;
@@ -235,7 +252,11 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       },
       keyNotFound: () => refusal('BAD_REQUEST', 'Must provide query string or documentId.', 400),
       persistedQueryOnly: () =>
-        refusal(TRUSTED_DOCUMENTS_ONLY, 'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.', 400),
+        refusal(
+          TRUSTED_DOCUMENTS_ONLY,
+          'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.',
+          400,
+        ),
     },
   });
   // GraphQL over WebSocket and graphql-sse parse the text they are given through the same
@@ -245,7 +266,11 @@ export function usePersistedOperationsWith(schema: GraphQLSchema, settings: Pers
       if (persistedIn.has(context)) return;
       const text = typeof params.source === 'string' ? params.source : params.source.body;
       if (!documents.has(sha256Hex(text))) {
-        throw refusal(TRUSTED_DOCUMENTS_ONLY, 'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.', 400);
+        throw refusal(
+          TRUSTED_DOCUMENTS_ONLY,
+          'This gateway runs only trusted documents: send the documentId of an operation in its manifest, or its exact text.',
+          400,
+        );
       }
     },
   };

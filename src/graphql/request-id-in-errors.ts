@@ -40,6 +40,11 @@ export function useRequestIdInErrors(): Plugin {
 function withRequestId(error: GraphQLError, requestId: string): GraphQLError {
   // A copy with the same prototype: yoga still recognises it (and its http extension) as a GraphQLError.
   const copy = Object.create(Object.getPrototypeOf(error), Object.getOwnPropertyDescriptors(error)) as GraphQLError;
-  Object.defineProperty(copy, 'extensions', { value: { ...error.extensions, requestId }, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(copy, 'extensions', {
+    value: { ...error.extensions, requestId },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return copy;
 }

@@ -90,7 +90,13 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }
-      return { ...caller, requestId: requestIdOf(request), client: requestClientOf(request.headers), services: deps.services, webhookTargets: deps.webhookTargets };
+      return {
+        ...caller,
+        requestId: requestIdOf(request),
+        client: requestClientOf(request.headers),
+        services: deps.services,
+        webhookTargets: deps.webhookTargets,
+      };
     },
     plugins: [
       // First: its span is the parent of what the other plugins and the resolvers do.
@@ -114,9 +120,12 @@ function useCsrfPrevention(): Plugin {
       try {
         return check.onRequestParse?.(payload);
       } catch {
-        throw new GraphQLError('A GET or form POST needs "Content-Type: application/json" or the header x-graphql-yoga-csrf (CSRF prevention).', {
-          extensions: { code: 'BAD_REQUEST', http: { status: 403 } },
-        });
+        throw new GraphQLError(
+          'A GET or form POST needs "Content-Type: application/json" or the header x-graphql-yoga-csrf (CSRF prevention).',
+          {
+            extensions: { code: 'BAD_REQUEST', http: { status: 403 } },
+          },
+        );
       }
     },
   };

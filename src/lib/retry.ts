@@ -25,7 +25,12 @@ export function backoffDelay(attempt: number, options: BackoffOptions, random: (
 }
 
 /** The wait before a retry: the backoff, and at least what the server asked for in Retry-After. */
-export function retryDelay(attempt: number, options: BackoffOptions, retryAfter: number | undefined, random: () => number = Math.random): number {
+export function retryDelay(
+  attempt: number,
+  options: BackoffOptions,
+  retryAfter: number | undefined,
+  random: () => number = Math.random,
+): number {
   return Math.max(retryAfter ?? 0, backoffDelay(attempt, options, random));
 }
 

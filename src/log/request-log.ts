@@ -40,7 +40,10 @@ export interface TracedRequestsOptions {
  * (set on the scope by graphql/operation-observability.ts). With tracing on, the request is a server
  * span, child of the caller's traceparent. Returns the wrapper for a server's handler.
  */
-export function tracedRequests(logger: Logger, options: TracedRequestsOptions = {}): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
+export function tracedRequests(
+  logger: Logger,
+  options: TracedRequestsOptions = {},
+): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   const notReadyAnswers = new WeakSet<ServerResponse>();
   const routeOf = options.routeOf ?? (() => 'other');
@@ -97,7 +100,11 @@ export function tracedRequests(logger: Logger, options: TracedRequestsOptions = 
     let parent = context.active();
     if (tracingOn()) {
       parent = extractedContext(req.headers);
-      span = tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'http.route': route } }, parent);
+      span = tracer().startSpan(
+        `${method} ${route}`,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'http.route': route } },
+        parent,
+      );
       scope.traceId = span.spanContext().traceId;
       parent = trace.setSpan(parent, span);
     }

@@ -25,12 +25,16 @@ export class EventMetrics implements DeliveryObserver {
       registers,
       async collect() {
         const rows = await undeliveredBySubscription(sqlOf(deps.prisma)).catch((error: unknown) => {
-          deps.logger.warn({ err: error, metric: 'payout_event_oldest_undelivered_seconds' }, 'metrics: could not read event subscriptions');
+          deps.logger.warn(
+            { err: error, metric: 'payout_event_oldest_undelivered_seconds' },
+            'metrics: could not read event subscriptions',
+          );
           return undefined;
         });
         if (rows === undefined) return;
         this.reset();
-        for (const row of rows) this.set({ subscription: row.id }, row.oldestAt === null ? 0 : Math.max(0, (Date.now() - row.oldestAt.getTime()) / 1000));
+        for (const row of rows)
+          this.set({ subscription: row.id }, row.oldestAt === null ? 0 : Math.max(0, (Date.now() - row.oldestAt.getTime()) / 1000));
       },
     });
   }

@@ -94,17 +94,21 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
     });
     this.operationErrors = new Counter({
       name: 'graphql_operation_errors_total',
-      help: 'Errors in GraphQL results, by operation name and type and the error\'s extensions.code (docs/api/error-codes.md). Typed mutation results (PayoutError, InputError) are data, not errors.',
+      help: "Errors in GraphQL results, by operation name and type and the error's extensions.code (docs/api/error-codes.md). Typed mutation results (PayoutError, InputError) are data, not errors.",
       labelNames: ['operation_name', 'operation_type', 'code'],
       registers,
     });
     this.events = new EventMetrics(this.registry, deps);
     const cacheMs = deps.countCacheMs ?? DEFAULT_COUNT_CACHE_MS;
     const payments = cachedCounts(cacheMs, () =>
-      deps.prisma.payment.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
+      deps.prisma.payment
+        .groupBy({ by: ['status'], _count: { _all: true } })
+        .then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
     );
     const items = cachedCounts(cacheMs, () =>
-      deps.prisma.batchItem.groupBy({ by: ['status'], _count: { _all: true } }).then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
+      deps.prisma.batchItem
+        .groupBy({ by: ['status'], _count: { _all: true } })
+        .then((groups) => groups.map((g) => [g.status, g._count._all] as const)),
     );
     reconciliationGauges(
       cachedCounts(cacheMs, () =>
@@ -115,7 +119,9 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
         }),
       ),
     );
-    const breaker = cachedCounts(cacheMs, () => deps.prisma.partnerBreaker.findFirst({ select: { state: true, reason: true, openedAt: true } }));
+    const breaker = cachedCounts(cacheMs, () =>
+      deps.prisma.partnerBreaker.findFirst({ select: { state: true, reason: true, openedAt: true } }),
+    );
     new Gauge({
       name: 'payout_partner_breaker_open',
       help: 'The partner breaker shared by every process (1 while open, by reason: UNREACHABLE, THROTTLED, FAILING): nothing but probes is sent to the Payout API.',
@@ -127,7 +133,8 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
           return undefined;
         });
         if (row === undefined) return;
-        for (const reason of Object.values(BreakerReason)) this.set({ reason }, row?.state === breakerStates.open && row.reason === reason ? 1 : 0);
+        for (const reason of Object.values(BreakerReason))
+          this.set({ reason }, row?.state === breakerStates.open && row.reason === reason ? 1 : 0);
       },
     });
     new Gauge({
@@ -137,12 +144,18 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
       async collect() {
         const row = await breaker().catch(() => undefined);
         if (row === undefined) return;
-        this.set(row?.state === breakerStates.open && row.openedAt !== null ? Math.max(0, (Date.now() - row.openedAt.getTime()) / 1000) : 0);
+        this.set(
+          row?.state === breakerStates.open && row.openedAt !== null ? Math.max(0, (Date.now() - row.openedAt.getTime()) / 1000) : 0,
+        );
       },
     });
     const pausedBatches = cachedCounts(cacheMs, () =>
       deps.prisma.batch
-        .groupBy({ by: ['status', 'pauseReason'], where: { status: { in: [batchStates.paused, ...payingStates] } }, _count: { _all: true } })
+        .groupBy({
+          by: ['status', 'pauseReason'],
+          where: { status: { in: [batchStates.paused, ...payingStates] } },
+          _count: { _all: true },
+        })
         .then((groups) => groups.map((g) => ({ status: g.status, pauseReason: g.pauseReason, count: g._count._all }))),
     );
     new Gauge({
@@ -161,18 +174,35 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
         }
         const counts = new Map<string, number>();
         for (const group of groups) {
-          const reason = group.status === batchStates.paused ? group.pauseReason : open?.state === breakerStates.open ? `PARTNER_${open.reason ?? 'UNREACHABLE'}` : null;
+          const reason =
+            group.status === batchStates.paused
+              ? group.pauseReason
+              : open?.state === breakerStates.open
+                ? `PARTNER_${open.reason ?? 'UNREACHABLE'}`
+                : null;
           if (reason !== null) counts.set(reason, (counts.get(reason) ?? 0) + group.count);
         }
         for (const reason of waitReasons) this.set({ reason }, counts.get(reason) ?? 0);
       },
     });
     scheduleGauges(registers, deps, cacheMs);
-    statusGauge('payout_payments', 'Payments tracked in the database by status (the whole database, not this process).', Object.values(TrackedStatus), payments);
-    statusGauge('payout_batch_items', 'Batch rows in the database by status (the whole database, not this process).', Object.values(BatchItemStatus), items);
+    statusGauge(
+      'payout_payments',
+      'Payments tracked in the database by status (the whole database, not this process).',
+      Object.values(TrackedStatus),
+      payments,
+    );
+    statusGauge(
+      'payout_batch_items',
+      'Batch rows in the database by status (the whole database, not this process).',
+      Object.values(BatchItemStatus),
+      items,
+    );
 
     /** The latest completed reconciliation, read at scrape time: every process reports the same. */
-    function reconciliationGauges(latest: () => Promise<{ finishedAt: Date | null; countsByCode: unknown; openCount: number } | null>): void {
+    function reconciliationGauges(
+      latest: () => Promise<{ finishedAt: Date | null; countsByCode: unknown; openCount: number } | null>,
+    ): void {
       const read = async () => {
         try {
           return { run: await latest() };
@@ -208,12 +238,18 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
         registers,
         async collect() {
           const found = await read();
-          if (found !== undefined) this.set(found.run?.finishedAt === null || found.run === null ? 0 : found.run.finishedAt.getTime() / 1000);
+          if (found !== undefined)
+            this.set(found.run?.finishedAt === null || found.run === null ? 0 : found.run.finishedAt.getTime() / 1000);
         },
       });
     }
 
-    function statusGauge(name: string, help: string, statuses: string[], counts: () => Promise<ReadonlyArray<readonly [string, number]>>): void {
+    function statusGauge(
+      name: string,
+      help: string,
+      statuses: string[],
+      counts: () => Promise<ReadonlyArray<readonly [string, number]>>,
+    ): void {
       new Gauge({
         name,
         help,

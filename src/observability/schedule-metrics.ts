@@ -39,5 +39,9 @@ export function scheduleGauges(registers: Registry[], deps: { prisma: PrismaClie
   gauge('payout_batches_scheduled', 'Batches approved to pay later (SCHEDULED): nothing of them is sent before payAt.', (f) => f.count);
   // A gauge is a float: this is for a dashboard's scale, the API keeps the exact decimal.
   gauge('payout_batches_scheduled_amount', 'What the scheduled batches add up to, in RUB (their valid rows).', (f) => f.total);
-  gauge('payout_batches_scheduled_short', 'Scheduled batches whose last forecast found the balance short (Batch.forecast): top up before payday.', (f) => f.short);
+  gauge(
+    'payout_batches_scheduled_short',
+    'Scheduled batches whose last forecast found the balance short (Batch.forecast): top up before payday.',
+    (f) => f.short,
+  );
 }

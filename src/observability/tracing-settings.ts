@@ -8,7 +8,15 @@
  */
 export type TracingSettings =
   | { enabled: false; reason: string }
-  | { enabled: true; exporters: Array<'otlp' | 'console'>; otlpUrl: string; serviceName: string; protocol: string; sampler: string; samplerArg: string | undefined };
+  | {
+      enabled: true;
+      exporters: Array<'otlp' | 'console'>;
+      otlpUrl: string;
+      serviceName: string;
+      protocol: string;
+      sampler: string;
+      samplerArg: string | undefined;
+    };
 
 const DEFAULT_OTLP_BASE = 'http://localhost:4318';
 
@@ -23,7 +31,11 @@ export function tracingSettings(env: Record<string, string | undefined>, default
   if (named.includes('none')) return { enabled: false, reason: 'OTEL_TRACES_EXPORTER=none' };
   const exporters = named.length > 0 ? named : endpoint !== undefined || base !== undefined ? ['otlp'] : [];
   const known = exporters.filter((name): name is 'otlp' | 'console' => name === 'otlp' || name === 'console');
-  if (known.length === 0) return { enabled: false, reason: exporters.length === 0 ? 'no OTEL_TRACES_EXPORTER or OTLP endpoint' : `no exporter this gateway has: ${exporters.join(', ')}` };
+  if (known.length === 0)
+    return {
+      enabled: false,
+      reason: exporters.length === 0 ? 'no OTEL_TRACES_EXPORTER or OTLP endpoint' : `no exporter this gateway has: ${exporters.join(', ')}`,
+    };
   return {
     enabled: true,
     exporters: known,

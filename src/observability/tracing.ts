@@ -10,14 +10,27 @@ const off: Tracing = { enabled: false, flush: async () => {}, shutdown: async ()
  * runs. Off, nothing of the SDK is loaded (the API alone is, and its calls are skipped: see
  * log/spans.ts), so a gateway without OTEL_* pays nothing.
  */
-export async function startTracing(env: Record<string, string | undefined>, options: { serviceName: string; logger: Logger }): Promise<Tracing> {
+export async function startTracing(
+  env: Record<string, string | undefined>,
+  options: { serviceName: string; logger: Logger },
+): Promise<Tracing> {
   const settings = tracingSettings(env, options.serviceName);
   if (!settings.enabled) return off;
   if (settings.exporters.includes('otlp') && settings.protocol !== 'http/json') {
-    options.logger.warn({ protocol: settings.protocol }, 'tracing: only OTLP over HTTP with JSON (http/json) is exported; the protocol asked for is not used');
+    options.logger.warn(
+      { protocol: settings.protocol },
+      'tracing: only OTLP over HTTP with JSON (http/json) is exported; the protocol asked for is not used',
+    );
   }
   const { startTracingSdk } = await import('./tracing-sdk.ts');
   const tracing = startTracingSdk(settings, options.logger);
-  options.logger.info({ exporters: settings.exporters, url: settings.exporters.includes('otlp') ? settings.otlpUrl : undefined, serviceName: settings.serviceName }, 'tracing on');
+  options.logger.info(
+    {
+      exporters: settings.exporters,
+      url: settings.exporters.includes('otlp') ? settings.otlpUrl : undefined,
+      serviceName: settings.serviceName,
+    },
+    'tracing on',
+  );
   return tracing;
 }

@@ -11,7 +11,13 @@ export function eventBody(event: StoredEvent, sequence: number | string): string
 }
 
 function eventObject(event: StoredEvent, sequence: number | string) {
-  return { id: event.id, type: event.type, timestamp: new Date(event.occurredAt).toISOString(), sequence: Number(sequence), data: event.data };
+  return {
+    id: event.id,
+    type: event.type,
+    timestamp: new Date(event.occurredAt).toISOString(),
+    sequence: Number(sequence),
+    data: event.data,
+  };
 }
 
 /** The type of a request that carries several events (a subscription's eventsPerRequest above 1). */
@@ -27,6 +33,11 @@ export function eventListBody(events: ReadonlyArray<{ event: StoredEvent; sequen
   const first = events[0];
   if (first === undefined) throw new Error('eventListBody: no events');
   const id = `list_${first.event.id}_${events.length}`;
-  const body = JSON.stringify({ id, type: EVENT_LIST_TYPE, timestamp: now.toISOString(), events: events.map((e) => eventObject(e.event, e.sequence)) });
+  const body = JSON.stringify({
+    id,
+    type: EVENT_LIST_TYPE,
+    timestamp: now.toISOString(),
+    events: events.map((e) => eventObject(e.event, e.sequence)),
+  });
   return { id, body };
 }

@@ -66,15 +66,32 @@ export class EventSubscriptions {
     const id = randomUUID();
     const secret = newSigningSecret();
     await this.deps.prisma.$transaction(async (tx) => {
-      await insertSubscription(sqlOf(tx), { id, url: input.url, types, description: input.description ?? '', eventsPerRequest, secret: this.seal(id, secret), createdBy: by.actor });
-      await recordAudit(tx, by, { action: 'events.subscribe', detail: { subscriptionId: id, url: input.url, types: types.join(' '), eventsPerRequest } });
+      await insertSubscription(sqlOf(tx), {
+        id,
+        url: input.url,
+        types,
+        description: input.description ?? '',
+        eventsPerRequest,
+        secret: this.seal(id, secret),
+        createdBy: by.actor,
+      });
+      await recordAudit(tx, by, {
+        action: 'events.subscribe',
+        detail: { subscriptionId: id, url: input.url, types: types.join(' '), eventsPerRequest },
+      });
     });
     return { subscription: await this.get(id), secret };
   }
 
   async update(
     id: string,
-    change: { url?: string | undefined; types?: readonly string[] | undefined; description?: string | undefined; eventsPerRequest?: number | undefined; enabled?: boolean | undefined },
+    change: {
+      url?: string | undefined;
+      types?: readonly string[] | undefined;
+      description?: string | undefined;
+      eventsPerRequest?: number | undefined;
+      enabled?: boolean | undefined;
+    },
     by: AuditActor,
   ): Promise<SubscriptionRow> {
     const types = change.types === undefined ? undefined : checkTypes(change.types);
@@ -128,7 +145,8 @@ export class EventSubscriptions {
   async replaySince(id: string, since: Date, by: AuditActor): Promise<number> {
     const backlog = await this.deps.prisma.$transaction(async (tx) => {
       const ahead = await rewindSubscription(sqlOf(tx), uuidOrMissing(id), since);
-      if (ahead !== undefined) await recordAudit(tx, by, { action: 'events.replay', detail: { subscriptionId: id, since: since.toISOString() } });
+      if (ahead !== undefined)
+        await recordAudit(tx, by, { action: 'events.replay', detail: { subscriptionId: id, since: since.toISOString() } });
       return ahead;
     });
     if (backlog === undefined) throw notFound(id);
@@ -143,10 +161,20 @@ export class EventSubscriptions {
   async resend(id: string, eventId: string, by: AuditActor): Promise<DeliveryResult> {
     const subscription = await this.get(id);
     const request = await resendRequest(sqlOf(this.deps.prisma), subscription.id, eventId);
-    const result = await this.deps.sender.send({ url: subscription.url, id: request.id, body: request.body, keys: signingKeys(await this.secretsOf(subscription.id)) });
+    const result = await this.deps.sender.send({
+      url: subscription.url,
+      id: request.id,
+      body: request.body,
+      keys: signingKeys(await this.secretsOf(subscription.id)),
+    });
     for (const _ of request.events) this.deps.observer?.delivered(subscription.id, result.outcome);
     await this.deps.prisma.$transaction(async (tx) => {
-      await logAttempts(sqlOf(tx), subscription.id, request.events.map((event) => ({ ...event, attempt: 0, ...result })), true);
+      await logAttempts(
+        sqlOf(tx),
+        subscription.id,
+        request.events.map((event) => ({ ...event, attempt: 0, ...result })),
+        true,
+      );
       await recordAudit(tx, by, { action: 'events.resend', detail: { subscriptionId: id, eventId, outcome: result.outcome } });
     });
     return result;
@@ -158,9 +186,17 @@ export class EventSubscriptions {
 
   /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
   async secretsOf(id: string): Promise<string[]> {
-    const row = await this.deps.prisma.eventSubscription.findUnique({ where: { id }, select: { secret: true, previousSecret: true, previousUntil: true } });
+    const row = await this.deps.prisma.eventSubscription.findUnique({
+      where: { id },
+      select: { secret: true, previousSecret: true, previousUntil: true },
+    });
     if (row === null) throw notFound(id);
-    return openSecrets(this.deps.keyring, id, row.secret, row.previousUntil !== null && row.previousUntil > new Date() ? row.previousSecret : null);
+    return openSecrets(
+      this.deps.keyring,
+      id,
+      row.secret,
+      row.previousUntil !== null && row.previousUntil > new Date() ? row.previousSecret : null,
+    );
   }
 
   private seal(id: string, secret: string): Envelope {
@@ -183,7 +219,10 @@ export function openSecrets(keyring: DataKeyring, id: string, secret: unknown, p
 function checkEventsPerRequest(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > MAX_EVENTS_PER_REQUEST) {
-    throw new EventSubscriptionError('EVENT_REQUEST_SIZE_INVALID', `eventsPerRequest ${value} must be a whole number from 1 to ${MAX_EVENTS_PER_REQUEST}`);
+    throw new EventSubscriptionError(
+      'EVENT_REQUEST_SIZE_INVALID',
+      `eventsPerRequest ${value} must be a whole number from 1 to ${MAX_EVENTS_PER_REQUEST}`,
+    );
   }
   return value;
 }
@@ -193,7 +232,10 @@ function checkTypes(types: readonly string[] | undefined): EventType[] {
   if (types === undefined || types.length === 0) return [];
   const unknown = types.filter((t) => !isEventType(t));
   if (unknown.length > 0) {
-    throw new EventSubscriptionError('EVENT_TYPE_UNKNOWN', `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}: one of ${eventTypeNames.join(', ')}`);
+    throw new EventSubscriptionError(
+      'EVENT_TYPE_UNKNOWN',
+      `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}: one of ${eventTypeNames.join(', ')}`,
+    );
   }
   return [...new Set(types as EventType[])];
 }

@@ -14,13 +14,33 @@ const batchEnd = ['batchId', 'status', 'totals'] as const;
 export const eventTypes = {
   'batch.imported': {
     sent: 'A payroll file was read.',
-    fields: ['batchId', 'name', 'fileName', 'status', 'rows', 'validRows', 'invalidRows', 'heldRows', 'heldAmount', 'changedAccountRows', 'totalAmount', 'currency', 'errors', 'warnings', 'problems', 'uploadedBy'],
+    fields: [
+      'batchId',
+      'name',
+      'fileName',
+      'status',
+      'rows',
+      'validRows',
+      'invalidRows',
+      'heldRows',
+      'heldAmount',
+      'changedAccountRows',
+      'totalAmount',
+      'currency',
+      'errors',
+      'warnings',
+      'problems',
+      'uploadedBy',
+    ],
   },
   'batch.approved': {
     sent: 'The approvals the policy asks for were given.',
     fields: [...batchMove, 'approvedBy', 'approvals', 'includeHeld', 'includeChangedAccounts', 'validRowsOnly'],
   },
-  'batch.scheduled': { sent: 'The batch was approved (or rescheduled) to pay at a set time.', fields: [...batchMove, 'by', 'rescheduledFrom'] },
+  'batch.scheduled': {
+    sent: 'The batch was approved (or rescheduled) to pay at a set time.',
+    fields: [...batchMove, 'by', 'rescheduledFrom'],
+  },
   'batch.started': { sent: 'The batch began paying: at approval, or at its time (by schedule).', fields: [...batchMove, 'by'] },
   'batch.paused': { sent: 'The batch stopped sending new payments for a while.', fields: [...batchMove, 'reason', 'by'] },
   'batch.resumed': { sent: 'The batch pays on.', fields: [...batchMove, 'by', 'pauseReason', 'pausedAt', 'pausedFor'] },
@@ -28,7 +48,10 @@ export const eventTypes = {
   'batch.completed_with_failures': { sent: 'The batch ended with rows that were not paid.', fields: batchEnd },
   'batch.cancelled': { sent: 'The batch was cancelled, once the payments in flight ended and each row’s end was told.', fields: batchEnd },
   'batch_row.paid': { sent: 'A row of a batch was paid.', fields: batchRow },
-  'batch_row.failed': { sent: 'A row of a batch was not paid, for good unless a person pays failed rows again (batch_row.retried).', fields: batchRow },
+  'batch_row.failed': {
+    sent: 'A row of a batch was not paid, for good unless a person pays failed rows again (batch_row.retried).',
+    fields: batchRow,
+  },
   'batch_row.cancelled': {
     sent: 'A row of an approved batch was cancelled: never sent (code batch.cancelled), or created and not executed (batch.cancelled-after-create); told with the batch’s end.',
     fields: batchRow,
@@ -42,7 +65,10 @@ export const eventTypes = {
     sent: 'A review (a read or a person) settled such a row: paid, not paid, or not to be paid (a row read still in progress is told when it ends, as batch_row.paid or failed).',
     fields: ['batchId', 'line', 'paymentId', 'status', 'amount', 'currency', 'code', 'message', 'by'],
   },
-  'payment.paid': { sent: 'A single payment (createPayment) completed.', fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'commission'] },
+  'payment.paid': {
+    sent: 'A single payment (createPayment) completed.',
+    fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'commission'],
+  },
   'payment.failed': {
     sent: 'A single payment ended unpaid: FAILED or EXPIRED at the partner, final under its paymentId.',
     fields: ['paymentId', 'status', 'provider', 'amount', 'currency', 'payee', 'code', 'message'],

@@ -1,7 +1,15 @@
 /** The outbound events room's face: what the runtime, GraphQL, the CLI and other rooms use. */
 export { recordEvents, type NewEvent } from './record-events.ts';
 export { outboxCte, sqlEventType, toldSql } from './sql/insert-events.ts';
-export { eventTypes, eventTypeDescription, eventTypeNames, isEventType, outcomeEvents, type EventType, type BatchTotals } from './event-types.ts';
+export {
+  eventTypes,
+  eventTypeDescription,
+  eventTypeNames,
+  isEventType,
+  outcomeEvents,
+  type EventType,
+  type BatchTotals,
+} from './event-types.ts';
 export { EventSubscriptions, MAX_EVENTS_PER_REQUEST, type NewSubscription } from './event-subscriptions.ts';
 export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubscriptionErrorCode } from './event-subscription-error.ts';
 export { EventDeliverer, type DeliveryObserver } from './delivery/event-deliverer.ts';

@@ -26,7 +26,12 @@ export function signingKeys(secrets: readonly string[]): SigningKey[] {
 }
 
 export function signature(key: SigningKey | string, id: string, timestampSeconds: number, body: string): string {
-  return 'v1,' + createHmac('sha256', typeof key === 'string' ? keyOf(key) : key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return (
+    'v1,' +
+    createHmac('sha256', typeof key === 'string' ? keyOf(key) : key)
+      .update(`${id}.${timestampSeconds}.${body}`)
+      .digest('base64')
+  );
 }
 
 /** The webhook-signature header: one signature per secret still valid, newest first. */

@@ -96,7 +96,16 @@ export class PartnerBreaker implements CallObserver, CallGate {
       const opened = (event as CustomEvent<{ opened?: { reason: BreakerReason; openedAt: string } } | null>).detail?.opened;
       if (opened !== undefined && !this.isOpen) {
         const at = new Date(opened.openedAt);
-        this.apply({ state: breakerStates.open, reason: opened.reason, lastCode: null, openedAt: at, closedAt: null, probes: 0, nextProbeAt: null, dbNow: at });
+        this.apply({
+          state: breakerStates.open,
+          reason: opened.reason,
+          lastCode: null,
+          openedAt: at,
+          closedAt: null,
+          probes: 0,
+          nextProbeAt: null,
+          dbNow: at,
+        });
       }
       this.refresh(true).catch((error: unknown) => deps.logger.warn({ err: error }, 'partner breaker: could not read it after a notice'));
     });
@@ -141,7 +150,9 @@ export class PartnerBreaker implements CallObserver, CallGate {
   onCall(call: ObservedCall): void {
     const reason = troubleOf(call.outcome);
     if (this.isRowProbeCall(call.path) && kindOf(call.method) === 'send' && this.rowProbe?.decided === false) {
-      this.rowProbeAnswered(call, reason).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not record the probe by a row'));
+      this.rowProbeAnswered(call, reason).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'partner breaker: could not record the probe by a row'),
+      );
     }
     const streak = this.streaks[kindOf(call.method)];
     if (reason === null) {
@@ -184,7 +195,9 @@ export class PartnerBreaker implements CallObserver, CallGate {
       this.rowProbe = null;
       const row = this.row;
       if (row !== null && row.state === breakerStates.open) {
-        this.probeHeld(row).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'partner breaker: could not probe; the turn lapses by itself'));
+        this.probeHeld(row).catch((error: unknown) =>
+          this.deps.logger.warn({ err: error }, 'partner breaker: could not probe; the turn lapses by itself'),
+        );
       }
       return;
     }
@@ -218,9 +231,16 @@ export class PartnerBreaker implements CallObserver, CallGate {
       // Still in trouble: the row's further calls are refused like any other's.
       this.rowProbe = null;
       const hinted = call.retryAfterMs === undefined ? undefined : Math.min(call.retryAfterMs, MAX_RETRY_AFTER_MS);
-      const delay = retryDelay(probe.delayProbes + 1, { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs }, hinted);
+      const delay = retryDelay(
+        probe.delayProbes + 1,
+        { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs },
+        hinted,
+      );
       await probeFailed(query, client.agentId, this.owner, trouble, call.code ?? null, delay);
-      this.deps.logger.info({ reason: trouble, probes: probe.delayProbes + 1, nextProbeInMs: delay }, 'partner breaker probe by a row: still in trouble');
+      this.deps.logger.info(
+        { reason: trouble, probes: probe.delayProbes + 1, nextProbeInMs: delay },
+        'partner breaker probe by a row: still in trouble',
+      );
       await this.refresh(true);
       return;
     }
@@ -286,7 +306,10 @@ export class PartnerBreaker implements CallObserver, CallGate {
     this.changes++;
     const view = this.view();
     if (view.open) {
-      this.deps.logger.warn({ reason: view.reason, code: view.lastCode, since: view.since }, 'partner breaker open: nothing is sent to the Payout API but a probe until it answers');
+      this.deps.logger.warn(
+        { reason: view.reason, code: view.lastCode, since: view.since },
+        'partner breaker open: nothing is sent to the Payout API but a probe until it answers',
+      );
       this.timer ??= setInterval(() => void this.tick(), Math.max(50, Math.min(this.options.refreshMs, this.options.probeBaseMs))).unref();
     } else {
       this.deps.logger.info({}, 'partner breaker closed: the Payout API answers again');
@@ -311,7 +334,11 @@ export class PartnerBreaker implements CallObserver, CallGate {
       if (row === null || row.state !== breakerStates.open || row.nextProbeAt === null || row.nextProbeAt > row.dbNow) return;
       // Throttling is probed by a row's send (takeRowProbe); the balance only when no row has
       // taken the probe for a while (nothing left to pay), so the breaker cannot stay open for ever.
-      if (row.reason === 'THROTTLED' && row.nextProbeAt.getTime() + Math.max(ROW_PROBE_GRACE_MS, this.options.probeMaxMs) > row.dbNow.getTime()) return;
+      if (
+        row.reason === 'THROTTLED' &&
+        row.nextProbeAt.getTime() + Math.max(ROW_PROBE_GRACE_MS, this.options.probeMaxMs) > row.dbNow.getTime()
+      )
+        return;
       await this.probe(row);
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'partner breaker: could not read or probe; trying again');
@@ -335,7 +362,11 @@ export class PartnerBreaker implements CallObserver, CallGate {
       if (trouble !== null) {
         const hinted = error instanceof PayoutApiError ? Math.min(retryAfterMs(error.retryAfter) ?? 0, MAX_RETRY_AFTER_MS) : undefined;
         // The one schedule (lib/retry.ts); the floor keeps probes at least probeBaseMs apart.
-        const delay = retryDelay(row.probes + 1, { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs }, hinted);
+        const delay = retryDelay(
+          row.probes + 1,
+          { baseMs: this.options.probeBaseMs, maxMs: this.options.probeMaxMs, floorMs: this.options.probeBaseMs },
+          hinted,
+        );
         await probeFailed(query, client.agentId, this.owner, trouble, (error as { code?: string }).code ?? null, delay);
         this.deps.logger.info({ reason: trouble, probes: row.probes + 1, nextProbeInMs: delay }, 'partner breaker probe: still in trouble');
         return;
@@ -349,7 +380,12 @@ export class PartnerBreaker implements CallObserver, CallGate {
 
   private tell(): void {
     const row = this.row;
-    const opened = row?.state === breakerStates.open && row.reason !== null && row.openedAt !== null ? { reason: row.reason, openedAt: row.openedAt.toISOString() } : undefined;
-    this.deps.events?.dispatchEvent(new CustomEvent(BREAKER_EVENT, { detail: { agentId: this.deps.client.agentId, ...(opened === undefined ? {} : { opened }) } }));
+    const opened =
+      row?.state === breakerStates.open && row.reason !== null && row.openedAt !== null
+        ? { reason: row.reason, openedAt: row.openedAt.toISOString() }
+        : undefined;
+    this.deps.events?.dispatchEvent(
+      new CustomEvent(BREAKER_EVENT, { detail: { agentId: this.deps.client.agentId, ...(opened === undefined ? {} : { opened }) } }),
+    );
   }
 }

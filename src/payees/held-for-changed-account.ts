@@ -50,5 +50,8 @@ export function heldForWhere(reason: HoldReason): Prisma.BatchItemWhereInput {
   const changed = { payeeMark: payeeMarks.ACCOUNT_CHANGED };
   return reason === holdReasons.accountChanged
     ? { status: BatchItemStatus.DUPLICATE, ...changed }
-    : { status: BatchItemStatus.DUPLICATE, OR: [{ repeatsPaymentId: { not: null } }, { payeeMark: null }, { payeeMark: { not: payeeMarks.ACCOUNT_CHANGED } }] };
+    : {
+        status: BatchItemStatus.DUPLICATE,
+        OR: [{ repeatsPaymentId: { not: null } }, { payeeMark: null }, { payeeMark: { not: payeeMarks.ACCOUNT_CHANGED } }],
+      };
 }

@@ -2,7 +2,14 @@ import type { PayoutClient } from '../payout/client.ts';
 import type { CallOptions } from '../payout/call-hooks.ts';
 import { retryAfterMs, retryDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import { recipientDifferences } from '../payout/compare.ts';
-import { PaymentConflictError, PaymentOutcomeUnknownError, PayoutApiError, PayoutError, PaymentStillReadyError, notSent } from '../payout/errors.ts';
+import {
+  PaymentConflictError,
+  PaymentOutcomeUnknownError,
+  PayoutApiError,
+  PayoutError,
+  PaymentStillReadyError,
+  notSent,
+} from '../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../payout/models.ts';
 import { inSpan } from '../log/spans.ts';
 
@@ -101,7 +108,12 @@ export class PaymentAttempts {
     return traced('payment.create', paymentId, () => this.createUntraced(paymentId, payload, call, throttle));
   }
 
-  private async createUntraced(paymentId: string, payload: PaymentPayload, call: CallOptions, throttle: ThrottleMode): Promise<SendOutcome> {
+  private async createUntraced(
+    paymentId: string,
+    payload: PaymentPayload,
+    call: CallOptions,
+    throttle: ThrottleMode,
+  ): Promise<SendOutcome> {
     let lastError: PayoutError | undefined;
     let reached = false;
     for (let send = 0; send < this.options.maxSends; send++) {
@@ -190,7 +202,14 @@ export class PaymentAttempts {
    * conflict when the id holds someone else's payment.
    */
   readBackCreate(paymentId: string, payload: PaymentPayload, call: CallOptions = {}): Promise<CreateOutcome> {
-    return traced('payment.read_back', paymentId, () => this.readExisting(paymentId, payload, new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }), call));
+    return traced('payment.read_back', paymentId, () =>
+      this.readExisting(
+        paymentId,
+        payload,
+        new PaymentOutcomeUnknownError(paymentId, 'create', { cause: new Error('read back after the sends ran out') }),
+        call,
+      ),
+    );
   }
 
   /**
@@ -242,7 +261,12 @@ export class PaymentAttempts {
 
   private async pause(retry: number, error: PayoutError | undefined, call: CallOptions): Promise<void> {
     const hinted = error instanceof PayoutApiError ? retryAfterMs(error.retryAfter) : undefined;
-    const delay = retryDelay(retry, this.options.backoff, hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs), this.random);
+    const delay = retryDelay(
+      retry,
+      this.options.backoff,
+      hinted === undefined ? undefined : Math.min(hinted, this.options.maxRetryAfterMs),
+      this.random,
+    );
     call.onRetry?.(error, delay);
     await sleep(delay);
     call.signal?.throwIfAborted();

@@ -36,8 +36,10 @@ export function cardNumberProblems(fields: Record<string, string>, customFields:
     }
   }
   for (const [key, value] of Object.entries(customFields)) {
-    if (containsCardNumber(key)) problems.push({ path: ['customFields'], code: 'custom.card-number', message: `a custom field's name ${cardNumberMessage(key)}` });
-    else if (containsCardNumber(value)) problems.push({ path: ['customFields', key], code: 'custom.card-number', message: cardNumberMessage(value) });
+    if (containsCardNumber(key))
+      problems.push({ path: ['customFields'], code: 'custom.card-number', message: `a custom field's name ${cardNumberMessage(key)}` });
+    else if (containsCardNumber(value))
+      problems.push({ path: ['customFields', key], code: 'custom.card-number', message: cardNumberMessage(value) });
   }
   return problems;
 }
@@ -52,12 +54,20 @@ export function fieldsNamed(problems: FieldProblem[]): Set<string> {
  * required parameters, validation patterns and unknown parameters. A field in `reported`
  * already has its problem (a card number in it) and is not checked against its pattern.
  */
-export function providerProblems(payload: PaymentPayload, provider: ProviderDetails, reported: ReadonlySet<string> = new Set()): FieldProblem[] {
+export function providerProblems(
+  payload: PaymentPayload,
+  provider: ProviderDetails,
+  reported: ReadonlySet<string> = new Set(),
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const { amount, recipientDetails } = payload;
   const limit = provider.info.amountLimits[amount.currency];
   if (!isMoneyValue(amount.value)) {
-    problems.push({ path: ['amount'], code: 'amount.format', message: `"${amount.value}" is not an amount with two decimals such as 1500.00` });
+    problems.push({
+      path: ['amount'],
+      code: 'amount.format',
+      message: `"${amount.value}" is not an amount with two decimals such as 1500.00`,
+    });
   } else if (amount.value === '0.00') {
     problems.push({ path: ['amount'], code: 'amount.zero', message: 'must be greater than 0.00' });
   } else if (limit === undefined) {

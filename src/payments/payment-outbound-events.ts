@@ -17,7 +17,16 @@ export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: 
   if (!finalTracked.has(status) && !rejected) return;
   const payment = await tx.payment.findUnique({
     where: { paymentId },
-    select: { batchId: true, amount: true, currency: true, commission: true, errorCode: true, errorMessage: true, providerCode: true, payeeId: true },
+    select: {
+      batchId: true,
+      amount: true,
+      currency: true,
+      commission: true,
+      errorCode: true,
+      errorMessage: true,
+      providerCode: true,
+      payeeId: true,
+    },
   });
   if (payment === null || payment.batchId !== null) return;
   const paid = status === paymentStates.completed;

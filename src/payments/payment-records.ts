@@ -76,7 +76,12 @@ export class PaymentRecords {
           batchRow: intent.batchRow ?? null,
           ...(intent.payee === undefined
             ? {}
-            : { payeeId: intent.payee.payeeId, accountKey: intent.payee.accountKey, payeeMark: intent.payee.mark, payeeLastPaidAt: intent.payee.lastPaidAt }),
+            : {
+                payeeId: intent.payee.payeeId,
+                accountKey: intent.payee.accountKey,
+                payeeMark: intent.payee.mark,
+                payeeLastPaidAt: intent.payee.lastPaidAt,
+              }),
         },
       ],
       skipDuplicates: true,
@@ -223,7 +228,11 @@ export class PaymentRecords {
 }
 
 /** The columns a payment request and an upstream Payment share; the recipient stored masked. */
-function paymentRow(paymentId: string, agentId: string, source: Pick<PaymentPayload, 'amount' | 'recipientDetails' | 'webhookUrl' | 'customFields'>) {
+function paymentRow(
+  paymentId: string,
+  agentId: string,
+  source: Pick<PaymentPayload, 'amount' | 'recipientDetails' | 'webhookUrl' | 'customFields'>,
+) {
   return {
     paymentId,
     agentId,

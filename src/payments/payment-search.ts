@@ -48,10 +48,14 @@ export async function searchPayments(query: SqlQuery, search: PaymentSearch): Pr
   if (search.from !== undefined) conditions.push(`p."createdAt" >= ${param(search.from.toISOString())}::timestamptz`);
   if (search.before !== undefined) conditions.push(`p."createdAt" < ${param(search.before.toISOString())}::timestamptz`);
   if (search.after !== undefined) {
-    conditions.push(`(p."createdAt", p."paymentId") < (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.paymentId)})`);
+    conditions.push(
+      `(p."createdAt", p."paymentId") < (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.paymentId)})`,
+    );
   }
   if (search.until !== undefined) {
-    conditions.push(`(p."createdAt", p."paymentId") > (${param(search.until.createdAt.toISOString())}::timestamptz, ${param(search.until.paymentId)})`);
+    conditions.push(
+      `(p."createdAt", p."paymentId") > (${param(search.until.createdAt.toISOString())}::timestamptz, ${param(search.until.paymentId)})`,
+    );
   }
   // The same index read the other way: a page backwards costs what a page forwards does.
   const direction = search.oldestFirst === true ? 'ASC' : 'DESC';

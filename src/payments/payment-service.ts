@@ -93,7 +93,9 @@ export class PaymentService {
     const { client, tracker, catalogue } = this.deps;
     const provider = await catalogue.get(request.payload.recipientDetails.providerCode);
     if (provider === undefined) {
-      throw new PaymentInputError([{ path: ['recipient'], message: `provider ${request.payload.recipientDetails.providerCode} is not offered` }]);
+      throw new PaymentInputError([
+        { path: ['recipient'], message: `provider ${request.payload.recipientDetails.providerCode} is not offered` },
+      ]);
     }
     const problems = checkPaymentAgainstProvider(request.payload, provider);
     if (problems.length > 0) throw new PaymentInputError(problems);
@@ -102,14 +104,21 @@ export class PaymentService {
     const payload: PaymentPayload = { ...request.payload, webhookUrl: request.payload.webhookUrl ?? this.deps.webhookUrl() };
     if (payload.webhookUrl === undefined) delete payload.webhookUrl;
     const { recipientDetails } = request.payload;
-    const payee = request.payeeId === undefined ? undefined : await this.deps.payees.mark(request.payeeId, recipientDetails.providerCode, recipientDetails.fields);
+    const payee =
+      request.payeeId === undefined
+        ? undefined
+        : await this.deps.payees.mark(request.payeeId, recipientDetails.providerCode, recipientDetails.fields);
     await tracker.recordIntent({ paymentId, agentId: client.agentId, payload, requestedBy: request.requestedBy, payee });
 
     const outcome = await this.deps.attempts.create(paymentId, payload);
     if (outcome.kind === 'ready' && request.execute) {
       await tracker.applyUpstream(paymentId, { status: outcome.payment.status, payment: outcome.payment }, 'create');
       // One step is one person: above the threshold the create stands and a second key executes.
-      return this.execute(paymentId, { executedBy: request.requestedBy, by: request.by, includeChangedAccount: request.includeChangedAccount });
+      return this.execute(paymentId, {
+        executedBy: request.requestedBy,
+        by: request.by,
+        includeChangedAccount: request.includeChangedAccount,
+      });
     }
     return this.settle(paymentId, outcome, 'create');
   }
@@ -125,13 +134,17 @@ export class PaymentService {
     const tracked = await this.deps.tracker.find(paymentId);
     if (tracked !== null && finalTracked.has(tracked.status)) return { paymentId, tracked };
     const refusal =
-      (await this.refusal(paymentId, tracked, request.executedBy)) ?? changedAccountRefusal(paymentId, tracked, request) ?? (await this.policyRefusal(paymentId, tracked, request));
+      (await this.refusal(paymentId, tracked, request.executedBy)) ??
+      changedAccountRefusal(paymentId, tracked, request) ??
+      (await this.policyRefusal(paymentId, tracked, request));
     const detail = {
       amount: tracked === null ? null : tracked.amount.toFixed(2),
       currency: tracked?.currency ?? null,
       createdBy: tracked?.requestedBy ?? null,
       refused: refusal?.code ?? null,
-      ...(tracked?.payeeId == null ? {} : { payee: tracked.payeeId, payeeMark: tracked.payeeMark, includeChangedAccount: request.includeChangedAccount ?? false }),
+      ...(tracked?.payeeId == null
+        ? {}
+        : { payee: tracked.payeeId, payeeMark: tracked.payeeMark, includeChangedAccount: request.includeChangedAccount ?? false }),
     };
     // Written before the call: an execute that reaches the upstream is on the trail even if this process dies.
     await recordAudit(this.deps.prisma, request.by ?? systemActor, { action: 'payment.execute', paymentId, detail });
@@ -139,7 +152,11 @@ export class PaymentService {
     return this.settle(paymentId, await this.deps.attempts.execute(paymentId), 'execute');
   }
 
-  private async refusal(paymentId: string, tracked: TrackedPayment | null, executedBy: string | undefined): Promise<PaymentRefusedError | undefined> {
+  private async refusal(
+    paymentId: string,
+    tracked: TrackedPayment | null,
+    executedBy: string | undefined,
+  ): Promise<PaymentRefusedError | undefined> {
     const row = await this.deps.tracker.cancelledBatchRow(paymentId);
     if (row !== null) {
       const expiry = tracked?.expiresAt == null ? 'it expires there' : `it expires there at ${tracked.expiresAt.toISOString()}`;
@@ -161,18 +178,31 @@ export class PaymentService {
   }
 
   /** Above the policy's tiers for single payments: the executing key's approval is recorded, and the payment waits until enough keys other than the creator's executed it. */
-  private async policyRefusal(paymentId: string, tracked: TrackedPayment | null, request: ExecuteRequest): Promise<PaymentRefusedError | undefined> {
+  private async policyRefusal(
+    paymentId: string,
+    tracked: TrackedPayment | null,
+    request: ExecuteRequest,
+  ): Promise<PaymentRefusedError | undefined> {
     const approvals = this.deps.approvals;
     if (approvals === undefined || request.executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
     const amount = tracked.amount.toFixed(2);
     const state = await approvals.approvePayment(
       this.deps.prisma,
-      { paymentId, amount, currency: tracked.currency, createdBy: tracked.requestedBy, changedAccount: tracked.payeeMark === payeeMarks.ACCOUNT_CHANGED },
+      {
+        paymentId,
+        amount,
+        currency: tracked.currency,
+        createdBy: tracked.requestedBy,
+        changedAccount: tracked.payeeMark === payeeMarks.ACCOUNT_CHANGED,
+      },
       { actor: request.executedBy, role: request.by?.role ?? null },
       new Date(),
     );
     if (state.met) return undefined;
-    const given = state.approvals.length === 0 ? 'no key other than the creator’s has executed it yet' : `${state.approvals.length} of ${state.required.count} approvals so far`;
+    const given =
+      state.approvals.length === 0
+        ? 'no key other than the creator’s has executed it yet'
+        : `${state.approvals.length} of ${state.required.count} approvals so far`;
     return new PaymentRefusedError(
       'SECOND_PERSON_REQUIRED',
       `payment ${paymentId} (${amountInWords(amount, tracked.currency)}) is READY and not executed: the approval policy needs ${state.required.count} ${state.required.count === 1 ? 'key' : 'keys'} other than the one that created it to execute it; ` +
@@ -231,24 +261,34 @@ export class PaymentService {
       case 'not-paid':
         // Refused or absent at create: nothing exists upstream under this id (the table in
         // status.ts keeps an UNKNOWN payment from being called REJECTED).
-        if (source === 'create') await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
+        if (source === 'create')
+          await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
       case 'unknown':
         await tracker.markLocal(paymentId, paymentStates.unknown, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
       case 'unreachable':
         // Nothing was sent: a create leaves nothing upstream, an execute leaves the payment READY.
-        if (source === 'create') await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
+        if (source === 'create')
+          await tracker.markLocal(paymentId, paymentStates.rejected, { code: outcome.error.code, message: outcome.error.message }, source);
         throw outcome.error;
     }
   }
 }
 
 /** A payment whose payee was last paid to another account, executed without the executor including it. */
-function changedAccountRefusal(paymentId: string, tracked: TrackedPayment | null, request: ExecuteRequest): PaymentRefusedError | undefined {
+function changedAccountRefusal(
+  paymentId: string,
+  tracked: TrackedPayment | null,
+  request: ExecuteRequest,
+): PaymentRefusedError | undefined {
   if (tracked === null || tracked.payeeMark !== payeeMarks.ACCOUNT_CHANGED || request.includeChangedAccount === true) return undefined;
   // Written with the mark (payment-records.ts recordIntent); were they missing, the words fail and nothing is executed.
-  return new PaymentRefusedError('PAYEE_ACCOUNT_CHANGED', paymentAccountChangedMessage(paymentId, tracked.payeeId!, tracked.payeeLastPaidAt!), paymentId);
+  return new PaymentRefusedError(
+    'PAYEE_ACCOUNT_CHANGED',
+    paymentAccountChangedMessage(paymentId, tracked.payeeId!, tracked.payeeLastPaidAt!),
+    paymentId,
+  );
 }
 
 /**

@@ -37,8 +37,6 @@ export class ProviderCatalogue {
 
   private async load(): Promise<ProviderDetails[]> {
     const list = await this.client.listProviders();
-    return Promise.all(
-      list.map(async (provider) => ({ ...provider, info: await this.client.getProvider(provider.code) })),
-    );
+    return Promise.all(list.map(async (provider) => ({ ...provider, info: await this.client.getProvider(provider.code) })));
   }
 }

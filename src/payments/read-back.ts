@@ -53,7 +53,10 @@ export class ReadBack {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.runOnce()
-        .then(() => undefined, (error: unknown) => this.logger.error({ err: error }, 'read-back pass failed'))
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.error({ err: error }, 'read-back pass failed'),
+        )
         .finally(() => {
           this.running = undefined;
           this.arm();

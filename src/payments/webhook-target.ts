@@ -33,7 +33,9 @@ export async function webhookTargetProblem(raw: string, policy: WebhookTargetPol
   if (url.protocol !== 'https:') {
     if (url.protocol !== 'http:') return 'must be an https URL';
     if (!(policy.embeddedUpstream && loopback)) {
-      return policy.embeddedUpstream ? 'must be an https URL (plain http only to localhost with the embedded sandbox)' : 'must be an https URL';
+      return policy.embeddedUpstream
+        ? 'must be an https URL (plain http only to localhost with the embedded sandbox)'
+        : 'must be an https URL';
     }
   }
   if (policy.allowPrivate) return undefined;

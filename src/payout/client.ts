@@ -161,7 +161,13 @@ export class PayoutClient {
   /** One POST execute, never repeated here (see putPayment). */
   async postExecute(paymentId: string, options: CallOptions = {}): Promise<Payment> {
     PaymentId.parse(paymentId);
-    return this.call({ method: 'POST', path: `${paymentPath(paymentId)}/execute`, schema: Payment, signal: options.signal, fence: options.fence });
+    return this.call({
+      method: 'POST',
+      path: `${paymentPath(paymentId)}/execute`,
+      schema: Payment,
+      signal: options.signal,
+      fence: options.fence,
+    });
   }
 
   /** Reports every call from now on to `observer` too (the runtime's metrics, the partner breaker). */
@@ -208,7 +214,8 @@ export class PayoutClient {
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     // Refused here, nothing is sent and nothing observed: the fence's or the gate's own state says why.
     // Nothing is awaited between the fence's answer and the request (send is synchronous up to it).
-    const refusal = spec.fence?.refusal() ?? (spec.probe === true ? undefined : this.gate?.refusal({ method: spec.method, path: spec.path }));
+    const refusal =
+      spec.fence?.refusal() ?? (spec.probe === true ? undefined : this.gate?.refusal({ method: spec.method, path: spec.path }));
     if (refusal !== undefined) throw refusal;
     const started = performance.now();
     try {

@@ -106,7 +106,9 @@ export class SendWithheldError extends PayoutError {
 
 /** True when the call cannot have reached the upstream: it changed nothing there. */
 export function notSent(error: unknown): boolean {
-  return (error instanceof PayoutNetworkError && error.notSent) || error instanceof PartnerUnavailableError || error instanceof SendWithheldError;
+  return (
+    (error instanceof PayoutNetworkError && error.notSent) || error instanceof PartnerUnavailableError || error instanceof SendWithheldError
+  );
 }
 
 /**
@@ -169,7 +171,9 @@ export class PaymentStillReadyError extends PayoutError {
   override readonly code = 'payout.payment.still-ready';
   override readonly retryable = false;
   constructor(readonly paymentId: string) {
-    super(`payment ${paymentId} still reads READY: no execute has landed so far, but one sent earlier may still land; read it again before deciding (executing it again under the same paymentId is safe)`);
+    super(
+      `payment ${paymentId} still reads READY: no execute has landed so far, but one sent earlier may still land; read it again before deciding (executing it again under the same paymentId is safe)`,
+    );
     this.name = 'PaymentStillReadyError';
   }
 }

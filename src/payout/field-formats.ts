@@ -19,7 +19,8 @@ const NAME_WORDS = 'letters (Cyrillic or Latin), spaces, hyphens or apostrophes,
 const TEXT_WORDS = 'text of at most 140 characters on one line';
 
 const phone: FieldFormat = {
-  description: 'a phone number in international format: country code and number, 11 to 15 digits, no + (spaces, dashes and brackets are removed for you)',
+  description:
+    'a phone number in international format: country code and number, 11 to 15 digits, no + (spaces, dashes and brackets are removed for you)',
   example: '79001234567',
   kind: 'phone',
 };
@@ -64,7 +65,10 @@ function known(field: string, pattern: string | undefined, providerCode: string)
  * The format of one provider parameter: the table above, else words made from a simple
  * pattern (`^[A-Za-z0-9_]{1,64}$`), else the provider's own description of the field.
  */
-export function formatOf(parameter: Parameter, providerCode: string): { description: string; example?: string; kind?: FieldFormat['kind'] } {
+export function formatOf(
+  parameter: Parameter,
+  providerCode: string,
+): { description: string; example?: string; kind?: FieldFormat['kind'] } {
   const exact = known(parameter.extKey, parameter.validationPattern, providerCode);
   if (exact !== undefined) return exact;
   const description =

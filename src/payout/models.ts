@@ -82,9 +82,7 @@ export const ProviderInfo = z.object({
   amountLimits: z.partialRecord(Currency, Limit),
   parameters: z.array(Parameter),
   inn: z.string().optional(),
-  contactDetails: z
-    .object({ address: z.string().optional(), phoneNumber: z.string().optional() })
-    .optional(),
+  contactDetails: z.object({ address: z.string().optional(), phoneNumber: z.string().optional() }).optional(),
 });
 export type ProviderInfo = z.infer<typeof ProviderInfo>;
 
@@ -113,9 +111,7 @@ export const Status = z.object({
 export type Status = z.infer<typeof Status>;
 
 export const PAYMENT_ID = /^[\x21-\x7e]{1,36}$/;
-export const PaymentId = z
-  .string()
-  .regex(PAYMENT_ID, 'must be 1 to 36 printable characters without spaces');
+export const PaymentId = z.string().regex(PAYMENT_ID, 'must be 1 to 36 printable characters without spaces');
 
 export const PaymentPayload = z.object({
   amount: Money,

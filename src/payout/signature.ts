@@ -22,7 +22,9 @@ export function paymentSignatureString(agentId: string, paymentId: string, paylo
 
 /** SHA256withRSA (PKCS#1 v1.5, deterministic), Base64. */
 export function signPayment(privateKey: string | KeyObject, agentId: string, paymentId: string, payload: PaymentPayload): string {
-  return createSign('sha256').update(paymentSignatureString(agentId, paymentId, payload), 'utf8').sign(privateKey, 'base64');
+  return createSign('sha256')
+    .update(paymentSignatureString(agentId, paymentId, payload), 'utf8')
+    .sign(privateKey, 'base64');
 }
 
 /**

@@ -52,7 +52,11 @@ export const discrepancyDescriptions: Record<DiscrepancyCode, string> = {
 export const createdUpstreamStatuses: readonly TrackedStatus[] = Object.values(TrackedStatus).filter((status) => !localOnly.has(status));
 export const finalStatuses: readonly TrackedStatus[] = [...finalTracked];
 /** Statuses only an execute leads to: a payment of a cancelled batch row in one was executed after all. */
-export const executedUpstreamStatuses: readonly TrackedStatus[] = [TrackedStatus.IN_PROGRESS, TrackedStatus.FAILED, TrackedStatus.COMPLETED];
+export const executedUpstreamStatuses: readonly TrackedStatus[] = [
+  TrackedStatus.IN_PROGRESS,
+  TrackedStatus.FAILED,
+  TrackedStatus.COMPLETED,
+];
 /** Statuses that stay NOT_FINAL: the upstream's waiting ones, and the gateway's unsettled local ones. */
 export const upstreamWaitingStatuses: readonly TrackedStatus[] = createdUpstreamStatuses.filter((status) => !finalTracked.has(status));
 export const gatewayUnsettledStatuses: readonly TrackedStatus[] = [TrackedStatus.PENDING, TrackedStatus.UNKNOWN];

@@ -27,7 +27,11 @@ export async function* discrepancyRows(prisma: PrismaClient, runId: string): Asy
   yield [...discrepancyColumns];
   let after = 0n;
   for (;;) {
-    const page = await prisma.reconciliationDiscrepancy.findMany({ where: { runId, id: { gt: after } }, orderBy: { id: 'asc' }, take: PAGE });
+    const page = await prisma.reconciliationDiscrepancy.findMany({
+      where: { runId, id: { gt: after } },
+      orderBy: { id: 'asc' },
+      take: PAGE,
+    });
     if (page.length === 0) return;
     for (const d of page) {
       yield [

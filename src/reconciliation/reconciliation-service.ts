@@ -137,7 +137,9 @@ export class ReconciliationService {
   /** Create and execute in the background (GraphQL): the run is returned RUNNING. */
   async start(request: RunRequest): Promise<ReconciliationRun> {
     const run = await this.create(request);
-    const work = this.execute(run.id, run.leaseOwner!).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'reconciliation failed'));
+    const work = this.execute(run.id, run.leaseOwner!).catch((error: unknown) =>
+      this.deps.logger.error({ err: error, runId: run.id }, 'reconciliation failed'),
+    );
     this.running.add(work);
     void work.finally(() => this.running.delete(work));
     return run;
@@ -157,7 +159,10 @@ export class ReconciliationService {
     // let the lease lapse and another worker take the run while this one still works on it.
     const heartbeat = setInterval(
       // A lost lease is the work's to act on (it stops at its next write), not the timer's to report.
-      () => void lease.renew().catch((error: unknown) => error instanceof LeaseLostError || log.warn({ err: error }, 'could not renew the run\'s lease')),
+      () =>
+        void lease
+          .renew()
+          .catch((error: unknown) => error instanceof LeaseLostError || log.warn({ err: error }, "could not renew the run's lease")),
       Math.max(1_000, this.settings.leaseMs / 3),
     );
     heartbeat.unref();
@@ -191,17 +196,21 @@ export class ReconciliationService {
       });
       if (!ended) throw new LeaseLostError();
       // The run has ended COMPLETED; staging left behind is the sweep's (failAbandoned) to clear, not a failure.
-      await dropStaging(query, run.id).catch((error: unknown) => log.warn({ err: error }, 'could not drop the run\'s staging rows'));
+      await dropStaging(query, run.id).catch((error: unknown) => log.warn({ err: error }, "could not drop the run's staging rows"));
       const done = await prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
-      log.info({ discrepancies: found, repaired, upstreamRequests: done.upstreamRequests, countsByCode: byCode }, 'reconciliation finished');
+      log.info(
+        { discrepancies: found, repaired, upstreamRequests: done.upstreamRequests, countsByCode: byCode },
+        'reconciliation finished',
+      );
       return done;
     } catch (error) {
       if (error instanceof LeaseLostError) {
         // Its staging and discrepancies are the new holder's now: nothing of them is touched.
-        log.warn('the run was taken over by another process after this one\'s lease expired; this one stops');
+        log.warn("the run was taken over by another process after this one's lease expired; this one stops");
       } else {
         log.error({ err: error }, 'reconciliation failed');
-        if (await this.end(lease, { status: runStates.failed, error: describeFailure(error) })) await dropStaging(query, run.id).catch(() => {});
+        if (await this.end(lease, { status: runStates.failed, error: describeFailure(error) }))
+          await dropStaging(query, run.id).catch(() => {});
       }
       return prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run.id } });
     } finally {
@@ -265,7 +274,12 @@ export class ReconciliationService {
       pageSize: this.settings.pageSize,
       maxReads: this.settings.maxReads,
     });
-    const staging = new StagingWriter(this.deps.query, { runId: run.id, leaseToken: lease.token, startsAt: run.startsAt, endsAt: run.endsAt });
+    const staging = new StagingWriter(this.deps.query, {
+      runId: run.id,
+      leaseToken: lease.token,
+      startsAt: run.startsAt,
+      endsAt: run.endsAt,
+    });
     for (const day of period.readDays) {
       const sink = {
         add: async (payments: Payment[], listRead: number) => {
@@ -279,7 +293,10 @@ export class ReconciliationService {
       await staging.flush();
       if (read.reads > 1) lease.windowsReread++;
       if (!read.settled) {
-        this.deps.logger.warn({ runId: run.id, day, reads: read.reads }, 'the upstream list for this day kept changing while read: a payment made meanwhile may be missing from this run; reconcile the day again later');
+        this.deps.logger.warn(
+          { runId: run.id, day, reads: read.reads },
+          'the upstream list for this day kept changing while read: a payment made meanwhile may be missing from this run; reconcile the day again later',
+        );
       }
       await lease.windowDone();
     }
@@ -294,7 +311,10 @@ export class ReconciliationService {
     for (;;) {
       this.checkStopping(lease);
       if (reads >= MAX_CONFIRM_READS) {
-        this.deps.logger.warn({ runId: run.id, reads }, 'too many payments differ to read each again; the rest are reported as the list showed them');
+        this.deps.logger.warn(
+          { runId: run.id, reads },
+          'too many payments differ to read each again; the rest are reported as the list showed them',
+        );
         return;
       }
       const ids = await confirmCandidates(this.deps.query, run, after, CONFIRM_PAGE);
@@ -314,7 +334,11 @@ export class ReconciliationService {
           }),
         ),
       );
-      await stageUpstream(this.deps.query, staging, found.filter((payment) => payment !== undefined));
+      await stageUpstream(
+        this.deps.query,
+        staging,
+        found.filter((payment) => payment !== undefined),
+      );
       await lease.tick();
     }
   }

@@ -34,7 +34,13 @@ export async function repairFromUpstream(deps: RepairDeps, runId: string, onRequ
   let after = 0n;
   for (;;) {
     const page = await deps.prisma.reconciliationDiscrepancy.findMany({
-      where: { runId, code: DiscrepancyCode.STATUS_DIFFERS, finalSide: 'UPSTREAM', resolution: DiscrepancyResolution.OPEN, id: { gt: after } },
+      where: {
+        runId,
+        code: DiscrepancyCode.STATUS_DIFFERS,
+        finalSide: 'UPSTREAM',
+        resolution: DiscrepancyResolution.OPEN,
+        id: { gt: after },
+      },
       orderBy: { id: 'asc' },
       take: PAGE,
       select: { id: true, paymentId: true, gatewayStatus: true },
@@ -53,11 +59,15 @@ export async function repairFromUpstream(deps: RepairDeps, runId: string, onRequ
             keepRecorded: true,
             onApplied: async (tx) => {
               await tx.reconciliationDiscrepancy.update({ where: { id: discrepancy.id }, data: { resolution: 'REPAIRED' } });
-              await recordAudit(tx, { ...systemActor, actor: 'reconciliation' }, {
-                action: 'reconciliation.repair',
-                paymentId: discrepancy.paymentId,
-                detail: { runId, from: discrepancy.gatewayStatus, to: payment.status.value },
-              });
+              await recordAudit(
+                tx,
+                { ...systemActor, actor: 'reconciliation' },
+                {
+                  action: 'reconciliation.repair',
+                  paymentId: discrepancy.paymentId,
+                  detail: { runId, from: discrepancy.gatewayStatus, to: payment.status.value },
+                },
+              );
             },
           });
           return outcome === 'applied';

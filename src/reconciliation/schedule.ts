@@ -66,7 +66,11 @@ export class DailyReconciliation {
     const { id, day, scheduleKey, leaseToken } = claimed;
     // A run taken over starts afresh: what the failed attempt found goes.
     await this.deps.prisma.reconciliationDiscrepancy.deleteMany({ where: { runId: id } });
-    await recordAudit(this.deps.prisma, { ...systemActor, actor: 'schedule' }, { action: 'reconciliation.start', detail: { runId: id, from: day, to: day, scheduleKey } });
+    await recordAudit(
+      this.deps.prisma,
+      { ...systemActor, actor: 'schedule' },
+      { action: 'reconciliation.start', detail: { runId: id, from: day, to: day, scheduleKey } },
+    );
     this.deps.logger.info({ runId: id, day }, 'daily reconciliation claimed');
     await service.execute(id, leaseToken);
     return id;

@@ -33,7 +33,14 @@ const sbpLimits = { RUB: { min: '10.00', max: '1000000.00' } };
 
 const card = (code: ProviderCode, name: string, parameters: Parameter[]): SandboxProvider => ({
   code,
-  info: { name, legalName: 'Sandbox Card Processing LLC', amountLimits: cardLimits, parameters, inn: '7700000001', contactDetails: contact },
+  info: {
+    name,
+    legalName: 'Sandbox Card Processing LLC',
+    amountLimits: cardLimits,
+    parameters,
+    inn: '7700000001',
+    contactDetails: contact,
+  },
   commissionBps: 150n,
   commissionMinMinor: 2_500n,
 });

@@ -26,7 +26,11 @@ export function writeControlFile(dir: string, control: SandboxControl): void {
 export function readControlFile(dir: string): SandboxControl | undefined {
   try {
     const control = JSON.parse(readFileSync(join(dir, CONTROL_FILE), 'utf8')) as Partial<SandboxControl>;
-    const complete = typeof control.url === 'string' && typeof control.apiToken === 'string' && typeof control.agentId === 'string' && typeof control.pid === 'number';
+    const complete =
+      typeof control.url === 'string' &&
+      typeof control.apiToken === 'string' &&
+      typeof control.agentId === 'string' &&
+      typeof control.pid === 'number';
     return complete ? (control as SandboxControl) : undefined;
   } catch {
     return undefined;

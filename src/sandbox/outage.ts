@@ -43,10 +43,7 @@ export interface OutageView {
 }
 
 /** What becomes of a partner call: served, refused with an Error object, or held. */
-export type OutageVerdict =
-  | { action: 'serve' }
-  | { action: 'answer'; error: SandboxApiError }
-  | { action: 'hang' };
+export type OutageVerdict = { action: 'serve' } | { action: 'answer'; error: SandboxApiError } | { action: 'hang' };
 
 /** The listening socket, closed and opened again by a refusal. */
 export interface OutageListener {
@@ -122,10 +119,15 @@ export class Outage {
     if (setting.mode === 'status') {
       const retryAfterSeconds = setting.retryAfterSeconds ?? Math.max(1, Math.ceil((active.until - this.now()) / 1000));
       const description =
-        setting.status === 429 ? 'too many requests (sandbox outage, a test feature)' : 'the service is temporarily unavailable (sandbox outage, a test feature)';
+        setting.status === 429
+          ? 'too many requests (sandbox outage, a test feature)'
+          : 'the service is temporarily unavailable (sandbox outage, a test feature)';
       return {
         action: 'answer',
-        error: new SandboxApiError('payout.provider.unavailable', description, undefined, { httpStatus: setting.status ?? 503, retryAfterSeconds }),
+        error: new SandboxApiError('payout.provider.unavailable', description, undefined, {
+          httpStatus: setting.status ?? 503,
+          retryAfterSeconds,
+        }),
       };
     }
     // A call on a connection opened before the refusal: served, and the connection then closed.

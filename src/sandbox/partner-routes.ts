@@ -38,8 +38,7 @@ const MAX_LIST_LIMIT = 100;
 export function routePartner(request: PartnerRequest, context: PartnerContext): PartnerRoute {
   const { method, rest } = request;
   const [resource, id, action, ...extra] = rest;
-  const is = (m: string, ...shape: (string | undefined)[]) =>
-    method === m && shape.length === rest.length && extra.length === 0;
+  const is = (m: string, ...shape: (string | undefined)[]) => method === m && shape.length === rest.length && extra.length === 0;
 
   if (resource === 'balance' && is('GET', resource)) {
     return { operation: 'balance', run: async () => context.ledger.balance() };

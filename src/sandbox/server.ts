@@ -4,7 +4,16 @@ import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { sleep } from '../lib/retry.ts';
 import { SandboxApiError } from './api-error.ts';
-import { INSPECTION_PREFIX, noRoute, parseJsonOrUndefined, parseOrRefuse, readBody, send, sendProxyPage, sendTruncated } from './http-io.ts';
+import {
+  INSPECTION_PREFIX,
+  noRoute,
+  parseJsonOrUndefined,
+  parseOrRefuse,
+  readBody,
+  send,
+  sendProxyPage,
+  sendTruncated,
+} from './http-io.ts';
 import { CallCounts } from './call-counts.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import {
@@ -87,7 +96,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const now = options.now ?? Date.now;
   // First: a directory another process holds refuses this sandbox before anything is made.
   const balanceMinor = toMinorUnits(options.balance ?? '10000000.00');
-  const stored = options.stateDir === undefined ? undefined : LedgerLog.open(options.stateDir, { startingBalanceMinor: balanceMinor, now: now() });
+  const stored =
+    options.stateDir === undefined ? undefined : LedgerLog.open(options.stateDir, { startingBalanceMinor: balanceMinor, now: now() });
   const webhooks = new WebhookSender({
     agentId: options.agentId,
     secret: options.webhookSecret,
@@ -165,7 +175,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         { method: req.method ?? 'GET', agentId, rest, query: url.searchParams, headers: req.headers, body: () => readBody(req) },
         context,
       );
-      received.note(req, route.operation, `/${rest.map(encodeURIComponent).join('/')}`, route.paymentId ?? (rest[0] === 'payments' ? rest[1] : undefined));
+      received.note(
+        req,
+        route.operation,
+        `/${rest.map(encodeURIComponent).join('/')}`,
+        route.paymentId ?? (rest[0] === 'payments' ? rest[1] : undefined),
+      );
       await serveWithFaults(route, res);
     } catch (error) {
       if (!(error instanceof SandboxApiError)) throw error;

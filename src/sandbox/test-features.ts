@@ -50,7 +50,10 @@ const SeedBody = z
     commission: money.optional(),
   })
   .strict()
-  .refine((body) => body.paymentId === undefined || body.count === 1, { message: 'paymentId names one payment: leave count out', path: ['count'] });
+  .refine((body) => body.paymentId === undefined || body.count === 1, {
+    message: 'paymentId names one payment: leave count out',
+    path: ['count'],
+  });
 
 const ChangeBody = z
   .object({
@@ -63,7 +66,9 @@ const ChangeBody = z
     notify: z.boolean().optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).some((key) => key !== 'notify'), { message: 'name at least one of status, errorCode, errorMessage, commission, amount, fields' });
+  .refine((body) => Object.keys(body).some((key) => key !== 'notify'), {
+    message: 'name at least one of status, errorCode, errorMessage, commission, amount, fields',
+  });
 
 const GrowthBody = z
   .object({
@@ -85,12 +90,14 @@ const OutageBody = z
   .strict()
   .superRefine((body, context) => {
     const only = (field: 'status' | 'retryAfterSeconds' | 'then', mode: string) => {
-      if (body[field] !== undefined && body.mode !== mode) context.addIssue({ code: 'custom', path: [field], message: `applies to mode "${mode}" only` });
+      if (body[field] !== undefined && body.mode !== mode)
+        context.addIssue({ code: 'custom', path: [field], message: `applies to mode "${mode}" only` });
     };
     if (body.mode === 'refuse' && body.kinds !== undefined) {
       context.addIssue({ code: 'custom', path: ['kinds'], message: 'refuse closes the whole port: it cannot be limited to kinds' });
     }
-    if (body.mode === 'status' && body.status === undefined) context.addIssue({ code: 'custom', path: ['status'], message: 'must be 503 or 429' });
+    if (body.mode === 'status' && body.status === undefined)
+      context.addIssue({ code: 'custom', path: ['status'], message: 'must be 503 or 429' });
     only('status', 'status');
     only('retryAfterSeconds', 'status');
     only('then', 'hang');
@@ -135,7 +142,9 @@ export class SandboxTestFeatures {
       request.paymentId !== undefined ? [request.paymentId] : Array.from({ length: request.count }, (_, i) => `${idPrefix}${i + 1}`);
     const tooLong = paymentIds.find((id) => !PAYMENT_ID.test(id));
     if (tooLong !== undefined) {
-      throw new SandboxApiError('validation.error', `paymentId ${tooLong} would be longer than 36 characters`, { idPrefix: ['is too long for this count'] });
+      throw new SandboxApiError('validation.error', `paymentId ${tooLong} would be longer than 36 characters`, {
+        idPrefix: ['is too long for this count'],
+      });
     }
     const made = this.ledger.seed({
       paymentIds,
@@ -147,7 +156,9 @@ export class SandboxTestFeatures {
       ...(request.creationDateTime === undefined ? {} : { createdAt: Date.parse(request.creationDateTime) }),
       ...(request.commission === undefined ? {} : { commission: request.commission }),
     });
-    return made.length <= LISTED_IDS ? { created: made.length, paymentIds: made.map((p) => p.paymentId) } : { created: made.length, idPrefix };
+    return made.length <= LISTED_IDS
+      ? { created: made.length, paymentIds: made.map((p) => p.paymentId) }
+      : { created: made.length, idPrefix };
   }
 
   alter(paymentId: string, body: unknown) {
@@ -166,7 +177,9 @@ export class SandboxTestFeatures {
   }
 
   growthState() {
-    return this.growth === undefined ? { reads: 0, paymentsPerRead: 0 } : { reads: this.growth.reads, paymentsPerRead: this.growth.paymentsPerRead, made: this.growth.made };
+    return this.growth === undefined
+      ? { reads: 0, paymentsPerRead: 0 }
+      : { reads: this.growth.reads, paymentsPerRead: this.growth.paymentsPerRead, made: this.growth.made };
   }
 
   listCalls() {
@@ -183,7 +196,12 @@ export class SandboxTestFeatures {
     const fromMs = Date.parse(from);
     const toMs = Date.parse(to);
     if (Number.isNaN(fromMs) || Number.isNaN(toMs) || toMs < fromMs) {
-      throw new SandboxApiError('validation.error', `calls: from and to must be ISO instants, from before to (got from=${JSON.stringify(from)}, to=${JSON.stringify(to)})`, undefined, { httpStatus: 400 });
+      throw new SandboxApiError(
+        'validation.error',
+        `calls: from and to must be ISO instants, from before to (got from=${JSON.stringify(from)}, to=${JSON.stringify(to)})`,
+        undefined,
+        { httpStatus: 400 },
+      );
     }
     return { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), ...this.counts.between(fromMs, toMs) };
   }
@@ -228,7 +246,13 @@ export class SandboxTestFeatures {
     const growth = this.growth;
     if (growth === undefined) return;
     const ids = Array.from({ length: growth.paymentsPerRead }, (_, i) => `${growth.idPrefix}${growth.made + i + 1}`);
-    this.ledger.seed({ paymentIds: ids, amount: '100.00', provider: findProvider('sbp-b2c')!, fields: defaultFields['sbp-b2c']!, status: 'COMPLETED' });
+    this.ledger.seed({
+      paymentIds: ids,
+      amount: '100.00',
+      provider: findProvider('sbp-b2c')!,
+      fields: defaultFields['sbp-b2c']!,
+      status: 'COMPLETED',
+    });
     growth.made += ids.length;
     growth.reads--;
     if (growth.reads === 0) this.growth = undefined;
@@ -240,6 +264,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   if (parsed.success) return parsed.data;
   const cause: Record<string, string[]> = {};
   for (const issue of parsed.error.issues) (cause[issue.path.map(String).join('.') || 'body'] ??= []).push(issue.message);
-  const named = Object.entries(cause).map(([field, messages]) => `${field}: ${messages.join('; ')}`).join(', ');
+  const named = Object.entries(cause)
+    .map(([field, messages]) => `${field}: ${messages.join('; ')}`)
+    .join(', ');
   throw new SandboxApiError('validation.error', `invalid ${what}: ${named}`, cause);
 }

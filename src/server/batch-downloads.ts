@@ -58,7 +58,12 @@ export async function handleBatchDownload(
 }
 
 /** A report streamed as it is read, in the chosen format, as an attachment named `fileName`. */
-export async function sendReport(res: ServerResponse, rows: AsyncIterable<string[]>, format: ExportFormat, fileName: string): Promise<void> {
+export async function sendReport(
+  res: ServerResponse,
+  rows: AsyncIterable<string[]>,
+  format: ExportFormat,
+  fileName: string,
+): Promise<void> {
   res.writeHead(200, {
     'content-type': exportMediaTypes[format],
     'content-disposition': `attachment; filename="${fileName}"`,

@@ -21,4 +21,3 @@ export function gatewayRouteOf(path: string): string {
   if (isWebPage(path)) return path === '/favicon.svg' ? '/favicon.svg' : '/';
   return 'other';
 }
-

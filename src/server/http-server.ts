@@ -60,7 +60,10 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
 
 async function route(req: IncomingMessage, res: ServerResponse, deps: GatewayServerDeps, readiness: ReadinessChanges): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://gateway').pathname;
-  const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
+  const refusal = refuseForeignBrowser(req.headers, req.socket.localPort, {
+    anonymous: deps.keys.anonymous,
+    corsOrigins: deps.corsOrigins,
+  });
   if (refusal !== undefined) {
     return refuse(res, 403, refusal.code, refusal.message, req);
   }
@@ -73,18 +76,29 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
       res.setHeader('connection', 'close').setHeader('www-authenticate', 'Bearer');
       return json(res, 401, { errors: [{ message: deps.keys.refusal(), extensions: { code: 'UNAUTHENTICATED' } }] });
     }
-    return handleMultipartUpload(req, res, { yoga: deps.yoga, limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES } });
+    return handleMultipartUpload(req, res, {
+      yoga: deps.yoga,
+      limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES },
+    });
   }
   if (path === '/graphql') return deps.yoga.handle(req, res);
   if (path === GRAPHQL_SSE_PATH) {
     // yoga's CSRF check does not run before the graphql-sse plugin answers: the same rule here.
     if (!isPreflighted(req.headers, req.method) && req.method !== 'OPTIONS') {
-      return refuse(res, 403, 'BAD_REQUEST', 'A request to /graphql/stream needs "Content-Type: application/json", a key, the stream token header or the header x-graphql-yoga-csrf (CSRF prevention).', req);
+      return refuse(
+        res,
+        403,
+        'BAD_REQUEST',
+        'A request to /graphql/stream needs "Content-Type: application/json", a key, the stream token header or the header x-graphql-yoga-csrf (CSRF prevention).',
+        req,
+      );
     }
     return deps.yoga.handle(req, res);
   }
-  if (path === TICKETS_PATH) return handleTicketRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
-  if (path === FOLLOW_PATH) return handleFollowRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
+  if (path === TICKETS_PATH)
+    return handleTicketRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
+  if (path === FOLLOW_PATH)
+    return handleFollowRequest(req, res, { yoga: deps.yoga, keys: deps.keys, tickets: deps.tickets, corsOrigins: deps.corsOrigins });
   if (path === '/webhooks/payout') return handleWebhook(req, res, deps.webhooks);
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isReconciliationDownload(path)) return handleReconciliationDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
@@ -148,7 +162,10 @@ async function readinessChecks(deps: GatewayServerDeps): Promise<Record<string, 
       const pending = await deps.db.pendingMigrations();
       if (pending.length > 0) throw new NotReady(`not applied: ${pending.join(', ')}`);
     }, database),
-    run(() => deps.client.getBalance(), (error) => (error instanceof Error ? error.message : 'the Payout API did not answer')),
+    run(
+      () => deps.client.getBalance(),
+      (error) => (error instanceof Error ? error.message : 'the Payout API did not answer'),
+    ),
   ]);
   return { database: db, migrations, upstream };
 }

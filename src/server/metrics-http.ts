@@ -22,10 +22,20 @@ export interface ServedMetrics extends HttpObserver {
 export const isMetricsPath = (path: string) => path === '/metrics' || path === '/metrics/';
 
 /** /metrics on the gateway's own port: an admin key, or key-less local mode (the browser guard has run). */
-export async function handleGatewayMetrics(req: IncomingMessage, res: ServerResponse, deps: { metrics: ServedMetrics; keys: ApiKeys }): Promise<void> {
+export async function handleGatewayMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: { metrics: ServedMetrics; keys: ApiKeys },
+): Promise<void> {
   const caller = deps.keys.authenticate(req.headers.authorization);
   if (caller === undefined) {
-    return problem(res, 401, 'UNAUTHENTICATED', 'An admin API key is required: send "Authorization: Bearer <key>", or scrape METRICS_PORT.', { 'www-authenticate': 'Bearer' });
+    return problem(
+      res,
+      401,
+      'UNAUTHENTICATED',
+      'An admin API key is required: send "Authorization: Bearer <key>", or scrape METRICS_PORT.',
+      { 'www-authenticate': 'Bearer' },
+    );
   }
   if (caller.role !== 'admin') return problem(res, 403, 'FORBIDDEN', 'Metrics need an admin key.');
   return serveMetrics(req, res, deps.metrics);
@@ -42,8 +52,16 @@ export interface MetricsServer {
  * Sec-Fetch-Site other than "none"), and, when bound to loopback, any Host but a loopback
  * name, so a DNS-rebound name cannot read it either.
  */
-export async function startMetricsServer(options: { port: number; host: string; metrics: ServedMetrics; logger: Logger }): Promise<MetricsServer> {
-  const traced = tracedRequests(options.logger, { routeOf: (path) => (isMetricsPath(path) ? '/metrics' : 'other'), metrics: options.metrics });
+export async function startMetricsServer(options: {
+  port: number;
+  host: string;
+  metrics: ServedMetrics;
+  logger: Logger;
+}): Promise<MetricsServer> {
+  const traced = tracedRequests(options.logger, {
+    routeOf: (path) => (isMetricsPath(path) ? '/metrics' : 'other'),
+    metrics: options.metrics,
+  });
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(options.host);
   const server = createServer((req, res) => {
     traced(req, res, () => {
@@ -80,7 +98,8 @@ export async function startMetricsServer(options: { port: number; host: string; 
 }
 
 async function serveMetrics(req: IncomingMessage, res: ServerResponse, metrics: ServedMetrics): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'BAD_REQUEST', 'Metrics are read with GET.', { allow: 'GET, HEAD' });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return problem(res, 405, 'BAD_REQUEST', 'Metrics are read with GET.', { allow: 'GET, HEAD' });
   const { contentType, body } = await metrics.render();
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : body);

@@ -103,9 +103,14 @@ function receive(req: IncomingMessage, limits: UploadLimits, received: Map<strin
         read += chunk.length;
         if (read > limits.bodyBytes) {
           done(
-            new UploadRefusal(413, 'PAYLOAD_TOO_LARGE', `Request body over ${limits.bodyBytes} bytes, the limit for an upload (BATCH_MAX_FILE_BYTES plus 64 KiB for the envelope).`, {
-              limitBytes: limits.bodyBytes,
-            }),
+            new UploadRefusal(
+              413,
+              'PAYLOAD_TOO_LARGE',
+              `Request body over ${limits.bodyBytes} bytes, the limit for an upload (BATCH_MAX_FILE_BYTES plus 64 KiB for the envelope).`,
+              {
+                limitBytes: limits.bodyBytes,
+              },
+            ),
           );
         } else done(null, chunk);
       },
@@ -128,13 +133,18 @@ function receive(req: IncomingMessage, limits: UploadLimits, received: Map<strin
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) {
-        return fail(new UploadRefusal(413, 'PAYLOAD_TOO_LARGE', `Multipart field "${name}" over ${limits.fieldBytes} bytes.`, { limitBytes: limits.fieldBytes }));
+        return fail(
+          new UploadRefusal(413, 'PAYLOAD_TOO_LARGE', `Multipart field "${name}" over ${limits.fieldBytes} bytes.`, {
+            limitBytes: limits.fieldBytes,
+          }),
+        );
       }
       if (name === 'operations') {
         if (operations !== undefined) return fail(badRequest('Multipart field "operations" is sent twice.'));
         operations = value;
       } else if (name === 'map') {
-        if (operations === undefined) return fail(badRequest('Multipart field "map" must come after "operations" (GraphQL multipart request spec).'));
+        if (operations === undefined)
+          return fail(badRequest('Multipart field "map" must come after "operations" (GraphQL multipart request spec).'));
         if (map !== undefined) return fail(badRequest('Multipart field "map" is sent twice.'));
         try {
           map = parseMap(value);
@@ -211,9 +221,14 @@ function parseMap(text: string): Map<string, string[]> {
 }
 
 /** The form yoga's multipart parser reads: the two fields as sent, each file a Blob over its temp file. */
-async function buildForm(operations: string | undefined, map: Map<string, string[]> | undefined, received: Map<string, ReceivedPart>): Promise<FormData> {
+async function buildForm(
+  operations: string | undefined,
+  map: Map<string, string[]> | undefined,
+  received: Map<string, ReceivedPart>,
+): Promise<FormData> {
   if (operations === undefined) throw badRequest('Multipart field "operations" is missing (GraphQL multipart request spec).');
-  if (map === undefined) throw badRequest('Multipart field "map" is missing: it says which variable each file is (GraphQL multipart request spec).');
+  if (map === undefined)
+    throw badRequest('Multipart field "map" is missing: it says which variable each file is (GraphQL multipart request spec).');
   const missing = [...map.keys()].filter((name) => !received.has(name));
   if (missing.length > 0) {
     throw badRequest(`The map names file ${missing.map((name) => `"${name}"`).join(', ')} but the request has no such file part.`);
@@ -239,7 +254,11 @@ function parsedRequest(yoga: GatewayYoga, req: IncomingMessage, form: FormData, 
     if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  const request = new yoga.fetchAPI.Request(`http://${req.headers.host ?? 'gateway'}${req.url ?? '/graphql'}`, { method: 'POST', headers, signal });
+  const request = new yoga.fetchAPI.Request(`http://${req.headers.host ?? 'gateway'}${req.url ?? '/graphql'}`, {
+    method: 'POST',
+    headers,
+    signal,
+  });
   Object.defineProperty(request, 'formData', { value: () => Promise.resolve(form) });
   return request;
 }

@@ -25,12 +25,20 @@ export async function handleReconciliationDownload(
     res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end(`${chosen.error}\n`);
     return;
   }
-  const run = await deps.prisma.reconciliationRun.findUnique({ where: { id: runId! }, select: { id: true, periodFrom: true, periodTo: true } });
+  const run = await deps.prisma.reconciliationRun.findUnique({
+    where: { id: runId! },
+    select: { id: true, periodFrom: true, periodTo: true },
+  });
   if (run === null) {
     res.writeHead(404, { 'content-type': 'text/plain' }).end(`No reconciliation run ${runId}.\n`);
     return;
   }
   const { format } = chosen;
   const suffix = format === 'excel' ? '-excel.csv' : format === 'xlsx' ? '.xlsx' : '.csv';
-  await sendReport(res, discrepancyRows(deps.prisma, run.id), format, `reconciliation-${run.periodFrom}-${run.periodTo}-${run.id}${suffix}`);
+  await sendReport(
+    res,
+    discrepancyRows(deps.prisma, run.id),
+    format,
+    `reconciliation-${run.periodFrom}-${run.periodTo}-${run.id}${suffix}`,
+  );
 }

@@ -36,7 +36,10 @@ interface Ticket {
 export class SubscriptionTickets {
   private readonly open = new Map<string, Ticket>();
 
-  constructor(private readonly now: () => number = Date.now, private readonly ttlMs = TICKET_TTL_MS) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs = TICKET_TTL_MS,
+  ) {}
 
   mint(caller: Caller, operation: SubscriptionOperation): { ticket: string; expiresAt: Date } | undefined {
     const now = this.now();
@@ -75,13 +78,19 @@ export interface TicketRouteDeps {
 export async function handleTicketRequest(req: IncomingMessage, res: ServerResponse, deps: TicketRouteDeps): Promise<void> {
   allowListedOrigin(req, res, deps.corsOrigins);
   if (req.method === 'OPTIONS') {
-    res.writeHead(204, { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'authorization, content-type', 'access-control-max-age': '600' });
+    res.writeHead(204, {
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-max-age': '600',
+    });
     return void res.end();
   }
   if (req.method !== 'POST') return refuse(res, 405, 'METHOD_NOT_ALLOWED', 'POST a subscription to get a ticket.', { allow: 'POST' });
   const caller = deps.keys.authenticate(req.headers.authorization);
   if (caller === undefined) {
-    return refuse(res, 401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', { 'www-authenticate': 'Bearer' });
+    return refuse(res, 401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
+      'www-authenticate': 'Bearer',
+    });
   }
   if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
     return refuse(res, 415, 'BAD_REQUEST', 'Send the subscription as "Content-Type: application/json".');
@@ -120,7 +129,11 @@ export async function handleFollowRequest(req: IncomingMessage, res: ServerRespo
     'http://gateway/graphql',
     {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-request-id': String(req.headers['x-request-id'] ?? '') },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-request-id': String(req.headers['x-request-id'] ?? ''),
+      },
       body: JSON.stringify(redeemed.operation),
       signal: abort.signal,
     },
@@ -152,8 +165,10 @@ function subscriptionOf(body: Buffer): SubscriptionOperation | string {
   }
   const { query, variables, operationName } = (input ?? {}) as Record<string, unknown>;
   if (typeof query !== 'string') return 'Send { "query": "subscription …" }.';
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return '"variables" must be an object.';
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return '"operationName" must be a string.';
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))
+    return '"variables" must be an object.';
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return '"operationName" must be a string.';
   let document: DocumentNode;
   try {
     document = parse(query, { maxTokens: 2_000 });

@@ -27,7 +27,8 @@ export function templateRows(code: ProviderCode, info: ProviderInfo): string[][]
   const currency = Object.keys(info.amountLimits)[0] ?? 'RUB';
   const limit = info.amountLimits[currency as keyof ProviderInfo['amountLimits']];
   const amount =
-    limit === undefined || (toMinorUnits(EXAMPLE_AMOUNT) >= toMinorUnits(limit.min) && toMinorUnits(EXAMPLE_AMOUNT) <= toMinorUnits(limit.max))
+    limit === undefined ||
+    (toMinorUnits(EXAMPLE_AMOUNT) >= toMinorUnits(limit.min) && toMinorUnits(EXAMPLE_AMOUNT) <= toMinorUnits(limit.max))
       ? EXAMPLE_AMOUNT
       : limit.min;
   const base: Record<(typeof baseColumns)[number], string> = { reference: 'EXAMPLE-001', provider: code, amount, currency };
@@ -66,7 +67,9 @@ export async function handleTemplate(
     info = await deps.client.getProvider(code as ProviderCode);
   } catch (error) {
     if (!(error instanceof PayoutError)) throw error;
-    res.writeHead(502, { 'content-type': 'text/plain' }).end(`The provider details could not be read from the payout service (${error.code}); try again later.\n`);
+    res
+      .writeHead(502, { 'content-type': 'text/plain' })
+      .end(`The provider details could not be read from the payout service (${error.code}); try again later.\n`);
     return;
   }
   const { format } = chosen;

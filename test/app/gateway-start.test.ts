@@ -116,7 +116,11 @@ describe('embedded sandbox across gateway restarts, and its SANDBOX_* settings',
     try {
       gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: fresh, ...settings }), logger);
       const sandbox = gateway.upstream.sandbox!;
-      expect(sandbox.ledger.balance()).toMatchObject({ balance: { value: '777.00' }, overdraft: { value: '23.00' }, available: { value: '800.00' } });
+      expect(sandbox.ledger.balance()).toMatchObject({
+        balance: { value: '777.00' },
+        overdraft: { value: '23.00' },
+        available: { value: '800.00' },
+      });
       expect(sandbox.faults.rates).toMatchObject({ failAfterRate: 0.25, truncateRate: 0.125, failBeforeRate: 0 });
       await gateway.stop();
       gateway = undefined;

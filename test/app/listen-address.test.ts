@@ -18,7 +18,10 @@ async function started(env: Record<string, string>) {
       done();
     },
   });
-  const gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator' }), ...env }, logger: createLogger({ level: 'info' }, sink) });
+  const gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator' }), ...env },
+    logger: createLogger({ level: 'info' }, sink),
+  });
   try {
     return { address: (gw.gateway.server.address() as AddressInfo).address, lines };
   } finally {

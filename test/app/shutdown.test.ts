@@ -26,7 +26,9 @@ describe('package.json scripts that start a process', () => {
   it('exec node, so the signal npm forwards to its script reaches the process itself', async () => {
     // npm runs a script through `sh -c`; Debian's sh (dash) forks for the command and dies on
     // SIGTERM, leaving node behind. With exec, the shell becomes node.
-    const { scripts } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     const starting = Object.entries(scripts).filter(([, command]) => /\bnode\b.*\bdist\//.test(command));
     expect(starting.map(([name]) => name)).toEqual(expect.arrayContaining(['start', 'worker', 'payout', 'db:migrate']));
     for (const [name, command] of starting) expect({ name, command }).toEqual({ name, command: expect.stringMatching(/^exec node /) });
@@ -76,7 +78,13 @@ describe('SIGTERM to the gateway', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         query: 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }',
-        variables: { input: { paymentId: 'drain-1', amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } } } },
+        variables: {
+          input: {
+            paymentId: 'drain-1',
+            amount: '100.00',
+            recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } },
+          },
+        },
       }),
     });
     expect(await created.body.json()).toEqual({ data: { createPayment: { __typename: 'CreatePaymentSuccess' } } });

@@ -42,7 +42,11 @@ suite('approvals by policy on the batch page', () => {
     await page.goto('/');
     await signIn('olga');
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
-    await page.getByLabel('Choose a file').setInputFiles({ name: 'payroll-valid.csv', mimeType: 'text/csv', buffer: readFileSync(join(repoRoot, 'samples/payroll-valid.csv')) });
+    await page.getByLabel('Choose a file').setInputFiles({
+      name: 'payroll-valid.csv',
+      mimeType: 'text/csv',
+      buffer: readFileSync(join(repoRoot, 'samples/payroll-valid.csv')),
+    });
     const link = page.locator('.upload-result h2 a', { hasText: 'payroll-valid.csv' });
     await link.waitFor();
     const href = (await link.getAttribute('href'))!;
@@ -58,7 +62,9 @@ suite('approvals by policy on the batch page', () => {
     await page.getByText('Your approval is recorded; the batch starts once the approval policy is met.').waitFor();
     const line = page.getByTestId('approvals');
     await line.getByText(/^1 of 2 approvals/).waitFor();
-    expect(await line.textContent()).toMatch(/^1 of 2 approvals: key:april at \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2}; one more needed \(admin\)$/);
+    expect(await line.textContent()).toMatch(
+      /^1 of 2 approvals: key:april at \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2}; one more needed \(admin\)$/,
+    );
     await step(rig, '30-one-of-two-approvals');
 
     await page.getByRole('button', { name: 'Русский' }).click();
@@ -69,7 +75,10 @@ suite('approvals by policy on the batch page', () => {
     // Finding (the walk through issue 30 on the page): back on the batch later, April was offered
     // "Approve and pay" again, though a second approval of hers counts for nothing.
     await page.reload();
-    await page.getByTestId('approvals').getByText(/^1 of 2 approvals/).waitFor();
+    await page
+      .getByTestId('approvals')
+      .getByText(/^1 of 2 approvals/)
+      .waitFor();
     await page.getByText('Your approval is recorded; the batch starts once the approval policy is met.').waitFor();
     await page.getByText('another approver or admin key: yours is counted').waitFor();
     expect(await page.getByRole('button', { name: /^(Approve and pay|Add my approval)$/ }).count()).toBe(0);
@@ -78,9 +87,15 @@ suite('approvals by policy on the batch page', () => {
     await signIn('root');
     await page.goto(`/${href}`);
     await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
-    await page.getByTestId('approvals').getByText(/^1 of 2 approvals/).waitFor();
+    await page
+      .getByTestId('approvals')
+      .getByText(/^1 of 2 approvals/)
+      .waitFor();
     // April's choice (these rows, now) is what the admin is asked to complete (issue 38).
-    await page.getByTestId('pending-approval').getByText(/^key:april approved paying 10 rows, .+, as soon as the approvals are complete; your approval completes it$/).waitFor();
+    await page
+      .getByTestId('pending-approval')
+      .getByText(/^key:april approved paying 10 rows, .+, as soon as the approvals are complete; your approval completes it$/)
+      .waitFor();
     await page.getByRole('button', { name: 'Approve this choice' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve this choice' }).click();
     await page.getByText('Approved: paying now.').waitFor();

@@ -50,25 +50,47 @@ describe('batch approval by policy, with several keys', () => {
   async function upload(amounts: string[]) {
     serial++;
     const rows = amounts.map((amount, i) => `bank-card-token,${amount},token_success,pol-${serial}-${i}`).join('\n');
-    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account,reference\n${rows}\n`), uploadedBy: 'key:olga' });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource(`provider,amount,account,reference\n${rows}\n`), uploadedBy: 'key:olga' });
     return batch.id;
   }
-  const approve = async (id: string, who: keyof typeof KEYS, includeHeld?: boolean) => (await gw.gql(APPROVE, { id, includeHeld }, key(who))).body.data.approveBatch;
+  const approve = async (id: string, who: keyof typeof KEYS, includeHeld?: boolean) =>
+    (await gw.gql(APPROVE, { id, includeHeld }, key(who))).body.data.approveBatch;
   const show = async (id: string) => (await gw.gql(SHOW, { id }, key('april'))).body.data.batch;
 
   it('starts a batch up to the first tier on one approval', async () => {
     const id = await upload(['400.00', '600.00']);
     expect(await show(id)).toMatchObject({ status: 'VALIDATED', approvals: [], approvalsNeeded: { count: 1, roles: [], required: 1 } });
-    expect(await approve(id, 'april')).toMatchObject({ batch: { status: 'RUNNING', approvedBy: 'key:april', approvals: [{ by: 'key:april', role: 'APPROVER' }], approvalsNeeded: null } });
+    expect(await approve(id, 'april')).toMatchObject({
+      batch: { status: 'RUNNING', approvedBy: 'key:april', approvals: [{ by: 'key:april', role: 'APPROVER' }], approvalsNeeded: null },
+    });
   });
 
   it('needs two distinct approvers above it: the first approval is recorded and says one more is needed, an approver counts once', async () => {
     const id = await upload(['600.00', '600.00']);
     const first = await approve(id, 'april');
-    expect(first).toMatchObject({ __typename: 'ApproveBatchSuccess', batch: { status: 'VALIDATED', approvedBy: null, approvals: [{ by: 'key:april', role: 'APPROVER' }], approvalsNeeded: { count: 1, roles: [], required: 2 } } });
-    expect((await approve(id, 'april')).batch).toMatchObject({ status: 'VALIDATED', approvals: [{ by: 'key:april' }], approvalsNeeded: { count: 1 } });
+    expect(first).toMatchObject({
+      __typename: 'ApproveBatchSuccess',
+      batch: {
+        status: 'VALIDATED',
+        approvedBy: null,
+        approvals: [{ by: 'key:april', role: 'APPROVER' }],
+        approvalsNeeded: { count: 1, roles: [], required: 2 },
+      },
+    });
+    expect((await approve(id, 'april')).batch).toMatchObject({
+      status: 'VALIDATED',
+      approvals: [{ by: 'key:april' }],
+      approvalsNeeded: { count: 1 },
+    });
     const second = await approve(id, 'boris');
-    expect(second.batch).toMatchObject({ status: 'RUNNING', approvedBy: 'key:boris', approvals: [{ by: 'key:april' }, { by: 'key:boris' }], approvalsNeeded: null });
+    expect(second.batch).toMatchObject({
+      status: 'RUNNING',
+      approvedBy: 'key:boris',
+      approvals: [{ by: 'key:april' }, { by: 'key:boris' }],
+      approvalsNeeded: null,
+    });
     const trail = await gw.db.prisma.auditEvent.findMany({ where: { batchId: id, action: 'batch.approve' }, orderBy: { id: 'asc' } });
     expect(trail.map((e) => [e.actor, (e.detail as Record<string, unknown>).policyMet])).toEqual([
       ['key:april', false],
@@ -80,14 +102,20 @@ describe('batch approval by policy, with several keys', () => {
   it('needs an admin among the two above the top tier', async () => {
     const id = await upload(['6000.00', '6000.00']);
     await approve(id, 'april');
-    expect((await approve(id, 'boris')).batch).toMatchObject({ status: 'VALIDATED', approvalsNeeded: { count: 1, roles: ['ADMIN'], required: 2 } });
+    expect((await approve(id, 'boris')).batch).toMatchObject({
+      status: 'VALIDATED',
+      approvalsNeeded: { count: 1, roles: ['ADMIN'], required: 2 },
+    });
     expect((await approve(id, 'root')).batch).toMatchObject({ status: 'RUNNING', approvedBy: 'key:root' });
   });
 
   it('never counts the uploader: an admin who uploaded is refused as today', async () => {
     const id = await upload(['10.00']);
     serial++;
-    const byRoot = await gw.services().importer.import({ source: textSource(`provider,amount,account,reference\nbank-card-token,20.00,token_success,pol-root-${serial}\n`), uploadedBy: 'key:root' });
+    const byRoot = await gw.services().importer.import({
+      source: textSource(`provider,amount,account,reference\nbank-card-token,20.00,token_success,pol-root-${serial}\n`),
+      uploadedBy: 'key:root',
+    });
     expect(await approve(byRoot.id, 'root')).toMatchObject({ __typename: 'BatchError', code: 'BATCH_SAME_PERSON' });
     expect(await show(byRoot.id)).toMatchObject({ status: 'VALIDATED', approvals: [], approvalsNeeded: { count: 1 } });
     expect((await approve(id, 'april')).batch.status).toBe('RUNNING');
@@ -98,14 +126,18 @@ describe('batch approval by policy, with several keys', () => {
     await approve(id, 'april');
     // Eight days pass for april's approval (the table's own clock column, moved back).
     await gw.db.prisma.approval.updateMany({ where: { batchId: id }, data: { at: new Date(Date.now() - 8 * 24 * 3600_000) } });
-    expect(await show(id)).toMatchObject({ approvals: [], approvalsNeeded: { count: 2, lapsed: [{ by: 'key:april', role: 'APPROVER' }], lapseDays: 7 } });
+    expect(await show(id)).toMatchObject({
+      approvals: [],
+      approvalsNeeded: { count: 2, lapsed: [{ by: 'key:april', role: 'APPROVER' }], lapseDays: 7 },
+    });
     expect((await approve(id, 'boris')).batch).toMatchObject({ status: 'VALIDATED', approvalsNeeded: { count: 1 } });
     expect((await approve(id, 'april')).batch).toMatchObject({ status: 'RUNNING' });
   });
 
   it('needs the policy again when the rows to pay change: an approval without held rows does not count for one with them', async () => {
     // The second row repeats the first (the same payee and amount, no reference): held.
-    const text = 'provider,amount,account\nbank-card-token,600.01,token_success\nbank-card-token,600.01,token_success\nbank-card-token,300.00,token_success\n';
+    const text =
+      'provider,amount,account\nbank-card-token,600.01,token_success\nbank-card-token,600.01,token_success\nbank-card-token,300.00,token_success\n';
     const { id } = await gw.services().importer.import({ source: textSource(text), uploadedBy: 'key:olga' });
     expect((await gw.gql(`{ batch(id: "${id}") { heldCount } }`, {}, key('april'))).body.data.batch.heldCount).toBe(1);
     // 900.01 without the held row: one approver would do, but april asks for it with the held row (1,500.02): two.
@@ -113,7 +145,9 @@ describe('batch approval by policy, with several keys', () => {
     // boris approves the rows without it: another choice than april's, refused with hers in words (issue 38), nothing recorded.
     const refused = await approve(id, 'boris', false);
     expect(refused).toMatchObject({ __typename: 'BatchError', code: 'BATCH_APPROVAL_DIFFERS' });
-    expect(refused.message).toContain('key:april approved paying 3 rows, 1,500.02 RUB, as soon as the approvals are complete, held repeats included; you chose paying 2 rows, 900.01 RUB');
+    expect(refused.message).toContain(
+      'key:april approved paying 3 rows, 1,500.02 RUB, as soon as the approvals are complete, held repeats included; you chose paying 2 rows, 900.01 RUB',
+    );
     // As a new round april's approval stops counting, and one approver suffices for 900.01.
     const NEW_ROUND = `mutation($id: ID!) { approveBatch(id: $id, ignoreBalance: true, newRound: true) { ... on ApproveBatchSuccess { batch { status approvedBy approvals { by } } } } }`;
     const round = (await gw.gql(NEW_ROUND, { id }, key('boris'))).body.data.approveBatch;
@@ -128,7 +162,9 @@ describe('batch approval by policy, with several keys', () => {
     const { id } = await gw.services().importer.import({ source: textSource(text), uploadedBy: 'key:olga' });
     await approve(id, 'april');
     expect((await approve(id, 'root')).batch.status).toBe('RUNNING');
-    await testWorker(gw).drain(async () => (await gw.db.prisma.batch.findUniqueOrThrow({ where: { id } })).status === 'COMPLETED_WITH_FAILURES');
+    await testWorker(gw).drain(
+      async () => (await gw.db.prisma.batch.findUniqueOrThrow({ where: { id } })).status === 'COMPLETED_WITH_FAILURES',
+    );
 
     // 1,200.05 of failed rows: above the first tier, two people. petr's retry is one.
     const first = (await gw.gql(RETRY, { id }, key('petr'))).body.data.retryFailedItems;
@@ -137,6 +173,9 @@ describe('batch approval by policy, with several keys', () => {
     expect((await gw.db.prisma.batch.findUniqueOrThrow({ where: { id } })).status).toBe('COMPLETED_WITH_FAILURES');
     // Asking again is the same person.
     expect((await gw.gql(RETRY, { id }, key('petr'))).body.data.retryFailedItems.message).toMatch(/1 of 2 approvals so far/);
-    expect((await gw.gql(RETRY, { id }, key('root'))).body.data.retryFailedItems).toMatchObject({ __typename: 'RetryFailedItemsSuccess', batch: { status: 'RUNNING' } });
+    expect((await gw.gql(RETRY, { id }, key('root'))).body.data.retryFailedItems).toMatchObject({
+      __typename: 'RetryFailedItemsSuccess',
+      batch: { status: 'RUNNING' },
+    });
   });
 });

@@ -18,7 +18,13 @@ const TIERS = `{
 const policy = parsePolicy(TIERS, 'policy.json', 0n).policy!;
 const now = new Date('2026-11-27T12:00:00Z');
 const DAY = 24 * 3600_000;
-const context = { excluded: 'key:uploader', now, lapseMs: 7 * DAY, choice: { rowSet: 'rows-a', payAt: null }, extraForChangedAccounts: false };
+const context = {
+  excluded: 'key:uploader',
+  now,
+  lapseMs: 7 * DAY,
+  choice: { rowSet: 'rows-a', payAt: null },
+  extraForChangedAccounts: false,
+};
 const batch = (total: string, largest = '1000.00', changedAccountRows = 0): Subject => ({
   kind: 'batch',
   totalMinor: BigInt(total.replace('.', '')),
@@ -50,11 +56,17 @@ describe('the tier table', () => {
     expect(two).toMatchObject({ met: false, needed: { approvers: 1, including: ['admin'] } });
     expect(evaluate(policy, batch('10000000.01'), [by('april'), by('root', 'admin')], context).met).toBe(true);
     // An admin alone is one person, not two.
-    expect(evaluate(policy, batch('10000000.01'), [by('root', 'admin')], context)).toMatchObject({ met: false, needed: { approvers: 1, including: [] } });
+    expect(evaluate(policy, batch('10000000.01'), [by('root', 'admin')], context)).toMatchObject({
+      met: false,
+      needed: { approvers: 1, including: [] },
+    });
   });
 
   it('reads the largest row too: a small total with one large row needs two', () => {
-    expect(evaluate(policy, batch('600000.00', '500000.01'), [by('april')], context)).toMatchObject({ met: false, needed: { approvers: 1 } });
+    expect(evaluate(policy, batch('600000.00', '500000.01'), [by('april')], context)).toMatchObject({
+      met: false,
+      needed: { approvers: 1 },
+    });
   });
 
   it('never counts the uploader', () => {
@@ -65,7 +77,12 @@ describe('the tier table', () => {
   });
 
   it('counts an approver once, however often they approve', () => {
-    const e = evaluate(policy, batch('2000000.00'), [by('april', 'approver', 3), by('april', 'approver', 2), by('april', 'approver', 1)], context);
+    const e = evaluate(
+      policy,
+      batch('2000000.00'),
+      [by('april', 'approver', 3), by('april', 'approver', 2), by('april', 'approver', 1)],
+      context,
+    );
     expect(e).toMatchObject({ met: false, needed: { approvers: 1 } });
     expect(e.counted).toHaveLength(1);
   });
@@ -76,7 +93,9 @@ describe('the tier table', () => {
     expect(e.counted.map((a) => a.actor)).toEqual(['key:boris']);
     expect(e.lapsed.map((a) => a.actor)).toEqual(['key:april']);
     // Approving again counts anew.
-    expect(evaluate(policy, batch('2000000.00'), [by('april', 'approver', 7 * 24), by('boris', 'approver', 1), by('april')], context).met).toBe(true);
+    expect(
+      evaluate(policy, batch('2000000.00'), [by('april', 'approver', 7 * 24), by('boris', 'approver', 1), by('april')], context).met,
+    ).toBe(true);
   });
 
   it('does not count an approval of another row set (held rows included or not, rows paid again)', () => {
@@ -87,8 +106,14 @@ describe('the tier table', () => {
     const evening = new Date('2026-11-27T18:00:00Z');
     const later = { ...context, choice: { rowSet: 'rows-a', payAt: evening } };
     // April chose 18:00; Boris approving "now" is another choice: neither counts with the other.
-    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], later)).toMatchObject({ met: false, counted: [{ actor: 'key:april' }] });
-    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], context)).toMatchObject({ met: false, counted: [{ actor: 'key:boris' }] });
+    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], later)).toMatchObject({
+      met: false,
+      counted: [{ actor: 'key:april' }],
+    });
+    expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), by('boris')], context)).toMatchObject({
+      met: false,
+      counted: [{ actor: 'key:boris' }],
+    });
     const same = by('boris', 'approver', 1, 'rows-a', new Date(evening.getTime()));
     expect(evaluate(policy, batch('1000000.01'), [by('april', 'approver', 2, 'rows-a', evening), same], later).met).toBe(true);
   });
@@ -97,28 +122,52 @@ describe('the tier table', () => {
     expect(evaluate(policy, batch('100.00', '100.00', 3), [by('april')], context).met).toBe(true);
     const on = { ...context, extraForChangedAccounts: true };
     expect(evaluate(policy, batch('100.00', '100.00', 0), [by('april')], on).met).toBe(true);
-    expect(evaluate(policy, batch('100.00', '100.00', 1), [by('april')], on)).toMatchObject({ met: false, required: { approvers: 2 }, needed: { approvers: 1 } });
-    expect(evaluate(policy, batch('2000000.00', '100.00', 1), [by('april'), by('boris')], on)).toMatchObject({ met: false, required: { approvers: 3 } });
+    expect(evaluate(policy, batch('100.00', '100.00', 1), [by('april')], on)).toMatchObject({
+      met: false,
+      required: { approvers: 2 },
+      needed: { approvers: 1 },
+    });
+    expect(evaluate(policy, batch('2000000.00', '100.00', 1), [by('april'), by('boris')], on)).toMatchObject({
+      met: false,
+      required: { approvers: 3 },
+    });
   });
 });
 
 describe('single payments', () => {
   const creator = { ...context, excluded: 'key:creator' };
-  const payment = (amount: string, changedAccount = false): Subject => ({ kind: 'payment', amountMinor: BigInt(amount.replace('.', '')), changedAccount });
+  const payment = (amount: string, changedAccount = false): Subject => ({
+    kind: 'payment',
+    amountMinor: BigInt(amount.replace('.', '')),
+    changedAccount,
+  });
   it('needs nobody up to the first tier, one other key above it, two with an admin above the top', () => {
     expect(evaluate(policy, payment('50000.00'), [], creator).met).toBe(true);
-    expect(evaluate(policy, payment('50000.01'), [by('creator', 'operator')], creator)).toMatchObject({ met: false, needed: { approvers: 1 } });
+    expect(evaluate(policy, payment('50000.01'), [by('creator', 'operator')], creator)).toMatchObject({
+      met: false,
+      needed: { approvers: 1 },
+    });
     expect(evaluate(policy, payment('50000.01'), [by('olga', 'operator')], creator).met).toBe(true);
-    expect(evaluate(policy, payment('1000000.01'), [by('olga', 'operator'), by('petr', 'operator')], creator)).toMatchObject({ met: false, needed: { approvers: 1, including: ['admin'] } });
+    expect(evaluate(policy, payment('1000000.01'), [by('olga', 'operator'), by('petr', 'operator')], creator)).toMatchObject({
+      met: false,
+      needed: { approvers: 1, including: ['admin'] },
+    });
   });
 
   it('adds one key for a changed account only when the setting is on', () => {
     expect(evaluate(policy, payment('100.00', true), [], creator).met).toBe(true);
     const on = { ...creator, extraForChangedAccounts: true };
     expect(evaluate(policy, payment('100.00'), [], on).met).toBe(true);
-    expect(evaluate(policy, payment('100.00', true), [by('creator', 'operator')], on)).toMatchObject({ met: false, required: { approvers: 1 }, needed: { approvers: 1 } });
+    expect(evaluate(policy, payment('100.00', true), [by('creator', 'operator')], on)).toMatchObject({
+      met: false,
+      required: { approvers: 1 },
+      needed: { approvers: 1 },
+    });
     expect(evaluate(policy, payment('100.00', true), [by('olga', 'operator')], on).met).toBe(true);
-    expect(evaluate(policy, payment('50000.01', true), [by('olga', 'operator')], on)).toMatchObject({ met: false, required: { approvers: 2 } });
+    expect(evaluate(policy, payment('50000.01', true), [by('olga', 'operator')], on)).toMatchObject({
+      met: false,
+      required: { approvers: 2 },
+    });
   });
 });
 
@@ -131,7 +180,11 @@ describe('the default policy is today’s rule', () => {
   it('a single payment above PAYMENT_SECOND_PERSON_ABOVE needs a second key', () => {
     const creator = { ...context, excluded: 'key:creator' };
     expect(evaluate(today, { kind: 'payment', amountMinor: 100000n, changedAccount: false }, [], creator).met).toBe(true);
-    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('creator', 'operator')], creator).met).toBe(false);
-    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('bob', 'operator')], creator).met).toBe(true);
+    expect(
+      evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('creator', 'operator')], creator).met,
+    ).toBe(false);
+    expect(evaluate(today, { kind: 'payment', amountMinor: 100001n, changedAccount: false }, [by('bob', 'operator')], creator).met).toBe(
+      true,
+    );
   });
 });

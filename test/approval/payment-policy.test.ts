@@ -35,10 +35,15 @@ describe('single payments by policy', () => {
   let serial = 0;
   const create = async (amount: string, execute = false) => {
     const paymentId = `pp-${++serial}`;
-    const reply = await gw.gql(CREATE, { input: { paymentId, amount, recipient: { bankCardToken: { account: 'token_success' } }, execute } }, apiKey('olga'));
+    const reply = await gw.gql(
+      CREATE,
+      { input: { paymentId, amount, recipient: { bankCardToken: { account: 'token_success' } }, execute } },
+      apiKey('olga'),
+    );
     return { paymentId, reply: reply.body.data.createPayment };
   };
-  const execute = async (paymentId: string, who: string) => (await gw.gql(EXECUTE, { id: paymentId }, apiKey(who))).body.data.executePayment;
+  const execute = async (paymentId: string, who: string) =>
+    (await gw.gql(EXECUTE, { id: paymentId }, apiKey(who))).body.data.executePayment;
 
   it('lets the creator execute alone up to the first tier, in one step too', async () => {
     expect((await create('100.00', true)).reply.__typename).toBe('CreatePaymentSuccess');
@@ -58,7 +63,9 @@ describe('single payments by policy', () => {
     const { paymentId } = await create('5000.00');
     const first = await execute(paymentId, 'petr');
     expect(first).toMatchObject({ code: 'SECOND_PERSON_REQUIRED' });
-    expect(first.message).toMatch(/5,000\.00 RUB.*needs 2 keys other than the one that created it to execute it; 1 of 2 approvals so far: it needs 1 more approver \(admin\)$/);
+    expect(first.message).toMatch(
+      /5,000\.00 RUB.*needs 2 keys other than the one that created it to execute it; 1 of 2 approvals so far: it needs 1 more approver \(admin\)$/,
+    );
     expect((await execute(paymentId, 'petr')).message).toMatch(/1 of 2 approvals so far/);
     expect((await execute(paymentId, 'ivan')).message).toMatch(/2 of 2 approvals so far: it needs 1 more approver \(admin\)$/);
     expect(await gw.sb.effects(paymentId)).toMatchObject({ executeCalls: 0 });

@@ -7,9 +7,17 @@ import { ConfigError } from '../../src/config/config-error.ts';
 
 describe('the policy file', () => {
   it('reads tiers in minor units, from decimal strings', () => {
-    const { policy, problems } = parsePolicy('{ "batch": { "byTotal": [{ "above": "1000000", "approvers": 2, "including": ["admin"] }] } }', 'p.json', 5000n);
+    const { policy, problems } = parsePolicy(
+      '{ "batch": { "byTotal": [{ "above": "1000000", "approvers": 2, "including": ["admin"] }] } }',
+      'p.json',
+      5000n,
+    );
     expect(problems).toEqual([]);
-    expect(policy!.batch).toEqual({ approvers: 1, byTotal: [{ aboveMinor: 100000000n, approvers: 2, including: ['admin'] }], byLargestRow: [] });
+    expect(policy!.batch).toEqual({
+      approvers: 1,
+      byTotal: [{ aboveMinor: 100000000n, approvers: 2, including: ['admin'] }],
+      byLargestRow: [],
+    });
     // A section left out keeps today's rule.
     expect(policy!.payment.byAmount).toEqual([{ aboveMinor: 5000n, approvers: 1, including: [] }]);
   });
@@ -39,7 +47,11 @@ describe('the policy file', () => {
   });
 
   it('refuses tiers out of order, and a missing approvers count', () => {
-    const { problems } = parsePolicy('{\n"batch": { "byTotal": [\n{ "above": "5", "approvers": 2 },\n{ "above": "4" }\n] }\n}', 'p.json', 0n);
+    const { problems } = parsePolicy(
+      '{\n"batch": { "byTotal": [\n{ "above": "5", "approvers": 2 },\n{ "above": "4" }\n] }\n}',
+      'p.json',
+      0n,
+    );
     expect(problems).toEqual([
       expect.stringMatching(/^p\.json line 4, "batch\.byTotal\[1\]\.approvers": is required/),
       expect.stringMatching(/^p\.json line 4, "batch\.byTotal\[1\]\.above": tiers must be listed from the smallest amount up/),
@@ -64,11 +76,17 @@ describe('the policy file', () => {
     const file = join(dir, 'policy.json');
     writeFileSync(file, '{ "batch": { "approvers": 0 } }');
     expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n })).toThrow(ConfigError);
-    expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n })).toThrow(/APPROVAL_POLICY_FILE: .*line 1, "batch\.approvers": must be a whole number of people from 1 to 10/);
-    expect(() => loadPolicy({ file: join(dir, 'absent.json'), secondPersonAboveMinor: 0n })).toThrow(/APPROVAL_POLICY_FILE: cannot be read \(ENOENT\)/);
+    expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n })).toThrow(
+      /APPROVAL_POLICY_FILE: .*line 1, "batch\.approvers": must be a whole number of people from 1 to 10/,
+    );
+    expect(() => loadPolicy({ file: join(dir, 'absent.json'), secondPersonAboveMinor: 0n })).toThrow(
+      /APPROVAL_POLICY_FILE: cannot be read \(ENOENT\)/,
+    );
     // Two people where there is one (no API keys) could never approve: refused, one person's policy is not.
     writeFileSync(file, '{ "batch": { "byTotal": [{ "above": "5", "approvers": 2 }] } }');
-    expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: false })).toThrow(/asks for up to 2 people, but without GATEWAY_API_KEYS/);
+    expect(() => loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: false })).toThrow(
+      /asks for up to 2 people, but without GATEWAY_API_KEYS/,
+    );
     expect(loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: true }).batch.byTotal).toHaveLength(1);
     writeFileSync(file, '{ "batch": { "approvers": 1 } }');
     expect(loadPolicy({ file, secondPersonAboveMinor: 0n, withKeys: false }).batch.approvers).toBe(1);

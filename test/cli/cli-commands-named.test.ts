@@ -36,7 +36,11 @@ function namedCommands(): Array<{ where: string; words: string[] }> {
 const helps = new Map<string, Promise<string>>();
 const helpOf = (path: string[]) => {
   const key = path.join(' ');
-  if (!helps.has(key)) helps.set(key, startPayout([...path, '--help'], shellEnv()).done.then((result) => result.stdout));
+  if (!helps.has(key))
+    helps.set(
+      key,
+      startPayout([...path, '--help'], shellEnv()).done.then((result) => result.stdout),
+    );
   return helps.get(key)!;
 };
 
@@ -49,35 +53,41 @@ const subcommands = (help: string) =>
       .filter((name) => name !== undefined),
   );
 
-it('every `payout …` a message names is a command of the program, with options it takes', async () => {
-  const named = namedCommands();
-  // The walk finds what it should: the hints of run, review and pause at least.
-  expect(named.map((n) => n.words.slice(0, 2).join(' '))).toEqual(expect.arrayContaining(['batch approve', 'batch review', 'batch resume', 'batch status']));
-  const wrong: string[] = [];
-  for (const { where, words } of named) {
-    const path: string[] = [];
-    let subject = false;
-    let next: string | undefined;
-    for (const word of words) {
-      // "payout sandbox: …" is a message's subject: the command it names ends at the colon.
-      const bare = word.replace(/[:.,;)]+$/, '');
-      if (!subcommands(await helpOf(path)).has(bare)) {
-        next = word;
-        break;
+it(
+  'every `payout …` a message names is a command of the program, with options it takes',
+  async () => {
+    const named = namedCommands();
+    // The walk finds what it should: the hints of run, review and pause at least.
+    expect(named.map((n) => n.words.slice(0, 2).join(' '))).toEqual(
+      expect.arrayContaining(['batch approve', 'batch review', 'batch resume', 'batch status']),
+    );
+    const wrong: string[] = [];
+    for (const { where, words } of named) {
+      const path: string[] = [];
+      let subject = false;
+      let next: string | undefined;
+      for (const word of words) {
+        // "payout sandbox: …" is a message's subject: the command it names ends at the colon.
+        const bare = word.replace(/[:.,;)]+$/, '');
+        if (!subcommands(await helpOf(path)).has(bare)) {
+          next = word;
+          break;
+        }
+        path.push(bare);
+        subject = word.endsWith(':');
+        if (subject) break;
       }
-      path.push(bare);
-      subject = word.endsWith(':');
-      if (subject) break;
+      const group = subcommands(await helpOf(path)).size > 0;
+      if (path.length === 0 || (!subject && group && next !== undefined && /^[a-z][a-z-]*$/.test(next))) {
+        wrong.push(`${where}: "payout ${words.join(' ')}" names no command`);
+        continue;
+      }
+      const help = await helpOf(path);
+      for (const option of words.filter((word) => /^--[a-z]/.test(word)).map((word) => /^--[a-z-]+/.exec(word)![0])) {
+        if (!new RegExp(`(^|[ ,])${option}\\b`, 'm').test(help)) wrong.push(`${where}: payout ${path.join(' ')} has no ${option}`);
+      }
     }
-    const group = subcommands(await helpOf(path)).size > 0;
-    if (path.length === 0 || (!subject && group && next !== undefined && /^[a-z][a-z-]*$/.test(next))) {
-      wrong.push(`${where}: "payout ${words.join(' ')}" names no command`);
-      continue;
-    }
-    const help = await helpOf(path);
-    for (const option of words.filter((word) => /^--[a-z]/.test(word)).map((word) => /^--[a-z-]+/.exec(word)![0])) {
-      if (!new RegExp(`(^|[ ,])${option}\\b`, 'm').test(help)) wrong.push(`${where}: payout ${path.join(' ')} has no ${option}`);
-    }
-  }
-  expect(wrong).toEqual([]);
-}, budget(4));
+    expect(wrong).toEqual([]);
+  },
+  budget(4),
+);

@@ -23,8 +23,10 @@ const tempDir = async () => {
   dirs.push(dir);
   return dir;
 };
-const payout = (args: string[], env: Record<string, string>): Promise<PayoutResult> => startPayout(args, { ...env, LANG: 'en_US.UTF-8', TZ: 'UTC' }).done;
-const lastError = (result: PayoutResult) => (JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { error: Record<string, unknown> }).error;
+const payout = (args: string[], env: Record<string, string>): Promise<PayoutResult> =>
+  startPayout(args, { ...env, LANG: 'en_US.UTF-8', TZ: 'UTC' }).done;
+const lastError = (result: PayoutResult) =>
+  (JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { error: Record<string, unknown> }).error;
 
 describe('the CLI finds the gateway that holds the embedded database', () => {
   it('acts through a gateway started on another PORT, naming where it found it', { timeout: budget(3) }, async () => {

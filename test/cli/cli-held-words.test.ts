@@ -56,7 +56,9 @@ describe('the CLI counts held rows by why, and says "has row errors"', () => {
 
   it('says what status pays, and the held row as held, not the valid rows’ total and DUPLICATE', () => {
     const text = statusText(batch);
-    expect(text).toMatch(/to pay .+23,000\.00 \(2 rows\)\. Held, not paid unless the approver includes them: 1 account changed \(.+12,500\.50\)\./);
+    expect(text).toMatch(
+      /to pay .+23,000\.00 \(2 rows\)\. Held, not paid unless the approver includes them: 1 account changed \(.+12,500\.50\)\./,
+    );
     expect(text).not.toMatch(/valid rows total/);
     expect(text).not.toMatch(/DUPLICATE/);
     expect(text).toMatch(/^HELD\s+1\s/m);

@@ -60,26 +60,43 @@ describe('payment get while the partner does not answer', () => {
     try {
       const got = await payout(['payment', 'get', paymentId, '--json']);
       expect(got.code, got.stderr).toBe(0);
-      expect(JSON.parse(got.stdout).payment).toMatchObject({ paymentId, trackingStatus: 'COMPLETED', source: 'RECORDED', liveReadErrorCode: expect.any(String) });
+      expect(JSON.parse(got.stdout).payment).toMatchObject({
+        paymentId,
+        trackingStatus: 'COMPLETED',
+        source: 'RECORDED',
+        liveReadErrorCode: expect.any(String),
+      });
       const text = await payout(['payment', 'get', paymentId]);
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toMatch(/The Payout API gave no answer about it just now \(.+\): this is the gateway's record as of /);
-      expect(await graphqlFreshness()).toMatchObject({ trackingStatus: 'COMPLETED', freshness: { source: 'RECORDED', liveReadErrorCode: expect.any(String) } });
+      expect(await graphqlFreshness()).toMatchObject({
+        trackingStatus: 'COMPLETED',
+        freshness: { source: 'RECORDED', liveReadErrorCode: expect.any(String) },
+      });
     } finally {
       await outage(['--clear']);
     }
   });
 
-  it('the record, said as such, while the partner hangs: one attempt cut short, not the client’s timeouts and retries', { timeout: budget(2) }, async () => {
-    await outage(['--hang', '10m', '--then', 'drop', '--only', 'read']);
-    try {
-      const got = await payout(['payment', 'get', paymentId, '--json']);
-      expect(got.code, got.stderr).toBe(0);
-      expect(JSON.parse(got.stdout).payment).toMatchObject({ paymentId, trackingStatus: 'COMPLETED', source: 'RECORDED', liveReadErrorCode: 'network.timeout' });
-      const search = await payout(['payment', 'search', '--json']);
-      expect(search.code, search.stderr).toBe(0);
-    } finally {
-      await outage(['--clear']);
-    }
-  });
+  it(
+    'the record, said as such, while the partner hangs: one attempt cut short, not the client’s timeouts and retries',
+    { timeout: budget(2) },
+    async () => {
+      await outage(['--hang', '10m', '--then', 'drop', '--only', 'read']);
+      try {
+        const got = await payout(['payment', 'get', paymentId, '--json']);
+        expect(got.code, got.stderr).toBe(0);
+        expect(JSON.parse(got.stdout).payment).toMatchObject({
+          paymentId,
+          trackingStatus: 'COMPLETED',
+          source: 'RECORDED',
+          liveReadErrorCode: 'network.timeout',
+        });
+        const search = await payout(['payment', 'search', '--json']);
+        expect(search.code, search.stderr).toBe(0);
+      } finally {
+        await outage(['--clear']);
+      }
+    },
+  );
 });

@@ -34,7 +34,11 @@ describe('who started a reconciliation run', () => {
     expect(cliRun.trigger).toBe('CLI');
 
     const start = async (headers: Record<string, string>) => {
-      const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: START }) });
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: START }),
+      });
       const body = (await response.json()) as { data: { startReconciliation: { run: { id: string; trigger: string } } } };
       return body.data.startReconciliation.run;
     };

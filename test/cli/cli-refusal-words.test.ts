@@ -10,10 +10,14 @@ import { budget, cliInFreshDataDir } from '../support/cli-process.ts';
 const { payout } = cliInFreshDataDir('payout-cli-refusal-', { defaults: { SANDBOX_BALANCE: '100.00' } });
 
 describe('payout batch run refused for money', () => {
-  it('names --ignore-balance, not the API’s ignoreBalance, and exits 1', async () => {
-    const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/: 51,869\.62 RUB short: .* Top up, or approve with --ignore-balance to start anyway/);
-    expect(run.stdout + run.stderr).not.toMatch(/ignoreBalance|BATCH_INSUFFICIENT_FUNDS/);
-  }, budget(1));
+  it(
+    'names --ignore-balance, not the API’s ignoreBalance, and exits 1',
+    async () => {
+      const run = await payout(['batch', 'run', sampleFile('payroll-valid.csv'), '--yes']);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/: 51,869\.62 RUB short: .* Top up, or approve with --ignore-balance to start anyway/);
+      expect(run.stdout + run.stderr).not.toMatch(/ignoreBalance|BATCH_INSUFFICIENT_FUNDS/);
+    },
+    budget(1),
+  );
 });

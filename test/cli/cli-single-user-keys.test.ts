@@ -24,21 +24,25 @@ describe('GATEWAY_SINGLE_USER with API keys', () => {
     expect(row('PAYOUT_CLI_KEY_FILE')).not.toMatch(/read-only/);
   });
 
-  it('the CLI without a key is refused, reads included, saying single-user does not stand in for one; with the key, one person imports and approves', { timeout: budget(3) }, async () => {
-    const payroll = join(dataDir(), 'payroll.csv');
-    await writeFile(payroll, 'provider,amount,account\nbank-card-token,10.00,token_success\n');
-    const run = await payout(['batch', 'run', payroll, '--yes'], env);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('GATEWAY_SINGLE_USER does not stand in for a key (it only lets one key both import and approve)');
-    expect(run.stderr).not.toMatch(/read-only/);
-    const list = await payout(['batch', 'list'], env);
-    expect(list.code).toBe(2);
-    expect(list.stderr).toMatch(/answers only a key it knows, reads included/);
+  it(
+    'the CLI without a key is refused, reads included, saying single-user does not stand in for one; with the key, one person imports and approves',
+    { timeout: budget(3) },
+    async () => {
+      const payroll = join(dataDir(), 'payroll.csv');
+      await writeFile(payroll, 'provider,amount,account\nbank-card-token,10.00,token_success\n');
+      const run = await payout(['batch', 'run', payroll, '--yes'], env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('GATEWAY_SINGLE_USER does not stand in for a key (it only lets one key both import and approve)');
+      expect(run.stderr).not.toMatch(/read-only/);
+      const list = await payout(['batch', 'list'], env);
+      expect(list.code).toBe(2);
+      expect(list.stderr).toMatch(/answers only a key it knows, reads included/);
 
-    const keyFile = join(dataDir(), 'adam.key');
-    await writeFile(keyFile, `${apiKey('adam')}\n`, { mode: 0o600 });
-    const own = await payout(['batch', 'run', payroll, '--yes', '--json'], { ...env, PAYOUT_CLI_KEY_FILE: keyFile });
-    expect(own.code, own.stderr).toBe(0);
-    expect(JSON.parse(own.stdout).batch).toMatchObject({ status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:adam' });
-  });
+      const keyFile = join(dataDir(), 'adam.key');
+      await writeFile(keyFile, `${apiKey('adam')}\n`, { mode: 0o600 });
+      const own = await payout(['batch', 'run', payroll, '--yes', '--json'], { ...env, PAYOUT_CLI_KEY_FILE: keyFile });
+      expect(own.code, own.stderr).toBe(0);
+      expect(JSON.parse(own.stdout).batch).toMatchObject({ status: 'COMPLETED', uploadedBy: 'key:adam', approvedBy: 'key:adam' });
+    },
+  );
 });

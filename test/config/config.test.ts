@@ -43,12 +43,7 @@ describe('gateway configuration', () => {
 
   it('requires credentials, key and webhook secret for a real upstream, naming each missing one', () => {
     const found = problems(() => loadGatewayConfig({ PAYOUT_API_URL: 'https://payout.example', PAYOUT_AGENT_ID: 'a' }));
-    expect(Object.keys(found).sort()).toEqual([
-      'GATEWAY_API_KEYS',
-      'PAYOUT_API_TOKEN',
-      'PAYOUT_PRIVATE_KEY_FILE',
-      'PAYOUT_WEBHOOK_SECRET',
-    ]);
+    expect(Object.keys(found).sort()).toEqual(['GATEWAY_API_KEYS', 'PAYOUT_API_TOKEN', 'PAYOUT_PRIVATE_KEY_FILE', 'PAYOUT_WEBHOOK_SECRET']);
   });
 
   it('reports missing credentials together with other bad variables', () => {
@@ -83,7 +78,9 @@ describe('gateway configuration', () => {
 
   it('parses GATEWAY_API_KEYS as NAME:ROLE:KEY and, as before, KEY:ROLE (a key may hold colons)', () => {
     const [k1, k2, k3] = [apiKey('k1'), apiKey('k2'), apiKey('k3')];
-    const config = loadGatewayConfig({ GATEWAY_API_KEYS: `alice:approver:${k1}, ${k2}:admin,with:${k3}:operator,bob.smith:viewer:${k3}x:y` });
+    const config = loadGatewayConfig({
+      GATEWAY_API_KEYS: `alice:approver:${k1}, ${k2}:admin,with:${k3}:operator,bob.smith:viewer:${k3}x:y`,
+    });
     expect(config.apiKeys).toEqual([
       { position: 1, name: 'alice', role: 'approver', key: k1 },
       { position: 2, name: undefined, role: 'admin', key: k2 },
@@ -135,9 +132,12 @@ describe('gateway configuration', () => {
     expect(found).toMatch(/entry 1 reads both as NAME:ROLE:KEY and as KEY:ROLE/);
   });
 
-  it('reads the providers\' commission tariffs (COMMISSION_TARIFFS) into percents and minimum fees in kopecks', () => {
+  it("reads the providers' commission tariffs (COMMISSION_TARIFFS) into percents and minimum fees in kopecks", () => {
     expect(loadGatewayConfig({}).commission).toEqual({ tariffs: {}, defaultPercent: '2' });
-    const config = loadGatewayConfig({ COMMISSION_TARIFFS: ' bank-card-russia:1.5%:25.00, sbp-b2c : 0.7 : 10 ', COMMISSION_ESTIMATE_PERCENT: '1.5' });
+    const config = loadGatewayConfig({
+      COMMISSION_TARIFFS: ' bank-card-russia:1.5%:25.00, sbp-b2c : 0.7 : 10 ',
+      COMMISSION_ESTIMATE_PERCENT: '1.5',
+    });
     expect(config.commission).toEqual({
       tariffs: { 'bank-card-russia': { percent: '1.5', minimumMinor: 2_500n }, 'sbp-b2c': { percent: '0.7', minimumMinor: 1_000n } },
       defaultPercent: '1.5',
@@ -146,7 +146,10 @@ describe('gateway configuration', () => {
 
   it('refuses a tariff it cannot read, naming each entry', () => {
     const found = problems(() =>
-      loadGatewayConfig({ COMMISSION_TARIFFS: 'bank-card-russia:1.5%,Cards:1%:0,sbp-b2c:1,5%:10,sbp-fio:0.7%:ten,sbp-b2c:0.7%:10,sbp-b2c:0.8%:10,constructor:1%:0' }),
+      loadGatewayConfig({
+        COMMISSION_TARIFFS:
+          'bank-card-russia:1.5%,Cards:1%:0,sbp-b2c:1,5%:10,sbp-fio:0.7%:ten,sbp-b2c:0.7%:10,sbp-b2c:0.8%:10,constructor:1%:0',
+      }),
     ).COMMISSION_TARIFFS;
     expect(found).toMatch(/entry 1 "bank-card-russia:1.5%" is not PROVIDER:PERCENT%:MINIMUM/);
     expect(found).toMatch(/entry 2 "Cards:1%:0": "Cards" is not a provider code/);
@@ -163,14 +166,20 @@ describe('gateway configuration', () => {
     expect(loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: '1.25' }).schedule.forecastLeadMs).toBe(4_500_000);
     expect(loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: '48' }).schedule.forecastLeadMs).toBe(48 * 3_600_000);
     for (const bad of ['0', '-1', 'soon', '1,5', 'Infinity']) {
-      expect(problems(() => loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: bad })), bad).toEqual({
+      expect(
+        problems(() => loadGatewayConfig({ SCHEDULE_FORECAST_LEAD_HOURS: bad })),
+        bad,
+      ).toEqual({
         SCHEDULE_FORECAST_LEAD_HOURS: 'must be a number of hours above 0, such as 24 or 0.5',
       });
     }
   });
 
   it('reads the key the CLI acts as', () => {
-    expect(loadGatewayConfig({ PAYOUT_CLI_KEY_FILE: '/run/secrets/payout-key' }).cliKey).toEqual({ key: undefined, keyFile: '/run/secrets/payout-key' });
+    expect(loadGatewayConfig({ PAYOUT_CLI_KEY_FILE: '/run/secrets/payout-key' }).cliKey).toEqual({
+      key: undefined,
+      keyFile: '/run/secrets/payout-key',
+    });
   });
 });
 

@@ -11,7 +11,12 @@ import { open, seal, UnknownDataKeyError } from '../../src/crypto/envelope.ts';
 import { maskRecipientFields } from '../../src/log/mask.ts';
 
 const keyText = () => randomBytes(32).toString('base64');
-const settings = (over: Partial<Parameters<typeof loadDataKeyring>[0]> = {}) => ({ key: undefined, keyFile: undefined, oldKeys: [], ...over });
+const settings = (over: Partial<Parameters<typeof loadDataKeyring>[0]> = {}) => ({
+  key: undefined,
+  keyFile: undefined,
+  oldKeys: [],
+  ...over,
+});
 
 function problems(run: () => unknown): Record<string, string> {
   try {
@@ -34,7 +39,10 @@ describe('card data envelopes', () => {
     expect(JSON.stringify(envelope)).not.toContain('4111111111111111');
     expect(open(ring, envelope, 'row-1').toString()).toBe('4111111111111111');
     expect(() => open(ring, envelope, 'row-2')).toThrow(/does not authenticate/);
-    const altered = { ...envelope, ct: Buffer.from(Buffer.from(envelope.ct, 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64') };
+    const altered = {
+      ...envelope,
+      ct: Buffer.from(Buffer.from(envelope.ct, 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64'),
+    };
     expect(() => open(ring, altered, 'row-1')).toThrow(/does not authenticate/);
     expect(() => open(ring, { v: 1 }, 'row-1')).toThrow(/malformed/);
   });
@@ -89,13 +97,20 @@ describe('data key configuration', () => {
   });
 
   it('requires a configured key with a real upstream, and refuses bad ones without echoing them', () => {
-    expect(problems(() => loadDataKeyring(settings(), { dataDir: dir, embedded: false })).PAYOUT_DATA_KEY).toMatch(/required when PAYOUT_API_URL is set/);
+    expect(problems(() => loadDataKeyring(settings(), { dataDir: dir, embedded: false })).PAYOUT_DATA_KEY).toMatch(
+      /required when PAYOUT_API_URL is set/,
+    );
     const short = randomBytes(16).toString('base64');
     const found = problems(() => loadDataKeyring(settings({ key: short }), { dataDir: dir, embedded: false }));
     expect(found.PAYOUT_DATA_KEY).toMatch(/32 bytes/);
     expect(found.PAYOUT_DATA_KEY).not.toContain(short);
-    expect(problems(() => loadDataKeyring(settings({ key: keyText(), oldKeys: ['nope'] }), { dataDir: dir, embedded: false })).PAYOUT_DATA_KEYS_OLD).toMatch(/entry 1/);
-    expect(problems(() => loadDataKeyring(settings({ keyFile: join(dir, 'missing') }), { dataDir: dir, embedded: false })).PAYOUT_DATA_KEY_FILE).toMatch(/ENOENT/);
+    expect(
+      problems(() => loadDataKeyring(settings({ key: keyText(), oldKeys: ['nope'] }), { dataDir: dir, embedded: false }))
+        .PAYOUT_DATA_KEYS_OLD,
+    ).toMatch(/entry 1/);
+    expect(
+      problems(() => loadDataKeyring(settings({ keyFile: join(dir, 'missing') }), { dataDir: dir, embedded: false })).PAYOUT_DATA_KEY_FILE,
+    ).toMatch(/ENOENT/);
   });
 
   it('reads the variables, with a 30-day retention by default', () => {

@@ -23,10 +23,23 @@ describe.each(testDatabaseKinds())('the approved-payees migration on $name', (ki
     const prisma = test.db.prisma;
     const key = (n: number) => n.toString(16).padStart(32, '0');
     const batch = (id: string, approvedAt: Date | null) =>
-      prisma.batch.create({ data: { id, name: id, fileHash: '0'.repeat(64), fileBytes: 1, status: approvedAt === null ? 'VALIDATED' : 'COMPLETED', approvedAt } });
+      prisma.batch.create({
+        data: { id, name: id, fileHash: '0'.repeat(64), fileBytes: 1, status: approvedAt === null ? 'VALIDATED' : 'COMPLETED', approvedAt },
+      });
     const item = (batchId: string, line: number, payeeKey: string | null, status: 'COMPLETED' | 'PENDING' | 'INVALID') =>
       prisma.batchItem.create({
-        data: { batchId, line, paymentId: `${batchId}-${line}`, providerCode: 'bank-card-token', amount: '300.00', currency: 'RUB', fields: {}, payeeKey, status, finishedAt: status === 'COMPLETED' ? new Date() : null },
+        data: {
+          batchId,
+          line,
+          paymentId: `${batchId}-${line}`,
+          providerCode: 'bank-card-token',
+          amount: '300.00',
+          currency: 'RUB',
+          fields: {},
+          payeeKey,
+          status,
+          finishedAt: status === 'COMPLETED' ? new Date() : null,
+        },
       });
     // As an earlier version left them: rows with their payee keys, no ApprovedPayee rows.
     await batch('paidbefore', new Date());

@@ -41,7 +41,12 @@ describe.runIf(postgres !== undefined)('a database connection ended under the pr
   /** The pid of the one backend running `sql` now, once it is. */
   const backendRunning = (text: string) =>
     eventually(async () => {
-      const rows = (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid() AND state = 'active'", [`%${text}%`])).rows;
+      const rows = (
+        await admin.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid() AND state = 'active'",
+          [`%${text}%`],
+        )
+      ).rows;
       expect(rows).toHaveLength(1);
       return rows[0]!.pid;
     }, 60_000);
@@ -63,7 +68,11 @@ describe.runIf(postgres !== undefined)('a database connection ended under the pr
       expect(isConnectionLost(failed)).toBe(true);
       const told = warnings.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(told).toHaveLength(1);
-      expect(told[0]).toMatchObject({ msg: expect.stringMatching(/database connection lost/), code: '57P01', reason: expect.stringMatching(/terminating connection/) });
+      expect(told[0]).toMatchObject({
+        msg: expect.stringMatching(/database connection lost/),
+        code: '57P01',
+        reason: expect.stringMatching(/terminating connection/),
+      });
       // Only the words and the code: never the client with its host, user and database.
       expect(JSON.stringify(told[0])).not.toMatch(/connectionParameters|127\.0\.0\.1|postgres@/);
       expect((await pool.query<{ ok: number }>('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
@@ -107,7 +116,6 @@ describe.runIf(postgres !== undefined)('a database connection ended under the pr
     expect(await db.query('SELECT attempt FROM lost_connection_probe', [])).toEqual([{ attempt: 2 }]);
   });
 });
-
 
 /**
  * Issue 37: what each path throws while the database is in trouble is told apart from a
@@ -163,7 +171,9 @@ describe.runIf(postgres !== undefined)('a database in trouble, in words (Postgre
       for (const error of errors) {
         const { message, extensions } = told(error);
         expect(extensions).toEqual({ code: 'DATABASE_UNAVAILABLE', retryable: true, reason: 'not-accepting' });
-        expect(message).toBe(`The database is unavailable: ${words}. This request may or may not have taken effect: read the object again, then repeat the request if it is still needed.`);
+        expect(message).toBe(
+          `The database is unavailable: ${words}. This request may or may not have taken effect: read the object again, then repeat the request if it is still needed.`,
+        );
       }
       // createPayment names its payment, the one the gateway made included: the caller repeats with it.
       expect(told(new DatabaseUnavailableFor(errors[3], 'pay-37'))).toEqual({
@@ -184,7 +194,9 @@ describe.runIf(postgres !== undefined)('a database in trouble, in words (Postgre
     const holding = Array.from({ length: 10 }, () => db.query('SELECT pg_advisory_xact_lock_shared(37)', []).catch(() => undefined));
     try {
       await eventually(async () => {
-        const waiting = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        const waiting = await admin.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
         expect(waiting.rows[0].n).toBe(10);
       }, 60_000);
       const error = await failure(() => db.prisma.$transaction(async (tx) => tx.batch.findMany({ take: 1 })));

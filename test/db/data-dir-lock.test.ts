@@ -93,7 +93,10 @@ describe('embedded database lock', () => {
     const second = output(node(secondScript, dir));
     expect(await second.exited).toBe(3);
     expect(second.text).toMatch(
-      new RegExp(`^refused: the embedded database in ${dir} is in use by pid ${first.pid} \\(npm start, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\); the payout CLI acts through its gateway \\(PAYOUT_GATEWAY_URL\\); several processes on one database need DATABASE_URL$`, 'm'),
+      new RegExp(
+        `^refused: the embedded database in ${dir} is in use by pid ${first.pid} \\(npm start, since \\d{4}-\\d\\d-\\d\\dT[^)]+\\); the payout CLI acts through its gateway \\(PAYOUT_GATEWAY_URL\\); several processes on one database need DATABASE_URL$`,
+        'm',
+      ),
     );
 
     first.stdin.end('go\n');
@@ -119,7 +122,10 @@ describe('embedded database lock', () => {
   it('takes over the lock of a process that no longer runs', async () => {
     const gone = spawn(process.execPath, ['-e', '']);
     await once(gone, 'exit');
-    writeFileSync(join(dir, 'pglite.lock'), `${JSON.stringify({ pid: gone.pid, command: 'npm start', startedAt: '2026-11-01T00:00:00.000Z' })}\n`);
+    writeFileSync(
+      join(dir, 'pglite.lock'),
+      `${JSON.stringify({ pid: gone.pid, command: 'npm start', startedAt: '2026-11-01T00:00:00.000Z' })}\n`,
+    );
     const db = await openDatabase({ dataDir: dir });
     try {
       expect(JSON.parse(readFileSync(join(dir, 'pglite.lock'), 'utf8'))).toMatchObject({ pid: process.pid });
@@ -130,7 +136,10 @@ describe('embedded database lock', () => {
   }, 60_000);
 
   it('takes over a lock left with this process’s own pid by an earlier life (a restarted container)', async () => {
-    writeFileSync(join(dir, 'pglite.lock'), `${JSON.stringify({ pid: process.pid, command: 'npm start', startedAt: '2026-11-01T00:00:00.000Z' })}\n`);
+    writeFileSync(
+      join(dir, 'pglite.lock'),
+      `${JSON.stringify({ pid: process.pid, command: 'npm start', startedAt: '2026-11-01T00:00:00.000Z' })}\n`,
+    );
     const db = await openDatabase({ dataDir: dir });
     await db.close();
   }, 60_000);

@@ -27,7 +27,7 @@ const kinds: Array<{ name: string; create(): Promise<Target> }> = [
       const pglite = await PGlite.create();
       return {
         adapter: new PrismaPGlite(pglite),
-        sql: async <Row,>(text: string, params: unknown[] = []) => (await pglite.query<Row>(text, params)).rows,
+        sql: async <Row>(text: string, params: unknown[] = []) => (await pglite.query<Row>(text, params)).rows,
         drop: () => pglite.close(),
       };
     },
@@ -50,7 +50,7 @@ if (adminUrl !== undefined && adminUrl !== '') {
       const pool = new pg.Pool({ connectionString: url.toString() });
       return {
         adapter: new PrismaPg({ connectionString: url.toString() }),
-        sql: async <Row,>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
+        sql: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
         async drop() {
           await pool.end();
           await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -109,7 +109,10 @@ function texts(count: number): string[] {
   };
   const words = ['Pay to card', 'ref', 'note:', 'ИНН', 'account', '1500.00', 'x', ''];
   return Array.from({ length: count }, () =>
-    Array.from({ length: 1 + next(3) }, () => `${words[next(words.length)]} ${group(number())}${next(4) === 0 ? ` ${next(10000)}.00` : ''}`).join(' '),
+    Array.from(
+      { length: 1 + next(3) },
+      () => `${words[next(words.length)]} ${group(number())}${next(4) === 0 ? ` ${next(10000)}.00` : ''}`,
+    ).join(' '),
   );
 }
 
@@ -127,18 +130,39 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
   it('masks card numbers stored in free text, and keeps accounts, failing numbers and the card fields', async () => {
     const { sql } = target;
     await sql(`INSERT INTO "Batch" (id, name, "fileHash", "fileBytes") VALUES ('b1', 'November', repeat('0', 64), 1)`);
-    const item = (line: number, reference: string | null, fields: object, customFields: object | null, errorMessage: string | null = null) =>
+    const item = (
+      line: number,
+      reference: string | null,
+      fields: object,
+      customFields: object | null,
+      errorMessage: string | null = null,
+    ) =>
       sql(
         `INSERT INTO "BatchItem" ("batchId", line, reference, "paymentId", "providerCode", amount, currency, fields, "customFields", "errorMessage", "updatedAt")
          VALUES ('b1', $1, $2, $3, 'bank-card-russia', 10, 'RUB', $4::jsonb, $5::jsonb, $6, now())`,
         [line, reference, `p-${line}`, JSON.stringify(fields), customFields === null ? null : JSON.stringify(customFields), errorMessage],
       );
     const sealed = { v: 1, kid: 'k1', iv: 'aaaa', tag: 'bbbb', ct: '4111111111111111' };
-    await item(2, 'Pay to card 4111111111111111', { pan: '4111********1111', description: 'to 4012888888881 please' }, { note: 'card 5555 5555 5555 4444', acc: '40817810099910004312', id: '4111111111111112' });
-    await item(3, '4111-1111-1111-1111', { pan: '4000056655665556', cardholder_name: 'ANNA', $sealed: sealed }, null, 'declined for 4111.1111.1111.1111');
+    await item(
+      2,
+      'Pay to card 4111111111111111',
+      { pan: '4111********1111', description: 'to 4012888888881 please' },
+      { note: 'card 5555 5555 5555 4444', acc: '40817810099910004312', id: '4111111111111112' },
+    );
+    await item(
+      3,
+      '4111-1111-1111-1111',
+      { pan: '4000056655665556', cardholder_name: 'ANNA', $sealed: sealed },
+      null,
+      'declined for 4111.1111.1111.1111',
+    );
     await item(4, 'INV-40817810099910004317', { account: '4111111111111111' }, { list: ['6222 0210 0000 0000 009', 7] } as object);
     const problem = (line: number, column: string, message: string) =>
-      sql(`INSERT INTO "BatchProblem" ("batchId", line, "column", code, severity, message) VALUES ('b1', $1, $2, 'x', 'error', $3)`, [line, column, message]);
+      sql(`INSERT INTO "BatchProblem" ("batchId", line, "column", code, severity, message) VALUES ('b1', $1, $2, 'x', 'error', $3)`, [
+        line,
+        column,
+        message,
+      ]);
     await problem(5, 'custom.6222021000000000009', '"4111\u00A01111\u00A01111\u00A01111" is not a provider');
     await problem(6, 'reference', '"4111111111111112" and 40817810099910004312 stay');
     for (const [i, text] of generated.entries()) await problem(100 + i, 'description', text);
@@ -151,7 +175,9 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
         'card 4111111111111111 refused',
       ],
     );
-    await sql(`INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorMessage", source) VALUES ('pay-1', 'FAILED', 'card 5555555555554444 refused', 'create')`);
+    await sql(
+      `INSERT INTO "PaymentStatusEvent" ("paymentId", status, "errorMessage", source) VALUES ('pay-1', 'FAILED', 'card 5555555555554444 refused', 'create')`,
+    );
 
     expect(await migrate(target, MIGRATION)).toEqual([MIGRATION]);
 
@@ -167,10 +193,24 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
         errorMessage: null,
       },
       // The card fields and the sealed envelope are the card-data protections' (a clear pan is sealed at start).
-      { line: 3, reference: '4111********1111', fields: { pan: '4000056655665556', cardholder_name: 'ANNA', $sealed: sealed }, customFields: null, errorMessage: 'declined for 4111********1111' },
-      { line: 4, reference: 'INV-40817810099910004317', fields: { account: '4111111111111111' }, customFields: { list: ['6222***********0009', 7] }, errorMessage: null },
+      {
+        line: 3,
+        reference: '4111********1111',
+        fields: { pan: '4000056655665556', cardholder_name: 'ANNA', $sealed: sealed },
+        customFields: null,
+        errorMessage: 'declined for 4111********1111',
+      },
+      {
+        line: 4,
+        reference: 'INV-40817810099910004317',
+        fields: { account: '4111111111111111' },
+        customFields: { list: ['6222***********0009', 7] },
+        errorMessage: null,
+      },
     ]);
-    const problems = await sql<{ line: number; column: string; message: string }>(`SELECT line, "column", message FROM "BatchProblem" ORDER BY line`);
+    const problems = await sql<{ line: number; column: string; message: string }>(
+      `SELECT line, "column", message FROM "BatchProblem" ORDER BY line`,
+    );
     expect(problems.slice(0, 2)).toEqual([
       { line: 5, column: 'custom.6222***********0009', message: '"4111********1111" is not a provider' },
       { line: 6, column: 'reference', message: '"4111111111111112" and 40817810099910004312 stay' },
@@ -181,7 +221,9 @@ describe.each(kinds)(`migration ${MIGRATION} on $name`, (kind) => {
     expect(generated.filter((text, i) => masked[i] !== text).length).toBeGreaterThan(30);
     expect(generated.filter((text) => maskedByTheApp(text) === text).length).toBeGreaterThan(50);
 
-    const [payment] = await sql<{ recipient: unknown; customFields: unknown; errorMessage: string }>(`SELECT recipient, "customFields", "errorMessage" FROM "Payment"`);
+    const [payment] = await sql<{ recipient: unknown; customFields: unknown; errorMessage: string }>(
+      `SELECT recipient, "customFields", "errorMessage" FROM "Payment"`,
+    );
     expect(payment).toEqual({
       recipient: { pan: '4111********1111', description: 'Pay to card 4111********1111 1500.00' },
       customFields: { '4111********1111': 'x', n: '5555********4444' },

@@ -48,7 +48,9 @@ describe.each(testDatabaseKinds())('migration check on $name', (kind) => {
   it('says which applied migration no longer matches its file, and applies nothing', async () => {
     await db.query(`UPDATE _prisma_migrations SET checksum = 'edited' WHERE migration_name = $1`, [names[0]]);
     expect(await db.migrate()).toEqual([]);
-    expect(warnings).toEqual([expect.objectContaining({ migrations: [names[0]], msg: expect.stringContaining('differ from their migration.sql') })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ migrations: [names[0]], msg: expect.stringContaining('differ from their migration.sql') }),
+    ]);
     // Still ready: as with `prisma migrate deploy`, an edited applied migration is not pending.
     expect(await db.pendingMigrations()).toEqual([]);
   });

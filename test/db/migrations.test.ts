@@ -48,7 +48,12 @@ describe.each(testDatabaseKinds())('migrations on $name', (kind) => {
         currency: 'RUB',
         providerCode: 'sbp-b2c',
         recipient: { account: '*******4567', bankId: 'sbp_bank_id_success' },
-        history: { create: [{ status: 'PENDING', source: 'create' }, { status: 'READY', source: 'create' }] },
+        history: {
+          create: [
+            { status: 'PENDING', source: 'create' },
+            { status: 'READY', source: 'create' },
+          ],
+        },
       },
     });
     const stored = await test.db.prisma.payment.findUniqueOrThrow({

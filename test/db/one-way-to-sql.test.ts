@@ -12,7 +12,10 @@ const root = join(import.meta.dirname, '../..');
 const src = join(root, 'src');
 
 const forbidden: ReadonlyArray<{ pattern: RegExp; instead: string }> = [
-  { pattern: /\$(queryRaw|queryRawUnsafe|executeRaw|executeRawUnsafe)\b/g, instead: 'a statement in a sql/ file taking a SqlQuery (sqlOf(prisma or tx), or Database.query)' },
+  {
+    pattern: /\$(queryRaw|queryRawUnsafe|executeRaw|executeRawUnsafe)\b/g,
+    instead: 'a statement in a sql/ file taking a SqlQuery (sqlOf(prisma or tx), or Database.query)',
+  },
   { pattern: /\bas\s+unknown\s+as\s+PrismaClient\b/g, instead: 'sqlOf(tx): it takes a transaction client as it is' },
 ];
 
@@ -27,7 +30,9 @@ function filesUnder(dir: string): string[] {
 /** `file:line: match (instead)` for each forbidden use in `text`. */
 function uses(file: string, text: string): string[] {
   return forbidden.flatMap(({ pattern, instead }) =>
-    [...text.matchAll(pattern)].map((match) => `${relative(root, file)}:${text.slice(0, match.index).split('\n').length}: ${match[0]} (use ${instead})`),
+    [...text.matchAll(pattern)].map(
+      (match) => `${relative(root, file)}:${text.slice(0, match.index).split('\n').length}: ${match[0]} (use ${instead})`,
+    ),
   );
 }
 
@@ -38,7 +43,7 @@ function outsideDb(files: Array<{ file: string; text: string }>): string[] {
 describe('one way to SQL', () => {
   const files = () => filesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
-  it('Prisma\'s raw methods and the PrismaClient cast appear under src/ only in src/db/', () => {
+  it("Prisma's raw methods and the PrismaClient cast appear under src/ only in src/db/", () => {
     expect(outsideDb(files())).toEqual([]);
   });
 
@@ -54,18 +59,14 @@ describe('one way to SQL', () => {
       'await tx.$queryRaw`SELECT 1`;',
       "await prisma.$queryRawUnsafe('SELECT 1');",
       'await tx.$executeRaw`UPDATE "Batch" SET name = name`;',
-      "await tx.$executeRawUnsafe('UPDATE \"Batch\" SET name = name');",
+      'await tx.$executeRawUnsafe(\'UPDATE "Batch" SET name = name\');',
       'const query = sqlOf(tx as unknown as PrismaClient);',
     ];
     const withUses = all.map((one) => (one.file === service ? { ...one, text: `${one.text}\n${added.join('\n')}\n` } : one));
     const problems = outsideDb(withUses);
     expect(problems).toHaveLength(added.length);
-    expect(problems.map((problem) => problem.replace(/^src\/batch\/lifecycle\/batch-service\.ts:\d+: /, '').replace(/ \(use .*\)$/, ''))).toEqual([
-      '$queryRaw',
-      '$queryRawUnsafe',
-      '$executeRaw',
-      '$executeRawUnsafe',
-      'as unknown as PrismaClient',
-    ]);
+    expect(
+      problems.map((problem) => problem.replace(/^src\/batch\/lifecycle\/batch-service\.ts:\d+: /, '').replace(/ \(use .*\)$/, '')),
+    ).toEqual(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', 'as unknown as PrismaClient']);
   });
 });

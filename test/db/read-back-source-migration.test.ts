@@ -17,7 +17,15 @@ describe.each(testDatabaseKinds())('the read-back source migration on $name', (k
     const prisma = test.db.prisma;
     const payment = (paymentId: string) =>
       prisma.payment.create({
-        data: { paymentId, agentId: 'a', amount: '1.00', currency: 'RUB', providerCode: 'bank-card-token', recipient: {}, status: 'COMPLETED' },
+        data: {
+          paymentId,
+          agentId: 'a',
+          amount: '1.00',
+          currency: 'RUB',
+          providerCode: 'bank-card-token',
+          recipient: {},
+          status: 'COMPLETED',
+        },
       });
     await payment('read-1');
     await payment('repaired-1');
@@ -32,11 +40,19 @@ describe.each(testDatabaseKinds())('the read-back source migration on $name', (k
       ],
     });
     await prisma.auditEvent.create({
-      data: { action: 'reconciliation.repair', actor: 'reconciliation', paymentId: 'repaired-1', detail: { runId: 'r1', from: 'IN_PROGRESS', to: 'COMPLETED' } },
+      data: {
+        action: 'reconciliation.repair',
+        actor: 'reconciliation',
+        paymentId: 'repaired-1',
+        detail: { runId: 'r1', from: 'IN_PROGRESS', to: 'COMPLETED' },
+      },
     });
     // Applied already by migrate(); run again on the rows above (it is idempotent).
     await test.db.query(await readFile(MIGRATION, 'utf8'), []);
-    const history = await prisma.paymentStatusEvent.findMany({ orderBy: { id: 'asc' }, select: { paymentId: true, status: true, source: true } });
+    const history = await prisma.paymentStatusEvent.findMany({
+      orderBy: { id: 'asc' },
+      select: { paymentId: true, status: true, source: true },
+    });
     expect(history.map((h) => `${h.paymentId} ${h.status} ${h.source}`)).toEqual([
       'read-1 PENDING request',
       'read-1 IN_PROGRESS read-back',

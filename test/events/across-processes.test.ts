@@ -49,8 +49,18 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
       LOG_LEVEL: 'info',
     };
     const [portA, portB] = [await freePort(), await freePort()];
-    const a = GatewayProcess.spawn('gateway A', { ...shared, HOST: '127.0.0.1', PORT: String(portA), GATEWAY_PUBLIC_URL: `http://127.0.0.1:${portA}` });
-    const b = GatewayProcess.spawn('gateway B', { ...shared, HOST: '127.0.0.1', PORT: String(portB), GATEWAY_PUBLIC_URL: `http://127.0.0.1:${portB}` });
+    const a = GatewayProcess.spawn('gateway A', {
+      ...shared,
+      HOST: '127.0.0.1',
+      PORT: String(portA),
+      GATEWAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+    });
+    const b = GatewayProcess.spawn('gateway B', {
+      ...shared,
+      HOST: '127.0.0.1',
+      PORT: String(portB),
+      GATEWAY_PUBLIC_URL: `http://127.0.0.1:${portB}`,
+    });
     processes.push(a, b);
     [gatewayA, gatewayB] = await Promise.all([a.ready, b.ready]);
     // The worker's payments send their webhooks to gateway B too.
@@ -74,7 +84,11 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
 
   let seenSoFar: () => string = () => '';
   const diagnose = () =>
-    [`events: ${seenSoFar()}`, ...processes.map((p) => `${p.name}:\n${p.logTail(15)}`), `worker (${worker.describe()}):\n${worker.logTail(15)}`].join('\n---\n');
+    [
+      `events: ${seenSoFar()}`,
+      ...processes.map((p) => `${p.name}:\n${p.logTail(15)}`),
+      `worker (${worker.describe()}):\n${worker.logTail(15)}`,
+    ].join('\n---\n');
 
   async function gql(gateway: string, key: string, query: string) {
     const response = await request(`${gateway}/graphql`, {
@@ -169,12 +183,19 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     );
     expect(ended.ended).toBe(false);
     await releaseHeld(sb);
-    await waitFor('the stream to end after the final state', () => ended.ended, () => (worker.alive ? undefined : 'the worker exited'));
+    await waitFor(
+      'the stream to end after the final state',
+      () => ended.ended,
+      () => (worker.alive ? undefined : 'the worker exited'),
+    );
 
     const seen = snapshots();
     expect(seen[0]).toEqual({ status: 'VALIDATED', completed: 0 });
     const running = seen.filter((s) => s.status === 'RUNNING');
-    expect(running.some((s) => s.completed > 0 && s.completed < ROWS), JSON.stringify(seen)).toBe(true);
+    expect(
+      running.some((s) => s.completed > 0 && s.completed < ROWS),
+      JSON.stringify(seen),
+    ).toBe(true);
     // Counts only move forward, and the last event is the final state.
     const counts = seen.map((s) => s.completed);
     expect([...counts].sort((x, y) => x - y)).toEqual(counts);
@@ -199,13 +220,18 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
     await sse.first;
     await queueFault(sb, { operation: 'execute', kind: 'hold-after', times: 1 });
     await gql(gatewayB, 'ap', `mutation { approveBatch(id: "${batch.id}") { __typename } }`);
-    await waitFor('progress on A while one answer is held', async () => (await heldAnswers(sb)).length > 0 && sse.values.some((v) => v.startsWith('RUNNING:') && v !== 'RUNNING:0'));
+    await waitFor(
+      'progress on A while one answer is held',
+      async () => (await heldAnswers(sb)).length > 0 && sse.values.some((v) => v.startsWith('RUNNING:') && v !== 'RUNNING:0'),
+    );
 
     // The server ends every events listener: gateway A's, and those every process keeps for the partner breaker's notices.
     const admin = new pg.Client({ connectionString: (database.target as { databaseUrl: string }).databaseUrl });
     await admin.connect();
     try {
-      const cut = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'payout-gateway events'`);
+      const cut = await admin.query(
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'payout-gateway events'`,
+      );
       expect(cut.rows.length).toBeGreaterThanOrEqual(1);
     } finally {
       await admin.end();

@@ -10,7 +10,10 @@ import { apiKeysEnv, apiKey } from '../support/keys.ts';
  */
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin', ad2: 'admin', v: 'viewer' }) }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin', ad2: 'admin', v: 'viewer' }) },
+    sandbox: { inProgressMs: 50 },
+  });
 });
 afterAll(() => gw.close());
 
@@ -26,11 +29,20 @@ describe('subscriptions end with the final state (in-process events)', () => {
     const paymentId = 'ends-1';
     const created = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
-      { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } } } },
+      {
+        input: {
+          paymentId,
+          amount: '100.00',
+          recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } },
+        },
+      },
       apiKey('ad'),
     );
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
-    const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
+    const sse = await follow(
+      `subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`,
+      (d) => d.paymentUpdated.trackingStatus,
+    );
     await sse.first;
     // A second key executes what 'ad' created (PAYMENT_SECOND_PERSON_ABOVE).
     await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad2'));
@@ -39,7 +51,10 @@ describe('subscriptions end with the final state (in-process events)', () => {
     expect(sse.values.at(-1)).toBe('COMPLETED');
     expect(sse.values.filter((v) => v === 'COMPLETED')).toHaveLength(1);
 
-    const late = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
+    const late = await follow(
+      `subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`,
+      (d) => d.paymentUpdated.trackingStatus,
+    );
     await late.done;
     expect(late.values).toEqual(['COMPLETED']);
   });
@@ -51,7 +66,10 @@ describe('subscriptions end with the final state (in-process events)', () => {
       { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_failed' } } } },
       apiKey('ad'),
     );
-    const sse = await follow(`subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`, (d) => d.paymentUpdated.trackingStatus);
+    const sse = await follow(
+      `subscription { paymentUpdated(paymentId: "${paymentId}") { trackingStatus } }`,
+      (d) => d.paymentUpdated.trackingStatus,
+    );
     await sse.first;
     await gw.gql(`mutation { executePayment(paymentId: "${paymentId}") { __typename } }`, {}, apiKey('ad2'));
     await sse.done;

@@ -22,75 +22,109 @@ import { AGENT, WEBHOOK_SECRET, type TestSandbox } from '../support/sandbox.ts';
 describeFaultSuite('fault suite: the database closes and reopens under the gateway', () => {
   const scenario = useFaultScenario();
 
-  it('the database restarted under webhooks and createPayment: no INTERNAL_SERVER_ERROR, /readyz in words, and the webhook burst drained', async () => {
-    const summary = scenario.summary('database closed and reopened under webhooks and createPayment');
-    const rig = await scenario.start({ webhooks: true, sandbox: { faults: { latencyMs: 5, jitterMs: 10 }, webhookAttempts: 30, webhookBackoffMs: 200 } });
-    // A key pays alone up to this amount: the payments below are executed at once.
-    const { process: gateway, url } = await rig.startGateway({ PAYMENT_SECOND_PERSON_ABOVE: '100000' });
-    const batch = await rig.importApproved(payroll(600, { success: 90, executeFailed: 4, inProgress: 6 }).csv, 'restart under webhooks');
-    for (let i = 0; i < 2; i++) rig.startWorker();
-    const restart = await DatabaseRestart.of(rig.databaseUrl);
-    const exited = () => rig.gatewayExits()[0] ?? rig.firstUnexpectedExit();
-    const payments = new PaymentsAllAlong(url);
-
-    try {
-      await until('450 rows to settle and a few single payments to be answered', async () => (await rig.progress(batch.id)).settled >= 450 && payments.answered >= 5, {
-        abort: exited,
-        diagnose: () => rig.diagnose(batch.id),
+  it(
+    'the database restarted under webhooks and createPayment: no INTERNAL_SERVER_ERROR, /readyz in words, and the webhook burst drained',
+    async () => {
+      const summary = scenario.summary('database closed and reopened under webhooks and createPayment');
+      const rig = await scenario.start({
+        webhooks: true,
+        sandbox: { faults: { latencyMs: 5, jitterMs: 10 }, webhookAttempts: 30, webhookBackoffMs: 200 },
       });
-      const ended = await restart.down();
-      const refusedBefore = payments.unavailable;
-      await until('createPayment to meet the closed database', async () => payments.unavailable >= refusedBefore + 3 || payments.other.length > 0, { abort: exited });
-      const notReady = await until('/readyz to answer 503', async () => {
-        const response = await request(`${url}/readyz`);
-        const body = (await response.body.json()) as { checks: Record<string, string> };
-        return response.statusCode === 503 && body.checks.database !== 'ok' ? body : undefined;
-      });
-      summary.set({ sessionsEnded: ended, readyz: JSON.stringify(notReady.checks.database) });
-      await restart.up();
+      // A key pays alone up to this amount: the payments below are executed at once.
+      const { process: gateway, url } = await rig.startGateway({ PAYMENT_SECOND_PERSON_ABOVE: '100000' });
+      const batch = await rig.importApproved(payroll(600, { success: 90, executeFailed: 4, inProgress: 6 }).csv, 'restart under webhooks');
+      for (let i = 0; i < 2; i++) rig.startWorker();
+      const restart = await DatabaseRestart.of(rig.databaseUrl);
+      const exited = () => rig.gatewayExits()[0] ?? rig.firstUnexpectedExit();
+      const payments = new PaymentsAllAlong(url);
 
-      // What the partner does once the database is back: every notification it holds, repeated at once.
-      const burst = await repeatEveryNotification(rig.sb, url);
-      summary.set({ burst: burst.length, burstRefused: burst.filter((status) => status !== 200).length });
+      try {
+        await until(
+          '450 rows to settle and a few single payments to be answered',
+          async () => (await rig.progress(batch.id)).settled >= 450 && payments.answered >= 5,
+          {
+            abort: exited,
+            diagnose: () => rig.diagnose(batch.id),
+          },
+        );
+        const ended = await restart.down();
+        const refusedBefore = payments.unavailable;
+        await until(
+          'createPayment to meet the closed database',
+          async () => payments.unavailable >= refusedBefore + 3 || payments.other.length > 0,
+          { abort: exited },
+        );
+        const notReady = await until('/readyz to answer 503', async () => {
+          const response = await request(`${url}/readyz`);
+          const body = (await response.body.json()) as { checks: Record<string, string> };
+          return response.statusCode === 503 && body.checks.database !== 'ok' ? body : undefined;
+        });
+        summary.set({ sessionsEnded: ended, readyz: JSON.stringify(notReady.checks.database) });
+        await restart.up();
 
-      await rig.waitForBatchEnd(batch.id, { abort: exited });
-      await payments.stop();
-      const result = await reconcile(rig, batch.id, { beside: () => true });
-      summary.reconciled(result);
-      summary.set({ createPayments: payments.answered, createRefusedUnavailable: payments.unavailable, createOther: payments.other.length });
+        // What the partner does once the database is back: every notification it holds, repeated at once.
+        const burst = await repeatEveryNotification(rig.sb, url);
+        summary.set({ burst: burst.length, burstRefused: burst.filter((status) => status !== 200).length });
 
-      expect(rig.gatewayExits(), 'the gateway exited on its own').toEqual([]);
-      expect(gateway.alive).toBe(true);
-      expect(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
-      // Every answer createPayment gave was its result or DATABASE_UNAVAILABLE, retryable, in words.
-      expect(payments.other, 'createPayment answers that were neither a result nor DATABASE_UNAVAILABLE').toEqual([]);
-      expect(payments.unavailable).toBeGreaterThan(0);
-      expect(payments.words.filter((words) => !/^The database is unavailable: the database .+\. This request may or may not have taken effect/.test(words))).toEqual([]);
-      // /readyz says what is wrong in words, with no driver or Prisma text.
-      expect(notReady.checks.database).toBe('failing: the database is not accepting connections (closed to new connections)');
-      // The burst after the restart drained: not one of its notifications was refused.
-      expect(burst.filter((status) => status !== 200)).toEqual([]);
-      expect(result.violations, describeViolations(result)).toEqual([]);
-    } finally {
-      await payments.stop();
-      await restart.end();
-    }
-  }, SCENARIO_TIMEOUT_MS);
+        await rig.waitForBatchEnd(batch.id, { abort: exited });
+        await payments.stop();
+        const result = await reconcile(rig, batch.id, { beside: () => true });
+        summary.reconciled(result);
+        summary.set({
+          createPayments: payments.answered,
+          createRefusedUnavailable: payments.unavailable,
+          createOther: payments.other.length,
+        });
 
-  it('the CLI meets the closed database: it says what is wrong in words, with no driver text, and exits 3', async () => {
-    const rig = await scenario.start();
-    const restart = await DatabaseRestart.of(rig.databaseUrl);
-    try {
-      await restart.down();
-      const { code, stderr } = await startPayout(['batch', 'list'], { ...(await rig.cliEnv()), PAYOUT_CLI_KEY: apiKey('fault-suite-key') }).done;
-      expect(code).toBe(3);
-      const said = stderr.split('\n').filter((line) => line.startsWith('payout:'));
-      expect(said).toEqual([expect.stringMatching(/^payout: the database is not accepting connections \(closed to new connections\): the database connection was lost or could not be opened/)]);
-      expect(stderr).not.toMatch(/prisma|55000|payout_test_/i);
-    } finally {
-      await restart.end();
-    }
-  }, SCENARIO_TIMEOUT_MS);
+        expect(rig.gatewayExits(), 'the gateway exited on its own').toEqual([]);
+        expect(gateway.alive).toBe(true);
+        expect(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+        // Every answer createPayment gave was its result or DATABASE_UNAVAILABLE, retryable, in words.
+        expect(payments.other, 'createPayment answers that were neither a result nor DATABASE_UNAVAILABLE').toEqual([]);
+        expect(payments.unavailable).toBeGreaterThan(0);
+        expect(
+          payments.words.filter(
+            (words) => !/^The database is unavailable: the database .+\. This request may or may not have taken effect/.test(words),
+          ),
+        ).toEqual([]);
+        // /readyz says what is wrong in words, with no driver or Prisma text.
+        expect(notReady.checks.database).toBe('failing: the database is not accepting connections (closed to new connections)');
+        // The burst after the restart drained: not one of its notifications was refused.
+        expect(burst.filter((status) => status !== 200)).toEqual([]);
+        expect(result.violations, describeViolations(result)).toEqual([]);
+      } finally {
+        await payments.stop();
+        await restart.end();
+      }
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
+
+  it(
+    'the CLI meets the closed database: it says what is wrong in words, with no driver text, and exits 3',
+    async () => {
+      const rig = await scenario.start();
+      const restart = await DatabaseRestart.of(rig.databaseUrl);
+      try {
+        await restart.down();
+        const { code, stderr } = await startPayout(['batch', 'list'], {
+          ...(await rig.cliEnv()),
+          PAYOUT_CLI_KEY: apiKey('fault-suite-key'),
+        }).done;
+        expect(code).toBe(3);
+        const said = stderr.split('\n').filter((line) => line.startsWith('payout:'));
+        expect(said).toEqual([
+          expect.stringMatching(
+            /^payout: the database is not accepting connections \(closed to new connections\): the database connection was lost or could not be opened/,
+          ),
+        ]);
+        expect(stderr).not.toMatch(/prisma|55000|payout_test_/i);
+      } finally {
+        await restart.end();
+      }
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });
 
 const CREATE = `mutation($input: CreatePaymentInput!) { createPayment(input: $input) {
@@ -118,7 +152,12 @@ class PaymentsAllAlong {
         if (repeat === undefined) sent++;
         const own = repeat ?? (sent % 2 === 0 ? randomUUID() : undefined);
         // A repeat is the same request: the same amount, with the paymentId named.
-        const input = { ...(own === undefined ? {} : { paymentId: own }), amount: `${50 + (sent % 50)}.00`, execute: true, recipient: { bankCardToken: { account: 'token_success' } } };
+        const input = {
+          ...(own === undefined ? {} : { paymentId: own }),
+          amount: `${50 + (sent % 50)}.00`,
+          execute: true,
+          recipient: { bankCardToken: { account: 'token_success' } },
+        };
         let reply: GraphQLReply;
         try {
           reply = await gqlAs(url, 'uploader', CREATE, { input });
@@ -130,12 +169,14 @@ class PaymentsAllAlong {
           this.unavailable++;
           this.words.push(...(reply.errors ?? []).map((error) => error.message));
           const named = (reply.errors ?? []).map((error) => (error.extensions as { paymentId?: string } | undefined)?.paymentId);
-          if (named[0] === undefined || (own !== undefined && named[0] !== own)) this.other.push(`DATABASE_UNAVAILABLE naming ${JSON.stringify(named)} for ${own ?? 'a payment the gateway made'}`);
+          if (named[0] === undefined || (own !== undefined && named[0] !== own))
+            this.other.push(`DATABASE_UNAVAILABLE naming ${JSON.stringify(named)} for ${own ?? 'a payment the gateway made'}`);
           repeat = named[0] ?? own;
           continue;
         }
         this.answered++;
-        if (reply.errors !== undefined || typeof reply.data?.createPayment?.__typename !== 'string') this.other.push(JSON.stringify(reply).slice(0, 500));
+        if (reply.errors !== undefined || typeof reply.data?.createPayment?.__typename !== 'string')
+          this.other.push(JSON.stringify(reply).slice(0, 500));
         repeat = undefined;
       }
     })();

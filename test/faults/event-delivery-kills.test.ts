@@ -1,7 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
-import { checkRowEvents, countDeliveries, endEventsAndTotals, orderAgainstOutbox, readOutbox, sequenceBreaks } from '../support/event-delivery-audit.ts';
+import {
+  checkRowEvents,
+  countDeliveries,
+  endEventsAndTotals,
+  orderAgainstOutbox,
+  readOutbox,
+  sequenceBreaks,
+} from '../support/event-delivery-audit.ts';
 import { gqlAs } from '../support/fault-database.ts';
 import { outcomeContradictions } from '../support/outcome-events.ts';
 import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario, type FaultRig } from '../support/fault-rig.ts';
@@ -36,18 +43,22 @@ const HANDFUL = 5;
 describeFaultSuite('fault suite: outbound events while the gateway and workers are killed', () => {
   const scenario = useFaultScenario();
 
-  it('SIGKILL of workers and the gateway over 2,000 rows, a receiver down for a while: no event lost, in order, few repeats', async () => {
-    const summary = scenario.summary('events under SIGKILL x30 over 2,000 rows');
-    const receiver = await startEventReceiver();
-    // A second subscription takes lists of up to 20 events per request, through the same kills (it is never down).
-    const listReceiver = await startEventReceiver();
-    try {
-      await run(receiver, listReceiver, summary);
-    } finally {
-      await receiver.close();
-      await listReceiver.close();
-    }
-  }, SCENARIO_TIMEOUT_MS);
+  it(
+    'SIGKILL of workers and the gateway over 2,000 rows, a receiver down for a while: no event lost, in order, few repeats',
+    async () => {
+      const summary = scenario.summary('events under SIGKILL x30 over 2,000 rows');
+      const receiver = await startEventReceiver();
+      // A second subscription takes lists of up to 20 events per request, through the same kills (it is never down).
+      const listReceiver = await startEventReceiver();
+      try {
+        await run(receiver, listReceiver, summary);
+      } finally {
+        await receiver.close();
+        await listReceiver.close();
+      }
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
   async function run(receiver: EventReceiver, listReceiver: EventReceiver, summary: ReturnType<typeof scenario.summary>): Promise<void> {
     const rig = await scenario.start({ webhooks: true, sandbox: { faults: { latencyMs: 20, jitterMs: 30 } }, workerEnv: eventEnv });
@@ -141,7 +152,9 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
         await gateway.process.kill();
         gateway = await startDeliveringGateway(rig);
         if (paused.pauseBatch.__typename === 'PauseBatchSuccess') {
-          const resumed = await gql(`mutation($id: ID!) { resumeBatch(id: $id) { __typename ... on Problem { code message } } }`, { id: batch.id });
+          const resumed = await gql(`mutation($id: ID!) { resumeBatch(id: $id) { __typename ... on Problem { code message } } }`, {
+            id: batch.id,
+          });
           expect(resumed.resumeBatch.__typename, JSON.stringify(resumed)).toBe('ResumeBatchSuccess');
           pauses += 1;
         }
@@ -222,14 +235,23 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect.soft(listReceiver.unverified, 'lists that failed Standard Webhooks verification').toEqual([]);
     expect.soft(orderAgainstOutbox(listReceived, outbox), 'in lists: every outbox event delivered, first arrivals in order').toEqual([]);
     expect.soft(sequenceBreaks(listReceived), 'in lists: sequences of first deliveries run 1..N without a gap').toEqual([]);
-    expect.soft(listCounts.maxPerId, `in lists: no event delivered more than a handful of times (most: ${listCounts.maxId})`).toBeLessThanOrEqual(HANDFUL);
-    expect.soft(Math.max(0, ...listReceiver.requestSizes), 'in lists: several events to a request, at most 20').toSatisfy((n: number) => n > 1 && n <= 20);
+    expect
+      .soft(listCounts.maxPerId, `in lists: no event delivered more than a handful of times (most: ${listCounts.maxId})`)
+      .toBeLessThanOrEqual(HANDFUL);
+    expect
+      .soft(Math.max(0, ...listReceiver.requestSizes), 'in lists: several events to a request, at most 20')
+      .toSatisfy((n: number) => n > 1 && n <= 20);
     expect.soft(rowsCheck.problems, 'each resting row has exactly one resting event, of its status').toEqual([]);
-    expect.soft(outcomeContradictions(received), 'no final-outcome event is followed by another outcome of the same row (docs/decisions/0026-final-outcome-events.md)').toEqual([]);
+    expect
+      .soft(
+        outcomeContradictions(received),
+        'no final-outcome event is followed by another outcome of the same row (docs/decisions/0026-final-outcome-events.md)',
+      )
+      .toEqual([]);
     expect.soft(rowsCheck.rowsAtRest, 'every row came to rest').toBe(2_000);
-    expect.soft(end.ends, 'the batch’s end event, once, with the database’s totals').toEqual([
-      { type: `batch.${end.batchStatus.toLowerCase()}`, status: end.batchStatus, totals: end.database },
-    ]);
+    expect
+      .soft(end.ends, 'the batch’s end event, once, with the database’s totals')
+      .toEqual([{ type: `batch.${end.batchStatus.toLowerCase()}`, status: end.batchStatus, totals: end.database }]);
     // Finding (src/batch/lifecycle/sql/batch-end-events.ts): an empty sum is written "0", not
     // "0.00" (`COALESCE(sum(…), 0)::text`), so a batch with nothing held says heldAmount "0"
     // where docs/api/events.md shows money as "79.25" and money.ts's own parser refuses it.
@@ -243,7 +265,10 @@ function startDeliveringGateway(rig: FaultRig): Promise<{ process: GatewayProces
   return rig.startGateway({ WORKER_IN_PROCESS: 'true' });
 }
 
-type Victim = { kind: 'eventLease'; process: WorkerProcess | GatewayProcess } | { kind: 'rows'; process: WorkerProcess } | { kind: 'gateway'; process: GatewayProcess };
+type Victim =
+  | { kind: 'eventLease'; process: WorkerProcess | GatewayProcess }
+  | { kind: 'rows'; process: WorkerProcess }
+  | { kind: 'gateway'; process: GatewayProcess };
 
 /**
  * Half the kills take a process delivering events right now (either subscription's lease

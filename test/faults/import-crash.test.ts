@@ -16,7 +16,8 @@ import { freePort, GatewayProcess } from '../support/gateway-process.ts';
  * crash rejects the dead import once the heartbeat is IMPORT_STALE_MS old, and the same
  * file imports again. The figure asserted is the outcome, not the time it took.
  */
-const IMPORT = 'mutation($file: File!) { importBatch(file: $file) { __typename ... on ImportBatchSuccess { batch { id status rowCount } } } }';
+const IMPORT =
+  'mutation($file: File!) { importBatch(file: $file) { __typename ... on ImportBatchSuccess { batch { id status rowCount } } } }';
 const ROWS = 200_000;
 
 function payrollText(rows: number): string {
@@ -60,7 +61,9 @@ describeFaultSuite('fault suite: a gateway killed during an import', () => {
   }
 
   it('rejects the dead import within the stale time, frees its file, and never pays its rows', async () => {
-    test = await testDatabaseKinds().find((kind) => kind.name === 'postgresql')!.create();
+    test = await testDatabaseKinds()
+      .find((kind) => kind.name === 'postgresql')!
+      .create();
     const prisma = test.db.prisma;
     const text = payrollText(ROWS);
 

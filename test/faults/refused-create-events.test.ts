@@ -24,16 +24,20 @@ const CREATE = `mutation($input: CreatePaymentInput!) { createPayment(input: $in
 describeFaultSuite('fault suite: single payments refused with the partner down, sent again under the same paymentId', () => {
   const scenario = useFaultScenario({ beforeClose: (rig) => rig.sb.sandbox.outage.clear() });
 
-  it(`${PAYMENTS} creates refused (connection refused), sent again and paid: no payment.failed, nothing told final before it is`, async () => {
-    const summary = scenario.summary('single payments refused, then sent again');
-    const receiver = await startEventReceiver();
-    try {
-      const rig = await scenario.start({ webhooks: true });
-      await run(rig, receiver, summary);
-    } finally {
-      await receiver.close();
-    }
-  }, SCENARIO_TIMEOUT_MS);
+  it(
+    `${PAYMENTS} creates refused (connection refused), sent again and paid: no payment.failed, nothing told final before it is`,
+    async () => {
+      const summary = scenario.summary('single payments refused, then sent again');
+      const receiver = await startEventReceiver();
+      try {
+        const rig = await scenario.start({ webhooks: true });
+        await run(rig, receiver, summary);
+      } finally {
+        await receiver.close();
+      }
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
   async function run(rig: FaultRig, receiver: EventReceiver, summary: ReturnType<typeof scenario.summary>): Promise<void> {
     const gateway = await rig.startGateway({
@@ -61,7 +65,9 @@ describeFaultSuite('fault suite: single payments refused with the partner down, 
     receiver.secrets.push(created.createEventSubscription.created.secret);
 
     const create = (paymentId: string) =>
-      gqlAs(gateway.url, ADMIN, CREATE, { input: { paymentId, amount: '250.00', execute: true, recipient: { bankCardToken: { account: 'token_success' } } } });
+      gqlAs(gateway.url, ADMIN, CREATE, {
+        input: { paymentId, amount: '250.00', execute: true, recipient: { bankCardToken: { account: 'token_success' } } },
+      });
     // A day the partner was up first: the provider's live details are read and kept.
     const first = await create('erp-before');
     expect(first.data?.createPayment?.__typename, JSON.stringify(first)).toBe('CreatePaymentSuccess');
@@ -71,7 +77,9 @@ describeFaultSuite('fault suite: single payments refused with the partner down, 
     for (const paymentId of ids) {
       const refused = await create(paymentId);
       // A transport failure: typed, not a payment.
-      expect(refused.data?.createPayment?.__typename ?? refused.errors?.[0]?.extensions?.code, JSON.stringify(refused)).not.toBe('CreatePaymentSuccess');
+      expect(refused.data?.createPayment?.__typename ?? refused.errors?.[0]?.extensions?.code, JSON.stringify(refused)).not.toBe(
+        'CreatePaymentSuccess',
+      );
     }
     const rejected = await rig.prisma.payment.findMany({ where: { paymentId: { in: ids } }, select: { status: true, errorCode: true } });
     expect(rejected.map((p) => p.status)).toEqual(ids.map(() => 'REJECTED'));
@@ -80,20 +88,35 @@ describeFaultSuite('fault suite: single payments refused with the partner down, 
     // The caller sends each again under the same paymentId until the gateway takes it (the
     // partner breaker may still refuse for a moment after the outage).
     for (const paymentId of ids) {
-      await until(`${paymentId} to be taken again`, async () => (await create(paymentId)).data?.createPayment?.__typename === 'CreatePaymentSuccess', {
-        abort: () => rig.gatewayExits()[0],
-      });
+      await until(
+        `${paymentId} to be taken again`,
+        async () => (await create(paymentId)).data?.createPayment?.__typename === 'CreatePaymentSuccess',
+        {
+          abort: () => rig.gatewayExits()[0],
+        },
+      );
     }
-    await until('every payment paid and its payment.paid received', async () => {
-      const paid = new Set(receiver.received.filter((e) => e.type === 'payment.paid').map((e) => e.data.paymentId));
-      return ids.every((id) => paid.has(id));
-    }, { abort: () => rig.gatewayExits()[0] });
+    await until(
+      'every payment paid and its payment.paid received',
+      async () => {
+        const paid = new Set(receiver.received.filter((e) => e.type === 'payment.paid').map((e) => e.data.paymentId));
+        return ids.every((id) => paid.has(id));
+      },
+      { abort: () => rig.gatewayExits()[0] },
+    );
 
     const ofThem = receiver.received.filter((e) => ids.includes(e.data.paymentId));
     summary.set({ payments: PAYMENTS, events: ofThem.length, rejectedEvents: ofThem.filter((e) => e.type === 'payment.rejected').length });
     expect.soft(receiver.unverified, 'deliveries that failed Standard Webhooks verification').toEqual([]);
-    expect.soft(ofThem.filter((e) => e.type === 'payment.failed').map((e) => `${e.data.paymentId} ${e.data.status} ${e.data.code}`), 'payment.failed for payments then paid').toEqual([]);
-    expect.soft(outcomeContradictions(receiver.received), 'no final-outcome event followed by another outcome of the same payment').toEqual([]);
+    expect
+      .soft(
+        ofThem.filter((e) => e.type === 'payment.failed').map((e) => `${e.data.paymentId} ${e.data.status} ${e.data.code}`),
+        'payment.failed for payments then paid',
+      )
+      .toEqual([]);
+    expect
+      .soft(outcomeContradictions(receiver.received), 'no final-outcome event followed by another outcome of the same payment')
+      .toEqual([]);
     for (const paymentId of ids) {
       const story = [...new Map(ofThem.filter((e) => e.data.paymentId === paymentId).map((e) => [e.id, e.type])).values()];
       expect.soft(story, paymentId).toEqual(['payment.rejected', 'payment.paid']);

@@ -17,7 +17,9 @@ describeFaultSuite('fault suite: scheduled batches', () => {
 
   /** A test-only trigger recording each batch status change on the database clock: the release is one of them. */
   async function recordBatchMoves(rig: FaultRig): Promise<void> {
-    await rig.prisma.$executeRawUnsafe(`CREATE TABLE schedule_batch_move (batch_id text, old_status text, new_status text, at timestamptz DEFAULT clock_timestamp())`);
+    await rig.prisma.$executeRawUnsafe(
+      `CREATE TABLE schedule_batch_move (batch_id text, old_status text, new_status text, at timestamptz DEFAULT clock_timestamp())`,
+    );
     await rig.prisma.$executeRawUnsafe(`
       CREATE FUNCTION schedule_record_batch_move() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -45,7 +47,9 @@ describeFaultSuite('fault suite: scheduled batches', () => {
   }
 
   async function workersRunning(rig: FaultRig): Promise<void> {
-    await until('the workers to run', async () => rig.workers.every((worker) => worker.owner !== undefined), { abort: () => rig.firstUnexpectedExit() });
+    await until('the workers to run', async () => rig.workers.every((worker) => worker.owner !== undefined), {
+      abort: () => rig.firstUnexpectedExit(),
+    });
   }
 
   /** Moved to a few seconds ahead, through the product's own reschedule. */
@@ -67,7 +71,10 @@ describeFaultSuite('fault suite: scheduled batches', () => {
         const { status } = await rig.prisma.batch.findUniqueOrThrow({ where: { id: batchId }, select: { status: true } });
         if (status !== 'SCHEDULED') return true;
         looks++;
-        expect(sent.map((payment) => payment.paymentId), 'the sandbox saw a create for a batch still SCHEDULED').toEqual([]);
+        expect(
+          sent.map((payment) => payment.paymentId),
+          'the sandbox saw a create for a batch still SCHEDULED',
+        ).toEqual([]);
         return false;
       },
       { everyMs: 100, abort: () => rig.firstUnexpectedExit(), diagnose: () => rig.diagnose(batchId) },
@@ -84,80 +91,95 @@ describeFaultSuite('fault suite: scheduled batches', () => {
     return row?.first ?? null;
   }
 
-  it('sends nothing before its time, is released once by two racing workers, and pays each row once', async () => {
-    const summary = scenario.summary('scheduled: two workers race to release');
-    const rig = await scenario.start();
-    await recordBatchMoves(rig);
-    const batch = await scheduledAnHourAhead(rig, payroll(40).csv, 'scheduled, two workers');
-    rig.startWorker();
-    rig.startWorker();
-    await workersRunning(rig);
-    const payAt = await dueSoon(rig, batch.id);
-    const looks = await nothingSentWhileScheduled(rig, batch.id);
-    summary.set({ looksWhileScheduled: looks });
-    expect(looks, 'the sandbox was looked at while the batch waited').toBeGreaterThan(0);
+  it(
+    'sends nothing before its time, is released once by two racing workers, and pays each row once',
+    async () => {
+      const summary = scenario.summary('scheduled: two workers race to release');
+      const rig = await scenario.start();
+      await recordBatchMoves(rig);
+      const batch = await scheduledAnHourAhead(rig, payroll(40).csv, 'scheduled, two workers');
+      rig.startWorker();
+      rig.startWorker();
+      await workersRunning(rig);
+      const payAt = await dueSoon(rig, batch.id);
+      const looks = await nothingSentWhileScheduled(rig, batch.id);
+      summary.set({ looksWhileScheduled: looks });
+      expect(looks, 'the sandbox was looked at while the batch waited').toBeGreaterThan(0);
 
-    await rig.waitForBatchEnd(batch.id);
-    const releases = await releasesOf(rig, batch.id);
-    expect(releases, 'released exactly once').toHaveLength(1);
-    expect(releases[0]!.at.getTime()).toBeGreaterThanOrEqual(payAt.getTime());
-    expect((await firstRowMoveAt(rig, batch.id))!.getTime()).toBeGreaterThanOrEqual(payAt.getTime());
-    const result = await reconcile(rig, batch.id);
-    summary.reconciled(result);
-    expect(result.violations, describeViolations(result)).toEqual([]);
-    expect(rig.unexpectedExits()).toEqual([]);
-  }, SCENARIO_TIMEOUT_MS);
+      await rig.waitForBatchEnd(batch.id);
+      const releases = await releasesOf(rig, batch.id);
+      expect(releases, 'released exactly once').toHaveLength(1);
+      expect(releases[0]!.at.getTime()).toBeGreaterThanOrEqual(payAt.getTime());
+      expect((await firstRowMoveAt(rig, batch.id))!.getTime()).toBeGreaterThanOrEqual(payAt.getTime());
+      const result = await reconcile(rig, batch.id);
+      summary.reconciled(result);
+      expect(result.violations, describeViolations(result)).toEqual([]);
+      expect(rig.unexpectedExits()).toEqual([]);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it('a worker killed at the release loses nothing and doubles nothing: one statement, done or not', async () => {
-    const summary = scenario.summary('scheduled: workers killed at the release');
-    const rig = await scenario.start();
-    await recordBatchMoves(rig);
-    const batch = await scheduledAnHourAhead(rig, payroll(30).csv, 'scheduled, killed at release');
-    const first = [rig.startWorker(), rig.startWorker()];
-    await workersRunning(rig);
-    await dueSoon(rig, batch.id);
-    // The database clock reaches payAt: the kills land before, during or just after a sweep's release.
-    await until('the database clock to reach payAt', async () => {
-      const [row] = await rig.prisma.$queryRawUnsafe<Array<{ due: boolean }>>(`SELECT now() >= "payAt" AS due FROM "Batch" WHERE id = $1`, batch.id);
-      return row?.due === true;
-    });
-    await Promise.all(first.map((worker) => worker.kill()));
-    const statusAtKill = (await rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status;
-    summary.set({ kills: 2, statusAtKill });
-    rig.startWorker();
+  it(
+    'a worker killed at the release loses nothing and doubles nothing: one statement, done or not',
+    async () => {
+      const summary = scenario.summary('scheduled: workers killed at the release');
+      const rig = await scenario.start();
+      await recordBatchMoves(rig);
+      const batch = await scheduledAnHourAhead(rig, payroll(30).csv, 'scheduled, killed at release');
+      const first = [rig.startWorker(), rig.startWorker()];
+      await workersRunning(rig);
+      await dueSoon(rig, batch.id);
+      // The database clock reaches payAt: the kills land before, during or just after a sweep's release.
+      await until('the database clock to reach payAt', async () => {
+        const [row] = await rig.prisma.$queryRawUnsafe<Array<{ due: boolean }>>(
+          `SELECT now() >= "payAt" AS due FROM "Batch" WHERE id = $1`,
+          batch.id,
+        );
+        return row?.due === true;
+      });
+      await Promise.all(first.map((worker) => worker.kill()));
+      const statusAtKill = (await rig.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status;
+      summary.set({ kills: 2, statusAtKill });
+      rig.startWorker();
 
-    await rig.waitForBatchEnd(batch.id);
-    expect(await releasesOf(rig, batch.id), 'released exactly once').toHaveLength(1);
-    const result = await reconcile(rig, batch.id);
-    summary.reconciled(result);
-    expect(result.violations, describeViolations(result)).toEqual([]);
-    expect(rig.unexpectedExits()).toEqual([]);
-  }, SCENARIO_TIMEOUT_MS);
+      await rig.waitForBatchEnd(batch.id);
+      expect(await releasesOf(rig, batch.id), 'released exactly once').toHaveLength(1);
+      const result = await reconcile(rig, batch.id);
+      summary.reconciled(result);
+      expect(result.violations, describeViolations(result)).toEqual([]);
+      expect(rig.unexpectedExits()).toEqual([]);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it('rescheduled while waiting it pays at the new time; cancelled while waiting it pays nothing', async () => {
-    const summary = scenario.summary('scheduled: reschedule and cancel while waiting');
-    const rig = await scenario.start();
-    await recordBatchMoves(rig);
-    const kept = await scheduledAnHourAhead(rig, payroll(10).csv, 'rescheduled');
-    const dropped = await scheduledAnHourAhead(rig, payroll(11).csv, 'cancelled');
-    rig.startWorker();
-    await workersRunning(rig);
-    const cancelled = await rig.runtime.services.batches.cancel(dropped.id);
-    expect(cancelled.status).toBe('CANCELLED');
-    await dueSoon(rig, kept.id);
-    await nothingSentWhileScheduled(rig, kept.id);
-    await rig.waitForBatchEnd(kept.id);
-    const result = await reconcile(rig, kept.id);
-    summary.reconciled(result);
-    expect(result.violations, describeViolations(result)).toEqual([]);
+  it(
+    'rescheduled while waiting it pays at the new time; cancelled while waiting it pays nothing',
+    async () => {
+      const summary = scenario.summary('scheduled: reschedule and cancel while waiting');
+      const rig = await scenario.start();
+      await recordBatchMoves(rig);
+      const kept = await scheduledAnHourAhead(rig, payroll(10).csv, 'rescheduled');
+      const dropped = await scheduledAnHourAhead(rig, payroll(11).csv, 'cancelled');
+      rig.startWorker();
+      await workersRunning(rig);
+      const cancelled = await rig.runtime.services.batches.cancel(dropped.id);
+      expect(cancelled.status).toBe('CANCELLED');
+      await dueSoon(rig, kept.id);
+      await nothingSentWhileScheduled(rig, kept.id);
+      await rig.waitForBatchEnd(kept.id);
+      const result = await reconcile(rig, kept.id);
+      summary.reconciled(result);
+      expect(result.violations, describeViolations(result)).toEqual([]);
 
-    // The worker that paid the other batch ran sweeps all along: the cancelled one was never released or sent.
-    expect(await releasesOf(rig, dropped.id)).toEqual([]);
-    expect((await rig.sb.allEffects()).filter((payment) => payment.paymentId.startsWith(`${dropped.id}-`))).toEqual([]);
-    // Rows held as repeats of the other batch stay held; every other row is cancelled.
-    const rows = await rig.prisma.batchItem.groupBy({ by: ['status'], where: { batchId: dropped.id }, _count: { _all: true } });
-    expect(rows.map((group) => group.status).filter((status) => status !== 'DUPLICATE')).toEqual(['CANCELLED']);
-    const trail = await rig.prisma.auditEvent.findMany({ where: { batchId: kept.id, action: 'batch.reschedule' } });
-    expect(trail).toHaveLength(1);
-  }, SCENARIO_TIMEOUT_MS);
+      // The worker that paid the other batch ran sweeps all along: the cancelled one was never released or sent.
+      expect(await releasesOf(rig, dropped.id)).toEqual([]);
+      expect((await rig.sb.allEffects()).filter((payment) => payment.paymentId.startsWith(`${dropped.id}-`))).toEqual([]);
+      // Rows held as repeats of the other batch stay held; every other row is cancelled.
+      const rows = await rig.prisma.batchItem.groupBy({ by: ['status'], where: { batchId: dropped.id }, _count: { _all: true } });
+      expect(rows.map((group) => group.status).filter((status) => status !== 'DUPLICATE')).toEqual(['CANCELLED']);
+      const trail = await rig.prisma.auditEvent.findMany({ where: { batchId: kept.id, action: 'batch.reschedule' } });
+      expect(trail).toHaveLength(1);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

@@ -52,61 +52,71 @@ describeFaultSuite('fault suite: upstream faults on create and execute, then two
     return { rig, batch, file, result };
   }
 
-  it('5xx Error objects before and after the effect, dropped connections, answers past the client timeout', async () => {
-    const { rig, result } = await runWithTwoRetries(
-      '5xx JSON, drops, slow answers, two retries',
-      {
-        latencyMs: 5,
-        jitterMs: 10,
-        failBeforeRate: 0.02,
-        failAfterRate: 0.03,
-        dropBeforeRate: 0.015,
-        dropRate: 0.02,
-        slowRate: 0.015,
-        slowMs: 4_000,
-      },
-      {
-        mix,
-        // The first calls of each kind meet each fault for certain, whatever the dice say.
-        queued: (['create', 'execute'] as const).flatMap((operation) =>
-          (['fail-after', 'drop-before', 'drop-after', 'slow'] as const).map((kind) => ({ operation, kind, times: 1 })),
-        ),
-      },
-    );
-    expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
-    expect(result.violations, describeViolations(result)).toEqual([]);
-  }, SCENARIO_TIMEOUT_MS);
+  it(
+    '5xx Error objects before and after the effect, dropped connections, answers past the client timeout',
+    async () => {
+      const { rig, result } = await runWithTwoRetries(
+        '5xx JSON, drops, slow answers, two retries',
+        {
+          latencyMs: 5,
+          jitterMs: 10,
+          failBeforeRate: 0.02,
+          failAfterRate: 0.03,
+          dropBeforeRate: 0.015,
+          dropRate: 0.02,
+          slowRate: 0.015,
+          slowMs: 4_000,
+        },
+        {
+          mix,
+          // The first calls of each kind meet each fault for certain, whatever the dice say.
+          queued: (['create', 'execute'] as const).flatMap((operation) =>
+            (['fail-after', 'drop-before', 'drop-after', 'slow'] as const).map((kind) => ({ operation, kind, times: 1 })),
+          ),
+        },
+      );
+      expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+      expect(result.violations, describeViolations(result)).toEqual([]);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it('HTML 5xx pages before and after the effect, 2xx bodies cut short, and a status errorCode the client has never seen', async () => {
-    const { rig, batch, file, result } = await runWithTwoRetries(
-      'HTML 5xx, truncated 2xx, new errorCode, two retries',
-      {
-        latencyMs: 5,
-        jitterMs: 10,
-        failBeforeHtmlRate: 0.03,
-        failAfterHtmlRate: 0.035,
-        truncateRate: 0.035,
-        rateOperations: ['create', 'execute'],
-      },
-      {
-        mix: { ...mix, executeFailedNewCode: 5 },
-        queued: (['create', 'execute'] as const).flatMap((operation) =>
-          (['fail-after-html', 'truncate-after'] as const).map((kind) => ({ operation, kind, times: 1 })),
-        ),
-      },
-    );
-    // A failure code newer than the spec is still a failure, kept as sent, never a puzzle.
-    const newCodeLines = [...file.outcomes].filter(([, outcome]) => outcome === 'executeFailedNewCode').map(([line]) => line);
-    const newCodeRows = await rig.prisma.batchItem.findMany({ where: { batchId: batch.id, line: { in: newCodeLines } } });
-    const keptCode = newCodeRows.filter((row) => row.status === 'FAILED' && row.errorCode === 'PROVIDER_NEW_CODE_2027');
-    expect.soft(keptCode.length, 'rows failing with PROVIDER_NEW_CODE_2027 end FAILED with that code').toBeGreaterThan(0);
-    expect
-      .soft(
-        newCodeRows.filter((row) => row.status !== 'NEEDS_REVIEW' && !keptCode.includes(row)).map((row) => `line ${row.line}: ${row.status} ${row.errorCode}`),
-        'rows failing with PROVIDER_NEW_CODE_2027 that ended otherwise',
-      )
-      .toEqual([]);
-    expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
-    expect(result.violations, describeViolations(result)).toEqual([]);
-  }, SCENARIO_TIMEOUT_MS);
+  it(
+    'HTML 5xx pages before and after the effect, 2xx bodies cut short, and a status errorCode the client has never seen',
+    async () => {
+      const { rig, batch, file, result } = await runWithTwoRetries(
+        'HTML 5xx, truncated 2xx, new errorCode, two retries',
+        {
+          latencyMs: 5,
+          jitterMs: 10,
+          failBeforeHtmlRate: 0.03,
+          failAfterHtmlRate: 0.035,
+          truncateRate: 0.035,
+          rateOperations: ['create', 'execute'],
+        },
+        {
+          mix: { ...mix, executeFailedNewCode: 5 },
+          queued: (['create', 'execute'] as const).flatMap((operation) =>
+            (['fail-after-html', 'truncate-after'] as const).map((kind) => ({ operation, kind, times: 1 })),
+          ),
+        },
+      );
+      // A failure code newer than the spec is still a failure, kept as sent, never a puzzle.
+      const newCodeLines = [...file.outcomes].filter(([, outcome]) => outcome === 'executeFailedNewCode').map(([line]) => line);
+      const newCodeRows = await rig.prisma.batchItem.findMany({ where: { batchId: batch.id, line: { in: newCodeLines } } });
+      const keptCode = newCodeRows.filter((row) => row.status === 'FAILED' && row.errorCode === 'PROVIDER_NEW_CODE_2027');
+      expect.soft(keptCode.length, 'rows failing with PROVIDER_NEW_CODE_2027 end FAILED with that code').toBeGreaterThan(0);
+      expect
+        .soft(
+          newCodeRows
+            .filter((row) => row.status !== 'NEEDS_REVIEW' && !keptCode.includes(row))
+            .map((row) => `line ${row.line}: ${row.status} ${row.errorCode}`),
+          'rows failing with PROVIDER_NEW_CODE_2027 that ended otherwise',
+        )
+        .toEqual([]);
+      expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
+      expect(result.violations, describeViolations(result)).toEqual([]);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

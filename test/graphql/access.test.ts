@@ -4,7 +4,9 @@ import { apiKeysEnv, apiKey } from '../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator', 'ap-key': 'approver', 'ad-key': 'admin' }) } });
+  gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator', 'ap-key': 'approver', 'ad-key': 'admin' }) },
+  });
 });
 afterAll(() => gw.close());
 

@@ -115,7 +115,14 @@ describe('results and problems for a spreadsheet', () => {
     await workbook.xlsx.load(reply.bytes as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0]!;
     expect(sheet.getRow(1).values).toEqual([undefined, ...problemColumns]);
-    expect(sheet.getRow(2).values).toEqual([undefined, 6, 'pan', 'warning', 'pan.normalised', 'spaces removed from the card number 2200********0004']);
+    expect(sheet.getRow(2).values).toEqual([
+      undefined,
+      6,
+      'pan',
+      'warning',
+      'pan.normalised',
+      'spaces removed from the card number 2200********0004',
+    ]);
     expect(sheet.getRow(3).getCell(1).value).toBe(7);
   });
 

@@ -20,7 +20,9 @@ describe.each(testDatabaseKinds())('batchProgress while the partner is down, on 
   afterAll(() => gw.close());
 
   it('tells an open subscription when the breaker opens, and when it closes', async () => {
-    const batch = await gw.services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,71.00,token_success\n') });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource('provider,amount,account\nbank-card-token,71.00,token_success\n') });
     await gw.services().batches.approve(batch.id, { approver: 'anonymous' });
     const sse = await subscribeSse(
       `${gw.gateway.url}/graphql`,

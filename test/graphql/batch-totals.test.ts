@@ -16,9 +16,11 @@ describe('what a batch pays, what it was charged, and dismissing one that paid n
   });
   afterAll(() => gw.close());
 
-  const importText = async (text: string, force = false) => (await gw.services().importer.import({ source: textSource(text), uploadedBy: 'clerk', force })).id;
+  const importText = async (text: string, force = false) =>
+    (await gw.services().importer.import({ source: textSource(text), uploadedBy: 'clerk', force })).id;
   const batchOf = async (id: string, fields: string) => (await gw.gql(`{ batch(id: "${id}") { ${fields} } }`)).body.data.batch;
-  const TOTALS = 'status validCount heldCount totalAmount { value } heldAmount { value } payableCount payableAmount { value currency } paysAll: payableCount(includeHeld: true) paysAllAmount: payableAmount(includeHeld: true) { value } commissionCharged { value currency }';
+  const TOTALS =
+    'status validCount heldCount totalAmount { value } heldAmount { value } payableCount payableAmount { value currency } paysAll: payableCount(includeHeld: true) paysAllAmount: payableAmount(includeHeld: true) { value } commissionCharged { value currency }';
 
   async function approveAndFinish(id: string) {
     const reply = await gw.gql(`mutation { approveBatch(id: "${id}") { __typename } }`);
@@ -37,7 +39,8 @@ describe('what a batch pays, what it was charged, and dismissing one that paid n
     expect((await batchOf(first, TOTALS)).commissionCharged).toEqual({ value: '0.00', currency: 'RUB' });
     const done = await approveAndFinish(first);
     // The Payment records of its paid rows, added up here in minor units.
-    const rows = (await gw.gql(`{ batch(id: "${first}") { items(status: COMPLETED) { edges { node { paymentId } } } } }`)).body.data.batch.items.edges as Array<{ node: { paymentId: string } }>;
+    const rows = (await gw.gql(`{ batch(id: "${first}") { items(status: COMPLETED) { edges { node { paymentId } } } } }`)).body.data.batch
+      .items.edges as Array<{ node: { paymentId: string } }>;
     let minor = 0n;
     for (const { node } of rows) {
       const payment = (await gw.gql(`{ payment(paymentId: "${node.paymentId}") { commission { value } } }`)).body.data.payment;
@@ -66,14 +69,26 @@ describe('what a batch pays, what it was charged, and dismissing one that paid n
   it('dismisses a rejected upload from the list, keeps it and its audit event, and shows it when asked', async () => {
     const rejected = await importText('provider,amount,account\nbank-card-token,abc,token_success\n');
     expect((await batchOf(rejected, 'status')).status).toBe('REJECTED');
-    const listed = async (args: string) => ((await gw.gql(`{ batches(first: 50${args}) { edges { node { id dismissedAt } } } }`)).body.data.batches.edges as Array<{ node: { id: string; dismissedAt: string | null } }>).map((e) => e.node);
+    const listed = async (args: string) =>
+      (
+        (await gw.gql(`{ batches(first: 50${args}) { edges { node { id dismissedAt } } } }`)).body.data.batches.edges as Array<{
+          node: { id: string; dismissedAt: string | null };
+        }>
+      ).map((e) => e.node);
     expect((await listed('')).map((b) => b.id)).toContain(rejected);
 
-    const reply = await gw.gql(`mutation { dismissBatch(id: "${rejected}") { __typename ... on DismissBatchSuccess { batch { id status dismissedAt } } } }`);
-    expect(reply.body.data.dismissBatch).toMatchObject({ __typename: 'DismissBatchSuccess', batch: { id: rejected, status: 'REJECTED', dismissedAt: expect.any(String) } });
+    const reply = await gw.gql(
+      `mutation { dismissBatch(id: "${rejected}") { __typename ... on DismissBatchSuccess { batch { id status dismissedAt } } } }`,
+    );
+    expect(reply.body.data.dismissBatch).toMatchObject({
+      __typename: 'DismissBatchSuccess',
+      batch: { id: rejected, status: 'REJECTED', dismissedAt: expect.any(String) },
+    });
     expect((await listed('')).map((b) => b.id)).not.toContain(rejected);
     expect((await listed(', includeDismissed: true')).find((b) => b.id === rejected)?.dismissedAt).toEqual(expect.any(String));
-    const audit = (await gw.gql(`{ auditEvents(batchId: "${rejected}", first: 10) { edges { node { action } } } }`)).body.data.auditEvents.edges.map((e: { node: { action: string } }) => e.node.action);
+    const audit = (
+      await gw.gql(`{ auditEvents(batchId: "${rejected}", first: 10) { edges { node { action } } } }`)
+    ).body.data.auditEvents.edges.map((e: { node: { action: string } }) => e.node.action);
     expect(audit).toContain('BATCH_DISMISS');
   });
 

@@ -49,8 +49,22 @@ describe('a payroll file through GraphQL', () => {
   it('imports the sample file by multipart upload and validates it', async () => {
     const reply = await upload('op', readFileSync(sampleFile('payroll-valid.csv')), 'payroll-valid.csv', { force: true });
     const batch = reply.data.importBatch.batch;
-    expect(batch).toMatchObject({ status: 'VALIDATED', fileName: 'payroll-valid.csv', rowCount: 10, validCount: 10, totalAmount: { value: '50950.60' } });
-    expect(batch.problems).toEqual([{ line: 3, column: 'pan', code: 'pan.normalised', severity: 'WARNING', message: 'spaces removed from the card number 2200********0004' }]);
+    expect(batch).toMatchObject({
+      status: 'VALIDATED',
+      fileName: 'payroll-valid.csv',
+      rowCount: 10,
+      validCount: 10,
+      totalAmount: { value: '50950.60' },
+    });
+    expect(batch.problems).toEqual([
+      {
+        line: 3,
+        column: 'pan',
+        code: 'pan.normalised',
+        severity: 'WARNING',
+        message: 'spaces removed from the card number 2200********0004',
+      },
+    ]);
     expect(batch.uploadedBy).toMatch(/^key:/);
     batchId = batch.id;
   });
@@ -58,7 +72,11 @@ describe('a payroll file through GraphQL', () => {
   it('is approved by an approver, not by an operator', async () => {
     const byOperator = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename } }`, {}, apiKey('op2'));
     expect(byOperator.body.errors?.[0]?.message).toMatch(/Not authorized/);
-    const approved = await gw.gql(`mutation { approveBatch(id: "${batchId}") { __typename ... on ApproveBatchSuccess { batch { status approvedBy } } } }`, {}, apiKey('ap'));
+    const approved = await gw.gql(
+      `mutation { approveBatch(id: "${batchId}") { __typename ... on ApproveBatchSuccess { batch { status approvedBy } } } }`,
+      {},
+      apiKey('ap'),
+    );
     expect(approved.body.data.approveBatch.batch.status).toBe('RUNNING');
   });
 
@@ -72,7 +90,11 @@ describe('a payroll file through GraphQL', () => {
       { status: 'COMPLETED', count: 7, amount: '46950.60' },
       { status: 'FAILED', count: 3, amount: '4000.00' },
     ]);
-    const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { line reference status errorCode recipient { key value } } } } } }`, {}, apiKey('v'));
+    const items = await gw.gql(
+      `{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { line reference status errorCode recipient { key value } } } } } }`,
+      {},
+      apiKey('v'),
+    );
     expect(items.body.data.batch.items.edges.map((e: any) => e.node.reference)).toEqual(['EMP-007', 'EMP-008', 'EMP-010']);
   });
 
@@ -80,14 +102,23 @@ describe('a payroll file through GraphQL', () => {
     const response = await gw.http(`/batches/${batchId}/results.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/csv/);
-    const lines = response.text.replace(/^\uFEFF/, '').trim().split('\r\n');
+    const lines = response.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     expect(lines).toHaveLength(11);
-    expect(lines[0]).toBe('line,reference,provider,amount,currency,commission,recipient,payment_id,attempt,status,error_code,error_message,transaction_id,rrn,payee,payee_mark,payee_last_paid_at,outcome');
+    expect(lines[0]).toBe(
+      'line,reference,provider,amount,currency,commission,recipient,payment_id,attempt,status,error_code,error_message,transaction_id,rrn,payee,payee_mark,payee_last_paid_at,outcome',
+    );
     // Each paid row's commission, as the gateway's Payment record holds it (issue 29, finding 6).
     const paid = await gw.gql(`{ payment(paymentId: "${batchId}-2") { commission { value } } }`, {}, apiKey('v'));
     const commission = paid.body.data.payment.commission.value as string;
     expect(commission).toMatch(/^\d+\.\d{2}$/);
-    expect(lines[1]).toMatch(new RegExp(`^2,EMP-001,bank-card-russia,15000\\.00,RUB,${commission.replace('.', '\\.')},.*pan=2200\\*{8}0004.*,COMPLETED,,,[0-9a-f-]{36},\\d{12},,,,paid$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^2,EMP-001,bank-card-russia,15000\\.00,RUB,${commission.replace('.', '\\.')},.*pan=2200\\*{8}0004.*,COMPLETED,,,[0-9a-f-]{36},\\d{12},,,,paid$`,
+      ),
+    );
     // A row not paid was charged nothing: its commission cell is empty.
     expect(lines[7]).toMatch(/^8,EMP-007,[a-z0-9-]+,\d+\.\d{2},RUB,,.*,FAILED,.*,not paid[^,]*$/);
     expect(response.text).not.toContain('2200000000000004');
@@ -100,11 +131,19 @@ describe('a payroll file through GraphQL', () => {
 
   it('pays failed rows again when asked, with new payment ids', async () => {
     // By a key other than the uploader's ('op'): paying rows again needs a second person.
-    const reply = await gw.gql(`mutation { retryFailedItems(id: "${batchId}") { __typename ... on RetryFailedItemsSuccess { batch { status } } } }`, {}, apiKey('op2'));
+    const reply = await gw.gql(
+      `mutation { retryFailedItems(id: "${batchId}") { __typename ... on RetryFailedItemsSuccess { batch { status } } } }`,
+      {},
+      apiKey('op2'),
+    );
     expect(reply.body.data.retryFailedItems.batch.status).toBe('RUNNING');
     await eventually(async () => expect((await batchQuery(batchId)).body.data.batch.status).toBe('COMPLETED_WITH_FAILURES'), 20_000);
     const items = await gw.gql(`{ batch(id: "${batchId}") { items(status: FAILED) { edges { node { paymentId } } } } }`, {}, apiKey('v'));
-    expect(items.body.data.batch.items.edges.map((e: any) => e.node.paymentId)).toEqual([`${batchId}-8-r2`, `${batchId}-9-r2`, `${batchId}-11-r2`]);
+    expect(items.body.data.batch.items.edges.map((e: any) => e.node.paymentId)).toEqual([
+      `${batchId}-8-r2`,
+      `${batchId}-9-r2`,
+      `${batchId}-11-r2`,
+    ]);
   });
 });
 
@@ -113,7 +152,13 @@ describe('refusals', () => {
     const reply = await upload('op', readFileSync(sampleFile('payroll-errors.csv')), 'payroll-errors.csv');
     const batch = reply.data.importBatch.batch;
     expect(batch.status).toBe('REJECTED');
-    expect(batch.problems[0]).toEqual({ line: 2, column: 'provider', code: 'provider.unknown', severity: 'ERROR', message: expect.stringContaining('paypal') });
+    expect(batch.problems[0]).toEqual({
+      line: 2,
+      column: 'provider',
+      code: 'provider.unknown',
+      severity: 'ERROR',
+      message: expect.stringContaining('paypal'),
+    });
     const report = await gw.http(`/batches/${batch.id}/problems.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(report.text).toContain('2,provider,error,provider.unknown,');
   });
@@ -139,21 +184,31 @@ describe('refusals', () => {
   });
 
   it('neutralises cells a spreadsheet would run as formulas', async () => {
-    const batch = (await upload('op', 'reference,provider,amount,account\n"=HYPERLINK(""http://x"")",bank-card-token,79.00,token_success\n', 'd.csv')).data.importBatch.batch;
+    const batch = (
+      await upload('op', 'reference,provider,amount,account\n"=HYPERLINK(""http://x"")",bank-card-token,79.00,token_success\n', 'd.csv')
+    ).data.importBatch.batch;
     const csv = await gw.http(`/batches/${batch.id}/results.csv`, { headers: { authorization: `Bearer ${apiKey('v')}` } });
     expect(csv.text).toContain(`"'=HYPERLINK(""http://x"")"`);
   });
 
   it('cancels a batch before it runs', async () => {
     const batch = (await upload('op', 'provider,amount,account\nbank-card-token,80.00,token_success\n', 'e.csv')).data.importBatch.batch;
-    const reply = await gw.gql(`mutation { cancelBatch(id: "${batch.id}") { __typename ... on CancelBatchSuccess { batch { status } } } }`, {}, apiKey('ap'));
+    const reply = await gw.gql(
+      `mutation { cancelBatch(id: "${batch.id}") { __typename ... on CancelBatchSuccess { batch { status } } } }`,
+      {},
+      apiKey('ap'),
+    );
     expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
   });
 });
 
 describe('batches', () => {
   it('lists batches newest first, filtered by status', async () => {
-    const all = await gw.gql('{ batches(first: 100) { edges { node { id status createdAt } } pageInfo { hasNextPage } } }', {}, apiKey('v'));
+    const all = await gw.gql(
+      '{ batches(first: 100) { edges { node { id status createdAt } } pageInfo { hasNextPage } } }',
+      {},
+      apiKey('v'),
+    );
     const nodes = all.body.data.batches.edges.map((e: any) => e.node);
     expect(nodes.length).toBeGreaterThanOrEqual(5);
     const times = nodes.map((n: any) => Date.parse(n.createdAt));
@@ -167,7 +222,13 @@ describe('batches', () => {
 
 describe('batchProgress over SSE', () => {
   it('streams the batch until it finishes', async () => {
-    const batch = (await upload('op', 'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n', 'f.csv')).data.importBatch.batch;
+    const batch = (
+      await upload(
+        'op',
+        'provider,amount,account\nbank-card-token,81.00,token_success\nbank-card-token,82.00,token_execute_in_progress\n',
+        'f.csv',
+      )
+    ).data.importBatch.batch;
     const sse = await subscribeSse(
       `${gw.gateway.url}/graphql`,
       { authorization: `Bearer ${apiKey('v')}` },

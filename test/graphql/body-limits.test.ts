@@ -32,10 +32,10 @@ async function post(body: AsyncIterable<Buffer> | string, headers: Record<string
 
 /** A GraphQL multipart request (importBatch) whose file part is streamed, chunked. */
 function uploadBody(fileBytes: number, boundary: string): AsyncIterable<Buffer> {
-  const part = (name: string, value: string) =>
-    `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const part = (name: string, value: string) => `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const operations = JSON.stringify({
-    query: 'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id status problems { code } } } } }',
+    query:
+      'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id status problems { code } } } } }',
     variables: { file: null },
   });
   const head =
@@ -50,7 +50,9 @@ const multipart = (boundary: string) => ({ 'content-type': `multipart/form-data;
 
 describe('GraphQL body limit', () => {
   it('refuses a 3 MB JSON body sent chunked, counting the bytes read, with 413 naming the limit', async () => {
-    const reply = await post(repeated(3_000_000, ' ', '{"query": "{ balance { available { value } } }"', '}'), { 'content-type': 'application/json' });
+    const reply = await post(repeated(3_000_000, ' ', '{"query": "{ balance { available { value } } }"', '}'), {
+      'content-type': 'application/json',
+    });
     expect(reply.status).toBe(413);
     expect(reply.headers['content-type']).toMatch(/json/);
     const error = JSON.parse(reply.text).errors[0];
@@ -66,7 +68,9 @@ describe('GraphQL body limit', () => {
   });
 
   it('serves a chunked body under the limit', async () => {
-    const reply = await post(repeated(500_000, ' ', '{"query": "{ balance { available { value } } }"', '}'), { 'content-type': 'application/json' });
+    const reply = await post(repeated(500_000, ' ', '{"query": "{ balance { available { value } } }"', '}'), {
+      'content-type': 'application/json',
+    });
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.text).data.balance.available.value).toMatch(/^\d+\.\d{2}$/);
   });
@@ -89,6 +93,9 @@ describe('upload limit', () => {
   it('refuses a chunked upload over BATCH_MAX_FILE_BYTES plus the envelope with 413 naming the limit', async () => {
     const reply = await post(uploadBody(MAX_FILE_BYTES + 128 * 1024, 'bover'), multipart('bover'));
     expect(reply.status).toBe(413);
-    expect(JSON.parse(reply.text).errors[0].extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limitBytes: MAX_FILE_BYTES + 64 * 1024 });
+    expect(JSON.parse(reply.text).errors[0].extensions).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      limitBytes: MAX_FILE_BYTES + 64 * 1024,
+    });
   });
 });

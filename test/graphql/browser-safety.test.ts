@@ -104,7 +104,11 @@ describe('with API keys', () => {
     const pre = await gw.http('/graphql', preflight(EVIL));
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
-    const reply = await gw.http('/graphql', { method: 'POST', headers: { ...json, origin: EVIL, authorization: `Bearer ${apiKey('admin-key')}` }, body: BALANCE });
+    const reply = await gw.http('/graphql', {
+      method: 'POST',
+      headers: { ...json, origin: EVIL, authorization: `Bearer ${apiKey('admin-key')}` },
+      body: BALANCE,
+    });
     expect(reply.headers['access-control-allow-origin']).toBeUndefined();
   });
 

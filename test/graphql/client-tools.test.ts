@@ -47,7 +47,11 @@ class SseLink extends ApolloLink {
   override request(operation: ApolloLink.Operation): Observable<ApolloLink.Result> {
     return new Observable<ApolloLink.Result>((sink) =>
       this.client.subscribe<ApolloLink.Result>(
-        { query: print(operation.query), variables: operation.variables, ...(operation.operationName ? { operationName: operation.operationName } : {}) },
+        {
+          query: print(operation.query),
+          variables: operation.variables,
+          ...(operation.operationName ? { operationName: operation.operationName } : {}),
+        },
         { next: (value) => sink.next(value as ApolloLink.Result), error: (error) => sink.error(error), complete: () => sink.complete() },
       ),
     );
@@ -79,15 +83,55 @@ function embeddedEntities(value: unknown, found: string[] = []): string[] {
 describe('Apollo Client 4, InMemoryCache without typePolicies', () => {
   it('normalises a payment, a batch and its rows, and providers', async () => {
     await gw.services().payments.create({ paymentId: 'apollo-1', payload: sbpPayment('sbp_bank_id_success', '10.00'), execute: false });
-    const batch = await gw.services().importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: 'apollo.csv', force: true, uploadedBy: 'test' });
+    const batch = await gw
+      .services()
+      .importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: 'apollo.csv', force: true, uploadedBy: 'test' });
     const { client, sse } = apolloClient();
     try {
       const { data } = await client.query({
         query: gql`
           query Screen($paymentId: ID!, $batchId: ID!) {
-            payment(paymentId: $paymentId) { id paymentId status amount { value currency } }
-            batch(id: $batchId) { id name status items(first: 3) { edges { cursor node { id line paymentId status amount { value } } } pageInfo { hasNextPage endCursor } } }
-            providers { id code name limits { min max } }
+            payment(paymentId: $paymentId) {
+              id
+              paymentId
+              status
+              amount {
+                value
+                currency
+              }
+            }
+            batch(id: $batchId) {
+              id
+              name
+              status
+              items(first: 3) {
+                edges {
+                  cursor
+                  node {
+                    id
+                    line
+                    paymentId
+                    status
+                    amount {
+                      value
+                    }
+                  }
+                }
+                pageInfo {
+                  hasNextPage
+                  endCursor
+                }
+              }
+            }
+            providers {
+              id
+              code
+              name
+              limits {
+                min
+                max
+              }
+            }
           }
         `,
         variables: { paymentId: 'apollo-1', batchId: batch.id },
@@ -99,7 +143,9 @@ describe('Apollo Client 4, InMemoryCache without typePolicies', () => {
       expect(Object.keys(cache).filter((k) => k.startsWith('Provider:'))).toHaveLength((await gw.services().catalogue.all()).length);
       expect(cache.ROOT_QUERY['payment({"paymentId":"apollo-1"})']).toEqual({ __ref: 'Payment:Payment:apollo-1' });
       expect(cache.ROOT_QUERY[`batch({"id":"${batch.id}"})`]).toEqual({ __ref: `Batch:${batch.id}` });
-      expect(cache[`Batch:${batch.id}`]['items({"first":3})'].edges.map((edge: any) => edge.node)).toEqual(rows.map((row) => ({ __ref: row })));
+      expect(cache[`Batch:${batch.id}`]['items({"first":3})'].edges.map((edge: any) => edge.node)).toEqual(
+        rows.map((row) => ({ __ref: row })),
+      );
       expect(cache[rows[0]!]).toMatchObject({ line: 2, paymentId: `${batch.id}-2` });
       expect(Object.values(cache).flatMap((entry) => embeddedEntities(Object.values(entry)))).toEqual([]);
     } finally {
@@ -115,11 +161,20 @@ describe('Apollo Client 4, InMemoryCache without typePolicies', () => {
     const { client, sse } = apolloClient();
     const LIST = gql`
       query Recent {
-        searchPayments(first: 10) { edges { node { id paymentId trackingStatus } } }
+        searchPayments(first: 10) {
+          edges {
+            node {
+              id
+              paymentId
+              trackingStatus
+            }
+          }
+        }
       }
     `;
     const statusInList = () =>
-      client.readQuery<{ searchPayments: { edges: Array<{ node: { paymentId: string; trackingStatus: string } }> } }>({ query: LIST })!
+      client
+        .readQuery<{ searchPayments: { edges: Array<{ node: { paymentId: string; trackingStatus: string } }> } }>({ query: LIST })!
         .searchPayments.edges.find((edge) => edge.node.paymentId === paymentId)?.node.trackingStatus;
     try {
       await client.query({ query: LIST });
@@ -130,7 +185,17 @@ describe('Apollo Client 4, InMemoryCache without typePolicies', () => {
       const first = new Promise<void>((resolve) => (attached = resolve));
       const ended = new Promise<void>((resolve, reject) => {
         client
-          .subscribe({ query: gql`subscription Watch($paymentId: ID!) { paymentUpdated(paymentId: $paymentId) { id trackingStatus } }`, variables: { paymentId } })
+          .subscribe({
+            query: gql`
+              subscription Watch($paymentId: ID!) {
+                paymentUpdated(paymentId: $paymentId) {
+                  id
+                  trackingStatus
+                }
+              }
+            `,
+            variables: { paymentId },
+          })
           .subscribe({
             next: (result) => {
               seen.push((result.data as any).paymentUpdated.trackingStatus);
@@ -162,7 +227,11 @@ describe("Apollo Client 4's persisted-query link (APQ)", () => {
       const body = JSON.parse(String(init?.body)) as { query?: string; extensions?: { persistedQuery?: { sha256Hash?: string } } };
       const response = await fetch(input, init);
       const answer = (await response.clone().json()) as { errors?: Array<{ extensions?: { code?: string } }> };
-      seen.push({ query: typeof body.query === 'string', hash: body.extensions?.persistedQuery?.sha256Hash, codes: (answer.errors ?? []).map((e) => String(e.extensions?.code)) });
+      seen.push({
+        query: typeof body.query === 'string',
+        hash: body.extensions?.persistedQuery?.sha256Hash,
+        codes: (answer.errors ?? []).map((e) => String(e.extensions?.code)),
+      });
       return response;
     };
     const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -172,7 +241,12 @@ describe("Apollo Client 4's persisted-query link (APQ)", () => {
     const client = new ApolloClient({ link, cache: new InMemoryCache() });
     const BALANCE: TypedDocumentNode<{ balance: { available: { value: string; currency: string } } }> = gql`
       query ApqBalance {
-        balance { available { value currency } }
+        balance {
+          available {
+            value
+            currency
+          }
+        }
       }
     `;
     try {
@@ -197,7 +271,10 @@ describe('relay-compiler', () => {
     // Outside node_modules: relay-compiler skips sources there.
     const dir = await mkdtemp(join(tmpdir(), 'client-tools-relay-'));
     await mkdir(join(dir, 'src'), { recursive: true });
-    await writeFile(join(dir, 'relay.config.json'), JSON.stringify({ src: './src', schema: join(root, 'schema.graphql'), language: 'typescript' }));
+    await writeFile(
+      join(dir, 'relay.config.json'),
+      JSON.stringify({ src: './src', schema: join(root, 'schema.graphql'), language: 'typescript' }),
+    );
     await writeFile(
       join(dir, 'src/BatchCard.ts'),
       `import { graphql } from 'react-relay';
@@ -253,8 +330,19 @@ export const event = (s: PaymentUpdatedSubscription): string => s.paymentUpdated
     );
     expect(await readdir(join(out, 'gql'))).toEqual(expect.arrayContaining(['graphql.ts', 'gql.ts']));
     // A browser app's settings; no @types packages, so tsc reads only what codegen wrote.
-    const compilerOptions = { strict: true, noEmit: true, skipLibCheck: true, target: 'es2022', lib: ['es2022', 'dom'], module: 'esnext', moduleResolution: 'bundler', types: [] };
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      types: [],
+    };
     await writeFile(join(out, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['**/*.ts'] }));
-    await expect(run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { cwd: out, timeout: 120_000 })).resolves.toBeDefined();
+    await expect(
+      run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { cwd: out, timeout: 120_000 }),
+    ).resolves.toBeDefined();
   });
 });

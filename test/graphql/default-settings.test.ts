@@ -18,7 +18,10 @@ const samplesDir = new URL('../../samples/', import.meta.url);
 /** A sample's operation and the variables its header comment gives (`# Variables: {…}`, one line or several). */
 async function sample(file: string): Promise<{ query: string; variables: Record<string, unknown> }> {
   const text = await readFile(new URL(file, samplesDir), 'utf8');
-  const comments = text.split('\n').filter((line) => line.startsWith('#')).map((line) => line.replace(/^#\s?/, ''));
+  const comments = text
+    .split('\n')
+    .filter((line) => line.startsWith('#'))
+    .map((line) => line.replace(/^#\s?/, ''));
   const start = comments.findIndex((line) => line.startsWith('Variables:'));
   if (start === -1) return { query: text, variables: {} };
   let json = comments[start]!.slice('Variables:'.length);
@@ -64,7 +67,13 @@ describe('a gateway with API keys and every other setting at its default', () =>
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey(key)}` },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: response.statusCode, body: (await response.body.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> } };
+    return {
+      status: response.statusCode,
+      body: (await response.body.json()) as {
+        data?: Record<string, any> | null;
+        errors?: Array<{ message: string; extensions?: { code?: string } }>;
+      },
+    };
   };
 
   it('refuses createPayment(execute: true) by its creator with SECOND_PERSON_REQUIRED, and a second key pays it', async () => {
@@ -72,15 +81,26 @@ describe('a gateway with API keys and every other setting at its default', () =>
     const input = { ...(variables.input as object), paymentId: 'defaults-create-execute' };
     const created = await gql(query, { input }, 'olga');
     expect(created.body.errors).toBeUndefined();
-    expect(created.body.data!.createPayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'SECOND_PERSON_REQUIRED', paymentId: 'defaults-create-execute' });
+    expect(created.body.data!.createPayment).toMatchObject({
+      __typename: 'PaymentRefusedError',
+      code: 'SECOND_PERSON_REQUIRED',
+      paymentId: 'defaults-create-execute',
+    });
 
     const execute = (await sample('execute-payment.graphql')).query;
     const same = await gql(execute, { paymentId: 'defaults-create-execute' }, 'olga');
     expect(same.body.errors).toBeUndefined();
-    expect(same.body.data!.executePayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'SECOND_PERSON_REQUIRED', paymentId: 'defaults-create-execute' });
+    expect(same.body.data!.executePayment).toMatchObject({
+      __typename: 'PaymentRefusedError',
+      code: 'SECOND_PERSON_REQUIRED',
+      paymentId: 'defaults-create-execute',
+    });
 
     const other = await gql(execute, { paymentId: 'defaults-create-execute' }, 'oleg');
-    expect(other.body.data!.executePayment).toMatchObject({ __typename: 'ExecutePaymentSuccess', payment: { paymentId: 'defaults-create-execute' } });
+    expect(other.body.data!.executePayment).toMatchObject({
+      __typename: 'ExecutePaymentSuccess',
+      payment: { paymentId: 'defaults-create-execute' },
+    });
   });
 
   it('runs every sample operation of docs/api/graphql.md without an internal error', async () => {
@@ -93,7 +113,10 @@ describe('a gateway with API keys and every other setting at its default', () =>
     for (const file of ['execute-payment.graphql', ...files.filter((name) => name !== 'execute-payment.graphql')]) {
       const { query, variables: sampleVariables } = await sample(file);
       const reply = await gql(query, sampleVariables, 'oleg');
-      answers[file] = { status: reply.status, internal: (reply.body.errors ?? []).filter((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR').map((e) => e.message) };
+      answers[file] = {
+        status: reply.status,
+        internal: (reply.body.errors ?? []).filter((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR').map((e) => e.message),
+      };
     }
     expect(answers).toEqual(Object.fromEntries(files.map((file) => [file, { status: 200, internal: [] }])));
     const paid = await gql('query($id: ID!) { payment(paymentId: $id) { status } }', { id: 'payroll-2026-11-0001' }, 'olga');

@@ -16,7 +16,9 @@ beforeAll(async () => {
   // The failures below are each read as they come, not as the partner's trouble: twelve failed
   // sends in a row would open the partner breaker (counted apart from reads since the throttled
   // rows of issue 29), and a create's read-back would then be refused (PAYOUT_OUTCOME_UNKNOWN).
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator' }), PARTNER_BREAKER_TROUBLE_CALLS: '1000' } });
+  gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ 'v-key': 'viewer', 'o-key': 'operator' }), PARTNER_BREAKER_TROUBLE_CALLS: '1000' },
+  });
   const csv = 'reference,provider,amount,currency,account,bankId\nE-1,sbp-b2c,100.00,RUB,79001234567,sbp_bank_id_success\n';
   batchId = (await gw.services().importer.import({ source: textSource(csv), fileName: 'codes.csv' })).id;
 });
@@ -32,7 +34,11 @@ const CREATE = `mutation($input: CreatePaymentInput!) {
   createPayment(input: $input) { __typename ... on PayoutError { code upstreamCode message retryable } }
 }`;
 let sequence = 0;
-const input = () => ({ paymentId: `codes-${++sequence}`, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } });
+const input = () => ({
+  paymentId: `codes-${++sequence}`,
+  amount: '100.00',
+  recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } },
+});
 const transport = /\b(GET|PUT|POST)\b|\/payments|\/partner|\/balance|\b[45]\d\d\b/;
 
 describe('an upstream failure reads the same in a query and in a mutation', () => {
@@ -50,7 +56,12 @@ describe('an upstream failure reads the same in a query and in a mutation', () =
     expect(mutation).toMatchObject({ __typename: 'PayoutError', code });
     expect(query.body.errors).toHaveLength(1);
     const error = query.body.errors![0]!;
-    expect(error.extensions).toMatchObject({ code: 'PAYOUT_ERROR', payoutErrorCode: code, upstreamCode: mutation.upstreamCode, retryable: mutation.retryable });
+    expect(error.extensions).toMatchObject({
+      code: 'PAYOUT_ERROR',
+      payoutErrorCode: code,
+      upstreamCode: mutation.upstreamCode,
+      retryable: mutation.retryable,
+    });
     expect(error.message).not.toMatch(transport);
     expect(error.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|ECONNRESET/);
   });
@@ -60,13 +71,29 @@ describe('every refusal has a documented code', () => {
   const cases: Array<[string, () => Promise<GraphQLReply>, string]> = [
     ['no key', () => gw.gql('{ balance { available { value } } }'), 'UNAUTHENTICATED'],
     ['a viewer creating a payment', () => gw.gql(CREATE, { input: input() }, apiKey('v-key')), 'FORBIDDEN'],
-    ['a viewer approving a batch', () => gw.gql('mutation($id: ID!) { approveBatch(id: $id) { __typename } }', { id: batchId }, apiKey('v-key')), 'FORBIDDEN'],
+    [
+      'a viewer approving a batch',
+      () => gw.gql('mutation($id: ID!) { approveBatch(id: $id) { __typename } }', { id: batchId }, apiKey('v-key')),
+      'FORBIDDEN',
+    ],
     ['a syntax error', () => gw.gql('{ balance { available { value } }', {}, apiKey('v-key')), 'GRAPHQL_PARSE_FAILED'],
     ['an unknown field', () => gw.gql('{ balanse { available { value } } }', {}, apiKey('v-key')), 'GRAPHQL_VALIDATION_FAILED'],
     ['a negative page size', () => gw.gql('{ payments(first: -1) { edges { cursor } } }', {}, apiKey('v-key')), 'BAD_USER_INPUT'],
-    ['a cursor that is not one', () => gw.gql('{ payments(after: "not-a-cursor") { edges { cursor } } }', {}, apiKey('v-key')), 'BAD_USER_INPUT'],
-    ['an impossible date in a variable', () => gw.gql('query($from: Date) { payments(from: $from) { edges { cursor } } }', { from: '2026-02-30' }, apiKey('v-key')), 'BAD_USER_INPUT'],
-    ['an argument out of range', () => gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, apiKey('v-key')), 'BAD_USER_INPUT'],
+    [
+      'a cursor that is not one',
+      () => gw.gql('{ payments(after: "not-a-cursor") { edges { cursor } } }', {}, apiKey('v-key')),
+      'BAD_USER_INPUT',
+    ],
+    [
+      'an impossible date in a variable',
+      () => gw.gql('query($from: Date) { payments(from: $from) { edges { cursor } } }', { from: '2026-02-30' }, apiKey('v-key')),
+      'BAD_USER_INPUT',
+    ],
+    [
+      'an argument out of range',
+      () => gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, apiKey('v-key')),
+      'BAD_USER_INPUT',
+    ],
     ['a query too deep', () => gw.gql('{ a { b { c { d { e { f { g { h { i } } } } } } } } }', {}, apiKey('v-key')), 'QUERY_TOO_DEEP'],
   ];
 
@@ -78,7 +105,10 @@ describe('every refusal has a documented code', () => {
 
   it('an argument refused in a query names the field, as InputError does in a mutation', async () => {
     const reply = await gw.gql('query($id: ID!) { batch(id: $id) { problems(limit: 5000) { code } } }', { id: batchId }, apiKey('v-key'));
-    expect(reply.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fieldErrors: [{ path: ['limit'], message: expect.any(String) }] });
+    expect(reply.body.errors![0]!.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fieldErrors: [{ path: ['limit'], message: expect.any(String) }],
+    });
     expect(reply.body.errors![0]!.message).not.toMatch(/Unexpected error/);
   });
 
@@ -89,7 +119,9 @@ describe('every refusal has a documented code', () => {
 
   it('the CSRF refusal has a code too', async () => {
     const query = encodeURIComponent('{ balance { available { value } } }');
-    const reply = await gw.http(`/graphql?query=${query}`, { headers: { authorization: `Bearer ${apiKey('v-key')}`, accept: 'application/json' } });
+    const reply = await gw.http(`/graphql?query=${query}`, {
+      headers: { authorization: `Bearer ${apiKey('v-key')}`, accept: 'application/json' },
+    });
     expect(reply.status).toBe(403);
     const code = JSON.parse(reply.text).errors[0].extensions.code;
     expect(code).toBe('BAD_REQUEST');
@@ -97,12 +129,25 @@ describe('every refusal has a documented code', () => {
   });
 
   it('a batch refusal uses the same upper-case vocabulary', async () => {
-    const reply = await gw.gql('mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on BatchError { code } } }', { id: 'nobody' }, apiKey('o-key'));
+    const reply = await gw.gql(
+      'mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on BatchError { code } } }',
+      { id: 'nobody' },
+      apiKey('o-key'),
+    );
     expect(reply.body.data.cancelBatch).toEqual({ __typename: 'BatchError', code: 'BATCH_NOT_FOUND' });
   });
 
   it('docs/api/error-codes.md lists the codes of the limits and of upstream failures', () => {
-    for (const code of ['PAYOUT_ERROR', 'INTERNAL_SERVER_ERROR', 'PAYLOAD_TOO_LARGE', 'QUERY_TOO_COMPLEX', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'TOO_MANY_DIRECTIVES', 'INTROSPECTION_TOO_DEEP']) {
+    for (const code of [
+      'PAYOUT_ERROR',
+      'INTERNAL_SERVER_ERROR',
+      'PAYLOAD_TOO_LARGE',
+      'QUERY_TOO_COMPLEX',
+      'TOO_MANY_ALIASES',
+      'TOO_MANY_TOKENS',
+      'TOO_MANY_DIRECTIVES',
+      'INTROSPECTION_TOO_DEEP',
+    ]) {
       expect(documented()).toContain(code);
     }
   });

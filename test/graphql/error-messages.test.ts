@@ -25,7 +25,11 @@ it.each([
   ['drop-before', 'NETWORK_ERROR'],
 ] as const)('a create refused by %s names no transport detail', async (kind, code) => {
   await gw.sb.addFault({ operation: 'create', kind, times: 4 });
-  const input = { paymentId: `msg-${kind}`, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } };
+  const input = {
+    paymentId: `msg-${kind}`,
+    amount: '100.00',
+    recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } },
+  };
   const reply = await gw.gql(CREATE, { input });
   const error = reply.body.data.createPayment;
   expect(error).toMatchObject({ __typename: 'PayoutError', code });

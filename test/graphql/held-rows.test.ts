@@ -28,19 +28,30 @@ describe('held rows in GraphQL, and their deprecated former names', () => {
     return { id: batch.id, amount };
   }
 
-  const HELD_FIELDS = 'status heldCount heldAmount { value currency } includeHeld flaggedCount flaggedAmount { value currency } includeFlagged';
-  const batchOf = async (id: string) => (await gw.gql(`{ batch(id: "${id}") { ${HELD_FIELDS} items { edges { node { line status repeats { line } } } } } }`)).body.data.batch;
-  const rowsOf = async (id: string) => ((await batchOf(id)).items.edges as Array<{ node: { line: number; status: string; repeats: { line: number } | null } }>).map((e) => e.node);
+  const HELD_FIELDS =
+    'status heldCount heldAmount { value currency } includeHeld flaggedCount flaggedAmount { value currency } includeFlagged';
+  const batchOf = async (id: string) =>
+    (await gw.gql(`{ batch(id: "${id}") { ${HELD_FIELDS} items { edges { node { line status repeats { line } } } } } }`)).body.data.batch;
+  const rowsOf = async (id: string) =>
+    ((await batchOf(id)).items.edges as Array<{ node: { line: number; status: string; repeats: { line: number } | null } }>).map(
+      (e) => e.node,
+    );
 
   async function approve(id: string, args: string) {
-    return gw.gql(`mutation { approveBatch(id: "${id}"${args}) { __typename ... on ApproveBatchSuccess { batch { ${HELD_FIELDS} } } ... on BatchError { code message } } }`);
+    return gw.gql(
+      `mutation { approveBatch(id: "${id}"${args}) { __typename ... on ApproveBatchSuccess { batch { ${HELD_FIELDS} } } ... on BatchError { code message } } }`,
+    );
   }
 
   it('gives heldCount, heldAmount and includeHeld, and the former names the same values', async () => {
     const { id, amount } = await importWithOneHeld();
     const batch = await batchOf(id);
     expect(batch).toMatchObject({ status: 'VALIDATED', heldCount: 1, heldAmount: { value: amount, currency: 'RUB' }, includeHeld: false });
-    expect({ count: batch.flaggedCount, amount: batch.flaggedAmount, include: batch.includeFlagged }).toEqual({ count: batch.heldCount, amount: batch.heldAmount, include: batch.includeHeld });
+    expect({ count: batch.flaggedCount, amount: batch.flaggedAmount, include: batch.includeFlagged }).toEqual({
+      count: batch.heldCount,
+      amount: batch.heldAmount,
+      include: batch.includeHeld,
+    });
     expect(batch.items.edges.map((e: { node: unknown }) => e.node)).toEqual([
       { line: 2, status: 'PENDING', repeats: null },
       { line: 3, status: 'DUPLICATE', repeats: { line: 2 } },
@@ -61,7 +72,12 @@ describe('held rows in GraphQL, and their deprecated former names', () => {
       { name: 'includeFlagged', isDeprecated: true, deprecationReason: 'Use includeHeld' },
     ]);
     expect([field('heldCount'), field('heldAmount'), field('includeHeld')].map((f) => f?.isDeprecated)).toEqual([false, false, false]);
-    const approveArgs = (reply.body.data.mutation.fields as Array<{ name: string; args: Array<{ name: string; isDeprecated: boolean; deprecationReason: string | null }> }>).find((f) => f.name === 'approveBatch')!.args;
+    const approveArgs = (
+      reply.body.data.mutation.fields as Array<{
+        name: string;
+        args: Array<{ name: string; isDeprecated: boolean; deprecationReason: string | null }>;
+      }>
+    ).find((f) => f.name === 'approveBatch')!.args;
     expect(approveArgs.filter((a) => a.name.startsWith('include')).sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       { name: 'includeChangedAccounts', isDeprecated: false, deprecationReason: null },
       { name: 'includeFlagged', isDeprecated: true, deprecationReason: 'Use includeHeld' },

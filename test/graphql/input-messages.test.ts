@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-
 let sequence = 0;
 const sbp = (recipient: Record<string, string>) => ({
   paymentId: `input-msg-${++sequence}`,
@@ -42,7 +41,11 @@ describe('the limit quoted is the limit applied', () => {
 
 describe('no suggestions in variable and enum errors', () => {
   it('a misspelt recipient member in the variables', async () => {
-    const input = { paymentId: 'input-msg-member', amount: '100.00', recipient: { sbpB2C: { account: '79001234567', bankId: 'sbp_bank_id_success' } } };
+    const input = {
+      paymentId: 'input-msg-member',
+      amount: '100.00',
+      recipient: { sbpB2C: { account: '79001234567', bankId: 'sbp_bank_id_success' } },
+    };
     const reply = await gw.gql(CREATE_PAYMENT, { input });
     expect(reply.status).toBe(200);
     const [error] = reply.body.errors!;
@@ -62,7 +65,9 @@ describe('no suggestions in variable and enum errors', () => {
     const input = { ...sbp({}), currency: 'RUR' };
     const reply = await gw.gql(CREATE_PAYMENT, { input });
     const [error] = reply.body.errors!;
-    expect(error!.message).toBe('Variable "$input" got invalid value "RUR" at "input.currency"; Value "RUR" does not exist in "Currency" enum.');
+    expect(error!.message).toBe(
+      'Variable "$input" got invalid value "RUR" at "input.currency"; Value "RUR" does not exist in "Currency" enum.',
+    );
     expect(error!.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
@@ -81,7 +86,8 @@ describe('a phone written with a leading 8', () => {
       fieldErrors: [
         {
           path: ['input', 'recipient', 'sbpB2c', 'account'],
-          message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
+          message:
+            'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
         },
       ],
     });

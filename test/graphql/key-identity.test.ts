@@ -32,7 +32,11 @@ async function upload(key: string, csv: string): Promise<string> {
   );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
   form.append('0', new Blob([csv]), 'payroll.csv');
-  const response = await request(`${gw.gateway.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1' }, body: form });
+  const response = await request(`${gw.gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1' },
+    body: form,
+  });
   return ((await response.body.json()) as any).data.importBatch.batch.id;
 }
 
@@ -46,7 +50,11 @@ describe('key identities', () => {
     const seen = await gw.gql(`{ batch(id: "${batchId}") { uploadedBy approvedBy } }`, {}, apiKey('vic'));
     expect(seen.body.data.batch).toEqual({ uploadedBy: 'key:alice', approvedBy: 'key:bob' });
     const audit = await gw.gql(`{ auditEvents(batchId: "${batchId}") { edges { node { action actor role } } } }`, {}, apiKey('carol'));
-    expect(audit.body.data.auditEvents.edges.map((e: any) => e.node)).toContainEqual({ action: 'BATCH_APPROVE', actor: 'key:bob', role: 'APPROVER' });
+    expect(audit.body.data.auditEvents.edges.map((e: any) => e.node)).toContainEqual({
+      action: 'BATCH_APPROVE',
+      actor: 'key:bob',
+      role: 'APPROVER',
+    });
   });
 
   it('gives an unnamed key a fingerprint keyed with a secret of the deployment, not a hash anyone can recompute', async () => {

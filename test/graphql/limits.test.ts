@@ -38,7 +38,8 @@ beforeAll(async () => {
     expect(reply.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
   }
   const lines = ['reference,provider,amount,currency,account,bankId,description'];
-  for (let i = 1; i <= ROWS; i++) lines.push(`LIM-${i},sbp-b2c,${100 + i}.00,RUB,7900${String(i).padStart(7, '0')},sbp_bank_id_success,Salary`);
+  for (let i = 1; i <= ROWS; i++)
+    lines.push(`LIM-${i},sbp-b2c,${100 + i}.00,RUB,7900${String(i).padStart(7, '0')},sbp_bank_id_success,Salary`);
   const batch = await gw.services().importer.import({ source: textSource(`${lines.join('\n')}\n`), fileName: 'limits.csv' });
   expect(batch.status).toBe('VALIDATED');
   batchId = batch.id;
@@ -88,7 +89,9 @@ describe('the largest pages with every field', () => {
   it('payments(first: 99) with every field, history included, passes', async () => {
     const payment = everyField(schema.getType('Payment')!);
     expect(payment).toContain('history');
-    const reply = await gw.gql(`{ payments(first: 99) { edges { cursor node { ${payment} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`);
+    const reply = await gw.gql(
+      `{ payments(first: 99) { edges { cursor node { ${payment} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+    );
     expect(reply.body.errors).toBeUndefined();
     const nodes = reply.body.data.payments.edges.map((edge: { node: { paymentId: string } }) => edge.node);
     expect(nodes.map((node: { paymentId: string }) => node.paymentId)).toEqual(['lim-3', 'lim-2', 'lim-1']);
@@ -97,7 +100,10 @@ describe('the largest pages with every field', () => {
 
   it('the subscription and mutation results with every field pass too', async () => {
     const batch = everyField(schema.getType('Batch')!);
-    const reply = await gw.gql(`mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { ${batch} } } ... on BatchError { code message } } }`, { id: 'nobody' });
+    const reply = await gw.gql(
+      `mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { ${batch} } } ... on BatchError { code message } } }`,
+      { id: 'nobody' },
+    );
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.cancelBatch.__typename).toBe('BatchError');
   });
@@ -105,7 +111,10 @@ describe('the largest pages with every field', () => {
 
 describe('pages larger than 99 are cut to 99', () => {
   it('batch items(first: 500) answers 99 rows and says there are more', async () => {
-    const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { items(first: 500) { edges { node { line } } pageInfo { hasNextPage } } } }`, { id: batchId });
+    const reply = await gw.gql(
+      `query($id: ID!) { batch(id: $id) { items(first: 500) { edges { node { line } } pageInfo { hasNextPage } } } }`,
+      { id: batchId },
+    );
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.batch.items.edges).toHaveLength(99);
     expect(reply.body.data.batch.items.pageInfo.hasNextPage).toBe(true);
@@ -118,7 +127,10 @@ describe('pages larger than 99 are cut to 99', () => {
   });
 
   it('a page size given as a variable is cut the same way', async () => {
-    const reply = await gw.gql('query($id: ID!, $n: Int) { batch(id: $id) { items(first: $n) { edges { node { line } } } } }', { id: batchId, n: 100_000 });
+    const reply = await gw.gql('query($id: ID!, $n: Int) { batch(id: $id) { items(first: $n) { edges { node { line } } } } }', {
+      id: batchId,
+      n: 100_000,
+    });
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.batch.items.edges).toHaveLength(99);
   });
@@ -152,7 +164,10 @@ describe('abusive queries are refused, each with its code', () => {
   });
 
   it('depth 9 is refused; at depth 8 only the ordinary checks speak', async () => {
-    const deepest = await gw.gql(`mutation($id: ID!) { approveBatch(id: $id) { ... on ApproveBatchSuccess { batch { items { edges { node { billingDetails { rrn } } } } } } } }`, { id: 'x' });
+    const deepest = await gw.gql(
+      `mutation($id: ID!) { approveBatch(id: $id) { ... on ApproveBatchSuccess { batch { items { edges { node { billingDetails { rrn } } } } } } } }`,
+      { id: 'x' },
+    );
     expect(deepest.body.errors).toBeUndefined();
     refused(await gw.gql(`{ ${nested(8, 'name', (inner) => `a { ${inner} }`)} }`), 'QUERY_TOO_DEEP');
     const eight = await gw.gql(`{ ${nested(7, 'name', (inner) => `a { ${inner} }`)} }`);
@@ -185,25 +200,40 @@ describe('abusive queries are refused, each with its code', () => {
     const deep = '{ __type(name: "Payment") { fields { type { fields { type { fields { type { fields { name } } } } } } } } }';
     refused(await gw.gql(deep), 'INTROSPECTION_TOO_DEEP');
     refused(await gw.gql('{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }'), 'INTROSPECTION_TOO_DEEP');
-    refused(await gw.gql(`{ __type(name: "Payment") { ${nested(40, 'name', (inner) => `ofType { ${inner} }`)} } }`), 'INTROSPECTION_TOO_DEEP');
+    refused(
+      await gw.gql(`{ __type(name: "Payment") { ${nested(40, 'name', (inner) => `ofType { ${inner} }`)} } }`),
+      'INTROSPECTION_TOO_DEEP',
+    );
   });
 
   it('the introspection GraphiQL sends still passes', async () => {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    });
     const reply = await gw.gql(query);
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.__schema.types.length).toBeGreaterThan(20);
   });
 
   it('a page of pages: QUERY_TOO_COMPLEX with the cost and the limit', async () => {
-    const reply = await gw.gql('{ batches(first: 99) { edges { node { items(first: 99) { edges { node { line amount { value } recipient { key value } } } } } } } }');
+    const reply = await gw.gql(
+      '{ batches(first: 99) { edges { node { items(first: 99) { edges { node { line amount { value } recipient { key value } } } } } } } }',
+    );
     refused(reply, 'QUERY_TOO_COMPLEX');
     expect(reply.body.errors![0]!.extensions).toMatchObject({ cost: expect.any(Number), maxCost: 5000 });
     expect(reply.body.errors![0]!.extensions!.cost).toBeGreaterThan(5000);
   });
 
   it('page sizes given as variables count at the largest page', async () => {
-    const reply = await gw.gql('query($a: Int, $b: Int) { batches(first: $a) { edges { node { items(first: $b) { edges { node { line amount { value } recipient { key value } } } } } } } }', { a: 2, b: 2 });
+    const reply = await gw.gql(
+      'query($a: Int, $b: Int) { batches(first: $a) { edges { node { items(first: $b) { edges { node { line amount { value } recipient { key value } } } } } } } }',
+      { a: 2, b: 2 },
+    );
     refused(reply, 'QUERY_TOO_COMPLEX');
   });
 

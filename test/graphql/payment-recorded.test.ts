@@ -22,10 +22,9 @@ const READ = `query($id: ID!) { payment(paymentId: $id) {
 } }`;
 
 async function pay(paymentId: string): Promise<void> {
-  const reply = await gw.gql(
-    'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }',
-    { input: { paymentId, amount: '12.50', recipient: { bankCardToken: { account: 'token_success' } } } },
-  );
+  const reply = await gw.gql('mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }', {
+    input: { paymentId, amount: '12.50', recipient: { bankCardToken: { account: 'token_success' } } },
+  });
   expect(reply.body.data?.createPayment.__typename).toBe('CreatePaymentSuccess');
 }
 
@@ -48,7 +47,11 @@ describe('payment(paymentId:) and the partner', () => {
     const reply = await gw.gql(READ, { id: 'recorded-1' });
     expect(reply.body.errors).toBeUndefined();
     const payment = reply.body.data.payment;
-    expect(payment).toMatchObject({ paymentId: 'recorded-1', amount: { value: '12.50', currency: 'RUB' }, trackingStatus: recorded.status });
+    expect(payment).toMatchObject({
+      paymentId: 'recorded-1',
+      amount: { value: '12.50', currency: 'RUB' },
+      trackingStatus: recorded.status,
+    });
     expect(payment.freshness.source).toBe('RECORDED');
     expect(new Date(payment.freshness.readAt).getTime()).toBe(recorded.updatedAt.getTime());
     expect(payment.freshness.liveReadErrorCode).toMatch(/^network\./);

@@ -18,13 +18,20 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
     const reply = await gw.gql(SEARCH, variables, apiKey(key));
     return reply.body;
   };
-  const ids = async (variables: Record<string, unknown>) => (await search(variables)).data.searchPayments.edges.map((e: any) => e.node.paymentId);
+  const ids = async (variables: Record<string, unknown>) =>
+    (await search(variables)).data.searchPayments.edges.map((e: any) => e.node.paymentId);
 
   beforeAll(async () => {
-    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ v: 'viewer', op: 'operator' }) }, sandbox: { inProgressMs: 50 }, database: kind });
+    gw = await startTestGateway({
+      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ v: 'viewer', op: 'operator' }) },
+      sandbox: { inProgressMs: 50 },
+      database: kind,
+    });
     const s = gw.services();
     const batch = await s.importer.import({
-      source: textSource('reference,provider,amount,account,bankId\nMAR-7,sbp-b2c,101.00,79001234567,sbp_bank_id_success\nMAR-8,sbp-b2c,102.00,79001234568,sbp_bank_id_create_failed\nMAR-9,bank-card-token,103.00,token_success,\n'),
+      source: textSource(
+        'reference,provider,amount,account,bankId\nMAR-7,sbp-b2c,101.00,79001234567,sbp_bank_id_success\nMAR-8,sbp-b2c,102.00,79001234568,sbp_bank_id_create_failed\nMAR-9,bank-card-token,103.00,token_success,\n',
+      ),
     });
     batchId = batch.id;
     await s.batches.approve(batchId, { approver: 'anonymous' });
@@ -36,14 +43,36 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
     const old = 'bold0000001';
     await db.batch.create({ data: { id: old, name: 'March 2025', fileHash: '0'.repeat(64), fileBytes: 1, status: 'COMPLETED' } });
     await db.batchItem.create({
-      data: { batchId: old, line: 2, reference: 'MAR-7', paymentId: paymentIdFor(old, 2, 2), attempt: 2, providerCode: 'sbp-b2c', amount: '99.00', currency: 'RUB', fields: {}, status: 'COMPLETED' },
+      data: {
+        batchId: old,
+        line: 2,
+        reference: 'MAR-7',
+        paymentId: paymentIdFor(old, 2, 2),
+        attempt: 2,
+        providerCode: 'sbp-b2c',
+        amount: '99.00',
+        currency: 'RUB',
+        fields: {},
+        status: 'COMPLETED',
+      },
     });
     for (const [paymentId, createdAt, status] of [
       [paymentIdFor(old, 2, 1), '2025-03-03T09:00:00Z', 'FAILED'],
       [paymentIdFor(old, 2, 2), '2025-03-04T09:00:00Z', 'COMPLETED'],
     ] as const) {
       await db.payment.create({
-        data: { paymentId, agentId: 'agent-1', amount: '99.00', currency: 'RUB', providerCode: 'sbp-b2c', recipient: {}, status, batchId: old, batchRow: 2, createdAt: new Date(createdAt) },
+        data: {
+          paymentId,
+          agentId: 'agent-1',
+          amount: '99.00',
+          currency: 'RUB',
+          providerCode: 'sbp-b2c',
+          recipient: {},
+          status,
+          batchId: old,
+          batchRow: 2,
+          createdAt: new Date(createdAt),
+        },
       });
     }
   }, 120_000);
@@ -84,7 +113,10 @@ describe.each(testDatabaseKinds())('searchPayments on $name', (kind) => {
     expect(seen).toEqual(all);
     // Newest first by when the gateway recorded each payment, as the field's description says;
     // Payment.createdAt shows the upstream's time, which can order two payments otherwise.
-    const recorded = await gw.db.prisma.payment.findMany({ where: { paymentId: { in: all } }, select: { paymentId: true, createdAt: true } });
+    const recorded = await gw.db.prisma.payment.findMany({
+      where: { paymentId: { in: all } },
+      select: { paymentId: true, createdAt: true },
+    });
     const at = new Map(recorded.map((p) => [p.paymentId, p.createdAt.getTime()]));
     const order = [...all].sort((a, b) => at.get(b)! - at.get(a)! || (b < a ? -1 : b > a ? 1 : 0));
     expect(all).toEqual(order);

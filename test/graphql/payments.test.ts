@@ -157,12 +157,22 @@ describe('every sandbox outcome through GraphQL', () => {
 
 describe('input checks before any upstream call', () => {
   it.each([
-    ['an amount above the provider limit', { amount: '2000000.00' }, ['input', 'amount'], /outside the sbp-b2c limits 10.00–1,000,000.00 RUB/],
+    [
+      'an amount above the provider limit',
+      { amount: '2000000.00' },
+      ['input', 'amount'],
+      /outside the sbp-b2c limits 10.00–1,000,000.00 RUB/,
+    ],
     ['an amount below it', { amount: '9.99' }, ['input', 'amount'], /outside/],
     ['a zero amount', { amount: '0.00' }, ['input', 'amount'], /greater than 0.00/],
     ['a paymentId over 36 characters', { paymentId: 'p'.repeat(37) }, ['input', 'paymentId'], /36/],
     ['a webhookUrl that is not http(s)', { webhookUrl: 'ftp://x' }, ['input', 'webhookUrl'], /http/],
-    ['a phone that fails the provider pattern', { recipient: { sbpB2c: { account: '+7 900', bankId: 'b' } } }, ['input', 'recipient', 'sbpB2c', 'account'], /^must be a phone number in international format.*e\.g\. 7\d+$/],
+    [
+      'a phone that fails the provider pattern',
+      { recipient: { sbpB2c: { account: '+7 900', bankId: 'b' } } },
+      ['input', 'recipient', 'sbpB2c', 'account'],
+      /^must be a phone number in international format.*e\.g\. 7\d+$/,
+    ],
   ])('refuses %s, naming the field', async (_case, change, path, message) => {
     const input = { ...sbp('sbp_bank_id_success'), ...change };
     const result = await create(input);
@@ -172,7 +182,11 @@ describe('input checks before any upstream call', () => {
   });
 
   it('maps spec field names back to the input names', async () => {
-    const input = { paymentId: newId(), amount: '10.00', recipient: { bankCardRussia: { pan: testCards.completed, cardholderName: 'R2-D2 #1' } } };
+    const input = {
+      paymentId: newId(),
+      amount: '10.00',
+      recipient: { bankCardRussia: { pan: testCards.completed, cardholderName: 'R2-D2 #1' } },
+    };
     const result = await create(input);
     expect(result.fieldErrors).toEqual([
       { path: ['input', 'recipient', 'bankCardRussia', 'cardholderName'], message: expect.stringMatching(/^must be .*e\.g\. /) },
@@ -212,7 +226,12 @@ describe('upstream failures become typed PayoutErrors', () => {
     const input = sbp('sbp_bank_id_success');
     await gw.sb.addFault({ operation: 'create', kind: 'fail-before', times: 4 });
     const result = await create(input);
-    expect(result).toMatchObject({ __typename: 'PayoutError', code: 'PAYOUT_INTERNAL_ERROR', retryable: true, traceId: expect.any(String) });
+    expect(result).toMatchObject({
+      __typename: 'PayoutError',
+      code: 'PAYOUT_INTERNAL_ERROR',
+      retryable: true,
+      traceId: expect.any(String),
+    });
     const read = await gw.gql(READ, { paymentId: input.paymentId });
     expect(read.body.data.payment).toMatchObject({ status: null, trackingStatus: 'REJECTED', trackingErrorCode: 'PAYOUT_INTERNAL_ERROR' });
   });
@@ -269,7 +288,12 @@ describe('upstream failures become typed PayoutErrors', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.errors?.[0]).toMatchObject({
       message: 'the Payout API refused the call (payout.internal.error): internal error (injected fault)',
-      extensions: { code: 'PAYOUT_ERROR', payoutErrorCode: 'PAYOUT_INTERNAL_ERROR', upstreamCode: 'payout.internal.error', retryable: true },
+      extensions: {
+        code: 'PAYOUT_ERROR',
+        payoutErrorCode: 'PAYOUT_INTERNAL_ERROR',
+        upstreamCode: 'payout.internal.error',
+        retryable: true,
+      },
     });
     // \b: the random traceId and requestId (UUIDs) may hold the digits 500, never as a word.
     expect(JSON.stringify(reply.body)).not.toMatch(/\b500\b|stack|at .*\.ts/);

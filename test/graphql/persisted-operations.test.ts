@@ -58,7 +58,12 @@ describe('persisted operations, open mode (the default)', () => {
     const unknown = await post(gw, { extensions: apq(hash) });
     // 200, as Apollo Server answers it.
     expect(unknown.status).toBe(200);
-    expect(unknown.body.errors).toEqual([expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }) })]);
+    expect(unknown.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'PersistedQueryNotFound',
+        extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }),
+      }),
+    ]);
 
     const registered = await post(gw, { query, extensions: apq(hash) });
     expect(registered.body.errors).toBeUndefined();
@@ -94,8 +99,11 @@ describe('persisted operations, open mode (the default)', () => {
 
   it('keeps at most GATEWAY_APQ_CACHE_SIZE documents, the least recently used going first', async () => {
     const queries = ['query Lru1 { __typename }', 'query Lru2 { __typename }', 'query Lru3 { __typename }'];
-    for (const query of queries) expect((await post(gw, { query, extensions: apq(sha256(query)) })).body.data).toEqual({ __typename: 'Query' });
-    const codes = await Promise.all(queries.map(async (q) => (await post(gw, { extensions: apq(sha256(q)) })).body.errors?.[0]?.extensions?.code ?? 'hit'));
+    for (const query of queries)
+      expect((await post(gw, { query, extensions: apq(sha256(query)) })).body.data).toEqual({ __typename: 'Query' });
+    const codes = await Promise.all(
+      queries.map(async (q) => (await post(gw, { extensions: apq(sha256(q)) })).body.errors?.[0]?.extensions?.code ?? 'hit'),
+    );
     expect(codes).toEqual(['PERSISTED_QUERY_NOT_FOUND', 'hit', 'hit']);
   });
 
@@ -110,7 +118,9 @@ describe('persisted operations, open mode (the default)', () => {
     const missing = await post(gw, { documentId: `sha256:${'0'.repeat(64)}` });
     expect(missing.status).toBe(400);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    expect((await get(gw, { documentId: `sha256:${'0'.repeat(64)}` })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect((await get(gw, { documentId: `sha256:${'0'.repeat(64)}` })).body.errors?.[0]?.extensions?.code).toBe(
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
   });
 
   it('refuses a mutation named by documentId on a GET, as yoga refuses its text there', async () => {
@@ -123,7 +133,10 @@ describe('persisted operations, open mode (the default)', () => {
     expect((await post(gw, { query: '{ __typename }' })).body).toEqual({ data: { __typename: 'Query' } });
     const none = await post(gw, { variables: {} });
     expect(none.status).toBe(400);
-    expect(none.body.errors?.[0]).toMatchObject({ message: 'Must provide query string or documentId.', extensions: { code: 'BAD_REQUEST' } });
+    expect(none.body.errors?.[0]).toMatchObject({
+      message: 'Must provide query string or documentId.',
+      extensions: { code: 'BAD_REQUEST' },
+    });
   });
 });
 
@@ -163,11 +176,19 @@ describe('trusted documents (GATEWAY_TRUSTED_DOCUMENTS)', () => {
     const byText = await post(gw, { query: extra });
     expect(byText.body.data.balance.available.currency).toBe('RUB');
 
-    const ws = createClient({ url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    const ws = createClient({
+      url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+    });
     const run = (query: string) =>
       new Promise<{ data?: any; errors?: Array<{ extensions?: Record<string, unknown> }> }>((resolve) => {
         let result: any;
-        ws.subscribe({ query }, { next: (value) => (result = value), error: (errors) => resolve({ errors: errors as any }), complete: () => resolve(result) });
+        ws.subscribe(
+          { query },
+          { next: (value) => (result = value), error: (errors) => resolve({ errors: errors as any }), complete: () => resolve(result) },
+        );
       });
     try {
       expect((await run(extra)).data.balance.available.currency).toBe('RUB');
@@ -182,7 +203,9 @@ describe('trusted documents (GATEWAY_TRUSTED_DOCUMENTS)', () => {
     const only = await startTestGateway({ env: { GATEWAY_TRUSTED_DOCUMENTS: 'only' } });
     try {
       expect((await post(only, { documentId: pageDocumentId('Hello') })).body).toEqual({ data: { __typename: 'Query' } });
-      expect((await post(only, { documentId: `sha256:${sha256(extra)}` })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect((await post(only, { documentId: `sha256:${sha256(extra)}` })).body.errors?.[0]?.extensions?.code).toBe(
+        'PERSISTED_QUERY_NOT_FOUND',
+      );
       expect((await post(only, { query: '{ __typename }' })).body.errors?.[0]?.extensions?.code).toBe('TRUSTED_DOCUMENTS_ONLY');
     } finally {
       await only.close();
@@ -190,13 +213,17 @@ describe('trusted documents (GATEWAY_TRUSTED_DOCUMENTS)', () => {
   });
 
   it('refuses a manifest entry whose id is not its hash, or that the schema does not accept', async () => {
-    expect(() => new PersistedDocuments(schema, [{ [`sha256:${'1'.repeat(64)}`]: '{ __typename }' }])).toThrow(/not the sha256 of its text/);
+    expect(() => new PersistedDocuments(schema, [{ [`sha256:${'1'.repeat(64)}`]: '{ __typename }' }])).toThrow(
+      /not the sha256 of its text/,
+    );
     const invalid = 'query Gone { noSuchField }';
     const documents = new PersistedDocuments(schema, [{ [`sha256:${sha256(invalid)}`]: invalid }]);
     expect(() => documents.validateAll()).toThrow(/not valid against the schema/);
     // A manifest file an operator names is checked whole when the gateway's GraphQL server is made.
     await writeFile(join(dir, 'stale.json'), JSON.stringify({ [`sha256:${sha256(invalid)}`]: invalid }));
-    expect(() => usePersistedOperationsWith(schema, { trustedDocuments: { file: join(dir, 'stale.json') }, apqCacheSize: 0 })).toThrow(/not valid against the schema/);
+    expect(() => usePersistedOperationsWith(schema, { trustedDocuments: { file: join(dir, 'stale.json') }, apqCacheSize: 0 })).toThrow(
+      /not valid against the schema/,
+    );
   });
 });
 
@@ -210,7 +237,9 @@ describe("the page's manifest (web/src/gql)", () => {
       const files = (await readdir(committed)).sort();
       expect((await readdir(out)).sort()).toEqual(files);
       for (const file of files) {
-        expect(await readFile(join(out, file), 'utf8'), `web/src/gql/${file} is stale: run npm run web:documents`).toBe(await readFile(join(committed, file), 'utf8'));
+        expect(await readFile(join(out, file), 'utf8'), `web/src/gql/${file} is stale: run npm run web:documents`).toBe(
+          await readFile(join(committed, file), 'utf8'),
+        );
       }
     } finally {
       await rm(out, { recursive: true, force: true });
@@ -218,8 +247,23 @@ describe("the page's manifest (web/src/gql)", () => {
   });
 
   it("holds every operation the page sends, each valid against today's schema", () => {
-    const names = Object.values(PAGE_DOCUMENTS).flatMap((text) => [...text.matchAll(/(?:^|\s)(?:query|mutation|subscription) (\w+)/g)].map((m) => m[1]));
-    expect(names).toEqual(expect.arrayContaining(['Hello', 'Me', 'ProbeApprove', 'ProbeRetry', 'Batches', 'Batch', 'BatchProgress', 'ImportBatch', 'ApproveBatch', 'ReconciliationRuns']));
+    const names = Object.values(PAGE_DOCUMENTS).flatMap((text) =>
+      [...text.matchAll(/(?:^|\s)(?:query|mutation|subscription) (\w+)/g)].map((m) => m[1]),
+    );
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Hello',
+        'Me',
+        'ProbeApprove',
+        'ProbeRetry',
+        'Batches',
+        'Batch',
+        'BatchProgress',
+        'ImportBatch',
+        'ApproveBatch',
+        'ReconciliationRuns',
+      ]),
+    );
     const documents = new PersistedDocuments(schema, [PAGE_DOCUMENTS]);
     expect(() => documents.validateAll()).not.toThrow();
     expect(documents.size).toBe(Object.keys(PAGE_DOCUMENTS).length);

@@ -7,10 +7,9 @@ beforeAll(async () => {
   gw = await startTestGateway({ sandbox: { balance: '5000000.00', overdraft: '1000.00' } });
   // Five payments to page through, created through the gateway.
   for (let i = 1; i <= 5; i++) {
-    const reply = await gw.gql(
-      `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
-      { input: { paymentId: `q-${i}`, amount: `${i}0.00`, recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } } },
-    );
+    const reply = await gw.gql(`mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`, {
+      input: { paymentId: `q-${i}`, amount: `${i}0.00`, recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } },
+    });
     expect(reply.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');
   }
 });
@@ -38,9 +37,14 @@ describe('providers', () => {
     const reply = await gw.gql(`{ providers { code name legalName inn contacts { phoneNumber }
       limits { currency min max } parameters { name required validationPattern } } }`);
     const providers = reply.body.data.providers;
-    expect(providers.map((p: { code: string }) => p.code).sort()).toEqual(
-      ['BANK_CARD_RUSSIA', 'BANK_CARD_RUSSIA_FIO', 'BANK_CARD_RUSSIA_GPH', 'BANK_CARD_TOKEN', 'SBP_B2C', 'SBP_FIO'],
-    );
+    expect(providers.map((p: { code: string }) => p.code).sort()).toEqual([
+      'BANK_CARD_RUSSIA',
+      'BANK_CARD_RUSSIA_FIO',
+      'BANK_CARD_RUSSIA_GPH',
+      'BANK_CARD_TOKEN',
+      'SBP_B2C',
+      'SBP_FIO',
+    ]);
     const sbp = providers.find((p: { code: string }) => p.code === 'SBP_B2C');
     expect(sbp.limits).toEqual([{ currency: 'RUB', min: '10.00', max: '1000000.00' }]);
     expect(sbp.parameters).toContainEqual({ name: 'bankId', required: true, validationPattern: expect.any(String) });
@@ -121,7 +125,10 @@ describe('payment', () => {
       amount: { value: '30.00' },
       commission: { value: '10.00' },
       provider: 'SBP_B2C',
-      history: [{ status: 'PENDING', source: 'REQUEST' }, { status: 'READY', source: 'CREATE' }],
+      history: [
+        { status: 'PENDING', source: 'REQUEST' },
+        { status: 'READY', source: 'CREATE' },
+      ],
     });
   });
 

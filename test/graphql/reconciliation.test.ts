@@ -31,9 +31,15 @@ describe('reconciliation over GraphQL and the download route', () => {
       key,
     );
   const read = async (id: string, key = keys.viewer) =>
-    (await gw.gql(`query ($id: ID!) { reconciliationRun(id: $id) { ${RUN_FIELDS}
+    (
+      await gw.gql(
+        `query ($id: ID!) { reconciliationRun(id: $id) { ${RUN_FIELDS}
       discrepancies(first: 10) { edges { node { code paymentId gatewayValue upstreamValue finalSide resolution amount { value } } } pageInfo { hasNextPage } }
-      statusOnly: discrepancies(code: STATUS_DIFFERS) { edges { node { paymentId } } } } }`, { id }, key)).body.data.reconciliationRun;
+      statusOnly: discrepancies(code: STATUS_DIFFERS) { edges { node { paymentId } } } } }`,
+        { id },
+        key,
+      )
+    ).body.data.reconciliationRun;
 
   it('starts a run, follows it to the end, lists and filters what it found, and exports it', async () => {
     await gw.services().payments.create({ paymentId: 'gql-1', payload: sbpPayment('sbp_bank_id_success', '300.00'), execute: true });
@@ -52,12 +58,36 @@ describe('reconciliation over GraphQL and the download route', () => {
       return now;
     }, 60_000);
     expect(done).toMatchObject({ discrepancyCount: 2, openCount: 2, repairedCount: 0, matchedCount: 1, phase: 'DONE' });
-    expect(done.upstream).toMatchObject({ count: 3, amount: { value: '550.00', currency: 'RUB' }, paidCount: 2, paidAmount: { value: '350.00' } });
+    expect(done.upstream).toMatchObject({
+      count: 3,
+      amount: { value: '550.00', currency: 'RUB' },
+      paidCount: 2,
+      paidAmount: { value: '350.00' },
+    });
     expect(done.gateway).toMatchObject({ count: 2, amount: { value: '500.00' }, paidCount: 2, paidAmount: { value: '500.00' } });
-    expect(done.countsByCode).toEqual([{ code: 'UNKNOWN_TO_GATEWAY', count: 1 }, { code: 'STATUS_DIFFERS', count: 1 }]);
+    expect(done.countsByCode).toEqual([
+      { code: 'UNKNOWN_TO_GATEWAY', count: 1 },
+      { code: 'STATUS_DIFFERS', count: 1 },
+    ]);
     expect(done.discrepancies.edges.map((e: any) => e.node)).toEqual([
-      { code: 'UNKNOWN_TO_GATEWAY', paymentId: 'gql-behind', gatewayValue: null, upstreamValue: 'COMPLETED', finalSide: null, resolution: 'OPEN', amount: { value: '50.00' } },
-      { code: 'STATUS_DIFFERS', paymentId: 'gql-2', gatewayValue: 'COMPLETED', upstreamValue: 'FAILED', finalSide: 'BOTH', resolution: 'OPEN', amount: { value: '200.00' } },
+      {
+        code: 'UNKNOWN_TO_GATEWAY',
+        paymentId: 'gql-behind',
+        gatewayValue: null,
+        upstreamValue: 'COMPLETED',
+        finalSide: null,
+        resolution: 'OPEN',
+        amount: { value: '50.00' },
+      },
+      {
+        code: 'STATUS_DIFFERS',
+        paymentId: 'gql-2',
+        gatewayValue: 'COMPLETED',
+        upstreamValue: 'FAILED',
+        finalSide: 'BOTH',
+        resolution: 'OPEN',
+        amount: { value: '200.00' },
+      },
     ]);
     expect(done.statusOnly.edges).toEqual([{ node: { paymentId: 'gql-2' } }]);
 
@@ -67,9 +97,17 @@ describe('reconciliation over GraphQL and the download route', () => {
     const csv = await gw.http(done.discrepanciesUrl, { headers: { authorization: `Bearer ${keys.viewer}` } });
     expect(csv.status).toBe(200);
     expect(csv.headers['content-disposition']).toContain(`reconciliation-${today()}-${today()}-${run.id}.csv`);
-    const lines = csv.text.replace(/^\uFEFF/, '').trim().split('\r\n');
-    expect(lines[0]).toBe('code,resolution,payment_id,batch_id,batch_row,amount,currency,gateway_status,upstream_status,final_side,gateway_value,upstream_value,payment_created_at');
-    expect(lines.slice(1).map((line) => line.split(',').slice(0, 3).join(','))).toEqual(['UNKNOWN_TO_GATEWAY,OPEN,gql-behind', 'STATUS_DIFFERS,OPEN,gql-2']);
+    const lines = csv.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe(
+      'code,resolution,payment_id,batch_id,batch_row,amount,currency,gateway_status,upstream_status,final_side,gateway_value,upstream_value,payment_created_at',
+    );
+    expect(lines.slice(1).map((line) => line.split(',').slice(0, 3).join(','))).toEqual([
+      'UNKNOWN_TO_GATEWAY,OPEN,gql-behind',
+      'STATUS_DIFFERS,OPEN,gql-2',
+    ]);
     const xlsx = await gw.http(`${done.discrepanciesUrl}?format=xlsx`, { headers: { authorization: `Bearer ${keys.viewer}` } });
     expect(xlsx.status).toBe(200);
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');
@@ -77,7 +115,11 @@ describe('reconciliation over GraphQL and the download route', () => {
 
   it('refuses a period it cannot read whole, naming the input', async () => {
     const future = await start({ from: today(), to: addDays(today(), 1) });
-    expect(future.body.data.startReconciliation).toMatchObject({ __typename: 'ReconciliationPeriodError', field: 'TO', code: 'BAD_USER_INPUT' });
+    expect(future.body.data.startReconciliation).toMatchObject({
+      __typename: 'ReconciliationPeriodError',
+      field: 'TO',
+      code: 'BAD_USER_INPUT',
+    });
     const old = await start({ from: addDays(today(), -60), to: addDays(today(), -55) });
     expect(old.body.data.startReconciliation.__typename).toBe('ReconciliationPeriodError');
     expect(old.body.data.startReconciliation.field).toBe('FROM');
@@ -92,7 +134,9 @@ describe('reconciliation over GraphQL and the download route', () => {
   });
 
   it('answers 404 for a run that does not exist and 401 without a key', async () => {
-    expect((await gw.http('/reconciliations/rnope/discrepancies.csv', { headers: { authorization: `Bearer ${keys.viewer}` } })).status).toBe(404);
+    expect(
+      (await gw.http('/reconciliations/rnope/discrepancies.csv', { headers: { authorization: `Bearer ${keys.viewer}` } })).status,
+    ).toBe(404);
     expect((await gw.http('/reconciliations/rnope/discrepancies.csv')).status).toBe(401);
   });
 });

@@ -27,11 +27,18 @@ beforeAll(async () => {
     await services.payments.create({ paymentId, payload: sbpPayment('sbp_bank_id_success', '10.00'), execute: false });
   }
   for (let i = 0; i < 3; i++) {
-    const batch = await services.importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: `relay-${i}.csv`, force: true, uploadedBy: 'test' });
+    const batch = await services.importer.import({
+      source: fileSource(sampleFile('payroll-valid.csv')),
+      fileName: `relay-${i}.csv`,
+      force: true,
+      uploadedBy: 'test',
+    });
     batchIds.push(batch.id);
   }
   const prisma = gw.db.prisma;
-  await prisma.auditEvent.createMany({ data: [1, 2, 3, 4, 5].map((n) => ({ action: 'batch.approve', actor: `key:t${n}`, batchId: batchIds[0] })) });
+  await prisma.auditEvent.createMany({
+    data: [1, 2, 3, 4, 5].map((n) => ({ action: 'batch.approve', actor: `key:t${n}`, batchId: batchIds[0] })),
+  });
   runIds = ['r00000000001', 'r00000000002', 'r00000000003'];
   for (const [n, id] of runIds.entries()) {
     await prisma.reconciliationRun.create({
@@ -83,7 +90,15 @@ describe('global object identification', () => {
     expect(discrepancy.id).toBe(`Discrepancy:${discrepancy.discrepancyId}`);
     expect(data.providers[0].id).toMatch(/^Provider:/);
 
-    const ids = [data.payment.id, data.batch.id, item.id, data.reconciliationRun.id, discrepancy.id, data.providers[0].id, data.auditEvents.edges[0].node.id];
+    const ids = [
+      data.payment.id,
+      data.batch.id,
+      item.id,
+      data.reconciliationRun.id,
+      discrepancy.id,
+      data.providers[0].id,
+      data.auditEvents.edges[0].node.id,
+    ];
     // The sample rows pay card 2200000000000004: an id is keys and line numbers, never a card or an account.
     expect(ids.join(' ')).not.toMatch(/2200|token_|IVANOV/i);
     const again = await gql(
@@ -104,7 +119,9 @@ describe('global object identification', () => {
     const missing = await gql('{ nodes(ids: ["Batch:nope", "b00000000000", "BatchItem:b00000000000:2", "Discrepancy:999999"]) { id } }');
     expect(missing.body.data?.nodes).toBeUndefined();
     expect(errorOf(missing)?.message).toBe('"Batch:nope" is not an id of this API');
-    const none = await gql('{ nodes(ids: ["b00000000000", "BatchItem:b00000000000:2", "Discrepancy:999999", "Payment:never-made"]) { id } }');
+    const none = await gql(
+      '{ nodes(ids: ["b00000000000", "BatchItem:b00000000000:2", "Discrepancy:999999", "Payment:never-made"]) { id } }',
+    );
     expect(none.body.data.nodes).toEqual([null, null, null, null]);
     const wrong = await gql('{ node(id: "not-an-id") { id } }');
     expect(errorOf(wrong)).toMatchObject({ message: '"not-an-id" is not an id of this API', extensions: { code: 'BAD_USER_INPUT' } });
@@ -119,7 +136,10 @@ describe('global object identification', () => {
     const listed = await gql('{ auditEvents(first: 1) { edges { node { id } } } }', {}, viewer);
     expect(listed.body.data?.auditEvents ?? null).toBeNull();
     expect(errorOf(listed)?.extensions?.code).toBe('FORBIDDEN');
-    for (const query of ['query($id: ID!) { node(id: $id) { id ... on AuditEvent { action actor } } }', 'query($id: ID!) { nodes(ids: [$id]) { id ... on AuditEvent { action } } }']) {
+    for (const query of [
+      'query($id: ID!) { node(id: $id) { id ... on AuditEvent { action actor } } }',
+      'query($id: ID!) { nodes(ids: [$id]) { id ... on AuditEvent { action } } }',
+    ]) {
       const reply = await gql(query, { id: eventId }, viewer);
       expect(JSON.stringify(reply.body.data)).not.toContain('BATCH_APPROVE');
       expect(JSON.stringify(reply.body.data)).not.toContain('key:t');
@@ -146,7 +166,12 @@ const connections: Array<{ name: string; query: () => string; key: string; pick:
   { name: 'items', query: () => `{ batch(id: "${batchIds[0]}") { c: items(ARGS) { PAGE } } }`, key: 'line', pick: (d) => d.batch.c },
   { name: 'auditEvents', query: () => `{ c: auditEvents(ARGS) { PAGE } }`, key: 'id', pick: (d) => d.c },
   { name: 'reconciliationRuns', query: () => `{ c: reconciliationRuns(ARGS) { PAGE } }`, key: 'id', pick: (d) => d.c },
-  { name: 'discrepancies', query: () => `{ reconciliationRun(id: "${runIds[0]}") { c: discrepancies(ARGS) { PAGE } } }`, key: 'discrepancyId', pick: (d) => d.reconciliationRun.c },
+  {
+    name: 'discrepancies',
+    query: () => `{ reconciliationRun(id: "${runIds[0]}") { c: discrepancies(ARGS) { PAGE } } }`,
+    key: 'discrepancyId',
+    pick: (d) => d.reconciliationRun.c,
+  },
 ];
 
 interface Page {

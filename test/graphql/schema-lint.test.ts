@@ -1,7 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import { Linter } from 'eslint';
-import { getNamedType, isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isObjectType, isScalarType, isSpecifiedScalarType, isUnionType } from 'graphql';
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
+  isScalarType,
+  isSpecifiedScalarType,
+  isUnionType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printedSchema } from '../../src/graphql/print-schema.ts';
 import { schema } from '../../src/graphql/schema.ts';
@@ -16,7 +26,14 @@ export const schemaLintRules: Linter.RulesRecord = {
   ...graphqlPlugin.configs['flat/schema-recommended'].rules,
   '@graphql-eslint/require-description': [
     'error',
-    { types: true, rootField: true, FieldDefinition: true, InputValueDefinition: true, EnumValueDefinition: true, DirectiveDefinition: true },
+    {
+      types: true,
+      rootField: true,
+      FieldDefinition: true,
+      InputValueDefinition: true,
+      EnumValueDefinition: true,
+      DirectiveDefinition: true,
+    },
   ],
   // Value objects (Money, KeyValue, counts, results) have no identity of their own; every
   // object that has one implements Node (docs/api/graphql.md "Object ids and paging").
@@ -85,7 +102,8 @@ describe('schema descriptions', () => {
           for (const arg of field.args) need(`${type.name}.${field.name}(${arg.name})`, arg.description);
         }
       }
-      if (isInputObjectType(type)) for (const field of Object.values(type.getFields())) need(`${type.name}.${field.name}`, field.description);
+      if (isInputObjectType(type))
+        for (const field of Object.values(type.getFields())) need(`${type.name}.${field.name}`, field.description);
       if (isEnumType(type)) for (const value of type.getValues()) need(`${type.name}.${value.name}`, value.description);
     }
     expect(missing).toEqual([]);
@@ -99,9 +117,16 @@ describe('schema descriptions', () => {
       if (url.startsWith('https://')) return false;
       // A repository path relative to schema.graphql, with the heading it names.
       const [path, anchor] = url.split('#');
-      if (path === undefined || !path.startsWith('docs/') || anchor === undefined || !existsSync(new URL(`../../${path}`, import.meta.url))) return true;
+      if (path === undefined || !path.startsWith('docs/') || anchor === undefined || !existsSync(new URL(`../../${path}`, import.meta.url)))
+        return true;
       const headings = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8').match(/^#+ .*$/gm) ?? [];
-      return !headings.some((h) => h.replace(/^#+ /, '').toLowerCase().replace(/[^a-z0-9]+/g, '-') === anchor);
+      return !headings.some(
+        (h) =>
+          h
+            .replace(/^#+ /, '')
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-') === anchor,
+      );
     });
     expect(unspecified.map((t) => t.name)).toEqual([]);
   });

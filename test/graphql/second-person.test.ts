@@ -33,11 +33,16 @@ describe('with API keys and PAYMENT_SECOND_PERSON_ABOVE=1000.00', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
-      env: { GATEWAY_API_KEYS: apiKeysEnv({ 'alice-key': 'operator', 'bob-key': 'operator', 'carol-key': 'approver' }), PAYMENT_SECOND_PERSON_ABOVE: '1000.00', WORKER_IN_PROCESS: 'false' },
+      env: {
+        GATEWAY_API_KEYS: apiKeysEnv({ 'alice-key': 'operator', 'bob-key': 'operator', 'carol-key': 'approver' }),
+        PAYMENT_SECOND_PERSON_ABOVE: '1000.00',
+        WORKER_IN_PROCESS: 'false',
+      },
     });
   });
   afterAll(() => gw.close());
-  const audit = (paymentId: string) => gw.db.prisma.auditEvent.findMany({ where: { paymentId, action: 'payment.execute' }, orderBy: { id: 'asc' } });
+  const audit = (paymentId: string) =>
+    gw.db.prisma.auditEvent.findMany({ where: { paymentId, action: 'payment.execute' }, orderBy: { id: 'asc' } });
   const creator = async (paymentId: string) => (await gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).requestedBy!;
 
   it('refuses executePayment by the key that created a payment above the threshold, with nothing sent; another key executes it', async () => {
@@ -45,7 +50,11 @@ describe('with API keys and PAYMENT_SECOND_PERSON_ABOVE=1000.00', () => {
     expect((await gw.gql(CREATE, { input: values }, apiKey('alice-key'))).body.data.createPayment.payment.status).toBe('READY');
 
     const same = await gw.gql(EXECUTE, { id: values.paymentId }, apiKey('alice-key'));
-    expect(same.body.data.executePayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'SECOND_PERSON_REQUIRED', paymentId: values.paymentId });
+    expect(same.body.data.executePayment).toMatchObject({
+      __typename: 'PaymentRefusedError',
+      code: 'SECOND_PERSON_REQUIRED',
+      paymentId: values.paymentId,
+    });
     expect(same.body.data.executePayment.message).toMatch(/key other than the one that created it/);
     expect(await gw.sb.effects(values.paymentId)).toMatchObject({ status: 'READY', executeCalls: 0 });
 
@@ -66,19 +75,29 @@ describe('with API keys and PAYMENT_SECOND_PERSON_ABOVE=1000.00', () => {
     for (const amount of ['500.00', '1000.00']) {
       const values = input(amount);
       await gw.gql(CREATE, { input: values }, apiKey('alice-key'));
-      expect((await gw.gql(EXECUTE, { id: values.paymentId }, apiKey('alice-key'))).body.data.executePayment.__typename).toBe('ExecutePaymentSuccess');
+      expect((await gw.gql(EXECUTE, { id: values.paymentId }, apiKey('alice-key'))).body.data.executePayment.__typename).toBe(
+        'ExecutePaymentSuccess',
+      );
     }
   });
 
   it('makes a one-step create+execute above the threshold create only, and says a second person must execute', async () => {
     const values = input('2500.00', true);
     const reply = await gw.gql(CREATE, { input: values }, apiKey('alice-key'));
-    expect(reply.body.data.createPayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'SECOND_PERSON_REQUIRED', paymentId: values.paymentId });
+    expect(reply.body.data.createPayment).toMatchObject({
+      __typename: 'PaymentRefusedError',
+      code: 'SECOND_PERSON_REQUIRED',
+      paymentId: values.paymentId,
+    });
     expect(await gw.sb.effects(values.paymentId)).toMatchObject({ status: 'READY', creates: 1, executeCalls: 0 });
-    expect((await gw.gql(EXECUTE, { id: values.paymentId }, apiKey('bob-key'))).body.data.executePayment.__typename).toBe('ExecutePaymentSuccess');
+    expect((await gw.gql(EXECUTE, { id: values.paymentId }, apiKey('bob-key'))).body.data.executePayment.__typename).toBe(
+      'ExecutePaymentSuccess',
+    );
     // Below the threshold the one step still does both.
     const small = input('100.00', true);
-    expect((await gw.gql(CREATE, { input: small }, apiKey('alice-key'))).body.data.createPayment.payment.status).toMatch(/IN_PROGRESS|COMPLETED/);
+    expect((await gw.gql(CREATE, { input: small }, apiKey('alice-key'))).body.data.createPayment.payment.status).toMatch(
+      /IN_PROGRESS|COMPLETED/,
+    );
   });
 
   it('has failed batch rows paid again only by someone other than the uploader', async () => {
@@ -86,9 +105,14 @@ describe('with API keys and PAYMENT_SECOND_PERSON_ABOVE=1000.00', () => {
     await gw.gql(CREATE, { input: seed }, apiKey('alice-key'));
     const alice = await creator(seed.paymentId);
     const s = gw.services();
-    const batch = await s.importer.import({ source: textSource('provider,amount,account\nbank-card-token,1500.00,token_execute_failed\n'), uploadedBy: alice });
+    const batch = await s.importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,1500.00,token_execute_failed\n'),
+      uploadedBy: alice,
+    });
     await s.batches.approve(batch.id, { approver: 'someone-else' });
-    await testWorker(gw).drain(async () => (await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'COMPLETED_WITH_FAILURES');
+    await testWorker(gw).drain(
+      async () => (await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'COMPLETED_WITH_FAILURES',
+    );
 
     const same = await gw.gql(RETRY, { id: batch.id }, apiKey('alice-key'));
     expect(same.body.data.retryFailedItems).toMatchObject({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
@@ -122,12 +146,24 @@ describe('PAYMENT_SECOND_PERSON_ABOVE', () => {
   it('is 0 (every payment) by default once GATEWAY_API_KEYS is set, and off in single-user mode', () => {
     expect(loadGatewayConfig({}).paymentSecondPersonAbove).toBeNull();
     expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin` }).paymentSecondPersonAbove).toBe(0n);
-    expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000.50' }).paymentSecondPersonAbove).toBe(5_000_050n);
+    expect(
+      loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000.50' }).paymentSecondPersonAbove,
+    ).toBe(5_000_050n);
     // docs/operations/configuration.md's own forms: a whole number and one decimal.
-    expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000' }).paymentSecondPersonAbove).toBe(5_000_000n);
-    expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '0.5' }).paymentSecondPersonAbove).toBe(50n);
-    expect(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '1,5' })).toThrow(/PAYMENT_SECOND_PERSON_ABOVE/);
-    expect(loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, GATEWAY_SINGLE_USER: 'true' }).paymentSecondPersonAbove).toBeNull();
-    expect(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '1,000' })).toThrow(/PAYMENT_SECOND_PERSON_ABOVE/);
+    expect(
+      loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '50000' }).paymentSecondPersonAbove,
+    ).toBe(5_000_000n);
+    expect(
+      loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '0.5' }).paymentSecondPersonAbove,
+    ).toBe(50n);
+    expect(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '1,5' })).toThrow(
+      /PAYMENT_SECOND_PERSON_ABOVE/,
+    );
+    expect(
+      loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, GATEWAY_SINGLE_USER: 'true' }).paymentSecondPersonAbove,
+    ).toBeNull();
+    expect(() => loadGatewayConfig({ GATEWAY_API_KEYS: `${apiKey('k')}:admin`, PAYMENT_SECOND_PERSON_ABOVE: '1,000' })).toThrow(
+      /PAYMENT_SECOND_PERSON_ABOVE/,
+    );
   });
 });

@@ -37,13 +37,17 @@ describe('GraphQL over HTTP', () => {
     const query = encodeURIComponent('{ balance { available { value } } }');
     const plain = await gw.http(`/graphql?query=${query}`, { headers: { ...auth, accept: 'application/json' } });
     expect(plain.status).toBe(403);
-    const withHeader = await gw.http(`/graphql?query=${query}`, { headers: { ...auth, accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+    const withHeader = await gw.http(`/graphql?query=${query}`, {
+      headers: { ...auth, accept: 'application/json', 'x-graphql-yoga-csrf': '1' },
+    });
     expect(withHeader.status).toBe(200);
   });
 
   it('does not run mutations over GET', async () => {
     const query = encodeURIComponent('mutation { executePayment(paymentId: "x") { __typename } }');
-    const response = await gw.http(`/graphql?query=${query}`, { headers: { ...auth, accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+    const response = await gw.http(`/graphql?query=${query}`, {
+      headers: { ...auth, accept: 'application/json', 'x-graphql-yoga-csrf': '1' },
+    });
     expect(response.status).toBe(405);
   });
 
@@ -128,7 +132,13 @@ describe('subscriptions over SSE', () => {
     const paymentId = 'sse-1';
     const created = await gw.gql(
       `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }`,
-      { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } } } },
+      {
+        input: {
+          paymentId,
+          amount: '100.00',
+          recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_execute_in_progress' } },
+        },
+      },
       apiKey('admin-key'),
     );
     expect(created.body.data.createPayment.__typename).toBe('CreatePaymentSuccess');

@@ -20,10 +20,15 @@ const leftovers = () => readdirSync(spool).filter((name) => name.startsWith('pay
 /** Removed once the response is sent, or once a part cut short has ended: waited for, not assumed. */
 const noTempFiles = () => eventually(() => expect(leftovers()).toEqual([]));
 
-const IMPORT = 'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id status rowCount validCount problems { code } } } } }';
+const IMPORT =
+  'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id status rowCount validCount problems { code } } } } }';
 
 /** The multipart envelope around one streamed file, as the GraphQL multipart request spec orders it. */
-function multipartBody(boundary: string, file: AsyncIterable<Buffer>, parts: { operations?: boolean; map?: string; fileField?: string } = {}): AsyncIterable<Buffer> {
+function multipartBody(
+  boundary: string,
+  file: AsyncIterable<Buffer>,
+  parts: { operations?: boolean; map?: string; fileField?: string } = {},
+): AsyncIterable<Buffer> {
   const field = (name: string, value: string) => `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const head =
     (parts.operations === false ? '' : field('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }))) +
@@ -40,7 +45,7 @@ function multipartBody(boundary: string, file: AsyncIterable<Buffer>, parts: { o
 async function* payroll(bytes: number): AsyncGenerator<Buffer> {
   yield Buffer.from('reference,provider,amount,account,custom.note\n');
   const note = 'n'.repeat(1000);
-  for (let sent = 0, i = 0; sent < bytes; ) {
+  for (let sent = 0, i = 0; sent < bytes;) {
     const rows: string[] = [];
     for (let j = 0; j < 200; j++, i++) rows.push(`R-${i},bank-card-token,1.00,token_${i},${note}\n`);
     const chunk = Buffer.from(rows.join(''));
@@ -65,7 +70,10 @@ async function post(url: string, body: AsyncIterable<Buffer>, boundary: string, 
     reset: true,
   });
   const text = await response.body.text();
-  return { status: response.statusCode, body: JSON.parse(text) as { data?: any; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } };
+  return {
+    status: response.statusCode,
+    body: JSON.parse(text) as { data?: any; errors?: Array<{ message: string; extensions: Record<string, unknown> }> },
+  };
 }
 
 describe('streamed uploads', () => {
@@ -97,11 +105,17 @@ describe('streamed uploads', () => {
   it('refuses a request without its map, or whose map names a file not sent, with 400 and a code', async () => {
     const noMap = await post(gw.gateway.url, multipartBody('bnomap', junk(1000), { map: '' }), 'bnomap');
     expect(noMap.status).toBe(400);
-    expect(noMap.body.errors![0]).toMatchObject({ extensions: { code: 'BAD_MULTIPART_REQUEST' }, message: expect.stringMatching(/"map" must come before the files/) });
+    expect(noMap.body.errors![0]).toMatchObject({
+      extensions: { code: 'BAD_MULTIPART_REQUEST' },
+      message: expect.stringMatching(/"map" must come before the files/),
+    });
 
     const noFile = await post(gw.gateway.url, multipartBody('bnofile', junk(1000), { fileField: 'other' }), 'bnofile');
     expect(noFile.status).toBe(400);
-    expect(noFile.body.errors![0]).toMatchObject({ extensions: { code: 'BAD_MULTIPART_REQUEST' }, message: expect.stringMatching(/names file "0".*no such file part/) });
+    expect(noFile.body.errors![0]).toMatchObject({
+      extensions: { code: 'BAD_MULTIPART_REQUEST' },
+      message: expect.stringMatching(/names file "0".*no such file part/),
+    });
 
     const noOperations = await post(gw.gateway.url, multipartBody('bnoops', junk(1000), { operations: false }), 'bnoops');
     expect(noOperations.status).toBe(400);

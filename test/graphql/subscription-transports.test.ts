@@ -33,10 +33,20 @@ const progress = (id: string) => `subscription { batchProgress(id: "${id}") { st
 
 async function importBatch(rows: string): Promise<string> {
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: 'mutation($file: File!) { importBatch(file: $file) { ... on ImportBatchSuccess { batch { id status } } } }', variables: { file: null } }));
+  form.append(
+    'operations',
+    JSON.stringify({
+      query: 'mutation($file: File!) { importBatch(file: $file) { ... on ImportBatchSuccess { batch { id status } } } }',
+      variables: { file: null },
+    }),
+  );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
   form.append('0', new Blob([`provider,amount,account\n${rows}`]), 'b.csv');
-  const response = await request(`${gw.gateway.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${apiKey('op')}`, 'x-graphql-yoga-csrf': '1' }, body: form });
+  const response = await request(`${gw.gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey('op')}`, 'x-graphql-yoga-csrf': '1' },
+    body: form,
+  });
   const body = (await response.body.json()) as any;
   expect(body.data.importBatch.batch.status).toBe('VALIDATED');
   return body.data.importBatch.batch.id;
@@ -94,13 +104,16 @@ describe('graphql-ws over WebSocket on /graphql', () => {
     for (const params of [{ authorization: 'Bearer not-a-key-of-this-gateway-0123456789' }, {}]) {
       const closed = new Promise<number>((resolve) => {
         const client = wsClient(params, { on: { closed: (event) => resolve((event as { code: number }).code) } });
-        client.iterate({ query: '{ __typename }' }).next().catch(() => {});
+        client
+          .iterate({ query: '{ __typename }' })
+          .next()
+          .catch(() => {});
       });
       expect(await closed).toBe(4403);
     }
   });
 
-  it('runs queries with the key\'s role: a viewer may not approve', async () => {
+  it("runs queries with the key's role: a viewer may not approve", async () => {
     const client = wsClient({ authorization: `Bearer ${apiKey('v')}` });
     try {
       const result = await client.iterate({ query: 'mutation { approveBatch(id: "nope") { __typename } }' }).next();
@@ -115,10 +128,13 @@ describe('graphql-ws over WebSocket on /graphql', () => {
     for (let level = 0; level < 39; level++) query = `a { ${query} }`;
     const client = wsClient({ authorization: `Bearer ${apiKey('v')}` });
     try {
-      const result = await client.iterate({ query: `{ ${query} }` }).next().then(
-        (r) => r.value,
-        (errors: unknown) => ({ errors }),
-      );
+      const result = await client
+        .iterate({ query: `{ ${query} }` })
+        .next()
+        .then(
+          (r) => r.value,
+          (errors: unknown) => ({ errors }),
+        );
       expect(JSON.stringify(result)).toContain('QUERY_TOO_DEEP');
     } finally {
       await client.dispose();
@@ -144,7 +160,12 @@ describe('graphql-ws over WebSocket on /graphql', () => {
 describe('graphql-sse at /graphql/stream', () => {
   it('single-connection mode follows a batch to its end', async () => {
     const batchId = await importBatch('bank-card-token,83.00,token_success\n');
-    const client = createSseClient({ url: `${gw.gateway.url}/graphql/stream`, singleConnection: true, headers: { authorization: `Bearer ${apiKey('v')}` }, retryAttempts: 0 });
+    const client = createSseClient({
+      url: `${gw.gateway.url}/graphql/stream`,
+      singleConnection: true,
+      headers: { authorization: `Bearer ${apiKey('v')}` },
+      retryAttempts: 0,
+    });
     try {
       const statuses = await followToEnd(client.iterate({ query: progress(batchId) }), batchId);
       expect(statuses[0]).toBe('VALIDATED');
@@ -155,7 +176,10 @@ describe('graphql-sse at /graphql/stream', () => {
   });
 
   it('binds a reservation to its key and refuses requests a foreign page could send unasked', async () => {
-    const reserve = await request(`${gw.gateway.url}/graphql/stream`, { method: 'PUT', headers: { authorization: `Bearer ${apiKey('v')}` } });
+    const reserve = await request(`${gw.gateway.url}/graphql/stream`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${apiKey('v')}` },
+    });
     expect(reserve.statusCode).toBe(201);
     const token = await reserve.body.text();
     const stolen = await request(`${gw.gateway.url}/graphql/stream`, {
@@ -166,7 +190,10 @@ describe('graphql-sse at /graphql/stream', () => {
     const noKey = await request(`${gw.gateway.url}/graphql/stream`, { method: 'PUT', headers: { 'x-graphql-yoga-csrf': '1' } });
     expect(noKey.statusCode).toBe(401);
     await noKey.body.dump();
-    const simple = await request(`${gw.gateway.url}/graphql/stream?query=${encodeURIComponent('subscription { paymentUpdated(paymentId: "x") { status } }')}`, { headers: { accept: 'text/event-stream' } });
+    const simple = await request(
+      `${gw.gateway.url}/graphql/stream?query=${encodeURIComponent('subscription { paymentUpdated(paymentId: "x") { status } }')}`,
+      { headers: { accept: 'text/event-stream' } },
+    );
     expect(simple.statusCode).toBe(403);
     await simple.body.dump();
   });
@@ -197,7 +224,11 @@ describe('EventSource with a ticket', () => {
         const w = window as any;
         w.statuses = [];
         w.ended = false;
-        const minted = await fetch('/graphql/tickets', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+        const minted = await fetch('/graphql/tickets', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
         const { url } = await minted.json();
         const source = new EventSource(url);
         source.addEventListener('next', (event) => w.statuses.push(JSON.parse((event as MessageEvent).data).data.batchProgress.status));
@@ -235,10 +266,18 @@ describe('EventSource with a ticket', () => {
     expect(await again.body.text()).toMatch(/unknown, already used or expired/);
 
     expect((await mint(`mutation { approveBatch(id: "${batchId}") { __typename } }`)).status).toBe(400);
-    const noKey = await request(`${gw.gateway.url}/graphql/tickets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: progress(batchId) }) });
+    const noKey = await request(`${gw.gateway.url}/graphql/tickets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: progress(batchId) }),
+    });
     expect(noKey.statusCode).toBe(401);
     await noKey.body.dump();
-    const form = await request(`${gw.gateway.url}/graphql/tickets`, { method: 'POST', headers: { authorization: `Bearer ${apiKey('v')}`, 'content-type': 'text/plain' }, body: JSON.stringify({ query: progress(batchId) }) });
+    const form = await request(`${gw.gateway.url}/graphql/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey('v')}`, 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: progress(batchId) }),
+    });
     expect(form.statusCode).toBe(415);
     await form.body.dump();
   });
@@ -263,7 +302,10 @@ describe('shutdown', () => {
     let attached: () => void = () => {};
     const first = new Promise<void>((resolve) => (attached = resolve));
     const closedWith = new Promise<number>((resolve) => {
-      const client = wsClient({ authorization: `Bearer ${apiKey('v')}` }, { on: { closed: (event) => resolve((event as { code: number }).code) } });
+      const client = wsClient(
+        { authorization: `Bearer ${apiKey('v')}` },
+        { on: { closed: (event) => resolve((event as { code: number }).code) } },
+      );
       void (async () => {
         for await (const result of client.iterate({ query: progress(batchId) })) if (result.data !== undefined) attached();
       })().catch(() => {});

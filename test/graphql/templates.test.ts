@@ -30,7 +30,11 @@ describe.each(providerCodes)('the %s template', (code) => {
     const reply = await download(`/templates/${code}.csv`);
     expect(reply.status).toBe(200);
     expect(reply.headers['content-disposition']).toBe(`attachment; filename="payroll-template-${code}.csv"`);
-    const lines = reply.bytes.toString('utf8').replace(/^\uFEFF/, '').trim().split('\r\n');
+    const lines = reply.bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^reference,provider,amount,currency,/);
     expect(lines[1]).toContain(`,${code},1500.00,RUB,`);

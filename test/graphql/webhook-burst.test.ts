@@ -35,7 +35,12 @@ describe.runIf(postgres !== undefined)('a burst of repeated notifications while 
       const paymentId = `burst-${i}`;
       const amount = `${100 + i}.00`;
       await tracker.recordIntent({ paymentId, agentId: AGENT, payload: sbpPayment('sbp_bank_id_success', amount) });
-      const webhook: Webhook = { agentId: AGENT, paymentId, status: { value: 'COMPLETED', changedDateTime: '2026-11-28T10:00:00Z' }, amount: { value: amount, currency: 'RUB' } };
+      const webhook: Webhook = {
+        agentId: AGENT,
+        paymentId,
+        status: { value: 'COMPLETED', changedDateTime: '2026-11-28T10:00:00Z' },
+        amount: { value: amount, currency: 'RUB' },
+      };
       expect(await tracker.applyUpstream(paymentId, { status: webhook.status }, 'webhook')).toBe('applied');
       webhooks.push(webhook);
     }
@@ -53,18 +58,23 @@ describe.runIf(postgres !== undefined)('a burst of repeated notifications while 
       // Ten copies of each: four times the pool's connections, all at once.
       const answered: number[] = [];
       const all = Promise.all(
-        webhooks.flatMap((webhook) => Array.from({ length: 10 }, () => webhook)).map(async (webhook) => {
-          const response = await gw.http('/webhooks/payout', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', signature: signWebhook(WEBHOOK_SECRET, webhook) },
-            body: JSON.stringify(webhook),
-          });
-          answered.push(response.status);
-          return response.status;
-        }),
+        webhooks
+          .flatMap((webhook) => Array.from({ length: 10 }, () => webhook))
+          .map(async (webhook) => {
+            const response = await gw.http('/webhooks/payout', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', signature: signWebhook(WEBHOOK_SECRET, webhook) },
+              body: JSON.stringify(webhook),
+            });
+            answered.push(response.status);
+            return response.status;
+          }),
       );
       // The lock holds until every copy was answered, or one was refused (then the rest go through).
-      await eventually(() => expect(answered.length === webhooks.length * 10 || answered.some((status) => status !== 200)).toBe(true), 120_000);
+      await eventually(
+        () => expect(answered.length === webhooks.length * 10 || answered.some((status) => status !== 200)).toBe(true),
+        120_000,
+      );
       await holder.query('ROLLBACK');
       statuses = await all;
     } finally {
@@ -72,7 +82,11 @@ describe.runIf(postgres !== undefined)('a burst of repeated notifications while 
       await holder.end();
     }
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
-    const recorded = await gw.db.prisma.webhookDelivery.groupBy({ by: ['outcome'], where: { paymentId: { startsWith: 'burst-' } }, _count: true });
+    const recorded = await gw.db.prisma.webhookDelivery.groupBy({
+      by: ['outcome'],
+      where: { paymentId: { startsWith: 'burst-' } },
+      _count: true,
+    });
     expect(recorded).toEqual([{ outcome: 'duplicate', _count: 400 }]);
   });
 });

@@ -22,7 +22,11 @@ async function trackedPayment(): Promise<string> {
   const paymentId = `wh-${++sequence}`;
   const { tracker } = gw.services();
   expect(await tracker.recordIntent({ paymentId, agentId: AGENT, payload: sbpPayment('sbp_bank_id_success', '100.00') })).toBe(true);
-  const applied = await tracker.applyUpstream(paymentId, { status: { value: 'READY', changedDateTime: '2026-11-22T09:59:00+03:00' } }, 'create');
+  const applied = await tracker.applyUpstream(
+    paymentId,
+    { status: { value: 'READY', changedDateTime: '2026-11-22T09:59:00+03:00' } },
+    'create',
+  );
   expect(applied).toBe('applied');
   return paymentId;
 }
@@ -107,7 +111,9 @@ describe('POST /webhooks/payout', () => {
     await deliver(webhook(id, 'COMPLETED'));
     const late = await deliver(webhook(id, 'IN_PROGRESS'));
     expect(JSON.parse(late.text)).toEqual({ outcome: 'stale' });
-    const failed = await deliver(webhook(id, 'FAILED', { status: { value: 'FAILED', changedDateTime: '2026-11-22T10:00:00+03:00', errorCode: 'BILLING_DECLINED' } }));
+    const failed = await deliver(
+      webhook(id, 'FAILED', { status: { value: 'FAILED', changedDateTime: '2026-11-22T10:00:00+03:00', errorCode: 'BILLING_DECLINED' } }),
+    );
     expect(JSON.parse(failed.text)).toEqual({ outcome: 'stale' });
     expect((await status(id)).status).toBe('COMPLETED');
     expect((await deliveries(id)).map((d) => d.outcome)).toEqual(['applied', 'stale', 'stale']);
@@ -241,7 +247,11 @@ describe('webhook deliveries as the network and an attacker deliver them', () =>
     const id = await trackedPayment();
     const small = webhook(id, 'FAILED', { status: failedWith('BILLING_DECLINED') });
     const padding = MAX_WEBHOOK_BYTES - Buffer.byteLength(JSON.stringify(small)) - 1;
-    const response = await deliver(webhook(id, 'FAILED', { status: { ...failedWith('BILLING_DECLINED'), errorMessage: 'y'.repeat(padding + 'declined by the recipient bank'.length) } }));
+    const response = await deliver(
+      webhook(id, 'FAILED', {
+        status: { ...failedWith('BILLING_DECLINED'), errorMessage: 'y'.repeat(padding + 'declined by the recipient bank'.length) },
+      }),
+    );
     expect(response.status).toBe(200);
     expect((await status(id)).status).toBe('FAILED');
   });
@@ -253,7 +263,11 @@ describe('webhook deliveries as the network and an attacker deliver them', () =>
     expect(response.status).toBe(200);
     expect(outcomeOf(response)).toBe('applied');
     const tracked = await status(id);
-    expect(tracked).toMatchObject({ status: 'FAILED', errorCode: 'PROVIDER_NEW_CODE_2027', errorMessage: 'declined by the recipient bank' });
+    expect(tracked).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'PROVIDER_NEW_CODE_2027',
+      errorMessage: 'declined by the recipient bank',
+    });
     expect(tracked.history.at(-1)).toMatchObject({ status: 'FAILED', errorCode: 'PROVIDER_NEW_CODE_2027', source: 'webhook' });
     const [stored] = await deliveries(id);
     expect(stored).toMatchObject({ outcome: 'applied', status: 'FAILED' });

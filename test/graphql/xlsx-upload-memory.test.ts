@@ -34,7 +34,11 @@ async function upload(url: string, file: Buffer, name: string) {
   type Imported = { status: string; rowCount: number; validCount: number; problems: Array<{ code: string; message: string }> };
   let response;
   try {
-    response = await request(`${url}/graphql`, { method: 'POST', headers: { 'x-graphql-yoga-csrf': '1', authorization: `Bearer ${KEY}` }, body: form });
+    response = await request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-graphql-yoga-csrf': '1', authorization: `Bearer ${KEY}` },
+      body: form,
+    });
   } catch (error) {
     // A refusal found while the upload streams in may be answered, and the connection
     // closed, before the client has written the rest (seen under load): the batch is
@@ -76,7 +80,9 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
     });
     url = await gateway.ready;
     // Everything an import of a workbook loads (exceljs) is loaded before measuring.
-    expect(await upload(url, readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'warm.xlsx')).toMatchObject({ rowCount: 4 });
+    expect(await upload(url, readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'warm.xlsx')).toMatchObject({
+      rowCount: 4,
+    });
   }, 120_000);
   afterAll(async () => {
     await gateway?.kill();
@@ -110,7 +116,11 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
     });
     expect(file.length).toBeLessThan(MAX_FILE_BYTES / 16);
     const { batch, growth } = await measured(file, 'shared-strings-bomb.xlsx');
-    expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 0, problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/sharedStrings.xml') }] });
+    expect(batch).toMatchObject({
+      status: 'REJECTED',
+      rowCount: 0,
+      problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/sharedStrings.xml') }],
+    });
     expect(growth).toBeLessThan(BOUND);
   }, 240_000);
 
@@ -128,7 +138,11 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
       // its rows would reach the database, whose memory is not the reader's).
     });
     const { batch, growth } = await measured(file, 'sheet-bomb.xlsx');
-    expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 0, problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/worksheets/sheet1.xml') }] });
+    expect(batch).toMatchObject({
+      status: 'REJECTED',
+      rowCount: 0,
+      problems: [{ code: 'file.too-large-unpacked', message: expect.stringContaining('xl/worksheets/sheet1.xml') }],
+    });
     expect(growth).toBeLessThan(BOUND);
   }, 240_000);
 
@@ -144,7 +158,10 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
       ),
     });
     const { batch, growth } = await measured(file, 'full-shared-strings.xlsx');
-    expect(batch).toMatchObject({ status: 'REJECTED', problems: expect.arrayContaining([expect.objectContaining({ code: 'column.unknown' })]) });
+    expect(batch).toMatchObject({
+      status: 'REJECTED',
+      problems: expect.arrayContaining([expect.objectContaining({ code: 'column.unknown' })]),
+    });
     expect(growth).toBeLessThan(BOUND);
   }, 240_000);
 

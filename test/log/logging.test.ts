@@ -60,7 +60,8 @@ describe('the log of GraphQL requests', () => {
   });
   afterAll(() => gw?.close());
 
-  const post = (query: string) => gw.http('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const post = (query: string) =>
+    gw.http('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
 
   it("names the operation on the request's line", async () => {
     const reply = await post('query Funds { balance { available { value } } }');

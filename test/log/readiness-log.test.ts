@@ -27,7 +27,11 @@ describe('/readyz on a database before its first migration', () => {
 
   const probe = async () => {
     const response = await request(`${gw.gateway.url}/readyz`);
-    return { status: response.statusCode, id: String(response.headers['x-request-id']), body: (await response.body.json()) as { status: string; checks: Record<string, string> } };
+    return {
+      status: response.statusCode,
+      id: String(response.headers['x-request-id']),
+      body: (await response.body.json()) as { status: string; checks: Record<string, string> },
+    };
   };
   const said = (words: RegExp) => lines.filter((line) => line.level === 30 && words.test(String(line.msg)));
 
@@ -56,7 +60,9 @@ describe('/readyz on a database before its first migration', () => {
       expect(lines.filter((line) => line.level >= 50)).toEqual([]);
       // Said once, with what is missing in words; the second probe found nothing new to say.
       expect(said(/not ready/)).toHaveLength(1);
-      expect(said(/not ready/)[0]).toMatchObject({ msg: expect.stringMatching(/^not ready \(\/readyz answers 503\): migrations not applied: \d{14}_/) });
+      expect(said(/not ready/)[0]).toMatchObject({
+        msg: expect.stringMatching(/^not ready \(\/readyz answers 503\): migrations not applied: \d{14}_/),
+      });
     } finally {
       await gw.db.query('ALTER TABLE _prisma_migrations_hidden RENAME TO _prisma_migrations', []);
     }

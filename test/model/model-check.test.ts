@@ -16,10 +16,14 @@ describe('the pay protocol model', () => {
   });
 
   for (const check of checks) {
-    it(`every property holds: ${check.name}`, () => {
-      const result = runCheck(check);
-      expect(result.errors, `${result.property ?? result.violation}:\n${result.trail.join('\n')}`).toBe(0);
-      expect(result.complete).toBe(true);
-    }, 5 * minutes);
+    it(
+      `every property holds: ${check.name}`,
+      () => {
+        const result = runCheck(check);
+        expect(result.errors, `${result.property ?? result.violation}:\n${result.trail.join('\n')}`).toBe(0);
+        expect(result.complete).toBe(true);
+      },
+      5 * minutes,
+    );
   }
 });

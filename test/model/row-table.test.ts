@@ -31,11 +31,16 @@ const policy: RetryPolicy = { maxRetries: MODEL_MAX_RETRIES, delay: () => 1, inP
 /** The state a row is in when the stage's outcome is written: the write before its call. */
 const writtenBefore: Record<Stage, BatchItemStatus> = { create: 'CREATING', execute: 'EXECUTING', read: 'IN_PROGRESS' };
 /** The states a row can be claimed in for the stage (pay/pay-row.ts): an unreachable partner leaves it there. */
-const claimedIn: Record<Stage, BatchItemStatus[]> = { create: ['PENDING', 'CREATING'], execute: ['PENDING', 'CREATING', 'READY', 'EXECUTING'], read: ['IN_PROGRESS'] };
+const claimedIn: Record<Stage, BatchItemStatus[]> = {
+  create: ['PENDING', 'CREATING'],
+  execute: ['PENDING', 'CREATING', 'READY', 'EXECUTING'],
+  read: ['IN_PROGRESS'],
+};
 /** `not-paid` with proof `ready` comes only from an execute's read-back (payments/attempt.ts execute). */
 const outcomesOf = (stage: Stage): ModelOutcome[] =>
   (Object.keys(modelOutcomes) as ModelOutcome[]).filter((name) => stage === 'execute' || !['READY_AGAIN', 'STILL_READY'].includes(name));
-const has = (from: BatchItemStatus | null, to: BatchItemStatus, by: string) => rowTransitions.some((t) => t.from === from && t.to === to && t.by === by);
+const has = (from: BatchItemStatus | null, to: BatchItemStatus, by: string) =>
+  rowTransitions.some((t) => t.from === from && t.to === to && t.by === by);
 
 describe('the row table', () => {
   it('has every result changeAfter can give, and no attempt row it cannot', () => {
@@ -71,7 +76,9 @@ describe('the row table', () => {
     expect(has('EXECUTING', 'CANCELLED', 'cancel')).toBe(true);
     const unsent = neverCreated(0).to;
     expect(has('CREATING', unsent, 'attempt')).toBe(true);
-    expect(rowTransitions.find((t) => t.from === 'CREATING' && t.by === 'cancel' && t.override?.writes === unsent)?.code).toBe('batch.cancelled');
+    expect(rowTransitions.find((t) => t.from === 'CREATING' && t.by === 'cancel' && t.override?.writes === unsent)?.code).toBe(
+      'batch.cancelled',
+    );
   });
 
   it('sends nothing more for a row whose execute was not sent: READY, the payment exists upstream', () => {

@@ -5,25 +5,37 @@ import type { BatchItemStatus } from '../../src/db/generated/enums.ts';
 
 const committed = readFileSync(new URL('../../model/generated/tables.pml', import.meta.url), 'utf8');
 
-describe('the model\'s transition tables', () => {
-  it('are the code\'s: regenerated from the state tables, every transition agrees', () => {
+describe("the model's transition tables", () => {
+  it("are the code's: regenerated from the state tables, every transition agrees", () => {
     expect(compareTables(committed, renderTables())).toEqual([]);
   });
 
   it('name a batch transition the code has and the model lacks', () => {
-    const code = renderTables({ ...codeTables, batchTransitions: [...codeTables.batchTransitions, { from: 'PAUSED', to: 'VALIDATED', by: 'resume', when: 'a mistake' }] });
-    expect(compareTables(committed, code)).toEqual(['transition "batch: PAUSED -> VALIDATED by resume => allowed" is in the code and not in the model']);
+    const code = renderTables({
+      ...codeTables,
+      batchTransitions: [...codeTables.batchTransitions, { from: 'PAUSED', to: 'VALIDATED', by: 'resume', when: 'a mistake' }],
+    });
+    expect(compareTables(committed, code)).toEqual([
+      'transition "batch: PAUSED -> VALIDATED by resume => allowed" is in the code and not in the model',
+    ]);
   });
 
   it('name a payment status move the code dropped', () => {
-    const code = renderTables({ ...codeTables, allowedMoves: codeTables.allowedMoves.filter(([from, to]) => !(from === 'READY' && to === 'UNKNOWN')) });
-    expect(compareTables(committed, code)).toEqual(['transition "payment: READY -> UNKNOWN => allowed" is in the model and not in the code']);
+    const code = renderTables({
+      ...codeTables,
+      allowedMoves: codeTables.allowedMoves.filter(([from, to]) => !(from === 'READY' && to === 'UNKNOWN')),
+    });
+    expect(compareTables(committed, code)).toEqual([
+      'transition "payment: READY -> UNKNOWN => allowed" is in the model and not in the code',
+    ]);
   });
 
   it('name a row transition that leads elsewhere in the code', () => {
     const changeAfter: typeof codeTables.changeAfter = (stage, outcome, retries, policy, before) => {
       const change = codeTables.changeAfter(stage, outcome, retries, policy, before);
-      return stage === 'execute' && outcome.kind === 'unknown' && retries === 0 && outcome.unread !== true ? { ...change, to: 'FAILED' as BatchItemStatus } : change;
+      return stage === 'execute' && outcome.kind === 'unknown' && retries === 0 && outcome.unread !== true
+        ? { ...change, to: 'FAILED' as BatchItemStatus }
+        : change;
     };
     expect(compareTables(committed, renderTables({ ...codeTables, changeAfter }))).toEqual([
       'transition "item execute UNKNOWN retries 0" differs: the code says FAILED, retries 1, FACT_UNKNOWN, the model says EXECUTING, retries 1, FACT_UNKNOWN',

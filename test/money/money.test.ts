@@ -27,7 +27,7 @@ describe('money', () => {
   });
 });
 
-describe('money with a sign (the partner\'s balance)', () => {
+describe("money with a sign (the partner's balance)", () => {
   it.each(signedAmounts)('reads %s as %s minor units and writes it back', (value, minor) => {
     expect(signedToMinorUnits(value)).toBe(minor);
     expect(fromMinorUnits(minor)).toBe(value);

@@ -50,7 +50,8 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     form.append(
       'operations',
       JSON.stringify({
-        query: 'mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) { __typename ... on ImportBatchSuccess { batch { id } } } }',
+        query:
+          'mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) { __typename ... on ImportBatchSuccess { batch { id } } } }',
         variables: { file: null, force },
       }),
     );
@@ -67,14 +68,21 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   const events = async (variables: Record<string, unknown>, key = 'ad') => {
     const reply = await gw.gql(auditQuery, variables, apiKey(key));
     expect(reply.body.errors).toBeUndefined();
-    return reply.body.data.auditEvents as { edges: Array<{ cursor: string; node: any }>; pageInfo: { hasNextPage: boolean; endCursor: string } };
+    return reply.body.data.auditEvents as {
+      edges: Array<{ cursor: string; node: any }>;
+      pageInfo: { hasNextPage: boolean; endCursor: string };
+    };
   };
   const statusOf = async (batchId: string) => (await gw.services().batches.get(batchId)).status;
 
   let paidBatch: string;
 
   it('records a forced import with who asked and the request id; an ordinary import is not recorded', async () => {
-    paidBatch = await upload('op', 'provider,amount,account\nbank-card-token,10.00,token_audit_paid\nbank-card-token,12.00,token_execute_failed\n', 'rid-import');
+    paidBatch = await upload(
+      'op',
+      'provider,amount,account\nbank-card-token,10.00,token_audit_paid\nbank-card-token,12.00,token_execute_failed\n',
+      'rid-import',
+    );
     const found = await events({ batchId: paidBatch });
     expect(found.edges.map((e) => e.node)).toEqual([
       {
@@ -88,7 +96,12 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
         at: expect.any(String),
       },
     ]);
-    const plain = await upload('op', `provider,amount,account\nbank-card-token,13.${String(Date.now() % 100).padStart(2, '0')},token_success\n`, 'rid-plain', false);
+    const plain = await upload(
+      'op',
+      `provider,amount,account\nbank-card-token,13.${String(Date.now() % 100).padStart(2, '0')},token_success\n`,
+      'rid-plain',
+      false,
+    );
     expect((await events({ batchId: plain })).edges).toEqual([]);
   });
 
@@ -97,11 +110,30 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(refused.data?.cancelBatch?.__typename).toBe('BatchError');
     const approved = await mutate('ap', `mutation { approveBatch(id: "${paidBatch}") { __typename } }`, 'rid-approve');
     expect(approved.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
-    const again = await mutate('ap', `mutation { approveBatch(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-again');
+    const again = await mutate(
+      'ap',
+      `mutation { approveBatch(id: "${paidBatch}") { __typename ... on BatchError { code } } }`,
+      'rid-again',
+    );
     expect(again.data.approveBatch.__typename).toBe('BatchError');
     const found = await events({ batchId: paidBatch, action: 'BATCH_APPROVE' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'BATCH_APPROVE', role: 'APPROVER', requestId: 'rid-approve', detail: expect.arrayContaining(kv({ balanceChecked: 'true', forced: 'true', from: 'VALIDATED', heldIncluded: '0', heldRows: '0', includeHeld: 'false', validRowsOnly: 'false' })) }),
+      expect.objectContaining({
+        action: 'BATCH_APPROVE',
+        role: 'APPROVER',
+        requestId: 'rid-approve',
+        detail: expect.arrayContaining(
+          kv({
+            balanceChecked: 'true',
+            forced: 'true',
+            from: 'VALIDATED',
+            heldIncluded: '0',
+            heldRows: '0',
+            includeHeld: 'false',
+            validRowsOnly: 'false',
+          }),
+        ),
+      }),
     ]);
     expect((await events({ action: 'BATCH_CANCEL' })).edges).toEqual([]);
   });
@@ -112,7 +144,11 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     await worker.stop();
     expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
     // Not by the uploader ('op'): paying rows again needs a second person (docs/api/graphql.md "Access").
-    const refused = await mutate('op', `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`, 'rid-retry-same');
+    const refused = await mutate(
+      'op',
+      `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`,
+      'rid-retry-same',
+    );
     expect(refused.data.retryFailedItems).toEqual({ __typename: 'BatchError', code: 'SECOND_PERSON_REQUIRED' });
     const retried = await mutate('ad', `mutation { retryFailedItems(id: "${paidBatch}") { __typename } }`, 'rid-retry');
     expect(retried.data.retryFailedItems.__typename).toBe('RetryFailedItemsSuccess');
@@ -133,18 +169,33 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     expect(discarded.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, action: 'BATCH_DISCARD' });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ role: 'OPERATOR', requestId: 'rid-discard', detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }) }),
+      expect.objectContaining({
+        role: 'OPERATOR',
+        requestId: 'rid-discard',
+        detail: kv({ from: 'VALIDATED', rowsCancelled: '1', rowsCreatedNotExecuted: '0' }),
+      }),
     ]);
   });
 
   it('records the cancel of a running batch', async () => {
-    const batchId = await upload('op', 'provider,amount,account\nbank-card-token,15.00,token_audit_15\nbank-card-token,16.00,token_audit_16\n', 'rid-import-3');
-    expect((await mutate('ap', `mutation { approveBatch(id: "${batchId}") { __typename } }`, 'rid-approve-3')).data.approveBatch.__typename).toBe('ApproveBatchSuccess');
+    const batchId = await upload(
+      'op',
+      'provider,amount,account\nbank-card-token,15.00,token_audit_15\nbank-card-token,16.00,token_audit_16\n',
+      'rid-import-3',
+    );
+    expect(
+      (await mutate('ap', `mutation { approveBatch(id: "${batchId}") { __typename } }`, 'rid-approve-3')).data.approveBatch.__typename,
+    ).toBe('ApproveBatchSuccess');
     const cancelled = await mutate('ap', `mutation { cancelBatch(id: "${batchId}") { __typename } }`, 'rid-cancel');
     expect(cancelled.data.cancelBatch.__typename).toBe('CancelBatchSuccess');
     const found = await events({ batchId, first: 10 });
     expect(found.edges.map((e) => e.node)).toEqual([
-      expect.objectContaining({ action: 'BATCH_CANCEL', role: 'APPROVER', requestId: 'rid-cancel', detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }) }),
+      expect.objectContaining({
+        action: 'BATCH_CANCEL',
+        role: 'APPROVER',
+        requestId: 'rid-cancel',
+        detail: kv({ from: 'RUNNING', rowsCancelled: '2', rowsCreatedNotExecuted: '0' }),
+      }),
       expect.objectContaining({ action: 'BATCH_APPROVE', requestId: 'rid-approve-3' }),
       expect.objectContaining({ action: 'BATCH_IMPORT_FORCED', requestId: 'rid-import-3' }),
     ]);
@@ -154,7 +205,9 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     const all = await events({ first: 50 });
     const actions = all.edges.map((e) => e.node.action);
     expect(actions[0]).toBe('BATCH_CANCEL');
-    expect(actions).toEqual(expect.arrayContaining(['BATCH_IMPORT_FORCED', 'BATCH_APPROVE', 'BATCH_RETRY', 'BATCH_DISCARD', 'BATCH_CANCEL']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['BATCH_IMPORT_FORCED', 'BATCH_APPROVE', 'BATCH_RETRY', 'BATCH_DISCARD', 'BATCH_CANCEL']),
+    );
     const firstPage = await events({ first: 2 });
     expect(firstPage.edges).toHaveLength(2);
     expect(firstPage.pageInfo.hasNextPage).toBe(true);
@@ -234,7 +287,11 @@ describe('audit trail without keys and from the command line', () => {
           PORT: String(await freePort()),
           ...(test !== undefined && 'databaseUrl' in test.target ? { DATABASE_URL: test.target.databaseUrl } : {}),
         });
-        const code = await runCommand(file, { yes: true, force: true }, { config, logger: createLogger({ level: 'silent' }), out: () => {}, json: false, result: async () => {} });
+        const code = await runCommand(
+          file,
+          { yes: true, force: true },
+          { config, logger: createLogger({ level: 'silent' }), out: () => {}, json: false, result: async () => {} },
+        );
         expect(code).toBe(0);
         const db = test?.db ?? (await openDatabase({ dataDir: dir }));
         try {

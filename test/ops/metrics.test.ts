@@ -39,7 +39,12 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   beforeAll(async () => {
     gw = await startTestGateway({
       database: kind,
-      env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' }), METRICS_PORT: '0', EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true', EVENT_POLL_MS: '20' },
+      env: {
+        GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ap: 'approver', v: 'viewer', ad: 'admin' }),
+        METRICS_PORT: '0',
+        EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true',
+        EVENT_POLL_MS: '20',
+      },
       sandbox: { inProgressMs: 20 },
     });
     metricsUrl = gw.gateway.metricsUrl!;
@@ -66,8 +71,16 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
 
     // Deliveries with known results: one for a payment nobody tracks, one badly signed.
     const unknown = webhook('metrics-nobody');
-    await gw.http('/webhooks/payout', { method: 'POST', headers: { 'content-type': 'application/json', signature: signWebhook(WEBHOOK_SECRET, unknown) }, body: JSON.stringify(unknown) });
-    await gw.http('/webhooks/payout', { method: 'POST', headers: { 'content-type': 'application/json', signature: 'bm9wZQ==' }, body: JSON.stringify(unknown) });
+    await gw.http('/webhooks/payout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', signature: signWebhook(WEBHOOK_SECRET, unknown) },
+      body: JSON.stringify(unknown),
+    });
+    await gw.http('/webhooks/payout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', signature: 'bm9wZQ==' },
+      body: JSON.stringify(unknown),
+    });
   });
   afterAll(() => gw?.close());
 
@@ -93,15 +106,19 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     }
     expect(sample(text, 'payout_upstream_requests_total{endpoint="PUT /payments/{id}",outcome="ok"}')).toBeGreaterThanOrEqual(3);
     expect(sample(text, 'payout_upstream_requests_total{endpoint="POST /payments/{id}/execute",outcome="ok"}')).toBeGreaterThanOrEqual(3);
-    expect(sample(text, 'payout_upstream_request_duration_seconds_count{endpoint="PUT /payments/{id}",outcome="ok"}')).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(text, 'payout_upstream_request_duration_seconds_count{endpoint="PUT /payments/{id}",outcome="ok"}'),
+    ).toBeGreaterThanOrEqual(3);
     expect(sample(text, 'payout_payments{status="COMPLETED"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'payout_payments{status="UNKNOWN"}')).toBe(0);
     expect(sample(text, 'payout_batch_items{status="COMPLETED"}')).toBe(2);
     expect(sample(text, 'payout_batch_items{status="NEEDS_REVIEW"}')).toBe(0);
     expect(sample(text, 'payout_batch_claim_lag_seconds_count')).toBeGreaterThanOrEqual(2);
-    for (const reason of ['UNREACHABLE', 'THROTTLED', 'FAILING']) expect(sample(text, `payout_partner_breaker_open{reason="${reason}"}`)).toBe(0);
+    for (const reason of ['UNREACHABLE', 'THROTTLED', 'FAILING'])
+      expect(sample(text, `payout_partner_breaker_open{reason="${reason}"}`)).toBe(0);
     expect(sample(text, 'payout_partner_breaker_open_seconds')).toBe(0);
-    for (const reason of ['PERSON', 'FUNDS', 'PARTNER_UNREACHABLE']) expect(sample(text, `payout_batches_waiting{reason="${reason}"}`)).toBe(0);
+    for (const reason of ['PERSON', 'FUNDS', 'PARTNER_UNREACHABLE'])
+      expect(sample(text, `payout_batches_waiting{reason="${reason}"}`)).toBe(0);
     expect(sample(text, 'payout_webhook_deliveries_total{result="unknown-payment"}')).toBe(1);
     expect(sample(text, 'payout_webhook_deliveries_total{result="bad-signature"}')).toBe(1);
     // Labels are bounded: no payment or batch id ever becomes a series.
@@ -121,7 +138,9 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
   it('counts the event deliveries of the gateway’s own deliverer and its admins’ resends', { timeout: 300_000 }, async () => {
     const receiver = await startEventReceiver();
     try {
-      const { subscription, secret } = await gw.services().eventSubscriptions.create({ url: receiver.url, types: ['batch.imported'] }, eventAdmin);
+      const { subscription, secret } = await gw
+        .services()
+        .eventSubscriptions.create({ url: receiver.url, types: ['batch.imported'] }, eventAdmin);
       receiver.secrets.push(secret);
       await gw.services().importer.import({
         source: (async function* () {
@@ -133,7 +152,8 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
       // A limit for a broken run only: on a shared PostgreSQL another database's long transaction holds delivery back.
       await eventually(() => expect(receiver.received).toHaveLength(1), 120_000);
       const delivered = `payout_event_deliveries_total{subscription="${subscription.id}",outcome="delivered"}`;
-      const count = async () => sample((await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } })).text, delivered);
+      const count = async () =>
+        sample((await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } })).text, delivered);
       await eventually(async () => expect(await count()).toBe(1), 120_000);
       await gw.services().eventSubscriptions.resend(subscription.id, receiver.received[0]!.id, eventAdmin);
       expect(await count()).toBe(2);
@@ -144,7 +164,11 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
 
   it('counts GraphQL operations by name and type with their errors by code, and HTTP requests by route template and status', async () => {
     const post = (query: string) =>
-      gw.http('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey('ad')}` }, body: JSON.stringify({ query }) });
+      gw.http('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey('ad')}` },
+        body: JSON.stringify({ query }),
+      });
     await post('query Funds { balance { available { value } } }');
     await post('query Funds { balance { available { value } } }');
     await post('query Paging { payments(first: -1) { edges { cursor } } }');
@@ -156,9 +180,13 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     expect(text).toContain('# TYPE http_requests_total counter');
     expect(text).toContain('# TYPE http_request_duration_seconds histogram');
     expect(sample(text, 'graphql_operation_duration_seconds_count{operation_name="Funds",operation_type="query"}')).toBe(2);
-    expect(sample(text, 'graphql_operation_errors_total{operation_name="Funds",operation_type="query",code="BAD_USER_INPUT"}')).toBeUndefined();
+    expect(
+      sample(text, 'graphql_operation_errors_total{operation_name="Funds",operation_type="query",code="BAD_USER_INPUT"}'),
+    ).toBeUndefined();
     expect(sample(text, 'graphql_operation_errors_total{operation_name="Paging",operation_type="query",code="BAD_USER_INPUT"}')).toBe(1);
-    expect(sample(text, 'graphql_operation_errors_total{operation_name="Broken",operation_type="query",code="GRAPHQL_VALIDATION_FAILED"}')).toBe(1);
+    expect(
+      sample(text, 'graphql_operation_errors_total{operation_name="Broken",operation_type="query",code="GRAPHQL_VALIDATION_FAILED"}'),
+    ).toBe(1);
     expect(sample(text, 'http_requests_total{method="POST",route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
     expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
     expect(text).toMatch(/^http_requests_total\{method="POST",route="\/webhooks\/payout",status="\d+"\} \d+$/m);
@@ -181,7 +209,9 @@ describe.each(testDatabaseKinds())('/metrics on $name', (kind) => {
     const none = await gw.http('/metrics');
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer');
-    expect(JSON.parse(none.text)).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', requestId: none.headers['x-request-id'] } }] });
+    expect(JSON.parse(none.text)).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED', requestId: none.headers['x-request-id'] } }],
+    });
     for (const key of ['v', 'op', 'ap', 'wrong']) {
       const reply = await gw.http('/metrics/', { headers: { authorization: `Bearer ${apiKey(key)}` } });
       expect(reply.status, key).toBe(key === 'wrong' ? 401 : 403);
@@ -241,7 +271,10 @@ describe('/metrics in key-less local mode', () => {
     for (const headers of [{ origin: 'https://evil.example' }, { host: `evil.example:${port}` }]) {
       const reply = await gw.http('/metrics', { headers });
       expect(reply.status).toBe(403);
-      expect(JSON.parse(reply.text).errors[0].extensions).toEqual({ code: expect.stringMatching(/^FORBIDDEN_/), requestId: reply.headers['x-request-id'] });
+      expect(JSON.parse(reply.text).errors[0].extensions).toEqual({
+        code: expect.stringMatching(/^FORBIDDEN_/),
+        requestId: reply.headers['x-request-id'],
+      });
       expect(reply.text).not.toContain('payout_');
       expect(reply.text).not.toContain('process_');
     }

@@ -21,7 +21,10 @@ beforeAll(async () => {
       done();
     },
   });
-  gw = await startTestGateway({ env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ad: 'admin' }) }, logger: createLogger({ level: 'info' }, sink) });
+  gw = await startTestGateway({
+    env: { GATEWAY_API_KEYS: apiKeysEnv({ op: 'operator', ad: 'admin' }) },
+    logger: createLogger({ level: 'info' }, sink),
+  });
 });
 afterAll(() => gw?.close());
 
@@ -58,7 +61,11 @@ describe('x-request-id', () => {
   it('is on every response: GraphQL, refusals, probes, webhooks, downloads, 404', async () => {
     const gql = (key?: string) => ({
       method: 'POST' as const,
-      headers: { 'content-type': 'application/json', 'x-request-id': 'rid-each', ...(key === undefined ? {} : { authorization: `Bearer ${apiKey(key)}` }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-request-id': 'rid-each',
+        ...(key === undefined ? {} : { authorization: `Bearer ${apiKey(key)}` }),
+      },
       body: JSON.stringify({ query: '{ __typename }' }),
     });
     const withId = { headers: { 'x-request-id': 'rid-each' } };
@@ -68,7 +75,11 @@ describe('x-request-id', () => {
       await call('/graphql', { method: 'GET', headers: { 'x-request-id': 'rid-each', accept: 'text/html' } }),
       await call('/healthz', withId),
       await call('/readyz', withId),
-      await call('/webhooks/payout', { method: 'POST', headers: { 'x-request-id': 'rid-each', 'content-type': 'application/json' }, body: '{not json' }),
+      await call('/webhooks/payout', {
+        method: 'POST',
+        headers: { 'x-request-id': 'rid-each', 'content-type': 'application/json' },
+        body: '{not json',
+      }),
       await call('/webhooks/payout', withId),
       await call('/batches/nope/results.csv', withId),
       await call('/batches/nope/results.csv', { headers: { 'x-request-id': 'rid-each', authorization: `Bearer ${apiKey('op')}` } }),
@@ -137,7 +148,12 @@ describe('x-request-id', () => {
       expect(found.length).toBeGreaterThan(0);
       return found;
     });
-    expect(failed[0]).toMatchObject({ paymentId: 'nobody-upstream', traceId: expect.any(String), outcome: 'refused', code: 'payout.payment.not-found' });
+    expect(failed[0]).toMatchObject({
+      paymentId: 'nobody-upstream',
+      traceId: expect.any(String),
+      outcome: 'refused',
+      code: 'payout.payment.not-found',
+    });
   });
 
   it('logs a refused and an unknown route too, never a key or a query string', async () => {

@@ -70,8 +70,15 @@ describe('tracing settings from OTEL_*', () => {
     expect(tracingSettings({ OTEL_SERVICE_NAME: 'x' }, 'g').enabled).toBe(false);
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, 'g').enabled).toBe(false);
     expect(tracingSettings({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }, 'g').enabled).toBe(false);
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }, 'g')).toMatchObject({ enabled: true, exporters: ['otlp'], otlpUrl: 'http://c:4318/v1/traces', serviceName: 'g' });
-    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/t', OTEL_SERVICE_NAME: 'pay' }, 'g')).toMatchObject({ otlpUrl: 'http://c/t', serviceName: 'pay' });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }, 'g')).toMatchObject({
+      enabled: true,
+      exporters: ['otlp'],
+      otlpUrl: 'http://c:4318/v1/traces',
+      serviceName: 'g',
+    });
+    expect(
+      tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/t', OTEL_SERVICE_NAME: 'pay' }, 'g'),
+    ).toMatchObject({ otlpUrl: 'http://c/t', serviceName: 'pay' });
   });
 
   it('loads nothing of the SDK when off', async () => {
@@ -104,14 +111,20 @@ describe('a createPayment traced end to end', () => {
     const reply = await gw.http('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ query: CREATE, variables: { input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } } } }),
+      body: JSON.stringify({
+        query: CREATE,
+        variables: {
+          input: { paymentId, amount: '100.00', recipient: { sbpB2c: { account: '79001234567', bankId: 'sbp_bank_id_success' } } },
+        },
+      }),
     });
     expect(JSON.parse(reply.text).data.createPayment.__typename).toBe('CreatePaymentSuccess');
     return reply;
   }
 
   /** The partner's create call for `paymentId`, as the sandbox received it. */
-  const receivedCreate = (paymentId: string) => gw.sb.sandbox.received().find((call) => call.operation === 'create' && call.paymentId === paymentId);
+  const receivedCreate = (paymentId: string) =>
+    gw.sb.sandbox.received().find((call) => call.operation === 'create' && call.paymentId === paymentId);
 
   /** The spans of one trace once the partner call's span has been exported. */
   async function exportedTrace(traceId: string, partnerSpanId: string): Promise<ExportedSpan[]> {
@@ -126,7 +139,8 @@ describe('a createPayment traced end to end', () => {
   function ancestors(spans: ExportedSpan[], span: ExportedSpan): string[] {
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const names: string[] = [];
-    for (let parent = byId.get(span.parentSpanId ?? ''); parent !== undefined; parent = byId.get(parent.parentSpanId ?? '')) names.push(parent.name);
+    for (let parent = byId.get(span.parentSpanId ?? ''); parent !== undefined; parent = byId.get(parent.parentSpanId ?? ''))
+      names.push(parent.name);
     return names;
   }
 
@@ -141,12 +155,19 @@ describe('a createPayment traced end to end', () => {
     const spans = await exportedTrace(traceId, parentId);
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['payout-gateway-test']));
     const partner = spans.find((s) => s.spanId === parentId)!;
-    expect(partner).toMatchObject({ name: 'PUT /payments/{id}', kind: 3 /* CLIENT */, attributes: { 'payout.payment_id': 'trace-1', 'http.response.status_code': 200 } });
+    expect(partner).toMatchObject({
+      name: 'PUT /payments/{id}',
+      kind: 3 /* CLIENT */,
+      attributes: { 'payout.payment_id': 'trace-1', 'http.response.status_code': 200 },
+    });
     expect(ancestors(spans, partner)).toEqual(['payment.create', 'mutation CreatePayment', 'POST /graphql']);
 
     const graphql = spans.find((s) => s.name === 'mutation CreatePayment')!;
     expect(graphql.attributes).toMatchObject({ 'graphql.operation.name': 'CreatePayment', 'graphql.operation.type': 'mutation' });
-    expect(spans.find((s) => s.name === 'payment.create')!.attributes).toMatchObject({ 'payout.payment_id': 'trace-1', 'payout.outcome': 'ready' });
+    expect(spans.find((s) => s.name === 'payment.create')!.attributes).toMatchObject({
+      'payout.payment_id': 'trace-1',
+      'payout.outcome': 'ready',
+    });
     // The payment's rows are written under the operation: Prisma's spans with their SQL.
     const queries = spans.filter((s) => s.name === 'prisma:client:db_query');
     expect(queries.length).toBeGreaterThan(0);

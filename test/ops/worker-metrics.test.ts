@@ -46,7 +46,10 @@ describe.skipIf(postgres === undefined)('metrics of a separate worker process', 
       return match![1]!;
     }, 120_000);
 
-    const batch = await testImporter(sb, test).import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'), force: true });
+    const batch = await testImporter(sb, test).import({
+      source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'),
+      force: true,
+    });
     const batches = new BatchService(test.db.prisma, new BatchEvents(), { singleUser: true });
     await batches.approve(batch.id, { approver: 'test' });
     await eventually(async () => expect((await batches.get(batch.id)).status).toBe('COMPLETED'), 60_000);

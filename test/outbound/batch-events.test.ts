@@ -35,7 +35,13 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
     expect(created.body.data.createEventSubscription.__typename).toBe('CreateEventSubscriptionSuccess');
     receiver.secrets.push(created.body.data.createEventSubscription.created.secret);
 
-    const csv = ['provider,amount,account', 'bank-card-token,71.00,token_success', 'bank-card-token,20.50,token_execute_failed', 'bank-card-token,8.25,token_success', ''].join('\n');
+    const csv = [
+      'provider,amount,account',
+      'bank-card-token,71.00,token_success',
+      'bank-card-token,20.50,token_execute_failed',
+      'bank-card-token,8.25,token_success',
+      '',
+    ].join('\n');
     const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'events.csv' });
     const approved = await gw.gql(`mutation { approveBatch(id: "${batch.id}", ignoreBalance: true) { __typename } }`);
     expect(approved.body.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
@@ -53,15 +59,34 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
     const end = receiver.received.find((e) => e.type === 'batch.completed_with_failures')!;
     const read = await gw.gql(`{ batch(id: "${batch.id}") { status } }`);
     expect(read.body.data.batch.status).toBe('COMPLETED_WITH_FAILURES');
-    expect(end.data).toMatchObject({ batchId: batch.id, totals: { paidRows: 2, paidAmount: '79.25', failedRows: 1, failedAmount: '20.50', heldRows: 0, currency: 'RUB' } });
-    const commissions = await gw.db.prisma.payment.findMany({ where: { paymentId: { in: rows.filter((e) => e.type === 'batch_row.paid').map((e) => e.data.paymentId) } }, select: { commission: true } });
+    expect(end.data).toMatchObject({
+      batchId: batch.id,
+      totals: { paidRows: 2, paidAmount: '79.25', failedRows: 1, failedAmount: '20.50', heldRows: 0, currency: 'RUB' },
+    });
+    const commissions = await gw.db.prisma.payment.findMany({
+      where: { paymentId: { in: rows.filter((e) => e.type === 'batch_row.paid').map((e) => e.data.paymentId) } },
+      select: { commission: true },
+    });
     const charged = commissions.reduce((sum, p) => sum + Math.round(Number(p.commission ?? 0) * 100), 0);
     expect(end.data.totals.commission).toBe((charged / 100).toFixed(2));
     // The batch's story in order: read, approved, started, its rows, its end.
     const types = receiver.received.map((e) => e.type);
     expect(types.slice(0, 3)).toEqual(['batch.imported', 'batch.approved', 'batch.started']);
-    expect(receiver.received[0]!.data).toMatchObject({ batchId: batch.id, fileName: 'events.csv', status: 'VALIDATED', rows: 3, validRows: 3, totalAmount: '99.75' });
-    expect(receiver.received[1]!.data).toMatchObject({ batchId: batch.id, includeHeld: false, rowsToPay: 3, amountToPay: '99.75', currency: 'RUB' });
+    expect(receiver.received[0]!.data).toMatchObject({
+      batchId: batch.id,
+      fileName: 'events.csv',
+      status: 'VALIDATED',
+      rows: 3,
+      validRows: 3,
+      totalAmount: '99.75',
+    });
+    expect(receiver.received[1]!.data).toMatchObject({
+      batchId: batch.id,
+      includeHeld: false,
+      rowsToPay: 3,
+      amountToPay: '99.75',
+      currency: 'RUB',
+    });
     // The end comes after every row, and sequence numbers run 1, 2, 3 … without a gap.
     expect(receiver.received.at(-1)!.type).toBe('batch.completed_with_failures');
     expect(receiver.received.map((e) => e.sequence)).toEqual(receiver.received.map((_, i) => i + 1));
@@ -78,17 +103,36 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
     const batch = await gw.services().importer.import({ source: textSource(csv), fileName: 'paused.csv' });
     // Approved and paused in one go by the services, before the worker can pay its one row.
     await gw.services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
-    await gw.services().batches.pause(batch.id, { actor: 'key:olga', role: 'operator', requestId: null }).catch(() => undefined);
+    await gw
+      .services()
+      .batches.pause(batch.id, { actor: 'key:olga', role: 'operator', requestId: null })
+      .catch(() => undefined);
     const paused = await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
     if (paused.status === 'PAUSED') {
       await gw.services().batches.resume(batch.id, { actor: 'key:april', role: 'approver', requestId: null });
-      await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.resumed'), WAIT);
+      await eventually(
+        () => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.resumed'),
+        WAIT,
+      );
       const ofBatch = receiver.received.filter((e) => e.data.batchId === batch.id);
       const pausedAt = paused.pausedAt!.toISOString();
-      expect(ofBatch.find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'PERSON', by: 'key:olga', rowsLeft: 1, amountLeft: '11.00' });
-      expect(ofBatch.find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pauseReason: 'PERSON', pausedFor: 'PERSON', pausedAt });
+      expect(ofBatch.find((e) => e.type === 'batch.paused')!.data).toMatchObject({
+        reason: 'PERSON',
+        by: 'key:olga',
+        rowsLeft: 1,
+        amountLeft: '11.00',
+      });
+      expect(ofBatch.find((e) => e.type === 'batch.resumed')!.data).toMatchObject({
+        by: 'key:april',
+        pauseReason: 'PERSON',
+        pausedFor: 'PERSON',
+        pausedAt,
+      });
     }
-    await eventually(() => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.completed'), WAIT);
+    await eventually(
+      () => expect(receiver.received.filter((e) => e.data.batchId === batch.id).map((e) => e.type)).toContain('batch.completed'),
+      WAIT,
+    );
     const ofBatch = receiver.received.filter((e) => e.data.batchId === batch.id);
     expectDocumentedShape(ofBatch);
     const row = ofBatch.find((e) => e.type === 'batch_row.paid')!;
@@ -124,11 +168,21 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
       const ofBatch = () => receiver.received.filter((e) => e.data.batchId === batch.id);
       await eventually(() => expect(ofBatch().map((e) => e.type)).toContain('batch.paused'), WAIT);
       const paused = await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
-      expect(ofBatch().find((e) => e.type === 'batch.paused')!.data).toMatchObject({ reason: 'FUNDS', by: 'funds', rowsLeft: 1, amountLeft: '15.00' });
+      expect(ofBatch().find((e) => e.type === 'batch.paused')!.data).toMatchObject({
+        reason: 'FUNDS',
+        by: 'funds',
+        rowsLeft: 1,
+        amountLeft: '15.00',
+      });
       await setSandboxBalance(gw, { set: before });
       await gw.services().batches.resume(batch.id, { actor: 'key:april', role: 'approver', requestId: null });
       await eventually(() => expect(ofBatch().map((e) => e.type)).toContain('batch.completed'), WAIT);
-      expect(ofBatch().find((e) => e.type === 'batch.resumed')!.data).toMatchObject({ by: 'key:april', pauseReason: 'FUNDS', pausedFor: 'FUNDS', pausedAt: paused.pausedAt!.toISOString() });
+      expect(ofBatch().find((e) => e.type === 'batch.resumed')!.data).toMatchObject({
+        by: 'key:april',
+        pauseReason: 'FUNDS',
+        pausedFor: 'FUNDS',
+        pausedAt: paused.pausedAt!.toISOString(),
+      });
       expectDocumentedShape(ofBatch());
     } finally {
       await setSandboxBalance(gw, { set: before });
@@ -138,10 +192,17 @@ describe.each(testDatabaseKinds())('a paid batch’s outbound events on $name', 
   it('refuses an endpoint on a private address without the development setting, naming it', async () => {
     const strict = await startTestGateway({ database: kind });
     try {
-      const reply = await strict.gql(`mutation { createEventSubscription(input: { url: "https://10.1.2.3/hook" }) { __typename ... on Problem { code message } } }`);
-      expect(reply.body.data.createEventSubscription).toMatchObject({ __typename: 'EventSubscriptionError', code: 'EVENT_ENDPOINT_REFUSED' });
+      const reply = await strict.gql(
+        `mutation { createEventSubscription(input: { url: "https://10.1.2.3/hook" }) { __typename ... on Problem { code message } } }`,
+      );
+      expect(reply.body.data.createEventSubscription).toMatchObject({
+        __typename: 'EventSubscriptionError',
+        code: 'EVENT_ENDPOINT_REFUSED',
+      });
       expect(reply.body.data.createEventSubscription.message).toContain('10.1.2.3');
-      const local = await strict.gql(`mutation { createEventSubscription(input: { url: "${receiver.url}" }) { __typename ... on Problem { code message } } }`);
+      const local = await strict.gql(
+        `mutation { createEventSubscription(input: { url: "${receiver.url}" }) { __typename ... on Problem { code message } } }`,
+      );
       expect(local.body.data.createEventSubscription.message).toContain('EVENTS_ALLOW_LOCAL_ENDPOINTS');
     } finally {
       await strict.close();

@@ -25,7 +25,10 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
   });
 
   async function subscribe(types?: string[], eventsPerRequest?: number) {
-    const { subscription, secret } = await rig.subscriptions.create({ url: receiver.url, types, description: 'HR system', eventsPerRequest }, admin);
+    const { subscription, secret } = await rig.subscriptions.create(
+      { url: receiver.url, types, description: 'HR system', eventsPerRequest },
+      admin,
+    );
     receiver.secrets.push(secret);
     return subscription;
   }
@@ -91,9 +94,15 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
       receiver.answer('hang');
       await slow.record(paid(1));
       slow.deliverer().start();
-      await eventually(async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('timeout'), WAIT);
+      await eventually(
+        async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('timeout'),
+        WAIT,
+      );
       receiver.answer('redirect');
-      await eventually(async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('redirect'), WAIT);
+      await eventually(
+        async () => expect((await slow.subscriptions.attempts(subscription.id, 10, null)).map((a) => a.outcome)).toContain('redirect'),
+        WAIT,
+      );
       const redirect = (await slow.subscriptions.attempts(subscription.id, 10, null)).find((a) => a.outcome === 'redirect')!;
       expect(redirect).toMatchObject({ statusCode: 307, excerpt: 'redirect to http://127.0.0.1:9/elsewhere not followed' });
       expect(receiver.received).toEqual([]);
@@ -148,22 +157,25 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
   it.each([
     { at: 'the window’s end', writeEveryMs: 3_600_000, ids: [0, 1, 2, 3, 4, 0, 1, 2, 3, 4] },
     { at: 'a write in the window', writeEveryMs: 0, ids: [0, 0, 1, 2, 3, 4] },
-  ])('replays after the events in flight when a deliverer holds the subscription, numbering on from them: at $at', async ({ writeEveryMs, ids }) => {
-    const subscription = await subscribe();
-    const before = new Date(Date.now() - 60_000);
-    for (let line = 1; line <= 5; line++) await rig.record(paid(line));
-    receiver.hold();
-    rig.deliverer({ writeEveryMs }).start();
-    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
-    // The first event is in flight: its deliverer holds the lease and has taken all five.
-    expect(await rig.subscriptions.replaySince(subscription.id, before, admin)).toBe(5);
-    receiver.release();
-    await eventually(() => expect(receiver.received).toHaveLength(ids.length), WAIT);
-    await eventually(async () => expect((await rig.subscriptions.get(subscription.id)).backlog).toBe(0), WAIT);
-    const lines = receiver.received.map((e) => e.data.line - 1);
-    expect(lines).toEqual(ids);
-    expect(receiver.received.map((e) => e.sequence)).toEqual(ids.map((_, i) => i + 1));
-  });
+  ])(
+    'replays after the events in flight when a deliverer holds the subscription, numbering on from them: at $at',
+    async ({ writeEveryMs, ids }) => {
+      const subscription = await subscribe();
+      const before = new Date(Date.now() - 60_000);
+      for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+      receiver.hold();
+      rig.deliverer({ writeEveryMs }).start();
+      await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+      // The first event is in flight: its deliverer holds the lease and has taken all five.
+      expect(await rig.subscriptions.replaySince(subscription.id, before, admin)).toBe(5);
+      receiver.release();
+      await eventually(() => expect(receiver.received).toHaveLength(ids.length), WAIT);
+      await eventually(async () => expect((await rig.subscriptions.get(subscription.id)).backlog).toBe(0), WAIT);
+      const lines = receiver.received.map((e) => e.data.line - 1);
+      expect(lines).toEqual(ids);
+      expect(receiver.received.map((e) => e.sequence)).toEqual(ids.map((_, i) => i + 1));
+    },
+  );
 
   it('stops at the next write when an admin turns the subscription off mid-window, and goes on in order once on', async () => {
     const subscription = await subscribe();
@@ -264,9 +276,14 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
       expect(listId).toBe(`list_${receiver.received[3]!.id}_2`);
       expect(await rig.subscriptions.resend(subscription.id, listId, admin)).toMatchObject({ outcome: 'delivered', statusCode: 204 });
       expect(receiver.requestIds.at(-1)).toBe(listId);
-      expect(receiver.received.slice(5).map((e) => [e.id, e.sequence, e.data.line])).toEqual(receiver.received.slice(3, 5).map((e) => [e.id, e.sequence, e.data.line]));
+      expect(receiver.received.slice(5).map((e) => [e.id, e.sequence, e.data.line])).toEqual(
+        receiver.received.slice(3, 5).map((e) => [e.id, e.sequence, e.data.line]),
+      );
       const resent = await rig.subscriptions.attempts(subscription.id, 2, null);
-      expect(resent.map((a) => [a.sequence, a.resend]).sort()).toEqual([['4', true], ['5', true]]);
+      expect(resent.map((a) => [a.sequence, a.resend]).sort()).toEqual([
+        ['4', true],
+        ['5', true],
+      ]);
     });
 
     it('refuses a list or event id it never sent as EVENT_NOT_FOUND, saying why', async () => {
@@ -288,9 +305,14 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
 
     it('refuses a size outside 1 to 100, naming it, and changes it on update', async () => {
       for (const size of [0, 101, 2.5]) {
-        const refusal = await rig.subscriptions.create({ url: receiver.url, eventsPerRequest: size }, admin).catch((error: unknown) => error);
+        const refusal = await rig.subscriptions
+          .create({ url: receiver.url, eventsPerRequest: size }, admin)
+          .catch((error: unknown) => error);
         expect(refusal).toBeInstanceOf(EventSubscriptionError);
-        expect(refusal).toMatchObject({ code: 'EVENT_REQUEST_SIZE_INVALID', message: `eventsPerRequest ${size} must be a whole number from 1 to 100` });
+        expect(refusal).toMatchObject({
+          code: 'EVENT_REQUEST_SIZE_INVALID',
+          message: `eventsPerRequest ${size} must be a whole number from 1 to 100`,
+        });
       }
       expect(await rig.subscriptions.list()).toEqual([]);
       const subscription = await subscribe(undefined, 1);

@@ -24,11 +24,15 @@ describe('where an event subscription may point', () => {
   });
 
   it('refuses a name that resolves to a private address, naming both', async () => {
-    expect(await endpointProblem('https://hooks.internal.example/', { allowLocal: false, resolve: resolveTo('10.0.0.7') })).toContain('hooks.internal.example resolves to 10.0.0.7');
+    expect(await endpointProblem('https://hooks.internal.example/', { allowLocal: false, resolve: resolveTo('10.0.0.7') })).toContain(
+      'hooks.internal.example resolves to 10.0.0.7',
+    );
   });
 
   it('takes a public https endpoint, and with EVENTS_ALLOW_LOCAL_ENDPOINTS plain http to localhost', async () => {
-    expect(await endpointProblem('https://hooks.example.com/payout', { allowLocal: false, resolve: resolveTo(publicAddress) })).toBeUndefined();
+    expect(
+      await endpointProblem('https://hooks.example.com/payout', { allowLocal: false, resolve: resolveTo(publicAddress) }),
+    ).toBeUndefined();
     expect(await endpointProblem('http://127.0.0.1:4100/', { allowLocal: true })).toBeUndefined();
     expect(await endpointProblem('http://localhost:4100/', { allowLocal: true })).toBeUndefined();
     // The setting opens loopback, not plain http to the world.
@@ -54,7 +58,10 @@ describe('an endpoint whose name comes to resolve inside (DNS rebinding)', () =>
     const resolve = async () => [{ address: answer }];
     const rig = outboundRig(test.db, testSettings({ endpoints: { allowLocal: false, resolve } }));
     try {
-      const { subscription } = await rig.subscriptions.create({ url: `https://hooks.example.com:${new URL(receiver.url).port}/payout-events` }, admin);
+      const { subscription } = await rig.subscriptions.create(
+        { url: `https://hooks.example.com:${new URL(receiver.url).port}/payout-events` },
+        admin,
+      );
       answer = '127.0.0.1';
       await rig.record(paid(1));
       rig.deliverer({}, resolve).start();

@@ -11,8 +11,13 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 
 describe('outbound events as documented', () => {
   it('names every event type in the README and in docs/api/events.md, and no other', () => {
-    for (const [file, text] of [['README.md', read('README.md')], ['docs/api/events.md', read('docs/api/events.md')]] as const) {
-      const named = new Set([...text.matchAll(/`((?:batch|batch_row|payment|reconciliation|event_subscription)\.[a-z_]+)`/g)].map((m) => m[1]));
+    for (const [file, text] of [
+      ['README.md', read('README.md')],
+      ['docs/api/events.md', read('docs/api/events.md')],
+    ] as const) {
+      const named = new Set(
+        [...text.matchAll(/`((?:batch|batch_row|payment|reconciliation|event_subscription)\.[a-z_]+)`/g)].map((m) => m[1]),
+      );
       expect([...named].sort(), file).toEqual([...eventTypeNames].sort());
     }
   });
@@ -44,10 +49,22 @@ describe('outbound events as documented', () => {
         expect(listening).not.toBeNull();
         return listening![1];
       }, 60_000);
-      const body = JSON.stringify({ id: 'evt-1', type: 'batch.completed', timestamp: new Date().toISOString(), sequence: 1, data: { batchId: 'b1' } });
+      const body = JSON.stringify({
+        id: 'evt-1',
+        type: 'batch.completed',
+        timestamp: new Date().toISOString(),
+        sequence: 1,
+        data: { batchId: 'b1' },
+      });
       const url = `http://127.0.0.1:${port}/`;
-      expect(await sender.send({ url, id: 'evt-1', body, keys: signingKeys([secret]) })).toMatchObject({ outcome: 'delivered', statusCode: 204 });
-      expect(await sender.send({ url, id: 'evt-2', body, keys: signingKeys([newSigningSecret()]) })).toMatchObject({ outcome: 'failed', statusCode: 400 });
+      expect(await sender.send({ url, id: 'evt-1', body, keys: signingKeys([secret]) })).toMatchObject({
+        outcome: 'delivered',
+        statusCode: 204,
+      });
+      expect(await sender.send({ url, id: 'evt-2', body, keys: signingKeys([newSigningSecret()]) })).toMatchObject({
+        outcome: 'failed',
+        statusCode: 400,
+      });
       await eventually(() => expect(out).toContain('#1 batch.completed {"batchId":"b1"}'), 30_000);
       expect(out).not.toContain('evt-2');
     } finally {

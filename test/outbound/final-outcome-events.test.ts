@@ -21,14 +21,27 @@ const WAIT = 60_000;
  * same as its rows' events.
  */
 describe('outcomeContradictions, the event tests’ check', () => {
-  const row = (id: string, type: string, line = 2, paymentId = 'b1-2') => ({ id, type, data: { batchId: 'b1', line, paymentId, status: 'X' } });
+  const row = (id: string, type: string, line = 2, paymentId = 'b1-2') => ({
+    id,
+    type,
+    data: { batchId: 'b1', line, paymentId, status: 'X' },
+  });
   const payment = (id: string, type: string) => ({ id, type, data: { paymentId: 'p1', status: 'X' } });
 
   it('names a final event followed by another outcome of the same row (under any paymentId) or payment', () => {
     expect(outcomeContradictions([row('1', 'batch_row.failed'), row('2', 'batch_row.paid', 2, 'b1-2-r2')])).toHaveLength(1);
-    expect(outcomeContradictions([payment('1', 'payment.failed'), payment('2', 'payment.paid')])).toEqual(['payment p1: payment.failed (X) → payment.paid (X)']);
+    expect(outcomeContradictions([payment('1', 'payment.failed'), payment('2', 'payment.paid')])).toEqual([
+      'payment p1: payment.failed (X) → payment.paid (X)',
+    ]);
     expect(outcomeContradictions([row('1', 'batch_row.settled_by_review'), row('2', 'batch_row.needs_review')])).toHaveLength(1);
-    expect(outcomeContradictions([row('1', 'batch_row.failed'), row('2', 'batch_row.retried', 2, 'b1-2-r2'), row('3', 'batch_row.paid', 2, 'b1-2-r2'), row('4', 'batch_row.failed', 2, 'b1-2-r2')])).toHaveLength(1);
+    expect(
+      outcomeContradictions([
+        row('1', 'batch_row.failed'),
+        row('2', 'batch_row.retried', 2, 'b1-2-r2'),
+        row('3', 'batch_row.paid', 2, 'b1-2-r2'),
+        row('4', 'batch_row.failed', 2, 'b1-2-r2'),
+      ]),
+    ).toHaveLength(1);
   });
 
   it('allows repeats of one event, what is not final before the outcome, and other rows and payments', () => {
@@ -82,7 +95,9 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   const outbox = () => gw.db.query<OutcomeEventLike>(`SELECT id::text AS id, type, data FROM "OutboundEvent" ORDER BY xid, seq`, []);
   const ofBatch = async (batchId: string) => (await outbox()).filter((e) => e.data.batchId === batchId);
   const worker = () => {
-    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }) });
+    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, {
+      funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }),
+    });
     running.push(w);
     w.start();
     return w;
@@ -91,7 +106,10 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   let serial = 0;
   async function imported(rows: number) {
     serial++;
-    const lines = Array.from({ length: rows }, (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`).join('\n');
+    const lines = Array.from(
+      { length: rows },
+      (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`,
+    ).join('\n');
     return services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
   }
 
@@ -132,7 +150,19 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     await setSandboxBalance(gw, { set: '250.00' });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     worker();
-    await eventually(async () => expect(await status(batch.id), JSON.stringify(await db().batchItem.findMany({ where: { batchId: batch.id }, select: { line: true, status: true, errorCode: true, errorMessage: true, attempt: true } }))).toBe('PAUSED'), WAIT);
+    await eventually(
+      async () =>
+        expect(
+          await status(batch.id),
+          JSON.stringify(
+            await db().batchItem.findMany({
+              where: { batchId: batch.id },
+              select: { line: true, status: true, errorCode: true, errorMessage: true, attempt: true },
+            }),
+          ),
+        ).toBe('PAUSED'),
+      WAIT,
+    );
     // Rows did fail for funds: they wait under new paymentIds.
     expect((await db().batchItem.findMany({ where: { batchId: batch.id, attempt: { gte: 2 } } })).length).toBeGreaterThan(0);
     await setSandboxBalance(gw, { add: '5000.00' });
@@ -162,19 +192,26 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   });
 
   it('a batch cancelled while it pays: each row’s end (paid, failed, cancelled) is told once, before batch.cancelled, which counts them so', async () => {
-    const lines = Array.from({ length: 40 }, (_, i) => `bank-card-token,${300 + i}.00,${i % 5 === 4 ? 'token_execute_failed' : 'token_success'}`).join('\n');
+    const lines = Array.from(
+      { length: 40 },
+      (_, i) => `bank-card-token,${300 + i}.00,${i % 5 === 4 ? 'token_execute_failed' : 'token_success'}`,
+    ).join('\n');
     const batch = await services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     const w = worker();
     // Cancelled once some rows have ended and others have not been sent.
-    await eventually(async () => expect(await db().batchItem.count({ where: { batchId: batch.id, finishedAt: { not: null } } })).toBeGreaterThan(0), WAIT);
+    await eventually(
+      async () => expect(await db().batchItem.count({ where: { batchId: batch.id, finishedAt: { not: null } } })).toBeGreaterThan(0),
+      WAIT,
+    );
     await services().batches.cancel(batch.id);
     await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), WAIT);
     await w.stop();
 
     const events = await expectEndsAgree(batch.id, 'batch.cancelled');
     expect(events.filter((e) => e.type === 'batch_row.cancelled').length).toBeGreaterThan(0);
-    for (const event of events.filter((e) => e.type === 'batch_row.cancelled')) expect(['batch.cancelled', 'batch.cancelled-after-create']).toContain(event.data.code);
+    for (const event of events.filter((e) => e.type === 'batch_row.cancelled'))
+      expect(['batch.cancelled', 'batch.cancelled-after-create']).toContain(event.data.code);
   });
 
   it('a row that failed for funds while its batch was paused, then the batch cancelled: told failed once, at the end, the rest told cancelled', async () => {
@@ -184,12 +221,17 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     // As the worker leaves a row whose execute the partner refused for funds after the pause
     // (its event waits: a resume would pay it again under a new paymentId).
     const [first] = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 1 });
-    await db().batchItem.update({ where: { id: first!.id }, data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'not enough money on the balance', finishedAt: new Date() } });
+    await db().batchItem.update({
+      where: { id: first!.id },
+      data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'not enough money on the balance', finishedAt: new Date() },
+    });
     await services().batches.cancel(batch.id);
     await services().batches.finishIfDone(batch.id);
 
     const events = await expectEndsAgree(batch.id, 'batch.cancelled');
-    expect(events.filter((e) => e.type === 'batch_row.failed').map((e) => [e.data.line, e.data.code])).toEqual([[first!.line, 'INSUFFICIENT_FUNDS']]);
+    expect(events.filter((e) => e.type === 'batch_row.failed').map((e) => [e.data.line, e.data.code])).toEqual([
+      [first!.line, 'INSUFFICIENT_FUNDS'],
+    ]);
     expect(events.filter((e) => e.type === 'batch_row.cancelled')).toHaveLength(2);
     expect(events.at(-1)!.data.totals).toMatchObject({ paidRows: 0, failedRows: 1, cancelledRows: 2 });
     // Ending it again (the idle sweep) tells nothing twice.
@@ -205,9 +247,16 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     await w.stop();
     const { paymentId } = await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } });
     // As a worker leaves a row it could not settle (test/batch/review/review.test.ts underReview), its payment still executing upstream.
-    await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'could not be settled' } });
+    await db().batchItem.updateMany({
+      where: { batchId: batch.id },
+      data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'could not be settled' },
+    });
     await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES' } });
-    const alter = (to: string) => gw.sb.raw('PATCH', `/_sandbox/payments/${paymentId}`, { body: JSON.stringify({ status: to }), headers: { 'content-type': 'application/json' } });
+    const alter = (to: string) =>
+      gw.sb.raw('PATCH', `/_sandbox/payments/${paymentId}`, {
+        body: JSON.stringify({ status: to }),
+        headers: { 'content-type': 'application/json' },
+      });
     expect((await alter('IN_PROGRESS')).status).toBe(200);
     const before = (await ofBatch(batch.id)).length;
 
@@ -225,7 +274,9 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   });
 
   it('a person pays a finished batch’s failed rows again: batch_row.retried reopens each row before its next outcome', async () => {
-    const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,41.00,token_success\nbank-card-token,42.00,token_execute_failed\n') });
+    const batch = await services().importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,41.00,token_success\nbank-card-token,42.00,token_execute_failed\n'),
+    });
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     let w = worker();
     await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED_WITH_FAILURES'), WAIT);
@@ -235,7 +286,10 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     w = worker();
     await eventually(async () => {
       expect(await status(batch.id)).toBe('COMPLETED_WITH_FAILURES');
-      expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id, line: 3 } })).toMatchObject({ attempt: 2, status: 'FAILED' });
+      expect(await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id, line: 3 } })).toMatchObject({
+        attempt: 2,
+        status: 'FAILED',
+      });
     }, WAIT);
 
     const events = await ofBatch(batch.id);
@@ -267,7 +321,8 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
     const rows = await db().batchItem.findMany({ where: { batchId, status: { notIn: ['INVALID', 'DUPLICATE'] } } });
     expect(finals.map((e) => e.data.line).sort()).toEqual(rows.map((r) => r.line).sort());
     const count = (type: string) => finals.filter((e) => e.type === type).length;
-    const sum = (type: string) => (finals.filter((e) => e.type === type).reduce((total, e) => total + Math.round(Number(e.data.amount) * 100), 0) / 100).toFixed(2);
+    const sum = (type: string) =>
+      (finals.filter((e) => e.type === type).reduce((total, e) => total + Math.round(Number(e.data.amount) * 100), 0) / 100).toFixed(2);
     expect(ends[0]!.data.totals).toMatchObject({
       paidRows: count('batch_row.paid'),
       paidAmount: sum('batch_row.paid'),

@@ -2,7 +2,14 @@ import { DataKeyring, dataKeyFrom } from '../../src/crypto/data-keys.ts';
 import { sqlOf, type Database } from '../../src/db/database.ts';
 import type { ResolveAll } from '../../src/lib/internal-addresses.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { EventDeliverer, EventSender, EventSubscriptions, recordEvents, type NewEvent, type OutboundSettings } from '../../src/outbound/index.ts';
+import {
+  EventDeliverer,
+  EventSender,
+  EventSubscriptions,
+  recordEvents,
+  type NewEvent,
+  type OutboundSettings,
+} from '../../src/outbound/index.ts';
 import { systemActor } from '../../src/audit/audit.ts';
 import { TEST_DATA_KEY } from '../support/card-data.ts';
 
@@ -35,7 +42,11 @@ export function outboundRig(db: Database, settings: OutboundSettings = testSetti
   return {
     subscriptions,
     deliverer(over: Partial<OutboundSettings> = {}, resolve?: ResolveAll) {
-      const s = { ...settings, ...over, endpoints: { ...settings.endpoints, ...over.endpoints, ...(resolve === undefined ? {} : { resolve }) } };
+      const s = {
+        ...settings,
+        ...over,
+        endpoints: { ...settings.endpoints, ...over.endpoints, ...(resolve === undefined ? {} : { resolve }) },
+      };
       const own = new EventSender(s.endpoints, s.timeoutMs);
       senders.push(own);
       const deliverer = new EventDeliverer({ prisma: db.prisma, query: db.query, keyring, sender: own, logger }, s);

@@ -21,7 +21,12 @@ it('a receiver that refuses the connection: "connection refused by 127.0.0.1:POR
   const port = await closedPort();
   const sender = new EventSender({ allowLocal: true }, 10_000);
   try {
-    const result = await sender.send({ url: `http://127.0.0.1:${port}/events`, id: 'evt-1', body: '{}', keys: signingKeys(['whsec_' + Buffer.alloc(24, 7).toString('base64')]) });
+    const result = await sender.send({
+      url: `http://127.0.0.1:${port}/events`,
+      id: 'evt-1',
+      body: '{}',
+      keys: signingKeys(['whsec_' + Buffer.alloc(24, 7).toString('base64')]),
+    });
     expect(result).toMatchObject({ outcome: 'unreachable', statusCode: null, excerpt: `connection refused by 127.0.0.1:${port}` });
   } finally {
     await sender.close();

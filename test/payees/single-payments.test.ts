@@ -43,9 +43,17 @@ async function rig(kind: TestDatabaseKind, env: Record<string, string> = {}): Pr
   const gw = await startTestGateway({
     database: kind,
     sandbox: { inProgressMs: 20 },
-    env: { GATEWAY_API_KEYS: namedApiKeysEnv(KEYS), APPROVAL_POLICY_FILE: policyFile(POLICY), EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true', EVENT_POLL_MS: '20', ...env },
+    env: {
+      GATEWAY_API_KEYS: namedApiKeysEnv(KEYS),
+      APPROVAL_POLICY_FILE: policyFile(POLICY),
+      EVENTS_ALLOW_LOCAL_ENDPOINTS: 'true',
+      EVENT_POLL_MS: '20',
+      ...env,
+    },
   });
-  const { secret } = await gw.services().eventSubscriptions.create({ url: receiver.url, types: ['payment.paid', 'payment.failed'], description: 'HR' }, systemActor);
+  const { secret } = await gw
+    .services()
+    .eventSubscriptions.create({ url: receiver.url, types: ['payment.paid', 'payment.failed'], description: 'HR' }, systemActor);
   receiver.secrets.push(secret);
   return {
     gw,
@@ -59,7 +67,12 @@ async function rig(kind: TestDatabaseKind, env: Record<string, string> = {}): Pr
 }
 
 /** createPayment by `who` paying `card` to `payee`; the reply's union member. */
-async function create(r: Rig, payee: string | undefined, card: string, options: { execute?: boolean; includeChangedAccount?: boolean; who?: keyof typeof KEYS } = {}) {
+async function create(
+  r: Rig,
+  payee: string | undefined,
+  card: string,
+  options: { execute?: boolean; includeChangedAccount?: boolean; who?: keyof typeof KEYS } = {},
+) {
   const paymentId = `single-${++r.serial}`;
   const input = {
     paymentId,
@@ -112,12 +125,18 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
 
   it('marks a new payee, remembers the account once paid, and marks the next payment to it known', async () => {
     const first = await create(r, 'E-1', testCard(1), { execute: true });
-    expect(first.reply).toMatchObject({ __typename: 'CreatePaymentSuccess', payment: { payee: 'E-1', payeeMark: { kind: 'NEW_PAYEE', lastPaidAt: null } } });
+    expect(first.reply).toMatchObject({
+      __typename: 'CreatePaymentSuccess',
+      payment: { payee: 'E-1', payeeMark: { kind: 'NEW_PAYEE', lastPaidAt: null } },
+    });
     const remembered = await paid(r, first.paymentId);
     expect(remembered).toMatchObject({ payeeId: 'E-1', lastPaymentId: first.paymentId });
 
     const second = await create(r, 'E-1', testCard(1));
-    expect(second.reply.payment).toMatchObject({ payee: 'E-1', payeeMark: { kind: 'KNOWN', lastPaidAt: remembered.lastPaidAt.toISOString() } });
+    expect(second.reply.payment).toMatchObject({
+      payee: 'E-1',
+      payeeMark: { kind: 'KNOWN', lastPaidAt: remembered.lastPaidAt.toISOString() },
+    });
     // A payment without a payee is marked as before: not at all.
     const plain = await create(r, undefined, testCard(1));
     expect(plain.reply.payment).toMatchObject({ payee: null, payeeMark: null });
@@ -136,7 +155,11 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
     expect(changed.reply.message).toContain(`last paid on ${day} to another account`);
     expect(changed.reply.message).toContain('includeChangedAccount: true');
     expect(changed.reply.message).not.toMatch(/\d{4}-\d{2}-\d{2}|ACCOUNT_CHANGED/);
-    expect(await markOf(r, changed.paymentId)).toMatchObject({ trackingStatus: 'READY', payee: 'E-2', payeeMark: { kind: 'ACCOUNT_CHANGED', lastPaidAt: before.lastPaidAt.toISOString() } });
+    expect(await markOf(r, changed.paymentId)).toMatchObject({
+      trackingStatus: 'READY',
+      payee: 'E-2',
+      payeeMark: { kind: 'ACCOUNT_CHANGED', lastPaidAt: before.lastPaidAt.toISOString() },
+    });
 
     const again = await execute(r, changed.paymentId, 'olga');
     expect(again).toMatchObject({ __typename: 'PaymentRefusedError', code: 'PAYEE_ACCOUNT_CHANGED' });
@@ -152,10 +175,16 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
 
     // The old card is now the changed one; in one call with the argument it is paid at once.
     const back = await create(r, 'E-2', testCard(2), { execute: true, includeChangedAccount: true });
-    expect(back.reply).toMatchObject({ __typename: 'CreatePaymentSuccess', payment: { payeeMark: { kind: 'ACCOUNT_CHANGED', lastPaidAt: after.lastPaidAt.toISOString() } } });
+    expect(back.reply).toMatchObject({
+      __typename: 'CreatePaymentSuccess',
+      payment: { payeeMark: { kind: 'ACCOUNT_CHANGED', lastPaidAt: after.lastPaidAt.toISOString() } },
+    });
 
     // Each execute is audited, the refused ones with their code; no card number anywhere.
-    const trail = await r.gw.db.prisma.auditEvent.findMany({ where: { paymentId: changed.paymentId, action: 'payment.execute' }, orderBy: { id: 'asc' } });
+    const trail = await r.gw.db.prisma.auditEvent.findMany({
+      where: { paymentId: changed.paymentId, action: 'payment.execute' },
+      orderBy: { id: 'asc' },
+    });
     expect(trail.map((e) => e.detail)).toEqual([
       expect.objectContaining({ refused: 'PAYEE_ACCOUNT_CHANGED', payee: 'E-2', includeChangedAccount: false }),
       expect.objectContaining({ refused: 'PAYEE_ACCOUNT_CHANGED', payee: 'E-2', includeChangedAccount: false }),
@@ -169,12 +198,20 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
     });
     expectDocumentedShape(events);
     const record = await r.gw.db.prisma.payment.findUniqueOrThrow({ where: { paymentId: changed.paymentId } });
-    const said = JSON.stringify([changed.reply, again, trail, events, record], (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+    const said = JSON.stringify([changed.reply, again, trail, events, record], (_key, value) =>
+      typeof value === 'bigint' ? String(value) : value,
+    );
     for (const card of [testCard(2), testCard(3)]) expect(said).not.toContain(card);
   });
 
   it('does not overwrite a later payment already remembered', async () => {
-    const later = { payeeId: 'E-30', accountKey: 'f'.repeat(32), lastPaidAt: new Date(Date.now() + 86_400_000), lastPaymentId: 'paid-later', updatedAt: new Date() };
+    const later = {
+      payeeId: 'E-30',
+      accountKey: 'f'.repeat(32),
+      lastPaidAt: new Date(Date.now() + 86_400_000),
+      lastPaymentId: 'paid-later',
+      updatedAt: new Date(),
+    };
     await r.gw.db.prisma.payeeAccount.create({ data: later });
     const payment = await create(r, 'E-30', testCard(30), { execute: true, includeChangedAccount: true });
     expect(payment.reply).toMatchObject({ __typename: 'CreatePaymentSuccess', payment: { payeeMark: { kind: 'ACCOUNT_CHANGED' } } });
@@ -185,16 +222,25 @@ describe.each(testDatabaseKinds())('single payments with a payee on $name', (kin
     const single = await create(r, 'E-10', testCard(10), { execute: true });
     await paid(r, single.paymentId);
     const file =
-      'reference,payee,provider,amount,pan\n' + `B-10,E-10,bank-card-russia,200.00,${testCard(10)}\n` + `B-11,E-11,bank-card-russia,300.00,${testCard(11)}\n`;
+      'reference,payee,provider,amount,pan\n' +
+      `B-10,E-10,bank-card-russia,200.00,${testCard(10)}\n` +
+      `B-11,E-11,bank-card-russia,300.00,${testCard(11)}\n`;
     const batch = await r.gw.services().importer.import({ source: textSource(file), uploadedBy: 'key:olga' });
     const rows = await r.gw.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     expect(rows.map((i) => [i.payeeId, i.payeeMark])).toEqual([
       ['E-10', 'KNOWN'],
       ['E-11', 'NEW_PAYEE'],
     ]);
-    const approved = await r.gw.gql(`mutation($id: ID!) { approveBatch(id: $id, ignoreBalance: true) { __typename } }`, { id: batch.id }, apiKey('april'));
+    const approved = await r.gw.gql(
+      `mutation($id: ID!) { approveBatch(id: $id, ignoreBalance: true) { __typename } }`,
+      { id: batch.id },
+      apiKey('april'),
+    );
     expect(approved.body.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
-    await eventually(async () => expect((await r.gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'), 30_000);
+    await eventually(
+      async () => expect((await r.gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('COMPLETED'),
+      30_000,
+    );
     // The batch's rows are remembered when it finishes, as before: not by their payments' records.
     expect((await r.gw.db.prisma.payeeAccount.findUniqueOrThrow({ where: { payeeId: 'E-11' } })).lastPaymentId).toBe(rows[1]!.paymentId);
     expect(await r.gw.db.prisma.payment.count({ where: { batchId: batch.id, payeeId: { not: null } } })).toBe(0);
@@ -216,10 +262,17 @@ describe.each(testDatabaseKinds())('APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS for sing
     expect(first.reply.__typename).toBe('CreatePaymentSuccess');
     await paid(r, first.paymentId);
     // Known: the creator alone, as the policy says.
-    expect((await create(r, 'E-20', testCard(20), { execute: true })).reply).toMatchObject({ __typename: 'CreatePaymentSuccess', payment: { payeeMark: { kind: 'KNOWN' } } });
+    expect((await create(r, 'E-20', testCard(20), { execute: true })).reply).toMatchObject({
+      __typename: 'CreatePaymentSuccess',
+      payment: { payeeMark: { kind: 'KNOWN' } },
+    });
 
     const changed = await create(r, 'E-20', testCard(21), { execute: true, includeChangedAccount: true });
-    expect(changed.reply).toMatchObject({ __typename: 'PaymentRefusedError', code: 'SECOND_PERSON_REQUIRED', paymentId: changed.paymentId });
+    expect(changed.reply).toMatchObject({
+      __typename: 'PaymentRefusedError',
+      code: 'SECOND_PERSON_REQUIRED',
+      paymentId: changed.paymentId,
+    });
     expect(changed.reply.message).toMatch(/needs 1 key other than the one that created it.*it needs 1 more approver$/);
     // Another key that does not include the changed account approves nothing.
     expect(await execute(r, changed.paymentId, 'petr')).toMatchObject({ code: 'PAYEE_ACCOUNT_CHANGED' });

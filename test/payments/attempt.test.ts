@@ -171,7 +171,11 @@ describe('execute: never sent again blindly', () => {
   });
 
   it('a payment the upstream does not know is refused with its code, sent once', async () => {
-    expect(await attempts.execute('never-created')).toMatchObject({ kind: 'not-paid', proof: 'refused', error: { code: 'payout.payment.not-found' } });
+    expect(await attempts.execute('never-created')).toMatchObject({
+      kind: 'not-paid',
+      proof: 'refused',
+      error: { code: 'payout.payment.not-found' },
+    });
     expect((await sb.effects('never-created')).executeCalls).toBe(1);
   });
 
@@ -206,7 +210,8 @@ describe('answers spoiled after the effect are read back, never taken as "not pa
       const index = spoil.findIndex((rule) => rule.method === req.method);
       if (index >= 0) {
         const [rule] = spoil.splice(index, 1);
-        if (rule!.how === 'cut-short') return void res.writeHead(200, { 'content-type': 'application/json' }).end(body.slice(0, body.length / 2));
+        if (rule!.how === 'cut-short')
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end(body.slice(0, body.length / 2));
         const status = rule!.how === 'html-502' ? 502 : 504;
         return void res.writeHead(status, { 'content-type': 'text/html' }).end(`<html><body><h1>${status} Gateway</h1></body></html>`);
       }

@@ -102,7 +102,11 @@ describe.each(testDatabaseKinds())('payment tracker on $name', (kind) => {
       commission: { value: '10.00', currency: 'RUB' as const },
     };
     expect(await tracker.applyUpstream('elsewhere-2', { status: payment.status, payment }, 'read')).toBe('applied');
-    expect((await tracker.find('elsewhere-2'))!).toMatchObject({ status: 'READY', agentId: 'agent-1', recipient: { account: '*******4567' } });
+    expect((await tracker.find('elsewhere-2'))!).toMatchObject({
+      status: 'READY',
+      agentId: 'agent-1',
+      recipient: { account: '*******4567' },
+    });
   });
 
   it('schedules IN_PROGRESS and UNKNOWN for read-back with growing delays', async () => {

@@ -2,11 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../src/payout/client.ts';
-import {
-  PayoutApiError,
-  PayoutNetworkError,
-  PayoutResponseError,
-} from '../../src/payout/errors.ts';
+import { PayoutApiError, PayoutNetworkError, PayoutResponseError } from '../../src/payout/errors.ts';
 import { sbpPayment, startSandbox, type TestSandbox } from '../support/sandbox.ts';
 
 let sb: TestSandbox;
@@ -161,7 +157,14 @@ describe('malformed upstream answers', () => {
     for (const errorCode of ['payout.provider.unavailable', 'payout.billing.timeout']) {
       reply = {
         status: 400,
-        body: JSON.stringify({ serviceName: 's', errorCode, userMessage: 'u', description: 'd', traceId: 't', dateTime: '2026-11-22T10:00:00+03:00' }),
+        body: JSON.stringify({
+          serviceName: 's',
+          errorCode,
+          userMessage: 'u',
+          description: 'd',
+          traceId: 't',
+          dateTime: '2026-11-22T10:00:00+03:00',
+        }),
       };
       const error = (await caught(odd.getBalance())) as PayoutApiError;
       expect(error).toMatchObject({ code: errorCode, retryable: true, refused: false });
@@ -214,5 +217,4 @@ describe('retries of reads', () => {
     sb.sandbox.faults.rates.slowMs = 2_500;
     expect((await quick.getBalance()).available.currency).toBe('RUB');
   });
-
 });

@@ -25,7 +25,14 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
   const reconcile = () => services().reconciliations.run({ from: today(), to: today(), trigger: 'cli', actor: systemActor });
   const discrepancies = async (runId: string) =>
     (await gw.db.prisma.reconciliationDiscrepancy.findMany({ where: { runId }, orderBy: [{ paymentId: 'asc' }, { code: 'asc' }] })).map(
-      (d) => ({ code: d.code, paymentId: d.paymentId, gatewayValue: d.gatewayValue, upstreamValue: d.upstreamValue, finalSide: d.finalSide, resolution: d.resolution }),
+      (d) => ({
+        code: d.code,
+        paymentId: d.paymentId,
+        gatewayValue: d.gatewayValue,
+        upstreamValue: d.upstreamValue,
+        finalSide: d.finalSide,
+        resolution: d.resolution,
+      }),
     );
 
   it('finds nothing when both sides agree, and says what each side holds', async () => {
@@ -42,11 +49,16 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: run.id } })).toBe(0);
   });
 
-  it('reports a payment made behind the gateway\'s back as UNKNOWN_TO_GATEWAY', async () => {
+  it("reports a payment made behind the gateway's back as UNKNOWN_TO_GATEWAY", async () => {
     const [paymentId] = await payBehind(gw.sb, { amount: '777.00', paymentId: 'behind-1' });
     const run = await reconcile();
     expect(await discrepancies(run.id)).toContainEqual({
-      code: 'UNKNOWN_TO_GATEWAY', paymentId, gatewayValue: null, upstreamValue: 'COMPLETED', finalSide: null, resolution: 'OPEN',
+      code: 'UNKNOWN_TO_GATEWAY',
+      paymentId,
+      gatewayValue: null,
+      upstreamValue: 'COMPLETED',
+      finalSide: null,
+      resolution: 'OPEN',
     });
     // Reconciliation records it for a person; it does not adopt it.
     expect(await services().tracker.find(paymentId!)).toBeNull();
@@ -57,7 +69,12 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     await alterUpstream(gw.sb, 'status-1', { status: 'FAILED', errorCode: 'BILLING_DECLINED' });
     const run = await reconcile();
     expect(await discrepancies(run.id)).toContainEqual({
-      code: 'STATUS_DIFFERS', paymentId: 'status-1', gatewayValue: 'COMPLETED', upstreamValue: 'FAILED', finalSide: 'BOTH', resolution: 'OPEN',
+      code: 'STATUS_DIFFERS',
+      paymentId: 'status-1',
+      gatewayValue: 'COMPLETED',
+      upstreamValue: 'FAILED',
+      finalSide: 'BOTH',
+      resolution: 'OPEN',
     });
     // Both final: nothing is repaired, the gateway keeps what it recorded.
     expect((await services().tracker.find('status-1'))!.status).toBe('COMPLETED');
@@ -73,7 +90,9 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     const found = await discrepancies((await reconcile()).id);
     const commission = found.find((d) => d.paymentId === 'commission-1');
     expect(commission).toMatchObject({ code: 'COMMISSION_DIFFERS', upstreamValue: '99.99' });
-    expect(found).toContainEqual(expect.objectContaining({ code: 'AMOUNT_DIFFERS', paymentId: 'amount-1', gatewayValue: '100.00 RUB', upstreamValue: '101.00 RUB' }));
+    expect(found).toContainEqual(
+      expect.objectContaining({ code: 'AMOUNT_DIFFERS', paymentId: 'amount-1', gatewayValue: '100.00 RUB', upstreamValue: '101.00 RUB' }),
+    );
     const recipient = found.find((d) => d.paymentId === 'recipient-1' && d.code === 'RECIPIENT_DIFFERS');
     expect(recipient).toBeDefined();
     // Compared and stored masked: the accounts' last four digits only.
@@ -84,14 +103,33 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
 
   it('reports a payment the gateway recorded as created that the upstream does not have as MISSING_UPSTREAM', async () => {
     await gw.db.prisma.payment.create({
-      data: { paymentId: 'lost-upstream-1', agentId: 'agent-1', amount: '10.00', currency: 'RUB', providerCode: 'sbp-b2c', recipient: {}, status: 'COMPLETED', upstreamCreatedAt: new Date() },
+      data: {
+        paymentId: 'lost-upstream-1',
+        agentId: 'agent-1',
+        amount: '10.00',
+        currency: 'RUB',
+        providerCode: 'sbp-b2c',
+        recipient: {},
+        status: 'COMPLETED',
+        upstreamCreatedAt: new Date(),
+      },
     });
     // Never created there: a PENDING record is not an effect the upstream must have.
     await gw.db.prisma.payment.create({
-      data: { paymentId: 'never-sent-1', agentId: 'agent-1', amount: '10.00', currency: 'RUB', providerCode: 'sbp-b2c', recipient: {}, status: 'REJECTED' },
+      data: {
+        paymentId: 'never-sent-1',
+        agentId: 'agent-1',
+        amount: '10.00',
+        currency: 'RUB',
+        providerCode: 'sbp-b2c',
+        recipient: {},
+        status: 'REJECTED',
+      },
     });
     const found = await discrepancies((await reconcile()).id);
-    expect(found).toContainEqual(expect.objectContaining({ code: 'MISSING_UPSTREAM', paymentId: 'lost-upstream-1', gatewayValue: 'COMPLETED' }));
+    expect(found).toContainEqual(
+      expect.objectContaining({ code: 'MISSING_UPSTREAM', paymentId: 'lost-upstream-1', gatewayValue: 'COMPLETED' }),
+    );
     expect(found.filter((d) => d.paymentId === 'never-sent-1')).toEqual([]);
   });
 
@@ -102,7 +140,9 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     // With no grace at all, anything not final is stuck.
     const strict = reconciliationService(gw, { stuckAfterMinutes: 0 });
     const past = await strict.run({ from: today(), to: today(), trigger: 'cli', actor: systemActor });
-    expect(await discrepancies(past.id)).toContainEqual(expect.objectContaining({ code: 'NOT_FINAL', paymentId: 'slow-1', upstreamValue: 'IN_PROGRESS' }));
+    expect(await discrepancies(past.id)).toContainEqual(
+      expect.objectContaining({ code: 'NOT_FINAL', paymentId: 'slow-1', upstreamValue: 'IN_PROGRESS' }),
+    );
   });
 
   it('repairs a payment the upstream holds final and the gateway does not, with an audit event, and never pays', async () => {
@@ -113,13 +153,26 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     await alterUpstream(gw.sb, 'repair-1', { status: 'COMPLETED', commission: '99.99' });
     const before = await gw.sb.effects('repair-1');
     const run = await reconcile();
-    expect(await discrepancies(run.id)).toContainEqual(expect.objectContaining({
-      code: 'STATUS_DIFFERS', paymentId: 'repair-1', gatewayValue: 'IN_PROGRESS', upstreamValue: 'COMPLETED', finalSide: 'UPSTREAM', resolution: 'REPAIRED',
-    }));
+    expect(await discrepancies(run.id)).toContainEqual(
+      expect.objectContaining({
+        code: 'STATUS_DIFFERS',
+        paymentId: 'repair-1',
+        gatewayValue: 'IN_PROGRESS',
+        upstreamValue: 'COMPLETED',
+        finalSide: 'UPSTREAM',
+        resolution: 'REPAIRED',
+      }),
+    );
     // Only the status is repaired: the commission stays as the gateway recorded it, for a person.
-    expect(await discrepancies(run.id)).toContainEqual(expect.objectContaining({
-      code: 'COMMISSION_DIFFERS', paymentId: 'repair-1', gatewayValue: commission, upstreamValue: '99.99', resolution: 'OPEN',
-    }));
+    expect(await discrepancies(run.id)).toContainEqual(
+      expect.objectContaining({
+        code: 'COMMISSION_DIFFERS',
+        paymentId: 'repair-1',
+        gatewayValue: commission,
+        upstreamValue: '99.99',
+        resolution: 'OPEN',
+      }),
+    );
     expect(run.repairedCount).toBeGreaterThanOrEqual(1);
     expect(run.openCount).toBeGreaterThanOrEqual(1);
     const tracked = (await services().tracker.find('repair-1'))!;
@@ -131,13 +184,19 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     expect(audit[0]!.detail).toMatchObject({ runId: run.id, from: 'IN_PROGRESS', to: 'COMPLETED' });
     // Reads only: no create or execute reached the upstream.
     const after = await gw.sb.effects('repair-1');
-    expect({ createCalls: after.createCalls, executeCalls: after.executeCalls }).toEqual({ createCalls: before.createCalls, executeCalls: before.executeCalls });
+    expect({ createCalls: after.createCalls, executeCalls: after.executeCalls }).toEqual({
+      createCalls: before.createCalls,
+      executeCalls: before.executeCalls,
+    });
   });
 
   it('fills in what the gateway never learned when it repairs (a create whose answer was lost)', async () => {
     await pay('repair-2', 'sbp_bank_id_execute_in_progress');
     // As if the create's answer had been lost: the gateway holds no commission, no upstream creation time, no expiry.
-    await gw.db.prisma.payment.update({ where: { paymentId: 'repair-2' }, data: { commission: null, upstreamCreatedAt: null, expiresAt: null } });
+    await gw.db.prisma.payment.update({
+      where: { paymentId: 'repair-2' },
+      data: { commission: null, upstreamCreatedAt: null, expiresAt: null },
+    });
     await alterUpstream(gw.sb, 'repair-2', { status: 'COMPLETED', commission: '1.50' });
     const run = await reconcile();
     expect((await discrepancies(run.id)).filter((d) => d.paymentId === 'repair-2')).toEqual([
@@ -154,7 +213,10 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     const json = { headers: { 'content-type': 'application/json' } };
     // Another system pays one more at each of the next 20 list reads, and pages are small,
     // so today is read while it grows: newest first, every payment shifts down a place.
-    await gw.sb.raw('POST', '/_sandbox/list-growth', { ...json, body: JSON.stringify({ reads: 20, paymentsPerRead: 1, idPrefix: 'grown-' }) });
+    await gw.sb.raw('POST', '/_sandbox/list-growth', {
+      ...json,
+      body: JSON.stringify({ reads: 20, paymentsPerRead: 1, idPrefix: 'grown-' }),
+    });
     const run = await reconciliationService(gw, { pageSize: 2 }).run({ from: today(), to: today(), trigger: 'cli', actor: systemActor });
     expect(run.windowsReread).toBeGreaterThanOrEqual(1);
     const grown = (await discrepancies(run.id)).filter((d) => d.paymentId.startsWith('grown-'));
@@ -166,12 +228,23 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
   it('reconciles a period with no payment at all as empty on both sides', async () => {
     const quiet = addDays(today(), -40);
     const run = await services().reconciliations.run({ from: quiet, to: quiet, trigger: 'cli', actor: systemActor });
-    expect(run).toMatchObject({ status: 'COMPLETED', upstreamCount: 0, gatewayCount: 0, matchedCount: 0, discrepancyCount: 0, windowsTotal: 3, windowsRead: 3 });
+    expect(run).toMatchObject({
+      status: 'COMPLETED',
+      upstreamCount: 0,
+      gatewayCount: 0,
+      matchedCount: 0,
+      discrepancyCount: 0,
+      windowsTotal: 3,
+      windowsRead: 3,
+    });
     expect(run.upstreamAmount.toString()).toBe('0');
   });
 
-  it('ends FAILED with the upstream\'s reason when the list cannot be read, and keeps nothing staged', async () => {
-    await gw.sb.raw('PATCH', '/_sandbox/faults/rates', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ failBeforeRate: 1, rateOperations: ['list'] }) });
+  it("ends FAILED with the upstream's reason when the list cannot be read, and keeps nothing staged", async () => {
+    await gw.sb.raw('PATCH', '/_sandbox/faults/rates', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ failBeforeRate: 1, rateOperations: ['list'] }),
+    });
     try {
       const run = await reconcile();
       expect(run.status).toBe('FAILED');
@@ -182,4 +255,3 @@ describe.each(testDatabaseKinds())('reconciliation on $name', (kind) => {
     }
   });
 });
-

@@ -70,8 +70,9 @@ describe('reading the upstream payment list', () => {
     };
     const reader = new UpstreamListReader(growing, { pageSize: 50, maxReads: 3 });
     const { seen, result } = await readAll(reader, today());
-    const everything = (await c.listPayments({ from: today(), to: today(), limit: 100, offset: 0 })).length
-      + (await c.listPayments({ from: today(), to: today(), limit: 100, offset: 100 })).length;
+    const everything =
+      (await c.listPayments({ from: today(), to: today(), limit: 100, offset: 0 })).length +
+      (await c.listPayments({ from: today(), to: today(), limit: 100, offset: 100 })).length;
     expect(seen.size).toBe(everything);
     expect(seen.size).toBe(150 + 14);
     expect(result.reads).toBe(2);

@@ -4,7 +4,7 @@ import { PeriodError, resolvePeriod, zonedDate, zonedMidnight } from '../../src/
 const at = (iso: string) => new Date(iso);
 
 describe('reconciliation period', () => {
-  it('defaults to yesterday in the agent\'s zone, read a day wider on each side', () => {
+  it("defaults to yesterday in the agent's zone, read a day wider on each side", () => {
     // 22:30 UTC on the 24th is already the 25th in Moscow (UTC+3).
     const moscow = resolvePeriod({ timeZone: 'Europe/Moscow', now: at('2026-11-24T22:30:00Z') });
     expect(moscow).toMatchObject({ from: '2026-11-24', to: '2026-11-24' });
@@ -55,16 +55,27 @@ describe('reconciliation period', () => {
     throw new Error('not refused');
   };
 
-  it('refuses, naming the input: not a date, backwards, in the future, past the upstream\'s 50 days, an unknown zone', () => {
+  it("refuses, naming the input: not a date, backwards, in the future, past the upstream's 50 days, an unknown zone", () => {
     const now = at('2026-11-25T10:00:00Z');
-    expect(refusal({ from: '2026-02-30', timeZone: 'UTC', now })).toEqual({ field: 'from', message: 'from "2026-02-30" is not a date: use YYYY-MM-DD, such as 2026-11-24' });
+    expect(refusal({ from: '2026-02-30', timeZone: 'UTC', now })).toEqual({
+      field: 'from',
+      message: 'from "2026-02-30" is not a date: use YYYY-MM-DD, such as 2026-11-24',
+    });
     expect(refusal({ from: '25.11.2026', timeZone: 'UTC', now }).field).toBe('from');
-    expect(refusal({ from: '2026-11-24', to: '2026-11-23', timeZone: 'UTC', now })).toEqual({ field: 'from', message: 'from 2026-11-24 is after to 2026-11-23' });
-    expect(refusal({ from: '2026-11-25', to: '2026-11-26', timeZone: 'UTC', now })).toEqual({ field: 'to', message: 'to 2026-11-26 is in the future (today is 2026-11-25 in UTC)' });
+    expect(refusal({ from: '2026-11-24', to: '2026-11-23', timeZone: 'UTC', now })).toEqual({
+      field: 'from',
+      message: 'from 2026-11-24 is after to 2026-11-23',
+    });
+    expect(refusal({ from: '2026-11-25', to: '2026-11-26', timeZone: 'UTC', now })).toEqual({
+      field: 'to',
+      message: 'to 2026-11-26 is in the future (today is 2026-11-25 in UTC)',
+    });
     const old = refusal({ from: '2026-10-01', to: '2026-10-02', timeZone: 'UTC', now });
     expect(old.field).toBe('from');
     // The widened read starts a day earlier, which must still be inside the window.
-    expect(old.message).toBe('from 2026-10-01 is older than the upstream keeps payments (50 days): the earliest day that can be reconciled today is 2026-10-08');
+    expect(old.message).toBe(
+      'from 2026-10-01 is older than the upstream keeps payments (50 days): the earliest day that can be reconciled today is 2026-10-08',
+    );
     expect(() => resolvePeriod({ from: '2026-10-08', timeZone: 'UTC', now })).not.toThrow();
     expect(refusal({ from: '2026-10-07', timeZone: 'UTC', now }).field).toBe('from');
     expect(refusal({ timeZone: 'Mars/Olympus', now }).field).toBe('timeZone');

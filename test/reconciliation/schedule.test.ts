@@ -22,7 +22,14 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
 
   const daily = (owner: string, dailyAt = '00:00', now?: () => Date) =>
     new DailyReconciliation(
-      { prisma: gw.db.prisma, query: gw.db.query, service: reconciliationService(gw, {}), logger: createLogger({ level: 'silent' }), owner, now },
+      {
+        prisma: gw.db.prisma,
+        query: gw.db.query,
+        service: reconciliationService(gw, {}),
+        logger: createLogger({ level: 'silent' }),
+        owner,
+        now,
+      },
       { dailyAt, checkEveryMs: 60_000, retryAfterMs: 15 * 60_000 },
     );
   const runsOfYesterday = () => gw.db.prisma.reconciliationRun.findMany({ where: { scheduleKey: `daily:${yesterday()}` } });
@@ -47,16 +54,23 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
 
   it('retakes a run that failed a while ago, but not one that just failed', async () => {
     const [run] = await runsOfYesterday();
-    await gw.db.prisma.reconciliationRun.update({ where: { id: run!.id }, data: { status: 'FAILED', error: 'upstream down', finishedAt: new Date() } });
+    await gw.db.prisma.reconciliationRun.update({
+      where: { id: run!.id },
+      data: { status: 'FAILED', error: 'upstream down', finishedAt: new Date() },
+    });
     expect(await daily('too-soon').tick()).toBeNull();
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "finishedAt" = now() - interval '1 hour' WHERE id = ${run!.id}`;
     expect(await daily('retry').tick()).toBe(run!.id);
-    expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run!.id } })).toMatchObject({ status: 'COMPLETED', error: null });
+    expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: run!.id } })).toMatchObject({
+      status: 'COMPLETED',
+      error: null,
+    });
   });
 
   it('takes over a run whose worker died (its lease expired), and not one still leased', async () => {
     const [run] = await runsOfYesterday();
-    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET status = 'RUNNING', "finishedAt" = NULL, "leaseOwner" = 'dead', "leaseExpiresAt" = now() + interval '1 hour' WHERE id = ${run!.id}`;
+    await gw.db.prisma
+      .$executeRaw`UPDATE "ReconciliationRun" SET status = 'RUNNING', "finishedAt" = NULL, "leaseOwner" = 'dead', "leaseExpiresAt" = now() + interval '1 hour' WHERE id = ${run!.id}`;
     expect(await daily('other').tick()).toBeNull();
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${run!.id}`;
     expect(await daily('heir').tick()).toBe(run!.id);
@@ -65,10 +79,22 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
 
   it('marks a run another process left RUNNING as FAILED when it next looks', async () => {
     const today = zonedDate(new Date(), 'UTC');
-    const left = await gw.services().reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
+    const left = await gw
+      .services()
+      .reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
     // What it had staged: masked upstream payments, which must not outlive the run.
     await gw.db.prisma.reconciliationUpstreamPayment.create({
-      data: { runId: left.id, paymentId: 'left-1', createdAt: new Date(), inPeriod: true, status: 'COMPLETED', amount: '1.00', currency: 'RUB', providerCode: 'sbp-b2c', recipient: {} },
+      data: {
+        runId: left.id,
+        paymentId: 'left-1',
+        createdAt: new Date(),
+        inPeriod: true,
+        status: 'COMPLETED',
+        amount: '1.00',
+        currency: 'RUB',
+        providerCode: 'sbp-b2c',
+        recipient: {},
+      },
     });
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${left.id}`;
     expect(await daily('sweeper').tick()).toBeNull();
@@ -78,16 +104,23 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     });
     expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: left.id } })).toBe(0);
     // Also on a look before the daily run is due.
-    const early = await gw.services().reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
+    const early = await gw
+      .services()
+      .reconciliations.create({ from: today, to: today, trigger: 'graphql', actor: { actor: 'test', role: null, requestId: null } });
     await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${early.id}`;
     expect(await daily('early-sweeper', '23:59', () => new Date(`${today}T00:30:00Z`)).tick()).toBeNull();
     expect(await gw.db.prisma.reconciliationRun.findUniqueOrThrow({ where: { id: early.id } })).toMatchObject({ status: 'FAILED' });
   });
 
   it('shows the latest completed run in /metrics: discrepancies per code, open ones, when it finished', async () => {
-    await gw.sb.raw('POST', '/_sandbox/payments', { body: JSON.stringify({ amount: '10.00' }), headers: { 'content-type': 'application/json' } });
+    await gw.sb.raw('POST', '/_sandbox/payments', {
+      body: JSON.stringify({ amount: '10.00' }),
+      headers: { 'content-type': 'application/json' },
+    });
     const today = zonedDate(new Date(), 'UTC');
-    const run = await gw.services().reconciliations.run({ from: today, to: today, trigger: 'cli', actor: { actor: 'test', role: null, requestId: null } });
+    const run = await gw
+      .services()
+      .reconciliations.run({ from: today, to: today, trigger: 'cli', actor: { actor: 'test', role: null, requestId: null } });
     expect(run.countsByCode).toEqual({ UNKNOWN_TO_GATEWAY: 1 });
     const metrics = await gw.http('/metrics');
     expect(metrics.status).toBe(200);
@@ -99,7 +132,10 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
   });
 
   it('stops a run taken over while it worked (its lease had lapsed): it writes nothing more over the new holder', async () => {
-    await gw.sb.raw('POST', '/_sandbox/payments', { body: JSON.stringify({ amount: '11.00' }), headers: { 'content-type': 'application/json' } });
+    await gw.sb.raw('POST', '/_sandbox/payments', {
+      body: JSON.stringify({ amount: '11.00' }),
+      headers: { 'content-type': 'application/json' },
+    });
     const today = zonedDate(new Date(), 'UTC');
     const service = gw.services().reconciliations;
     const run = await service.create({ from: today, to: today, trigger: 'cli', actor: { actor: 'test', role: null, requestId: null } });
@@ -107,7 +143,8 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     await gw.sb.addFault({ operation: 'list', kind: 'hold-after' });
     const working = service.execute(run.id, run.leaseOwner!);
     await eventually(async () => expect((await gw.sb.faultState()).held).toBe(1));
-    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET "leaseOwner" = 'heir/1', "leaseExpiresAt" = now() + interval '1 hour' WHERE id = ${run.id}`;
+    await gw.db.prisma
+      .$executeRaw`UPDATE "ReconciliationRun" SET "leaseOwner" = 'heir/1', "leaseExpiresAt" = now() + interval '1 hour' WHERE id = ${run.id}`;
     await gw.sb.releaseHeld();
     const left = await working;
     expect(left).toMatchObject({ status: 'RUNNING', leaseOwner: 'heir/1', finishedAt: null });
@@ -115,7 +152,8 @@ describe.each(testDatabaseKinds())('daily reconciliation on $name', (kind) => {
     // not even to the staging table the heir reads.
     expect(await gw.db.prisma.reconciliationDiscrepancy.count({ where: { runId: run.id } })).toBe(0);
     expect(await gw.db.prisma.reconciliationUpstreamPayment.count({ where: { runId: run.id } })).toBe(0);
-    await gw.db.prisma.$executeRaw`UPDATE "ReconciliationRun" SET status = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = now() WHERE id = ${run.id}`;
+    await gw.db.prisma
+      .$executeRaw`UPDATE "ReconciliationRun" SET status = 'FAILED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = now() WHERE id = ${run.id}`;
   });
 });
 
@@ -137,11 +175,18 @@ describe.skipIf(postgres === undefined)('daily reconciliation with two worker pr
 
   it('runs yesterday once, whichever worker takes it', async () => {
     if (!('databaseUrl' in test.target)) throw new Error('a PostgreSQL test database has a URL');
-    const env = { ...remoteEnv(test.target.databaseUrl, sb.url), GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin' }), RECONCILE_DAILY: 'true', RECONCILE_DAILY_AT: '00:00', LOG_LEVEL: 'debug' };
+    const env = {
+      ...remoteEnv(test.target.databaseUrl, sb.url),
+      GATEWAY_API_KEYS: apiKeysEnv({ ad: 'admin' }),
+      RECONCILE_DAILY: 'true',
+      RECONCILE_DAILY_AT: '00:00',
+      LOG_LEVEL: 'debug',
+    };
     const workers = [spawnWorker('daily-a', env), spawnWorker('daily-b', env)];
     // Each looks as it starts: both must have looked (claimed, or found it taken) before counting.
     await eventually(() => {
-      for (const worker of workers) expect(worker.logTail(400), worker.crashReport()).toMatch(/daily reconciliation (claimed|taken by another worker or done)/);
+      for (const worker of workers)
+        expect(worker.logTail(400), worker.crashReport()).toMatch(/daily reconciliation (claimed|taken by another worker or done)/);
     }, 120_000);
     await eventually(async () => {
       const runs = await test.db.prisma.reconciliationRun.findMany({ where: { scheduleKey: `daily:${yesterday()}` } });

@@ -34,11 +34,15 @@ async function expectLedgerAddsUp(sb: TestSandbox) {
 
 /** Payday trouble: the balance set or topped up at run time (a test feature). */
 describe('sandbox balance at run time', () => {
-  it('sets and adds to the balance, which the partner\'s balance then answers', async () => {
+  it("sets and adds to the balance, which the partner's balance then answers", async () => {
     const sb = await sandbox({ balance: '5000.00' });
     const set = await setBalance(sb, { set: '1000.00' });
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ balance: { value: '1000.00', currency: 'RUB' }, available: { value: '1000.00' }, previousBalance: { value: '5000.00' } });
+    expect(set.body).toMatchObject({
+      balance: { value: '1000.00', currency: 'RUB' },
+      available: { value: '1000.00' },
+      previousBalance: { value: '5000.00' },
+    });
     expect((await sb.get('/balance')).body).toMatchObject({ balance: { value: '1000.00' }, available: { value: '1000.00' } });
     expect((await sb.get('/balances')).body.RUB).toMatchObject({ balance: { value: '1000.00' } });
     expect((await setBalance(sb, { add: '500.00' })).body.balance.value).toBe('1500.00');

@@ -82,9 +82,7 @@ describe('payment creation is refused', () => {
     });
     expect(status).toBe(400);
     expect(body.errorCode).toBe('validation.error');
-    expect(Object.keys(body.cause)).toEqual(
-      expect.arrayContaining(['amount.value', 'amount.currency', 'recipientDetails.fields']),
-    );
+    expect(Object.keys(body.cause)).toEqual(expect.arrayContaining(['amount.value', 'amount.currency', 'recipientDetails.fields']));
   });
 
   it('without a Signature (401 auth.failed)', async () => {

@@ -27,13 +27,17 @@ const calls = async () => (await sb.raw('GET', '/_sandbox/calls')).body;
 
 /** Payday trouble: the sandbox refuses connections, hangs, or answers 503/429 for a while (test features). */
 describe('sandbox outage: refused connections', () => {
-  it('refuses connections, which the gateway\'s client sees as a connect failure that was never sent, until cleared', async () => {
+  it("refuses connections, which the gateway's client sees as a connect failure that was never sent, until cleared", async () => {
     const client = sb.client({ maxRetries: 0 });
     // A kept-alive connection exists before the outage, as in a running gateway.
     await client.getBalance();
     const set = await sb.raw('POST', '/_sandbox/outage', json({ mode: 'refuse', for: '10m' }));
     expect(set.status).toBe(201);
-    expect(set.body.outage).toMatchObject({ mode: 'refuse', kinds: ['create', 'execute', 'read', 'balance', 'list'], until: expect.any(String) });
+    expect(set.body.outage).toMatchObject({
+      mode: 'refuse',
+      kinds: ['create', 'execute', 'read', 'balance', 'list'],
+      until: expect.any(String),
+    });
     const before = sb.sandbox.testFeatures.calls();
 
     const error = await caught(client.getBalance());
@@ -121,7 +125,7 @@ describe('sandbox outage: a hang', () => {
 });
 
 describe('sandbox outage: 503 and 429 answers', () => {
-  it('answers 503 with Retry-After and the spec\'s Error object, takes no effect, and counts the call', async () => {
+  it("answers 503 with Retry-After and the spec's Error object, takes no effect, and counts the call", async () => {
     const set = await sb.raw('POST', '/_sandbox/outage', json({ mode: 'status', status: 503, retryAfterSeconds: 5, for: '10m' }));
     expect(set.body.outage).toMatchObject({ mode: 'status', status: 503, retryAfterSeconds: 5 });
     const response = await sb.create('busy-1', sbpPayment('sbp_bank_id_success'));

@@ -86,7 +86,13 @@ describe('sandbox outcome table', () => {
     const id = newId();
     const payload: PaymentPayload =
       provider === 'sbp-fio'
-        ? { ...payloadFor('sbp-b2c', value), recipientDetails: { providerCode: 'sbp-fio', fields: { account: '79001234567', bankId: value, lastName: 'Ivanov', firstName: 'Ivan' } } }
+        ? {
+            ...payloadFor('sbp-b2c', value),
+            recipientDetails: {
+              providerCode: 'sbp-fio',
+              fields: { account: '79001234567', bankId: value, lastName: 'Ivanov', firstName: 'Ivan' },
+            },
+          }
         : payloadFor(provider, value);
     expect((await sb.create(id, payload)).body.status.value).toBe('READY');
     expect((await sb.execute(id)).body.status.value).toBe('COMPLETED');

@@ -34,7 +34,15 @@ afterEach(async () => {
 async function standaloneSandbox(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<number | null> }> {
   const child = spawn(process.execPath, ['dist/sandbox.js'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0', DATA_DIR: dataDir, PAYOUT_AGENT_ID: AGENT, PAYOUT_API_TOKEN: TOKEN, PAYOUT_PUBLIC_KEY_FILE: testPublicKeyFile, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+      PAYOUT_AGENT_ID: AGENT,
+      PAYOUT_API_TOKEN: TOKEN,
+      PAYOUT_PUBLIC_KEY_FILE: testPublicKeyFile,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -73,7 +81,9 @@ describe('npm run sandbox keeps its state in SANDBOX_DATA_DIR', () => {
     const env = { SANDBOX_DATA_DIR: stateDir, SANDBOX_BALANCE: '3000.00' };
     let sandbox = await standaloneSandbox(env);
     const payload = sbpPayment('sbp_bank_id_success', '500.00');
-    await call(sandbox.url, 'PUT', '/payments/standalone-1', payload, { signature: signPayment(testPrivateKey, AGENT, 'standalone-1', payload) });
+    await call(sandbox.url, 'PUT', '/payments/standalone-1', payload, {
+      signature: signPayment(testPrivateKey, AGENT, 'standalone-1', payload),
+    });
     expect((await call(sandbox.url, 'POST', '/payments/standalone-1/execute')).status.value).toBe('COMPLETED');
     expect(await sandbox.stop()).toBe(0);
     expect(existsSync(join(stateDir, 'ledger.ndjson'))).toBe(true);
@@ -85,7 +95,11 @@ describe('npm run sandbox keeps its state in SANDBOX_DATA_DIR', () => {
   });
 
   it('honours the fault settings from the environment', async () => {
-    const sandbox = await standaloneSandbox({ SANDBOX_DATA_DIR: stateDir, SANDBOX_RATE_LIMIT_RATE: '0.5', SANDBOX_DROP_BEFORE_RATE: '0.25' });
+    const sandbox = await standaloneSandbox({
+      SANDBOX_DATA_DIR: stateDir,
+      SANDBOX_RATE_LIMIT_RATE: '0.5',
+      SANDBOX_DROP_BEFORE_RATE: '0.25',
+    });
     const response = await request(`${sandbox.url}/_sandbox/faults/rates`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await response.body.json()).toMatchObject({ rateLimitRate: 0.5, dropBeforeRate: 0.25, failAfterRate: 0 });
     await sandbox.stop();

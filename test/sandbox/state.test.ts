@@ -42,7 +42,11 @@ describe('sandbox state in a directory, across restarts', () => {
     sb = await restart(sb, { balance: '5000.00' });
     expect((await sb.get('/payments/kept-1')).body).toMatchObject({ paymentId: 'kept-1', status: { value: 'COMPLETED' } });
     expect((await sb.get('/balance')).body.balance).toEqual(before.balance);
-    expect(await sb.balanceLedger()).toMatchObject({ startingBalance: '5000.00', balance: '3990.00', completed: { payments: 1, total: '1010.00' } });
+    expect(await sb.balanceLedger()).toMatchObject({
+      startingBalance: '5000.00',
+      balance: '3990.00',
+      completed: { payments: 1, total: '1010.00' },
+    });
     // Idempotency: the paymentId is still taken, and the payment is not paid again.
     const repeat = await sb.create('kept-1', sbpPayment('sbp_bank_id_success', '1000.00'));
     expect(repeat.body.errorCode).toBe('payout.resource.exists');

@@ -15,13 +15,18 @@ describe('sandbox test features', () => {
   });
   afterAll(() => sb.close());
 
-  it('makes a payment behind the gateway\'s back, which the partner endpoints then answer, and charges the balance', async () => {
+  it("makes a payment behind the gateway's back, which the partner endpoints then answer, and charges the balance", async () => {
     const before = await sb.balanceLedger();
     const made = await sb.raw('POST', '/_sandbox/payments', json({ paymentId: 'behind-a', amount: '1500.00' }));
     expect(made.status).toBe(201);
     expect(made.body).toEqual({ created: 1, paymentIds: ['behind-a'] });
     const read = await sb.get('/payments/behind-a');
-    expect(read.body).toMatchObject({ paymentId: 'behind-a', status: { value: 'COMPLETED' }, amount: { value: '1500.00', currency: 'RUB' }, commission: { value: '10.50' } });
+    expect(read.body).toMatchObject({
+      paymentId: 'behind-a',
+      status: { value: 'COMPLETED' },
+      amount: { value: '1500.00', currency: 'RUB' },
+      commission: { value: '10.50' },
+    });
     const listed = await sb.get(`/payments?from=${today()}&to=${today()}&limit=100`);
     expect(listed.body.map((p: { paymentId: string }) => p.paymentId)).toContain('behind-a');
     const after = await sb.balanceLedger();
@@ -29,28 +34,48 @@ describe('sandbox test features', () => {
   });
 
   it('makes many at once, back-dated, with the ids from a prefix, listed newest first in their day', async () => {
-    const made = await sb.raw('POST', '/_sandbox/payments', json({ idPrefix: 'old-', count: 3, amount: '10.00', creationDateTime: '2026-11-01T10:00:00+00:00', status: 'FAILED' }));
+    const made = await sb.raw(
+      'POST',
+      '/_sandbox/payments',
+      json({ idPrefix: 'old-', count: 3, amount: '10.00', creationDateTime: '2026-11-01T10:00:00+00:00', status: 'FAILED' }),
+    );
     expect(made.body).toEqual({ created: 3, paymentIds: ['old-1', 'old-2', 'old-3'] });
     const day = await sb.get('/payments?from=2026-11-01&to=2026-11-01');
     expect(day.body.map((p: { paymentId: string }) => p.paymentId)).toEqual(['old-3', 'old-2', 'old-1']);
-    expect(day.body[0]).toMatchObject({ creationDateTime: '2026-11-01T10:00:00+00:00', status: { value: 'FAILED', errorCode: 'BILLING_DECLINED' } });
+    expect(day.body[0]).toMatchObject({
+      creationDateTime: '2026-11-01T10:00:00+00:00',
+      status: { value: 'FAILED', errorCode: 'BILLING_DECLINED' },
+    });
   });
 
   it('changes what the upstream holds without a webhook: status, commission, amount, recipient', async () => {
     await sb.create('alter-1', sbpPayment('sbp_bank_id_success', '200.00'));
     await sb.execute('alter-1');
-    const changed = await sb.raw('PATCH', '/_sandbox/payments/alter-1', json({ status: 'FAILED', errorCode: 'FRAUD_SUSPECTED', commission: '99.00' }));
+    const changed = await sb.raw(
+      'PATCH',
+      '/_sandbox/payments/alter-1',
+      json({ status: 'FAILED', errorCode: 'FRAUD_SUSPECTED', commission: '99.00' }),
+    );
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ status: { value: 'FAILED', errorCode: 'FRAUD_SUSPECTED' }, commission: { value: '99.00' } });
     expect((await sb.get('/payments/alter-1')).body).toMatchObject({ status: { value: 'FAILED' }, commission: { value: '99.00' } });
     // FAILED holds no money: the charge came back.
     expect((await sb.effects('alter-1')).debited).toBe('0.00');
-    await sb.raw('PATCH', '/_sandbox/payments/alter-1', json({ amount: '250.00', fields: { account: '79009999999', bankId: 'sbp_bank_id_success' } }));
-    expect((await sb.get('/payments/alter-1')).body).toMatchObject({ amount: { value: '250.00' }, recipientDetails: { fields: { account: '79009999999' } } });
-    expect((await sb.raw('GET', '/_sandbox/webhooks')).body.attempts.filter((a: { paymentId: string }) => a.paymentId === 'alter-1')).toHaveLength(0);
+    await sb.raw(
+      'PATCH',
+      '/_sandbox/payments/alter-1',
+      json({ amount: '250.00', fields: { account: '79009999999', bankId: 'sbp_bank_id_success' } }),
+    );
+    expect((await sb.get('/payments/alter-1')).body).toMatchObject({
+      amount: { value: '250.00' },
+      recipientDetails: { fields: { account: '79009999999' } },
+    });
+    expect(
+      (await sb.raw('GET', '/_sandbox/webhooks')).body.attempts.filter((a: { paymentId: string }) => a.paymentId === 'alter-1'),
+    ).toHaveLength(0);
   });
 
-  it('refuses a bad change or seeding, naming the field, and an unknown payment with the spec\'s code', async () => {
+  it("refuses a bad change or seeding, naming the field, and an unknown payment with the spec's code", async () => {
     const badAmount = await sb.raw('PATCH', '/_sandbox/payments/alter-1', json({ commission: 12.5 }));
     expect(badAmount.status).toBe(400);
     expect(badAmount.body).toMatchObject({ errorCode: 'validation.error', cause: { commission: [expect.any(String)] } });

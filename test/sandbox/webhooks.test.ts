@@ -12,7 +12,10 @@ afterEach(async () => {
 async function setup(options: Parameters<typeof startSandbox>[0] = {}, receiver: Parameters<typeof startWebhookReceiver>[0] = {}) {
   const sb: TestSandbox = await startSandbox({ inProgressMs: 30, ...options });
   const hook = await startWebhookReceiver(receiver);
-  cleanup.push(() => sb.close(), () => hook.close());
+  cleanup.push(
+    () => sb.close(),
+    () => hook.close(),
+  );
   return { sb, hook };
 }
 
@@ -37,7 +40,11 @@ describe('status webhooks (spec: Events)', () => {
     await sb.create('w2', sbpPayment('sbp_bank_id_execute_failed', '100.00', { webhookUrl: hook.url }));
     await sb.execute('w2');
     await eventually(() => expect(hook.received).toHaveLength(1));
-    expect(hook.received[0]!.body.status).toMatchObject({ value: 'FAILED', errorCode: 'BILLING_DECLINED', errorMessage: expect.any(String) });
+    expect(hook.received[0]!.body.status).toMatchObject({
+      value: 'FAILED',
+      errorCode: 'BILLING_DECLINED',
+      errorMessage: expect.any(String),
+    });
   });
 
   it('carries a status errorCode the spec does not list exactly as it is', async () => {

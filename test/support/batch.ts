@@ -35,7 +35,12 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
 }
 
 /** A worker over a test gateway's parts, polling fast so tests wait little. */
-export function testWorker(gw: TestGateway, options: Partial<WorkerOptions> = {}, webhookUrl?: string, deps: Partial<WorkerDeps> = {}): BatchWorker {
+export function testWorker(
+  gw: TestGateway,
+  options: Partial<WorkerOptions> = {},
+  webhookUrl?: string,
+  deps: Partial<WorkerDeps> = {},
+): BatchWorker {
   const s = gw.services();
   return new BatchWorker(
     {

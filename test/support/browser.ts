@@ -104,11 +104,27 @@ const axeSource = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
 export async function accessibilityViolations(page: Page, state: string): Promise<string[]> {
   await page.evaluate(await axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5),
+    }));
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${state}: ${v.id} (${v.impact}) ${v.help} at ${v.targets.join(' ')}`);
 }
 
 const schema = buildSchema(readFileSync(join(repoRoot, 'schema.graphql'), 'utf8'));
@@ -154,7 +170,11 @@ const MACHINE_TEXT: readonly RegExp[] = [
 
 /** The machine text in `text` (a page's `document.body.innerText`), each with a few words around it. */
 export function machineText(text: string): string[] {
-  return MACHINE_TEXT.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => `${m[0]} in "${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')}"`));
+  return MACHINE_TEXT.flatMap((pattern) =>
+    [...text.matchAll(pattern)].map(
+      (m) => `${m[0]} in "${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')}"`,
+    ),
+  );
 }
 
 /**
@@ -179,7 +199,9 @@ export function visibleText(page: Page): Promise<string> {
     try {
       return document.body.innerText;
     } finally {
-      changed.forEach(([element, property], index) => (before[index] === '' ? element.style.removeProperty(property) : element.style.setProperty(property, before[index]!)));
+      changed.forEach(([element, property], index) =>
+        before[index] === '' ? element.style.removeProperty(property) : element.style.setProperty(property, before[index]!),
+      );
     }
   });
 }
@@ -194,7 +216,6 @@ export async function step(rig: Rig, name: string): Promise<void> {
   }
 }
 
-
 /**
  * What a page test starts from: the web page built, a gateway on port 0 with a DATA_DIR of
  * its own (embedded database and sandbox), Chromium, and a page on the gateway. `env` is
@@ -207,10 +228,12 @@ export async function startPageRig(
 ): Promise<{ gateway: RunningGateway; rig: Rig; dataDir: string; close(): Promise<void> }> {
   buildWebPage();
   const dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
-  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' })).catch(async (error: unknown) => {
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  });
+  const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' })).catch(
+    async (error: unknown) => {
+      await rm(dataDir, { recursive: true, force: true });
+      throw error;
+    },
+  );
   let browser: Browser | undefined;
   let rig: Rig;
   try {

@@ -10,7 +10,15 @@ export function testCardData(retentionDays = 30): CardDataVault {
 }
 
 /** Card numbers the card-data tests' batches carry (each passes Luhn; the 2200… ones pick sandbox outcomes). */
-export const TEST_PANS = ['4111111111111111', '5555555555554444', '2200000000000004', '2200000000000012', '2200000000000020', '2200000000000038', '4276380012345679'];
+export const TEST_PANS = [
+  '4111111111111111',
+  '5555555555554444',
+  '2200000000000004',
+  '2200000000000012',
+  '2200000000000020',
+  '2200000000000038',
+  '4276380012345679',
+];
 
 /**
  * What a scan of stored or exported text counts as a card number: the product's own detector

@@ -50,7 +50,10 @@ export function startPayout(args: string[], env: Record<string, string>) {
  * all the tests of the file or describe block it is called in, for tests that build on the
  * one before.
  */
-export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' }: { defaults?: Record<string, string>; per?: 'test' | 'file' } = {}) {
+export function cliInFreshDataDir(
+  prefix: string,
+  { defaults = {}, per = 'test' }: { defaults?: Record<string, string>; per?: 'test' | 'file' } = {},
+) {
   let dataDir = '';
   // A port of its own where no gateway answers: the CLI, a client of the gateway at PORT
   // (docs/decisions/0020-the-cli-is-a-client.md), never reaches another test's or a developer's.
@@ -68,7 +71,17 @@ export function cliInFreshDataDir(prefix: string, { defaults = {}, per = 'test' 
 
   /** Started, not awaited: for a test that acts on it while it runs (a signal); `stderr` grows as it writes. */
   function start(args: string[], env: Record<string, string> = {}) {
-    const started = startPayout(args, { ...shellEnv(), DATA_DIR: dataDir, PORT: port, PAYOUT_GATEWAY_URL: '', DATABASE_URL: '', PAYOUT_API_URL: '', GATEWAY_API_KEYS: '', ...defaults, ...env });
+    const started = startPayout(args, {
+      ...shellEnv(),
+      DATA_DIR: dataDir,
+      PORT: port,
+      PAYOUT_GATEWAY_URL: '',
+      DATABASE_URL: '',
+      PAYOUT_API_URL: '',
+      GATEWAY_API_KEYS: '',
+      ...defaults,
+      ...env,
+    });
     running.add(started.child);
     started.child.on('close', () => running.delete(started.child));
     return started;
@@ -103,7 +116,14 @@ export async function interruptedRetryOfTwoFailedRows({ prisma }: Database): Pro
   for (const row of failed) {
     await prisma.batchItem.update({
       where: { id: row.id },
-      data: { status: 'PENDING', attempt: 2, paymentId: `${batch.id}-${row.line}-r2`, finishedAt: null, errorCode: null, errorMessage: null },
+      data: {
+        status: 'PENDING',
+        attempt: 2,
+        paymentId: `${batch.id}-${row.line}-r2`,
+        finishedAt: null,
+        errorCode: null,
+        errorMessage: null,
+      },
     });
   }
   return { batchId: batch.id, lines: failed.map((row) => row.line) };

@@ -37,7 +37,14 @@ export function countDeliveries(received: readonly ReceivedEvent[]): DeliveryCou
   for (const [id, n] of times) {
     if (n > maxPerId) [maxPerId, maxId] = [n, id];
   }
-  return { deliveries: received.length, distinct: times.size, duplicates: received.length - times.size, maxPerId, maxId, repeatsWithNewSequence };
+  return {
+    deliveries: received.length,
+    distinct: times.size,
+    duplicates: received.length - times.size,
+    maxPerId,
+    maxId,
+    repeatsWithNewSequence,
+  };
 }
 
 /**
@@ -84,9 +91,21 @@ export function orderAgainstOutbox(received: readonly ReceivedEvent[], outbox: r
   const problems: string[] = [];
   const inOutbox = new Set(outbox.map((e) => e.id));
   const missing = outbox.filter((e) => !seen.has(e.id));
-  if (missing.length > 0) problems.push(`${missing.length} outbox events never delivered, first: ${missing.slice(0, 5).map((e) => `${e.id} (${e.type})`).join(', ')}`);
+  if (missing.length > 0)
+    problems.push(
+      `${missing.length} outbox events never delivered, first: ${missing
+        .slice(0, 5)
+        .map((e) => `${e.id} (${e.type})`)
+        .join(', ')}`,
+    );
   const unknown = firstArrivals.filter((e) => !inOutbox.has(e.id));
-  if (unknown.length > 0) problems.push(`${unknown.length} delivered ids not in the outbox, first: ${unknown.slice(0, 5).map((e) => e.id).join(', ')}`);
+  if (unknown.length > 0)
+    problems.push(
+      `${unknown.length} delivered ids not in the outbox, first: ${unknown
+        .slice(0, 5)
+        .map((e) => e.id)
+        .join(', ')}`,
+    );
   const delivered = outbox.filter((e) => seen.has(e.id));
   const arrived = firstArrivals.filter((e) => inOutbox.has(e.id));
   const at = delivered.findIndex((e, i) => e.id !== arrived[i]?.id);
@@ -121,7 +140,10 @@ export interface RowEventCheck {
  * event names a paymentId that is not a resting row of the batch.
  */
 export async function checkRowEvents(rig: FaultRig, batchId: string, received: readonly ReceivedEvent[]): Promise<RowEventCheck> {
-  const rows = await rig.prisma.batchItem.findMany({ where: { batchId }, select: { line: true, paymentId: true, status: true, errorCode: true } });
+  const rows = await rig.prisma.batchItem.findMany({
+    where: { batchId },
+    select: { line: true, paymentId: true, status: true, errorCode: true },
+  });
   const byPayment = new Map<string, Map<string, ReceivedEvent>>();
   for (const event of received) {
     if (!restingTypes.has(event.type) || event.data.batchId !== batchId) continue;
@@ -131,14 +153,20 @@ export async function checkRowEvents(rig: FaultRig, batchId: string, received: r
     byPayment.set(paymentId, events);
   }
   const problems: string[] = [];
-  const resting = rows.filter((row) => restingEvent[row.status] !== undefined && (row.status !== rowStates.cancelled || cancelledByTheBatch.has(row.errorCode ?? '')));
+  const resting = rows.filter(
+    (row) => restingEvent[row.status] !== undefined && (row.status !== rowStates.cancelled || cancelledByTheBatch.has(row.errorCode ?? '')),
+  );
   for (const row of resting) {
     const events = [...(byPayment.get(row.paymentId)?.values() ?? [])];
     const expected = restingEvent[row.status]!;
     if (events.length !== 1) {
-      problems.push(`line ${row.line} (${row.paymentId}, ${row.status}): ${events.length} resting events ${JSON.stringify(events.map((e) => [e.type, e.sequence]))}`);
+      problems.push(
+        `line ${row.line} (${row.paymentId}, ${row.status}): ${events.length} resting events ${JSON.stringify(events.map((e) => [e.type, e.sequence]))}`,
+      );
     } else if (events[0]!.type !== expected || events[0]!.data.status !== row.status) {
-      problems.push(`line ${row.line} (${row.paymentId}, ${row.status}): event ${events[0]!.type} with status ${events[0]!.data.status}, expected ${expected}`);
+      problems.push(
+        `line ${row.line} (${row.paymentId}, ${row.status}): event ${events[0]!.type} with status ${events[0]!.data.status}, expected ${expected}`,
+      );
     }
   }
   const restingIds = new Set(resting.map((row) => row.paymentId));
@@ -146,7 +174,11 @@ export async function checkRowEvents(rig: FaultRig, batchId: string, received: r
     if (!restingIds.has(paymentId)) problems.push(`${paymentId}: ${events.size} resting events for a row not at rest`);
   }
   const rowEvents = [...byPayment.values()].reduce((sum, events) => sum + events.size, 0);
-  return { rowsAtRest: resting.length, rowEvents, problems: problems.slice(0, 20).concat(problems.length > 20 ? [`… ${problems.length - 20} more`] : []) };
+  return {
+    rowsAtRest: resting.length,
+    rowEvents,
+    problems: problems.slice(0, 20).concat(problems.length > 20 ? [`… ${problems.length - 20} more`] : []),
+  };
 }
 
 const endTypes = new Set(['batch.completed', 'batch.completed_with_failures', 'batch.cancelled']);
@@ -162,7 +194,10 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
   const failed = items.filter((i) => i.status !== rowStates.cancelled && (failedItemStatuses as readonly string[]).includes(i.status));
   const cancelled = items.filter((i) => i.status === rowStates.cancelled);
   const held = items.filter((i) => i.status === rowStates.duplicate);
-  const payments = await rig.prisma.payment.findMany({ where: { paymentId: { in: paid.map((i) => i.paymentId) } }, select: { commission: true } });
+  const payments = await rig.prisma.payment.findMany({
+    where: { paymentId: { in: paid.map((i) => i.paymentId) } },
+    select: { commission: true },
+  });
   const sum = (list: typeof items) => String(list.reduce((total, i) => total + minor(i.amount), 0n));
   const database = {
     paidRows: paid.length,
@@ -197,7 +232,9 @@ export async function endEventsAndTotals(rig: FaultRig, batchId: string, receive
     database,
     /** Totals' amounts not written as money (two decimals, as "1234.50"), by field and value. */
     amountsNotMoney: [...ends.values()].flatMap((e) =>
-      amountFields.filter((field) => !MONEY_VALUE.test(String(e.data.totals?.[field]))).map((field) => `${e.type} totals.${field} = ${JSON.stringify(e.data.totals?.[field])}`),
+      amountFields
+        .filter((field) => !MONEY_VALUE.test(String(e.data.totals?.[field])))
+        .map((field) => `${e.type} totals.${field} = ${JSON.stringify(e.data.totals?.[field])}`),
     ),
   };
 }

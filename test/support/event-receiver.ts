@@ -55,7 +55,11 @@ export async function startEventReceiver() {
         res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end();
         return;
       }
-      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      };
       const verifiedBy = secrets.flatMap((secret, i) => {
         try {
           new Webhook(secret).verify(text, headers);
@@ -124,6 +128,8 @@ export function expectDocumentedShape(events: readonly ReceivedEvent[]): void {
     expect(isEventType(event.type), event.type).toBe(true);
     expect(Object.keys(event.data).sort(), event.type).toEqual([...eventTypes[event.type as keyof typeof eventTypes].fields].sort());
     expect(event.timestamp).toMatch(ISO_MS_UTC);
-    for (const name of TIMES) if (event.data[name] !== undefined && event.data[name] !== null) expect(event.data[name], `${event.type} ${name}`).toMatch(ISO_MS_UTC);
+    for (const name of TIMES)
+      if (event.data[name] !== undefined && event.data[name] !== null)
+        expect(event.data[name], `${event.type} ${name}`).toMatch(ISO_MS_UTC);
   }
 }

@@ -50,7 +50,16 @@ const finalStatuses = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'];
  */
 export async function illegalTransitions(prisma: PrismaClient, batchId: string): Promise<string[]> {
   const rows = await prisma.$queryRawUnsafe<
-    Array<{ line: number; old_status: string; new_status: string; old_attempt: number; new_attempt: number; old_payment_id: string; new_payment_id: string; at: Date }>
+    Array<{
+      line: number;
+      old_status: string;
+      new_status: string;
+      old_attempt: number;
+      new_attempt: number;
+      old_payment_id: string;
+      new_payment_id: string;
+      at: Date;
+    }>
   >(
     `SELECT t.line, t.old_status, t.new_status, t.old_attempt, t.new_attempt, t.old_payment_id, t.new_payment_id, t.at
      FROM fault_suite_transition t JOIN "BatchItem" i ON i.id = t.item_id

@@ -73,7 +73,10 @@ export class DatabaseRestart {
     await this.server.query(`ALTER DATABASE "${this.name}" ALLOW_CONNECTIONS false`);
     let ended = 0;
     for (let round = 0; round < 3; round++) {
-      const killed = await this.server.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.name]);
+      const killed = await this.server.query<{ ok: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [this.name],
+      );
       ended += killed.rows.filter((row) => row.ok).length;
     }
     return ended;
@@ -117,7 +120,7 @@ export async function uploadCsv(url: string, key: string, csv: string, name: str
   form.set('0', new Blob([csv], { type: 'text/csv' }), name);
   const response = await request(`${url}/graphql`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey(key)}`, "x-graphql-yoga-csrf": "1" },
+    headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1' },
     body: form,
   });
   return { status: response.statusCode, ...((await response.body.json()) as object) };

@@ -44,7 +44,11 @@ export interface Reconciliation {
  * run: each was created and executed at most once, and what they debited is added to what the
  * rows explain.
  */
-export async function reconcile(rig: FaultRig, batchId: string, options: { beside?: (paymentId: string) => boolean } = {}): Promise<Reconciliation> {
+export async function reconcile(
+  rig: FaultRig,
+  batchId: string,
+  options: { beside?: (paymentId: string) => boolean } = {},
+): Promise<Reconciliation> {
   const violations: string[] = [];
   const prefix = `${batchId}-`;
 
@@ -57,7 +61,14 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
       return effects.every((e) => e.status !== 'IN_PROGRESS');
     },
     { limitMs: 60_000 },
-  ).catch(() => violations.push(`upstream payments still IN_PROGRESS: ${effects.filter((e) => e.status === 'IN_PROGRESS').map((e) => e.paymentId).join(', ')}`));
+  ).catch(() =>
+    violations.push(
+      `upstream payments still IN_PROGRESS: ${effects
+        .filter((e) => e.status === 'IN_PROGRESS')
+        .map((e) => e.paymentId)
+        .join(', ')}`,
+    ),
+  );
 
   const items = await rig.prisma.batchItem.findMany({
     where: { batchId },
@@ -65,10 +76,12 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
     orderBy: { line: 'asc' },
   });
   const records = new Map(
-    (await rig.prisma.payment.findMany({ where: { paymentId: { startsWith: prefix } }, select: { paymentId: true, status: true, commission: true } })).map((p) => [
-      p.paymentId,
-      p,
-    ]),
+    (
+      await rig.prisma.payment.findMany({
+        where: { paymentId: { startsWith: prefix } },
+        select: { paymentId: true, status: true, commission: true },
+      })
+    ).map((p) => [p.paymentId, p]),
   );
   const itemByLine = new Map(items.map((item) => [item.line, item]));
   const effectById = new Map(effects.map((e) => [e.paymentId, e]));
@@ -94,7 +107,9 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
       if (item.status === 'COMPLETED' && item.paymentId !== effect.paymentId) {
         violations.push(`line ${item.line}: ${effect.paymentId} completed upstream, but the row records ${item.paymentId} as its payment`);
       } else if (item.status !== 'COMPLETED' && item.status !== 'NEEDS_REVIEW') {
-        violations.push(`line ${item.line}: ${effect.paymentId} completed upstream, but the row is ${item.status} (${item.errorCode ?? 'no error code'})`);
+        violations.push(
+          `line ${item.line}: ${effect.paymentId} completed upstream, but the row is ${item.status} (${item.errorCode ?? 'no error code'})`,
+        );
       }
       const record = records.get(effect.paymentId);
       if (record !== undefined && NOT_PAID_RECORDS.has(record.status)) {
@@ -118,7 +133,9 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
     if (item.status === 'COMPLETED') {
       const effect = effectById.get(item.paymentId);
       if (effect === undefined || effect.executions !== 1 || effect.status !== 'COMPLETED') {
-        violations.push(`line ${item.line}: COMPLETED in the database, but upstream ${item.paymentId} is ${effect === undefined ? 'absent' : `${effect.status} after ${effect.executions} executions`}`);
+        violations.push(
+          `line ${item.line}: COMPLETED in the database, but upstream ${item.paymentId} is ${effect === undefined ? 'absent' : `${effect.status} after ${effect.executions} executions`}`,
+        );
       }
       const commission = records.get(item.paymentId)?.commission;
       if (commission == null) withoutCommission.push(item.paymentId);
@@ -133,7 +150,9 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
     for (const effect of (await upstreamEffects(rig.sb)).filter((e) => !e.paymentId.startsWith(prefix) && beside(e.paymentId))) {
       if (effect.creates > 1 || effect.executions > 1) {
         duplicates++;
-        violations.push(`${effect.paymentId} (a single payment): ${effect.creates} creates and ${effect.executions} executions took effect`);
+        violations.push(
+          `${effect.paymentId} (a single payment): ${effect.creates} creates and ${effect.executions} executions took effect`,
+        );
       }
       expectedOut += toMinorUnits(effect.debited);
     }
@@ -142,7 +161,9 @@ export async function reconcile(rig: FaultRig, batchId: string, options: { besid
   if (balance.outMinor !== expectedOut) {
     violations.push(
       `the balance went down by ${fromMinorUnits(balance.outMinor)}, but the COMPLETED rows (amount + commission) and what moved for NEEDS_REVIEW rows come to ${fromMinorUnits(expectedOut)}` +
-        (withoutCommission.length > 0 ? `; COMPLETED rows whose payment record has no commission: ${withoutCommission.slice(0, 10).join(', ')}` : ''),
+        (withoutCommission.length > 0
+          ? `; COMPLETED rows whose payment record has no commission: ${withoutCommission.slice(0, 10).join(', ')}`
+          : ''),
     );
   }
 

@@ -140,7 +140,13 @@ export class FaultRig {
       // The test's own runtime shares the breaker with the workers and may take a probe's
       // turn: it must probe on the scenario's schedule, not the default one.
       const breakerEnv = Object.fromEntries(Object.entries(options.workerEnv ?? {}).filter(([key]) => key.startsWith('PARTNER_BREAKER_')));
-      const config = loadGatewayConfig({ ...shared, ...breakerEnv, WORKER_IN_PROCESS: 'false', GATEWAY_SINGLE_USER: 'true', LOG_LEVEL: 'silent' });
+      const config = loadGatewayConfig({
+        ...shared,
+        ...breakerEnv,
+        WORKER_IN_PROCESS: 'false',
+        GATEWAY_SINGLE_USER: 'true',
+        LOG_LEVEL: 'silent',
+      });
       const runtime = await openRuntime(config, createLogger({ level: 'silent' }), {
         db: database.db,
         upstream: { client: sb.client(), webhookSecret: WEBHOOK_SECRET, close: async () => {} },
@@ -206,7 +212,9 @@ export class FaultRig {
 
   /** Gateways that ended without the test ending them. */
   gatewayExits(): string[] {
-    return this.gateways.filter((gateway) => !gateway.alive && !gateway.killedByTest).map((gateway) => `${gateway.name} exited:\n${gateway.logTail(60)}`);
+    return this.gateways
+      .filter((gateway) => !gateway.alive && !gateway.killedByTest)
+      .map((gateway) => `${gateway.name} exited:\n${gateway.logTail(60)}`);
   }
 
   liveWorkers(): WorkerProcess[] {
@@ -245,7 +253,14 @@ export class FaultRig {
     const total = groups.reduce((sum, g) => sum + g.n, 0);
     const active = groups.filter((g) => (activeStatuses as readonly string[]).includes(g.status)).reduce((sum, g) => sum + g.n, 0);
     const touched = groups.reduce((latest, g) => Math.max(latest, g.touched?.getTime() ?? 0), 0);
-    return { batchStatus: batch.status, total, active, settled: total - active, byStatus, signature: `${JSON.stringify(byStatus)}@${touched}` };
+    return {
+      batchStatus: batch.status,
+      total,
+      active,
+      settled: total - active,
+      byStatus,
+      signature: `${JSON.stringify(byStatus)}@${touched}`,
+    };
   }
 
   /** Active rows each worker holds under an unexpired lease right now. */
@@ -284,7 +299,10 @@ export class FaultRig {
    * worker is left to do the work, when `abort` says so, or when nothing at all was
    * written for `stallMs` (the longest backoff here is far shorter).
    */
-  async waitForBatchEnd(batchId: string, options: { limitMs?: number; stallMs?: number; abort?: () => string | undefined } = {}): Promise<Progress> {
+  async waitForBatchEnd(
+    batchId: string,
+    options: { limitMs?: number; stallMs?: number; abort?: () => string | undefined } = {},
+  ): Promise<Progress> {
     const stallMs = options.stallMs ?? 120_000;
     let signature = '';
     let since = Date.now();
@@ -407,6 +425,10 @@ export class ScenarioSummary {
 
   print(): void {
     const facts = { ...this.facts, seconds: Math.round((Date.now() - this.started) / 1000) };
-    console.log(`[fault suite] ${this.name}: ${Object.entries(facts).map(([key, value]) => `${key}=${value}`).join(' ')}`);
+    console.log(
+      `[fault suite] ${this.name}: ${Object.entries(facts)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(' ')}`,
+    );
   }
 }

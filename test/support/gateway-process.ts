@@ -51,7 +51,12 @@ export class GatewayProcess {
   }
 
   /** `command` is what starts it: by default node on dist/main.js, or what a user types (`npm start`). */
-  static spawn(name: string, env: Record<string, string>, command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js'], cwd = repoRoot): GatewayProcess {
+  static spawn(
+    name: string,
+    env: Record<string, string>,
+    command: string[] = [process.execPath, '--enable-source-maps', 'dist/main.js'],
+    cwd = repoRoot,
+  ): GatewayProcess {
     installExitHook();
     const child = spawn(command[0]!, command.slice(1), {
       cwd,

@@ -15,13 +15,15 @@ export interface GraphQLReply {
  * A gateway on a free port over a test sandbox and a fresh database: the whole
  * production composition, with the upstream and database swapped for test ones.
  */
-export async function startTestGateway(options: {
-  env?: Env;
-  sandbox?: Parameters<typeof startSandbox>[0];
-  database?: TestDatabaseKind;
-  /** Where the gateway logs; silent unless a test reads the lines. */
-  logger?: Logger;
-} = {}) {
+export async function startTestGateway(
+  options: {
+    env?: Env;
+    sandbox?: Parameters<typeof startSandbox>[0];
+    database?: TestDatabaseKind;
+    /** Where the gateway logs; silent unless a test reads the lines. */
+    logger?: Logger;
+  } = {},
+) {
   const sb: TestSandbox = await startSandbox({ inProgressMs: 100, ...options.sandbox });
   const test: TestDatabase = await (options.database ?? testDatabaseKinds()[0]!).create();
   const config = loadGatewayConfig({ PORT: '0', READ_BACK_INTERVAL_MS: '100000', PAYOUT_DATA_KEY: TEST_DATA_KEY, ...options.env });
@@ -85,6 +87,9 @@ export const CREATE_PAYMENT = `mutation Create($input: CreatePaymentInput!) {
 
 /** The embedded sandbox's balance set or topped up through its test route, as `payout sandbox balance` does. */
 export async function setSandboxBalance(gw: TestGateway, body: { set?: string; add?: string }): Promise<void> {
-  const reply = await gw.sb.raw('POST', '/_sandbox/balance', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const reply = await gw.sb.raw('POST', '/_sandbox/balance', {
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   if (reply.status !== 200) throw new Error(`the sandbox refused the balance ${JSON.stringify(body)}: HTTP ${reply.status}`);
 }

@@ -17,7 +17,22 @@ export const signedAmounts: ReadonlyArray<readonly [string, bigint]> = [
 ];
 
 /** Not an amount in any form: every parse refuses them. */
-export const notAmounts: readonly string[] = ['', '-', '1e3', '1,00', '.50', '-.50', '1.500', '+1.00', '--1.00', '- 1.00', '1.-50', '1.00-', 'abc', '0x10.00'];
+export const notAmounts: readonly string[] = [
+  '',
+  '-',
+  '1e3',
+  '1,00',
+  '.50',
+  '-.50',
+  '1.500',
+  '+1.00',
+  '--1.00',
+  '- 1.00',
+  '1.-50',
+  '1.00-',
+  'abc',
+  '0x10.00',
+];
 
 /**
  * What a person might type: no decimals, one decimal, a leading zero. The partner's form

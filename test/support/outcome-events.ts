@@ -35,7 +35,10 @@ export function outcomeContradictions(events: readonly OutcomeEventLike[]): stri
     const kind = outcomeEvents[event.type as keyof typeof outcomeEvents];
     const subject = subjectOf(event);
     if (kind === undefined || subject === undefined) continue;
-    story.set(subject, [...(story.get(subject) ?? []), `${event.type} (${String(event.data.status)}${event.data.code == null ? '' : ` ${String(event.data.code)}`})`]);
+    story.set(subject, [
+      ...(story.get(subject) ?? []),
+      `${event.type} (${String(event.data.status)}${event.data.code == null ? '' : ` ${String(event.data.code)}`})`,
+    ]);
     if (kind === 'reopens') finalOf.delete(subject);
     else if (finalOf.has(subject)) broken.add(subject);
     else if (kind === 'final') finalOf.set(subject, event);

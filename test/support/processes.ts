@@ -108,7 +108,9 @@ export class WorkerProcess {
 /** Calls `onLine` for each complete, non-empty line of a child's output. */
 /** What Node needs from the test process; a child gets this plus its own env, so nothing else (a .env, the developer's shell) leaks in. */
 export function nodeEnv(): Record<string, string> {
-  return Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])));
+  return Object.fromEntries(
+    ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
+  );
 }
 
 export function collectLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {

@@ -23,10 +23,22 @@ export async function alterUpstream(sb: TestSandbox, paymentId: string, change: 
 }
 
 /** A reconciliation service over the gateway's parts with other settings. */
-export function reconciliationService(gw: TestGateway, settings: Partial<ReconciliationSettings> = {}, now?: () => Date): ReconciliationService {
+export function reconciliationService(
+  gw: TestGateway,
+  settings: Partial<ReconciliationSettings> = {},
+  now?: () => Date,
+): ReconciliationService {
   const services = gw.services();
   return new ReconciliationService(
-    { prisma: gw.db.prisma, query: gw.db.query, client: services.client, tracker: services.tracker, logger: createLogger({ level: 'silent' }), owner: 'test', now },
+    {
+      prisma: gw.db.prisma,
+      query: gw.db.query,
+      client: services.client,
+      tracker: services.tracker,
+      logger: createLogger({ level: 'silent' }),
+      owner: 'test',
+      now,
+    },
     { ...services.reconciliations.settings, ...settings },
   );
 }

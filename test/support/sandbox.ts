@@ -63,23 +63,32 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}) {
     },
     execute: (paymentId: string) => raw('POST', agentPath(`/payments/${encodeURIComponent(paymentId)}/execute`)),
     effects: async (paymentId: string) => (await raw('GET', `/_sandbox/payments/${encodeURIComponent(paymentId)}`)).body,
-    addFault: (rule: Partial<FaultRule> & Pick<FaultRule, 'kind'>) => raw('POST', '/_sandbox/faults', {
-      body: JSON.stringify(rule),
-      headers: { 'content-type': 'application/json' },
-    }),
+    addFault: (rule: Partial<FaultRule> & Pick<FaultRule, 'kind'>) =>
+      raw('POST', '/_sandbox/faults', {
+        body: JSON.stringify(rule),
+        headers: { 'content-type': 'application/json' },
+      }),
     /** GET /_sandbox/faults: rates, queued rules and held answers. */
-    faultState: async () => (await raw('GET', '/_sandbox/faults')).body as { rates: FaultRates; pending: FaultRule[]; held: number; holding: Array<{ operation: string; paymentId?: string }> },
+    faultState: async () =>
+      (await raw('GET', '/_sandbox/faults')).body as {
+        rates: FaultRates;
+        pending: FaultRule[];
+        held: number;
+        holding: Array<{ operation: string; paymentId?: string }>;
+      },
     /** PUT /_sandbox/faults/rates: replaces every rate (left out means no fault). */
-    setRates: (rates: Partial<FaultRates>) => raw('PUT', '/_sandbox/faults/rates', {
-      body: JSON.stringify(rates),
-      headers: { 'content-type': 'application/json' },
-    }),
+    setRates: (rates: Partial<FaultRates>) =>
+      raw('PUT', '/_sandbox/faults/rates', {
+        body: JSON.stringify(rates),
+        headers: { 'content-type': 'application/json' },
+      }),
     /** PATCH /_sandbox/faults/rates: changes only the rates given. */
     changeRates: (rates: Partial<Omit<FaultRates, 'rateOperations'>> & { rateOperations?: FaultRates['rateOperations'] | null }) =>
       raw('PATCH', '/_sandbox/faults/rates', { body: JSON.stringify(rates), headers: { 'content-type': 'application/json' } }),
     releaseHeld: () => raw('POST', '/_sandbox/faults/release'),
     balanceLedger: async () => (await raw('GET', '/_sandbox/balance-ledger')).body,
-    allEffects: async () => (await raw('GET', '/_sandbox/payments')).body.payments as Array<Record<string, unknown> & { paymentId: string }>,
+    allEffects: async () =>
+      (await raw('GET', '/_sandbox/payments')).body.payments as Array<Record<string, unknown> & { paymentId: string }>,
     client(overrides: Partial<PayoutClientOptions> = {}) {
       const client = new PayoutClient({
         baseUrl: url,

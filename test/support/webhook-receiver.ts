@@ -36,9 +36,10 @@ export async function startWebhookReceiver(options: { failFirst?: number; status
     url: `http://127.0.0.1:${port}/hook`,
     received,
     attempts: () => attempts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -66,7 +66,10 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await confirm.getByRole('radio', { name: 'Pay on a date and time' }).check();
     await confirm.getByLabel(/^Date and time/).fill(tomorrow());
     await confirm.getByRole('button', { name: 'Add my approval' }).click();
-    await page.getByTestId('pending-approval').getByText(/^key:april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; the approval policy needs more approvers$/).waitFor();
+    await page
+      .getByTestId('pending-approval')
+      .getByText(/^key:april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; the approval policy needs more approvers$/)
+      .waitFor();
   }
 
   it('Boris is shown April’s time and agrees to it: the batch waits for her time', async () => {
@@ -106,8 +109,16 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await page.getByText('Your choice starts a new round: key:april will have to approve again.').waitFor();
     await page.getByRole('radio', { name: 'Pay now' }).check();
     await step(rig, '38-new-round');
-    await page.getByRole('group', { name: /^Approve paying 2 rows/ }).getByRole('button', { name: 'Add my approval' }).click();
-    await page.getByTestId('pending-approval').getByText(/^key:boris approved paying 2 rows, .*1,250\.50, as soon as the approvals are complete; the approval policy needs more approvers$/).waitFor();
+    await page
+      .getByRole('group', { name: /^Approve paying 2 rows/ })
+      .getByRole('button', { name: 'Add my approval' })
+      .click();
+    await page
+      .getByTestId('pending-approval')
+      .getByText(
+        /^key:boris approved paying 2 rows, .*1,250\.50, as soon as the approvals are complete; the approval policy needs more approvers$/,
+      )
+      .waitFor();
     expect((await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('VALIDATED');
     const trail = await gw.db.prisma.auditEvent.findMany({ where: { batchId, action: 'batch.approve' }, orderBy: { id: 'asc' } });
     expect(trail.map((e) => (e.detail as Record<string, unknown>).replaces ?? null)).toEqual([null, ['key:april']]);

@@ -20,7 +20,8 @@ suite('the web page: totals, commission and states a person can read', () => {
   });
   afterAll(() => started?.close());
 
-  const fact = (name: string) => rig.page.locator('dl.facts > div', { has: rig.page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+  const fact = (name: string) =>
+    rig.page.locator('dl.facts > div', { has: rig.page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
   /** Machine text a person should never read: enum names, amounts as the API writes them, ISO times. */
   async function machineText(): Promise<string[]> {
     const text = await rig.page.locator('main').innerText();
@@ -33,12 +34,16 @@ suite('the web page: totals, commission and states a person can read', () => {
     const { page } = rig;
     first = await uploadAndOpen(rig, join(repoRoot, 'samples/payroll-valid.csv'));
     // Before approval: the commission an approval would start, not a note to look elsewhere.
-    await fact('Commission').getByText(/^about .+ \(estimate before approval\)$/).waitFor();
+    await fact('Commission')
+      .getByText(/^about .+ \(estimate before approval\)$/)
+      .waitFor();
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Completed/ }).waitFor();
     // What the partner charged for the 7 paid rows.
-    await fact('Commission').getByText(/^₽[\d,]+\.\d{2} charged so far$/).waitFor();
+    await fact('Commission')
+      .getByText(/^₽[\d,]+\.\d{2} charged so far$/)
+      .waitFor();
     expect(await fact('Commission').innerText()).not.toMatch(/^₽0\.00/);
 
     const [header, ...rows] = (await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8')).trimEnd().split('\n');
@@ -108,7 +113,10 @@ suite('the web page: totals, commission and states a person can read', () => {
     const id = await uploadAndOpen(rig, empty);
     await page.locator('.batch-head .badge', { hasText: /^Rejected$/ }).waitFor();
     // The problem group of the whole file by its title, its code kept for tools (data-code); "1 row", not "1 rows" or "Rows: Rows".
-    await page.locator('section.problem-group[data-code="file.no-valid-rows"]').getByRole('heading', { name: /^No row can be paid/, level: 3 }).waitFor();
+    await page
+      .locator('section.problem-group[data-code="file.no-valid-rows"]')
+      .getByRole('heading', { name: /^No row can be paid/, level: 3 })
+      .waitFor();
     expect(await fact('Rows').innerText()).toMatch(/^1 row · valid: 0/);
     expect(await machineText()).toEqual([]);
 

@@ -21,7 +21,9 @@ suite('the web page before a batch is approved', () => {
 
   beforeAll(async () => {
     buildWebPage();
-    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ ada: 'admin', april: 'approver' }) } });
+    gw = await startTestGateway({
+      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ ada: 'admin', april: 'approver' }) },
+    });
     browser = await launch();
     rig = await openPage(browser, gw.gateway.url);
     rig.page.on('response', (response) => {
@@ -53,7 +55,10 @@ suite('the web page before a batch is approved', () => {
   it('says an amount in words is not a number, and offers its uploader no approval of the valid rows', async () => {
     const { page } = rig;
     await signIn('ada');
-    await upload('payroll-words.csv', Buffer.from('provider,amount,account\nbank-card-token,twelve,token_success\nbank-card-token,1500.00,token_success_2\n'));
+    await upload(
+      'payroll-words.csv',
+      Buffer.from('provider,amount,account\nbank-card-token,twelve,token_success\nbank-card-token,1500.00,token_success_2\n'),
+    );
     const report = page.getByRole('region', { name: 'Validation report' });
     await report.getByRole('cell', { name: '"twelve" is not a number; write the amount in digits, such as 1500.00' }).waitFor();
     expect(await report.textContent()).not.toContain('exponent');

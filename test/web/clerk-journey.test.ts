@@ -100,7 +100,11 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     // By keyboard: the opened page's heading has focus; Tab moves through the controls with
     // a visible focus ring, and Enter follows a link.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
-    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent ?? '', outline: getComputedStyle(document.activeElement!).outlineStyle }));
+    const focused = () =>
+      page.evaluate(() => ({
+        text: document.activeElement?.textContent ?? '',
+        outline: getComputedStyle(document.activeElement!).outlineStyle,
+      }));
     await page.keyboard.press('Tab');
     expect((await focused()).outline).toBe('solid');
     for (let i = 0; i < 10 && (await focused()).text !== 'Upload a file'; i++) await page.keyboard.press('Tab');
@@ -140,12 +144,20 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     await page.locator('.upload-result .badge', { hasText: 'Cancelled' }).waitFor();
 
     // An Excel workbook dropped as it is: the report names the sheet's own row numbers.
-    await dropFile(page, '.dropzone', join(repoRoot, 'test/fixtures/payroll-errors.xlsx'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    await dropFile(
+      page,
+      '.dropzone',
+      join(repoRoot, 'test/fixtures/payroll-errors.xlsx'),
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
     await page.locator('.upload-result h2 a', { hasText: 'payroll-errors.xlsx' }).waitFor();
     const sheetProvider = page.locator('section.problem-group[data-code="provider.unknown"]');
     await sheetProvider.locator('tbody tr td', { hasText: 'mir-pay' }).waitFor();
     expect(await sheetProvider.locator('tbody tr td').first().textContent()).toBe('5');
-    await page.locator('section.problem-group[data-code="row.empty"]').getByRole('heading', { name: /Empty rows skipped/ }).waitFor();
+    await page
+      .locator('section.problem-group[data-code="row.empty"]')
+      .getByRole('heading', { name: /Empty rows skipped/ })
+      .waitFor();
     await step(rig, '03-upload-xlsx-with-errors');
   });
 
@@ -179,7 +191,11 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     expect(sandbox.held()).toHaveLength(1);
     // The rows table follows too: the held row is the one still executing.
     await page.locator('table.items-table .badge', { hasText: 'Executing' }).waitFor();
-    await page.waitForFunction(() => [...document.querySelectorAll('table.items-table .badge')].filter((b) => /^(Completed|Failed)$/.test(b.textContent ?? '')).length === 9);
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('table.items-table .badge')].filter((b) => /^(Completed|Failed)$/.test(b.textContent ?? ''))
+          .length === 9,
+    );
     await step(rig, '05-batch-running');
     expect(sandbox.releaseHeld()).toBe(1);
     // The sample pays 7 rows and fails 3 (sandbox outcomes); the bar reaches 100 % only at the end.
@@ -203,7 +219,10 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
     const { page } = rig;
     const results = page.getByRole('group', { name: 'Results' });
     const save = async (button: string) => {
-      const [download] = await Promise.all([page.waitForEvent('download'), results.getByRole('button', { name: button, exact: true }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        results.getByRole('button', { name: button, exact: true }).click(),
+      ]);
       return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
     };
 
@@ -289,7 +308,10 @@ suite('the web page: a payroll clerk’s journey in Chromium', () => {
 
   it('pages through the rows of a batch', async () => {
     const { page } = rig;
-    const rows = Array.from({ length: 30 }, (_, i) => `PAGE-${String(i + 1).padStart(2, '0')},bank-card-token,${i + 10}.00,RUB,token_success`);
+    const rows = Array.from(
+      { length: 30 },
+      (_, i) => `PAGE-${String(i + 1).padStart(2, '0')},bank-card-token,${i + 10}.00,RUB,token_success`,
+    );
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
     await page.getByLabel('Choose a file').setInputFiles({
       name: 'thirty-rows.csv',

@@ -23,7 +23,8 @@ suite('the web page: what the clerk met on payday (issue 38)', () => {
   afterAll(() => started?.close());
 
   const listRow = (page: Page, id: string) => page.locator('table.batches tbody tr', { has: page.locator(`a[href="#/batches/${id}"]`) });
-  const fact = (page: Page, name: string) => page.locator('dl.facts > div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) });
+  const fact = (page: Page, name: string) =>
+    page.locator('dl.facts > div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) });
 
   it('counts a row held for a changed account apart in the list, and filters the rows by it', async () => {
     const { page } = rig;
@@ -54,13 +55,21 @@ suite('the web page: what the clerk met on payday (issue 38)', () => {
   it('calls a file with row errors one thing, and says a duplicate upload in the page’s time with its batch and a way to repeat it', async () => {
     const browser = rig.context.browser()!;
     // The clerk of the issue: a page in Moscow time, where a time "in UTC" is three hours off.
-    const context = await browser.newContext({ baseURL: started.gateway.url, viewport: { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'Europe/Moscow' });
+    const context = await browser.newContext({
+      baseURL: started.gateway.url,
+      viewport: { width: 1280, height: 860 },
+      locale: 'en-GB',
+      timezoneId: 'Europe/Moscow',
+    });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(WAIT_MS);
       const moscow: Rig = { page, context, problems: [] };
       const file = join(dataDir, 'payroll-once.csv');
-      await writeFile(file, 'reference,provider,amount,currency,pan,cardholder_name,cardholder_lastname\nONCE-1,bank-card-russia,500.00,RUB,2200000000000004,IVAN,IVANOV\n');
+      await writeFile(
+        file,
+        'reference,provider,amount,currency,pan,cardholder_name,cardholder_lastname\nONCE-1,bank-card-russia,500.00,RUB,2200000000000004,IVAN,IVANOV\n',
+      );
       const first = await uploadAndOpen(moscow, file);
 
       await page.goto('/#/upload');
@@ -81,7 +90,9 @@ suite('the web page: what the clerk met on payday (issue 38)', () => {
       // Sent again on purpose: a batch of its own, forced, nothing of the earlier one paid twice.
       const refused = await result.locator('h2 a').getAttribute('href');
       await result.getByRole('button', { name: 'Upload it again as a repeat' }).click();
-      await page.waitForFunction((before) => document.querySelector('.upload-result h2 a')?.getAttribute('href') !== before, refused, { timeout: WAIT_MS });
+      await page.waitForFunction((before) => document.querySelector('.upload-result h2 a')?.getAttribute('href') !== before, refused, {
+        timeout: WAIT_MS,
+      });
       const repeat = (await result.locator('h2 a').getAttribute('href'))!.split('/').pop()!;
       expect(repeat).not.toBe(first);
       expect((await started.gateway.services.prisma.batch.findUniqueOrThrow({ where: { id: repeat } })).forced).toBe(true);
@@ -141,7 +152,9 @@ suite('the web page: what the clerk met on payday (issue 38)', () => {
 
 /** How many lines the nav's links take (every link at one height: one line). */
 async function navLines(page: Page): Promise<number> {
-  const tops = await page.locator('nav.main-nav a').evaluateAll((links) => links.map((link) => Math.round(link.getBoundingClientRect().top)));
+  const tops = await page
+    .locator('nav.main-nav a')
+    .evaluateAll((links) => links.map((link) => Math.round(link.getBoundingClientRect().top)));
   return new Set(tops).size;
 }
 

@@ -152,13 +152,21 @@ suite('the web page: outbound events in Chromium', () => {
   it('says so at the top while the receiver refuses, and delivers again once it answers', async () => {
     const { page } = rig;
     receiver.answer('fail');
-    await card().getByLabel(/^Send again every event since/).fill(await localInput(since));
+    await card()
+      .getByLabel(/^Send again every event since/)
+      .fill(await localInput(since));
     await card().getByRole('button', { name: 'Replay', exact: true }).click();
-    await card().getByText(`${firstRun.length} events will be sent again, in order, with their ids: a receiver drops those it has.`).waitFor();
+    await card()
+      .getByText(`${firstRun.length} events will be sent again, in order, with their ids: a receiver drops those it has.`)
+      .waitFor();
 
     const notice = page.getByRole('alert').filter({ has: page.getByRole('heading', { name: 'Some events are not getting through' }) });
-    await notice.getByText(/^HR system has failed since .+; later events wait behind the failing one\. Next try .+\.$/).waitFor({ timeout: WAIT });
-    await card().getByText(/^Failing since .+, next try .+\.$/).waitFor();
+    await notice
+      .getByText(/^HR system has failed since .+; later events wait behind the failing one\. Next try .+\.$/)
+      .waitFor({ timeout: WAIT });
+    await card()
+      .getByText(/^Failing since .+, next try .+\.$/)
+      .waitFor();
     const log = card().locator('.delivery-log');
     await log.getByText('Refused by the receiver (HTTP 503)').first().waitFor();
     await log.getByText('down for maintenance').first().waitFor();
@@ -180,7 +188,11 @@ suite('the web page: outbound events in Chromium', () => {
     const row = receiver.received.find((event) => event.type === 'batch_row.paid')!;
     const before = delivered(row.id);
     const log = card().locator('.delivery-log');
-    await log.locator(`tr[data-event-id="${row.id}"][data-outcome="delivered"]`).first().getByRole('button', { name: /^Resend event no\. \d+, Row paid$/ }).click();
+    await log
+      .locator(`tr[data-event-id="${row.id}"][data-outcome="delivered"]`)
+      .first()
+      .getByRole('button', { name: /^Resend event no\. \d+, Row paid$/ })
+      .click();
     await log.getByText('“Row paid” sent again: Delivered (HTTP 204).').waitFor();
     expect(delivered(row.id)).toBe(before + 1);
     const again = receiver.received.at(-1)!;
@@ -197,26 +209,36 @@ suite('the web page: outbound events in Chromium', () => {
     const secret = (await page.locator('.secret-once .secret').innerText()).trim();
     expect(secret).not.toBe(receiver.secrets[0]);
     receiver.secrets.push(secret);
-    await card().getByText(/^The old secret still signs until /).waitFor();
+    await card()
+      .getByText(/^The old secret still signs until /)
+      .waitFor();
     await step(rig, '31-events-new-secret');
     await page.getByRole('button', { name: 'Done, hide it' }).click();
 
     const row = receiver.received[0]!;
-    await card().locator(`.delivery-log tr[data-event-id="${row.id}"][data-outcome="delivered"]`).first().getByRole('button', { name: /^Resend/ }).click();
+    await card()
+      .locator(`.delivery-log tr[data-event-id="${row.id}"][data-outcome="delivered"]`)
+      .first()
+      .getByRole('button', { name: /^Resend/ })
+      .click();
     await eventually(() => expect(receiver.received.at(-1)).toMatchObject({ id: row.id, verifiedBy: [0, 1] }), WAIT);
   });
 
   it('turns a subscription off and on, and deletes it after asking', async () => {
     const { page } = rig;
     await card().getByRole('button', { name: 'Turn off' }).click();
-    await card().getByText(/^Off since .+: turned off by key:events-admin\.$/).waitFor();
+    await card()
+      .getByText(/^Off since .+: turned off by key:events-admin\.$/)
+      .waitFor();
     await page.getByText(/^HR system is off \(turned off by key:events-admin\)/).waitFor();
     await card().getByRole('button', { name: 'Turn on' }).click();
     await card().getByText('Up to date: every event has been delivered.').waitFor();
     expect(await page.getByText('Some events are not getting through').count()).toBe(0);
 
     await card().getByRole('button', { name: 'Delete' }).click();
-    const question = card().getByRole('group').filter({ hasText: /^Delete the subscription to / });
+    const question = card()
+      .getByRole('group')
+      .filter({ hasText: /^Delete the subscription to / });
     await question.waitFor();
     await step(rig, '31-events-delete');
     await question.getByRole('button', { name: 'Delete' }).click();

@@ -17,7 +17,9 @@ suite('the web page: finding a payment while the partner is down', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         query: 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { __typename } }',
-        variables: { input: { paymentId: 'find-down-1', amount: '75.00', payee: 'E-77', recipient: { bankCardToken: { account: 'token_success' } } } },
+        variables: {
+          input: { paymentId: 'find-down-1', amount: '75.00', payee: 'E-77', recipient: { bankCardToken: { account: 'token_success' } } },
+        },
       }),
     });
     expect(((await response.json()) as any).data.createPayment.__typename).toBe('CreatePaymentSuccess');

@@ -16,13 +16,20 @@ describe('machine text on the page', () => {
     expect(found('short by 46950.60 RUB')).toEqual(['46950.60 RUB']);
     expect(found('short by 46,950.60 RUB')).toEqual(['46,950.60 RUB']);
     expect(found('700000.00 is outside the limits 10.00–₽1,000,000.00')).toEqual(['10.00–']);
-    expect(found('The gateway refused: ₽51,869.62 short: … approve with ignoreBalance to start anyway BATCH_INSUFFICIENT_FUNDS')).toEqual(['BATCH_INSUFFICIENT_FUNDS', 'ignoreBalance']);
+    expect(found('The gateway refused: ₽51,869.62 short: … approve with ignoreBalance to start anyway BATCH_INSUFFICIENT_FUNDS')).toEqual([
+      'BATCH_INSUFFICIENT_FUNDS',
+      'ignoreBalance',
+    ]);
     expect(found('the batch has errors; approve with validRowsOnly, or includeHeld')).toEqual(['validRowsOnly', 'includeHeld']);
   });
 
   it('passes what the page writes for people', () => {
     expect(machineText('Start anyway · Approve valid rows only · ignore the balance · Pay the held rows too')).toEqual([]);
-    expect(machineText('Completed with failures · 27 Nov 2026, 04:32:00 · ₽46,950.60 · ₽10.00–₽1,000,000.00 · write 1500.00 in the file · payroll-2026-11-27.csv · IVAN · EMP-010')).toEqual([]);
+    expect(
+      machineText(
+        'Completed with failures · 27 Nov 2026, 04:32:00 · ₽46,950.60 · ₽10.00–₽1,000,000.00 · write 1500.00 in the file · payroll-2026-11-27.csv · IVAN · EMP-010',
+      ),
+    ).toEqual([]);
     expect(machineText('Завершён с ошибками · 27 нояб. 2026 г., 04:32:00 · 46 950,60 ₽ · отложено 1 500,00 ₽')).toEqual([]);
   });
 });

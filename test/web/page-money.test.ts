@@ -15,7 +15,7 @@ describe('the web page: money as decimal strings', () => {
     expect(() => toMinor('1e3')).toThrow(/not a decimal/);
   });
 
-  it('reads the server\'s cases as the server does (test/support/money-cases.ts), and what a person types', () => {
+  it("reads the server's cases as the server does (test/support/money-cases.ts), and what a person types", () => {
     for (const [value, minor] of [...signedAmounts, ...typedAmounts]) expect(toMinor(value), value).toBe(minor);
     for (const [value, minor] of signedAmounts) expect(fromMinor(minor)).toBe(value);
     for (const value of notAmounts) expect(() => toMinor(value), JSON.stringify(value)).toThrow(/not a decimal/);
@@ -32,15 +32,39 @@ describe('the web page: progress of a batch', () => {
   const counts = (pairs: Array<[string, number, string]>) => pairs.map(([status, count, amount]) => ({ status, count, amount }));
 
   it('counts final rows as done, leaves invalid rows out, and reaches 100 % only at the end', () => {
-    const running = progressOf(counts([['COMPLETED', 199, '1990.00'], ['IN_PROGRESS', 1, '10.00'], ['INVALID', 5, '0.00']]));
+    const running = progressOf(
+      counts([
+        ['COMPLETED', 199, '1990.00'],
+        ['IN_PROGRESS', 1, '10.00'],
+        ['INVALID', 5, '0.00'],
+      ]),
+    );
     expect(running).toMatchObject({ total: 200, done: 199, percent: 99, inFlight: 1, paid: { count: 199, amount: '1990.00' } });
-    const done = progressOf(counts([['COMPLETED', 7, '46950.60'], ['FAILED', 2, '2500.00'], ['NEEDS_REVIEW', 1, '1500.00']]));
+    const done = progressOf(
+      counts([
+        ['COMPLETED', 7, '46950.60'],
+        ['FAILED', 2, '2500.00'],
+        ['NEEDS_REVIEW', 1, '1500.00'],
+      ]),
+    );
     expect(done).toMatchObject({ total: 10, done: 10, percent: 100, failed: { count: 3, amount: '4000.00' } });
     expect(progressOf([]).percent).toBe(0);
   });
 
   it('counts a cancelled batch\'s rows that were never paid apart, not as paid or failed (issue 37: "2000 of 2000 rows finished" with no line for them)', () => {
-    const cancelled = progressOf(counts([['COMPLETED', 218, '2190068.57'], ['FAILED', 8, '67234.12'], ['CANCELLED', 174, '4493735.31']]));
-    expect(cancelled).toMatchObject({ total: 400, done: 400, paid: { count: 218 }, failed: { count: 8 }, cancelled: { count: 174, amount: '4493735.31' } });
+    const cancelled = progressOf(
+      counts([
+        ['COMPLETED', 218, '2190068.57'],
+        ['FAILED', 8, '67234.12'],
+        ['CANCELLED', 174, '4493735.31'],
+      ]),
+    );
+    expect(cancelled).toMatchObject({
+      total: 400,
+      done: 400,
+      paid: { count: 218 },
+      failed: { count: 8 },
+      cancelled: { count: 174, amount: '4493735.31' },
+    });
   });
 });

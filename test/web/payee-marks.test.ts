@@ -66,7 +66,10 @@ suite('the web page: payees and a changed account', () => {
     await page.getByRole('button', { name: 'Русский' }).click();
     const russian = page.getByRole('table', { name: 'Строки' });
     await russian.getByText(/^Счёт сменился после /).waitFor();
-    await page.locator('section.notice-warn').getByText(/^1 строка \(.+\): у получателя сменился счёт или карта/).waitFor();
+    await page
+      .locator('section.notice-warn')
+      .getByText(/^1 строка \(.+\): у получателя сменился счёт или карта/)
+      .waitFor();
     await step(rig, '31-changed-account-held-ru');
     await page.getByRole('button', { name: 'English' }).click();
 

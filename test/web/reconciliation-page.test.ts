@@ -50,7 +50,8 @@ suite('the web page: reconciliation in Chromium', () => {
   }
 
   /** A day ("2026-11-27") as the English page writes it ("27 Nov 2026"). */
-  const readableDay = (day: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+  const readableDay = (day: string) =>
+    new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
   it('starts a run for today, follows it, and shows both sides and the discrepancies by code', async () => {
     const { page } = rig;
@@ -73,7 +74,9 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByRole('heading', { name: 'Unknown to the gateway (1)' }).waitFor();
     await page.getByRole('heading', { name: 'Status differs (1)' }).waitFor();
     await page.getByRole('heading', { name: 'Commission differs (1)' }).waitFor();
-    await expect(page.getByRole('status').filter({ hasText: 'discrepancies' }).textContent()).resolves.toContain('1 payments match; 3 discrepancies: 3 open, 0 repaired.');
+    await expect(page.getByRole('status').filter({ hasText: 'discrepancies' }).textContent()).resolves.toContain(
+      '1 payments match; 3 discrepancies: 3 open, 0 repaired.',
+    );
 
     // Both sides: the partner holds one payment more, and one fewer completed.
     const sides = page.locator('.sides');
@@ -84,9 +87,17 @@ suite('the web page: reconciliation in Chromium', () => {
     await step(rig, '15-reconciliation-run');
     await inRussian(/^Статус расходится \(1\)/, '15-reconciliation-run-ru');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('group', { name: 'Discrepancies' }).getByRole('button', { name: 'CSV', exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('group', { name: 'Discrepancies' }).getByRole('button', { name: 'CSV', exact: true }).click(),
+    ]);
     const csv = (await readFile((await download.path())!, 'utf8')).replace(/^\uFEFF/, '');
-    expect(csv.trim().split('\r\n').map((line) => line.split(',')[0])).toEqual(['code', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'COMMISSION_DIFFERS']);
+    expect(
+      csv
+        .trim()
+        .split('\r\n')
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['code', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'COMMISSION_DIFFERS']);
 
     await page.getByRole('link', { name: 'All reconciliation runs' }).click();
     const row = page.getByRole('row', { name: new RegExp(readableDay(today())) });
@@ -103,7 +114,9 @@ suite('the web page: reconciliation in Chromium', () => {
     await page.getByRole('button', { name: 'Start' }).click();
     const alert = page.locator('#recon-from-error');
     await alert.waitFor();
-    await expect(alert.textContent()).resolves.toMatch(/older than the upstream keeps payments \(50 days\): the earliest day that can be reconciled today is \d{1,2} [A-Z][a-z]{2} \d{4}/);
+    await expect(alert.textContent()).resolves.toMatch(
+      /older than the upstream keeps payments \(50 days\): the earliest day that can be reconciled today is \d{1,2} [A-Z][a-z]{2} \d{4}/,
+    );
     await expect(page.getByLabel('From').getAttribute('aria-invalid')).resolves.toBe('true');
     await step(rig, '16-reconciliation-period-error');
     await inRussian('Сверка', '16-reconciliation-period-error-ru');

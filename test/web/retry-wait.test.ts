@@ -42,7 +42,13 @@ suite('the web page: a small batch says why it waits from the first retry', () =
     );
     const id = await uploadAndOpen(rig, file);
     // Creates and executes answer 503 (Retry-After 60 s); balance reads are served, so approval passes.
-    await gateway.upstream.sandbox!.outage.start({ mode: 'status', status: 503, retryAfterSeconds: 60, forMs: 600_000, kinds: ['create', 'execute'] });
+    await gateway.upstream.sandbox!.outage.start({
+      mode: 'status',
+      status: 503,
+      retryAfterSeconds: 60,
+      forMs: 600_000,
+      kinds: ['create', 'execute'],
+    });
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.getByRole('group').getByRole('button', { name: 'Approve and pay' }).click();
 
@@ -59,7 +65,10 @@ suite('the web page: a small batch says why it waits from the first retry', () =
     await page.getByText('Waiting: the Payout API does not answer as it should; rows are tried again by themselves').waitFor();
     await step(rig, '38-retry-wait');
     await page.goto('/#/');
-    await page.locator('table.batches tbody tr', { has: page.locator(`a[href="#/batches/${id}"]`) }).locator('.wait-sign').waitFor();
+    await page
+      .locator('table.batches tbody tr', { has: page.locator(`a[href="#/batches/${id}"]`) })
+      .locator('.wait-sign')
+      .waitFor();
     expect(rig.problems).toEqual([]);
   });
 });

@@ -55,7 +55,11 @@ suite('the web page: rows under review', () => {
     const [paid, unknown] = await prisma.batchItem.findMany({ where: { batchId, status: 'COMPLETED' }, orderBy: { line: 'asc' }, take: 2 });
     await prisma.batchItem.updateMany({
       where: { id: { in: [paid!.id, unknown!.id] } },
-      data: { status: 'NEEDS_REVIEW', errorCode: 'payout.payment.not-found', errorMessage: 'the partner could not find the payment after execute' },
+      data: {
+        status: 'NEEDS_REVIEW',
+        errorCode: 'payout.payment.not-found',
+        errorMessage: 'the partner could not find the payment after execute',
+      },
     });
     await prisma.batch.update({ where: { id: batchId }, data: { status: 'COMPLETED_WITH_FAILURES' } });
     // The partner holds the second one CREATED: nothing a read settles.
@@ -83,8 +87,14 @@ suite('the web page: rows under review', () => {
     await page.getByRole('region', { name: 'Rows to check: 1' }).waitFor({ state: 'detached' });
 
     expect((await prisma.batchItem.findUniqueOrThrow({ where: { id: paid!.id } })).status).toBe('COMPLETED');
-    expect(await prisma.batchItem.findUniqueOrThrow({ where: { id: unknown!.id } })).toMatchObject({ status: 'CANCELLED', errorCode: 'review.marked-do-not-pay' });
-    const trail = await prisma.auditEvent.findMany({ where: { batchId, action: { in: ['batch.review', 'batch.item.mark'] } }, orderBy: { id: 'asc' } });
+    expect(await prisma.batchItem.findUniqueOrThrow({ where: { id: unknown!.id } })).toMatchObject({
+      status: 'CANCELLED',
+      errorCode: 'review.marked-do-not-pay',
+    });
+    const trail = await prisma.auditEvent.findMany({
+      where: { batchId, action: { in: ['batch.review', 'batch.item.mark'] } },
+      orderBy: { id: 'asc' },
+    });
     expect(trail.map((event) => [event.action, (event.detail as Record<string, unknown>).line])).toEqual([
       ['batch.review', paid!.line],
       ['batch.item.mark', unknown!.line],
@@ -102,14 +112,23 @@ suite('the web page: rows under review, as each role sees them', () => {
   beforeAll(async () => {
     buildWebPage();
     gw = await startTestGateway({
-      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator', april: 'approver', amir: 'approver', vera: 'viewer' }) },
+      env: {
+        WORKER_IN_PROCESS: 'false',
+        GATEWAY_API_KEYS: namedApiKeysEnv({ olga: 'operator', april: 'approver', amir: 'approver', vera: 'viewer' }),
+      },
     });
     const { importer, batches } = gw.services();
-    const batch = await importer.import({ source: textSource('provider,amount,account\nbank-card-token,640.00,token_success\n'), uploadedBy: 'key:olga' });
+    const batch = await importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,640.00,token_success\n'),
+      uploadedBy: 'key:olga',
+    });
     await batches.approve(batch.id, { approver: 'key:april' });
     batchId = batch.id;
     // Left as the worker leaves a row it could not settle.
-    await gw.db.prisma.batchItem.updateMany({ where: { batchId }, data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'the answer was lost', finishedAt: new Date() } });
+    await gw.db.prisma.batchItem.updateMany({
+      where: { batchId },
+      data: { status: 'NEEDS_REVIEW', errorCode: 'payout.outcome.unknown', errorMessage: 'the answer was lost', finishedAt: new Date() },
+    });
     await gw.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() } });
     browser = await launch();
     rig = await openPage(browser, gw.gateway.url);

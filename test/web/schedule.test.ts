@@ -46,7 +46,10 @@ suite('the web page: schedule a payroll for its day', () => {
     await step(rig, '30-batch-scheduled');
 
     await page.getByRole('button', { name: 'Reschedule' }).click();
-    await page.getByRole('group').getByLabel(/^Date and time/).fill(localDay(3, '10:30'));
+    await page
+      .getByRole('group')
+      .getByLabel(/^Date and time/)
+      .fill(localDay(3, '10:30'));
     await page.getByRole('group').getByRole('button', { name: 'Reschedule' }).click();
     await page.getByText('Rescheduled.').waitFor();
     expect(await notice.innerText()).toMatch(/10:30/);
@@ -62,7 +65,10 @@ suite('the web page: schedule a payroll for its day', () => {
     await page.getByRole('button', { name: 'Русский' }).click();
     await upcoming.getByRole('heading', { name: 'Ближайшие выплаты' }).waitFor();
     await page.goto(`/#/batches/${batchId}`);
-    await page.locator('.notice.scheduled').getByText(/^Запланирован на /).waitFor();
+    await page
+      .locator('.notice.scheduled')
+      .getByText(/^Запланирован на /)
+      .waitFor();
     await page.locator('.batch-head .badge', { hasText: /^Запланирован/ }).waitFor();
     await step(rig, '30-batch-scheduled-ru');
     await page.getByRole('button', { name: 'English' }).click();

@@ -25,7 +25,10 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
    */
   async function upload(edit: (csv: string) => string = (csv) => csv): Promise<string> {
     const file = join(dataDir, `payroll-${++uploads}.csv`);
-    await writeFile(file, edit((await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8')).replaceAll(/^EMP-(\d+)/gm, `EMP-$1-${uploads}`)));
+    await writeFile(
+      file,
+      edit((await readFile(join(repoRoot, 'samples/payroll-valid.csv'), 'utf8')).replaceAll(/^EMP-(\d+)/gm, `EMP-$1-${uploads}`)),
+    );
     return uploadAndOpen(rig, file);
   }
   const stored = (id: string) => gateway.services.prisma.batch.findUniqueOrThrow({ where: { id } });
@@ -50,7 +53,9 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     // The refusal in words, naming the page's own button; its code only for tools (data-code).
     const refusal = page.locator('[role="alert"][data-code="BATCH_INSUFFICIENT_FUNDS"]');
     await refusal.waitFor();
-    expect(await refusal.innerText()).toMatch(/^The gateway refused: ₽[\d,]+\.\d{2} short: .* Top up, or use “Start anyway” \(it pauses when the money runs out\)$/);
+    expect(await refusal.innerText()).toMatch(
+      /^The gateway refused: ₽[\d,]+\.\d{2} short: .* Top up, or use “Start anyway” \(it pauses when the money runs out\)$/,
+    );
     await page.getByText('Start anyway: the batch pays what the balance covers, then pauses until the balance is topped up.').waitFor();
     await step(rig, '23-approval-refused-for-money');
     await page.getByRole('button', { name: 'Русский' }).click();
@@ -60,7 +65,9 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
 
     await page.getByRole('button', { name: 'Start anyway' }).click();
     const confirm = page.locator('.confirm');
-    await confirm.getByText(/although the balance may not cover them\? The batch pays what the balance covers, then pauses until a top-up\.$/).waitFor();
+    await confirm
+      .getByText(/although the balance may not cover them\? The batch pays what the balance covers, then pauses until a top-up\.$/)
+      .waitFor();
     // The question counts what the refused approval would have paid.
     expect(await confirm.innerText()).toMatch(/^Start paying 10 rows, /);
     await step(rig, '24-start-anyway-confirm');
@@ -74,7 +81,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     expect(rig.problems).toEqual([]);
   });
 
-  it('starts anyway with the refused approval\'s own choice: the valid rows only', async () => {
+  it("starts anyway with the refused approval's own choice: the valid rows only", async () => {
     const { page } = rig;
     // A row with an error: the batch is rejected, its 9 valid rows may be approved alone.
     setBalance('10000000.00');

@@ -27,7 +27,10 @@ suite('the web page: the times of a wait', () => {
     // en-GB: "12 Dec 2026, 14:03:12"; the countdown in words.
     expect(first).toMatch(/^Next check at \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} \(in (\d+ min )?\d+ s\)\.$/);
     // Kept current: the countdown moves without a reload or an event.
-    await page.waitForFunction((shown) => document.body.innerText.includes('Next check at') && !document.body.innerText.includes(shown), first);
+    await page.waitForFunction(
+      (shown) => document.body.innerText.includes('Next check at') && !document.body.innerText.includes(shown),
+      first,
+    );
     await step(rig, '41-wait-times');
   });
 });

@@ -3,7 +3,12 @@
  * (JSON, multipart uploads, subscriptions as Server-Sent Events) and the download routes.
  */
 
-import { HelloDocument as HELLO, ProbeApproveDocument as PROBE_APPROVE, ProbeRetryDocument as PROBE_RETRY, MeDocument as ME } from './gql/graphql.ts';
+import {
+  HelloDocument as HELLO,
+  ProbeApproveDocument as PROBE_APPROVE,
+  ProbeRetryDocument as PROBE_RETRY,
+  MeDocument as ME,
+} from './gql/graphql.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -70,7 +75,7 @@ export type Operation = object;
 
 function documentIdOf(operation: Operation): string {
   const hash = (operation as { __meta__?: { hash?: unknown } }).__meta__?.hash;
-  if (typeof hash !== 'string') throw new Error('Not one of the page\'s persisted operations (run npm run web:documents)');
+  if (typeof hash !== 'string') throw new Error("Not one of the page's persisted operations (run npm run web:documents)");
   return hash;
 }
 
@@ -122,8 +127,14 @@ export function subscribe<T>(
         buffer = events.pop() ?? '';
         for (const event of events) {
           const lines = event.split('\n');
-          const name = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
-          const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).join('\n');
+          const name = lines
+            .find((line) => line.startsWith('event:'))
+            ?.slice(6)
+            .trim();
+          const data = lines
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5))
+            .join('\n');
           if (name === 'complete') {
             handlers.onEnd();
             return;

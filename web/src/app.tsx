@@ -11,7 +11,8 @@ import { EventsEntry } from './events-entry.tsx';
 
 const KEY_STORAGE = 'payout-gateway.api-key';
 
-type Session = { state: 'checking' } | { state: 'signed-out'; error?: string } | { state: 'failed'; error: unknown } | { state: 'in'; access: Access };
+type Session =
+  { state: 'checking' } | { state: 'signed-out'; error?: string } | { state: 'failed'; error: unknown } | { state: 'in'; access: Access };
 
 function storedKey(): string | undefined {
   try {
@@ -83,10 +84,14 @@ export function App() {
 
   return (
     <I18n.Provider value={i18n}>
-      <a class="skip" href="#main" onClick={(event) => {
-        event.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         {i18n.t('app.skip')}
       </a>
       <header class="top">
@@ -125,7 +130,9 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {session.state === 'checking' ? <p role="status">{i18n.t('signin.checking')}</p> : null}
-        {session.state === 'failed' ? <ErrorNotice error={session.error} onRetry={() => void signIn(keysRequired() ? storedKey() : undefined)} /> : null}
+        {session.state === 'failed' ? (
+          <ErrorNotice error={session.error} onRetry={() => void signIn(keysRequired() ? storedKey() : undefined)} />
+        ) : null}
         {session.state === 'signed-out' ? <SignIn error={session.error} onSubmit={(key, remember) => void signIn(key, remember)} /> : null}
         {session.state === 'in' ? <Page route={route} access={session.access} /> : null}
       </main>
@@ -139,7 +146,11 @@ function Nav({ route, access }: { route: Route; access: Access }) {
     { href: '#/', label: t('nav.batches'), current: route.page === 'batches' || route.page === 'batch' },
     ...(access.may.upload ? [{ href: '#/upload', label: t('nav.upload'), current: route.page === 'upload' }] : []),
     { href: '#/find', label: t('nav.find'), current: route.page === 'find' },
-    { href: '#/reconciliation', label: t('nav.reconciliation'), current: route.page === 'reconciliations' || route.page === 'reconciliation' },
+    {
+      href: '#/reconciliation',
+      label: t('nav.reconciliation'),
+      current: route.page === 'reconciliations' || route.page === 'reconciliation',
+    },
     ...(access.role === 'admin' ? [{ href: '#/events', label: t('nav.events'), current: route.page === 'events' }] : []),
   ];
   return (

@@ -22,8 +22,10 @@ export function approvalsLine(batch: Approvable, i18n: Translator): string | nul
   const who = batch.approvals.map((a) => t('batch.approvalAt', { by: a.by, at: formatDateTime(a.at, i18n) })).join(', ');
   // "2 needed, including admin", never "2 needed (admin)": read as two admins (issue 38).
   const named = needed.roles.map((r) => roleName(r, i18n)).join(', ');
-  const roles = needed.roles.length === 0 ? '' : needed.roles.length < needed.count ? t('batch.approvalsIncluding', { roles: named }) : ` (${named})`;
-  const more = batch.approvals.length === 0 ? t('batch.approvalsFirst', { count: needed.count }) : t('batch.approvalsMore', { count: needed.count });
+  const roles =
+    needed.roles.length === 0 ? '' : needed.roles.length < needed.count ? t('batch.approvalsIncluding', { roles: named }) : ` (${named})`;
+  const more =
+    batch.approvals.length === 0 ? t('batch.approvalsFirst', { count: needed.count }) : t('batch.approvalsMore', { count: needed.count });
   const lapsed =
     needed.lapsed.length === 0
       ? ''
@@ -69,6 +71,17 @@ export function pendingLine(batch: Pending, access: Access, i18n: Translator): s
   const { t } = i18n;
   const included = `${pending.includeHeld ? t('batch.pendingHeld') : ''}${pending.includeChangedAccounts ? t('batch.pendingChanged') : ''}`;
   const when = pending.payAt === null ? t('batch.pendingNow') : t('batch.pendingAt', { at: formatDateTime(pending.payAt, i18n) });
-  const yours = approvedAlready(batch, access) ? t('batch.pendingTheirs') : approvalStarts(batch, access) ? t('batch.pendingCompletes') : t('batch.pendingAdds');
-  return t('batch.pendingLine', { who: pendingPeople(batch), count: pending.rows, amount: formatMoney(pending.amount, batch.totalAmount.currency, i18n.tag), when, included, yours });
+  const yours = approvedAlready(batch, access)
+    ? t('batch.pendingTheirs')
+    : approvalStarts(batch, access)
+      ? t('batch.pendingCompletes')
+      : t('batch.pendingAdds');
+  return t('batch.pendingLine', {
+    who: pendingPeople(batch),
+    count: pending.rows,
+    amount: formatMoney(pending.amount, batch.totalAmount.currency, i18n.tag),
+    when,
+    included,
+    yours,
+  });
 }

@@ -5,7 +5,19 @@ import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
 import { dismissable } from './batches-page.tsx';
 import { PayAtInput, PayWhen, payAtOf } from './schedule-parts.tsx';
-import { APPROVE_BATCH, BATCH_COMMISSION, CANCEL_BATCH, RESCHEDULE_BATCH, DISMISS_BATCH, PAUSE_BATCH, RESUME_BATCH, RETRY_FAILED, type BatchDetail, type LifecycleResult, type Money } from './queries.ts';
+import {
+  APPROVE_BATCH,
+  BATCH_COMMISSION,
+  CANCEL_BATCH,
+  RESCHEDULE_BATCH,
+  DISMISS_BATCH,
+  PAUSE_BATCH,
+  RESUME_BATCH,
+  RETRY_FAILED,
+  type BatchDetail,
+  type LifecycleResult,
+  type Money,
+} from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
 
 export type Action = 'approve' | 'approveValid' | 'reschedule' | 'pause' | 'resume' | 'cancel' | 'discard' | 'dismiss' | 'retry';
@@ -15,7 +27,10 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   const actions: Action[] = [];
   const failed = batch.counts.filter((c) => c.status === 'FAILED' || c.status === 'EXPIRED').reduce((sum, c) => sum + c.count, 0);
   // Maker-checker: the gateway refuses the uploader's own approval unless it runs single-user.
-  const mayApprove = access.may.approve && (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller) && !approvedAlready(batch, access);
+  const mayApprove =
+    access.may.approve &&
+    (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller) &&
+    !approvedAlready(batch, access);
   if (batch.status === 'VALIDATED' && mayApprove) actions.push('approve');
   if (batch.status === 'REJECTED' && batch.validCount > 0 && mayApprove) actions.push('approveValid');
   // A refused upload with no valid row has nothing to discard: it is only taken off the list (dismiss).
@@ -23,7 +38,8 @@ export function actionsFor(batch: BatchDetail, access: Access): Action[] {
   if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
   if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
   if (batch.status === 'SCHEDULED' && mayApprove) actions.push('reschedule');
-  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED' || batch.status === 'SCHEDULED') && access.may.cancel) actions.push('cancel');
+  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED' || batch.status === 'SCHEDULED') && access.may.cancel)
+    actions.push('cancel');
   if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
   if (dismissable(batch) && access.may.cancel) actions.push('dismiss');
   return actions;
@@ -45,13 +61,23 @@ const labels = {
   retry: 'batch.retry',
 } as const;
 
-export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail; access: Access; onChanged: (batch: BatchDetail, action: Action) => void }) {
+export function BatchActions({
+  batch,
+  access,
+  onChanged,
+}: {
+  batch: BatchDetail;
+  access: Access;
+  onChanged: (batch: BatchDetail, action: Action) => void;
+}) {
   const i18n = useI18n();
   const { t } = i18n;
   // 'startAnyway': the approval refused for money, sent again with ignoreBalance.
   const [asking, setAsking] = useState<Action | 'startAnyway' | undefined>();
   // The approval the gateway refused for money, with its choices, for "Start anyway".
-  const [refused, setRefused] = useState<{ action: Action; includeHeld: boolean; includeChanged: boolean; payAt: string | null; agree: boolean } | undefined>();
+  const [refused, setRefused] = useState<
+    { action: Action; includeHeld: boolean; includeChanged: boolean; payAt: string | null; agree: boolean } | undefined
+  >();
   // Another approver's choice awaits: the question offers to agree to it, unless this approver chooses otherwise (a new round).
   const [own, setOwn] = useState(false);
   // Scheduling: pay later, at a date and time picked in the clerk's zone (schedule-parts.tsx).
@@ -121,19 +147,20 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
             )
           : action === 'reschedule'
             ? await gql<{ result: LifecycleResult }>(RESCHEDULE_BATCH, { id: batch.id, payAt: payAt! })
-          : action === 'retry'
-            ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
-            : action === 'pause'
-              ? await gql<{ result: LifecycleResult }>(PAUSE_BATCH, { id: batch.id })
-              : action === 'resume'
-                ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
-                : action === 'dismiss'
-                  ? await gql<{ result: LifecycleResult }>(DISMISS_BATCH, { id: batch.id })
-                  : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
+            : action === 'retry'
+              ? await gql<{ result: LifecycleResult }>(RETRY_FAILED, { id: batch.id })
+              : action === 'pause'
+                ? await gql<{ result: LifecycleResult }>(PAUSE_BATCH, { id: batch.id })
+                : action === 'resume'
+                  ? await gql<{ result: LifecycleResult }>(RESUME_BATCH, { id: batch.id })
+                  : action === 'dismiss'
+                    ? await gql<{ result: LifecycleResult }>(DISMISS_BATCH, { id: batch.id })
+                    : await gql<{ result: LifecycleResult }>(CANCEL_BATCH, { id: batch.id });
       if ('batch' in reply.result) onChanged(reply.result.batch, action);
       else {
         setError(refusal(reply.result));
-        if (FUNDS_REFUSALS.includes(reply.result.code)) setRefused({ action, includeHeld: payHeld, includeChanged: payChanged, payAt, agree });
+        if (FUNDS_REFUSALS.includes(reply.result.code))
+          setRefused({ action, includeHeld: payHeld, includeChanged: payChanged, payAt, agree });
       }
     } catch (failure) {
       setError(failure);
@@ -152,12 +179,21 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
       const payChanged = action === 'startAnyway' ? refused?.includeChanged === true : includeChanged;
       // payable* leave out both kinds of held rows; each included adds its own back (the counts are apart).
       const count = batch.payableCount + (payHeld ? batch.heldCount : 0) + (payChanged ? batch.changedAccountCount : 0);
-      const amount = sumDecimals([batch.payableAmount.value, payHeld ? batch.heldAmount.value : '0', payChanged ? batch.changedAccountAmount.value : '0']);
+      const amount = sumDecimals([
+        batch.payableAmount.value,
+        payHeld ? batch.heldAmount.value : '0',
+        payChanged ? batch.changedAccountAmount.value : '0',
+      ]);
       const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
       if (!starts) return t('batch.confirmAddApproval', { count, amount: money });
-      if (commission === undefined || commission.includeHeld !== (payHeld || payChanged)) return t('batch.confirmApprove', { count, amount: money });
-      return t('batch.confirmApproveCommission', { count, amount: money, commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag) });
+      if (commission === undefined || commission.includeHeld !== (payHeld || payChanged))
+        return t('batch.confirmApprove', { count, amount: money });
+      return t('batch.confirmApproveCommission', {
+        count,
+        amount: money,
+        commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag),
+      });
     }
     if (action === 'reschedule') return t('batch.confirmReschedule');
     if (action === 'pause') return t('batch.confirmPause');
@@ -179,30 +215,49 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
             <button
               type="button"
               key={action}
-              class={action === 'approve' || action === 'approveValid' ? 'primary' : action === 'cancel' || action === 'discard' ? 'danger' : ''}
+              class={
+                action === 'approve' || action === 'approveValid' ? 'primary' : action === 'cancel' || action === 'discard' ? 'danger' : ''
+              }
               disabled={busy}
               onClick={() => setAsking(action)}
             >
               {/* Another approver's choice awaits: the button says what it approves (the walk of issue 38 read "Approve and pay" for a time ahead). */}
-              {action === 'approve' && batch.pendingApproval !== null ? t('batch.agree') : action === 'approve' && !approvalStarts(batch, access) ? t('batch.addApproval') : t(labels[action])}
+              {action === 'approve' && batch.pendingApproval !== null
+                ? t('batch.agree')
+                : action === 'approve' && !approvalStarts(batch, access)
+                  ? t('batch.addApproval')
+                  : t(labels[action])}
             </button>
           ))}
         </div>
       ) : (
         <div class="confirm" role="group" aria-labelledby="confirm-question">
           <p id="confirm-question">{question(asking)}</p>
-          {approving && batch.pendingApproval !== null && own ? <p class="note">{t('batch.newRoundNote', { who: pendingPeople(batch) })}</p> : null}
+          {approving && batch.pendingApproval !== null && own ? (
+            <p class="note">{t('batch.newRoundNote', { who: pendingPeople(batch) })}</p>
+          ) : null}
           {approving && !agreeing && batch.heldCount > 0 ? (
             <label class="check">
-              <input type="checkbox" checked={includeHeld} onChange={(event) => setIncludeHeld((event.target as HTMLInputElement).checked)} />{' '}
-              {t('batch.includeHeld', { count: batch.heldCount, amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
+              <input
+                type="checkbox"
+                checked={includeHeld}
+                onChange={(event) => setIncludeHeld((event.target as HTMLInputElement).checked)}
+              />{' '}
+              {t('batch.includeHeld', {
+                count: batch.heldCount,
+                amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag),
+              })}
             </label>
           ) : null}
           {approving && !agreeing ? <PayWhen later={later} onLater={setLater} value={payAtLocal} onChange={setPayAtLocal} /> : null}
           {asking === 'reschedule' ? <PayAtInput value={payAtLocal} onChange={setPayAtLocal} /> : null}
           {approving && !agreeing && batch.changedAccountCount > 0 ? (
             <label class="check">
-              <input type="checkbox" checked={includeChanged} onChange={(event) => setIncludeChanged((event.target as HTMLInputElement).checked)} />{' '}
+              <input
+                type="checkbox"
+                checked={includeChanged}
+                onChange={(event) => setIncludeChanged((event.target as HTMLInputElement).checked)}
+              />{' '}
               {t('batch.includeChanged', {
                 count: batch.changedAccountCount,
                 amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
@@ -210,8 +265,20 @@ export function BatchActions({ batch, access, onChanged }: { batch: BatchDetail;
             </label>
           ) : null}
           <div class="button-row">
-            <button type="button" ref={confirmRef} class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'} disabled={busy} onClick={() => void run(asking)}>
-              {agreeing ? t('batch.agree') : asking === 'approve' && !starts ? t('batch.addApproval') : later && approving ? t('batch.schedule') : t(labels[asking])}
+            <button
+              type="button"
+              ref={confirmRef}
+              class={asking === 'cancel' || asking === 'discard' ? 'danger' : asking === 'startAnyway' ? '' : 'primary'}
+              disabled={busy}
+              onClick={() => void run(asking)}
+            >
+              {agreeing
+                ? t('batch.agree')
+                : asking === 'approve' && !starts
+                  ? t('batch.addApproval')
+                  : later && approving
+                    ? t('batch.schedule')
+                    : t(labels[asking])}
             </button>
             {agreeing ? (
               <button type="button" disabled={busy} onClick={() => setOwn(true)}>

@@ -9,7 +9,15 @@ import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n
 import { formatMoney, formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName } from './parts.tsx';
 import { progressOf } from './progress.ts';
-import { BATCH, BATCH_COMMISSION, BATCH_PROBLEMS, BATCH_PROGRESS, FINISHED_BATCH_STATUSES, type BatchDetail, type Problem } from './queries.ts';
+import {
+  BATCH,
+  BATCH_COMMISSION,
+  BATCH_PROBLEMS,
+  BATCH_PROGRESS,
+  FINISHED_BATCH_STATUSES,
+  type BatchDetail,
+  type Problem,
+} from './queries.ts';
 import { REPORT_LIMIT, ValidationReport } from './report.tsx';
 import { ScheduledNotice } from './schedule-parts.tsx';
 import { HeldRows, ItemsTable } from './batch-rows.tsx';
@@ -64,13 +72,17 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   useEffect(() => {
     if (status === undefined || FINISHED_BATCH_STATUSES.includes(status) || status === 'REJECTED') return;
     setLive(true);
-    const stop = subscribe<{ batchProgress: BatchDetail }>(BATCH_PROGRESS, { id }, {
-      onData: (data) => setBatch(data.batchProgress),
-      onEnd: (failure) => {
-        setLive(false);
-        if (failure !== undefined) setError(failure);
+    const stop = subscribe<{ batchProgress: BatchDetail }>(
+      BATCH_PROGRESS,
+      { id },
+      {
+        onData: (data) => setBatch(data.batchProgress),
+        onEnd: (failure) => {
+          setLive(false);
+          if (failure !== undefined) setError(failure);
+        },
       },
-    });
+    );
     return () => {
       stop();
       setLive(false);
@@ -121,7 +133,11 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       <dl class="facts">
         <div>
           <dt>{t('batch.total')}</dt>
-          <dd>{discarded ? t('batch.totalDiscarded') : t('batch.totalValue', { amount: money(batch.payableAmount), count: batch.payableCount })}</dd>
+          <dd>
+            {discarded
+              ? t('batch.totalDiscarded')
+              : t('batch.totalValue', { amount: money(batch.payableAmount), count: batch.payableCount })}
+          </dd>
         </div>
         {/* Held rows apart from what is paid: the same payroll uploaded again is not counted twice. */}
         {batch.heldCount === 0 || batch.includeHeld || discarded ? null : (
@@ -132,32 +148,54 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         )}
         <div>
           <dt>{t('batch.rows')}</dt>
-          <dd>{t('report.summary', { rows: batch.rowCount, valid: batch.validCount, invalid: batch.invalidCount, warnings: batch.warningCount })}</dd>
+          <dd>
+            {t('report.summary', {
+              rows: batch.rowCount,
+              valid: batch.validCount,
+              invalid: batch.invalidCount,
+              warnings: batch.warningCount,
+            })}
+          </dd>
         </div>
         <div>
           <dt>{t('batch.commission')}</dt>
           <dd>
-            {discarded
-              ? '—'
-              : batch.approvedAt !== null
-              ? t('batch.commissionCharged', { amount: money(batch.commissionCharged) })
-              : estimate === undefined
-                ? <span class="muted">{t('batch.commissionNote')}</span>
-                : t('batch.commissionEstimate', { amount: money(estimate) })}
+            {discarded ? (
+              '—'
+            ) : batch.approvedAt !== null ? (
+              t('batch.commissionCharged', { amount: money(batch.commissionCharged) })
+            ) : estimate === undefined ? (
+              <span class="muted">{t('batch.commissionNote')}</span>
+            ) : (
+              t('batch.commissionEstimate', { amount: money(estimate) })
+            )}
           </dd>
         </div>
         <div>
           <dt>{t('batch.uploadedBy')}</dt>
-          <dd class="mono">{access.anonymous ? t('batch.whoApprovesLocal') : mine ? t('batch.you', { caller: batch.uploadedBy ?? '' }) : (batch.uploadedBy ?? '—')}</dd>
+          <dd class="mono">
+            {access.anonymous
+              ? t('batch.whoApprovesLocal')
+              : mine
+                ? t('batch.you', { caller: batch.uploadedBy ?? '' })
+                : (batch.uploadedBy ?? '—')}
+          </dd>
         </div>
         {discarded ? null : (
           <div>
             <dt>{batch.approvedBy === null ? t('batch.whoApproves') : t('batch.approvedBy')}</dt>
-            <dd>{batch.approvedBy === null ? whoApproves() : batch.approvals.length > 1 ? batch.approvals.map((a) => a.by).join(', ') : personName(batch.approvedBy)}</dd>
+            <dd>
+              {batch.approvedBy === null
+                ? whoApproves()
+                : batch.approvals.length > 1
+                  ? batch.approvals.map((a) => a.by).join(', ')
+                  : personName(batch.approvedBy)}
+            </dd>
           </div>
         )}
         {/* What the approval policy has and still needs, while the batch waits for it. */}
-        {approvalsLine(batch, i18n) === null || (batch.approvals.length === 0 && batch.approvalsNeeded?.required === 1 && batch.approvalsNeeded.lapsed.length === 0) ? null : (
+        {approvalsLine(batch, i18n) === null ||
+        (batch.approvals.length === 0 && batch.approvalsNeeded?.required === 1 && batch.approvalsNeeded.lapsed.length === 0) ? null : (
           <div>
             <dt>{t('batch.approvals')}</dt>
             <dd data-testid="approvals">{approvalsLine(batch, i18n)}</dd>
@@ -229,7 +267,13 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
             </div>
             <div>
               <dt>{t('batch.left')}</dt>
-              <dd>{batch.waiting !== null && !finished ? t('batch.waitingNow') : batch.secondsLeft == null || finished ? '—' : formatDuration(batch.secondsLeft, i18n)}</dd>
+              <dd>
+                {batch.waiting !== null && !finished
+                  ? t('batch.waitingNow')
+                  : batch.secondsLeft == null || finished
+                    ? '—'
+                    : formatDuration(batch.secondsLeft, i18n)}
+              </dd>
             </div>
           </dl>
         </section>
@@ -244,14 +288,22 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         }}
       />
       <div role="status" class="status-line">
-        {notice?.status === batch.status ? noticeText(notice.action, batch, i18n) : approvedAlready(batch, access) ? t('batch.approvalRecorded') : ''}
+        {notice?.status === batch.status
+          ? noticeText(notice.action, batch, i18n)
+          : approvedAlready(batch, access)
+            ? t('batch.approvalRecorded')
+            : ''}
       </div>
       <ReviewEntry batch={batch} access={access} onChanged={() => setGeneration((n) => n + 1)} />
       {error === undefined ? null : <ErrorNotice error={error} />}
 
       <Downloads batch={batch} />
       {problems.length > 0 || batch.status === 'REJECTED' ? <ValidationReport batch={batch} problems={problems} /> : null}
-      <ItemsTable batchId={batch.id} awaitingApproval={batch.approvedAt === null} refreshKey={`${batch.status}|${batch.counts.map((c) => `${c.status}:${c.count}`).join(',')}`} />
+      <ItemsTable
+        batchId={batch.id}
+        awaitingApproval={batch.approvedAt === null}
+        refreshKey={`${batch.status}|${batch.counts.map((c) => `${c.status}:${c.count}`).join(',')}`}
+      />
     </>
   );
 }

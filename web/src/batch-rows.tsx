@@ -151,12 +151,16 @@ export function HeldRows({ batch }: { batch: BatchDetail }) {
       <ChangedAccounts batch={batch} />
       {batch.heldCount === 0 ? null : (
         <>
-          <p>{t(batch.includeHeld ? 'batch.heldIncluded' : 'batch.held', { count: batch.heldCount, amount: money(batch.heldAmount.value) })}</p>
+          <p>
+            {t(batch.includeHeld ? 'batch.heldIncluded' : 'batch.held', { count: batch.heldCount, amount: money(batch.heldAmount.value) })}
+          </p>
           {batch.overlaps.length === 0 ? null : (
             <ul>
               {batch.overlaps.map((overlap) => (
                 <li key={overlap.batchId}>
-                  <a href={`#/batches/${overlap.batchId}`}>{t('batch.overlap', { batch: overlap.batchId, rows: overlap.rows, amount: money(overlap.amount) })}</a>
+                  <a href={`#/batches/${overlap.batchId}`}>
+                    {t('batch.overlap', { batch: overlap.batchId, rows: overlap.rows, amount: money(overlap.amount) })}
+                  </a>
                 </li>
               ))}
             </ul>

@@ -136,7 +136,12 @@ export function BatchesPage({ access }: { access: Access }) {
                       {batch.dismissedAt === null ? null : <div class="muted">{t('batches.dismissed')}</div>}
                       {dismissable(batch) && access.may.cancel ? (
                         <div>
-                          <button type="button" class="link" aria-label={t('batches.dismissLabel', { name: batch.fileName ?? batch.name })} onClick={() => void dismiss(batch)}>
+                          <button
+                            type="button"
+                            class="link"
+                            aria-label={t('batches.dismissLabel', { name: batch.fileName ?? batch.name })}
+                            onClick={() => void dismiss(batch)}
+                          >
                             {t('batches.dismiss')}
                           </button>
                         </div>
@@ -149,14 +154,24 @@ export function BatchesPage({ access }: { access: Access }) {
                     <td class="num">
                       {batch.payableCount}
                       {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldApart', { count: batch.heldCount })}</div>}
-                      {changedHeld(batch) ? <div class="muted">{t('batches.changedApart', { count: batch.changedAccountCount })}</div> : null}
+                      {changedHeld(batch) ? (
+                        <div class="muted">{t('batches.changedApart', { count: batch.changedAccountCount })}</div>
+                      ) : null}
                     </td>
                     <td class="num">{batch.invalidCount}</td>
                     <td class="num">
                       <Money value={batch.payableAmount} />
-                      {batch.heldCount === 0 ? null : <div class="muted">{t('batches.heldAmount', { amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}</div>}
+                      {batch.heldCount === 0 ? null : (
+                        <div class="muted">
+                          {t('batches.heldAmount', { amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
+                        </div>
+                      )}
                       {changedHeld(batch) ? (
-                        <div class="muted">{t('batches.changedAmount', { amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag) })}</div>
+                        <div class="muted">
+                          {t('batches.changedAmount', {
+                            amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
+                          })}
+                        </div>
                       ) : null}
                     </td>
                     <td class="progress-cell">

@@ -14,7 +14,10 @@ export function Downloads({ batch, only }: { batch: BatchDetail; only?: 'problem
   ];
   if (kinds.length === 0) return null;
   return (
-    <DownloadSection id={`downloads-${batch.id}`} rows={kinds.map(([kind, label]) => ({ id: `download-${batch.id}-${kind}`, label, path: `/batches/${batch.id}/${kind}` }))} />
+    <DownloadSection
+      id={`downloads-${batch.id}`}
+      rows={kinds.map(([kind, label]) => ({ id: `download-${batch.id}-${kind}`, label, path: `/batches/${batch.id}/${kind}` }))}
+    />
   );
 }
 

@@ -4,7 +4,15 @@ import { gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { ErrorNotice } from './parts.tsx';
 import { EventRefusalNotice, POLL_MS, formatMs, nameOf, outcomeWords } from './events-parts.tsx';
-import { EVENT_DELIVERIES, RESEND_EVENT, refused, type DeliveryAttempt, type EventRefusal, type EventResult, type EventSubscription } from './events-queries.ts';
+import {
+  EVENT_DELIVERIES,
+  RESEND_EVENT,
+  refused,
+  type DeliveryAttempt,
+  type EventRefusal,
+  type EventResult,
+  type EventSubscription,
+} from './events-queries.ts';
 import { typeTitle, useEventsText } from './events-text.ts';
 
 /** How many attempts the log shows: the newest (the API pages back by an attempt id it does not expose). */
@@ -43,7 +51,9 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
     setRefusal(undefined);
     setError(undefined);
     try {
-      const { result } = await gql<{ result: EventResult<{ delivery: { outcome: string; statusCode: number | null; excerpt: string | null } }> }>(RESEND_EVENT, {
+      const { result } = await gql<{
+        result: EventResult<{ delivery: { outcome: string; statusCode: number | null; excerpt: string | null } }>;
+      }>(RESEND_EVENT, {
         id: subscription.id,
         eventId: attempt.eventId,
       });
@@ -62,7 +72,9 @@ export function DeliveryLog({ subscription }: { subscription: EventSubscription 
     <section class="delivery-log" id={`log-${subscription.id}`} aria-label={title}>
       <h4>{title}</h4>
       <p role="status" class="status-line">
-        {sent === undefined ? '' : te('events.resendDone', { type: typeTitle(sent.type, te), outcome: outcomeWords(sent.outcome, sent.statusCode, te) })}
+        {sent === undefined
+          ? ''
+          : te('events.resendDone', { type: typeTitle(sent.type, te), outcome: outcomeWords(sent.outcome, sent.statusCode, te) })}
       </p>
       {refusal === undefined ? null : <EventRefusalNotice refusal={refusal} />}
       {error === undefined ? null : <ErrorNotice error={error} onRetry={() => setReload((n) => n + 1)} />}

@@ -102,7 +102,11 @@ function TroubleNotice({ subscriptions }: { subscriptions: EventSubscription[] }
           <li key={s.id}>
             {stateOf(s) === 'off'
               ? te('events.troubleOff', { name: nameOf(s), why: offReason(s, te), count: s.backlog })
-              : te('events.troubleFailing', { name: nameOf(s), since: formatDateTime(s.failingSince, i18n), next: formatDateTime(s.nextAttemptAt, i18n) })}
+              : te('events.troubleFailing', {
+                  name: nameOf(s),
+                  since: formatDateTime(s.failingSince, i18n),
+                  next: formatDateTime(s.nextAttemptAt, i18n),
+                })}
           </li>
         ))}
       </ul>
@@ -125,9 +129,12 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
     setRefusal(undefined);
     setError(undefined);
     try {
-      const data = await gql<{ result: EventResult<{ created: { secret: string; subscription: EventSubscription } }> }>(CREATE_EVENT_SUBSCRIPTION, {
-        input: { url: url.trim(), types: picked, description: description.trim(), eventsPerRequest: Number(perRequest) },
-      });
+      const data = await gql<{ result: EventResult<{ created: { secret: string; subscription: EventSubscription } }> }>(
+        CREATE_EVENT_SUBSCRIPTION,
+        {
+          input: { url: url.trim(), types: picked, description: description.trim(), eventsPerRequest: Number(perRequest) },
+        },
+      );
       if (refused(data.result)) return setRefusal(data.result);
       onCreated(data.result.created.subscription, data.result.created.secret);
       setUrl('');
@@ -171,7 +178,13 @@ function SubscribeForm({ types, onCreated }: { types: EventType[]; onCreated: (s
         </div>
         <div>
           <label for="events-description">{te('events.description')}</label>
-          <input id="events-description" type="text" value={description} maxLength={200} onInput={(event) => setDescription((event.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="events-description"
+            type="text"
+            value={description}
+            maxLength={200}
+            onInput={(event) => setDescription((event.currentTarget as HTMLInputElement).value)}
+          />
         </div>
         <div>
           <label for="events-per-request">{te('events.perRequest')}</label>

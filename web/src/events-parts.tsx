@@ -54,7 +54,9 @@ export function outcomeWords(outcome: string, statusCode: number | null, te: Eve
 const OUTCOMES = ['delivered', 'failed', 'timeout', 'redirect', 'refused-target', 'unreachable'];
 
 export function formatMs(ms: number, i18n: Translator, te: EventsText): string {
-  return ms < 1000 ? te('events.ms', { ms: formatNumber(ms, i18n.tag) }) : te('events.seconds', { s: formatNumber(ms / 1000, i18n.tag, 1) });
+  return ms < 1000
+    ? te('events.ms', { ms: formatNumber(ms, i18n.tag) })
+    : te('events.seconds', { s: formatNumber(ms / 1000, i18n.tag, 1) });
 }
 
 /** The reader's time zone, named beside a date-time they pick. */
@@ -69,12 +71,22 @@ export function EventRefusalNotice({ refusal }: { refusal: EventRefusal }) {
   return (
     <div class="notice notice-bad" role="alert" data-code={refusal.code}>
       {known ? <p>{te(key)}</p> : null}
-      <p>{known ? te('events.gatewaySaid', { message: serverText(refusal.message, i18n) }) : i18n.t('common.refused', { message: serverText(refusal.message, i18n) })}</p>
+      <p>
+        {known
+          ? te('events.gatewaySaid', { message: serverText(refusal.message, i18n) })
+          : i18n.t('common.refused', { message: serverText(refusal.message, i18n) })}
+      </p>
     </div>
   );
 }
 
-const ERROR_CODES = ['EVENT_SUBSCRIPTION_NOT_FOUND', 'EVENT_ENDPOINT_REFUSED', 'EVENT_TYPE_UNKNOWN', 'EVENT_REQUEST_SIZE_INVALID', 'EVENT_NOT_FOUND'];
+const ERROR_CODES = [
+  'EVENT_SUBSCRIPTION_NOT_FOUND',
+  'EVENT_ENDPOINT_REFUSED',
+  'EVENT_TYPE_UNKNOWN',
+  'EVENT_REQUEST_SIZE_INVALID',
+  'EVENT_NOT_FOUND',
+];
 
 export interface ShownSecret {
   name: string;
@@ -128,7 +140,9 @@ export function SecretOnce({ shown, onDone }: { shown: ShownSecret; onDone: () =
         <span role="status">{copy === 'copied' ? te('events.copied') : copy === 'failed' ? te('events.copyFailed') : ''}</span>
       </div>
       <p>{te('events.secretHint')}</p>
-      {shown.previousValidUntil === undefined ? null : <p>{te('events.rotatedHint', { time: formatDateTime(shown.previousValidUntil, i18n) })}</p>}
+      {shown.previousValidUntil === undefined ? null : (
+        <p>{te('events.rotatedHint', { time: formatDateTime(shown.previousValidUntil, i18n) })}</p>
+      )}
       <button type="button" onClick={onDone}>
         {te('events.secretDone')}
       </button>

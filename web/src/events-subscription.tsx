@@ -69,7 +69,11 @@ export function SubscriptionCard({
 
   const toggle = () =>
     act(
-      () => gql<{ result: EventResult<{ subscription: EventSubscription }> }>(UPDATE_EVENT_SUBSCRIPTION, { id: s.id, change: { enabled: !s.enabled } }),
+      () =>
+        gql<{ result: EventResult<{ subscription: EventSubscription }> }>(UPDATE_EVENT_SUBSCRIPTION, {
+          id: s.id,
+          change: { enabled: !s.enabled },
+        }),
       onChanged,
     );
   const rotate = () =>
@@ -97,7 +101,11 @@ export function SubscriptionCard({
         </div>
         <div>
           <dt>{te('events.types')}</dt>
-          <dd>{everyType ? te('events.allTypes') : te('events.someTypes', { count: s.types.length, names: s.types.map((type) => typeTitle(type, te)).join(', ') })}</dd>
+          <dd>
+            {everyType
+              ? te('events.allTypes')
+              : te('events.someTypes', { count: s.types.length, names: s.types.map((type) => typeTitle(type, te)).join(', ') })}
+          </dd>
         </div>
         {s.eventsPerRequest === 1 ? null : (
           <div>
@@ -167,7 +175,15 @@ export function SubscriptionCard({
   );
 }
 
-function ReplayForm({ subscription, busy, onReplay }: { subscription: EventSubscription; busy: boolean; onReplay: (since: string) => void }) {
+function ReplayForm({
+  subscription,
+  busy,
+  onReplay,
+}: {
+  subscription: EventSubscription;
+  busy: boolean;
+  onReplay: (since: string) => void;
+}) {
   const te = useEventsText();
   const [local, setLocal] = useState('');
   const [missing, setMissing] = useState(false);

@@ -7,25 +7,29 @@ import { useI18n } from './i18n.ts';
  */
 const en = {
   'events.title': 'Events',
-  'events.intro': 'The gateway posts signed events (a batch approved, a row paid, a batch finished with its totals) to the systems subscribed here: in order, at least once, each with an id the receiver uses to drop a repeat.',
+  'events.intro':
+    'The gateway posts signed events (a batch approved, a row paid, a batch finished with its totals) to the systems subscribed here: in order, at least once, each with an id the receiver uses to drop a repeat.',
   'events.refresh': 'Refresh',
   'events.troubleTitle': 'Some events are not getting through',
   'events.troubleFailing': '{name} has failed since {since}; later events wait behind the failing one. Next try {next}.',
   'events.troubleOff': '{name} is off ({why}): {count:# event waits|# events wait} until it is turned on again.',
   'events.new': 'Subscribe an endpoint',
   'events.url': 'Endpoint URL',
-  'events.urlHint': 'An https address the gateway can reach; the receiver verifies every delivery with the signing secret (Standard Webhooks).',
+  'events.urlHint':
+    'An https address the gateway can reach; the receiver verifies every delivery with the signing secret (Standard Webhooks).',
   'events.description': 'What it is for (optional)',
   'events.types': 'Event types',
   'events.typesHint': 'Tick none to receive every type.',
   'events.perRequest': 'Events per request',
-  'events.perRequestHint': '1: each event in a request of its own, as most receivers expect. 2 to 100: lists of events in one request (type event.list), for a receiver that takes them.',
+  'events.perRequestHint':
+    '1: each event in a request of its own, as most receivers expect. 2 to 100: lists of events in one request (type event.list), for a receiver that takes them.',
   'events.perRequestList': 'Lists of up to {count} events per request',
   'events.subscribe': 'Subscribe',
   'events.subscribing': 'Subscribing…',
   'events.secretTitle': 'Signing secret, shown this once',
   'events.secretFor': 'For {name}.',
-  'events.secretHint': 'Give it to the receiver now: the gateway keeps it sealed and cannot show it again. If it is lost, make a new one with “New secret”.',
+  'events.secretHint':
+    'Give it to the receiver now: the gateway keeps it sealed and cannot show it again. If it is lost, make a new one with “New secret”.',
   'events.rotatedHint': 'The old secret still signs beside the new one until {time}: switch the receiver before then.',
   'events.copy': 'Copy',
   'events.copied': 'Copied',
@@ -83,7 +87,8 @@ const en = {
   'events.seconds': '{s} s',
   'events.gatewaySaid': 'The gateway said: {message}',
   'events.error.EVENT_SUBSCRIPTION_NOT_FOUND': 'This subscription no longer exists: another admin may have deleted it.',
-  'events.error.EVENT_ENDPOINT_REFUSED': 'Events cannot be sent to this address: it must be https and reach a public address (plain http to this computer only where the gateway allows it for development).',
+  'events.error.EVENT_ENDPOINT_REFUSED':
+    'Events cannot be sent to this address: it must be https and reach a public address (plain http to this computer only where the gateway allows it for development).',
   'events.error.EVENT_TYPE_UNKNOWN': 'The gateway does not know one of these event types.',
   'events.error.EVENT_REQUEST_SIZE_INVALID': 'Events per request must be a whole number from 1 to 100.',
   'events.error.EVENT_NOT_FOUND': 'That event was never sent to this subscription: events not yet sent go out in their order.',
@@ -121,16 +126,19 @@ const en = {
   'events.help.batch.resumed': 'A batch pays on: a person resumed it, or the balance came to cover it.',
   'events.help.batch.completed': 'Every row of a batch was paid: totals paid, failed, cancelled and held, and the commission.',
   'events.help.batch.completed_with_failures': 'A batch ended with rows not paid: the same totals.',
-  'events.help.batch.cancelled': 'A batch was cancelled once its payments in flight ended: totals paid, failed and cancelled. Each row’s end comes before it.',
+  'events.help.batch.cancelled':
+    'A batch was cancelled once its payments in flight ended: totals paid, failed and cancelled. Each row’s end comes before it.',
   'events.help.batch_row.paid': 'A row was paid: its line, payment, amount, commission and the card’s mask.',
-  'events.help.batch_row.failed': 'A row was not paid, for good (unless someone pays failed rows again): its line, payment, amount, and why in plain words.',
+  'events.help.batch_row.failed':
+    'A row was not paid, for good (unless someone pays failed rows again): its line, payment, amount, and why in plain words.',
   'events.help.batch_row.needs_review': 'No read settles a row’s outcome: a person decides.',
   'events.help.batch_row.settled_by_review': 'A review or a person settled such a row: its outcome, and who.',
   'events.help.batch_row.cancelled': 'A row of a cancelled batch was not paid: never sent, or created and not executed.',
   'events.help.batch_row.retried': 'Someone chose to pay a failed row again: its earlier outcome no longer stands; the next one follows.',
   'events.help.payment.paid': 'A single payment (not in a batch) completed: amount and commission.',
   'events.help.payment.failed': 'A single payment ended unpaid, for good: amount, and why.',
-  'events.help.payment.rejected': 'Not an outcome: a single payment was refused or never reached the partner; nothing was paid, and it may be sent again as the same payment.',
+  'events.help.payment.rejected':
+    'Not an outcome: a single payment was refused or never reached the partner; nothing was paid, and it may be sent again as the same payment.',
   'events.help.reconciliation.finished': 'A reconciliation run ended: its period, outcome and discrepancies.',
   'events.help.event_subscription.disabled': 'A subscription was turned off after failing for too long: which, and since when.',
 };
@@ -139,7 +147,8 @@ export type EventsKey = keyof typeof en;
 
 const ru: Record<EventsKey, string> = {
   'events.title': 'События',
-  'events.intro': 'Шлюз отправляет подписанные события (реестр утверждён, строка выплачена, реестр завершён с итогами) системам, подписанным здесь: по порядку, хотя бы один раз, каждое со своим идентификатором, по которому получатель отбрасывает повтор.',
+  'events.intro':
+    'Шлюз отправляет подписанные события (реестр утверждён, строка выплачена, реестр завершён с итогами) системам, подписанным здесь: по порядку, хотя бы один раз, каждое со своим идентификатором, по которому получатель отбрасывает повтор.',
   'events.refresh': 'Обновить',
   'events.troubleTitle': 'Часть событий не доходит',
   'events.troubleFailing': '{name}: ошибки доставки с {since}; следующие события ждут за недоставленным. Следующая попытка {next}.',
@@ -151,13 +160,15 @@ const ru: Record<EventsKey, string> = {
   'events.types': 'Типы событий',
   'events.typesHint': 'Не отмечено ничего — все типы.',
   'events.perRequest': 'Событий в запросе',
-  'events.perRequestHint': '1 — каждое событие отдельным запросом, как ждёт большинство получателей. От 2 до 100 — списки событий в одном запросе (тип event.list), если получатель их принимает.',
+  'events.perRequestHint':
+    '1 — каждое событие отдельным запросом, как ждёт большинство получателей. От 2 до 100 — списки событий в одном запросе (тип event.list), если получатель их принимает.',
   'events.perRequestList': 'Списки до {count} событий в запросе',
   'events.subscribe': 'Подписать',
   'events.subscribing': 'Подписываем…',
   'events.secretTitle': 'Секрет подписи — показан один раз',
   'events.secretFor': 'Для {name}.',
-  'events.secretHint': 'Передайте его получателю сейчас: шлюз хранит его зашифрованным и показать снова не может. Если он потерян, создайте новый кнопкой «Новый секрет».',
+  'events.secretHint':
+    'Передайте его получателю сейчас: шлюз хранит его зашифрованным и показать снова не может. Если он потерян, создайте новый кнопкой «Новый секрет».',
   'events.rotatedHint': 'Старый секрет подписывает рядом с новым до {time}: переключите получателя до этого времени.',
   'events.copy': 'Копировать',
   'events.copied': 'Скопировано',
@@ -209,13 +220,15 @@ const ru: Record<EventsKey, string> = {
   'events.replayLabel': 'Отправить снова все события начиная с (ваше время, {zone})',
   'events.replayButton': 'Повторить',
   'events.replayMissing': 'Укажите дату и время, с которых повторить.',
-  'events.replayDone': 'Снова отправится {count:# событие|# события|# событий}, по порядку, с прежними идентификаторами: получатель отбросит те, что у него есть.',
+  'events.replayDone':
+    'Снова отправится {count:# событие|# события|# событий}, по порядку, с прежними идентификаторами: получатель отбросит те, что у него есть.',
   'events.status': '{outcome} (HTTP {code})',
   'events.ms': '{ms} мс',
   'events.seconds': '{s} с',
   'events.gatewaySaid': 'Ответ шлюза: {message}',
   'events.error.EVENT_SUBSCRIPTION_NOT_FOUND': 'Этой подписки больше нет: возможно, её удалил другой администратор.',
-  'events.error.EVENT_ENDPOINT_REFUSED': 'На этот адрес события отправлять нельзя: нужен https и публичный адрес (простой http к этому компьютеру — только если шлюз разрешает это для разработки).',
+  'events.error.EVENT_ENDPOINT_REFUSED':
+    'На этот адрес события отправлять нельзя: нужен https и публичный адрес (простой http к этому компьютеру — только если шлюз разрешает это для разработки).',
   'events.error.EVENT_TYPE_UNKNOWN': 'Шлюз не знает одного из этих типов событий.',
   'events.error.EVENT_REQUEST_SIZE_INVALID': 'Событий в запросе — целое число от 1 до 100.',
   'events.error.EVENT_NOT_FOUND': 'Это событие этой подписке ещё не отправлялось: неотправленные события уходят по порядку.',
@@ -253,16 +266,20 @@ const ru: Record<EventsKey, string> = {
   'events.help.batch.resumed': 'Выплаты продолжаются: реестр возобновил человек или пополнился баланс.',
   'events.help.batch.completed': 'Все строки реестра выплачены: итоги выплаченного, неудачного, отменённого и отложенного, комиссия.',
   'events.help.batch.completed_with_failures': 'Реестр завершён с невыплаченными строками: те же итоги.',
-  'events.help.batch.cancelled': 'Реестр отменён, когда закончились уже отправленные выплаты: итоги выплаченного, неудачного и отменённого. Исход каждой строки приходит раньше.',
+  'events.help.batch.cancelled':
+    'Реестр отменён, когда закончились уже отправленные выплаты: итоги выплаченного, неудачного и отменённого. Исход каждой строки приходит раньше.',
   'events.help.batch_row.paid': 'Строка выплачена: её номер, платёж, сумма, комиссия и маска карты.',
-  'events.help.batch_row.failed': 'Строка не выплачена окончательно (если её не отправят повторно вручную): номер, платёж, сумма и причина простыми словами.',
+  'events.help.batch_row.failed':
+    'Строка не выплачена окончательно (если её не отправят повторно вручную): номер, платёж, сумма и причина простыми словами.',
   'events.help.batch_row.needs_review': 'Исход строки не удаётся узнать: решает человек.',
   'events.help.batch_row.settled_by_review': 'Такую строку решила проверка или человек: исход и кто решил.',
   'events.help.batch_row.cancelled': 'Строка отменённого реестра не выплачена: не отправлялась или создана и не исполнена.',
-  'events.help.batch_row.retried': 'Невыплаченную строку решили выплатить повторно: прежний исход больше не действует, новый придёт следом.',
+  'events.help.batch_row.retried':
+    'Невыплаченную строку решили выплатить повторно: прежний исход больше не действует, новый придёт следом.',
   'events.help.payment.paid': 'Одиночный платёж (не из реестра) выплачен: сумма и комиссия.',
   'events.help.payment.failed': 'Одиночный платёж не выплачен окончательно: сумма и причина.',
-  'events.help.payment.rejected': 'Это ещё не исход: одиночный платёж отклонён или не дошёл до партнёра; ничего не выплачено, и тот же платёж можно отправить снова.',
+  'events.help.payment.rejected':
+    'Это ещё не исход: одиночный платёж отклонён или не дошёл до партнёра; ничего не выплачено, и тот же платёж можно отправить снова.',
   'events.help.reconciliation.finished': 'Сверка закончилась: период, итог и число расхождений.',
   'events.help.event_subscription.disabled': 'Подписку отключили после слишком долгих ошибок: какую и с какого времени.',
 };

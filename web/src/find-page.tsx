@@ -30,9 +30,10 @@ async function findPayments(query: string): Promise<Found> {
       return { payments: [] as Payment[], failure: error };
     },
   );
-  const byReference = gql<{ searchPayments: { edges: Array<{ node: Payment }> } }>(SEARCH_BY_REFERENCE, { reference: query, first: MAX_FOUND }).then((reply) =>
-    reply.searchPayments.edges.map((edge) => edge.node),
-  );
+  const byReference = gql<{ searchPayments: { edges: Array<{ node: Payment }> } }>(SEARCH_BY_REFERENCE, {
+    reference: query,
+    first: MAX_FOUND,
+  }).then((reply) => reply.searchPayments.edges.map((edge) => edge.node));
   const [id, references] = [await byId, await byReference];
   if (id.failure !== undefined && references.length === 0) throw id.failure;
   const found = [...id.payments, ...references];
@@ -112,7 +113,9 @@ export function FindPage({ query }: { query: string }) {
           {t('find.idNotAsked', { query: found.query })}
         </p>
       ) : null}
-      {found?.payments.map((payment) => <PaymentCard payment={payment} key={payment.paymentId} />)}
+      {found?.payments.map((payment) => (
+        <PaymentCard payment={payment} key={payment.paymentId} />
+      ))}
     </>
   );
 }

@@ -16,7 +16,8 @@ const en = {
   'nav.events': 'Events',
   'nav.eventsAdminsOnly': 'Event subscriptions are managed by admins.',
   'recon.title': 'Reconciliation',
-  'recon.intro': 'Compares what the gateway recorded with what the partner service holds, payment by payment, for whole days. It only reads: nothing is paid. A status the partner holds final and the gateway does not is taken over (repaired); everything else is listed for you to decide.',
+  'recon.intro':
+    'Compares what the gateway recorded with what the partner service holds, payment by payment, for whole days. It only reads: nothing is paid. A status the partner holds final and the gateway does not is taken over (repaired); everything else is listed for you to decide.',
   'recon.runs': 'Runs',
   'recon.empty': 'No reconciliation has run yet.',
   'recon.period': 'Period',
@@ -146,7 +147,8 @@ const en = {
   'upload.forbidden': 'Your role may not upload files.',
   'upload.again': 'Upload another file',
   'upload.repeat': 'Upload it again as a repeat',
-  'upload.repeatHint': 'Paying this payroll again on purpose? Uploaded as a repeat, every row already paid or being paid is held: paid only if the approver includes held rows.',
+  'upload.repeatHint':
+    'Paying this payroll again on purpose? Uploaded as a repeat, every row already paid or being paid is held: paid only if the approver includes held rows.',
   'report.openBatch': 'Open batch {id}',
   'upload.templates': 'Templates: a file to fill in for each payment method',
   'upload.templatesHint': 'The header and one example row; replace the example with your payments.',
@@ -247,7 +249,8 @@ const en = {
   'batch.confirmApproveCommission': 'Pay {count:# row|# rows}, {amount} in total, plus about {commission} commission?',
   'batch.includeHeld': 'Also pay the {count:# held row|# held rows} ({amount})',
   'batch.heldTitle': 'Held rows',
-  'batch.held': '{count:# row|# rows} ({amount}) {count:repeats|repeat} a payment already made or under way: the same payee, amount and reference. They are held: not paid unless the approver includes them.',
+  'batch.held':
+    '{count:# row|# rows} ({amount}) {count:repeats|repeat} a payment already made or under way: the same payee, amount and reference. They are held: not paid unless the approver includes them.',
   'batch.heldIncluded': 'The approver chose to pay the {count:# held row|# held rows} too.',
   'batch.changedHeld':
     '{count:# row|# rows} ({amount}) {count:pays a payee|pay payees} whose account changed since the last payment to them. They are held: not paid unless the approver includes rows whose account changed.',
@@ -255,7 +258,8 @@ const en = {
   'batch.includeChanged': 'Also pay the {count:# row|# rows} whose account changed ({amount})',
   'batch.overlap': 'Batch {batch}: {rows:# row|# rows}, {amount}',
   'batch.forced': 'This file was imported before and uploaded again with force.',
-  'batch.confirmCancel': 'Stop this batch? Nothing more of it will be sent; payments already on their way finish first, which can take a few seconds.',
+  'batch.confirmCancel':
+    'Stop this batch? Nothing more of it will be sent; payments already on their way finish first, which can take a few seconds.',
   'batch.confirmDiscard': 'Discard this batch? It was never approved: nothing was sent, and none of its rows will be paid.',
   'batch.discarded': 'Discarded: nothing was paid.',
   'batch.dismiss': 'Remove from the list',
@@ -269,7 +273,8 @@ const en = {
   'batch.paused': 'Paused.',
   'batch.startAnyway': 'Start anyway',
   'batch.startAnywayNote': 'Start anyway: the batch pays what the balance covers, then pauses until the balance is topped up.',
-  'batch.confirmStartAnyway': 'Start paying {count:# row|# rows}, {amount} in total, although the balance may not cover them? The batch pays what the balance covers, then pauses until a top-up.',
+  'batch.confirmStartAnyway':
+    'Start paying {count:# row|# rows}, {amount} in total, although the balance may not cover them? The batch pays what the balance covers, then pauses until a top-up.',
   'batch.resumed': 'Resumed.',
   'wait.PERSON': 'Paused by {by}',
   'wait.PERSON_LOCAL': 'Paused by you (local single-user mode)',
@@ -321,7 +326,8 @@ const en = {
   'items.accountChanged': 'Account changed since {day}',
   'items.held:ACCOUNT_CHANGED': 'Held: account changed',
   'items.held:REPEAT': 'Held: repeats a payment',
-  'items.accountChangedHeld': 'Payee {payee} was last paid on {day} to another account: held, paid only if the approver includes rows whose account changed.',
+  'items.accountChangedHeld':
+    'Payee {payee} was last paid on {day} to another account: held, paid only if the approver includes rows whose account changed.',
   'items.error': 'Error',
   'items.empty': 'No rows with this status.',
   'items.createdNotExecuted': 'Created at the partner, not executed; it expires there at {time}. It will not be paid.',
@@ -329,7 +335,8 @@ const en = {
   'items.createdExecuted': 'Created at the partner and executed there after the cancel ({status}). See the reconciliation.',
   'review.title': 'Rows to check: {count}',
   'review.titleDone': 'Rows checked',
-  'review.intro': 'The outcome of these payments is unknown: they are not paid again by themselves. Check again with the partner: what it proves is settled (paid; or not paid, to be paid again with “Pay failed rows again”). What stays unknown, an approver other than the one who approved the batch marks, with a reason.',
+  'review.intro':
+    'The outcome of these payments is unknown: they are not paid again by themselves. Check again with the partner: what it proves is settled (paid; or not paid, to be paid again with “Pay failed rows again”). What stays unknown, an approver other than the one who approved the batch marks, with a reason.',
   'review.check': 'Check again with the partner',
   'review.checking': 'Checking…',
   'review.outcome': 'Checked: {settled} settled, {unsettled} still unknown.',
@@ -368,7 +375,8 @@ const en = {
   'find.source': 'Learned from',
   'find.reference': 'Reference',
   'find.recorded': 'The partner did not answer; this is the gateway’s record as of {time}.',
-  'find.idNotAsked': 'The partner did not answer, so “{query}” could not be looked up there as a payment id; below are the gateway’s records of your reference.',
+  'find.idNotAsked':
+    'The partner did not answer, so “{query}” could not be looked up there as a payment id; below are the gateway’s records of your reference.',
   'source.request': 'request sent',
   'source.create': 'create answer',
   'source.execute': 'execute answer',
@@ -395,7 +403,8 @@ const ru: Record<Key, string> = {
   'nav.events': 'События',
   'nav.eventsAdminsOnly': 'Подписками на события управляют администраторы.',
   'recon.title': 'Сверка',
-  'recon.intro': 'Сравнивает записи шлюза с данными партнёра по каждому платежу за целые дни. Сверка только читает: ничего не выплачивается. Статус, финальный у партнёра и не финальный в шлюзе, шлюз принимает (исправлено); остальное показано для вашего решения.',
+  'recon.intro':
+    'Сравнивает записи шлюза с данными партнёра по каждому платежу за целые дни. Сверка только читает: ничего не выплачивается. Статус, финальный у партнёра и не финальный в шлюзе, шлюз принимает (исправлено); остальное показано для вашего решения.',
   'recon.runs': 'Сверки',
   'recon.empty': 'Сверок ещё не было.',
   'recon.period': 'Период',
@@ -525,7 +534,8 @@ const ru: Record<Key, string> = {
   'upload.forbidden': 'Ваша роль не позволяет загружать файлы.',
   'upload.again': 'Загрузить другой файл',
   'upload.repeat': 'Загрузить ещё раз как повтор',
-  'upload.repeatHint': 'Нужно выплатить этот реестр ещё раз? При загрузке как повтор каждая строка, уже оплаченная или в оплате, будет отложена: её оплатят, только если утверждающий включит отложенные строки.',
+  'upload.repeatHint':
+    'Нужно выплатить этот реестр ещё раз? При загрузке как повтор каждая строка, уже оплаченная или в оплате, будет отложена: её оплатят, только если утверждающий включит отложенные строки.',
   'report.openBatch': 'Открыть реестр {id}',
   'upload.templates': 'Шаблоны: файл для заполнения по каждому способу выплаты',
   'upload.templatesHint': 'Заголовок и одна строка-пример; замените пример своими выплатами.',
@@ -576,7 +586,8 @@ const ru: Record<Key, string> = {
   'batch.approvalRecorded': 'Ваше утверждение учтено; выплаты начнутся, когда наберётся столько утверждений, сколько требует политика.',
   'batch.approvedBy': 'Утвердил',
   'batch.whoApproves': 'Кто может утвердить',
-  'batch.whoApprovesText': 'ключ с ролью «утверждающий» или «администратор», но не тот, которым реестр загружен (если шлюз не в однопользовательском режиме)',
+  'batch.whoApprovesText':
+    'ключ с ролью «утверждающий» или «администратор», но не тот, которым реестр загружен (если шлюз не в однопользовательском режиме)',
   'batch.whoApprovesLocal': 'вы (локальный однопользовательский режим)',
   'batch.whoApprovesYou': 'вы или другой ключ с ролью «утверждающий» или «администратор»',
   'batch.whoApprovesNotYou': 'ключ с ролью «утверждающий» или «администратор», но не ваш: реестр загрузили вы',
@@ -622,11 +633,13 @@ const ru: Record<Key, string> = {
   'batch.discard': 'Отклонить',
   'batch.retry': 'Повторить неудавшиеся',
   'batch.confirmApprove': 'Выплатить {count:# строку|# строки|# строк} на сумму {amount} (плюс комиссия)?',
-  'batch.confirmAddApproval': 'Утвердить выплату {count:# строки|# строк|# строк} на сумму {amount}? Выплаты начнутся, когда наберётся столько утверждений, сколько требует политика.',
+  'batch.confirmAddApproval':
+    'Утвердить выплату {count:# строки|# строк|# строк} на сумму {amount}? Выплаты начнутся, когда наберётся столько утверждений, сколько требует политика.',
   'batch.confirmApproveCommission': 'Выплатить {count:# строку|# строки|# строк} на сумму {amount} плюс комиссия около {commission}?',
   'batch.includeHeld': 'Выплатить и отложенные строки: {count} ({amount})',
   'batch.heldTitle': 'Отложенные строки',
-  'batch.held': '{count:# строка|# строки|# строк} ({amount}) {count:повторяет|повторяют|повторяют} выплату, уже сделанную или идущую: тот же получатель, сумма и назначение. Они отложены: не будут оплачены, если утверждающий их не включит.',
+  'batch.held':
+    '{count:# строка|# строки|# строк} ({amount}) {count:повторяет|повторяют|повторяют} выплату, уже сделанную или идущую: тот же получатель, сумма и назначение. Они отложены: не будут оплачены, если утверждающий их не включит.',
   'batch.heldIncluded': 'Утверждающий решил оплатить и отложенные строки: {count}.',
   'batch.changedHeld':
     '{count:# строка|# строки|# строк} ({amount}): у получателя {count:сменился|сменились|сменились} счёт или карта после последней выплаты. Они отложены: не будут оплачены, если утверждающий не включит строки со сменой счёта.',
@@ -634,7 +647,8 @@ const ru: Record<Key, string> = {
   'batch.includeChanged': 'Выплатить и строки со сменой счёта: {count} ({amount})',
   'batch.overlap': 'Реестр {batch}: {rows:# строка|# строки|# строк}, {amount}',
   'batch.forced': 'Этот файл уже загружали; его загрузили снова принудительно.',
-  'batch.confirmCancel': 'Остановить реестр? Больше ничего из него не будет отправлено; платежи, которые уже в пути, сначала завершатся — это может занять несколько секунд.',
+  'batch.confirmCancel':
+    'Остановить реестр? Больше ничего из него не будет отправлено; платежи, которые уже в пути, сначала завершатся — это может занять несколько секунд.',
   'batch.confirmDiscard': 'Отклонить реестр? Он не был утверждён: ничего не отправлено, ни одна строка не будет выплачена.',
   'batch.discarded': 'Отклонён: ничего не выплачено.',
   'batch.dismiss': 'Убрать из списка',
@@ -648,7 +662,8 @@ const ru: Record<Key, string> = {
   'batch.paused': 'Приостановлен.',
   'batch.startAnyway': 'Всё равно начать',
   'batch.startAnywayNote': 'Всё равно начать: реестр выплатит то, на что хватит баланса, и приостановится до пополнения.',
-  'batch.confirmStartAnyway': 'Начать выплату {count:# строки|# строк|# строк} на сумму {amount}, хотя баланса может не хватить? Реестр выплатит то, на что хватит денег, и приостановится до пополнения.',
+  'batch.confirmStartAnyway':
+    'Начать выплату {count:# строки|# строк|# строк} на сумму {amount}, хотя баланса может не хватить? Реестр выплатит то, на что хватит денег, и приостановится до пополнения.',
   'batch.resumed': 'Продолжен.',
   'wait.PERSON': 'Приостановил {by}',
   'wait.PERSON_LOCAL': 'Приостановлен вами (локальный однопользовательский режим)',
@@ -700,7 +715,8 @@ const ru: Record<Key, string> = {
   'items.accountChanged': 'Счёт сменился после {day}',
   'items.held:ACCOUNT_CHANGED': 'Отложена: сменился счёт',
   'items.held:REPEAT': 'Отложена: повтор выплаты',
-  'items.accountChangedHeld': 'Получателю {payee} в последний раз платили {day} на другой счёт: строка отложена и будет оплачена, только если утверждающий включит строки со сменой счёта.',
+  'items.accountChangedHeld':
+    'Получателю {payee} в последний раз платили {day} на другой счёт: строка отложена и будет оплачена, только если утверждающий включит строки со сменой счёта.',
   'items.error': 'Ошибка',
   'items.empty': 'Строк с таким статусом нет.',
   'items.createdNotExecuted': 'Создан у партнёра, не проведён; истекает там {time}. Выплачен не будет.',
@@ -708,7 +724,8 @@ const ru: Record<Key, string> = {
   'items.createdExecuted': 'Создан у партнёра и проведён там после отмены ({status}). См. сверку.',
   'review.title': 'Строки на проверку: {count}',
   'review.titleDone': 'Строки проверены',
-  'review.intro': 'Результат этих платежей неизвестен: сами они повторно не выплачиваются. Проверьте у партнёра ещё раз: доказанное будет учтено (выплачено; или не выплачено — тогда «Повторить неудавшиеся»). Что останется неизвестным, отмечает утверждающий, но не тот, кто утвердил реестр, с указанием причины.',
+  'review.intro':
+    'Результат этих платежей неизвестен: сами они повторно не выплачиваются. Проверьте у партнёра ещё раз: доказанное будет учтено (выплачено; или не выплачено — тогда «Повторить неудавшиеся»). Что останется неизвестным, отмечает утверждающий, но не тот, кто утвердил реестр, с указанием причины.',
   'review.check': 'Проверить у партнёра ещё раз',
   'review.checking': 'Проверяем…',
   'review.outcome': 'Проверено: учтено {settled}, неизвестно {unsettled}.',

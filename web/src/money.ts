@@ -33,7 +33,13 @@ export function formatMoney(value: string, currency: string, locale: string): st
   const key = `${locale}|${currency}`;
   let format = formatters.get(key);
   if (format === undefined) {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    format = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
     formatters.set(key, format);
   }
   // A numeric string is formatted exactly (Intl.NumberFormat v3), whatever its size.

@@ -51,11 +51,14 @@ const rowErrorsOnly = (batch: { status: string; validCount: number }) => batch.s
 
 export function BatchStatusBadge({ batch }: { batch: { status: string; validCount: number } }) {
   const i18n = useI18n();
-  return <span class={`badge badge-${rowErrorsOnly(batch) ? 'warn' : (tone[batch.status] ?? 'plain')}`}>{batchStatusName(batch, i18n)}</span>;
+  return (
+    <span class={`badge badge-${rowErrorsOnly(batch) ? 'warn' : (tone[batch.status] ?? 'plain')}`}>{batchStatusName(batch, i18n)}</span>
+  );
 }
 
 /** Status names the gateway's own sentences may carry (batch, row and payment states). */
-const STATUS_WORD = /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
+const STATUS_WORD =
+  /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
 /** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (readable-text.ts), or "46950.60 RUB" as older messages do. */
 const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits, "10.00–1,000,000.00 RUB" as check-payment.ts writes them). */
@@ -75,23 +78,25 @@ const ISO_DAY = /(?<![\w.-])(\d{4})-(\d{2})-(\d{2})(?![\w.-]*\w)/g;
  */
 export function serverText(text: string, i18n: Translator): string {
   const money = (value: string, currency: string) => formatMoney(value.replace(/,/g, ''), currency, i18n.tag);
-  return text
-    .replace(RANGE, (_whole, from: string, to: string, currency: string) => `${money(from, currency)}–${money(to, currency)}`)
-    .replace(AMOUNT, (_whole, value: string, currency: string) => money(value, currency))
-    .replace(ISO_TIME, (time) => new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(time)))
-    // A moment said in UTC is said in the reader's zone, as every other time on the page (issue 38).
-    .replace(UTC_TIME, (_whole, date: string, month: string, year: string, hours: string, minutes: string) =>
-      new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'short' }).format(
-        new Date(Date.UTC(Number(year), MONTHS.indexOf(month), Number(date), Number(hours), Number(minutes))),
-      ),
-    )
-    .replace(ISO_DAY, (day, year: string, month: string, date: string) => {
-      const at = new Date(Date.UTC(Number(year), Number(month) - 1, Number(date)));
-      // The day itself, whatever the reader's time zone: not a moment to shift.
-      return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
-    })
-    .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`)
-    .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use “${i18n.t(CONTROLS[choice])}”`);
+  return (
+    text
+      .replace(RANGE, (_whole, from: string, to: string, currency: string) => `${money(from, currency)}–${money(to, currency)}`)
+      .replace(AMOUNT, (_whole, value: string, currency: string) => money(value, currency))
+      .replace(ISO_TIME, (time) => new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(time)))
+      // A moment said in UTC is said in the reader's zone, as every other time on the page (issue 38).
+      .replace(UTC_TIME, (_whole, date: string, month: string, year: string, hours: string, minutes: string) =>
+        new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeStyle: 'short' }).format(
+          new Date(Date.UTC(Number(year), MONTHS.indexOf(month), Number(date), Number(hours), Number(minutes))),
+        ),
+      )
+      .replace(ISO_DAY, (day, year: string, month: string, date: string) => {
+        const at = new Date(Date.UTC(Number(year), Number(month) - 1, Number(date)));
+        // The day itself, whatever the reader's time zone: not a moment to shift.
+        return Number.isNaN(at.getTime()) ? day : new Intl.DateTimeFormat(i18n.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+      })
+      .replace(STATUS_WORD, (status) => `“${i18n.status(status)}”`)
+      .replace(API_CHOICE, (_whole, choice: keyof typeof CONTROLS) => `use “${i18n.t(CONTROLS[choice])}”`)
+  );
 }
 
 /**
@@ -146,7 +151,15 @@ export function ProgressBar({ progress, label }: { progress: Progress; label: st
   const failed = share(progress.failed.count);
   const other = Math.max(0, share(progress.done) - paid - failed);
   return (
-    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={progress.percent} aria-valuetext={`${progress.percent}%`}>
+    <div
+      class="progress"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={progress.percent}
+      aria-valuetext={`${progress.percent}%`}
+    >
       <div class="progress-paid" style={{ width: `${paid}%` }} />
       <div class="progress-failed" style={{ width: `${failed}%` }} />
       <div class="progress-other" style={{ width: `${other}%` }} />
@@ -163,9 +176,7 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   return (
     // The code is for a support tool or a test (data-code), not for the reader: the words say what happened.
     <div class="notice notice-bad" role="alert" data-code={code}>
-      <p>
-        {code === undefined ? t('common.error', { message }) : t('common.refused', { message })}
-      </p>
+      <p>{code === undefined ? t('common.error', { message }) : t('common.refused', { message })}</p>
       {onRetry === undefined ? null : (
         <button type="button" onClick={onRetry}>
           {t('common.retry')}
@@ -190,7 +201,17 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
  * Previous and next over cursor pages: `cursors` is the path taken (null for the first page),
  * so going back needs no backward paging. Shown only when there is more than one page.
  */
-export function Pager({ label, cursors, pageInfo, onChange }: { label: string; cursors: Array<string | null>; pageInfo: PageInfo | undefined; onChange: (cursors: Array<string | null>) => void }) {
+export function Pager({
+  label,
+  cursors,
+  pageInfo,
+  onChange,
+}: {
+  label: string;
+  cursors: Array<string | null>;
+  pageInfo: PageInfo | undefined;
+  onChange: (cursors: Array<string | null>) => void;
+}) {
   const { t } = useI18n();
   if (cursors.length <= 1 && pageInfo?.hasNextPage !== true) return null;
   return (

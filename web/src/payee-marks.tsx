@@ -3,7 +3,6 @@ import { useI18n } from './i18n.ts';
 import type { BatchDetail, BatchItem } from './queries.ts';
 import { paidDay } from './row-note.ts';
 
-
 /** A row's payee cell: its id and mark in words ("Account changed since 27 Oct 2026"); a dash for a file without payees. */
 export function PayeeCell({ item }: { item: Pick<BatchItem, 'payee' | 'payeeMark'> }) {
   const i18n = useI18n();
@@ -30,5 +29,9 @@ export function ChangedAccounts({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   if (batch.changedAccountCount === 0) return null;
   const amount = formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag);
-  return <p class="changed-accounts">{i18n.t(batch.includeChangedAccounts ? 'batch.changedIncluded' : 'batch.changedHeld', { count: batch.changedAccountCount, amount })}</p>;
+  return (
+    <p class="changed-accounts">
+      {i18n.t(batch.includeChangedAccounts ? 'batch.changedIncluded' : 'batch.changedHeld', { count: batch.changedAccountCount, amount })}
+    </p>
+  );
 }

@@ -5,7 +5,13 @@ import { useEffect } from 'preact/hooks';
  * component leaves or `deps` change; an answer or failure that arrives after that is dropped.
  * A failure stops the reading (the page shows it; a reload starts again).
  */
-export function usePolled<T>(read: () => Promise<T>, take: (data: T) => boolean, failed: (failure: unknown) => void, everyMs: number, deps: unknown[]): void {
+export function usePolled<T>(
+  read: () => Promise<T>,
+  take: (data: T) => boolean,
+  failed: (failure: unknown) => void,
+  everyMs: number,
+  deps: unknown[],
+): void {
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -105,7 +105,13 @@ export interface BatchDetail extends BatchSummary {
   /** Approvals counted by the approval policy: before it starts, those that count now; once started, those that started it. */
   approvals: Array<{ by: string; role: string | null; at: string }>;
   /** While it awaits approval: how many more people, of which roles (ADMIN…), the policy needs. */
-  approvalsNeeded: { count: number; roles: string[]; required: number; lapsed: Array<{ by: string; at: string }>; lapseDays: number } | null;
+  approvalsNeeded: {
+    count: number;
+    roles: string[];
+    required: number;
+    lapsed: Array<{ by: string; at: string }>;
+    lapseDays: number;
+  } | null;
   /** While it awaits more approvals: the choice (rows, time to pay) those given agree to, for a later approver to complete or replace. */
   pendingApproval: PendingApproval | null;
 }
@@ -168,7 +174,14 @@ export interface Payment {
   errorCode: string | null;
   errorMessage: string | null;
   upstreamErrorCode: string | null;
-  history: Array<{ status: string; source: string; changedAt: string | null; recordedAt: string; errorCode: string | null; errorMessage: string | null }>;
+  history: Array<{
+    status: string;
+    source: string;
+    changedAt: string | null;
+    recordedAt: string;
+    errorCode: string | null;
+    errorMessage: string | null;
+  }>;
   /** LIVE: the upstream's answer of now; RECORDED: the gateway's record, with why not live. */
   freshness: { source: 'LIVE' | 'RECORDED'; readAt: string; liveReadErrorCode: string | null; liveReadError: string | null };
 }
@@ -178,17 +191,38 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
-export type LifecycleResult =
-  | { __typename: 'BatchError'; code: string; message: string }
-  | { __typename: string; batch: BatchDetail };
+export type LifecycleResult = { __typename: 'BatchError'; code: string; message: string } | { __typename: string; batch: BatchDetail };
 
 /** Rows finished for good: nothing more will happen to them without a person. */
 export const FINAL_ITEM_STATUSES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW'];
 export const FINISHED_BATCH_STATUSES = ['COMPLETED', 'COMPLETED_WITH_FAILURES', 'REJECTED', 'CANCELLED'];
-export const BATCH_STATUSES = ['VALIDATING', 'VALIDATED', 'REJECTED', 'SCHEDULED', 'RUNNING', 'PAUSED', 'COMPLETED', 'COMPLETED_WITH_FAILURES', 'CANCELLED'];
+export const BATCH_STATUSES = [
+  'VALIDATING',
+  'VALIDATED',
+  'REJECTED',
+  'SCHEDULED',
+  'RUNNING',
+  'PAUSED',
+  'COMPLETED',
+  'COMPLETED_WITH_FAILURES',
+  'CANCELLED',
+];
 /** The rows filter: the statuses, with held rows by the reason they are held for (one status, two choices of the approver). */
 export const HELD_FOR = { 'held:REPEAT': 'REPEAT', 'held:ACCOUNT_CHANGED': 'ACCOUNT_CHANGED' } as const;
-export const ITEM_STATUSES = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED', 'NEEDS_REVIEW', 'INVALID', ...Object.keys(HELD_FOR)];
+export const ITEM_STATUSES = [
+  'PENDING',
+  'CREATING',
+  'READY',
+  'EXECUTING',
+  'IN_PROGRESS',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
+  'NEEDS_REVIEW',
+  'INVALID',
+  ...Object.keys(HELD_FOR),
+];
 
 export const PROVIDER_NAMES: Record<string, string> = {
   BANK_CARD_RUSSIA: 'bank-card-russia',
@@ -252,4 +286,12 @@ export type StartReconciliationResult =
   | { __typename: 'ReconciliationPeriodError'; message: string; field: 'FROM' | 'TO' | 'TIME_ZONE' };
 
 export const RECONCILIATION_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED'];
-export const DISCREPANCY_CODES = ['MISSING_UPSTREAM', 'UNKNOWN_TO_GATEWAY', 'STATUS_DIFFERS', 'AMOUNT_DIFFERS', 'COMMISSION_DIFFERS', 'RECIPIENT_DIFFERS', 'NOT_FINAL'];
+export const DISCREPANCY_CODES = [
+  'MISSING_UPSTREAM',
+  'UNKNOWN_TO_GATEWAY',
+  'STATUS_DIFFERS',
+  'AMOUNT_DIFFERS',
+  'COMMISSION_DIFFERS',
+  'RECIPIENT_DIFFERS',
+  'NOT_FINAL',
+];

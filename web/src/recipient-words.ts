@@ -25,7 +25,12 @@ export function recipientText(provider: string, fields: ReadonlyArray<{ key: str
   const pan = value('pan');
   if (pan !== undefined) parts.push(t('recipient.card', { value: pan }));
   const account = value('account');
-  if (account !== undefined) parts.push(t(code.startsWith('sbp-') ? 'recipient.phone' : code === 'bank-card-token' ? 'recipient.token' : 'recipient.account', { value: account }));
+  if (account !== undefined)
+    parts.push(
+      t(code.startsWith('sbp-') ? 'recipient.phone' : code === 'bank-card-token' ? 'recipient.token' : 'recipient.account', {
+        value: account,
+      }),
+    );
   const bank = value('bankId');
   if (bank !== undefined) parts.push(t('recipient.bank', { value: bank }));
   const name = NAME_FIELDS.map(value).filter((part) => part !== undefined && part !== '');

@@ -68,7 +68,8 @@ export function ReconciliationsPage({ access }: { access: Access }) {
       first: RUNS_PAGE,
       after,
     }).then(
-      (data) => current && setReply({ runs: data.reconciliationRuns.edges.map((edge) => edge.node), pageInfo: data.reconciliationRuns.pageInfo }),
+      (data) =>
+        current && setReply({ runs: data.reconciliationRuns.edges.map((edge) => edge.node), pageInfo: data.reconciliationRuns.pageInfo }),
       (failure: unknown) => current && setError(failure),
     );
     return () => {
@@ -180,7 +181,8 @@ function StartForm() {
         {serverText(refusal.message, i18n)}
       </p>
     ) : null;
-  const described = (field: string) => (refusal?.field === field ? { 'aria-invalid': true, 'aria-describedby': `recon-${field}-error` } : {});
+  const described = (field: string) =>
+    refusal?.field === field ? { 'aria-invalid': true, 'aria-describedby': `recon-${field}-error` } : {};
 
   return (
     <form
@@ -196,19 +198,35 @@ function StartForm() {
       <div class="recon-fields">
         <div>
           <label for="recon-from">{t('recon.from')}</label>
-          <input id="recon-from" type="date" value={from} required {...described('from')} onInput={(event) => setFrom((event.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="recon-from"
+            type="date"
+            value={from}
+            required
+            {...described('from')}
+            onInput={(event) => setFrom((event.currentTarget as HTMLInputElement).value)}
+          />
           {fieldError('from')}
         </div>
         <div>
           <label for="recon-to">{t('recon.to')}</label>
-          <input id="recon-to" type="date" value={to} required {...described('to')} onInput={(event) => setTo((event.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="recon-to"
+            type="date"
+            value={to}
+            required
+            {...described('to')}
+            onInput={(event) => setTo((event.currentTarget as HTMLInputElement).value)}
+          />
           {fieldError('to')}
         </div>
         <button type="submit" class="primary" disabled={busy}>
           {busy ? t('recon.starting') : t('recon.startButton')}
         </button>
       </div>
-      {refusal !== undefined && refusal.field !== 'from' && refusal.field !== 'to' ? <ErrorNotice error={new Error(refusal.message)} /> : null}
+      {refusal !== undefined && refusal.field !== 'from' && refusal.field !== 'to' ? (
+        <ErrorNotice error={new Error(refusal.message)} />
+      ) : null}
       {error === undefined ? null : <ErrorNotice error={error} />}
     </form>
   );
@@ -280,7 +298,13 @@ export function ReconciliationRunPage({ id }: { id: string }) {
       {run.status === 'RUNNING' ? (
         <section class="progress-panel" aria-live="polite">
           <h2>{t('recon.progress')}</h2>
-          <p class="progress-text">{t('recon.phase', { phase: t(`recon.phase.${run.phase.toLowerCase()}` as 'recon.phase.reading'), read: run.daysRead, total: run.daysToRead })}</p>
+          <p class="progress-text">
+            {t('recon.phase', {
+              phase: t(`recon.phase.${run.phase.toLowerCase()}` as 'recon.phase.reading'),
+              read: run.daysRead,
+              total: run.daysToRead,
+            })}
+          </p>
         </section>
       ) : null}
       {run.status === 'FAILED' ? (
@@ -301,13 +325,21 @@ function RunResult({ run }: { run: ReconciliationRun }) {
       <p class={run.openCount === 0 ? 'notice notice-good' : 'notice'} role="status">
         {run.discrepancyCount === 0
           ? t('recon.allMatch', { matched: run.matchedCount })
-          : t('recon.summary', { matched: run.matchedCount, found: run.discrepancyCount, open: run.openCount, repaired: run.repairedCount })}
+          : t('recon.summary', {
+              matched: run.matchedCount,
+              found: run.discrepancyCount,
+              open: run.openCount,
+              repaired: run.repairedCount,
+            })}
       </p>
       {run.countsByCode.map(({ code, count }) => (
         <DiscrepancyGroup runId={run.id} code={code} count={count} key={code} />
       ))}
       {run.discrepancyCount > 0 ? (
-        <DownloadSection id={`recon-downloads-${run.id}`} rows={[{ id: `recon-download-${run.id}`, label: t('recon.discrepancies'), path: `/reconciliations/${run.id}/discrepancies` }]} />
+        <DownloadSection
+          id={`recon-downloads-${run.id}`}
+          rows={[{ id: `recon-download-${run.id}`, label: t('recon.discrepancies'), path: `/reconciliations/${run.id}/discrepancies` }]}
+        />
       ) : null}
     </>
   );
@@ -382,7 +414,13 @@ function DiscrepancyGroup({ runId, code, count }: { runId: string; code: string;
       first: GROUP_PAGE,
       after,
     }).then(
-      (data) => current && data.reconciliationRun !== null && setReply({ rows: data.reconciliationRun.discrepancies.edges.map((edge) => edge.node), pageInfo: data.reconciliationRun.discrepancies.pageInfo }),
+      (data) =>
+        current &&
+        data.reconciliationRun !== null &&
+        setReply({
+          rows: data.reconciliationRun.discrepancies.edges.map((edge) => edge.node),
+          pageInfo: data.reconciliationRun.discrepancies.pageInfo,
+        }),
       (failure: unknown) => current && setError(failure),
     );
     return () => {
@@ -424,13 +462,27 @@ function DiscrepancyGroup({ runId, code, count }: { runId: string; code: string;
                   <th scope="row" class="mono">
                     <a href={`#/find?q=${encodeURIComponent(row.paymentId)}`}>{row.paymentId}</a>
                   </th>
-                  <td>{row.batchId === null ? '—' : <a href={`#/batches/${row.batchId}`}>{t('recon.row', { batch: row.batchId, row: row.batchRow ?? '?' })}</a>}</td>
-                  <td class="num">{row.amount === null ? '—' : <Money value={row.amount} />}</td>
-                  <td class="recon-value">{row.gatewayValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.gatewayValue)}</td>
-                  <td class="recon-value">{row.upstreamValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.upstreamValue)}</td>
-                  {code === 'STATUS_DIFFERS' ? <td>{row.finalSide === null ? '—' : t(`recon.final.${row.finalSide}` as 'recon.final.BOTH')}</td> : null}
                   <td>
-                    <span class={`badge ${row.resolution === 'REPAIRED' ? 'badge-good' : 'badge-warn'}`}>{t(`recon.resolution.${row.resolution}` as 'recon.resolution.OPEN')}</span>
+                    {row.batchId === null ? (
+                      '—'
+                    ) : (
+                      <a href={`#/batches/${row.batchId}`}>{t('recon.row', { batch: row.batchId, row: row.batchRow ?? '?' })}</a>
+                    )}
+                  </td>
+                  <td class="num">{row.amount === null ? '—' : <Money value={row.amount} />}</td>
+                  <td class="recon-value">
+                    {row.gatewayValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.gatewayValue)}
+                  </td>
+                  <td class="recon-value">
+                    {row.upstreamValue === null ? <span class="muted">{t('recon.none')}</span> : sideValue(row.upstreamValue)}
+                  </td>
+                  {code === 'STATUS_DIFFERS' ? (
+                    <td>{row.finalSide === null ? '—' : t(`recon.final.${row.finalSide}` as 'recon.final.BOTH')}</td>
+                  ) : null}
+                  <td>
+                    <span class={`badge ${row.resolution === 'REPAIRED' ? 'badge-good' : 'badge-warn'}`}>
+                      {t(`recon.resolution.${row.resolution}` as 'recon.resolution.OPEN')}
+                    </span>
                   </td>
                 </tr>
               ))}
@@ -438,7 +490,12 @@ function DiscrepancyGroup({ runId, code, count }: { runId: string; code: string;
           </table>
         </div>
       ) : null}
-      <Pager label={known ? t(`recon.code.${code}` as 'recon.code.NOT_FINAL') : code} cursors={cursors} pageInfo={reply?.pageInfo} onChange={setCursors} />
+      <Pager
+        label={known ? t(`recon.code.${code}` as 'recon.code.NOT_FINAL') : code}
+        cursors={cursors}
+        pageInfo={reply?.pageInfo}
+        onChange={setCursors}
+      />
     </section>
   );
 }

@@ -20,7 +20,12 @@ export function ValidationReport({ batch, problems }: { batch: BatchDetail; prob
       {problems.length === 0 ? <p class="notice notice-good">{t('report.ok')}</p> : null}
       {ordered.map(([code, list]) => (
         // The code is for tools and the downloads (data-code), not for the reader: the title says it (issue 38).
-        <section class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`} key={code} data-code={code} aria-labelledby={`group-${code}`}>
+        <section
+          class={`problem-group problem-${list[0]!.severity === 'ERROR' ? 'error' : 'warning'}`}
+          key={code}
+          data-code={code}
+          aria-labelledby={`group-${code}`}
+        >
           <h3 id={`group-${code}`}>
             {i18n.problem(code)}{' '}
             <span class="count">

@@ -15,7 +15,12 @@ import type { BatchDetail, BatchItem } from './queries.ts';
 type Verdict = 'PAID' | 'FAILED' | 'EXPIRED' | 'NOT_CREATED' | 'CREATED_NOT_EXECUTED' | 'IN_PROGRESS' | 'NOT_OURS' | 'UNKNOWN';
 type Mark = 'PAID' | 'PAY_AGAIN' | 'DO_NOT_PAY';
 type Refusal = { __typename: 'BatchError'; code: string; message: string };
-type ReviewResult = { __typename: 'ReviewBatchItemsSuccess'; review: { settled: number; unsettled: number; rows: Array<{ line: number; paymentId: string; verdict: Verdict; status: string }> } } | Refusal;
+type ReviewResult =
+  | {
+      __typename: 'ReviewBatchItemsSuccess';
+      review: { settled: number; unsettled: number; rows: Array<{ line: number; paymentId: string; verdict: Verdict; status: string }> };
+    }
+  | Refusal;
 type MarkResult = { __typename: 'MarkBatchItemSuccess'; item: { line: number; status: string } } | Refusal;
 type ReviewRow = Pick<BatchItem, 'line' | 'paymentId' | 'attempt' | 'status' | 'provider' | 'amount' | 'errorCode' | 'errorMessage'>;
 
@@ -143,16 +148,27 @@ function ReviewRowItem({ batchId, row, mayMark, onMarked }: { batchId: string; r
             <legend id={`${id}-legend`}>{t('review.markLegend', { line: row.line })}</legend>
             {MARKS.map((value) => (
               <label class="check" key={value}>
-                <input type="radio" name={`${id}-mark`} value={value} checked={mark === value} onChange={() => setMark(value)} /> {t(`review.mark.${value}` as const)}
+                <input type="radio" name={`${id}-mark`} value={value} checked={mark === value} onChange={() => setMark(value)} />{' '}
+                {t(`review.mark.${value}` as const)}
               </label>
             ))}
           </fieldset>
           <label class="review-reason" for={`${id}-reason`}>
             {t('review.reason')}
           </label>
-          <textarea id={`${id}-reason`} rows={2} maxLength={500} value={reason} onInput={(event) => setReason((event.currentTarget as HTMLTextAreaElement).value)} />
+          <textarea
+            id={`${id}-reason`}
+            rows={2}
+            maxLength={500}
+            value={reason}
+            onInput={(event) => setReason((event.currentTarget as HTMLTextAreaElement).value)}
+          />
           <div class="button-row">
-            <button type="submit" class={mark === 'DO_NOT_PAY' ? 'danger' : 'primary'} disabled={busy || mark === undefined || reason.trim() === ''}>
+            <button
+              type="submit"
+              class={mark === 'DO_NOT_PAY' ? 'danger' : 'primary'}
+              disabled={busy || mark === undefined || reason.trim() === ''}
+            >
               {t('review.save')}
             </button>
           </div>
@@ -163,8 +179,13 @@ function ReviewRowItem({ batchId, row, mayMark, onMarked }: { batchId: string; r
   );
 }
 
-function summaryOf(review: { settled: number; unsettled: number; rows: Array<{ line: number; verdict: Verdict }> }, i18n: Translator): string {
+function summaryOf(
+  review: { settled: number; unsettled: number; rows: Array<{ line: number; verdict: Verdict }> },
+  i18n: Translator,
+): string {
   const { t } = i18n;
-  const verdicts = review.rows.map((row) => `${t('review.row', { line: row.line })}: ${t(`review.verdict.${row.verdict}` as const)}`).join('; ');
+  const verdicts = review.rows
+    .map((row) => `${t('review.row', { line: row.line })}: ${t(`review.verdict.${row.verdict}` as const)}`)
+    .join('; ');
   return `${t('review.outcome', { settled: review.settled, unsettled: review.unsettled })}${verdicts === '' ? '' : ` ${verdicts}.`}`;
 }

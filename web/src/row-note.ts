@@ -16,7 +16,10 @@ const EXECUTED = new Set(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
 /** The problem code of a row held because its payee's account changed (src/payees/payee-marks.ts ACCOUNT_CHANGED). */
 export const ACCOUNT_CHANGED = 'row.account-changed';
 
-export function rowNote(item: Pick<BatchItem, 'errorCode' | 'errorMessage' | 'cancelledAfterCreate'> & Partial<Pick<BatchItem, 'payee' | 'payeeMark'>>, i18n: Translator): string {
+export function rowNote(
+  item: Pick<BatchItem, 'errorCode' | 'errorMessage' | 'cancelledAfterCreate'> & Partial<Pick<BatchItem, 'payee' | 'payeeMark'>>,
+  i18n: Translator,
+): string {
   // Held for a changed account: said in the page's language, with the day in the reader's.
   const mark = item.payeeMark;
   if (item.errorCode === ACCOUNT_CHANGED && mark?.lastPaidAt != null) {

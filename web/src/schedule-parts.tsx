@@ -6,7 +6,9 @@ import { UPCOMING_PAYDAYS, type BatchSummary } from './queries.ts';
 
 /** "Friday 28 Nov, 09:00" in the reader's language and zone: the day a payroll pays. */
 export function formatPayDay(value: string, i18n: Translator): string {
-  return new Intl.DateTimeFormat(i18n.tag, { weekday: 'long', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(new Date(value));
+  return new Intl.DateTimeFormat(i18n.tag, { weekday: 'long', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(
+    new Date(value),
+  );
 }
 
 /** The clerk's zone, named in the label of the time they pick ("Europe/Moscow"). */
@@ -31,7 +33,17 @@ export function PayAtInput({ value, onChange }: { value: string; onChange: (valu
 }
 
 /** The approval's choice: pay now, or on a date and time (the batch then waits SCHEDULED). */
-export function PayWhen({ later, onLater, value, onChange }: { later: boolean; onLater: (later: boolean) => void; value: string; onChange: (value: string) => void }) {
+export function PayWhen({
+  later,
+  onLater,
+  value,
+  onChange,
+}: {
+  later: boolean;
+  onLater: (later: boolean) => void;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   const { t } = useI18n();
   return (
     <fieldset class="pay-when">
@@ -59,7 +71,14 @@ export function ScheduledNotice({ batch }: { batch: BatchSummary }) {
         <strong>{t('batch.scheduledFor', { when: formatPayDay(batch.payAt, i18n) })}</strong>
       </p>
       <p>{forecastText(batch, i18n)}</p>
-      {forecast?.shortfall == null ? null : <p class="forecast-short">{t('batch.forecastShort', { amount: formatMoney(forecast.shortfall.value, forecast.shortfall.currency, i18n.tag), when: formatPayDay(batch.payAt, i18n) })}</p>}
+      {forecast?.shortfall == null ? null : (
+        <p class="forecast-short">
+          {t('batch.forecastShort', {
+            amount: formatMoney(forecast.shortfall.value, forecast.shortfall.currency, i18n.tag),
+            when: formatPayDay(batch.payAt, i18n),
+          })}
+        </p>
+      )}
     </div>
   );
 }
@@ -67,7 +86,9 @@ export function ScheduledNotice({ batch }: { batch: BatchSummary }) {
 /** Not read yet: when it will be (SCHEDULE_FORECAST_LEAD_HOURS before payAt), or, that time gone, before it pays. */
 function forecastPending(forecast: BatchSummary['forecast'], i18n: Translator): string {
   const next = forecast?.nextReadAt ?? null;
-  return next !== null && Date.parse(next) > Date.now() ? i18n.t('batch.forecastLater', { when: formatPayDay(next, i18n) }) : i18n.t('batch.forecastSoon');
+  return next !== null && Date.parse(next) > Date.now()
+    ? i18n.t('batch.forecastLater', { when: formatPayDay(next, i18n) })
+    : i18n.t('batch.forecastSoon');
 }
 
 function forecastText(batch: BatchSummary, i18n: Translator): string {
@@ -105,7 +126,9 @@ export function UpcomingPaydays({ refreshKey }: { refreshKey: string }) {
               ? batch.forecast?.readAt == null
                 ? forecastPending(batch.forecast ?? null, i18n)
                 : t('batches.forecastCovered')
-              : t('batches.forecastShort', { amount: formatMoney(batch.forecast.shortfall.value, batch.forecast.shortfall.currency, i18n.tag) })}
+              : t('batches.forecastShort', {
+                  amount: formatMoney(batch.forecast.shortfall.value, batch.forecast.shortfall.currency, i18n.tag),
+                })}
           </li>
         ))}
       </ul>

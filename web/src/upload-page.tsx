@@ -11,7 +11,9 @@ import { download } from './api.ts';
 import { PROVIDER_NAMES } from './queries.ts';
 import { providerName } from './recipient-words.ts';
 
-type ImportReply = { importBatch: { __typename: 'ImportBatchSuccess'; batch: BatchDetail } | { __typename: 'BatchError'; code: string; message: string } };
+type ImportReply = {
+  importBatch: { __typename: 'ImportBatchSuccess'; batch: BatchDetail } | { __typename: 'BatchError'; code: string; message: string };
+};
 
 export function UploadPage({ access }: { access: Access }) {
   const { t } = useI18n();
@@ -143,10 +145,20 @@ function Templates() {
         {Object.values(PROVIDER_NAMES).map((code) => (
           <li key={code}>
             <span>{providerName(code, i18n)}</span>
-            <button type="button" class="link" aria-label={`${providerName(code, i18n)} CSV`} onClick={() => download(`/templates/${code}.csv`).catch(setError)}>
+            <button
+              type="button"
+              class="link"
+              aria-label={`${providerName(code, i18n)} CSV`}
+              onClick={() => download(`/templates/${code}.csv`).catch(setError)}
+            >
               CSV
             </button>
-            <button type="button" class="link" aria-label={`${providerName(code, i18n)} XLSX`} onClick={() => download(`/templates/${code}.xlsx`).catch(setError)}>
+            <button
+              type="button"
+              class="link"
+              aria-label={`${providerName(code, i18n)} XLSX`}
+              onClick={() => download(`/templates/${code}.xlsx`).catch(setError)}
+            >
               XLSX
             </button>
           </li>

@@ -24,7 +24,12 @@ SELECT coalesce(md5(string_agg(id::text || ':' || amount::text || ':' || attempt
   count(*)::int AS rows, coalesce(sum(amount), 0)::text AS total, coalesce(max(amount), 0)::text AS largest
 FROM "BatchItem" WHERE "batchId" = $1 AND (status::text = ANY($2::text[]) OR id = ANY($3::bigint[]))`;
 
-export async function readRowSet(query: SqlQuery, batchId: string, statuses: readonly string[], alsoIds: readonly bigint[] = []): Promise<RowSet> {
+export async function readRowSet(
+  query: SqlQuery,
+  batchId: string,
+  statuses: readonly string[],
+  alsoIds: readonly bigint[] = [],
+): Promise<RowSet> {
   const [row] = await query<RowSet>(sql, [batchId, [...statuses], alsoIds.map(String)]);
   return row!;
 }

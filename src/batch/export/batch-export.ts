@@ -48,7 +48,13 @@ export const problemColumns = ['line', 'column', 'severity', 'code', 'message'] 
  * Columns that are numbers in a spreadsheet; every other column is text. Amounts are
  * written by the export as decimal strings with a `.` and two decimals.
  */
-const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = { line: 'integer', attempt: 'integer', batch_row: 'integer', amount: 'money', commission: 'money' };
+const numberColumns: Readonly<Record<string, 'money' | 'integer'>> = {
+  line: 'integer',
+  attempt: 'integer',
+  batch_row: 'integer',
+  amount: 'money',
+  commission: 'money',
+};
 
 export type ReportKind = 'results' | 'problems';
 
@@ -146,7 +152,10 @@ async function paymentsOfCancelledRows(
 ): Promise<Map<string, CancelledPayment>> {
   const paymentIds = items.filter((i) => i.status === cancelledStatus && i.errorCode === cancelCodes.afterCreate).map((i) => i.paymentId);
   if (paymentIds.length === 0) return new Map();
-  const payments = await prisma.payment.findMany({ where: { paymentId: { in: paymentIds } }, select: { paymentId: true, status: true, expiresAt: true } });
+  const payments = await prisma.payment.findMany({
+    where: { paymentId: { in: paymentIds } },
+    select: { paymentId: true, status: true, expiresAt: true },
+  });
   const found = new Map<string, CancelledPayment>(payments.map((p) => [p.paymentId, p]));
   // A row whose payment record is missing still says what the row knows.
   for (const paymentId of paymentIds) if (!found.has(paymentId)) found.set(paymentId, { status: paymentStates.ready, expiresAt: null });

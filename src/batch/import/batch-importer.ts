@@ -55,7 +55,6 @@ export interface ImportRequest {
   checkPaid?: boolean;
 }
 
-
 /** A batch's columns known from the upload; `name` null means the batch id. */
 type BatchFields = Pick<Batch, 'fileName' | 'fileHash' | 'fileBytes' | 'uploadedBy' | 'forced'> & { name: string | null };
 
@@ -127,7 +126,10 @@ export class BatchImporter {
       file = await spoolUpload(request.source, { maxBytes: this.deps.limits.maxBytes });
     } catch (error) {
       this.deps.logger.error({ err: error }, 'upload could not be spooled');
-      return this.createRejected(fields({ sha256: '0'.repeat(64), bytes: 0 }), failed('the file could not be stored for reading; try again later'));
+      return this.createRejected(
+        fields({ sha256: '0'.repeat(64), bytes: 0 }),
+        failed('the file could not be stored for reading; try again later'),
+      );
     }
     try {
       if (file.problem !== undefined || file.key === undefined) {
@@ -262,7 +264,15 @@ export class BatchImporter {
       // A file with errors of its own can never be approved: its rows need no card data.
       if (rejected) await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
       this.deps.logger.info(
-        { batchId: id, status: batch.status, rows: state.rows, errors, warnings, held: state.heldRows, changedAccounts: state.payeeTally.changedAccounts },
+        {
+          batchId: id,
+          status: batch.status,
+          rows: state.rows,
+          errors,
+          warnings,
+          held: state.heldRows,
+          changedAccounts: state.payeeTally.changedAccounts,
+        },
         'batch imported',
       );
       return batch;
@@ -329,7 +339,9 @@ export class BatchImporter {
       providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
     } catch (error) {
       throw new ImportFailure(
-        failed(`the provider details could not be read from the payout service (${redactCardNumbers((error as Error).message ?? String(error)).slice(0, 200)}); import the file again later`),
+        failed(
+          `the provider details could not be read from the payout service (${redactCardNumbers((error as Error).message ?? String(error)).slice(0, 200)}); import the file again later`,
+        ),
       );
     }
     let readable = true;
@@ -391,4 +403,3 @@ export class BatchImporter {
 }
 
 const nullableRedacted = (text: string | undefined) => (text === undefined ? null : redactCardNumbers(text));
-

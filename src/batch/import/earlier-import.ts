@@ -26,7 +26,12 @@ export class EarlierImports {
    * to force an import of a payroll without knowing how much of it was paid.
    */
   async duplicateOf(earlier: { id: string; createdAt: Date; status: string }): Promise<FileProblem> {
-    const groups = await this.prisma.batchItem.groupBy({ by: ['status'], where: { batchId: earlier.id }, _count: { _all: true }, _sum: { amount: true } });
+    const groups = await this.prisma.batchItem.groupBy({
+      by: ['status'],
+      where: { batchId: earlier.id },
+      _count: { _all: true },
+      _sum: { amount: true },
+    });
     const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? '0.00' }));
     return {
       line: null,
@@ -49,7 +54,12 @@ export class EarlierImports {
    */
   private unkeyedEarlier(sha256: string) {
     return this.prisma.batch.findFirst({
-      where: { fileHash: sha256, fileKey: null, status: { notIn: [batchStates.rejected, batchStates.importing] }, NOT: { status: batchStates.cancelled, approvedAt: null } },
+      where: {
+        fileHash: sha256,
+        fileKey: null,
+        status: { notIn: [batchStates.rejected, batchStates.importing] },
+        NOT: { status: batchStates.cancelled, approvedAt: null },
+      },
       orderBy: { createdAt: 'asc' },
       select: { id: true, createdAt: true, status: true },
     });
@@ -67,7 +77,8 @@ const afterApproval: Partial<Record<string, string>> = {
 
 /** The earlier batch's rows by what happened to them: what a person must know before importing the file again. */
 function earlierOutcome(earlier: { status: string }, rows: Array<{ status: BatchItemStatus; count: number; amount: string }>): string {
-  const count = (statuses: readonly BatchItemStatus[]) => rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
+  const count = (statuses: readonly BatchItemStatus[]) =>
+    rows.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + r.count, 0);
   const sum = (statuses: readonly BatchItemStatus[]) =>
     fromMinorUnits(rows.filter((r) => statuses.includes(r.status)).reduce((total, r) => total + toMinorUnits(r.amount), 0n));
   const payable = rows.filter((r) => r.status !== rowStates.invalid).reduce((total, r) => total + r.count, 0);

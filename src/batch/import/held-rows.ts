@@ -34,7 +34,9 @@ export const repeatedRowWords = {
 } as const;
 
 export function repeatedRowState(status: string): string {
-  return status === BatchItemStatus.COMPLETED || status === BatchItemStatus.NEEDS_REVIEW ? repeatedRowWords[status] : repeatedRowWords.paying;
+  return status === BatchItemStatus.COMPLETED || status === BatchItemStatus.NEEDS_REVIEW
+    ? repeatedRowWords[status]
+    : repeatedRowWords.paying;
 }
 
 export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' | 'status' | 'at'>): string {
@@ -47,7 +49,10 @@ export function sameFileMessage(firstLine: number): string {
 }
 
 /** Whether an earlier row of this payee is the same payment as the row being read. */
-export function repeats(earlier: Pick<PayingRow, 'amount' | 'reference'>, row: { amount: string; reference?: string | undefined }): boolean {
+export function repeats(
+  earlier: Pick<PayingRow, 'amount' | 'reference'>,
+  row: { amount: string; reference?: string | undefined },
+): boolean {
   if (toMinorUnits(earlier.amount) !== toMinorUnits(row.amount)) return false;
   return earlier.reference === null || row.reference === undefined || earlier.reference === row.reference;
 }

@@ -22,7 +22,7 @@ export class ImportAbandoned extends Error {
 /** What the uploader is told; the error itself (which may quote data) goes to the log only. */
 export function failureProblem(error: unknown): FileProblem {
   if (error instanceof ImportFailure) return error.problem;
-  if (isConnectionLost(error)) return failed('the database connection was lost while the file was read in; nothing from it will be paid, import it again');
+  if (isConnectionLost(error))
+    return failed('the database connection was lost while the file was read in; nothing from it will be paid, import it again');
   return failed('the file could not be imported because of an internal error (logged); nothing from it will be paid, import it again');
 }
-

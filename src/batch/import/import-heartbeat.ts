@@ -25,9 +25,12 @@ export function importHeartbeat(id: string, state: ImportState, deps: { query: S
       state.othersApproved = true;
     }
   };
-  const timer = setInterval(() => {
-    beat().catch((error: unknown) => deps.logger.warn({ err: error, batchId: id }, 'import heartbeat not written; trying again'));
-  }, Math.max(50, Math.floor(staleMs / 6)));
+  const timer = setInterval(
+    () => {
+      beat().catch((error: unknown) => deps.logger.warn({ err: error, batchId: id }, 'import heartbeat not written; trying again'));
+    },
+    Math.max(50, Math.floor(staleMs / 6)),
+  );
   timer.unref();
   return {
     beat,
@@ -37,4 +40,3 @@ export function importHeartbeat(id: string, state: ImportState, deps: { query: S
     },
   };
 }
-

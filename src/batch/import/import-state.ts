@@ -56,7 +56,6 @@ const itemTable: BulkTable = {
   ],
 };
 
-
 /** A row's cells in itemTable's order. */
 function itemCells(
   batchId: string,
@@ -102,9 +101,14 @@ const problemTable: BulkTable = {
   ],
 };
 
-const problemRow = (batchId: string, p: RowProblem): BulkRow => [batchId, p.line === null ? null : String(p.line), p.column, p.code, p.severity, p.message];
-
-
+const problemRow = (batchId: string, p: RowProblem): BulkRow => [
+  batchId,
+  p.line === null ? null : String(p.line),
+  p.column,
+  p.code,
+  p.severity,
+  p.message,
+];
 
 /**
  * Counters and buffers of one import; rows and problems go to the database a chunk at a
@@ -196,7 +200,13 @@ export class ImportState {
     if (reference !== undefined) {
       const first = this.references.firstOrAdd(reference, line);
       if (first !== undefined) {
-        problems.push({ line, column: 'reference', code: 'reference.duplicate', severity: 'error', message: `${quoteCell(reference)} is also on line ${first}` });
+        problems.push({
+          line,
+          column: 'reference',
+          code: 'reference.duplicate',
+          severity: 'error',
+          message: `${quoteCell(reference)} is also on line ${first}`,
+        });
       }
     }
     let firstError: RowProblem | undefined;
@@ -223,12 +233,26 @@ export class ImportState {
           row.accountKeys = this.payees?.candidates(account) ?? [account];
         }
         if (same.similar !== undefined) {
-          this.record({ line, column: null, code: SIMILAR, severity: 'warning', message: `same payee and amount as line ${same.similar}, under another reference` });
+          this.record({
+            line,
+            column: null,
+            code: SIMILAR,
+            severity: 'warning',
+            message: `same payee and amount as line ${same.similar}, under another reference`,
+          });
         }
       }
       if (this.batchId !== undefined) {
         const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
-        row.cells = itemCells(this.batchId, row, valid, JSON.stringify(fields), payable ? waitingStatus : rowStates.invalid, firstError, this.updatedAt);
+        row.cells = itemCells(
+          this.batchId,
+          row,
+          valid,
+          JSON.stringify(fields),
+          payable ? waitingStatus : rowStates.invalid,
+          firstError,
+          this.updatedAt,
+        );
         this.pending.push(row);
       } else if (payable) {
         this.pending.push(row);
@@ -281,8 +305,14 @@ export class ImportState {
       try {
         this.holdRepeats(rows, problems, await earlier);
         markPayees(rows, problems, await accounts, this.payeeTally);
-        await this.bulk(itemTable, rows.map((row) => row.cells!));
-        await this.bulk(problemTable, problems.map((problem) => problemRow(batchId, problem)));
+        await this.bulk(
+          itemTable,
+          rows.map((row) => row.cells!),
+        );
+        await this.bulk(
+          problemTable,
+          problems.map((problem) => problemRow(batchId, problem)),
+        );
       } catch (error) {
         // Seen by the next chunk or by flush(); not an unhandled rejection meanwhile.
         this.failure ??= { error };
@@ -320,7 +350,13 @@ export class ImportState {
     for (const row of rows) {
       if (row.payeeKeys === undefined) continue;
       if (row.sameFileLine !== undefined) {
-        this.hold(row, problems, SAME_FILE, sameFileMessage(row.sameFileLine), this.batchId === undefined ? undefined : paymentIdFor(this.batchId, row.sameFileLine, 1));
+        this.hold(
+          row,
+          problems,
+          SAME_FILE,
+          sameFileMessage(row.sameFileLine),
+          this.batchId === undefined ? undefined : paymentIdFor(this.batchId, row.sameFileLine, 1),
+        );
         continue;
       }
       if (earlier.size === 0) continue;

@@ -34,7 +34,12 @@ export class PayeeTally {
  * changed since the payee was last paid is held (DUPLICATE, like a repeat) with a warning
  * giving the day. `accounts` undefined: no database to ask, nothing is marked.
  */
-export function markPayees(rows: readonly PendingRow[], problems: RowProblem[], accounts: Map<string, PaidAccount> | undefined, tally: PayeeTally): void {
+export function markPayees(
+  rows: readonly PendingRow[],
+  problems: RowProblem[],
+  accounts: Map<string, PaidAccount> | undefined,
+  tally: PayeeTally,
+): void {
   if (accounts === undefined) return;
   for (const row of rows) {
     if (row.payeeId === undefined || row.accountKeys === undefined) continue;

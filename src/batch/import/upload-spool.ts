@@ -62,7 +62,12 @@ export async function spoolUpload(source: AsyncIterable<Uint8Array>, options: { 
     }
   } catch (error) {
     const reason = redactCardNumbers(error instanceof Error ? error.message : String(error)).slice(0, 200);
-    problem = { line: null, column: null, code: 'import.failed', message: `the file could not be received to the end (${reason}); upload it again` };
+    problem = {
+      line: null,
+      column: null,
+      code: 'import.failed',
+      message: `the file could not be received to the end (${reason}); upload it again`,
+    };
   }
   if (!whole) {
     // The rest is not wanted; let the source free its connection or file.

@@ -45,11 +45,13 @@ const NONE: ReadonlySet<string> = new Set();
  * limits, required recipient fields, their patterns, and fields the provider does not
  * take. Every problem names its line and column.
  */
-export function validateRow(row: CsvRow & { padded?: readonly string[] }, providers: ReadonlyMap<string, ProviderDetails>): { valid?: ValidRow; problems: RowProblem[] } {
+export function validateRow(
+  row: CsvRow & { padded?: readonly string[] },
+  providers: ReadonlyMap<string, ProviderDetails>,
+): { valid?: ValidRow; problems: RowProblem[] } {
   const { line, cells } = row;
   const problems: RowProblem[] = [];
-  const error = (column: string | null, code: string, message: string) =>
-    problems.push({ line, column, code, severity: 'error', message });
+  const error = (column: string | null, code: string, message: string) => problems.push({ line, column, code, severity: 'error', message });
 
   const reference = cells.reference;
   if (row.cellCount !== undefined) {
@@ -69,7 +71,8 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
     for (const { path, code, message } of cards) error(cardColumn(path), code!, message);
     return { problems };
   }
-  if (reference !== undefined && reference.length > MAX_REFERENCE) error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
+  if (reference !== undefined && reference.length > MAX_REFERENCE)
+    error('reference', 'reference.too-long', `is longer than ${MAX_REFERENCE} characters`);
   const payeeId = cells.payee;
   if (payeeId !== undefined) {
     const problem = payeeIdProblem(payeeId);
@@ -88,10 +91,21 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
 
   const currencyText = (cells.currency ?? 'RUB').toUpperCase();
   const currency = (currencies as readonly string[]).includes(currencyText) ? (currencyText as Currency) : undefined;
-  if (currency === undefined) error('currency', 'currency.unknown', `${quoteCell(cells.currency ?? '')} is not a currency the service pays in (${currencies.join(', ')})`);
+  if (currency === undefined)
+    error(
+      'currency',
+      'currency.unknown',
+      `${quoteCell(cells.currency ?? '')} is not a currency the service pays in (${currencies.join(', ')})`,
+    );
 
   for (const column of row.padded ?? []) {
-    problems.push({ line, column, code: 'cell.trimmed', severity: 'warning', message: 'spaces at the start or end of the cell were removed' });
+    problems.push({
+      line,
+      column,
+      code: 'cell.trimmed',
+      severity: 'warning',
+      message: 'spaces at the start or end of the cell were removed',
+    });
   }
   const fields: Record<string, string> = {};
   for (const column of recipientColumns) {
@@ -113,7 +127,8 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
       error(column, problem.code ?? 'row.invalid', problem.message);
     }
   }
-  if (problems.some((p) => p.severity === 'error') || provider === undefined || !('value' in amount) || currency === undefined) return { problems };
+  if (problems.some((p) => p.severity === 'error') || provider === undefined || !('value' in amount) || currency === undefined)
+    return { problems };
   return {
     problems,
     valid: {
@@ -133,9 +148,16 @@ export function validateRow(row: CsvRow & { padded?: readonly string[] }, provid
 export function payeeIdProblem(payeeId: string): { code: string; message: string } | undefined {
   // Stored, exported and shown: an id that reads as a card number is refused like a reference.
   if (containsCardNumber(payeeId)) return { code: 'payee.card-number', message: cardNumberMessage(payeeId) };
-  if (payeeId.length > MAX_PAYEE_ID) return { code: 'payee.too-long', message: `is longer than ${MAX_PAYEE_ID} characters; give the payee's short id (an employee or contractor number)` };
+  if (payeeId.length > MAX_PAYEE_ID)
+    return {
+      code: 'payee.too-long',
+      message: `is longer than ${MAX_PAYEE_ID} characters; give the payee's short id (an employee or contractor number)`,
+    };
   if (!PAYEE_ID.test(payeeId)) {
-    return { code: 'payee.format', message: `${quoteCell(payeeId)} is not a payee id: use letters, digits and . _ / - only, starting with a letter or digit` };
+    return {
+      code: 'payee.format',
+      message: `${quoteCell(payeeId)} is not a payee id: use letters, digits and . _ / - only, starting with a letter or digit`,
+    };
   }
   return undefined;
 }
@@ -173,6 +195,12 @@ function normalise(column: string, value: string, provider: ProviderDetails, lin
   if (kind === 'phone' && looksDomestic(value, candidate)) return candidate;
   if (rewrite === undefined || !passesPattern(parameter.validationPattern, rewrite.value)) return value;
   const shown = kind === 'card' ? `the card number ${maskPan(rewrite.value)}` : `the phone number (read as ${maskTail(rewrite.value)})`;
-  problems.push({ line, column, code: kind === 'card' ? 'pan.normalised' : 'phone.normalised', severity: 'warning', message: `${rewrite.removed} removed from ${shown}` });
+  problems.push({
+    line,
+    column,
+    code: kind === 'card' ? 'pan.normalised' : 'phone.normalised',
+    severity: 'warning',
+    message: `${rewrite.removed} removed from ${shown}`,
+  });
   return rewrite.value;
 }

@@ -40,7 +40,12 @@ export function reportOf(state: ImportState): ValidationReport {
     heldAmount: fromMinorUnits(state.heldMinor),
     changedAccountCount: tally.changedOnly,
     changedAccountAmount: fromMinorUnits(tally.changedOnlyMinor),
-    payeeMarks: { newPayees: tally.newPayees, changedAccounts: tally.changedAccounts, knownPayees: tally.knownPayees, changedSince: tally.changedSince },
+    payeeMarks: {
+      newPayees: tally.newPayees,
+      changedAccounts: tally.changedAccounts,
+      knownPayees: tally.knownPayees,
+      changedSince: tally.changedSince,
+    },
     totalAmount: fromMinorUnits(state.totalMinor),
     problems,
   };

@@ -7,7 +7,12 @@ import { BatchStateError } from './batch-error-codes.ts';
  * before its payAt) still need: refused, in words, when the money is short or the balance
  * cannot be read; undefined when no funds check is configured.
  */
-export async function fundsForApproval(funds: FundsCheck | undefined, batchId: string, includeHeld: boolean, payAt: Date | null): Promise<FundsPicture | undefined> {
+export async function fundsForApproval(
+  funds: FundsCheck | undefined,
+  batchId: string,
+  includeHeld: boolean,
+  payAt: Date | null,
+): Promise<FundsPicture | undefined> {
   if (funds === undefined) return undefined;
   let picture: FundsPicture;
   try {
@@ -16,7 +21,10 @@ export async function fundsForApproval(funds: FundsCheck | undefined, batchId: s
     // Only the partner not giving the balance is "could not be read" (answered by ignoreBalance);
     // a database connection ended under the check is that, and starting anyway would not mend it.
     if (!(error instanceof PayoutError)) throw error;
-    throw new BatchStateError('batch.balance-unknown', `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`);
+    throw new BatchStateError(
+      'batch.balance-unknown',
+      `the balance could not be read (${(error as Error).message}); approve again later, or with ignoreBalance to start anyway`,
+    );
   }
   if (picture.shortfallMinor > 0n) {
     throw new BatchStateError(

@@ -45,16 +45,28 @@ export interface ApproveDeps {
 /** Refuses an approval the batch cannot take, before anything is recorded: the words say what would work. */
 async function checkApprovable(prisma: PrismaClient, batch: Batch, request: ApproveRequest, validRowsOnly: boolean): Promise<void> {
   if (batch.status === batchStates.rejected) {
-    if (!validRowsOnly) throw new BatchStateError('batch.rejected', 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
+    if (!validRowsOnly)
+      throw new BatchStateError(
+        'batch.rejected',
+        'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows',
+      );
     // Problems of the whole file have no line, or line 1 (the header).
-    const fileErrors = await prisma.batchProblem.count({ where: { batchId: batch.id, severity: 'error', OR: [{ line: null }, { line: 1 }] } });
+    const fileErrors = await prisma.batchProblem.count({
+      where: { batchId: batch.id, severity: 'error', OR: [{ line: null }, { line: 1 }] },
+    });
     if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
     if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
   } else if (!canMove(batch.status, batchStates.running, 'approve')) {
     throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
   }
-  if (request.agree === true && (request.payAt != null || request.includeHeld === true || request.includeChangedAccounts === true || request.newRound === true)) {
-    throw new BatchStateError('batch.agree-with-choice', 'agree takes the choice the other approvers made: give it alone, or give your own choice (with newRound) instead');
+  if (
+    request.agree === true &&
+    (request.payAt != null || request.includeHeld === true || request.includeChangedAccounts === true || request.newRound === true)
+  ) {
+    throw new BatchStateError(
+      'batch.agree-with-choice',
+      'agree takes the choice the other approvers made: give it alone, or give your own choice (with newRound) instead',
+    );
   }
 }
 
@@ -83,7 +95,8 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
   }
   if (request.agree === true) {
     const pending = deps.approvals === undefined ? undefined : await deps.approvals.pending(deps.prisma, ref, now);
-    if (pending === undefined) throw new BatchStateError('batch.nothing-to-agree', 'no approval of this batch awaits another: approve with your own choice');
+    if (pending === undefined)
+      throw new BatchStateError('batch.nothing-to-agree', 'no approval of this batch awaits another: approve with your own choice');
     choice = pending.choice;
   }
   await checkApprovable(deps.prisma, batch, request, choice.validRowsOnly);
@@ -91,7 +104,10 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
   // one given now that is past, or too far ahead, is refused before anything is recorded.
   const due = request.agree === true && choice.payAt !== null && choice.payAt.getTime() <= now.getTime();
   const start = approvedStart(due ? null : choice.payAt, now, deps.schedule);
-  const funds = request.ignoreBalance === true ? undefined : await fundsForApproval(deps.funds, batchId, choice.includeHeld || choice.includeChangedAccounts, start.payAt); // either kind of held row weighs as the page quotes it
+  const funds =
+    request.ignoreBalance === true
+      ? undefined
+      : await fundsForApproval(deps.funds, batchId, choice.includeHeld || choice.includeChangedAccounts, start.payAt); // either kind of held row weighs as the page quotes it
   const by = request.by ?? systemActor;
   const outcome = await deps.prisma.$transaction(async (tx) => {
     // One approval at a time across every process: of two batches that repeat each other
@@ -103,7 +119,14 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     // repeat a batch approved since. Committed: the approver is shown them before anything is paid.
     const held = await holdApprovedRepeats(query, batchId, deps.windowDays);
     if (held > 0) return { held };
-    const recorded = await deps.approvals?.approveBatch(tx, ref, choice, { actor: request.approver, role: by.role ?? null }, now, request.newRound ?? false);
+    const recorded = await deps.approvals?.approveBatch(
+      tx,
+      ref,
+      choice,
+      { actor: request.approver, role: by.role ?? null },
+      now,
+      request.newRound ?? false,
+    );
     if (recorded?.kind === 'differs') {
       const mine = choiceInWords(choice, { count: recorded.rows.rows, total: recorded.rows.total }, batch.currency);
       throw new BatchStateError(
@@ -113,11 +136,28 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
       );
     }
     const replaces = recorded?.replaced.map((a) => a.actor) ?? [];
-    const choiceDetail = { validRowsOnly: choice.validRowsOnly, includeHeld: choice.includeHeld, includeChangedAccounts: choice.includeChangedAccounts, payAt: choice.payAt?.toISOString() ?? null };
+    const choiceDetail = {
+      validRowsOnly: choice.validRowsOnly,
+      includeHeld: choice.includeHeld,
+      includeChangedAccounts: choice.includeChangedAccounts,
+      payAt: choice.payAt?.toISOString() ?? null,
+    };
     const policy = recorded?.state;
-    const policyDetail = policy === undefined ? {} : { policyMet: policy.met, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count, ...(replaces.length === 0 ? {} : { replaces }) };
+    const policyDetail =
+      policy === undefined
+        ? {}
+        : {
+            policyMet: policy.met,
+            approvals: policy.approvals.length,
+            approvalsNeeded: policy.needed.count,
+            ...(replaces.length === 0 ? {} : { replaces }),
+          };
     if (policy !== undefined && !policy.met) {
-      await recordAudit(tx, by, { action: 'batch.approve', batchId, detail: { ...choiceDetail, agreed: request.agree === true, from: batch.status, ...policyDetail } });
+      await recordAudit(tx, by, {
+        action: 'batch.approve',
+        batchId,
+        detail: { ...choiceDetail, agreed: request.agree === true, from: batch.status, ...policyDetail },
+      });
       return { batch: await tx.batch.findUniqueOrThrow({ where: { id: batchId } }) };
     }
     // Exactly the rows the approvals agreed to: the held rows their fingerprint was read from.
@@ -143,14 +183,24 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
       forced: batch.forced,
       balanceChecked: funds !== undefined,
       agreed: request.agree === true,
-      ...(funds === undefined ? {} : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
+      ...(funds === undefined
+        ? {}
+        : { available: fromMinorUnits(funds.availableMinor), needed: fromMinorUnits(funds.amountMinor + funds.commissionMinor) }),
       ...policyDetail,
     };
     await recordAudit(tx, by, { action: 'batch.approve', batchId, detail });
     const approved = await tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     // What the systems around payroll act on (outbound/), committed with the approval.
-    await recordBatchEvent(query, 'batch.approved', batchId, { approvedBy: request.approver, includeHeld, includeChangedAccounts, validRowsOnly, approvals: policy?.approvals.length ?? 1 });
-    await recordBatchEvent(query, approved.status === batchStates.scheduled ? 'batch.scheduled' : 'batch.started', batchId, { by: request.approver });
+    await recordBatchEvent(query, 'batch.approved', batchId, {
+      approvedBy: request.approver,
+      includeHeld,
+      includeChangedAccounts,
+      validRowsOnly,
+      approvals: policy?.approvals.length ?? 1,
+    });
+    await recordBatchEvent(query, approved.status === batchStates.scheduled ? 'batch.scheduled' : 'batch.started', batchId, {
+      by: request.approver,
+    });
     return { batch: approved };
   }, deps.transaction);
   deps.events.publish(batchId);

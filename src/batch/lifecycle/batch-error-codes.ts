@@ -11,13 +11,17 @@ export const batchErrorMeanings = {
   'batch.file-errors': 'The file itself has errors (not its rows): it cannot be approved.',
   'batch.no-valid-rows': 'No row of the batch can be paid.',
   'batch.not-approvable': 'The batch is in a state that cannot be approved.',
-  'batch.approval-differs': 'Other people approved another choice (rows or time to pay) that awaits more approvals: agree to it, or start a new round (newRound) that replaces theirs.',
-  'batch.agree-with-choice': 'agree takes the other approvers’ choice: it is given alone, without payAt, includeHeld, includeChangedAccounts or newRound.',
+  'batch.approval-differs':
+    'Other people approved another choice (rows or time to pay) that awaits more approvals: agree to it, or start a new round (newRound) that replaces theirs.',
+  'batch.agree-with-choice':
+    'agree takes the other approvers’ choice: it is given alone, without payAt, includeHeld, includeChangedAccounts or newRound.',
   'batch.nothing-to-agree': 'No approval of the batch awaits another: approve with your own choice.',
-  'batch.earlier-needs-approvals': 'The batch was approved by more than one person for its time: an earlier time needs their approvals again.',
+  'batch.earlier-needs-approvals':
+    'The batch was approved by more than one person for its time: an earlier time needs their approvals again.',
   'batch.new-duplicates': 'Rows repeat a batch approved since the import; they are now held. Approve again.',
   'batch.balance-unknown': 'The balance could not be read; approve later, or with ignoreBalance.',
-  'batch.insufficient-funds': 'The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance.',
+  'batch.insufficient-funds':
+    'The balance does not cover this batch, the batches already approved and their commission; top up, or approve with ignoreBalance.',
   'batch.pay-at-invalid': 'The time to pay is not a date and time.',
   'batch.pay-at-past': 'The time to pay has passed: approve without one to pay now, or give a later time.',
   'batch.pay-at-too-far': 'The time to pay is further ahead than SCHEDULE_HORIZON_DAYS allows.',
@@ -37,7 +41,8 @@ export const batchErrorMeanings = {
   'review.card-data-gone': 'The row’s card data is past CARD_DATA_RETENTION_DAYS: upload the row again to pay it.',
   'review.paid-upstream': 'The partner says the payment is COMPLETED: it is not paid again.',
   'review.in-progress-upstream': 'The partner says the payment is IN_PROGRESS: check again later.',
-  'review.ready-upstream': 'The partner says the payment is READY: an execute sent earlier may still land, so it is not paid again until the partner executes or expires it.',
+  'review.ready-upstream':
+    'The partner says the payment is READY: an execute sent earlier may still land, so it is not paid again until the partner executes or expires it.',
   'review.unreadable': 'The payment could not be read now; it is paid again only once a read shows it unpaid.',
 } as const;
 

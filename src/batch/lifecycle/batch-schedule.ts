@@ -34,11 +34,17 @@ function forecastAtFor(payAt: Date, now: Date, leadMs = DEFAULT_FORECAST_LEAD_MS
 export function checkPayAt(payAt: Date, now: Date, horizonDays = DEFAULT_SCHEDULE_HORIZON_DAYS): void {
   if (Number.isNaN(payAt.getTime())) throw new BatchStateError('batch.pay-at-invalid', 'the time to pay is not a date and time');
   if (payAt.getTime() <= now.getTime()) {
-    throw new BatchStateError('batch.pay-at-past', `the time to pay, ${utcDateTime(payAt)}, has passed (it is now ${utcDateTime(now)}); approve without one to pay now, or give a later time`);
+    throw new BatchStateError(
+      'batch.pay-at-past',
+      `the time to pay, ${utcDateTime(payAt)}, has passed (it is now ${utcDateTime(now)}); approve without one to pay now, or give a later time`,
+    );
   }
   const latest = new Date(now.getTime() + horizonDays * DAY_MS);
   if (payAt.getTime() > latest.getTime()) {
-    throw new BatchStateError('batch.pay-at-too-far', `the time to pay, ${utcDateTime(payAt)}, is more than ${horizonDays} days ahead (the latest is ${utcDateTime(latest)})`);
+    throw new BatchStateError(
+      'batch.pay-at-too-far',
+      `the time to pay, ${utcDateTime(payAt)}, is more than ${horizonDays} days ahead (the latest is ${utcDateTime(latest)})`,
+    );
   }
 }
 
@@ -80,8 +86,17 @@ export class BatchSchedule {
       }
       // Later only delays what the approvers agreed to; earlier than several people agreed to
       // would let money leave before their time on one person's word (issue 38, decision 0029).
-      if (batch.payAt !== null && batch.approvedAt !== null && payAt.getTime() < batch.payAt.getTime() && this.options.approvals !== undefined) {
-        const agreed = await this.options.approvals.startedWith(tx, { batchId, uploadedBy: batch.uploadedBy, approvedAt: batch.approvedAt });
+      if (
+        batch.payAt !== null &&
+        batch.approvedAt !== null &&
+        payAt.getTime() < batch.payAt.getTime() &&
+        this.options.approvals !== undefined
+      ) {
+        const agreed = await this.options.approvals.startedWith(tx, {
+          batchId,
+          uploadedBy: batch.uploadedBy,
+          approvedAt: batch.approvedAt,
+        });
         if (agreed.length > 1) {
           throw new BatchStateError(
             'batch.earlier-needs-approvals',
@@ -89,11 +104,21 @@ export class BatchSchedule {
           );
         }
       }
-      const changed = await tx.batch.updateMany({ where: { id: batchId, status: { in: [...reschedulableStates] } }, data: { payAt, forecastAt: forecastAtFor(payAt, now, this.options.forecastLeadMs) } });
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: { in: [...reschedulableStates] } },
+        data: { payAt, forecastAt: forecastAtFor(payAt, now, this.options.forecastLeadMs) },
+      });
       if (changed.count === 0) {
-        throw new BatchStateError('batch.not-scheduled', `only a scheduled batch can be rescheduled; this one is ${batch.status.toLowerCase().replaceAll('_', ' ')}`);
+        throw new BatchStateError(
+          'batch.not-scheduled',
+          `only a scheduled batch can be rescheduled; this one is ${batch.status.toLowerCase().replaceAll('_', ' ')}`,
+        );
       }
-      await recordAudit(tx, by, { action: 'batch.reschedule', batchId, detail: { from: batch.payAt?.toISOString() ?? null, to: payAt.toISOString() } });
+      await recordAudit(tx, by, {
+        action: 'batch.reschedule',
+        batchId,
+        detail: { from: batch.payAt?.toISOString() ?? null, to: payAt.toISOString() },
+      });
       await recordBatchEvent(sqlOf(tx), 'batch.scheduled', batchId, { by: by.actor, rescheduledFrom: batch.payAt?.toISOString() ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });

@@ -2,7 +2,16 @@ import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
 import { sqlOf, type PrismaClient } from '../../db/database.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
-import { batchStates, canMove, cancellableStates, dismissableStates, pausableStates, pauseReasons, resumableStates, retryableStates } from './batch-states.ts';
+import {
+  batchStates,
+  canMove,
+  cancellableStates,
+  dismissableStates,
+  pausableStates,
+  pauseReasons,
+  resumableStates,
+  retryableStates,
+} from './batch-states.ts';
 import { type FundsCheck } from '../pay/funds-check.ts';
 import { requeueUnfunded } from '../pay/sql/funds.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses } from '../rows/row-states.ts';
@@ -81,7 +90,16 @@ export class BatchService {
   /** Records an approval of the choice asked (approve-batch.ts); the batch starts once the policy is met for it. */
   async approve(batchId: string, request: ApproveRequest): Promise<Batch> {
     const { singleUser, funds, schedule, approvals } = this.options;
-    const deps = { prisma: this.prisma, events: this.events, singleUser, windowDays: this.windowDays, funds, schedule, approvals, transaction: BATCH_WIDE_TRANSACTION };
+    const deps = {
+      prisma: this.prisma,
+      events: this.events,
+      singleUser,
+      windowDays: this.windowDays,
+      funds,
+      schedule,
+      approvals,
+      transaction: BATCH_WIDE_TRANSACTION,
+    };
     return approveBatch(deps, await this.get(batchId), request);
   }
 
@@ -90,9 +108,17 @@ export class BatchService {
     const updated = await this.prisma.$transaction(async (tx) => {
       const changed = await tx.batch.updateMany({
         where: { id: batchId, status: { in: [...pausableStates] } },
-        data: { status: batchStates.paused, pauseReason: pauseReasons.person, pausedAt: new Date(), pausedBy: by.actor, shortfall: null, fundsCheckAt: null },
+        data: {
+          status: batchStates.paused,
+          pauseReason: pauseReasons.person,
+          pausedAt: new Date(),
+          pausedBy: by.actor,
+          shortfall: null,
+          fundsCheckAt: null,
+        },
       });
-      if (changed.count === 0) throw await this.refusal(tx, batchId, 'batch.not-pausable', (status) => `a ${status} batch cannot be paused`);
+      if (changed.count === 0)
+        throw await this.refusal(tx, batchId, 'batch.not-pausable', (status) => `a ${status} batch cannot be paused`);
       await recordAudit(tx, by, { action: 'batch.pause', batchId, detail: {} });
       await recordBatchEvent(sqlOf(tx), 'batch.paused', batchId, { reason: pauseReasons.person, by: by.actor });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
@@ -120,7 +146,12 @@ export class BatchService {
       await recordAudit(tx, by, {
         action: 'batch.resume',
         batchId,
-        detail: { pauseReason: before?.pauseReason ?? null, pausedBy: before?.pausedBy ?? null, shortfall: before?.shortfall?.toFixed(2) ?? null, requeued },
+        detail: {
+          pauseReason: before?.pauseReason ?? null,
+          pausedBy: before?.pausedBy ?? null,
+          shortfall: before?.shortfall?.toFixed(2) ?? null,
+          requeued,
+        },
       });
       await recordBatchEvent(sqlOf(tx), 'batch.resumed', batchId, { by: by.actor, pausedFor: before?.pauseReason ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
@@ -129,9 +160,16 @@ export class BatchService {
     return updated;
   }
 
-  private async refusal(tx: Pick<PrismaClient, 'batch'>, batchId: string, code: BatchErrorCode, message: (status: string) => string): Promise<BatchStateError> {
+  private async refusal(
+    tx: Pick<PrismaClient, 'batch'>,
+    batchId: string,
+    code: BatchErrorCode,
+    message: (status: string) => string,
+  ): Promise<BatchStateError> {
     const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { status: true } });
-    return batch === null ? new BatchStateError('batch.not-found', `no batch ${batchId}`) : new BatchStateError(code, message(batch.status));
+    return batch === null
+      ? new BatchStateError('batch.not-found', `no batch ${batchId}`)
+      : new BatchStateError(code, message(batch.status));
   }
 
   /** Stops every payment not yet sent, in every process; answers once none can leave (decision 0027). */
@@ -181,11 +219,17 @@ export class BatchService {
   async dismiss(batchId: string, by: AuditActor = systemActor): Promise<Batch> {
     const batch = await this.get(batchId);
     if (!dismissableStates.includes(batch.status) || batch.approvedAt !== null) {
-      throw new BatchStateError('batch.not-dismissable', `a ${batch.status} batch ${batch.approvedAt === null ? '' : 'that was approved '}cannot be dismissed`);
+      throw new BatchStateError(
+        'batch.not-dismissable',
+        `a ${batch.status} batch ${batch.approvedAt === null ? '' : 'that was approved '}cannot be dismissed`,
+      );
     }
     if (batch.dismissedAt !== null) return batch;
     return this.prisma.$transaction(async (tx) => {
-      const changed = await tx.batch.updateMany({ where: { id: batchId, status: batch.status, dismissedAt: null }, data: { dismissedAt: new Date(), dismissedBy: by.actor } });
+      const changed = await tx.batch.updateMany({
+        where: { id: batchId, status: batch.status, dismissedAt: null },
+        data: { dismissedAt: new Date(), dismissedBy: by.actor },
+      });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
       await recordAudit(tx, by, { action: 'batch.dismiss', batchId, detail: { status: batch.status, rows: batch.rowCount } });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
@@ -208,9 +252,19 @@ export class BatchService {
       }
       // Paying failed rows again is approving them again: above a tier, as many people as the policy asks for those rows.
       const ref = { batchId, uploadedBy: batch?.uploadedBy ?? null };
-      const policy = await this.options.approvals?.approveRetry(tx, ref, retryableItemStatuses, { actor: by.actor, role: by.role ?? null }, new Date());
+      const policy = await this.options.approvals?.approveRetry(
+        tx,
+        ref,
+        retryableItemStatuses,
+        { actor: by.actor, role: by.role ?? null },
+        new Date(),
+      );
       if (policy !== undefined && !policy.met) {
-        await recordAudit(tx, by, { action: 'batch.retry', batchId, detail: { policyMet: false, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count } });
+        await recordAudit(tx, by, {
+          action: 'batch.retry',
+          batchId,
+          detail: { policyMet: false, approvals: policy.approvals.length, approvalsNeeded: policy.needed.count },
+        });
         return policy;
       }
       const reopened = await tx.batch.updateMany({
@@ -260,10 +314,14 @@ export class BatchService {
 
   async progress(batch: Batch): Promise<BatchProgress> {
     const groups = await countRowsByStatus(sqlOf(this.prisma), batch.id, RECENT_PACE_SECONDS);
-    const counts = groups.map((g) => ({ status: g.status, count: g.count, amount: g.amount })).sort((a, b) => a.status.localeCompare(b.status));
+    const counts = groups
+      .map((g) => ({ status: g.status, count: g.count, amount: g.amount }))
+      .sort((a, b) => a.status.localeCompare(b.status));
     const active = counts.filter((c) => activeItemStatuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
     // Rows a cancel ended were never paid at any pace: the rate is of the rows that were.
-    const finishedGroups = groups.filter((g) => !activeItemStatuses.includes(g.status) && !notSentItemStatuses.includes(g.status) && g.status !== cancelledStatus);
+    const finishedGroups = groups.filter(
+      (g) => !activeItemStatuses.includes(g.status) && !notSentItemStatuses.includes(g.status) && g.status !== cancelledStatus,
+    );
     const finished = finishedGroups.reduce((sum, g) => sum + g.count, 0);
     if (batch.startedAt === null) return { counts, throughput: null, secondsLeft: null };
     const now = groups[0]?.now ?? new Date();

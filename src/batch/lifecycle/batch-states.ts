@@ -141,9 +141,12 @@ export const readOnlyStates: readonly BatchStatus[] = [batchStates.paused];
 export const pausableStates: readonly BatchStatus[] = statesFrom('pause');
 export const resumableStates: readonly BatchStatus[] = statesFrom('resume');
 /** Batches of these states count as a file imported: a second upload of the same file is refused. */
-export const importedStates: readonly BatchStatus[] = [batchStates.validated, ...statesTo('approve'), ...statesTo('pause'), ...statesTo('finish')].filter(
-  (state, index, all) => all.indexOf(state) === index,
-);
+export const importedStates: readonly BatchStatus[] = [
+  batchStates.validated,
+  ...statesTo('approve'),
+  ...statesTo('pause'),
+  ...statesTo('finish'),
+].filter((state, index, all) => all.indexOf(state) === index);
 /**
  * Nothing moves a batch on from these by itself: only a person (retryFailedItems, an
  * approval with validRowsOnly). A CANCELLED batch rests once its finishedAt is set.

@@ -64,7 +64,14 @@ export function waitOf(batch: Waiting, breaker: Breaker, retrying: RetryingRows 
     };
   }
   if (batch.status === batchStates.paused) {
-    return { reason: 'PERSON', since: batch.pausedAt, by: batch.pausedBy, shortfall: null, nextCheckAt: null, waitingFor: 'a person to resume it' };
+    return {
+      reason: 'PERSON',
+      since: batch.pausedAt,
+      by: batch.pausedBy,
+      shortfall: null,
+      nextCheckAt: null,
+      waitingFor: 'a person to resume it',
+    };
   }
   if (payingStates.includes(batch.status) && breaker !== null && breaker.state === breakerStates.open) {
     const reason = breaker.reason ?? 'UNREACHABLE';
@@ -107,7 +114,12 @@ export async function readRetryingRows(prisma: Pick<PrismaClient, 'batchItem'>, 
     prisma.batchItem.findFirst({ where, orderBy: { updatedAt: 'desc' }, select: { errorMessage: true, errorCode: true } }),
   ]);
   if (tally._count._all === 0) return null;
-  return { rows: tally._count._all, since: tally._min.updatedAt, nextTryAt: tally._min.notBefore, lastError: latest?.errorMessage ?? latest?.errorCode ?? null };
+  return {
+    rows: tally._count._all,
+    since: tally._min.updatedAt,
+    nextTryAt: tally._min.notBefore,
+    lastError: latest?.errorMessage ?? latest?.errorCode ?? null,
+  };
 }
 
 /** The partner breaker while it is open (null while closed): what waitOf needs of it. */

@@ -44,7 +44,10 @@ export async function sweepSchedule(deps: {
       if (picture.shortfallMinor > 0n) for (const batchId of due) shortfalls.set(batchId, picture.shortfallMinor);
     } catch (error) {
       // Unread, they run: a short balance then pauses them at the partner's first INSUFFICIENT_FUNDS.
-      deps.logger.warn({ err: error, batchIds: due }, 'could not read the balance for scheduled batches at their release; they run, and pause if the money runs out');
+      deps.logger.warn(
+        { err: error, batchIds: due },
+        'could not read the balance for scheduled batches at their release; they run, and pause if the money runs out',
+      );
     }
   }
   const inTransaction = deps.inTransaction ?? ((work) => work(deps.query));
@@ -74,7 +77,12 @@ export async function sweepSchedule(deps: {
   return changed;
 }
 
-async function short(deps: { query: SqlQuery; logger: Logger }, batchId: string, shortfallMinor: bigint, when: 'forecast' | 'release'): Promise<void> {
+async function short(
+  deps: { query: SqlQuery; logger: Logger },
+  batchId: string,
+  shortfallMinor: bigint,
+  when: 'forecast' | 'release',
+): Promise<void> {
   const shortfall = fromMinorUnits(shortfallMinor);
   deps.logger.warn({ batchId, shortfall, when }, 'scheduled batch: the balance does not cover it and the batches paying before it');
   await insertAuditEvent(deps.query, systemActor, { action: 'batch.forecast-short', batchId, detail: { shortfall, when } });

@@ -216,7 +216,10 @@ export class BatchWorker {
           this.deps.batchEvents.publish(due.id);
         }
       } catch (error) {
-        this.deps.logger.warn({ err: error, batchId: due.id }, 'could not read the balance for a batch paused for funds; trying again later');
+        this.deps.logger.warn(
+          { err: error, batchId: due.id },
+          'could not read the balance for a batch paused for funds; trying again later',
+        );
         await stillShort(this.deps.query, due.id, null, next);
       }
     }
@@ -277,7 +280,8 @@ export class BatchWorker {
     await protectLegacyRows(this.deps.query, this.deps.cardData);
     // Scheduled batches whose time has come start paying, whichever worker gets here first (once); forecasts due are read.
     const released = await sweepSchedule(this.deps);
-    for (const batchId of new Set([...settled, ...pausedForFunds, ...finished, ...rejected, ...released])) this.deps.batchEvents.publish(batchId);
+    for (const batchId of new Set([...settled, ...pausedForFunds, ...finished, ...rejected, ...released]))
+      this.deps.batchEvents.publish(batchId);
   }
 
   private begin(item: ClaimedItem, claimedAt: number): void {
@@ -294,7 +298,8 @@ export class BatchWorker {
       );
     };
     this.held.set(item.id, held);
-    const task = this.payer.pay(held)
+    const task = this.payer
+      .pay(held)
       .catch((error: unknown) => {
         if (held.lost.signal.aborted) return;
         this.deps.logger.error({ err: error, paymentId: held.paymentId }, 'batch row interrupted; it resumes when its lease ends');
@@ -311,23 +316,26 @@ export class BatchWorker {
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined) return;
     let beating = false;
-    this.heartbeat = setInterval(() => {
-      if (beating || this.held.size === 0) return;
-      beating = true;
-      const rows = [...this.held.values()];
-      const renewedAt = performance.now();
-      renewLeases(this.deps.query, rows, this.options.leaseMs)
-        .then((kept) => {
-          for (const row of rows) {
-            if (kept.has(row.id)) row.leaseEndsAt = Math.max(row.leaseEndsAt, renewedAt + this.options.leaseMs);
-            else if (this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
-          }
-        })
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))
-        .finally(() => {
-          beating = false;
-        });
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat = setInterval(
+      () => {
+        if (beating || this.held.size === 0) return;
+        beating = true;
+        const rows = [...this.held.values()];
+        const renewedAt = performance.now();
+        renewLeases(this.deps.query, rows, this.options.leaseMs)
+          .then((kept) => {
+            for (const row of rows) {
+              if (kept.has(row.id)) row.leaseEndsAt = Math.max(row.leaseEndsAt, renewedAt + this.options.leaseMs);
+              else if (this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
+            }
+          })
+          .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))
+          .finally(() => {
+            beating = false;
+          });
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     this.heartbeat.unref();
   }
 

@@ -45,7 +45,12 @@ export class FundsCheck {
    * pays before it (paying now, paused, or scheduled no later than its payAt).
    */
   async forApproval(batchId: string, includeHeld: boolean, payAt: Date | null = null): Promise<FundsPicture> {
-    return this.picture({ batchIds: [], starting: { batchId, statuses: startingStatuses(includeHeld) }, withPaying: [...payingStates, batchStates.paused], scheduledUntil: payAt });
+    return this.picture({
+      batchIds: [],
+      starting: { batchId, statuses: startingStatuses(includeHeld) },
+      withPaying: [...payingStates, batchStates.paused],
+      scheduledUntil: payAt,
+    });
   }
 
   /**

@@ -6,7 +6,18 @@ import type { PaymentAttempts, SendOutcome } from '../../payments/attempt.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { paymentIdFor } from '../ids.ts';
 import { payingStates } from '../lifecycle/batch-states.ts';
-import { changeAfter, createdNotExecuted, neverCreated, holdForReview, rowStates, sendsSpent, startExecuting, type RetryPolicy, type RowChange, type Stage } from '../rows/row-states.ts';
+import {
+  changeAfter,
+  createdNotExecuted,
+  neverCreated,
+  holdForReview,
+  rowStates,
+  sendsSpent,
+  startExecuting,
+  type RetryPolicy,
+  type RowChange,
+  type Stage,
+} from '../rows/row-states.ts';
 import type { CallSlots } from './call-slots.ts';
 import type { HeldRow, RowWrites } from './row-writes.ts';
 
@@ -153,7 +164,11 @@ export class RowPayer {
       case 'in-progress':
         await this.writes.move(
           row,
-          holdForReview('batch.previous-attempt', `the previous attempt ${previousId} is now ${read.payment.status.value}; not paid again`, row.retries),
+          holdForReview(
+            'batch.previous-attempt',
+            `the previous attempt ${previousId} is now ${read.payment.status.value}; not paid again`,
+            row.retries,
+          ),
           false,
         );
         return false;
@@ -169,10 +184,22 @@ export class RowPayer {
   private async unreadable(row: HeldRow, error: Error): Promise<void> {
     const code = (error as { code?: string }).code ?? 'card-data.unreadable';
     if (error instanceof UnknownDataKeyError) {
-      this.deps.logger.error({ paymentId: row.paymentId, kid: error.kid, code }, 'batch row sealed under a data key this worker does not have; waiting');
+      this.deps.logger.error(
+        { paymentId: row.paymentId, kid: error.kid, code },
+        'batch row sealed under a data key this worker does not have; waiting',
+      );
       await this.writes.move(
         row,
-        { to: row.status, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: UNKNOWN_KEY_DELAY_MS, finished: false },
+        {
+          to: row.status,
+          errorCode: code,
+          errorMessage: error.message,
+          payment: null,
+          localPayment: null,
+          retries: row.retries,
+          delayMs: UNKNOWN_KEY_DELAY_MS,
+          finished: false,
+        },
         false,
       );
       return;
@@ -180,7 +207,16 @@ export class RowPayer {
     this.deps.logger.error({ paymentId: row.paymentId, code }, 'batch row card data cannot be read; not paid');
     const change: RowChange =
       row.status === rowStates.pending
-        ? { to: rowStates.failed, errorCode: code, errorMessage: error.message, payment: null, localPayment: null, retries: row.retries, delayMs: null, finished: true }
+        ? {
+            to: rowStates.failed,
+            errorCode: code,
+            errorMessage: error.message,
+            payment: null,
+            localPayment: null,
+            retries: row.retries,
+            delayMs: null,
+            finished: true,
+          }
         : holdForReview(code, `${error.message}; a create may have been sent, so it is not sent again`, row.retries);
     await this.writes.move(row, change, false);
   }
@@ -191,7 +227,9 @@ export class RowPayer {
    * the write found the row cancelled or lost.
    */
   private execute(row: HeldRow, payment: Payment | null, retries: number): Promise<SendOutcome | null> {
-    return this.slots.call(row, async () => ((await this.startExecuting(row, payment, retries)) ? this.deps.attempts.execute(row.paymentId, row.call, REST) : null));
+    return this.slots.call(row, async () =>
+      (await this.startExecuting(row, payment, retries)) ? this.deps.attempts.execute(row.paymentId, row.call, REST) : null,
+    );
   }
 
   /** READY (or just created) → EXECUTING, durable before execute; false if cancelled or lost. */

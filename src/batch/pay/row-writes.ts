@@ -70,12 +70,22 @@ export class RowWrites {
 
   /** PENDING → CREATING with the payment recorded, durable before the create; false when the row is lost. */
   async beginCreate(row: HeldRow): Promise<boolean> {
-    return (await this.write(row, () => this.begins.push(this.intentOf(row)), (moved) => !moved)) !== false;
+    return (
+      (await this.write(
+        row,
+        () => this.begins.push(this.intentOf(row)),
+        (moved) => !moved,
+      )) !== false
+    );
   }
 
   /** Writes the row's next state; returns it, or null when the row is no longer this worker's. */
   async move(row: HeldRow, change: RowChange, keepLease: boolean): Promise<string | null> {
-    const result = await this.write(row, () => this.moves.push(this.moveOf(row, change, keepLease)), (moved) => moved.status === null);
+    const result = await this.write(
+      row,
+      () => this.moves.push(this.moveOf(row, change, keepLease)),
+      (moved) => moved.status === null,
+    );
     if (result === false || result.status === null) return null;
     row.status = result.status as HeldRow['status'];
     row.retries = change.retries;
@@ -112,13 +122,23 @@ export class RowWrites {
     const unfunded = new Set<string>();
     results.forEach((result, index) => {
       const move = moves[index]!;
-      if (result.batchId !== null && result.status === move.to && move.finished && move.errorCode !== null && unfundedCodes.includes(move.errorCode)) {
+      if (
+        result.batchId !== null &&
+        result.status === move.to &&
+        move.finished &&
+        move.errorCode !== null &&
+        unfundedCodes.includes(move.errorCode)
+      ) {
         unfunded.add(result.batchId);
       }
     });
     if (unfunded.size > 0) {
       const paused = await pauseForFunds(this.deps.query, [...unfunded], FUNDS_FIRST_CHECK_MS);
-      if (paused.length > 0) this.deps.logger.warn({ batchIds: paused }, 'batch paused: the partner answered INSUFFICIENT_FUNDS; it resumes once the balance covers the rest');
+      if (paused.length > 0)
+        this.deps.logger.warn(
+          { batchIds: paused },
+          'batch paused: the partner answered INSUFFICIENT_FUNDS; it resumes once the balance covers the rest',
+        );
     }
     const touched = new Set<string>();
     const ended = new Set<string>();

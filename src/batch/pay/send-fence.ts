@@ -33,7 +33,9 @@ export function rowFence(row: FencedRow, query: SqlQuery, marginMs: number): Sen
     confirm: async () => {
       if (performance.now() >= row.leaseEndsAt - marginMs) return ended();
       try {
-        return (await maySend(query, row)) ? undefined : new SendWithheldError('the row is no longer this worker’s, or its batch no longer pays');
+        return (await maySend(query, row))
+          ? undefined
+          : new SendWithheldError('the row is no longer this worker’s, or its batch no longer pays');
       } catch {
         // Unconfirmed is not allowed: the row rests as it is and is read back later.
         return new SendWithheldError('the database could not confirm that the row may still be sent');

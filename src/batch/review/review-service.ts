@@ -13,7 +13,16 @@ import { BatchStateError } from '../lifecycle/batch-service.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';
 import { SEALED } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
-import { markSettlement, mayPayAgainAfter, reviewStatus, verdictOf, type ReviewedRowFacts, type ReviewMark, type ReviewVerdict, type RowSettlement } from './review-states.ts';
+import {
+  markSettlement,
+  mayPayAgainAfter,
+  reviewStatus,
+  verdictOf,
+  type ReviewedRowFacts,
+  type ReviewMark,
+  type ReviewVerdict,
+  type RowSettlement,
+} from './review-states.ts';
 import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleReviewedRows, type ReviewedRowChange } from './sql/settle-reviewed-rows.ts';
@@ -100,7 +109,9 @@ export class ReviewService {
       }
     });
     const now = new Map(
-      (await this.deps.prisma.batchItem.findMany({ where: { id: { in: rows.map((row) => row.id) } }, select: { id: true, status: true } })).map((r) => [String(r.id), r.status]),
+      (
+        await this.deps.prisma.batchItem.findMany({ where: { id: { in: rows.map((row) => row.id) } }, select: { id: true, status: true } })
+      ).map((r) => [String(r.id), r.status]),
     );
     const reported = read.map(({ row, target, verdict, detail }) => ({
       line: row.line,
@@ -121,7 +132,8 @@ export class ReviewService {
   async mark(batchId: string, request: MarkRequest): Promise<BatchItem> {
     const reason = redactCardNumbers(request.reason.trim());
     if (reason === '') throw new BatchStateError('review.reason-required', 'say why: a reason is required to mark a row');
-    if (reason.length > MAX_REASON_LENGTH) throw new BatchStateError('review.reason-too-long', `the reason is longer than ${MAX_REASON_LENGTH} characters`);
+    if (reason.length > MAX_REASON_LENGTH)
+      throw new BatchStateError('review.reason-too-long', `the reason is longer than ${MAX_REASON_LENGTH} characters`);
     const batch = await this.get(batchId);
     // Maker-checker: the key that approved the batch does not also decide what became of its unknown rows.
     if (!this.options.singleUser && batch.approvedBy !== null && batch.approvedBy === request.caller) {
@@ -129,10 +141,12 @@ export class ReviewService {
     }
     const row = await this.deps.prisma.batchItem.findFirst({ where: { batchId, line: request.line } });
     if (row === null) throw new BatchStateError('review.no-such-row', `batch ${batchId} has no row on line ${request.line}`);
-    if (row.status !== reviewStatus) throw new BatchStateError('review.not-under-review', `line ${request.line} is ${row.status}, not ${reviewStatus}`);
+    if (row.status !== reviewStatus)
+      throw new BatchStateError('review.not-under-review', `line ${request.line} is ${row.status}, not ${reviewStatus}`);
     const target = paymentOf(row);
     if (request.mark === 'pay-again') await this.checkPayable(batch, row, target.paymentId);
-    const label = request.mark === 'paid' ? 'marked paid' : request.mark === 'pay-again' ? 'marked not paid, to pay again' : 'marked not to be paid';
+    const label =
+      request.mark === 'paid' ? 'marked paid' : request.mark === 'pay-again' ? 'marked not paid, to pay again' : 'marked not to be paid';
     const settlement = markSettlement(request.mark, `${label} by ${request.by.actor}: ${reason}`);
     const settled = await this.settle(batchId, [changeOf(row, target, settlement)], request.by.actor, async (tx) => {
       await recordAudit(tx, request.by, {
@@ -149,17 +163,30 @@ export class ReviewService {
   /** "Pay again" only on proof that the payment did not and will not pay: a read now, not an earlier one. */
   private async checkPayable(batch: Batch, row: BatchItem, paymentId: string): Promise<void> {
     if (batch.status === batchStates.cancelled) {
-      throw new BatchStateError('review.batch-cancelled', 'the batch was cancelled: its rows are not paid again; mark it "do not pay" and pay it another way');
+      throw new BatchStateError(
+        'review.batch-cancelled',
+        'the batch was cancelled: its rows are not paid again; mark it "do not pay" and pay it another way',
+      );
     }
     if (!hasSealedRecipient(row.fields)) {
-      throw new BatchStateError('review.card-data-gone', 'the row’s card data is gone (CARD_DATA_RETENTION_DAYS has passed): upload the row again to pay it');
+      throw new BatchStateError(
+        'review.card-data-gone',
+        'the row’s card data is gone (CARD_DATA_RETENTION_DAYS has passed): upload the row again to pay it',
+      );
     }
     const answer = await this.read(paymentId);
     const { verdict, detail } = verdictOf(answer, facts(row));
-    if (verdict === 'paid') throw new BatchStateError('review.paid-upstream', `the partner says ${paymentId} is COMPLETED: it was paid, and is not paid again`);
-    if (verdict === 'in-progress') throw new BatchStateError('review.in-progress-upstream', `the partner says ${paymentId} is IN_PROGRESS: check again later`);
-    if (verdict === 'created-not-executed') throw new BatchStateError('review.ready-upstream', `the partner says ${paymentId} is READY: ${detail}`);
-    if (!mayPayAgainAfter(verdict)) throw new BatchStateError('review.unreadable', `${paymentId} could not be read now (${detail}); it is paid again only once a read shows it unpaid`);
+    if (verdict === 'paid')
+      throw new BatchStateError('review.paid-upstream', `the partner says ${paymentId} is COMPLETED: it was paid, and is not paid again`);
+    if (verdict === 'in-progress')
+      throw new BatchStateError('review.in-progress-upstream', `the partner says ${paymentId} is IN_PROGRESS: check again later`);
+    if (verdict === 'created-not-executed')
+      throw new BatchStateError('review.ready-upstream', `the partner says ${paymentId} is READY: ${detail}`);
+    if (!mayPayAgainAfter(verdict))
+      throw new BatchStateError(
+        'review.unreadable',
+        `${paymentId} could not be read now (${detail}); it is paid again only once a read shows it unpaid`,
+      );
   }
 
   /** The changes with their audit events in one transaction, then the batch's status as the table says. */
@@ -189,9 +216,11 @@ export class ReviewService {
   private async read(paymentId: string): Promise<CreateOutcome> {
     const answer = await this.attempts.read(paymentId, undefined);
     if ('payment' in answer) {
-      await this.deps.records.applyUpstream(paymentId, { status: answer.payment.status, payment: answer.payment }, 'read').catch((error: unknown) => {
-        this.deps.logger.warn({ err: error, paymentId }, 'could not record what a review read; the row is settled all the same');
-      });
+      await this.deps.records
+        .applyUpstream(paymentId, { status: answer.payment.status, payment: answer.payment }, 'read')
+        .catch((error: unknown) => {
+          this.deps.logger.warn({ err: error, paymentId }, 'could not record what a review read; the row is settled all the same');
+        });
     }
     return answer;
   }
@@ -219,7 +248,12 @@ function changeOf(row: BatchItem, target: { paymentId: string; attempt: number }
 }
 
 function facts(row: BatchItem): ReviewedRowFacts {
-  return { amount: row.amount.toFixed(2), currency: row.currency, providerCode: row.providerCode, conflict: row.errorCode === conflictCode };
+  return {
+    amount: row.amount.toFixed(2),
+    currency: row.currency,
+    providerCode: row.providerCode,
+    conflict: row.errorCode === conflictCode,
+  };
 }
 
 function hasSealedRecipient(fields: unknown): boolean {

@@ -40,7 +40,16 @@ import type { BillingDetails, Payment } from '../../payout/models.ts';
  * | do-not-pay    | CANCELLED `review.marked-do-not-pay`   | nothing; never paid again by the gateway   |
  */
 export type ReviewVerdict = 'paid' | 'failed' | 'expired' | 'not-created' | 'created-not-executed' | 'in-progress' | 'not-ours' | 'unknown';
-export const reviewVerdicts = ['paid', 'failed', 'expired', 'not-created', 'created-not-executed', 'in-progress', 'not-ours', 'unknown'] as const satisfies readonly ReviewVerdict[];
+export const reviewVerdicts = [
+  'paid',
+  'failed',
+  'expired',
+  'not-created',
+  'created-not-executed',
+  'in-progress',
+  'not-ours',
+  'unknown',
+] as const satisfies readonly ReviewVerdict[];
 
 export type ReviewMark = 'paid' | 'pay-again' | 'do-not-pay';
 export const reviewMarks = ['paid', 'pay-again', 'do-not-pay'] as const satisfies readonly ReviewMark[];
@@ -61,7 +70,10 @@ const settledBy = {
   'not-created': 'FAILED',
   'in-progress': 'IN_PROGRESS',
 } as const satisfies Partial<Record<ReviewVerdict, BatchItemStatus>>;
-const markedAs = { paid: 'COMPLETED', 'pay-again': 'FAILED', 'do-not-pay': 'CANCELLED' } as const satisfies Record<ReviewMark, BatchItemStatus>;
+const markedAs = { paid: 'COMPLETED', 'pay-again': 'FAILED', 'do-not-pay': 'CANCELLED' } as const satisfies Record<
+  ReviewMark,
+  BatchItemStatus
+>;
 
 /** What a row becomes: the fields the settling statement writes (sql/settle-reviewed-rows.ts). */
 export interface RowSettlement {
@@ -86,7 +98,10 @@ export interface ReviewedRowFacts {
 }
 
 /** A read's answer as a verdict, with the row's change when it settles the row (null: it stays). */
-export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict: ReviewVerdict; settlement: RowSettlement | null; detail: string } {
+export function verdictOf(
+  read: CreateOutcome,
+  row: ReviewedRowFacts,
+): { verdict: ReviewVerdict; settlement: RowSettlement | null; detail: string } {
   switch (read.kind) {
     case 'paid':
     case 'failed':
@@ -94,13 +109,24 @@ export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict
     case 'ready': {
       const { payment } = read;
       if (row.conflict || !belongsTo(payment, row)) {
-        return { verdict: 'not-ours', settlement: null, detail: `the paymentId holds another payment (${payment.amount.value} ${payment.amount.currency}, ${payment.recipientDetails.providerCode})` };
+        return {
+          verdict: 'not-ours',
+          settlement: null,
+          detail: `the paymentId holds another payment (${payment.amount.value} ${payment.amount.currency}, ${payment.recipientDetails.providerCode})`,
+        };
       }
       if (read.kind === 'ready') {
         const detail = `created upstream, not executed so far (READY until ${payment.expirationDateTime}); an execute sent earlier may still land, so it is neither failed nor paid again until the partner executes or expires it: review it again then`;
         return { verdict: 'created-not-executed', settlement: null, detail };
       }
-      const verdict = read.kind === 'paid' ? 'paid' : read.kind === 'in-progress' ? 'in-progress' : payment.status.value === 'EXPIRED' ? 'expired' : 'failed';
+      const verdict =
+        read.kind === 'paid'
+          ? 'paid'
+          : read.kind === 'in-progress'
+            ? 'in-progress'
+            : payment.status.value === 'EXPIRED'
+              ? 'expired'
+              : 'failed';
       const final = verdict !== 'in-progress';
       return {
         verdict,
@@ -115,7 +141,11 @@ export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict
     case 'not-paid':
       if (read.proof === 'absent') {
         const detail = 'the partner has no such payment: it was never created; pay it again with retryFailedItems';
-        return { verdict: 'not-created', settlement: settle('not-created', { errorCode: reviewCodes.notCreated, errorMessage: detail }), detail };
+        return {
+          verdict: 'not-created',
+          settlement: settle('not-created', { errorCode: reviewCodes.notCreated, errorMessage: detail }),
+          detail,
+        };
       }
       return { verdict: 'unknown', settlement: null, detail: read.error.message };
     case 'unknown':
@@ -126,7 +156,8 @@ export function verdictOf(read: CreateOutcome, row: ReviewedRowFacts): { verdict
 
 /** What a person's mark makes of the row. */
 export function markSettlement(mark: ReviewMark, message: string): RowSettlement {
-  const errorCode = mark === 'paid' ? reviewCodes.markedPaid : mark === 'pay-again' ? reviewCodes.markedPayAgain : reviewCodes.markedDoNotPay;
+  const errorCode =
+    mark === 'paid' ? reviewCodes.markedPaid : mark === 'pay-again' ? reviewCodes.markedPayAgain : reviewCodes.markedDoNotPay;
   return { to: markedAs[mark], errorCode, errorMessage: message, billingDetails: null, finished: true };
 }
 
@@ -146,5 +177,9 @@ function settle(verdict: keyof typeof settledBy, fields: Partial<RowSettlement>)
  * differs is someone else's, and proves nothing about the row's.
  */
 function belongsTo(payment: Payment, row: ReviewedRowFacts): boolean {
-  return payment.amount.value === row.amount && payment.amount.currency === row.currency && payment.recipientDetails.providerCode === row.providerCode;
+  return (
+    payment.amount.value === row.amount &&
+    payment.amount.currency === row.currency &&
+    payment.recipientDetails.providerCode === row.providerCode
+  );
 }

@@ -142,7 +142,8 @@ export function changeAfter(stage: Stage, outcome: SendOutcome, retries: number,
     case 'unknown':
       if (stage === 'read') return wait('IN_PROGRESS', retries, policy, outcome.error);
       // A read-back that could not reach the partner spends nothing: the partner was away, not this payment.
-      if (outcome.unread === true) return { ...wait(stage === 'create' ? 'CREATING' : 'EXECUTING', retries, policy, outcome.error), retries };
+      if (outcome.unread === true)
+        return { ...wait(stage === 'create' ? 'CREATING' : 'EXECUTING', retries, policy, outcome.error), retries };
       return wait(stage === 'create' ? 'CREATING' : 'EXECUTING', Math.min(retries, policy.maxRetries), policy, outcome.error);
   }
 }
@@ -162,7 +163,8 @@ function notPaid(stage: Stage, outcome: Extract<Outcome, { kind: 'not-paid' }>, 
     // this worker, or by one stalled past its lease) may still land. Executing again is
     // safe (same paymentId); giving up is not: once the sends are spent the row is only
     // read back until the payment leaves READY (executed, or expired upstream).
-    if (retries < policy.maxRetries) return { ...change('READY', { retries: retries + 1 }), ...errorOf(error), delayMs: policy.delay(retries) };
+    if (retries < policy.maxRetries)
+      return { ...change('READY', { retries: retries + 1 }), ...errorOf(error), delayMs: policy.delay(retries) };
     return { ...wait('EXECUTING', retries, policy, null), ...errorOf(error) };
   }
   if (error.retryable && retries < policy.maxRetries) {
@@ -185,7 +187,17 @@ function wait(state: BatchItemStatus, retries: number, policy: RetryPolicy, erro
 }
 
 function change(to: BatchItemStatus, fields: Partial<RowChange>): RowChange {
-  return { to, errorCode: null, errorMessage: null, payment: null, localPayment: null, retries: 0, delayMs: null, finished: false, ...fields };
+  return {
+    to,
+    errorCode: null,
+    errorMessage: null,
+    payment: null,
+    localPayment: null,
+    retries: 0,
+    delayMs: null,
+    finished: false,
+    ...fields,
+  };
 }
 
 function final(to: BatchItemStatus, payment: Payment): RowChange {

@@ -221,7 +221,7 @@ export const unpayableItemStatuses: readonly BatchItemStatus[] = inOrder(
  */
 export const underReviewItemStatuses: readonly BatchItemStatus[] = rowStatesFrom('review');
 /** A row waiting to be sent: a new one, or one put back to be paid under a new paymentId. */
-export const waitingStatus: BatchItemStatus = only(rowStatesTo('retry-failed'), 'retry-failed\'s result');
+export const waitingStatus: BatchItemStatus = only(rowStatesTo('retry-failed'), "retry-failed's result");
 /** Rows written right before a create or an execute: a worker holding one may be sending it. */
 export const sendingItemStatuses: readonly BatchItemStatus[] = rowStatesTo('begin-create', 'start-execute');
 /** Rows whose money has not left yet: what a batch still needs from the balance. */
@@ -243,7 +243,7 @@ export function unfundedRowSql(i: string): string {
  */
 export const unfundedWaitBatchStates: readonly BatchStatus[] = [...payingStates, batchStates.paused];
 /** Where a row about to be executed stops when its batch was paused meanwhile: created, not executed. */
-export const pausedBeforeExecute: BatchItemStatus = only(rowStatesTo('pause'), 'pause\'s result');
+export const pausedBeforeExecute: BatchItemStatus = only(rowStatesTo('pause'), "pause's result");
 /** Rows of a paused batch that are still read back: they only learn what happened, nothing is sent. */
 export const readWhilePausedStatuses: readonly BatchItemStatus[] = ['IN_PROGRESS'];
 /** Rows no worker sends: they failed validation (INVALID), or are held (DUPLICATE: repeat a payment) and were not included at approval. */
@@ -254,11 +254,19 @@ export const notSentItemStatuses: readonly BatchItemStatus[] = rowStatesTo('impo
  * reference is held as a repeat of it (batch/import/held-rows.ts). FAILED, EXPIRED and CANCELLED
  * rows moved no money; retryFailedItems checks the same rule before paying them again.
  */
-export const payingItemStatuses: readonly BatchItemStatus[] = ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS', 'COMPLETED', 'NEEDS_REVIEW'];
+export const payingItemStatuses: readonly BatchItemStatus[] = [
+  'PENDING',
+  'CREATING',
+  'READY',
+  'EXECUTING',
+  'IN_PROGRESS',
+  'COMPLETED',
+  'NEEDS_REVIEW',
+];
 /** Final states that count as "did not complete" for COMPLETED_WITH_FAILURES. */
 export const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
 
-export const cancelledStatus: BatchItemStatus = only(rowStatesTo('cancel'), 'cancel\'s result');
+export const cancelledStatus: BatchItemStatus = only(rowStatesTo('cancel'), "cancel's result");
 /** Rows a cancel ends where they stand: PENDING was never sent, READY was created and not executed. */
 export const cancelledAtOnce = {
   notSent: cancelledBy(cancelCodes.notSent) as 'PENDING',
@@ -267,7 +275,10 @@ export const cancelledAtOnce = {
 
 function cancelledBy(code: string): BatchItemStatus {
   const from = rowTransitions.filter((t) => t.by === 'cancel' && t.override === undefined && t.code === code).map((t) => t.from);
-  return only(from.filter((state): state is BatchItemStatus => state !== null), `the cancel's ${code} state`);
+  return only(
+    from.filter((state): state is BatchItemStatus => state !== null),
+    `the cancel's ${code} state`,
+  );
 }
 
 /** The row's message for a payment created and not executed, in JavaScript (toISOString) and SQL alike. */

@@ -21,7 +21,8 @@ export interface ApprovalsView {
   totalAmount: { currency: string };
 }
 
-export const PENDING_APPROVAL_FIELDS = 'pendingApproval { approvals { by at } summary payAt includeHeld includeChangedAccounts validRowsOnly rows amount }';
+export const PENDING_APPROVAL_FIELDS =
+  'pendingApproval { approvals { by at } summary payAt includeHeld includeChangedAccounts validRowsOnly rows amount }';
 
 const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 const numberWord = (n: number) => words[n] ?? String(n);
@@ -39,15 +40,22 @@ export function approvalsText(batch: Pick<ApprovalsView, 'approvals' | 'approval
   // "two needed, including admin", never "two needed (admin)": read as two admins (issue 38).
   const which = roles.length === 0 ? '' : roles.length < needed.count ? `, including ${roles.join(', ')}` : ` (${roles.join(', ')})`;
   const more = `${batch.approvals.length === 0 ? numberWord(needed.count) : `${numberWord(needed.count)} more`} needed${which}`;
-  const lapsed = needed.lapsed.length === 0 ? '' : `; lapsed, no longer counted: ${needed.lapsed.map((a) => `${a.by} at ${timeText(a.at)}`).join(', ')}`;
+  const lapsed =
+    needed.lapsed.length === 0 ? '' : `; lapsed, no longer counted: ${needed.lapsed.map((a) => `${a.by} at ${timeText(a.at)}`).join(', ')}`;
   return `${batch.approvals.length} of ${needed.required} ${needed.required === 1 ? 'approval' : 'approvals'}${who === '' ? '' : `: ${who}`}; ${more}${lapsed}`;
 }
 
 /** "paying 3 rows, ₽35,500.50, at 28 Nov 2026, 12:53, rows held for a changed account included", in this terminal's time zone. */
 export function choiceText(choice: Omit<PendingApprovalView, 'approvals' | 'summary'>, currency: string): string {
   // The zone named: the gateway's own words say UTC (the walk of issue 38 read "4:39:00 PM" beside "16:39 UTC").
-  const when = choice.payAt === null ? 'as soon as the approvals are complete' : `at ${timeText(choice.payAt)} (${Intl.DateTimeFormat().resolvedOptions().timeZone})`;
-  const included = [choice.includeHeld ? 'held repeats included' : '', choice.includeChangedAccounts ? 'rows held for a changed account included' : ''].filter((s) => s !== '');
+  const when =
+    choice.payAt === null
+      ? 'as soon as the approvals are complete'
+      : `at ${timeText(choice.payAt)} (${Intl.DateTimeFormat().resolvedOptions().timeZone})`;
+  const included = [
+    choice.includeHeld ? 'held repeats included' : '',
+    choice.includeChangedAccounts ? 'rows held for a changed account included' : '',
+  ].filter((s) => s !== '');
   return `paying ${choice.rows} ${choice.rows === 1 ? 'row' : 'rows'}, ${amountText(choice.amount, currency)}, ${when}${included.length === 0 ? '' : `, ${included.join(', ')}`}`;
 }
 

@@ -48,7 +48,14 @@ export interface BatchView extends ApprovalsView {
   counts: Array<{ status: string; count: number; amount: string }>;
   throughput: number | null;
   secondsLeft: number | null;
-  waiting: { reason: string; since: string | null; by: string | null; shortfall: { value: string } | null; waitingFor: string; nextCheckAt: string | null } | null;
+  waiting: {
+    reason: string;
+    since: string | null;
+    by: string | null;
+    shortfall: { value: string } | null;
+    waitingFor: string;
+    nextCheckAt: string | null;
+  } | null;
 }
 
 /** One line: what the batch is, what it pays and what it holds apart. */
@@ -75,7 +82,10 @@ export function statusWord(batch: Pick<BatchView, 'status' | 'validCount'>): str
   return batch.status === BatchStatus.REJECTED && batch.validCount > 0 ? 'HAS ROW ERRORS' : batch.status;
 }
 
-type Held = Pick<BatchView, 'totalAmount' | 'heldCount' | 'heldAmount' | 'changedAccountCount' | 'changedAccountAmount' | 'includeChangedAccounts'>;
+type Held = Pick<
+  BatchView,
+  'totalAmount' | 'heldCount' | 'heldAmount' | 'changedAccountCount' | 'changedAccountAmount' | 'includeChangedAccounts'
+>;
 
 /** "1 repeat (₽500.00), 1 account changed (₽12,500.50)": held rows by why, each released by its own choice; '' when none. */
 export function heldText(batch: Held): string {
@@ -106,9 +116,15 @@ export function payeeMarksText(marks: BatchView['payeeMarks']): string {
 export function statusText(batch: BatchView): string {
   const currency = batch.totalAmount.currency;
   // DUPLICATE is the API's name for a held row, whatever it is held for: said as held.
-  const rows = batch.counts.map((c) => [c.status === BatchItemStatus.DUPLICATE ? 'HELD' : c.status, String(c.count), amountText(c.amount, currency)]);
+  const rows = batch.counts.map((c) => [
+    c.status === BatchItemStatus.DUPLICATE ? 'HELD' : c.status,
+    String(c.count),
+    amountText(c.amount, currency),
+  ]);
   const timing = [
-    batch.payAt === null ? null : `${batch.status === BatchStatus.SCHEDULED ? 'scheduled for' : 'was scheduled for'} ${timeText(batch.payAt)}`,
+    batch.payAt === null
+      ? null
+      : `${batch.status === BatchStatus.SCHEDULED ? 'scheduled for' : 'was scheduled for'} ${timeText(batch.payAt)}`,
     batch.startedAt === null ? null : `started ${timeText(batch.startedAt)}`,
     batch.finishedAt === null ? null : `finished ${timeText(batch.finishedAt)}`,
     batch.throughput === null ? null : `${batch.throughput.toFixed(1)} rows/s`,
@@ -118,7 +134,8 @@ export function statusText(batch: BatchView): string {
   const next = wait?.nextCheckAt == null ? '' : `; next check ${timeText(wait.nextCheckAt)}`;
   const waiting = wait === null ? '' : `\nwaiting${wait.since === null ? '' : ` since ${timeText(wait.since)}`}: ${wait.waitingFor}${next}`;
   const pending = pendingText(batch);
-  const approvals = pending === null ? approvalsText(batch) : `${approvalsText(batch)}\n${pending}: payout batch approve ${batch.id} --agree completes it`;
+  const approvals =
+    pending === null ? approvalsText(batch) : `${approvalsText(batch)}\n${pending}: payout batch approve ${batch.id} --agree completes it`;
   return `${summary(batch)}\n${table(['STATUS', 'ROWS', 'AMOUNT'], rows)}${timing.length > 0 ? `\n${timing.join(', ')}` : ''}${approvals === null ? '' : `\n${approvals}`}${waiting}`;
 }
 
@@ -139,5 +156,7 @@ export function statusDoc(batch: BatchView): Record<string, unknown> {
 
 /** Time left means something only while rows are being paid: none once finished, none while paused. */
 function secondsLeft(batch: BatchView): number | null {
-  return batch.finishedAt !== null || batch.status === BatchStatus.PAUSED || batch.status === BatchStatus.SCHEDULED ? null : batch.secondsLeft;
+  return batch.finishedAt !== null || batch.status === BatchStatus.PAUSED || batch.status === BatchStatus.SCHEDULED
+    ? null
+    : batch.secondsLeft;
 }

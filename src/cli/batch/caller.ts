@@ -39,7 +39,10 @@ export async function actingCaller(client: GatewayClient, command: string): Prom
 /** Refused before anything is asked or sent, in words, by the rule table GraphQL applies (auth/roles.ts). */
 export function requireRole(who: Caller, action: Action, command: string): void {
   if (!mayDo(who.role, action)) {
-    throw new CliError(`${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`, exitCodes.usage, 'auth.forbidden');
+    throw new CliError(
+      `${command}: ${who.identity} has the ${who.role} role; this needs ${rolesFor(action).join(' or ')}`,
+      exitCodes.usage,
+      'auth.forbidden',
+    );
   }
 }
-

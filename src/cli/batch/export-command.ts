@@ -33,11 +33,17 @@ export async function exportCommand(batchId: string, options: ExportOptions, con
   const kind = options.problems ? 'problems' : 'results';
   const format = options.format ?? 'csv';
   if (context.json && options.output === undefined && options.formatGiven === true) {
-    throw new CliError('payout batch export: --format is the format of the file -o writes; with --json and no -o the rows are JSON', exitCodes.usage);
+    throw new CliError(
+      'payout batch export: --format is the format of the file -o writes; with --json and no -o the rows are JSON',
+      exitCodes.usage,
+    );
   }
   return withGateway(context, async (client) => {
     if (context.json && options.output === undefined) {
-      await context.result({ batchId, kind }, { key: 'rows', items: rowObjects(csvRows(await body(client, reportPath(batchId, kind, 'csv'), batchId))) });
+      await context.result(
+        { batchId, kind },
+        { key: 'rows', items: rowObjects(csvRows(await body(client, reportPath(batchId, kind, 'csv'), batchId))) },
+      );
       return exitCodes.ok;
     }
     const download = await body(client, reportPath(batchId, kind, format), batchId);
@@ -54,7 +60,12 @@ export async function exportCommand(batchId: string, options: ExportOptions, con
 }
 
 /** A download's body as a Node stream; a batch the gateway does not know is the CLI's own "no batch". */
-export async function body(client: GatewayClient, path: string, subject: string, notFound = { message: `no batch ${subject}`, code: 'batch.not-found' }): Promise<Readable> {
+export async function body(
+  client: GatewayClient,
+  path: string,
+  subject: string,
+  notFound = { message: `no batch ${subject}`, code: 'batch.not-found' },
+): Promise<Readable> {
   try {
     const response = await client.download(path);
     return Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
@@ -86,6 +97,9 @@ function withoutBom(): Transform {
 /** Rows written, for the --json note of an export to a file: the batch's rows, or its problems. */
 async function rowsOf(client: GatewayClient, batchId: string, kind: 'results' | 'problems'): Promise<number> {
   if (kind === 'results') return (await readBatch(client, batchId)).rowCount;
-  const { batch } = await client.graphql<{ batch: { problems: unknown[] } | null }>('query CliProblemCount($id: ID!) { batch(id: $id) { problems(limit: 1000) { code } } }', { id: batchId });
+  const { batch } = await client.graphql<{ batch: { problems: unknown[] } | null }>(
+    'query CliProblemCount($id: ID!) { batch(id: $id) { problems(limit: 1000) { code } } }',
+    { id: batchId },
+  );
   return batch?.problems.length ?? 0;
 }

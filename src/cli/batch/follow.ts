@@ -20,7 +20,10 @@ export function goesOn(batch: { status: string; waiting: { reason: string } | nu
 
 /** Rows the batch pays this run: the valid ones (all of them once it runs), less the held ones unless included. */
 function rowsToPay(batch: BatchView): number {
-  return (batch.validRowsOnly || batch.status === batchStates.running ? batch.validCount : batch.rowCount) - (batch.includeHeld ? 0 : batch.heldCount);
+  return (
+    (batch.validRowsOnly || batch.status === batchStates.running ? batch.validCount : batch.rowCount) -
+    (batch.includeHeld ? 0 : batch.heldCount)
+  );
 }
 
 const countOf = (batch: BatchView, where: (status: BatchItemStatus) => boolean) =>
@@ -32,9 +35,22 @@ const countOf = (batch: BatchView, where: (status: BatchItemStatus) => boolean) 
  * batch, as `payout batch run` always did, and Ctrl-C stops it after the payments in flight;
  * against a running gateway its workers pay, and Ctrl-C only stops following.
  */
-export async function payAndFollow(connection: Connection, batchId: string, context: CliContext, doc: Record<string, unknown>): Promise<number> {
+export async function payAndFollow(
+  connection: Connection,
+  batchId: string,
+  context: CliContext,
+  doc: Record<string, unknown>,
+): Promise<number> {
   const { client, local } = connection;
-  const bar = progress<{ paid: string; paidValue: string; failed: number; rate: number; note: string; left: string; waitingFor: string | null }>(
+  const bar = progress<{
+    paid: string;
+    paidValue: string;
+    failed: number;
+    rate: number;
+    note: string;
+    left: string;
+    waitingFor: string | null;
+  }>(
     context,
     'batch',
     '{bar} {percentage}% | {value}/{total} rows | paid {paid} | failed {failed} | {rate} rows/s | {left}{note}',
@@ -45,7 +61,10 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
   const onSignal = () => {
     if (interrupted) process.exit(exitCodes.interrupted);
     interrupted = true;
-    note = local === undefined ? ' | stopped following (the gateway goes on paying)' : ' | stopping: no new payments, waiting for those in flight (Ctrl-C again to quit)';
+    note =
+      local === undefined
+        ? ' | stopped following (the gateway goes on paying)'
+        : ' | stopping: no new payments, waiting for those in flight (Ctrl-C again to quit)';
     if (local !== undefined) void local.worker.stop();
   };
   process.on('SIGINT', onSignal);
@@ -55,9 +74,22 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
     const failed = countOf(current, (status) => failedItemStatuses.includes(status));
     const waitingFor = current.waiting?.waitingFor ?? null;
     // Never an ETA computed from no progress ("NFs"): what it waits for, or that it is still measuring.
-    const left = waitingFor !== null ? `waiting: ${waitingFor}` : current.secondsLeft === null ? 'time left: measuring' : `about ${Math.ceil(current.secondsLeft)} s left`;
+    const left =
+      waitingFor !== null
+        ? `waiting: ${waitingFor}`
+        : current.secondsLeft === null
+          ? 'time left: measuring'
+          : `about ${Math.ceil(current.secondsLeft)} s left`;
     const paidValue = current.counts.find((c) => c.status === BatchItemStatus.COMPLETED)?.amount ?? '0.00';
-    const payload = { paid: amountText(paidValue, current.totalAmount.currency), paidValue, failed, rate: Math.round((current.throughput ?? 0) * 10) / 10, note: interrupted ? note : '', left, waitingFor };
+    const payload = {
+      paid: amountText(paidValue, current.totalAmount.currency),
+      paidValue,
+      failed,
+      rate: Math.round((current.throughput ?? 0) * 10) / 10,
+      note: interrupted ? note : '',
+      left,
+      waitingFor,
+    };
     if (started) bar.update(done, payload);
     else bar.start(rowsToPay(current), payload);
   };
@@ -72,7 +104,10 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
             return interrupted || !goesOn({ status: row.status, waiting: row.pauseReason === null ? null : { reason: row.pauseReason } });
           }, batchId);
     while (!interrupted || paying !== undefined) {
-      const ended = paying === undefined ? delay(READ_EVERY_MS).then(() => false) : Promise.race([paying.then(() => true), delay(READ_EVERY_MS).then(() => false)]);
+      const ended =
+        paying === undefined
+          ? delay(READ_EVERY_MS).then(() => false)
+          : Promise.race([paying.then(() => true), delay(READ_EVERY_MS).then(() => false)]);
       const stopped = await ended;
       batch = await readBatch(client, batchId);
       show(batch, true);
@@ -114,8 +149,12 @@ export async function payAndFollow(connection: Connection, batchId: string, cont
  * audit trail only, which admin keys read: for any other key `by` is null and the message
  * says no name.
  */
-async function stoppedByPerson(client: Connection['client'], batch: BatchView): Promise<{ action: 'paused' | 'cancelled'; by: string | null } | null> {
-  if (batch.status === batchStates.paused && batch.waiting?.reason === pauseReasons.person) return { action: 'paused', by: batch.waiting.by };
+async function stoppedByPerson(
+  client: Connection['client'],
+  batch: BatchView,
+): Promise<{ action: 'paused' | 'cancelled'; by: string | null } | null> {
+  if (batch.status === batchStates.paused && batch.waiting?.reason === pauseReasons.person)
+    return { action: 'paused', by: batch.waiting.by };
   if (batch.status !== batchStates.cancelled) return null;
   try {
     const { auditEvents } = await client.graphql<{ auditEvents: { edges: Array<{ node: { actor: string } }> } }>(

@@ -22,7 +22,9 @@ export async function withGateway<T>(context: CliContext, work: (client: Gateway
 }
 
 export async function readBatch(client: GatewayClient, batchId: string): Promise<BatchView> {
-  const { batch } = await client.graphql<{ batch: BatchView | null }>(`query CliBatch($id: ID!) { batch(id: $id) { ${BATCH_FIELDS} } }`, { id: batchId });
+  const { batch } = await client.graphql<{ batch: BatchView | null }>(`query CliBatch($id: ID!) { batch(id: $id) { ${BATCH_FIELDS} } }`, {
+    id: batchId,
+  });
   if (batch === null) throw new CliError(`no batch ${batchId}`, exitCodes.usage, 'batch.not-found');
   return batch;
 }
@@ -45,8 +47,20 @@ const LIST_FIELDS =
   'id name status rowCount validCount invalidCount totalAmount { value currency } heldCount heldAmount { value } changedAccountCount changedAccountAmount { value } includeChangedAccounts uploadedBy createdAt';
 type Listed = Pick<
   BatchView,
-  | 'id' | 'name' | 'status' | 'rowCount' | 'validCount' | 'invalidCount' | 'totalAmount' | 'heldCount' | 'heldAmount'
-  | 'changedAccountCount' | 'changedAccountAmount' | 'includeChangedAccounts' | 'uploadedBy' | 'createdAt'
+  | 'id'
+  | 'name'
+  | 'status'
+  | 'rowCount'
+  | 'validCount'
+  | 'invalidCount'
+  | 'totalAmount'
+  | 'heldCount'
+  | 'heldAmount'
+  | 'changedAccountCount'
+  | 'changedAccountAmount'
+  | 'includeChangedAccounts'
+  | 'uploadedBy'
+  | 'createdAt'
 >;
 
 /** `payout batch list`: newest first, as the page lists them; `--status` as the API filters. */
@@ -67,7 +81,11 @@ export async function listCommand(options: ListOptions, context: CliContext): Pr
       heldText(b),
       b.name,
     ]);
-    context.out(listed.length === 0 ? `No batches${options.status === undefined ? '' : ` in status ${options.status}`}.` : table(['ID', 'STATUS', 'UPLOADED', 'VALID ROWS', 'AMOUNT', 'HELD', 'NAME'], rows));
+    context.out(
+      listed.length === 0
+        ? `No batches${options.status === undefined ? '' : ` in status ${options.status}`}.`
+        : table(['ID', 'STATUS', 'UPLOADED', 'VALID ROWS', 'AMOUNT', 'HELD', 'NAME'], rows),
+    );
     if (batches.pageInfo.hasNextPage) context.out(`… more: payout batch list --limit ${Math.min(99, first * 2)}`);
     await context.result({
       batches: listed.map(({ totalAmount, heldAmount, changedAccountAmount, ...rest }) => ({
@@ -89,7 +107,8 @@ const outcome = (mutation: string) =>
 
 async function act(client: GatewayClient, mutation: 'pauseBatch' | 'cancelBatch', batchId: string): Promise<BatchView> {
   const { result } = await client.graphql<{ result: Outcome }>(outcome(mutation), { id: batchId });
-  if (result.batch === undefined) throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? result.__typename }, `batch ${batchId}`);
+  if (result.batch === undefined)
+    throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? result.__typename }, `batch ${batchId}`);
   return result.batch;
 }
 
@@ -116,7 +135,11 @@ export async function cancelCommand(batchId: string, context: CliContext, verb: 
     refuseCancelEarly(before, verb, before.approvedAt === null ? '' : timeText(before.approvedAt));
     const batch = await act(client, 'cancelBatch', batchId);
     context.out(statusText(batch));
-    context.out(approved ? `Cancelled: nothing more of it is sent, by any process; payments that were on their way have ended (counts above).` : 'Discarded: nothing of it was sent.');
+    context.out(
+      approved
+        ? `Cancelled: nothing more of it is sent, by any process; payments that were on their way have ended (counts above).`
+        : 'Discarded: nothing of it was sent.',
+    );
     await context.result({ batch: statusDoc(batch) });
     return exitCodes.ok;
   });

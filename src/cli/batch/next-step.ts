@@ -16,11 +16,13 @@ export function whatWorks(batch: Pick<BatchView, 'id' | 'status' | 'counts'>): s
   const has = (row: string) => batch.counts.some((c) => c.status === row && c.count > 0);
   if (status === batchStates.paused) return `resume it: payout batch resume ${id}; or stop it for good: payout batch cancel ${id}`;
   if (status === batchStates.running) return `follow it: payout batch status ${id}; pause it: payout batch pause ${id}`;
-  if (status === batchStates.scheduled) return `move its time: payout batch reschedule ${id} --pay-at …; or stop it: payout batch cancel ${id}`;
+  if (status === batchStates.scheduled)
+    return `move its time: payout batch reschedule ${id} --pay-at …; or stop it: payout batch cancel ${id}`;
   if (status === batchStates.importing) return `its file is still being read: payout batch status ${id}`;
   const steps: string[] = [];
   if (has(rowStates.needsReview)) steps.push(`settle the rows whose outcome is unknown: payout batch review ${id}`);
-  if (retryableStates.includes(status) && (has(rowStates.failed) || has(rowStates.expired))) steps.push(`pay its failed rows again: payout batch retry ${id}`);
+  if (retryableStates.includes(status) && (has(rowStates.failed) || has(rowStates.expired)))
+    steps.push(`pay its failed rows again: payout batch retry ${id}`);
   steps.push(`its results: payout batch export ${id} -o results.csv`);
   return steps.join('; ');
 }
@@ -46,7 +48,11 @@ export function refuseApproveEarly(batch: Pick<BatchView, 'id' | 'status' | 'cou
     );
   }
   const state = ended(status) ? `${status}: it has ended` : `${status}: it was approved already`;
-  throw new CliError(`batch ${batch.id} is ${state}, nothing is left to approve; ${whatWorks(batch)}`, exitCodes.notPayable, 'batch.not-approvable');
+  throw new CliError(
+    `batch ${batch.id} is ${state}, nothing is left to approve; ${whatWorks(batch)}`,
+    exitCodes.notPayable,
+    'batch.not-approvable',
+  );
 }
 
 /**
@@ -54,7 +60,11 @@ export function refuseApproveEarly(batch: Pick<BatchView, 'id' | 'status' | 'cou
  * naming what works: `cancel` for an approved batch still paying or waiting, nothing of the
  * kind for one that has ended.
  */
-export function refuseCancelEarly(batch: Pick<BatchView, 'id' | 'status' | 'counts' | 'approvedAt'>, verb: 'cancel' | 'discard', approvedWhen: string): void {
+export function refuseCancelEarly(
+  batch: Pick<BatchView, 'id' | 'status' | 'counts' | 'approvedAt'>,
+  verb: 'cancel' | 'discard',
+  approvedWhen: string,
+): void {
   const status = batch.status as BatchStatus;
   const cancellable = cancellableStates.includes(status);
   if (!cancellable) {

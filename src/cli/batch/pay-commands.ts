@@ -35,14 +35,20 @@ export interface ApproveOptions {
   newRound?: boolean;
 }
 
-
 /** A command's connection, with --concurrency for the worker this process runs when no gateway answers. */
 export async function connectFor(context: CliContext, concurrency?: number): Promise<Connection> {
   if (concurrency === undefined) return connect(context);
-  return connect({ ...context, config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } } });
+  return connect({
+    ...context,
+    config: { ...context.config, worker: { ...context.config.worker, concurrency, perBatchConcurrency: concurrency } },
+  });
 }
 
-export async function withConnection<T>(context: CliContext, concurrency: number | undefined, work: (connection: Connection) => Promise<T>): Promise<T> {
+export async function withConnection<T>(
+  context: CliContext,
+  concurrency: number | undefined,
+  work: (connection: Connection) => Promise<T>,
+): Promise<T> {
   const connection = await connectFor(context, concurrency);
   try {
     return await work(connection);
@@ -64,7 +70,12 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const currency = batch.totalAmount.currency;
     const pending = pendingText(batch);
     if (options.agree === true) {
-      if (batch.pendingApproval === null) throw new CliError(`batch ${batchId}: no approval awaits another, so there is nothing to agree to; approve with your own choice (without --agree)`, exitCodes.usage, 'batch.nothing-to-agree');
+      if (batch.pendingApproval === null)
+        throw new CliError(
+          `batch ${batchId}: no approval awaits another, so there is nothing to agree to; approve with your own choice (without --agree)`,
+          exitCodes.usage,
+          'batch.nothing-to-agree',
+        );
       context.out(`Agreeing to this choice: ${pending}.`);
       if (!options.yes && !(await confirm('Agree and approve? [y/N] ', 'pay'))) {
         context.out('Not confirmed; nothing was approved or paid.');
@@ -73,15 +84,22 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
       return approveAndPay(connection, batchId, who, options, context, {});
     }
     // Another choice awaits more approvals: said before asking, so the approver knows whose stands.
-    if (pending !== null) context.out(`${pending}. To complete it: payout batch approve ${batchId} --agree; a different choice needs --new-round, and then their approval no longer counts.`);
+    if (pending !== null)
+      context.out(
+        `${pending}. To complete it: payout batch approve ${batchId} --agree; a different choice needs --new-round, and then their approval no longer counts.`,
+      );
     const includeHeld = options.includeHeld === true;
     const held = includeHeld ? 0 : batch.heldCount;
     const payable = fromMinorUnits(toMinorUnits(batch.totalAmount.value) - (includeHeld ? 0n : toMinorUnits(batch.heldAmount.value)));
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
-    if (held > 0) context.out(`${held} rows (${amountText(batch.heldAmount.value, currency)}) are held back, not paid: --include-held pays the repeats, --include-changed-accounts the rows whose payee's account changed.`);
+    if (held > 0)
+      context.out(
+        `${held} rows (${amountText(batch.heldAmount.value, currency)}) are held back, not paid: --include-held pays the repeats, --include-changed-accounts the rows whose payee's account changed.`,
+      );
     // The commission quoted is the one approval weighs against the balance (decision 19).
     const when = options.payAt === undefined ? '' : ` at ${timeText(parsePayAt(options.payAt).toISOString())}`;
-    const question = async () => `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
+    const question = async () =>
+      `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
     if (!options.yes && !(await confirm(await question(), 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;
@@ -90,9 +108,18 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
   });
 }
 
-export async function approveAndPay(connection: Connection, batchId: string, who: Caller, options: ApproveOptions, context: CliContext, doc: Record<string, unknown>): Promise<number> {
+export async function approveAndPay(
+  connection: Connection,
+  batchId: string,
+  who: Caller,
+  options: ApproveOptions,
+  context: CliContext,
+  doc: Record<string, unknown>,
+): Promise<number> {
   const payAt = options.payAt === undefined ? null : parsePayAt(options.payAt).toISOString();
-  const { result } = await connection.client.graphql<{ result: { __typename: string; code?: string; message?: string; batch?: BatchView } }>(
+  const { result } = await connection.client.graphql<{
+    result: { __typename: string; code?: string; message?: string; batch?: BatchView };
+  }>(
     `mutation CliApprove($id: ID!, $validRowsOnly: Boolean, $includeHeld: Boolean, $includeChangedAccounts: Boolean, $ignoreBalance: Boolean, $payAt: DateTime, $agree: Boolean, $newRound: Boolean) {
       result: approveBatch(id: $id, validRowsOnly: $validRowsOnly, includeHeld: $includeHeld, includeChangedAccounts: $includeChangedAccounts, ignoreBalance: $ignoreBalance, payAt: $payAt, agree: $agree, newRound: $newRound) {
         __typename ... on BatchError { code message } ... on ApproveBatchSuccess { batch { ${BATCH_FIELDS} } } } }`,
@@ -113,7 +140,8 @@ export async function approveAndPay(connection: Connection, batchId: string, who
     const next =
       refused.code === 'batch.same-person'
         ? ` (you are ${who.identity}); another approver or admin key approves it: payout batch approve ${batchId}`
-        : (refused.code === 'batch.insufficient-funds' || refused.code === 'batch.balance-unknown') && !refused.message.includes('--ignore-balance')
+        : (refused.code === 'batch.insufficient-funds' || refused.code === 'batch.balance-unknown') &&
+            !refused.message.includes('--ignore-balance')
           ? ' (--ignore-balance starts it anyway)'
           : '';
     throw new CliError(`${refused.message}${next}`, refused.exitCode, refused.code);
@@ -123,7 +151,8 @@ export async function approveAndPay(connection: Connection, batchId: string, who
   if (needed != null && needed.count > 0) {
     context.out(`Batch ${batchId}: your approval is recorded; it starts once the policy is met. ${approvalsText(result.batch!)}.`);
     const stands = pendingText(result.batch!);
-    if (stands !== null) context.out(`${stands}${options.newRound === true ? ' (a new round: approvals of another choice no longer count)' : ''}.`);
+    if (stands !== null)
+      context.out(`${stands}${options.newRound === true ? ' (a new round: approvals of another choice no longer count)' : ''}.`);
     context.out(`Another approver completes it with: payout batch approve ${batchId} --agree`);
     await context.result({ ...doc, outcome: 'approval-recorded', batch: statusDoc(result.batch!) });
     return exitCodes.ok;
@@ -168,7 +197,8 @@ async function mutate(client: GatewayClient, mutation: 'resumeBatch' | 'retryFai
     `mutation Cli($id: ID!) { result: ${mutation}(id: $id) { ... on BatchError { code message } ... on ${success} { batch { ${BATCH_FIELDS} } } } }`,
     { id: batchId },
   );
-  if (result.batch === undefined) throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? mutation }, `batch ${batchId}`);
+  if (result.batch === undefined)
+    throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? mutation }, `batch ${batchId}`);
   return result.batch;
 }
 
@@ -195,12 +225,14 @@ async function commissionEstimate(client: GatewayClient, batchId: string, includ
 
 /** With --json nothing is asked (stdout is the document's): --yes says it, or nothing is done. */
 export function nothingAskedWithJson(context: CliContext, options: { yes?: boolean }, verb: string): void {
-  if (context.json && options.yes !== true) throw new CliError(`with --json nothing is asked; nothing was imported or paid. Pass --yes to ${verb}`, exitCodes.usage);
+  if (context.json && options.yes !== true)
+    throw new CliError(`with --json nothing is asked; nothing was imported or paid. Pass --yes to ${verb}`, exitCodes.usage);
 }
 
 /** Asked before anything is written: without a terminal the refusal leaves nothing behind. */
 export async function confirm(question: string, verb: 'pay' | 'import'): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new CliError(`no terminal to confirm on; nothing was imported or paid. Pass --yes to ${verb} without asking`, exitCodes.usage);
+  if (!process.stdin.isTTY)
+    throw new CliError(`no terminal to confirm on; nothing was imported or paid. Pass --yes to ${verb} without asking`, exitCodes.usage);
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

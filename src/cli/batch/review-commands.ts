@@ -28,11 +28,19 @@ type Outcome<T> = { code?: string; message?: string } & T;
  * (markBatchItem): a person's verdict on one such row.
  */
 export async function reviewCommand(batchId: string, options: ReviewOptions, context: CliContext): Promise<number> {
-  if (options.mark !== undefined || options.line !== undefined || options.reason !== undefined) return markCommand(batchId, options, context);
+  if (options.mark !== undefined || options.line !== undefined || options.reason !== undefined)
+    return markCommand(batchId, options, context);
   return withConnection(context, undefined, async ({ client }) => {
     requireRole(await actingCaller(client, 'payout batch review'), 'reviewBatchItems', 'payout batch review');
     const { result } = await client.graphql<{
-      result: Outcome<{ review?: { batch: { status: string }; settled: number; unsettled: number; rows: Array<{ line: number; paymentId: string; verdict: string; status: string; message: string }> } }>;
+      result: Outcome<{
+        review?: {
+          batch: { status: string };
+          settled: number;
+          unsettled: number;
+          rows: Array<{ line: number; paymentId: string; verdict: string; status: string; message: string }>;
+        };
+      }>;
     }>(
       `mutation CliReview($id: ID!) { result: reviewBatchItems(id: $id) {
         ... on BatchError { code message }
@@ -46,14 +54,24 @@ export async function reviewCommand(batchId: string, options: ReviewOptions, con
       context.out(`Batch ${batchId} (${review.batch.status}) has no row under review.`);
       return exitCodes.ok;
     }
-    context.out(table(['LINE', 'PAYMENT', 'VERDICT', 'STATUS', 'WHY'], rows.map((r) => [String(r.line), r.paymentId, r.verdict, r.status, r.message])));
+    context.out(
+      table(
+        ['LINE', 'PAYMENT', 'VERDICT', 'STATUS', 'WHY'],
+        rows.map((r) => [String(r.line), r.paymentId, r.verdict, r.status, r.message]),
+      ),
+    );
     context.out(`${review.settled} settled, ${review.unsettled} still NEEDS_REVIEW. Batch ${batchId} is ${review.batch.status}.`);
     if (rows.some((r) => retryableItemStatuses.includes(r.status as BatchItemStatus))) {
       context.out(`Rows proven unpaid are FAILED: they are paid again (new paymentIds) by: payout batch retry ${batchId}`);
     }
-    if (review.batch.status === batchStates.running) context.out(`Rows in progress upstream are read to their end by a worker (a running gateway, npm run worker, or: payout batch resume ${batchId}).`);
+    if (review.batch.status === batchStates.running)
+      context.out(
+        `Rows in progress upstream are read to their end by a worker (a running gateway, npm run worker, or: payout batch resume ${batchId}).`,
+      );
     if (review.unsettled > 0) {
-      context.out(`Check again later, or mark each row: payout batch review ${batchId} --line N --mark ${reviewMarks.join('|')} --reason "…"`);
+      context.out(
+        `Check again later, or mark each row: payout batch review ${batchId} --line N --mark ${reviewMarks.join('|')} --reason "…"`,
+      );
       return exitCodes.failures;
     }
     return exitCodes.ok;
@@ -62,21 +80,26 @@ export async function reviewCommand(batchId: string, options: ReviewOptions, con
 
 async function markCommand(batchId: string, options: ReviewOptions, context: CliContext): Promise<number> {
   const usage = `payout batch review ${batchId} --line N --mark ${reviewMarks.join('|')} --reason "…"`;
-  if (options.line === undefined || options.mark === undefined || options.reason === undefined) throw new CliError(`to mark a row give --line, --mark and --reason: ${usage}`, exitCodes.usage);
-  if (!(reviewMarks as readonly string[]).includes(options.mark)) throw new CliError(`--mark is one of ${reviewMarks.join(', ')}`, exitCodes.usage);
+  if (options.line === undefined || options.mark === undefined || options.reason === undefined)
+    throw new CliError(`to mark a row give --line, --mark and --reason: ${usage}`, exitCodes.usage);
+  if (!(reviewMarks as readonly string[]).includes(options.mark))
+    throw new CliError(`--mark is one of ${reviewMarks.join(', ')}`, exitCodes.usage);
   const { line, mark, reason } = options;
   return withConnection(context, undefined, async ({ client }) => {
     requireRole(await actingCaller(client, 'payout batch review --mark'), 'markBatchItem', 'payout batch review --mark');
     const item = await markItem(client, batchId, line, mark, reason);
     context.out(`Line ${item.line} (${item.paymentId}) is now ${item.status}: ${item.errorMessage ?? ''}`);
-    if (mark === 'pay-again') context.out(`It is paid again (new paymentId) once failed rows are paid again: payout batch retry ${batchId}`);
+    if (mark === 'pay-again')
+      context.out(`It is paid again (new paymentId) once failed rows are paid again: payout batch retry ${batchId}`);
     await context.result({ batchId, line: item.line, paymentId: item.paymentId, mark, status: item.status, message: item.errorMessage });
     return exitCodes.ok;
   });
 }
 
 async function markItem(client: GatewayClient, batchId: string, line: number, mark: string, reason: string) {
-  const { result } = await client.graphql<{ result: Outcome<{ item?: { line: number; paymentId: string; status: string; errorMessage: string | null } }> }>(
+  const { result } = await client.graphql<{
+    result: Outcome<{ item?: { line: number; paymentId: string; status: string; errorMessage: string | null } }>;
+  }>(
     `mutation CliMark($id: ID!, $line: Int!, $mark: ReviewMark!, $reason: String!) { result: markBatchItem(id: $id, line: $line, mark: $mark, reason: $reason) {
       ... on BatchError { code message } ... on MarkBatchItemSuccess { item { line paymentId status errorMessage } } } }`,
     { id: batchId, line, mark: enumOf(mark), reason },

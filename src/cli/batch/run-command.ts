@@ -8,7 +8,15 @@ import { formerHeldNames, problemTable, validationDoc, type ShownProblem } from 
 import { reportLine, validateLocally } from '../validate-command.ts';
 import { BATCH_FIELDS, statusDoc, summary, type BatchView } from './batch-view.ts';
 import { readBatch } from './gateway-commands.ts';
-import { actingCaller, approveAndPay, confirm, nothingAskedWithJson, requireRole, withConnection, type ApproveOptions } from './pay-commands.ts';
+import {
+  actingCaller,
+  approveAndPay,
+  confirm,
+  nothingAskedWithJson,
+  requireRole,
+  withConnection,
+  type ApproveOptions,
+} from './pay-commands.ts';
 import { amountText, timeText } from './words.ts';
 
 export interface RunOptions extends ApproveOptions {
@@ -37,7 +45,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     if (report.problems.length > 0) context.out(problemTable(report.problems));
     const validation = { file: fileName, ...validationDoc(report) };
     if (!report.payable && !(options.validOnly === true && report.validCount > 0)) {
-      context.out(`The file is not payable as it is; nothing was imported.${report.validCount > 0 ? ' Its valid rows alone: --valid-only' : ''}`);
+      context.out(
+        `The file is not payable as it is; nothing was imported.${report.validCount > 0 ? ' Its valid rows alone: --valid-only' : ''}`,
+      );
       await context.result({ outcome: 'not-payable', validation, batch: null });
       return exitCodes.notPayable;
     }
@@ -45,7 +55,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     const rows = report.payable ? `${report.validCount} rows` : `the ${report.validCount} valid rows`;
     const total = amountText(report.totalAmount, 'RUB');
     // Before the upload the gateway has not weighed the rows yet: the commission is named, not quoted.
-    const question = approving ? `Pay ${rows}, ${total} plus commission? [y/N] ` : `Import ${rows}, ${total}, for an approver to approve? [y/N] `;
+    const question = approving
+      ? `Pay ${rows}, ${total} plus commission? [y/N] `
+      : `Import ${rows}, ${total}, for an approver to approve? [y/N] `;
     if (!options.yes && !(await confirm(question, approving ? 'pay' : 'import'))) {
       context.out('Not confirmed; nothing was imported or paid.');
       return exitCodes.notPayable;
@@ -55,7 +67,11 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       return rejected(client, batch, file, context, { file: fileName, ...validationDoc({ ...report, payable: false, problems: [] }) });
     }
     // Rows that repeat a payment already made are known only to the gateway, which holds the payments.
-    const held = { heldCount: batch.heldCount, heldAmount: batch.heldAmount.value, ...formerHeldNames({ count: batch.heldCount, amount: batch.heldAmount.value }) };
+    const held = {
+      heldCount: batch.heldCount,
+      heldAmount: batch.heldAmount.value,
+      ...formerHeldNames({ count: batch.heldCount, amount: batch.heldAmount.value }),
+    };
     Object.assign(validation, held);
     context.out(summary(batch));
     if (!approving) {
@@ -64,7 +80,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       const roles = batch.approvalsNeeded?.roles.map((r) => r.toLowerCase()) ?? [];
       const who = needed === 1 ? 'an approver (another key' : `${needed} approvers (keys other than yours`;
       const including = roles.length === 0 ? '' : `, including ${roles.join(', ')}`;
-      context.out(`Batch ${batch.id} waits for ${who}${including}): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`);
+      context.out(
+        `Batch ${batch.id} waits for ${who}${including}): payout batch approve ${batch.id}${options.validOnly ? ' --valid-only' : ''}`,
+      );
       await context.result({ outcome: 'awaiting-approval', validation, batch: statusDoc(batch) });
       return exitCodes.ok;
     }
@@ -80,7 +98,8 @@ async function importBatch(client: GatewayClient, file: string, options: RunOpti
     { force: options.force ?? false, name: options.name ?? null },
     file,
   );
-  if (result.batch === undefined) throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? 'import refused' }, basename(file));
+  if (result.batch === undefined)
+    throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? 'import refused' }, basename(file));
   return result.batch;
 }
 
@@ -89,7 +108,13 @@ async function importBatch(client: GatewayClient, file: string, options: RunOpti
  * same file imported before, a file that changed since it was validated here, or an import
  * that could not finish. Said in the CLI's words, with the command that goes on from here.
  */
-async function rejected(client: GatewayClient, batch: BatchView, file: string, context: CliContext, validation: Record<string, unknown>): Promise<number> {
+async function rejected(
+  client: GatewayClient,
+  batch: BatchView,
+  file: string,
+  context: CliContext,
+  validation: Record<string, unknown>,
+): Promise<number> {
   const { batch: read } = await client.graphql<{ batch: { problems: ShownProblem[] } | null }>(
     `query CliProblems($id: ID!, $limit: Int) { batch(id: $id) { problems(limit: $limit) { line column severity code message } } }`,
     { id: batch.id, limit: PROBLEMS_READ },
@@ -97,7 +122,8 @@ async function rejected(client: GatewayClient, batch: BatchView, file: string, c
   // The severity as the CLI's own report spells it (GraphQL's enum value is upper case).
   const problems = (read?.problems ?? []).map((problem) => ({ ...problem, severity: problem.severity.toLowerCase() }));
   const failed = problems.find((problem) => problem.code === 'import.failed');
-  if (failed !== undefined) throw new CliError(`batch ${batch.id}: ${failed.message} (payout batch run ${file})`, exitCodes.failed, 'import.failed');
+  if (failed !== undefined)
+    throw new CliError(`batch ${batch.id}: ${failed.message} (payout batch run ${file})`, exitCodes.failed, 'import.failed');
   const duplicate = problems.find((problem) => problem.code === 'file.duplicate');
   const earlierId = duplicate === undefined ? undefined : /\bbatch (\w+)/.exec(duplicate.message)?.[1];
   if (duplicate === undefined || earlierId === undefined) {
@@ -109,7 +135,9 @@ async function rejected(client: GatewayClient, batch: BatchView, file: string, c
   }
   const earlier = await readBatch(client, earlierId);
   // The gateway's message names the remedy of a GraphQL caller (force); a person here is told which batch it is and what to run.
-  const shown = problems.map((problem) => (problem === duplicate ? { ...problem, message: `the same file is batch ${earlier.id} (${earlier.status})` } : problem));
+  const shown = problems.map((problem) =>
+    problem === duplicate ? { ...problem, message: `the same file is batch ${earlier.id} (${earlier.status})` } : problem,
+  );
   context.out(problemTable(shown));
   const when = `imported ${timeText(earlier.createdAt)}${earlier.uploadedBy === null ? '' : ` by ${earlier.uploadedBy}`}`;
   const waiting = earlier.status === batchStates.validated;
@@ -119,6 +147,13 @@ async function rejected(client: GatewayClient, batch: BatchView, file: string, c
       : `This file is batch ${earlier.id}, ${when}; it is ${earlier.status}. What became of its rows: payout batch status ${earlier.id}`,
   );
   context.out(`Nothing of this upload will be paid (the gateway keeps it as batch ${batch.id}, ${batch.status}).`);
-  await context.result({ outcome: 'duplicate', validation: { ...validation, problems: shown }, awaitingApproval: waiting ? earlier.id : null, duplicateOf: earlier.id, rejectedBatch: batch.id, batch: null });
+  await context.result({
+    outcome: 'duplicate',
+    validation: { ...validation, problems: shown },
+    awaitingApproval: waiting ? earlier.id : null,
+    duplicateOf: earlier.id,
+    rejectedBatch: batch.id,
+    batch: null,
+  });
   return exitCodes.notPayable;
 }

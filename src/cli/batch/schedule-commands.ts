@@ -22,15 +22,27 @@ export function parsePayAt(text: string): Date {
   // new Date('YYYY-MM-DDTHH:MM') is read in the process's time zone: the terminal's.
   const at = local !== null ? new Date(`${local[1]}T${local[2]}`) : WITH_OFFSET.test(trimmed) ? new Date(trimmed) : new Date(Number.NaN);
   if (Number.isNaN(at.getTime())) {
-    throw new CliError(`--pay-at ${JSON.stringify(text)} is not a date and time: give "2026-11-28 09:00" (this terminal's time zone) or "2026-11-28T09:00+03:00"`, exitCodes.usage, 'cli.usage');
+    throw new CliError(
+      `--pay-at ${JSON.stringify(text)} is not a date and time: give "2026-11-28 09:00" (this terminal's time zone) or "2026-11-28T09:00+03:00"`,
+      exitCodes.usage,
+      'cli.usage',
+    );
   }
   return at;
 }
 
 /** What `approve --pay-at` prints once the gateway has scheduled the batch: nothing is followed, the workers start it. */
-export async function scheduledReply(batch: BatchView & { payAt?: string | null }, context: CliContext, doc: Record<string, unknown>): Promise<number> {
-  context.out(`Batch ${batch.id} is scheduled for ${timeText(batch.payAt!)}: nothing is sent before then, and it starts by itself on any running worker (npm start, or npm run worker).`);
-  context.out(`Move it with: payout batch reschedule ${batch.id} --pay-at "<date and time>"; cancel it with: payout batch cancel ${batch.id}`);
+export async function scheduledReply(
+  batch: BatchView & { payAt?: string | null },
+  context: CliContext,
+  doc: Record<string, unknown>,
+): Promise<number> {
+  context.out(
+    `Batch ${batch.id} is scheduled for ${timeText(batch.payAt!)}: nothing is sent before then, and it starts by itself on any running worker (npm start, or npm run worker).`,
+  );
+  context.out(
+    `Move it with: payout batch reschedule ${batch.id} --pay-at "<date and time>"; cancel it with: payout batch cancel ${batch.id}`,
+  );
   await context.result({ ...doc, outcome: 'scheduled', batch: statusDoc(batch) });
   return exitCodes.ok;
 }
@@ -45,7 +57,8 @@ export async function rescheduleCommand(batchId: string, options: { payAt: strin
         ... on BatchError { code message } ... on RescheduleBatchSuccess { batch { ${BATCH_FIELDS} } } } }`,
       { id: batchId, payAt: payAt.toISOString() },
     );
-    if (result.batch === undefined) throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? 'rescheduleBatch' }, `batch ${batchId}`);
+    if (result.batch === undefined)
+      throw refusal({ code: result.code ?? 'BATCH_ERROR', message: result.message ?? 'rescheduleBatch' }, `batch ${batchId}`);
     context.out(statusText(result.batch));
     await context.result({ batch: statusDoc(result.batch) });
     return exitCodes.ok;
@@ -72,10 +85,16 @@ export async function listScheduledCommand(context: CliContext): Promise<number>
       timeText(b.payAt),
       String(b.validCount),
       amountText(b.totalAmount.value, b.totalAmount.currency),
-      b.forecast === null || b.forecast.readAt === null ? 'not read yet' : b.forecast.shortfall === null ? 'covered' : `short by ${amountText(b.forecast.shortfall.value, b.totalAmount.currency)}`,
+      b.forecast === null || b.forecast.readAt === null
+        ? 'not read yet'
+        : b.forecast.shortfall === null
+          ? 'covered'
+          : `short by ${amountText(b.forecast.shortfall.value, b.totalAmount.currency)}`,
       b.name,
     ]);
-    context.out(upcomingPaydays.length === 0 ? 'No batch is scheduled.' : table(['ID', 'PAYS AT', 'VALID ROWS', 'AMOUNT', 'FORECAST', 'NAME'], rows));
+    context.out(
+      upcomingPaydays.length === 0 ? 'No batch is scheduled.' : table(['ID', 'PAYS AT', 'VALID ROWS', 'AMOUNT', 'FORECAST', 'NAME'], rows),
+    );
     await context.result({
       batches: upcomingPaydays.map(({ totalAmount, forecast, ...rest }) => ({
         ...rest,

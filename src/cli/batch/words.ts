@@ -9,7 +9,13 @@ const amounts = new Map<string, Intl.NumberFormat>();
 export function amountText(value: string, currency: string): string {
   let format = amounts.get(currency);
   if (format === undefined) {
-    format = new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    format = new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
     amounts.set(currency, format);
   }
   // A string is formatted exactly (Intl.NumberFormat v3): no rounding through a double.

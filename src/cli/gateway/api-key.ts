@@ -11,7 +11,8 @@ import type { CliContext } from '../context.ts';
 export function givenKey(context: Pick<CliContext, 'config' | 'keyFile'>): { value: string; from: string } | undefined {
   if (context.keyFile !== undefined) return { value: readKeyFile(context.keyFile), from: context.keyFile };
   const { key, keyFile } = context.config.cliKey;
-  if (key !== undefined && keyFile !== undefined) throw new CliError('set PAYOUT_CLI_KEY or PAYOUT_CLI_KEY_FILE, not both', exitCodes.usage);
+  if (key !== undefined && keyFile !== undefined)
+    throw new CliError('set PAYOUT_CLI_KEY or PAYOUT_CLI_KEY_FILE, not both', exitCodes.usage);
   if (keyFile !== undefined) return { value: readKeyFile(keyFile), from: keyFile };
   if (key !== undefined) return { value: key.trim(), from: 'PAYOUT_CLI_KEY' };
   return undefined;

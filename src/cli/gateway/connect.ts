@@ -31,7 +31,12 @@ export async function connect(context: Pick<CliContext, 'config' | 'keyFile' | '
   const { config } = context;
   if (config.gatewayUrl !== undefined) {
     const probe = await answers(config.gatewayUrl);
-    if (probe !== true) throw new CliError(`${unreachable(config.gatewayUrl, probe).message}: start it, or unset PAYOUT_GATEWAY_URL to use the local database`, exitCodes.failed, 'gateway.unreachable');
+    if (probe !== true)
+      throw new CliError(
+        `${unreachable(config.gatewayUrl, probe).message}: start it, or unset PAYOUT_GATEWAY_URL to use the local database`,
+        exitCodes.failed,
+        'gateway.unreachable',
+      );
     return remote(gatewayClient({ url: config.gatewayUrl, local: false, key }));
   }
   const here = `http://127.0.0.1:${config.port}`;
@@ -41,12 +46,18 @@ export async function connect(context: Pick<CliContext, 'config' | 'keyFile' | '
   if (config.databaseUrl === undefined) {
     const found = await holdersGateway(config.dataDir, here);
     if (found !== undefined) {
-      notice(context, `No gateway answers at ${here}; the one that holds ${config.dataDir} answers at ${found}: this command acts through it.`);
+      notice(
+        context,
+        `No gateway answers at ${here}; the one that holds ${config.dataDir} answers at ${found}: this command acts through it.`,
+      );
       return remote(gatewayClient({ url: found, local: false, key }));
     }
   }
   const gateway = await startLocal(config, context.logger);
-  notice(context, `No gateway answers at ${here}; this command opens ${config.databaseUrl === undefined ? `the embedded database in ${config.dataDir}` : 'the database of DATABASE_URL'} itself.`);
+  notice(
+    context,
+    `No gateway answers at ${here}; this command opens ${config.databaseUrl === undefined ? `the embedded database in ${config.dataDir}` : 'the database of DATABASE_URL'} itself.`,
+  );
   return {
     client: gatewayClient({ url: gateway.url, local: true, key, lookedAt: here }),
     local: gateway,
@@ -96,7 +107,13 @@ async function answers(url: string): Promise<true | unknown> {
 async function startLocal(config: GatewayConfig, logger: CliContext['logger']): Promise<RunningGateway> {
   const { startGateway } = await import('../../app/start-gateway.ts');
   return startGateway(
-    { ...config, port: 0, host: '127.0.0.1', worker: { ...config.worker, inProcess: false }, metrics: { ...config.metrics, port: undefined } },
+    {
+      ...config,
+      port: 0,
+      host: '127.0.0.1',
+      worker: { ...config.worker, inProcess: false },
+      metrics: { ...config.metrics, port: undefined },
+    },
     // Its start-up notes (anonymous local use, no public URL) are for a server's operator, not for this command.
     logger.child({}, { level: 'error' }),
   );

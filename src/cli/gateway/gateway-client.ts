@@ -52,7 +52,13 @@ const cliCodeOf: Readonly<Record<string, string>> = {
 };
 
 /** A download route's HTTP status as the GraphQL code of the same refusal. */
-const downloadCodes: Readonly<Record<number, string>> = { 400: 'BAD_REQUEST', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 503: 'DATABASE_UNAVAILABLE' };
+const downloadCodes: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  503: 'DATABASE_UNAVAILABLE',
+};
 
 export function errorOf(error: GatewayError): CliError {
   const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
@@ -112,7 +118,13 @@ export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): Gat
     url,
     local,
     async graphql<T>(query: string, variables: Record<string, unknown> = {}) {
-      return answer<T>(await send({ method: 'POST', headers: headers({ 'content-type': 'application/json', accept: 'application/json' }), body: JSON.stringify({ query, variables }) }));
+      return answer<T>(
+        await send({
+          method: 'POST',
+          headers: headers({ 'content-type': 'application/json', accept: 'application/json' }),
+          body: JSON.stringify({ query, variables }),
+        }),
+      );
     },
     async upload<T>(query: string, variables: Record<string, unknown>, path: string) {
       const form = new FormData();
@@ -128,7 +140,10 @@ export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): Gat
       const text = await response.text();
       if (response.status === 401) throw unauthenticated(refuser, key?.from, lookedAt);
       // A download route answers its refusals in plain text; its status says which kind.
-      let error: GatewayError = { message: text.trim() || `HTTP ${response.status}`, extensions: { code: downloadCodes[response.status] ?? 'INTERNAL_SERVER_ERROR' } };
+      let error: GatewayError = {
+        message: text.trim() || `HTTP ${response.status}`,
+        extensions: { code: downloadCodes[response.status] ?? 'INTERNAL_SERVER_ERROR' },
+      };
       try {
         error = (JSON.parse(text) as { errors?: GatewayError[] }).errors?.[0] ?? error;
       } catch {
@@ -145,14 +160,21 @@ export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): Gat
  * (no gateway answered; this configuration's GATEWAY_API_KEYS), not as the port it made up.
  */
 function unauthenticated(refuser: string, from: string | undefined, lookedAt: string | undefined): CliError {
-  const why = lookedAt === undefined ? '' : ` (no gateway answers at ${lookedAt}, so this command served the API itself, with the keys of GATEWAY_API_KEYS)`;
+  const why =
+    lookedAt === undefined
+      ? ''
+      : ` (no gateway answers at ${lookedAt}, so this command served the API itself, with the keys of GATEWAY_API_KEYS)`;
   return from === undefined
     ? new CliError(
         `${refuser} has API keys (GATEWAY_API_KEYS) and answers only a key it knows, reads included${why}: give one with --key-file FILE (or PAYOUT_CLI_KEY_FILE, or PAYOUT_CLI_KEY)`,
         exitCodes.usage,
         'auth.no-key',
       )
-    : new CliError(`the key in ${from} is not one of ${lookedAt === undefined ? `the keys ${refuser} knows` : 'GATEWAY_API_KEYS'}${why}`, exitCodes.usage, 'auth.unknown-key');
+    : new CliError(
+        `the key in ${from} is not one of ${lookedAt === undefined ? `the keys ${refuser} knows` : 'GATEWAY_API_KEYS'}${why}`,
+        exitCodes.usage,
+        'auth.unknown-key',
+      );
 }
 
 /** The gateway did not answer at all (refused, reset, no such host): exit 3 with where, never the key. */

@@ -80,7 +80,12 @@ export class DocumentMeasurer {
    * @param page the page size of the connection this selection belongs to: its list
    *   fields (`edges`, `nodes`) hold that many items.
    */
-  private selections(set: SelectionSetNode, parent: GraphQLNamedType | undefined, page: number | undefined, introspection: boolean): Measure {
+  private selections(
+    set: SelectionSetNode,
+    parent: GraphQLNamedType | undefined,
+    page: number | undefined,
+    introspection: boolean,
+  ): Measure {
     let total = ZERO;
     for (const selection of set.selections) total = beside(total, this.selection(selection, parent, page, introspection));
     return total;

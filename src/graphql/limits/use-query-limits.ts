@@ -17,9 +17,13 @@ export function useQueryLimits(limits: QueryLimits = QUERY_LIMITS): Plugin {
       return parse(source, { ...options, maxTokens: limits.maxTokens });
     } catch (error) {
       if (tokensOver(source, limits.maxTokens)) {
-        throw refusal('TOO_MANY_TOKENS', `The document has more than ${limits.maxTokens} tokens (names, punctuation and values); the limit is ${limits.maxTokens}.`, {
-          maxTokens: limits.maxTokens,
-        });
+        throw refusal(
+          'TOO_MANY_TOKENS',
+          `The document has more than ${limits.maxTokens} tokens (names, punctuation and values); the limit is ${limits.maxTokens}.`,
+          {
+            maxTokens: limits.maxTokens,
+          },
+        );
       }
       throw error;
     }
@@ -63,13 +67,29 @@ function firstOver(m: Measure, l: QueryLimits): { message: string; extensions: R
     return over(
       'INTROSPECTION_TOO_DEEP',
       `The introspection nests ${m.introspectionLists} lists of fields, interfaces or types in one another and ${m.introspectionDepth} fields deep; the limits are ${l.maxIntrospectionLists} and ${l.maxIntrospectionDepth}.`,
-      { introspectionDepth: m.introspectionDepth, maxIntrospectionDepth: l.maxIntrospectionDepth, introspectionLists: m.introspectionLists, maxIntrospectionLists: l.maxIntrospectionLists },
+      {
+        introspectionDepth: m.introspectionDepth,
+        maxIntrospectionDepth: l.maxIntrospectionDepth,
+        introspectionLists: m.introspectionLists,
+        maxIntrospectionLists: l.maxIntrospectionLists,
+      },
     );
   }
-  if (m.depth > l.maxDepth) return over('QUERY_TOO_DEEP', `The query is nested to depth ${m.depth} while the limit is ${l.maxDepth}.`, { depth: m.depth, maxDepth: l.maxDepth });
-  if (m.aliases > l.maxAliases) return over('TOO_MANY_ALIASES', `The query has ${m.aliases} aliases while the limit is ${l.maxAliases}.`, { aliases: m.aliases, maxAliases: l.maxAliases });
+  if (m.depth > l.maxDepth)
+    return over('QUERY_TOO_DEEP', `The query is nested to depth ${m.depth} while the limit is ${l.maxDepth}.`, {
+      depth: m.depth,
+      maxDepth: l.maxDepth,
+    });
+  if (m.aliases > l.maxAliases)
+    return over('TOO_MANY_ALIASES', `The query has ${m.aliases} aliases while the limit is ${l.maxAliases}.`, {
+      aliases: m.aliases,
+      maxAliases: l.maxAliases,
+    });
   if (m.directives > l.maxDirectives) {
-    return over('TOO_MANY_DIRECTIVES', `The query has ${m.directives} directives while the limit is ${l.maxDirectives}.`, { directives: m.directives, maxDirectives: l.maxDirectives });
+    return over('TOO_MANY_DIRECTIVES', `The query has ${m.directives} directives while the limit is ${l.maxDirectives}.`, {
+      directives: m.directives,
+      maxDirectives: l.maxDirectives,
+    });
   }
   if (m.cost > l.maxCost) {
     const cost = Number.isFinite(m.cost) ? Math.round(m.cost) : Number.MAX_SAFE_INTEGER;

@@ -30,7 +30,9 @@ export function useSingleConnectionSse(keys: ApiKeys): Plugin {
     authenticate(req) {
       const caller = keys.authenticate(req.headers.get('authorization'));
       if (caller === undefined) {
-        return refusal(401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', { 'www-authenticate': 'Bearer' });
+        return refusal(401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
+          'www-authenticate': 'Bearer',
+        });
       }
       const presented = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway').searchParams.get('token');
       if (presented !== null && presented !== '') {

@@ -86,7 +86,10 @@ export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDep
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
     if (path !== '/graphql') return refuseUpgrade(socket, 404, 'Not Found');
-    const refusal = refuseForeignSocket(req.headers, req.socket.localPort, { anonymous: deps.keys.anonymous, corsOrigins: deps.corsOrigins });
+    const refusal = refuseForeignSocket(req.headers, req.socket.localPort, {
+      anonymous: deps.keys.anonymous,
+      corsOrigins: deps.corsOrigins,
+    });
     if (refusal !== undefined) {
       log.info({ code: refusal.code, origin: req.headers.origin }, 'websocket upgrade refused');
       return refuseUpgrade(socket, 403, 'Forbidden', refusal.message);
@@ -111,5 +114,7 @@ export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDep
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, message = reason): void {
   const body = JSON.stringify({ errors: [{ message }] });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

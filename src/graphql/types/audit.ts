@@ -21,10 +21,21 @@ const AuditEvent = builder.node(builder.objectRef<AuditEventRow>('AuditEvent'), 
   fields: (t) => ({
     at: t.field({ type: 'DateTime', description: 'When it was done.', resolve: (e) => e.at }),
     action: t.field({ type: AuditActionEnum, description: 'What was done.', resolve: (e) => e.action as AuditAction }),
-    actor: t.exposeString('actor', { description: 'The API key’s fingerprint (key:…, never the key), "local" in key-less mode, or "cli".' }),
-    role: t.field({ type: RoleEnum, nullable: true, description: 'The key’s role; null for the command line.', resolve: (e) => e.role as Role | null }),
+    actor: t.exposeString('actor', {
+      description: 'The API key’s fingerprint (key:…, never the key), "local" in key-less mode, or "cli".',
+    }),
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'The key’s role; null for the command line.',
+      resolve: (e) => e.role as Role | null,
+    }),
     batchId: t.id({ nullable: true, description: 'The batch it was done to; null for an action on no batch.', resolve: (e) => e.batchId }),
-    paymentId: t.id({ nullable: true, description: 'The payment it was done to; null for an action on no single payment.', resolve: (e) => e.paymentId }),
+    paymentId: t.id({
+      nullable: true,
+      description: 'The payment it was done to; null for an action on no single payment.',
+      resolve: (e) => e.paymentId,
+    }),
     detail: t.field({
       type: [KeyValue],
       description: 'A few facts about the action (counts, flags, the state it was in), sorted by key.',
@@ -33,7 +44,11 @@ const AuditEvent = builder.node(builder.objectRef<AuditEventRow>('AuditEvent'), 
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([key, value]) => ({ key, value: String(value) })),
     }),
-    requestId: t.string({ nullable: true, description: 'The x-request-id of the HTTP request that did it; null for the command line.', resolve: (e) => e.requestId }),
+    requestId: t.string({
+      nullable: true,
+      description: 'The x-request-id of the HTTP request that did it; null for the command line.',
+      resolve: (e) => e.requestId,
+    }),
   }),
 });
 
@@ -55,7 +70,9 @@ builder.queryFields((t) => ({
         ...(args.batchId == null ? {} : { batchId: String(args.batchId) }),
         ...(args.paymentId == null ? {} : { paymentId: String(args.paymentId) }),
         ...(args.action == null ? {} : { action: args.action }),
-        ...(args.from == null && args.to == null ? {} : { at: { ...(args.from == null ? {} : { gte: args.from }), ...(args.to == null ? {} : { lt: args.to }) } }),
+        ...(args.from == null && args.to == null
+          ? {}
+          : { at: { ...(args.from == null ? {} : { gte: args.from }), ...(args.to == null ? {} : { lt: args.to }) } }),
       };
       checkPageSizes(args);
       return resolveCursorConnection<Promise<AuditEventRow[]>>(

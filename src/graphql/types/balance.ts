@@ -5,7 +5,11 @@ import { CurrencyEnum } from './enums.ts';
 export const Money = builder.objectRef<MoneyShape>('Money').implement({
   description: 'An amount and its currency.',
   fields: (t) => ({
-    value: t.field({ type: 'Decimal', description: 'The amount in currency units, two decimals (e.g. "1500.00"); may be negative only for a balance.', resolve: (money) => money.value }),
+    value: t.field({
+      type: 'Decimal',
+      description: 'The amount in currency units, two decimals (e.g. "1500.00"); may be negative only for a balance.',
+      resolve: (money) => money.value,
+    }),
     currency: t.field({ type: CurrencyEnum, description: 'The currency of value.', resolve: (money) => money.currency }),
   }),
 });
@@ -15,7 +19,12 @@ const BalanceFields = builder.interfaceRef<Balance>('BalanceFields').implement({
   description: 'What an account holds, as the Payout API reports it when asked (not cached).',
   fields: (t) => ({
     balance: t.field({ type: Money, nullable: true, description: 'Current balance.', resolve: (b) => b.balance ?? null }),
-    overdraft: t.field({ type: Money, nullable: true, description: 'Allowed excess over the balance.', resolve: (b) => b.overdraft ?? null }),
+    overdraft: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Allowed excess over the balance.',
+      resolve: (b) => b.overdraft ?? null,
+    }),
     available: t.field({ type: Money, description: 'Total that can be paid out now.', resolve: (b) => b.available }),
     updatedAt: t.field({
       type: 'DateTime',

@@ -41,9 +41,17 @@ const ApprovalRef = builder.objectRef<ApprovalView>('Approval').implement({
     by: t.string({ description: 'Who approved, as approvedBy names keys (key:NAME).', resolve: (a) => a.by }),
     role: t.field({ type: RoleEnum, nullable: true, description: 'Their role when they approved.', resolve: (a) => asRole(a.role) }),
     at: t.field({ type: 'DateTime', description: 'When.', resolve: (a) => a.at }),
-    payAt: t.field({ type: 'DateTime', nullable: true, description: 'The time to pay this approval agreed to; null: as soon as the approvals are complete.', resolve: (a) => a.payAt }),
+    payAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'The time to pay this approval agreed to; null: as soon as the approvals are complete.',
+      resolve: (a) => a.payAt,
+    }),
     includeHeld: t.boolean({ description: 'It agreed to pay the held repeats too.', resolve: (a) => a.includeHeld }),
-    includeChangedAccounts: t.boolean({ description: 'It agreed to pay the rows held for a changed account too.', resolve: (a) => a.includeChangedAccounts }),
+    includeChangedAccounts: t.boolean({
+      description: 'It agreed to pay the rows held for a changed account too.',
+      resolve: (a) => a.includeChangedAccounts,
+    }),
   }),
 });
 
@@ -51,15 +59,28 @@ const PendingApprovalRef = builder.objectRef<PendingChoice & { currency: string 
   description:
     'The choice the approvals given so far agree to, while the policy needs more (decision 0029): a later approver completes it (approveBatch agree) or starts a new round with another choice (newRound), after which these approvals no longer count.',
   fields: (t) => ({
-    approvals: t.field({ type: [ApprovalRef], description: 'Who agreed to it, earliest first.', resolve: (p) => p.state.approvals.map(viewOf) }),
-    payAt: t.field({ type: 'DateTime', nullable: true, description: 'When it pays; null: as soon as the approvals are complete.', resolve: (p) => p.choice.payAt }),
+    approvals: t.field({
+      type: [ApprovalRef],
+      description: 'Who agreed to it, earliest first.',
+      resolve: (p) => p.state.approvals.map(viewOf),
+    }),
+    payAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it pays; null: as soon as the approvals are complete.',
+      resolve: (p) => p.choice.payAt,
+    }),
     includeHeld: t.boolean({ description: 'The held repeats are paid too.', resolve: (p) => p.choice.includeHeld }),
-    includeChangedAccounts: t.boolean({ description: 'The rows held for a changed account are paid too.', resolve: (p) => p.choice.includeChangedAccounts }),
+    includeChangedAccounts: t.boolean({
+      description: 'The rows held for a changed account are paid too.',
+      resolve: (p) => p.choice.includeChangedAccounts,
+    }),
     validRowsOnly: t.boolean({ description: 'Only the valid rows of a batch with row errors.', resolve: (p) => p.choice.validRowsOnly }),
     rows: t.int({ description: 'How many rows it pays.', resolve: (p) => p.state.rows.count }),
     amount: t.string({ description: 'What they add up to, a decimal string in the batch’s currency.', resolve: (p) => p.state.rows.total }),
     summary: t.string({
-      description: 'The choice in words, e.g. "key:april approved paying 3 rows, 35,500.50 RUB, at 28 Nov 2026, 09:53 UTC" (times in UTC; clients format payAt themselves).',
+      description:
+        'The choice in words, e.g. "key:april approved paying 3 rows, 35,500.50 RUB, at 28 Nov 2026, 09:53 UTC" (times in UTC; clients format payAt themselves).',
       resolve: (p) => pendingInWords(p, p.currency),
     }),
   }),
@@ -68,8 +89,15 @@ const PendingApprovalRef = builder.objectRef<PendingChoice & { currency: string 
 const ApprovalsNeededRef = builder.objectRef<ApprovalState>('ApprovalsNeeded').implement({
   description: 'What the approval policy (APPROVAL_POLICY_FILE) still needs before the batch starts: a result, not an error.',
   fields: (t) => ({
-    count: t.int({ description: 'How many more distinct people must approve (the uploader never counts).', resolve: (s) => s.needed.count }),
-    roles: t.field({ type: [RoleEnum], description: 'Roles that must be among them, one person each (e.g. [admin]).', resolve: (s) => s.needed.roles as Role[] }),
+    count: t.int({
+      description: 'How many more distinct people must approve (the uploader never counts).',
+      resolve: (s) => s.needed.count,
+    }),
+    roles: t.field({
+      type: [RoleEnum],
+      description: 'Roles that must be among them, one person each (e.g. [admin]).',
+      resolve: (s) => s.needed.roles as Role[],
+    }),
     required: t.int({ description: 'How many approvals this batch needs in all, by its tier.', resolve: (s) => s.required.count }),
     lapsed: t.field({
       type: [ApprovalRef],
@@ -95,7 +123,8 @@ function approvalViewOf(batch: BatchRow, context: GraphQLContext) {
   }
   return view;
 }
-const approvalStateOf = async (batch: BatchRow, context: GraphQLContext): Promise<ApprovalState> => (await approvalViewOf(batch, context)).state;
+const approvalStateOf = async (batch: BatchRow, context: GraphQLContext): Promise<ApprovalState> =>
+  (await approvalViewOf(batch, context)).state;
 
 builder.objectFields(Batch, (t) => ({
   approvals: t.field({
@@ -104,7 +133,11 @@ builder.objectFields(Batch, (t) => ({
     resolve: async (b, _args, context) => {
       // Once started, as it stood then: its rows have moved on from waiting, and approvals do not lapse after the fact.
       if (b.approvedAt !== null) {
-        const started = await context.services.approvals.startedWith(context.services.prisma, { batchId: b.id, uploadedBy: b.uploadedBy, approvedAt: b.approvedAt });
+        const started = await context.services.approvals.startedWith(context.services.prisma, {
+          batchId: b.id,
+          uploadedBy: b.uploadedBy,
+          approvedAt: b.approvedAt,
+        });
         return started.map(viewOf);
       }
       return (await approvalStateOf(b, context)).approvals.map(viewOf);
@@ -113,7 +146,8 @@ builder.objectFields(Batch, (t) => ({
   pendingApproval: t.field({
     type: PendingApprovalRef,
     nullable: true,
-    description: 'While the batch awaits more approvals: the choice (rows, time to pay) those given agree to. Null when none counts yet, once it started, or while it cannot be approved.',
+    description:
+      'While the batch awaits more approvals: the choice (rows, time to pay) those given agree to. Null when none counts yet, once it started, or while it cannot be approved.',
     resolve: async (b, _args, context) => {
       if (b.approvedAt !== null || !approvableStates.includes(b.status)) return null;
       const { pending } = await approvalViewOf(b, context);
@@ -123,8 +157,10 @@ builder.objectFields(Batch, (t) => ({
   approvalsNeeded: t.field({
     type: ApprovalsNeededRef,
     nullable: true,
-    description: 'While the batch awaits approval: how many more people, of which roles, the policy needs Null once it started, or while it cannot be approved.',
-    resolve: async (b, _args, context) => (b.approvedAt === null && approvableStates.includes(b.status) ? approvalStateOf(b, context) : null),
+    description:
+      'While the batch awaits approval: how many more people, of which roles, the policy needs Null once it started, or while it cannot be approved.',
+    resolve: async (b, _args, context) =>
+      b.approvedAt === null && approvableStates.includes(b.status) ? approvalStateOf(b, context) : null,
   }),
 }));
 
@@ -134,9 +170,12 @@ builder.objectFields(Batch, (t) => ({
  */
 function includeHeldArgument(includeHeld: boolean | null | undefined, includeFlagged: boolean | null | undefined): boolean {
   if (includeHeld != null && includeFlagged != null && includeHeld !== includeFlagged) {
-    throw new GraphQLError(`includeHeld (${includeHeld}) and includeFlagged (${includeFlagged}), its former name, differ: give includeHeld alone`, {
-      extensions: { code: 'BAD_USER_INPUT', argument: 'includeFlagged' },
-    });
+    throw new GraphQLError(
+      `includeHeld (${includeHeld}) and includeFlagged (${includeFlagged}), its former name, differ: give includeHeld alone`,
+      {
+        extensions: { code: 'BAD_USER_INPUT', argument: 'includeFlagged' },
+      },
+    );
   }
   return includeHeld ?? includeFlagged ?? false;
 }
@@ -171,7 +210,11 @@ builder.mutationFields((t) => ({
         description:
           'Start although the balance does not cover this batch, the batches already approved and their estimated commission (BATCH_INSUFFICIENT_FUNDS), or cannot be read (BATCH_BALANCE_UNKNOWN). Recorded in the audit trail; the batch pauses when the money runs out.',
       }),
-      payAt: t.arg({ type: 'DateTime', description: 'Pay at this time (with its offset) instead of now: the batch waits SCHEDULED and starts by itself (docs/guide/scheduling.md). Past, or beyond SCHEDULE_HORIZON_DAYS: refused.' }),
+      payAt: t.arg({
+        type: 'DateTime',
+        description:
+          'Pay at this time (with its offset) instead of now: the batch waits SCHEDULED and starts by itself (docs/guide/scheduling.md). Past, or beyond SCHEDULE_HORIZON_DAYS: refused.',
+      }),
       agree: t.arg.boolean({
         defaultValue: false,
         description:
@@ -179,10 +222,15 @@ builder.mutationFields((t) => ({
       }),
       newRound: t.arg.boolean({
         defaultValue: false,
-        description: 'Approve your choice although others approved another one: theirs stops counting and they must approve again (recorded in the audit trail as replaced).',
+        description:
+          'Approve your choice although others approved another one: theirs stops counting and they must approve again (recorded in the audit trail as replaced).',
       }),
     },
-    resolve: (_root, { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance, payAt, agree, newRound }, { services, caller, role, requestId, client }) =>
+    resolve: (
+      _root,
+      { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance, payAt, agree, newRound },
+      { services, caller, role, requestId, client },
+    ) =>
       services.batches.approve(String(id), {
         approver: caller,
         validRowsOnly: validRowsOnly ?? false,

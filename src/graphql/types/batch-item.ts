@@ -30,10 +30,9 @@ const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
 export const BatchItemStatusEnum = builder.enumType('BatchItemStatus', {
   description:
     'Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows are held: they repeat a payment (same payee, amount and reference) and are paid only if the approver includes held rows.',
-  values: Object.fromEntries(Object.values(BatchItemStatus).map((s) => [s, { value: s, description: batchItemStatusMeanings[s] }])) as Record<
-    BatchItemStatus,
-    { value: BatchItemStatus; description: string }
-  >,
+  values: Object.fromEntries(
+    Object.values(BatchItemStatus).map((s) => [s, { value: s, description: batchItemStatusMeanings[s] }]),
+  ) as Record<BatchItemStatus, { value: BatchItemStatus; description: string }>,
 });
 
 type RepeatedRowShape = Pick<BatchItemRow, 'batchId' | 'line' | 'paymentId' | 'status' | 'finishedAt' | 'updatedAt'>;
@@ -44,7 +43,11 @@ const RepeatedRow = builder.objectRef<RepeatedRowShape>('RepeatedRow').implement
     line: t.exposeInt('line', { description: 'Its file line (the header is 1).' }),
     paymentId: t.exposeID('paymentId', { description: 'Its current payment.' }),
     status: t.field({ type: BatchItemStatusEnum, description: 'Its status now.', resolve: (r) => r.status }),
-    at: t.field({ type: 'DateTime', description: 'When it finished, or last changed while it is still paying.', resolve: (r) => r.finishedAt ?? r.updatedAt }),
+    at: t.field({
+      type: 'DateTime',
+      description: 'When it finished, or last changed while it is still paying.',
+      resolve: (r) => r.finishedAt ?? r.updatedAt,
+    }),
   }),
 });
 
@@ -63,12 +66,20 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
   fields: (t) => ({
     batchId: t.exposeID('batchId', { description: 'The batch (its id).' }),
     line: t.exposeInt('line', { description: 'The row’s file line (the header is 1).' }),
-    reference: t.string({ nullable: true, description: 'The payer’s reference from the file; null when the file has none.', resolve: (i) => i.reference }),
+    reference: t.string({
+      nullable: true,
+      description: 'The payer’s reference from the file; null when the file has none.',
+      resolve: (i) => i.reference,
+    }),
     paymentId: t.exposeID('paymentId', { description: 'The payment of the current attempt (a new one each time the row is paid again).' }),
     attempt: t.exposeInt('attempt', { description: '1, then 2, 3 … each time failed rows are paid again.' }),
     status: t.field({ type: BatchItemStatusEnum, description: 'Where the row is.', resolve: (i) => i.status }),
     provider: t.field({ type: ProviderCodeEnum, description: 'The provider it is paid through.', resolve: (i) => i.providerCode as never }),
-    amount: t.field({ type: Money, description: 'What the row pays.', resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }) }),
+    amount: t.field({
+      type: Money,
+      description: 'What the row pays.',
+      resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }),
+    }),
     recipient: t.field({
       type: [KeyValue],
       description: 'Card numbers and accounts masked.',
@@ -76,16 +87,31 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
     }),
     errorCode: t.string({
       nullable: true,
-      description: 'Why it failed or is held: an upstream code (e.g. INSUFFICIENT_FUNDS, payout.billing.declined) or the gateway’s (batch.…, review.…); open-ended. Null when nothing went wrong.',
+      description:
+        'Why it failed or is held: an upstream code (e.g. INSUFFICIENT_FUNDS, payout.billing.declined) or the gateway’s (batch.…, review.…); open-ended. Null when nothing went wrong.',
       resolve: (i) => i.errorCode,
     }),
-    errorMessage: t.string({ nullable: true, description: 'The error in words; null when nothing went wrong.', resolve: (i) => i.errorMessage }),
-    billingDetails: t.field({ type: BillingDetailsType, nullable: true, description: 'What the recipient’s side reported; null until it reports.', resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null }),
-    payee: t.string({ nullable: true, description: 'The company’s id of the person paid (the file’s payee column); null when the file has none.', resolve: (i) => i.payeeId }),
+    errorMessage: t.string({
+      nullable: true,
+      description: 'The error in words; null when nothing went wrong.',
+      resolve: (i) => i.errorMessage,
+    }),
+    billingDetails: t.field({
+      type: BillingDetailsType,
+      nullable: true,
+      description: 'What the recipient’s side reported; null until it reports.',
+      resolve: (i) => (i.billingDetails as BillingDetails | null) ?? null,
+    }),
+    payee: t.string({
+      nullable: true,
+      description: 'The company’s id of the person paid (the file’s payee column); null when the file has none.',
+      resolve: (i) => i.payeeId,
+    }),
     payeeMark: t.field({
       type: PayeeMarkType,
       nullable: true,
-      description: 'For a row with a payee: new payee, account changed since the last payment (held), or known, as found at import. Null for a row without a payee.',
+      description:
+        'For a row with a payee: new payee, account changed since the last payment (held), or known, as found at import. Null for a row without a payee.',
       resolve: (i) => (i.payeeMark === null ? null : { kind: i.payeeMark, lastPaidAt: i.payeeLastPaidAt }),
     }),
     retries: t.exposeInt('retries', { description: 'Transient failures retried so far.' }),
@@ -93,11 +119,15 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
     repeats: t.field({
       type: RepeatedRow,
       nullable: true,
-      description: 'For a held row (DUPLICATE, or held and then included by the approver): the earlier row (of this file or of an approved batch) with the same payee, amount and reference; null for a row never held.',
+      description:
+        'For a held row (DUPLICATE, or held and then included by the approver): the earlier row (of this file or of an approved batch) with the same payee, amount and reference; null for a row never held.',
       resolve: (i, _args, { services }) =>
         i.repeatsPaymentId === null
           ? null
-          : services.prisma.batchItem.findUnique({ where: { paymentId: i.repeatsPaymentId }, select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true } }),
+          : services.prisma.batchItem.findUnique({
+              where: { paymentId: i.repeatsPaymentId },
+              select: { batchId: true, line: true, paymentId: true, status: true, finishedAt: true, updatedAt: true },
+            }),
     }),
   }),
 });
@@ -181,7 +211,6 @@ builder.objectField(BatchItem, 'cancelledAfterCreate', (t) =>
 builder.objectField(Payment, 'batchCancelled', (t) =>
   t.boolean({
     description: 'Its batch row was cancelled: the gateway will not execute it (executePayment answers PAYMENT_CANCELLED).',
-    resolve: async ({ tracked }, _args, context) =>
-      tracked?.batchId != null && (await cancelledRows(context, tracked.paymentId)) === true,
+    resolve: async ({ tracked }, _args, context) => tracked?.batchId != null && (await cancelledRows(context, tracked.paymentId)) === true,
   }),
 );

@@ -22,14 +22,23 @@ builder.objectFields(Batch, (t) => ({
   payableCount: t.int({
     description:
       'Rows to pay (or paid): the valid rows less the held rows, unless includeHeld, and less those held for a changed account, unless includeChangedAccounts. What the approval confirmation counts.',
-    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }), includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
+    args: {
+      includeHeld: t.arg.boolean({ description: INCLUDE_HELD }),
+      includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }),
+    },
     resolve: (b, args) =>
-      b.validCount - (paysHeld(b, args.includeHeld) ? 0 : b.heldCount) - (paysChanged(b, args.includeChangedAccounts) ? 0 : b.changedAccountCount),
+      b.validCount -
+      (paysHeld(b, args.includeHeld) ? 0 : b.heldCount) -
+      (paysChanged(b, args.includeChangedAccounts) ? 0 : b.changedAccountCount),
   }),
   payableAmount: t.field({
     type: Money,
-    description: 'What the rows to pay add up to: totalAmount less heldAmount, unless includeHeld, and less changedAccountAmount, unless includeChangedAccounts. The sum to add up across batches.',
-    args: { includeHeld: t.arg.boolean({ description: INCLUDE_HELD }), includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
+    description:
+      'What the rows to pay add up to: totalAmount less heldAmount, unless includeHeld, and less changedAccountAmount, unless includeChangedAccounts. The sum to add up across batches.',
+    args: {
+      includeHeld: t.arg.boolean({ description: INCLUDE_HELD }),
+      includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }),
+    },
     resolve: (b, args) => ({
       value: b.totalAmount
         .minus(paysHeld(b, args.includeHeld) ? 0 : b.heldAmount)
@@ -42,10 +51,17 @@ builder.objectFields(Batch, (t) => ({
     description:
       'Rows held because their payee’s account changed since the last payment to that payee (BatchItem.payeeMark ACCOUNT_CHANGED, status DUPLICATE); a row that also repeats a payment counts in heldCount instead, so the two add up. Never paid unless the approver includes them (includeChangedAccounts).',
   }),
-  changedAccountAmount: t.field({ type: Money, description: 'What the rows held for a changed account add up to.', resolve: (b) => ({ value: b.changedAccountAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
-  includeChangedAccounts: t.exposeBoolean('includeChangedAccounts', { description: 'The approver chose to pay the rows held for a changed account too.' }),
+  changedAccountAmount: t.field({
+    type: Money,
+    description: 'What the rows held for a changed account add up to.',
+    resolve: (b) => ({ value: b.changedAccountAmount.toFixed(2), currency: b.currency as 'RUB' }),
+  }),
+  includeChangedAccounts: t.exposeBoolean('includeChangedAccounts', {
+    description: 'The approver chose to pay the rows held for a changed account too.',
+  }),
   changedAccountRowsIncluded: t.int({
-    description: 'Changed-account rows an approval pays: changedAccountCount when included, else 0. What an approval policy weighs ("changed-account rows included").',
+    description:
+      'Changed-account rows an approval pays: changedAccountCount when included, else 0. What an approval policy weighs ("changed-account rows included").',
     args: { includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }) },
     resolve: (b, args) => changedAccountRowsIncluded(b, paysChanged(b, args.includeChangedAccounts)),
   }),
@@ -53,7 +69,12 @@ builder.objectFields(Batch, (t) => ({
     type: Money,
     description:
       'About what the partner will charge for the rows an approval would start (PENDING; with includeHeld also the held rows), at each provider\'s tariff: the estimate approval weighs against the balance, for a confirmation to quote ("plus about …"). See docs/decisions/0019-commission-estimate.md.',
-    args: { includeHeld: t.arg.boolean({ defaultValue: false, description: 'Count the held rows too, as approveBatch(includeHeld: true) pays them.' }) },
+    args: {
+      includeHeld: t.arg.boolean({
+        defaultValue: false,
+        description: 'Count the held rows too, as approveBatch(includeHeld: true) pays them.',
+      }),
+    },
     resolve: async (b, args, { services }) => ({
       value: fromMinorUnits(await services.funds.commissionOf(b.id, args.includeHeld ?? false)),
       currency: b.currency as 'RUB',
@@ -61,9 +82,13 @@ builder.objectFields(Batch, (t) => ({
   }),
   commissionCharged: t.field({
     type: Money,
-    description: 'The commission the partner charged so far: the sum of Payment.commission over the batch’s COMPLETED payments (every attempt). 0.00 before any is paid.',
+    description:
+      'The commission the partner charged so far: the sum of Payment.commission over the batch’s COMPLETED payments (every attempt). 0.00 before any is paid.',
     resolve: async (b, _args, { services }) => {
-      const sum = await services.prisma.payment.aggregate({ where: { batchId: b.id, status: paymentStates.completed }, _sum: { commission: true } });
+      const sum = await services.prisma.payment.aggregate({
+        where: { batchId: b.id, status: paymentStates.completed },
+        _sum: { commission: true },
+      });
       return { value: sum._sum.commission?.toFixed(2) ?? '0.00', currency: b.currency as 'RUB' };
     },
   }),

@@ -13,7 +13,9 @@ const PayeeMarkCounts = builder.objectRef<PayeeMarkCountsShape>('PayeeMarkCounts
   description: 'How the rows with a payee were marked at import (BatchItem.payeeMark); rows without a payee are not counted.',
   fields: (t) => ({
     newPayees: t.exposeInt('newPayees', { description: 'Rows whose payee the gateway never paid.' }),
-    changedAccounts: t.exposeInt('changedAccounts', { description: 'Rows whose payee was last paid to another account (held, those that also repeat a payment included).' }),
+    changedAccounts: t.exposeInt('changedAccounts', {
+      description: 'Rows whose payee was last paid to another account (held, those that also repeat a payment included).',
+    }),
     knownPayees: t.exposeInt('knownPayees', { description: 'Rows paying a payee to the account it was last paid to.' }),
     changedSince: t.field({
       type: 'DateTime',
@@ -27,7 +29,8 @@ const PayeeMarkCounts = builder.objectRef<PayeeMarkCountsShape>('PayeeMarkCounts
 builder.objectFields(Batch, (t) => ({
   payeeMarks: t.field({
     type: PayeeMarkCounts,
-    description: 'The marks of the rows with a payee, counted: what the CLI’s and the page’s summaries say ("3 new payees, 1 account changed since 27 Oct (held)").',
+    description:
+      'The marks of the rows with a payee, counted: what the CLI’s and the page’s summaries say ("3 new payees, 1 account changed since 27 Oct (held)").',
     resolve: async (b, _args, { services }) => {
       const groups = await services.prisma.batchItem.groupBy({
         by: ['payeeMark'],

@@ -1,4 +1,13 @@
-import { BatchStateError, MAX_REASON_LENGTH, type ReviewedRow, type ReviewMark, reviewMarks, type ReviewReport, type ReviewVerdict, reviewVerdicts } from '../../batch/index.ts';
+import {
+  BatchStateError,
+  MAX_REASON_LENGTH,
+  type ReviewedRow,
+  type ReviewMark,
+  reviewMarks,
+  type ReviewReport,
+  type ReviewVerdict,
+  reviewVerdicts,
+} from '../../batch/index.ts';
 import { authScopesFor } from '../../auth/roles.ts';
 import { requestActor } from '../../audit/audit.ts';
 import { builder } from '../builder.ts';
@@ -31,24 +40,33 @@ const markMeanings: Record<ReviewMark, string> = {
 
 const ReviewVerdictEnum = builder.enumType('ReviewVerdict', {
   description: 'What a read of a NEEDS_REVIEW row’s payment proved.',
-  values: Object.fromEntries(reviewVerdicts.map((verdict) => [enumName(verdict), { value: verdict, description: verdictMeanings[verdict] }])) as Record<
-    string,
-    { value: (typeof reviewVerdicts)[number]; description: string }
-  >,
+  values: Object.fromEntries(
+    reviewVerdicts.map((verdict) => [enumName(verdict), { value: verdict, description: verdictMeanings[verdict] }]),
+  ) as Record<string, { value: (typeof reviewVerdicts)[number]; description: string }>,
 });
 
 const ReviewMarkEnum = builder.enumType('ReviewMark', {
-  description: 'A person’s verdict on a row no read settles: PAID (no money moves), PAY_AGAIN (FAILED, for retryFailedItems), DO_NOT_PAY (CANCELLED).',
-  values: Object.fromEntries(reviewMarks.map((mark) => [enumName(mark), { value: mark, description: markMeanings[mark] }])) as Record<string, { value: ReviewMark; description: string }>,
+  description:
+    'A person’s verdict on a row no read settles: PAID (no money moves), PAY_AGAIN (FAILED, for retryFailedItems), DO_NOT_PAY (CANCELLED).',
+  values: Object.fromEntries(reviewMarks.map((mark) => [enumName(mark), { value: mark, description: markMeanings[mark] }])) as Record<
+    string,
+    { value: ReviewMark; description: string }
+  >,
 });
 
 const ReviewedRowType = builder.objectRef<ReviewedRow>('ReviewedRow').implement({
   description: 'One NEEDS_REVIEW row a review read, and what the read proved.',
   fields: (t) => ({
     line: t.exposeInt('line', { description: 'The row’s file line.' }),
-    paymentId: t.exposeID('paymentId', { description: 'The payment read: the row’s own, or for a batch.previous-attempt row the earlier one.' }),
+    paymentId: t.exposeID('paymentId', {
+      description: 'The payment read: the row’s own, or for a batch.previous-attempt row the earlier one.',
+    }),
     verdict: t.field({ type: ReviewVerdictEnum, description: 'What the read proved.', resolve: (r) => r.verdict }),
-    status: t.field({ type: BatchItemStatusEnum, description: 'The row’s status now: NEEDS_REVIEW when the read settled nothing.', resolve: (r) => r.status }),
+    status: t.field({
+      type: BatchItemStatusEnum,
+      description: 'The row’s status now: NEEDS_REVIEW when the read settled nothing.',
+      resolve: (r) => r.status,
+    }),
     message: t.exposeString('message', { description: 'What happened to the row, in words.' }),
   }),
 });
@@ -59,7 +77,11 @@ const BatchReview = builder.objectRef<ReviewReport>('BatchReview').implement({
     batch: t.field({ type: Batch, description: 'The batch after the review.', resolve: (r) => r.batch }),
     settled: t.exposeInt('settled', { description: 'Rows settled by this review.' }),
     unsettled: t.exposeInt('unsettled', { description: 'Rows still NEEDS_REVIEW: review again later, or mark them.' }),
-    rows: t.field({ type: [ReviewedRowType], description: 'Every NEEDS_REVIEW row the review read, in line order.', resolve: (r) => r.rows }),
+    rows: t.field({
+      type: [ReviewedRowType],
+      description: 'Every NEEDS_REVIEW row the review read, in line order.',
+      resolve: (r) => r.rows,
+    }),
   }),
 });
 
@@ -71,7 +93,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('reviewBatchItems'),
     errors: typedResult('ReviewBatchItems', [BatchStateError], 'review', 'What the review read and settled, and the batch after it.'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.reviews.review(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
+      services.reviews.review(String(id), requestActor({ role, caller, requestId, client })),
   }),
   markBatchItem: t.field({
     type: BatchItem,
@@ -83,7 +106,11 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'The batch.' }),
       line: t.arg.int({ required: true, description: 'The row’s file line (BatchItem.line).' }),
       mark: t.arg({ type: ReviewMarkEnum, required: true, description: 'The verdict.' }),
-      reason: t.arg.string({ required: true, description: `Why, for the audit trail: 1 to ${MAX_REASON_LENGTH} characters.`, validate: { maxLength: MAX_REASON_LENGTH } }),
+      reason: t.arg.string({
+        required: true,
+        description: `Why, for the audit trail: 1 to ${MAX_REASON_LENGTH} characters.`,
+        validate: { maxLength: MAX_REASON_LENGTH },
+      }),
     },
     resolve: (_root, { id, line, mark, reason }, { services, caller, role, requestId, client }) =>
       services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller, requestId, client }) }),

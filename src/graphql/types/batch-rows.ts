@@ -15,10 +15,14 @@ import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCurso
 export const HoldReasonEnum = builder.enumType('HoldReason', {
   description: 'Why a held (DUPLICATE) row is held; a row may be held for both.',
   values: {
-    [holdReasons.repeat]: { value: holdReasons.repeat, description: 'It repeats a payment (same payee, amount and reference): paid only with approveBatch includeHeld.' },
+    [holdReasons.repeat]: {
+      value: holdReasons.repeat,
+      description: 'It repeats a payment (same payee, amount and reference): paid only with approveBatch includeHeld.',
+    },
     [holdReasons.accountChanged]: {
       value: holdReasons.accountChanged,
-      description: 'Its payee’s account changed since the last payment to them (payeeMark ACCOUNT_CHANGED): paid only with approveBatch includeChangedAccounts.',
+      description:
+        'Its payee’s account changed since the last payment to them (payeeMark ACCOUNT_CHANGED): paid only with approveBatch includeChangedAccounts.',
     },
   } as Record<HoldReason, { value: HoldReason; description: string }>,
 });

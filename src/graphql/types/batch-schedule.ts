@@ -11,7 +11,8 @@ builder.objectField(Batch, 'payAt', (t) =>
   t.field({
     type: 'DateTime',
     nullable: true,
-    description: 'When a scheduled batch pays (SCHEDULED until then, released by the database clock); kept after it started. Null for a batch approved to pay at once.',
+    description:
+      'When a scheduled batch pays (SCHEDULED until then, released by the database clock); kept after it started. Null for a batch approved to pay at once.',
     resolve: (b) => b.payAt,
   }),
 );
@@ -27,8 +28,18 @@ const ForecastRef = builder.objectRef<Forecast>('BatchForecast').implement({
   description:
     'A scheduled batch’s money ahead of time: the balance read against it and every batch paying before it (paying now, paused, or scheduled no later), at SCHEDULE_FORECAST_LEAD_HOURS before payAt. A shortfall is a notice, not a failure: at release a short batch pauses for funds and resumes by itself once the balance covers it.',
   fields: (t) => ({
-    readAt: t.field({ type: 'DateTime', nullable: true, description: 'When the balance was last read for it; null until the lead time.', resolve: (f) => f.readAt }),
-    nextReadAt: t.field({ type: 'DateTime', nullable: true, description: 'When a worker reads it next; null once read (it is read again at release).', resolve: (f) => f.nextReadAt }),
+    readAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the balance was last read for it; null until the lead time.',
+      resolve: (f) => f.readAt,
+    }),
+    nextReadAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a worker reads it next; null once read (it is read again at release).',
+      resolve: (f) => f.nextReadAt,
+    }),
     shortfall: t.field({
       type: Money,
       nullable: true,
@@ -37,8 +48,10 @@ const ForecastRef = builder.objectRef<Forecast>('BatchForecast').implement({
     }),
     notice: t.string({
       nullable: true,
-      description: 'In words, for a person, when short: "short by 1,234.00 RUB for the payroll of 28 Nov 2026, 09:00 UTC". Null when covered or not read.',
-      resolve: (f) => (f.shortfall === null ? null : `short by ${amountInWords(f.shortfall, 'RUB')} for the payroll of ${utcDateTime(f.payAt)}`),
+      description:
+        'In words, for a person, when short: "short by 1,234.00 RUB for the payroll of 28 Nov 2026, 09:00 UTC". Null when covered or not read.',
+      resolve: (f) =>
+        f.shortfall === null ? null : `short by ${amountInWords(f.shortfall, 'RUB')} for the payroll of ${utcDateTime(f.payAt)}`,
     }),
   }),
 });

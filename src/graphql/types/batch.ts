@@ -22,15 +22,20 @@ const batchStatusMeanings: Record<BatchStatus, string> = {
   VALIDATED: 'Checked, waiting for approval (approveBatch).',
   RUNNING: 'Approved: rows are being paid.',
   PAUSED: 'Approved, sending nothing until resumed: paused by a person, or for lack of funds (see waiting).',
-  SCHEDULED: 'Approved to pay at payAt: nothing is sent until then; it starts by itself (rescheduleBatch moves it, cancelBatch cancels it).',
+  SCHEDULED:
+    'Approved to pay at payAt: nothing is sent until then; it starts by itself (rescheduleBatch moves it, cancelBatch cancels it).',
   COMPLETED: 'Final: every paid row COMPLETED.',
   COMPLETED_WITH_FAILURES: 'Finished with some rows FAILED or EXPIRED (retryFailedItems pays them again) or NEEDS_REVIEW.',
   CANCELLED: 'Cancelled: rows not yet sent are not paid; rows already sent finish and are tracked.',
 };
 
 const BatchStatusEnum = builder.enumType('BatchStatus', {
-  description: 'Where a batch is in its life: VALIDATING → VALIDATED or REJECTED → RUNNING (⇄ PAUSED) → COMPLETED, COMPLETED_WITH_FAILURES or CANCELLED.',
-  values: Object.fromEntries(Object.values(BatchStatus).map((s) => [s, { value: s, description: batchStatusMeanings[s] }])) as Record<BatchStatus, { value: BatchStatus; description: string }>,
+  description:
+    'Where a batch is in its life: VALIDATING → VALIDATED or REJECTED → RUNNING (⇄ PAUSED) → COMPLETED, COMPLETED_WITH_FAILURES or CANCELLED.',
+  values: Object.fromEntries(Object.values(BatchStatus).map((s) => [s, { value: s, description: batchStatusMeanings[s] }])) as Record<
+    BatchStatus,
+    { value: BatchStatus; description: string }
+  >,
 });
 const ProblemSeverityEnum = builder.enumType('ProblemSeverity', {
   description: 'How bad a validation problem is.',
@@ -57,9 +62,17 @@ const BatchProblem = builder.objectRef<BatchProblemRow>('BatchProblem').implemen
   description: 'One validation problem of an uploaded file.',
   fields: (t) => ({
     line: t.int({ nullable: true, description: 'File line (the header is 1); null for the whole file.', resolve: (p) => p.line }),
-    column: t.string({ nullable: true, description: 'The column’s header; null for a problem of the whole row or file.', resolve: (p) => p.column }),
+    column: t.string({
+      nullable: true,
+      description: 'The column’s header; null for a problem of the whole row or file.',
+      resolve: (p) => p.column,
+    }),
     code: t.exposeString('code', { description: 'Stable code, e.g. amount.format, field.pattern, reference.duplicate.' }),
-    severity: t.field({ type: ProblemSeverityEnum, description: 'ERROR keeps the row (or file) from being paid; WARNING does not.', resolve: (p) => p.severity as never }),
+    severity: t.field({
+      type: ProblemSeverityEnum,
+      description: 'ERROR keeps the row (or file) from being paid; WARNING does not.',
+      resolve: (p) => p.severity as never,
+    }),
     message: t.exposeString('message', { description: 'What is wrong, for a person.' }),
   }),
 });
@@ -107,13 +120,21 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
   runScopesOnType: true,
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The name given at upload, or the file’s name.' }),
-    fileName: t.string({ nullable: true, description: 'The uploaded file’s name; null when the upload had none.', resolve: (b) => b.fileName }),
+    fileName: t.string({
+      nullable: true,
+      description: 'The uploaded file’s name; null when the upload had none.',
+      resolve: (b) => b.fileName,
+    }),
     status: t.field({ type: BatchStatusEnum, description: 'Where the batch is in its life.', resolve: (b) => b.status }),
     rowCount: t.exposeInt('rowCount', { description: 'Data rows in the file (the header not counted).' }),
     validCount: t.exposeInt('validCount', { description: 'Rows that passed validation.' }),
     invalidCount: t.exposeInt('invalidCount', { description: 'Rows that failed validation (INVALID; never paid).' }),
     warningCount: t.exposeInt('warningCount', { description: 'Rows with a WARNING problem (paid all the same).' }),
-    totalAmount: t.field({ type: Money, description: 'Sum of the valid rows, held rows included: what is to be paid is payableAmount.', resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }) }),
+    totalAmount: t.field({
+      type: Money,
+      description: 'Sum of the valid rows, held rows included: what is to be paid is payableAmount.',
+      resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }),
+    }),
     validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),
     heldCount: t.exposeInt('heldCount', {
@@ -123,9 +144,22 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     heldAmount: t.field({ type: Money, description: 'What the held rows add up to.', resolve: (b) => heldAmount(b) }),
     includeHeld: t.exposeBoolean('includeHeld', { description: 'The approver chose to pay the held rows too.' }),
     // The names these had before they were called held: deprecated, the same values, so no client breaks.
-    flaggedCount: t.int({ deprecationReason: 'Use heldCount', description: 'The former name of heldCount: the same value.', resolve: (b) => b.heldCount }),
-    flaggedAmount: t.field({ type: Money, deprecationReason: 'Use heldAmount', description: 'The former name of heldAmount: the same value.', resolve: (b) => heldAmount(b) }),
-    includeFlagged: t.boolean({ deprecationReason: 'Use includeHeld', description: 'The former name of includeHeld: the same value.', resolve: (b) => b.includeHeld }),
+    flaggedCount: t.int({
+      deprecationReason: 'Use heldCount',
+      description: 'The former name of heldCount: the same value.',
+      resolve: (b) => b.heldCount,
+    }),
+    flaggedAmount: t.field({
+      type: Money,
+      deprecationReason: 'Use heldAmount',
+      description: 'The former name of heldAmount: the same value.',
+      resolve: (b) => heldAmount(b),
+    }),
+    includeFlagged: t.boolean({
+      deprecationReason: 'Use includeHeld',
+      description: 'The former name of includeHeld: the same value.',
+      resolve: (b) => b.includeHeld,
+    }),
     overlaps: t.field({
       type: [Overlap],
       description: 'The other batches whose rows this one repeats, with how many rows and how much.',
@@ -134,15 +168,52 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
         return countOverlaps(sqlOf(services.prisma), b.id);
       },
     }),
-    uploadedBy: t.string({ nullable: true, description: 'Who uploaded it (as Caller.identity names a key); null when not recorded.', resolve: (b) => b.uploadedBy }),
-    approvedBy: t.string({ nullable: true, description: 'Who approved it, as uploadedBy; null until approved.', resolve: (b) => b.approvedBy }),
+    uploadedBy: t.string({
+      nullable: true,
+      description: 'Who uploaded it (as Caller.identity names a key); null when not recorded.',
+      resolve: (b) => b.uploadedBy,
+    }),
+    approvedBy: t.string({
+      nullable: true,
+      description: 'Who approved it, as uploadedBy; null until approved.',
+      resolve: (b) => b.approvedBy,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was uploaded.', resolve: (b) => b.createdAt }),
-    approvedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was approved; null until then.', resolve: (b) => b.approvedAt }),
-    startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its first row was sent; null until then.', resolve: (b) => b.startedAt }),
-    finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When its last row became final; null until then.', resolve: (b) => b.finishedAt }),
-    cancelledAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was cancelled; null unless it was.', resolve: (b) => b.cancelledAt }),
-    dismissedAt: t.field({ type: 'DateTime', nullable: true, description: 'When a person took it off the list (dismissBatch); null unless dismissed.', resolve: (b) => b.dismissedAt }),
-    dismissedBy: t.string({ nullable: true, description: 'Who dismissed it, as uploadedBy; null unless dismissed.', resolve: (b) => b.dismissedBy }),
+    approvedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was approved; null until then.',
+      resolve: (b) => b.approvedAt,
+    }),
+    startedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When its first row was sent; null until then.',
+      resolve: (b) => b.startedAt,
+    }),
+    finishedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When its last row became final; null until then.',
+      resolve: (b) => b.finishedAt,
+    }),
+    cancelledAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was cancelled; null unless it was.',
+      resolve: (b) => b.cancelledAt,
+    }),
+    dismissedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a person took it off the list (dismissBatch); null unless dismissed.',
+      resolve: (b) => b.dismissedAt,
+    }),
+    dismissedBy: t.string({
+      nullable: true,
+      description: 'Who dismissed it, as uploadedBy; null unless dismissed.',
+      resolve: (b) => b.dismissedBy,
+    }),
     counts: t.field({
       type: [StatusCount],
       description: 'Rows and their amounts per status.',
@@ -155,14 +226,19 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     }),
     secondsLeft: t.float({
       nullable: true,
-      description: 'Estimated seconds until every row is finished, at the pace of the last minute; null while the batch waits (see waiting).',
+      description:
+        'Estimated seconds until every row is finished, at the pace of the last minute; null while the batch waits (see waiting).',
       resolve: async (b, _args, context) => ((await waitingOf(b, context)) === null ? (await progressOf(b, context)).secondsLeft : null),
     }),
     problems: t.field({
       type: [BatchProblem],
       description: 'Validation problems in file order (the whole report: /batches/{id}/problems.csv).',
       args: {
-        limit: t.arg.int({ defaultValue: 100, description: `Problems to return, 1 to ${MAX_PROBLEMS}.`, validate: { min: 1, max: MAX_PROBLEMS } }),
+        limit: t.arg.int({
+          defaultValue: 100,
+          description: `Problems to return, 1 to ${MAX_PROBLEMS}.`,
+          validate: { min: 1, max: MAX_PROBLEMS },
+        }),
         offset: t.arg.int({ defaultValue: 0, description: 'Problems to skip first.', validate: { min: 0 } }),
         severity: t.arg({ type: ProblemSeverityEnum, description: 'Only problems of this severity.' }),
       },
@@ -174,7 +250,10 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
           skip: args.offset ?? 0,
         }),
     }),
-    resultsUrl: t.string({ description: 'CSV of every row and its outcome (same API key).', resolve: (b) => `/batches/${b.id}/results.csv` }),
+    resultsUrl: t.string({
+      description: 'CSV of every row and its outcome (same API key).',
+      resolve: (b) => `/batches/${b.id}/results.csv`,
+    }),
   }),
 });
 
@@ -193,7 +272,10 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     args: {
       status: t.arg({ type: BatchStatusEnum, description: 'Only batches in this status.' }),
-      includeDismissed: t.arg.boolean({ defaultValue: false, description: 'Also the batches a person dismissed (dismissBatch), hidden by default.' }),
+      includeDismissed: t.arg.boolean({
+        defaultValue: false,
+        description: 'Also the batches a person dismissed (dismissBatch), hidden by default.',
+      }),
     },
     // Newest first by (createdAt, id): a page stays right while batches are uploaded, and
     // "last" reads the oldest end in the same index order.
@@ -231,8 +313,15 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('importBatch'),
     errors: batchResult('ImportBatch'),
     args: {
-      file: t.arg({ type: 'File', required: true, description: 'The payroll file: CSV, or Excel (.xlsx); the columns of docs/guide/payroll-files.md.' }),
-      name: t.arg.string({ description: 'A name for the batch, at most 200 characters; the file’s name when absent.', validate: { maxLength: 200 } }),
+      file: t.arg({
+        type: 'File',
+        required: true,
+        description: 'The payroll file: CSV, or Excel (.xlsx); the columns of docs/guide/payroll-files.md.',
+      }),
+      name: t.arg.string({
+        description: 'A name for the batch, at most 200 characters; the file’s name when absent.',
+        validate: { maxLength: 200 },
+      }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },
     resolve: async (_root, { file, name, force }, { services, caller, role, requestId, client }) => {
@@ -246,7 +335,11 @@ builder.mutationFields((t) => ({
       // Forcing overrides the duplicate-file safeguard: the trail says who did (the import is not one transaction).
       if (force === true) {
         const detail = { fileName: file.name, status: batch.status, rows: batch.rowCount };
-        await recordAudit(services.prisma, requestActor({ role, caller, requestId, client }), { action: 'batch.import.forced', batchId: batch.id, detail });
+        await recordAudit(services.prisma, requestActor({ role, caller, requestId, client }), {
+          action: 'batch.import.forced',
+          batchId: batch.id,
+          detail,
+        });
       }
       return batch;
     },
@@ -258,7 +351,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
+      services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
   }),
   dismissBatch: t.field({
     type: Batch,
@@ -267,7 +361,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('dismissBatch'),
     errors: batchResult('DismissBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.dismiss(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
+      services.batches.dismiss(String(id), requestActor({ role, caller, requestId, client })),
   }),
   retryFailedItems: t.field({
     type: Batch,
@@ -275,7 +370,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('retryFailedItems'),
     errors: batchResult('RetryFailedItems'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) => services.batches.retryFailed(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
+      services.batches.retryFailed(String(id), requestActor({ role, caller, requestId, client })),
   }),
 }));
 
@@ -294,7 +390,8 @@ builder.subscriptionFields((t) => ({
     subscribe: (_root, { id }, { services }) =>
       followState(services.batchEvents.subscribe(String(id)), {
         read: () => services.prisma.batch.findUnique({ where: { id: String(id) } }),
-        isFinal: (batch) => batch === null || restingStates.includes(batch.status) || (batch.status === batchStates.cancelled && batch.finishedAt !== null),
+        isFinal: (batch) =>
+          batch === null || restingStates.includes(batch.status) || (batch.status === batchStates.cancelled && batch.finishedAt !== null),
         intervalMs: PROGRESS_INTERVAL_MS,
         until: services.shutdown,
       }),

@@ -21,7 +21,11 @@ import { eventSubscriptionErrorMeanings } from '../../outbound/index.ts';
 import { builder } from '../builder.ts';
 
 /** `bank-card-russia` -> `BANK_CARD_RUSSIA`; `payout.resource.exists` -> `PAYOUT_RESOURCE_EXISTS`. */
-export const enumName = (code: string) => code.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/[.-]/g, '_').toUpperCase();
+export const enumName = (code: string) =>
+  code
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .replace(/[.-]/g, '_')
+    .toUpperCase();
 
 const valuesOf = <T extends string>(codes: readonly T[], describe?: (code: T) => string) =>
   Object.fromEntries(codes.map((code) => [enumName(code), { value: code, description: describe?.(code) }])) as Record<
@@ -80,10 +84,9 @@ const trackedStatusMeanings: Record<TrackedStatus, string> = {
 export const TrackingStatusEnum = builder.enumType('TrackingStatus', {
   description:
     'The gateway’s own record: the upstream status, or PENDING (create sent, not confirmed), REJECTED (the upstream refused the create; nothing exists there) or UNKNOWN (an answer was lost and reading back could not settle it; a person must look).',
-  values: Object.fromEntries(Object.values(TrackedStatus).map((status) => [status, { value: status, description: trackedStatusMeanings[status] }])) as Record<
-    TrackedStatus,
-    { value: TrackedStatus; description: string }
-  >,
+  values: Object.fromEntries(
+    Object.values(TrackedStatus).map((status) => [status, { value: status, description: trackedStatusMeanings[status] }]),
+  ) as Record<TrackedStatus, { value: TrackedStatus; description: string }>,
 });
 
 /** From the rule table (auth/roles.ts): every query, and the mutations the role may call. */
@@ -108,7 +111,8 @@ const auditActionMeanings: Record<AuditAction, string> = {
   'batch.pause': 'A running batch was paused, by a person or for lack of funds.',
   'batch.resume': 'A paused batch was resumed.',
   'batch.reschedule': 'A scheduled batch was given another time to pay (rescheduleBatch); detail has the old and new time.',
-  'batch.forecast-short': 'A scheduled batch’s forecast, read ahead of its time, found the balance short (detail: the shortfall); not a failure.',
+  'batch.forecast-short':
+    'A scheduled batch’s forecast, read ahead of its time, found the balance short (detail: the shortfall); not a failure.',
   'batch.review': 'The NEEDS_REVIEW rows of a batch were read again (reviewBatchItems).',
   'batch.item.mark': 'A person marked a NEEDS_REVIEW row (markBatchItem).',
   'payment.cancel': 'A payment of a cancelled batch row was left unexecuted.',

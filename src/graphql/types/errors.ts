@@ -9,10 +9,15 @@ import { ErrorCodeEnum, enumName, payoutErrorCode } from './enums.ts';
  * mutation. Each error type resolves its own code; this one is never reached directly.
  */
 export const Problem = builder.interfaceRef<Error>('Problem').implement({
-  description: 'A refusal returned as data by a mutation (a member of its `…Result` union). Nothing was done unless the type says otherwise.',
+  description:
+    'A refusal returned as data by a mutation (a member of its `…Result` union). Nothing was done unless the type says otherwise.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'What went wrong, for a person; may change between versions: branch on `code`.' }),
-    code: t.field({ type: ErrorCodeEnum, description: 'Stable machine-readable reason (docs/api/error-codes.md).', resolve: () => 'BAD_USER_INPUT' }),
+    code: t.field({
+      type: ErrorCodeEnum,
+      description: 'Stable machine-readable reason (docs/api/error-codes.md).',
+      resolve: () => 'BAD_USER_INPUT',
+    }),
   }),
 });
 
@@ -42,13 +47,20 @@ builder.objectType(PayoutError, {
     }),
     upstreamCode: t.string({ description: 'The code exactly as received.', resolve: (error) => error.code }),
     retryable: t.boolean({ description: 'The same request may succeed later.', resolve: (error) => error.retryable }),
-    userMessage: t.string({ nullable: true, description: 'The upstream’s message meant for an end user; null when it gave none (or was not reached).', resolve: (error) => api(error).userMessage ?? null }),
-    traceId: t.string({ nullable: true, description: 'The upstream’s trace id, for its support; null when it gave none.', resolve: (error) => api(error).traceId ?? null }),
+    userMessage: t.string({
+      nullable: true,
+      description: 'The upstream’s message meant for an end user; null when it gave none (or was not reached).',
+      resolve: (error) => api(error).userMessage ?? null,
+    }),
+    traceId: t.string({
+      nullable: true,
+      description: 'The upstream’s trace id, for its support; null when it gave none.',
+      resolve: (error) => api(error).traceId ?? null,
+    }),
     causes: t.field({
       type: [ErrorCause],
       description: 'Per-parameter reasons the upstream gave (validation.error); empty when none.',
-      resolve: (error) =>
-        Object.entries(api(error).details ?? {}).map(([parameter, messages]) => ({ parameter, messages })),
+      resolve: (error) => Object.entries(api(error).details ?? {}).map(([parameter, messages]) => ({ parameter, messages })),
     }),
   }),
 });
@@ -67,7 +79,11 @@ builder.objectType(PaymentInputError, {
   interfaces: [Problem],
   fields: (t) => ({
     code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: () => 'BAD_USER_INPUT' }),
-    fieldErrors: t.field({ type: [FieldError], description: 'Each refused part of the input; at least one.', resolve: (error) => error.problems }),
+    fieldErrors: t.field({
+      type: [FieldError],
+      description: 'Each refused part of the input; at least one.',
+      resolve: (error) => error.problems,
+    }),
   }),
 });
 
@@ -79,7 +95,10 @@ export function typedResult(name: string, types: Array<new (...args: never[]) =>
   const mutation = name.charAt(0).toLowerCase() + name.slice(1);
   return {
     types,
-    union: { name: `${name}Result`, description: `What ${mutation} returns: ${name}Success, or a refusal (every refusal implements Problem).` },
+    union: {
+      name: `${name}Result`,
+      description: `What ${mutation} returns: ${name}Success, or a refusal (every refusal implements Problem).`,
+    },
     result: { name: `${name}Success`, description: `${mutation} did what it was asked.` },
     dataField: { name: dataField, description: dataDescription ?? `The ${dataField} as it stands after ${mutation}.` },
   };

@@ -18,10 +18,16 @@ const admin = authScopesFor('manageEventSubscriptions');
 
 builder.objectType(EventSubscriptionError, {
   name: 'EventSubscriptionError',
-  description: 'The event subscription request was refused: no such subscription or event, an endpoint that breaks the rules, or an unknown event type. Nothing was changed.',
+  description:
+    'The event subscription request was refused: no such subscription or event, an endpoint that breaks the rules, or an unknown event type. Nothing was changed.',
   interfaces: [Problem],
   fields: (t) => ({
-    code: t.field({ type: ErrorCodeEnum, description: 'EVENT_SUBSCRIPTION_NOT_FOUND, EVENT_ENDPOINT_REFUSED, EVENT_TYPE_UNKNOWN, EVENT_REQUEST_SIZE_INVALID or EVENT_NOT_FOUND.', resolve: (e) => e.code }),
+    code: t.field({
+      type: ErrorCodeEnum,
+      description:
+        'EVENT_SUBSCRIPTION_NOT_FOUND, EVENT_ENDPOINT_REFUSED, EVENT_TYPE_UNKNOWN, EVENT_REQUEST_SIZE_INVALID or EVENT_NOT_FOUND.',
+      resolve: (e) => e.code,
+    }),
   }),
 });
 
@@ -30,7 +36,10 @@ const EventTypeRef = builder.objectRef<{ name: string; description: string; fiel
   fields: (t) => ({
     name: t.exposeString('name', { description: 'As in the body’s `type`, e.g. batch.completed.' }),
     description: t.exposeString('description', { description: 'When it is sent and its fields.' }),
-    fields: t.stringList({ description: 'Every field of its `data`: each is in every event of the type, null when it has no value.', resolve: (kind) => [...kind.fields] }),
+    fields: t.stringList({
+      description: 'Every field of its `data`: each is in every event of the type, null when it has no value.',
+      resolve: (kind) => [...kind.fields],
+    }),
   }),
 });
 
@@ -40,13 +49,24 @@ const DeliveryAttemptRef = builder.objectRef<AttemptRow>('EventDeliveryAttempt')
     position: t.string({ description: 'Where this attempt stands in the log: pass it as `before` to page back.', resolve: (a) => a.id }),
     eventId: t.exposeString('eventId', { description: 'The event’s id (its webhook-id header).' }),
     eventType: t.exposeString('eventType', { description: 'The event’s type.' }),
-    sequence: t.string({ description: 'The subscription’s sequence number it was sent with, as a decimal string (a 64-bit number, more than GraphQL’s Int holds): the number the body’s `sequence` carries as a JSON number.', resolve: (a) => a.sequence }),
+    sequence: t.string({
+      description:
+        'The subscription’s sequence number it was sent with, as a decimal string (a 64-bit number, more than GraphQL’s Int holds): the number the body’s `sequence` carries as a JSON number.',
+      resolve: (a) => a.sequence,
+    }),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt; 0 for a resend by an admin.' }),
     at: t.field({ type: 'DateTime', description: 'When it was sent.', resolve: (a) => a.at }),
-    outcome: t.exposeString('outcome', { description: 'delivered (a 2xx), failed (another status), timeout, redirect (not followed), refused-target (the name now resolves to a private address), unreachable.' }),
+    outcome: t.exposeString('outcome', {
+      description:
+        'delivered (a 2xx), failed (another status), timeout, redirect (not followed), refused-target (the name now resolves to a private address), unreachable.',
+    }),
     statusCode: t.int({ nullable: true, description: 'The receiver’s HTTP status; null when none came.', resolve: (a) => a.statusCode }),
     durationMs: t.exposeInt('durationMs', { description: 'From sending to the answer (or the cut-off).' }),
-    excerpt: t.string({ nullable: true, description: 'The answer’s first 200 characters, or what went wrong in words.', resolve: (a) => a.excerpt }),
+    excerpt: t.string({
+      nullable: true,
+      description: 'The answer’s first 200 characters, or what went wrong in words.',
+      resolve: (a) => a.excerpt,
+    }),
     resend: t.exposeBoolean('resend', { description: 'Sent again by resendEvent, outside the ordered stream.' }),
   }),
 });
@@ -56,11 +76,14 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The subscription’s id.' }),
     url: t.exposeString('url', { description: 'Where events are posted.' }),
-    types: t.exposeStringList('types', { description: 'The event types delivered; empty: every type, including types added by later versions.' }),
+    types: t.exposeStringList('types', {
+      description: 'The event types delivered; empty: every type, including types added by later versions.',
+    }),
     description: t.exposeString('description', { description: 'What the admin said it is for.' }),
     enabled: t.exposeBoolean('enabled', { description: 'Off: nothing is sent; events wait and go out, in order, once it is on again.' }),
     eventsPerRequest: t.exposeInt('eventsPerRequest', {
-      description: '1: each event in a request of its own. More: up to this many events in one request, as a list (`type: event.list`, docs/api/events.md), for receivers that take many.',
+      description:
+        '1: each event in a request of its own. More: up to this many events in one request, as a list (`type: event.list`, docs/api/events.md), for receivers that take many.',
     }),
     disabledReason: t.string({
       nullable: true,
@@ -68,10 +91,24 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
       resolve: (s) => s.disabledReason,
     }),
     disabledAt: t.field({ type: 'DateTime', nullable: true, description: 'Since when it is off.', resolve: (s) => s.disabledAt }),
-    failingSince: t.field({ type: 'DateTime', nullable: true, description: 'Since when the event at its head has failed; null while deliveries succeed.', resolve: (s) => s.failingSince }),
-    nextAttemptAt: t.field({ type: 'DateTime', description: 'When its next event (or the failing one, again) is sent at the earliest.', resolve: (s) => s.nextAttemptAt }),
+    failingSince: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Since when the event at its head has failed; null while deliveries succeed.',
+      resolve: (s) => s.failingSince,
+    }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      description: 'When its next event (or the failing one, again) is sent at the earliest.',
+      resolve: (s) => s.nextAttemptAt,
+    }),
     backlog: t.exposeInt('backlog', { description: 'Events of its types not yet delivered.' }),
-    oldestUndeliveredAt: t.field({ type: 'DateTime', nullable: true, description: 'When the oldest of those happened.', resolve: (s) => s.oldestUndeliveredAt }),
+    oldestUndeliveredAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the oldest of those happened.',
+      resolve: (s) => s.oldestUndeliveredAt,
+    }),
     previousSecretValidUntil: t.field({
       type: 'DateTime',
       nullable: true,
@@ -85,9 +122,13 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
       description: 'Delivery attempts, newest first: at most 99 per page; a larger `first` is cut to 99.',
       args: {
         first: t.arg.int({ defaultValue: 50, description: 'How many, at most 99.' }),
-        before: t.arg.string({ required: false, description: 'Attempts older than this one: the `position` of the last attempt of the previous page.' }),
+        before: t.arg.string({
+          required: false,
+          description: 'Attempts older than this one: the `position` of the last attempt of the previous page.',
+        }),
       },
-      resolve: (s, { first, before }, { services }) => services.eventSubscriptions.attempts(s.id, Math.min(Math.max(first ?? 50, 0), 99), before ?? null),
+      resolve: (s, { first, before }, { services }) =>
+        services.eventSubscriptions.attempts(s.id, Math.min(Math.max(first ?? 50, 0), 99), before ?? null),
     }),
   }),
 });
@@ -96,7 +137,10 @@ const CreatedSubscription = builder.objectRef<{ subscription: SubscriptionRow; s
   description: 'The new subscription and its signing secret: shown this once, never again.',
   fields: (t) => ({
     subscription: t.field({ type: EventSubscriptionRef, description: 'The subscription.', resolve: (c) => c.subscription }),
-    secret: t.exposeString('secret', { description: 'The signing secret (`whsec_…`): give it to the receiver’s Standard Webhooks verifier. Not shown again; rotate to get a new one.' }),
+    secret: t.exposeString('secret', {
+      description:
+        'The signing secret (`whsec_…`): give it to the receiver’s Standard Webhooks verifier. Not shown again; rotate to get a new one.',
+    }),
   }),
 });
 
@@ -104,7 +148,11 @@ const RotatedSecret = builder.objectRef<{ secret: string; previousValidUntil: Da
   description: 'A new signing secret, shown this once. Deliveries carry a signature by each secret until the old one expires.',
   fields: (t) => ({
     secret: t.exposeString('secret', { description: 'The new secret.' }),
-    previousValidUntil: t.field({ type: 'DateTime', description: 'Until when the old secret still signs beside it (EVENT_SECRET_OVERLAP_MS).', resolve: (r) => r.previousValidUntil }),
+    previousValidUntil: t.field({
+      type: 'DateTime',
+      description: 'Until when the old secret still signs beside it (EVENT_SECRET_OVERLAP_MS).',
+      resolve: (r) => r.previousValidUntil,
+    }),
   }),
 });
 
@@ -120,10 +168,16 @@ const ResendResult = builder.objectRef<DeliveryResult>('EventResendOutcome').imp
 const SubscriptionInput = builder.inputType('EventSubscriptionInput', {
   description: 'A receiver of outbound events.',
   fields: (t) => ({
-    url: t.string({ required: true, description: 'An https URL resolving to public addresses (EVENTS_ALLOW_LOCAL_ENDPOINTS allows http to localhost for development).' }),
+    url: t.string({
+      required: true,
+      description: 'An https URL resolving to public addresses (EVENTS_ALLOW_LOCAL_ENDPOINTS allows http to localhost for development).',
+    }),
     types: t.stringList({ required: false, description: 'Event types to deliver (eventTypes lists them); omitted or empty: every type.' }),
     description: t.string({ required: false, description: 'What it is for, for the next admin.' }),
-    eventsPerRequest: t.int({ required: false, description: `1 (the default): one event per request. 2 to ${MAX_EVENTS_PER_REQUEST}: lists of up to this many, for a receiver that takes them (docs/api/events.md).` }),
+    eventsPerRequest: t.int({
+      required: false,
+      description: `1 (the default): one event per request. 2 to ${MAX_EVENTS_PER_REQUEST}: lists of up to this many, for a receiver that takes them (docs/api/events.md).`,
+    }),
   }),
 });
 
@@ -134,11 +188,15 @@ const SubscriptionChange = builder.inputType('EventSubscriptionChange', {
     types: t.stringList({ required: false, description: 'New event types; empty: every type.' }),
     description: t.string({ required: false, description: 'A new description.' }),
     eventsPerRequest: t.int({ required: false, description: `Events per request from now on, 1 to ${MAX_EVENTS_PER_REQUEST}.` }),
-    enabled: t.boolean({ required: false, description: 'false stops deliveries (events wait); true starts them again, the waiting event first.' }),
+    enabled: t.boolean({
+      required: false,
+      description: 'false stops deliveries (events wait); true starts them again, the waiting event first.',
+    }),
   }),
 });
 
-const result = (name: string, dataField: string, description: string) => typedResult(name, [EventSubscriptionError], dataField, description);
+const result = (name: string, dataField: string, description: string) =>
+  typedResult(name, [EventSubscriptionError], dataField, description);
 
 builder.queryFields((t) => ({
   eventTypes: t.field({
@@ -164,7 +222,12 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SubscriptionInput, required: true, description: 'The endpoint, the event types and what it is for.' }) },
     resolve: (_root, { input }, context) =>
       context.services.eventSubscriptions.create(
-        { url: input.url, types: input.types ?? undefined, description: input.description ?? undefined, eventsPerRequest: input.eventsPerRequest ?? undefined },
+        {
+          url: input.url,
+          types: input.types ?? undefined,
+          description: input.description ?? undefined,
+          eventsPerRequest: input.eventsPerRequest ?? undefined,
+        },
         requestActor(context),
       ),
   }),
@@ -172,8 +235,12 @@ builder.mutationFields((t) => ({
     type: EventSubscriptionRef,
     authScopes: admin,
     errors: result('UpdateEventSubscription', 'subscription', 'The subscription as it stands now.'),
-    description: 'Changes a subscription’s endpoint, types, description or events per request, or turns it off or on. Admins only; audited.',
-    args: { id: t.arg.string({ required: true, description: 'The subscription’s id.' }), change: t.arg({ type: SubscriptionChange, required: true, description: 'What to change; omitted fields stay.' }) },
+    description:
+      'Changes a subscription’s endpoint, types, description or events per request, or turns it off or on. Admins only; audited.',
+    args: {
+      id: t.arg.string({ required: true, description: 'The subscription’s id.' }),
+      change: t.arg({ type: SubscriptionChange, required: true, description: 'What to change; omitted fields stay.' }),
+    },
     resolve: (_root, { id, change }, context) =>
       context.services.eventSubscriptions.update(
         id,
@@ -210,7 +277,8 @@ builder.mutationFields((t) => ({
     type: 'Int',
     authScopes: admin,
     errors: result('ReplayEvents', 'eventsAhead', 'Events of its types now ahead of the subscription.'),
-    description: 'Delivers every event of the subscription’s types since a time again, in order, with their ids (receivers drop those they have). Answers how many lie ahead. Admins only; audited.',
+    description:
+      'Delivers every event of the subscription’s types since a time again, in order, with their ids (receivers drop those they have). Answers how many lie ahead. Admins only; audited.',
     args: {
       id: t.arg.string({ required: true, description: 'The subscription’s id.' }),
       since: t.arg({ type: 'DateTime', required: true, description: 'Events that happened at or after this time.' }),
@@ -221,10 +289,15 @@ builder.mutationFields((t) => ({
     type: ResendResult,
     authScopes: admin,
     errors: result('ResendEvent', 'delivery', 'What the receiver answered.'),
-    description: 'Sends one event (or one list, by its webhook-id) again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
+    description:
+      'Sends one event (or one list, by its webhook-id) again now, outside the ordered stream, with its id and sequence number; answers what the receiver said. Admins only; audited.',
     args: {
       id: t.arg.string({ required: true, description: 'The subscription’s id.' }),
-      eventId: t.arg.string({ required: true, description: 'The event’s id (from the delivery log or the webhook-id header), or a list’s webhook-id (list_<first event id>_<count>): the list is sent again as it was.' }),
+      eventId: t.arg.string({
+        required: true,
+        description:
+          'The event’s id (from the delivery log or the webhook-id header), or a list’s webhook-id (list_<first event id>_<count>): the list is sent again as it was.',
+      }),
     },
     resolve: (_root, { id, eventId }, context) => context.services.eventSubscriptions.resend(id, eventId, requestActor(context)),
   }),

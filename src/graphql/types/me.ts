@@ -12,7 +12,8 @@ const Caller = builder.objectRef<CallerView>('Caller').implement({
   description: 'The key a request is made with, as the gateway names it.',
   fields: (t) => ({
     identity: t.exposeString('identity', {
-      description: 'What uploadedBy, approvedBy and the audit trail hold for this key: key:NAME, key: and a keyed fingerprint for an unnamed key, or "anonymous" without keys.',
+      description:
+        'What uploadedBy, approvedBy and the audit trail hold for this key: key:NAME, key: and a keyed fingerprint for an unnamed key, or "anonymous" without keys.',
     }),
     role: t.field({ type: RoleEnum, description: 'The key’s role: what it may do.', resolve: (c) => c.role }),
     approvesOwnBatches: t.exposeBoolean('approvesOwnBatches', {

@@ -41,7 +41,12 @@ export function checkPageSizes(args: PageArgs, least = 0): void {
 }
 
 /** A cursor argument read by `parse`; one that does not parse is refused by its name. */
-export function readCursor<T>(field: string, argument: 'after' | 'before', cursor: string | undefined, parse: (cursor: string) => T | undefined): T | undefined {
+export function readCursor<T>(
+  field: string,
+  argument: 'after' | 'before',
+  cursor: string | undefined,
+  parse: (cursor: string) => T | undefined,
+): T | undefined {
   if (cursor === undefined) return undefined;
   const value = parse(cursor);
   if (value === undefined) throw pageArgumentError(argument, `is not a cursor of ${field}`);

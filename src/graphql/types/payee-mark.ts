@@ -11,7 +11,10 @@ const payeeMarkMeanings: Record<PayeeMark, string> = {
 export const PayeeMarkKindEnum = builder.enumType('PayeeMarkKind', {
   description:
     'What the gateway found about a row’s payee at import, or a single payment’s at create, against the account that payee was last paid to (by keyed fingerprint: never a card number).',
-  values: Object.fromEntries(Object.values(PayeeMark).map((m) => [m, { value: m, description: payeeMarkMeanings[m] }])) as Record<PayeeMark, { value: PayeeMark; description: string }>,
+  values: Object.fromEntries(Object.values(PayeeMark).map((m) => [m, { value: m, description: payeeMarkMeanings[m] }])) as Record<
+    PayeeMark,
+    { value: PayeeMark; description: string }
+  >,
 });
 
 export interface PayeeMarkShape {
@@ -24,6 +27,11 @@ export const PayeeMarkType = builder.objectRef<PayeeMarkShape>('PayeeMark').impl
   description: 'A row’s or payment’s payee mark: new payee, account changed since the last payment, or known.',
   fields: (t) => ({
     kind: t.field({ type: PayeeMarkKindEnum, description: 'New payee, account changed, or known.', resolve: (m) => m.kind }),
-    lastPaidAt: t.field({ type: 'DateTime', nullable: true, description: 'When this payee was last paid (ACCOUNT_CHANGED and KNOWN); null for a new payee.', resolve: (m) => m.lastPaidAt }),
+    lastPaidAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When this payee was last paid (ACCOUNT_CHANGED and KNOWN); null for a new payee.',
+      resolve: (m) => m.lastPaidAt,
+    }),
   }),
 });

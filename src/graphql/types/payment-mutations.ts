@@ -43,9 +43,17 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
       description: 'Your idempotency key, 1 to 36 characters. Sending the same one again never pays twice. A UUID is made when absent.',
       validate: { schema: paymentIdSchema },
     }),
-    amount: t.field({ type: 'Decimal', required: true, description: 'What to pay, a string with two decimals (e.g. "1500.00"); within the provider’s limits.' }),
+    amount: t.field({
+      type: 'Decimal',
+      required: true,
+      description: 'What to pay, a string with two decimals (e.g. "1500.00"); within the provider’s limits.',
+    }),
     currency: t.field({ type: CurrencyEnum, defaultValue: 'RUB', description: 'The amount’s currency.' }),
-    recipient: t.field({ type: RecipientInput, required: true, description: 'The provider (the one member set) and the recipient’s fields.' }),
+    recipient: t.field({
+      type: RecipientInput,
+      required: true,
+      description: 'The provider (the one member set) and the recipient’s fields.',
+    }),
     webhookUrl: t.string({
       description: 'Where the upstream posts status changes. Default: this gateway’s /webhooks/payout.',
       validate: { schema: webhookUrlSchema },
@@ -62,7 +70,8 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
     }),
     execute: t.boolean({
       defaultValue: false,
-      description: 'Execute right after creating it. Above PAYMENT_SECOND_PERSON_ABOVE it is only created: the answer is SECOND_PERSON_REQUIRED, and another key executes it.',
+      description:
+        'Execute right after creating it. Above PAYMENT_SECOND_PERSON_ABOVE it is only created: the answer is SECOND_PERSON_REQUIRED, and another key executes it.',
     }),
     includeChangedAccount: t.boolean({ defaultValue: false, description: `With execute: ${includeChangedAccountWords}` }),
   }),
@@ -94,7 +103,8 @@ builder.objectType(PaymentRefusedError, {
       resolve: (error) => error.code,
     }),
     paymentId: t.exposeID('paymentId', {
-      description: 'The payment concerned: after a createPayment whose execute was refused, the one now READY (for a second key, or an executor who includes its changed account).',
+      description:
+        'The payment concerned: after a createPayment whose execute was refused, the one now READY (for a second key, or an executor who includes its changed account).',
     }),
   }),
 });
@@ -140,7 +150,10 @@ builder.mutationFields((t) => ({
         if (!(error instanceof PaymentInputError)) throw error;
         const entries = input.customFields ?? [];
         throw new PaymentInputError(
-          error.problems.map((p) => ({ ...p, path: p.path[0] === 'customFields' ? customFieldPath(p.path, entries) : inputPathFor(p.path, recipient.provider) })),
+          error.problems.map((p) => ({
+            ...p,
+            path: p.path[0] === 'customFields' ? customFieldPath(p.path, entries) : inputPathFor(p.path, recipient.provider),
+          })),
         );
       }
     },
@@ -153,7 +166,11 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('executePayment'),
     errors: paymentResult('ExecutePayment'),
     args: {
-      paymentId: t.arg.id({ required: true, description: 'The payment’s own id (Payment.paymentId).', validate: { schema: paymentIdSchema } }),
+      paymentId: t.arg.id({
+        required: true,
+        description: 'The payment’s own id (Payment.paymentId).',
+        validate: { schema: paymentIdSchema },
+      }),
       includeChangedAccount: t.arg.boolean({ defaultValue: false, description: includeChangedAccountWords }),
     },
     resolve: (_root, { paymentId, includeChangedAccount }, { services, caller, role, requestId, client }) =>

@@ -71,7 +71,10 @@ builder.queryField('searchPayments', (t) =>
       `Filters combine with AND. Pages both ways (first/after, last/before) by position, not offset. ${pageSizeNote(20)}`,
     authScopes: { read: true },
     args: {
-      reference: t.arg.string({ description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).', validate: { maxLength: 64 } }),
+      reference: t.arg.string({
+        description: 'The payer’s reference of the batch row (exact; every attempt of the row is found).',
+        validate: { maxLength: 64 },
+      }),
       batchId: t.arg.id({ description: 'Only payments of this batch’s rows.' }),
       status: t.arg({ type: TrackingStatusEnum, description: 'Only payments whose recorded status is this.' }),
       from: t.arg({ type: 'Date', description: 'First day (UTC), inclusive.' }),

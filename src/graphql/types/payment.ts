@@ -22,17 +22,40 @@ import { PayeeMarkType } from './payee-mark.ts';
 
 export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyValue').implement({
   description: 'A named value (a recipient field, a custom field, a fact of an audit event).',
-  fields: (t) => ({ key: t.exposeString('key', { description: 'The name.' }), value: t.exposeString('value', { description: 'The value, as text.' }) }),
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The name.' }),
+    value: t.exposeString('value', { description: 'The value, as text.' }),
+  }),
 });
 
 export const BillingDetailsType = builder.objectRef<BillingDetails>('BillingDetails').implement({
   description: 'What the recipient’s side reported about the payment.',
   fields: (t) => ({
-    transactionId: t.string({ nullable: true, description: 'The provider’s transaction id; null when not reported.', resolve: (b) => b.transactionId ?? null }),
-    rrn: t.string({ nullable: true, description: 'Retrieval reference number of a card payment; null when not reported.', resolve: (b) => b.rrn ?? null }),
-    accountNumber: t.string({ nullable: true, description: 'The account credited, masked as reported; null when not reported.', resolve: (b) => b.accountNumber ?? null }),
-    accountInfo: t.string({ nullable: true, description: 'More about that account, as reported; null when not reported.', resolve: (b) => b.accountInfo ?? null }),
-    receiptUrl: t.string({ nullable: true, description: 'Where the provider’s receipt is; null when there is none.', resolve: (b) => b.receiptUrl ?? null }),
+    transactionId: t.string({
+      nullable: true,
+      description: 'The provider’s transaction id; null when not reported.',
+      resolve: (b) => b.transactionId ?? null,
+    }),
+    rrn: t.string({
+      nullable: true,
+      description: 'Retrieval reference number of a card payment; null when not reported.',
+      resolve: (b) => b.rrn ?? null,
+    }),
+    accountNumber: t.string({
+      nullable: true,
+      description: 'The account credited, masked as reported; null when not reported.',
+      resolve: (b) => b.accountNumber ?? null,
+    }),
+    accountInfo: t.string({
+      nullable: true,
+      description: 'More about that account, as reported; null when not reported.',
+      resolve: (b) => b.accountInfo ?? null,
+    }),
+    receiptUrl: t.string({
+      nullable: true,
+      description: 'Where the provider’s receipt is; null when there is none.',
+      resolve: (b) => b.receiptUrl ?? null,
+    }),
   }),
 });
 
@@ -51,12 +74,18 @@ const PaymentStatusChange = builder.objectRef<HistoryEntry>('PaymentStatusChange
     status: t.field({ type: TrackingStatusEnum, description: 'The status recorded.', resolve: (h) => h.status }),
     errorCode: t.string({
       nullable: true,
-      description: 'With FAILED, EXPIRED, REJECTED or UNKNOWN: the code as recorded (an upstream status or Error code, or the client’s); open-ended. Otherwise null.',
+      description:
+        'With FAILED, EXPIRED, REJECTED or UNKNOWN: the code as recorded (an upstream status or Error code, or the client’s); open-ended. Otherwise null.',
       resolve: (h) => h.errorCode,
     }),
     errorMessage: t.string({ nullable: true, description: 'The error in words; null without one.', resolve: (h) => h.errorMessage }),
     source: t.field({ type: StatusSourceEnum, description: 'How the gateway learned it.', resolve: (h) => h.source as StatusSource }),
-    changedAt: t.field({ type: 'DateTime', nullable: true, description: 'The upstream’s time of the change.', resolve: (h) => h.changedAt }),
+    changedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'The upstream’s time of the change.',
+      resolve: (h) => h.changedAt,
+    }),
     recordedAt: t.field({ type: 'DateTime', description: 'When the gateway recorded it.', resolve: (h) => h.recordedAt }),
   }),
 });
@@ -76,7 +105,10 @@ const PaymentReadSourceEnum = builder.enumType('PaymentReadSource', {
   description: 'Where a payment as shown comes from.',
   values: {
     LIVE: { description: 'Read from the upstream just now (readAt), merged with the gateway’s record.' },
-    RECORDED: { description: 'The gateway’s record alone, as last written (readAt): the upstream was not asked, or did not answer (liveReadError says why).' },
+    RECORDED: {
+      description:
+        'The gateway’s record alone, as last written (readAt): the upstream was not asked, or did not answer (liveReadError says why).',
+    },
   },
 });
 
@@ -96,13 +128,22 @@ const PaymentFreshness = builder.objectRef<Freshness>('PaymentFreshness').implem
   description: 'Whether a payment as shown is the upstream’s answer of now or the gateway’s record, and as of when.',
   fields: (t) => ({
     source: t.field({ type: PaymentReadSourceEnum, description: 'LIVE or RECORDED.', resolve: (f) => f.source }),
-    readAt: t.field({ type: 'DateTime', description: 'LIVE: when the upstream was read. RECORDED: when the gateway last wrote its record.', resolve: (f) => f.readAt }),
+    readAt: t.field({
+      type: 'DateTime',
+      description: 'LIVE: when the upstream was read. RECORDED: when the gateway last wrote its record.',
+      resolve: (f) => f.readAt,
+    }),
     liveReadErrorCode: t.string({
       nullable: true,
-      description: 'RECORDED because the upstream did not answer: its error code (network.error, network.timeout, partner.unavailable, an upstream code with 429 or 5xx). Null otherwise.',
+      description:
+        'RECORDED because the upstream did not answer: its error code (network.error, network.timeout, partner.unavailable, an upstream code with 429 or 5xx). Null otherwise.',
       resolve: (f) => f.failure?.code ?? null,
     }),
-    liveReadError: t.string({ nullable: true, description: 'That error in words; null otherwise.', resolve: (f) => f.failure?.message ?? null }),
+    liveReadError: t.string({
+      nullable: true,
+      description: 'That error in words; null otherwise.',
+      resolve: (f) => f.failure?.message ?? null,
+    }),
   }),
 });
 
@@ -120,8 +161,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       nullable: true,
       description: 'The upstream status; null while the upstream has not confirmed the payment.',
       resolve: ({ upstream, tracked }) =>
-        upstream?.status.value ??
-        (tracked !== undefined && !localOnly.has(tracked.status) ? (tracked.status as never) : null),
+        upstream?.status.value ?? (tracked !== undefined && !localOnly.has(tracked.status) ? (tracked.status as never) : null),
     }),
     trackingStatus: t.field({
       type: TrackingStatusEnum,
@@ -133,8 +173,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       type: PaymentErrorCodeEnum,
       nullable: true,
       description: 'Why it FAILED or EXPIRED; null otherwise, or for a code this gateway does not know (see upstreamErrorCode).',
-      resolve: ({ upstream, tracked }) =>
-        [upstream?.status.errorCode, tracked?.errorCode].find(isStatusErrorCode) ?? null,
+      resolve: ({ upstream, tracked }) => [upstream?.status.errorCode, tracked?.errorCode].find(isStatusErrorCode) ?? null,
     }),
     upstreamErrorCode: t.string({
       nullable: true,
@@ -182,9 +221,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       description: 'Recipient fields by their upstream names; card numbers and accounts masked.',
       resolve: ({ upstream, tracked }) =>
         Object.entries(
-          upstream !== undefined
-            ? maskRecipientFields(upstream.recipientDetails.fields)
-            : (tracked!.recipient as Record<string, string>),
+          upstream !== undefined ? maskRecipientFields(upstream.recipientDetails.fields) : (tracked!.recipient as Record<string, string>),
         ).map(([key, value]) => ({ key, value })),
     }),
     createdAt: t.field({
@@ -197,8 +234,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       type: 'DateTime',
       nullable: true,
       description: 'When a payment not executed by then EXPIRES upstream; null until the upstream says.',
-      resolve: ({ upstream, tracked }) =>
-        upstream !== undefined ? new Date(upstream.expirationDateTime) : (tracked?.expiresAt ?? null),
+      resolve: ({ upstream, tracked }) => (upstream !== undefined ? new Date(upstream.expirationDateTime) : (tracked?.expiresAt ?? null)),
     }),
     billingDetails: t.field({
       type: BillingDetailsType,
@@ -211,22 +247,36 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       type: [KeyValue],
       description: 'The custom fields sent with the create.',
       resolve: ({ upstream, tracked }) =>
-        Object.entries(upstream?.customFields ?? (tracked?.customFields as Record<string, string> | null) ?? {}).map(
-          ([key, value]) => ({ key, value }),
-        ),
+        Object.entries(upstream?.customFields ?? (tracked?.customFields as Record<string, string> | null) ?? {}).map(([key, value]) => ({
+          key,
+          value,
+        })),
     }),
-    webhookUrl: t.string({ nullable: true, description: 'Where the upstream posts its status changes; null when none was set.', resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null }),
+    webhookUrl: t.string({
+      nullable: true,
+      description: 'Where the upstream posts its status changes; null when none was set.',
+      resolve: ({ upstream, tracked }) => upstream?.webhookUrl ?? tracked?.webhookUrl ?? null,
+    }),
     freshness: t.field({
       type: PaymentFreshness,
       description: 'Whether this is the upstream’s answer of now (LIVE) or the gateway’s record (RECORDED), as of when, and why not live.',
       resolve: freshnessOf,
     }),
     tracked: t.boolean({ description: 'Whether the gateway keeps a record of it.', resolve: ({ tracked }) => tracked !== undefined }),
-    batchId: t.id({ nullable: true, description: 'The batch whose row made it; null for a single payment.', resolve: ({ tracked }) => tracked?.batchId ?? null }),
-    batchRow: t.int({ nullable: true, description: 'Line of the batch file it came from.', resolve: ({ tracked }) => tracked?.batchRow ?? null }),
+    batchId: t.id({
+      nullable: true,
+      description: 'The batch whose row made it; null for a single payment.',
+      resolve: ({ tracked }) => tracked?.batchId ?? null,
+    }),
+    batchRow: t.int({
+      nullable: true,
+      description: 'Line of the batch file it came from.',
+      resolve: ({ tracked }) => tracked?.batchRow ?? null,
+    }),
     payee: t.string({
       nullable: true,
-      description: 'The company’s id of the person paid (createPayment’s payee); null when none was given, and for a batch row’s payment (BatchItem.payee has it).',
+      description:
+        'The company’s id of the person paid (createPayment’s payee); null when none was given, and for a batch row’s payment (BatchItem.payee has it).',
       resolve: ({ tracked }) => tracked?.payeeId ?? null,
     }),
     payeeMark: t.field({

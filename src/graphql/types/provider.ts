@@ -18,7 +18,11 @@ const ProviderParameter = builder.objectRef<Parameter>('ProviderParameter').impl
     name: t.exposeString('extKey', { description: 'The field name as the Payout API spells it (pan, bankId, …).' }),
     required: t.exposeBoolean('required', { description: 'A payment to this provider must carry it.' }),
     description: t.exposeString('description', { description: 'What the field holds, in the provider’s words.' }),
-    validationPattern: t.string({ nullable: true, description: 'A regular expression the value must match; null when the provider gives none.', resolve: (p) => p.validationPattern ?? null }),
+    validationPattern: t.string({
+      nullable: true,
+      description: 'A regular expression the value must match; null when the provider gives none.',
+      resolve: (p) => p.validationPattern ?? null,
+    }),
   }),
 });
 
@@ -40,18 +44,30 @@ const Provider = builder.node(builder.objectRef<ProviderDetails>('Provider'), {
   authScopes: { read: true },
   runScopesOnType: true,
   fields: (t) => ({
-    code: t.field({ type: ProviderCodeEnum, description: 'The provider’s code, as `recipient` and `provider(code:)` name it.', resolve: (p) => p.code }),
+    code: t.field({
+      type: ProviderCodeEnum,
+      description: 'The provider’s code, as `recipient` and `provider(code:)` name it.',
+      resolve: (p) => p.code,
+    }),
     name: t.exposeString('name', { description: 'Display name.' }),
     legalName: t.string({ description: 'The legal entity that pays.', resolve: (p) => p.info.legalName }),
     inn: t.string({ nullable: true, description: 'Tax identifier.', resolve: (p) => p.info.inn ?? null }),
-    contacts: t.field({ type: Contacts, nullable: true, description: 'Null when the upstream gives none.', resolve: (p) => p.info.contactDetails ?? null }),
+    contacts: t.field({
+      type: Contacts,
+      nullable: true,
+      description: 'Null when the upstream gives none.',
+      resolve: (p) => p.info.contactDetails ?? null,
+    }),
     limits: t.field({
       type: [AmountLimit],
       description: 'Amounts one payment may have, per currency; createPayment checks them first.',
-      resolve: (p) =>
-        Object.entries(p.info.amountLimits).map(([currency, limit]) => ({ ...limit!, currency: currency as 'RUB' })),
+      resolve: (p) => Object.entries(p.info.amountLimits).map(([currency, limit]) => ({ ...limit!, currency: currency as 'RUB' })),
     }),
-    parameters: t.field({ type: [ProviderParameter], description: 'The recipient fields it reads (the matching RecipientInput member has the same fields).', resolve: (p) => p.info.parameters }),
+    parameters: t.field({
+      type: [ProviderParameter],
+      description: 'The recipient fields it reads (the matching RecipientInput member has the same fields).',
+      resolve: (p) => p.info.parameters,
+    }),
   }),
 });
 

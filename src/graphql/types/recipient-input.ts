@@ -97,7 +97,10 @@ export const RecipientInput = builder.inputType('RecipientInput', {
   isOneOf: true,
   fields: (t) =>
     Object.fromEntries(
-      Object.entries(memberInputs).map(([member, type]) => [member, t.field({ type, description: `Pay through provider ${recipientMembers[member]!.provider}.` })]),
+      Object.entries(memberInputs).map(([member, type]) => [
+        member,
+        t.field({ type, description: `Pay through provider ${recipientMembers[member]!.provider}.` }),
+      ]),
     ),
 });
 

@@ -23,10 +23,9 @@ const runStatusMeanings: Record<ReconciliationStatus, string> = {
 };
 const ReconciliationStatusEnum = builder.enumType('ReconciliationStatus', {
   description: 'Whether a reconciliation run is going, done or failed.',
-  values: Object.fromEntries(Object.values(ReconciliationStatus).map((s) => [s, { value: s, description: runStatusMeanings[s] }])) as Record<
-    ReconciliationStatus,
-    { value: ReconciliationStatus; description: string }
-  >,
+  values: Object.fromEntries(
+    Object.values(ReconciliationStatus).map((s) => [s, { value: s, description: runStatusMeanings[s] }]),
+  ) as Record<ReconciliationStatus, { value: ReconciliationStatus; description: string }>,
 });
 const DiscrepancyCodeEnum = builder.enumType('DiscrepancyCode', {
   description: 'What differs; docs/internals/architecture.md "Reconciliation" has the rule of each.',
@@ -39,7 +38,10 @@ const DiscrepancyResolutionEnum = builder.enumType('DiscrepancyResolution', {
   description: 'OPEN: for a person to decide. REPAIRED: the upstream was final and the gateway was not; the gateway took its status.',
   values: {
     OPEN: { value: DiscrepancyResolution.OPEN, description: 'For a person to decide.' },
-    REPAIRED: { value: DiscrepancyResolution.REPAIRED, description: 'The upstream was final and the gateway was not: the gateway took the upstream’s status.' },
+    REPAIRED: {
+      value: DiscrepancyResolution.REPAIRED,
+      description: 'The upstream was final and the gateway was not: the gateway took the upstream’s status.',
+    },
   },
 });
 const FinalSideEnum = builder.enumType('FinalSide', {
@@ -65,7 +67,9 @@ interface SideTotals {
 const ReconciliationSide = builder.objectRef<SideTotals>('ReconciliationSide').implement({
   description: 'What one side holds for the period.',
   fields: (t) => ({
-    count: t.exposeInt('count', { description: 'Payments created in the period, any status (the gateway’s leave out those refused at creation).' }),
+    count: t.exposeInt('count', {
+      description: 'Payments created in the period, any status (the gateway’s leave out those refused at creation).',
+    }),
     amount: t.field({ type: Money, description: 'Sum of those payments’ amounts.', resolve: (s) => rub(s.amount) }),
     commission: t.field({ type: Money, description: 'Sum of their commission.', resolve: (s) => rub(s.commission) }),
     paidCount: t.exposeInt('paidCount', { description: 'COMPLETED payments.' }),
@@ -84,7 +88,8 @@ const DiscrepancyCount = builder.objectRef<{ code: DiscrepancyCode; count: numbe
 export const Discrepancy = builder.node(builder.objectRef<DiscrepancyRow>('Discrepancy'), {
   description: 'One thing a reconciliation found about one payment. Recipients are compared and shown masked.',
   id: { resolve: (d) => d.id.toString() },
-  loadOne: (id, { services }) => (/^\d{1,19}$/.test(id) ? services.prisma.reconciliationDiscrepancy.findUnique({ where: { id: BigInt(id) } }) : null),
+  loadOne: (id, { services }) =>
+    /^\d{1,19}$/.test(id) ? services.prisma.reconciliationDiscrepancy.findUnique({ where: { id: BigInt(id) } }) : null,
   authScopes: { read: true },
   runScopesOnType: true,
   fields: (t) => ({
@@ -94,23 +99,52 @@ export const Discrepancy = builder.node(builder.objectRef<DiscrepancyRow>('Discr
     paymentId: t.exposeID('paymentId', { description: 'The payment concerned (its own id).' }),
     batchId: t.id({ nullable: true, description: 'The batch whose row made the payment.', resolve: (d) => d.batchId }),
     batchRow: t.int({ nullable: true, description: 'That row’s file line.', resolve: (d) => d.batchRow }),
-    gatewayValue: t.string({ nullable: true, description: 'What the gateway recorded of what differs; null where it has no record.', resolve: (d) => d.gatewayValue }),
-    upstreamValue: t.string({ nullable: true, description: 'What the upstream holds; null where it has no payment.', resolve: (d) => d.upstreamValue }),
-    gatewayStatus: t.string({ nullable: true, description: 'The status the gateway recorded (a TrackingStatus name, or CANCELLED for a row of a cancelled batch); null where it has no record.', resolve: (d) => d.gatewayStatus }),
+    gatewayValue: t.string({
+      nullable: true,
+      description: 'What the gateway recorded of what differs; null where it has no record.',
+      resolve: (d) => d.gatewayValue,
+    }),
+    upstreamValue: t.string({
+      nullable: true,
+      description: 'What the upstream holds; null where it has no payment.',
+      resolve: (d) => d.upstreamValue,
+    }),
+    gatewayStatus: t.string({
+      nullable: true,
+      description:
+        'The status the gateway recorded (a TrackingStatus name, or CANCELLED for a row of a cancelled batch); null where it has no record.',
+      resolve: (d) => d.gatewayStatus,
+    }),
     upstreamStatus: t.string({
       nullable: true,
-      description: 'The upstream’s status as it sent it (a PaymentStatus name, or one newer than this gateway knows); null where it has no payment.',
+      description:
+        'The upstream’s status as it sent it (a PaymentStatus name, or one newer than this gateway knows); null where it has no payment.',
       resolve: (d) => d.upstreamStatus,
     }),
     finalSide: t.field({ type: FinalSideEnum, nullable: true, description: 'For STATUS_DIFFERS.', resolve: (d) => d.finalSide as never }),
-    amount: t.field({ type: Money, nullable: true, description: 'The payment’s amount; null when not known.', resolve: (d) => (d.amount === null ? null : rub(d.amount, d.currency ?? 'RUB')) }),
-    paymentCreatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the payment was created; null when neither side knows.', resolve: (d) => d.paymentCreatedAt }),
-    resolution: t.field({ type: DiscrepancyResolutionEnum, description: 'Left for a person, or repaired by the run.', resolve: (d) => d.resolution }),
+    amount: t.field({
+      type: Money,
+      nullable: true,
+      description: 'The payment’s amount; null when not known.',
+      resolve: (d) => (d.amount === null ? null : rub(d.amount, d.currency ?? 'RUB')),
+    }),
+    paymentCreatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the payment was created; null when neither side knows.',
+      resolve: (d) => d.paymentCreatedAt,
+    }),
+    resolution: t.field({
+      type: DiscrepancyResolutionEnum,
+      description: 'Left for a person, or repaired by the run.',
+      resolve: (d) => d.resolution,
+    }),
   }),
 });
 
 export const ReconciliationRun = builder.node(builder.objectRef<RunRow>('ReconciliationRun'), {
-  description: 'One comparison of the gateway’s payments with the upstream’s list for a period of days. Its `id` is both its own id and its global id.',
+  description:
+    'One comparison of the gateway’s payments with the upstream’s list for a period of days. Its `id` is both its own id and its global id.',
   id: { resolve: (r) => r.id },
   loadOne: (id, { services }) => services.prisma.reconciliationRun.findUnique({ where: { id } }),
   authScopes: { read: true },
@@ -118,25 +152,55 @@ export const ReconciliationRun = builder.node(builder.objectRef<RunRow>('Reconci
   fields: (t) => ({
     from: t.field({ type: 'Date', description: 'First day of the period, in timeZone.', resolve: (r) => r.periodFrom }),
     to: t.field({ type: 'Date', description: 'Last day, included.', resolve: (r) => r.periodTo }),
-    timeZone: t.exposeString('timeZone', { description: 'The IANA time zone the days are read in (RECONCILE_TIME_ZONE), e.g. Europe/Moscow.' }),
+    timeZone: t.exposeString('timeZone', {
+      description: 'The IANA time zone the days are read in (RECONCILE_TIME_ZONE), e.g. Europe/Moscow.',
+    }),
     status: t.field({ type: ReconciliationStatusEnum, description: 'Going, done or failed.', resolve: (r) => r.status }),
     trigger: t.field({ type: ReconciliationTriggerEnum, description: 'Who started the run.', resolve: (r) => r.trigger as RunTrigger }),
-    requestedBy: t.string({ nullable: true, description: 'Who started it (the actor the audit trail records); null when not recorded.', resolve: (r) => r.requestedBy }),
-    phase: t.field({ type: ReconciliationPhaseEnum, description: 'Where the run is; DONE once it has finished (see status).', resolve: (r) => r.phase as RunPhase }),
-    daysRead: t.int({ description: 'Days of the upstream list read so far (the period and a day either side).', resolve: (r) => r.windowsRead }),
-    daysToRead: t.int({ description: 'Days of the upstream list to read in all (the period and a day either side).', resolve: (r) => r.windowsTotal }),
+    requestedBy: t.string({
+      nullable: true,
+      description: 'Who started it (the actor the audit trail records); null when not recorded.',
+      resolve: (r) => r.requestedBy,
+    }),
+    phase: t.field({
+      type: ReconciliationPhaseEnum,
+      description: 'Where the run is; DONE once it has finished (see status).',
+      resolve: (r) => r.phase as RunPhase,
+    }),
+    daysRead: t.int({
+      description: 'Days of the upstream list read so far (the period and a day either side).',
+      resolve: (r) => r.windowsRead,
+    }),
+    daysToRead: t.int({
+      description: 'Days of the upstream list to read in all (the period and a day either side).',
+      resolve: (r) => r.windowsTotal,
+    }),
     daysReadAgain: t.int({ description: 'Days read again because they changed while read.', resolve: (r) => r.windowsReread }),
     upstreamRequests: t.exposeInt('upstreamRequests', { description: 'Calls made to the Payout API so far (all reads).' }),
-    stuckAfterMinutes: t.exposeInt('stuckAfterMinutes', { description: 'RECONCILE_STUCK_AFTER_MINUTES when the run started: a payment still not final past this age is reported NOT_FINAL.' }),
+    stuckAfterMinutes: t.exposeInt('stuckAfterMinutes', {
+      description: 'RECONCILE_STUCK_AFTER_MINUTES when the run started: a payment still not final past this age is reported NOT_FINAL.',
+    }),
     upstream: t.field({
       type: ReconciliationSide,
       description: 'What the upstream’s list holds for the period.',
-      resolve: (r) => ({ count: r.upstreamCount, amount: r.upstreamAmount, commission: r.upstreamCommission, paidCount: r.upstreamPaidCount, paidAmount: r.upstreamPaidAmount }),
+      resolve: (r) => ({
+        count: r.upstreamCount,
+        amount: r.upstreamAmount,
+        commission: r.upstreamCommission,
+        paidCount: r.upstreamPaidCount,
+        paidAmount: r.upstreamPaidAmount,
+      }),
     }),
     gateway: t.field({
       type: ReconciliationSide,
       description: 'What the gateway recorded for the period.',
-      resolve: (r) => ({ count: r.gatewayCount, amount: r.gatewayAmount, commission: r.gatewayCommission, paidCount: r.gatewayPaidCount, paidAmount: r.gatewayPaidAmount }),
+      resolve: (r) => ({
+        count: r.gatewayCount,
+        amount: r.gatewayAmount,
+        commission: r.gatewayCommission,
+        paidCount: r.gatewayPaidCount,
+        paidAmount: r.gatewayPaidAmount,
+      }),
     }),
     matchedCount: t.exposeInt('matchedCount', { description: 'Payments on both sides that agree in everything compared.' }),
     discrepancyCount: t.exposeInt('discrepancyCount', { description: 'Discrepancies found, open and repaired.' }),
@@ -152,7 +216,12 @@ export const ReconciliationRun = builder.node(builder.objectRef<RunRow>('Reconci
     }),
     error: t.string({ nullable: true, description: 'Why a FAILED run failed.', resolve: (r) => r.error }),
     startedAt: t.field({ type: 'DateTime', description: 'When the run started.', resolve: (r) => r.startedAt }),
-    finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it ended (COMPLETED or FAILED); null while RUNNING.', resolve: (r) => r.finishedAt }),
+    finishedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it ended (COMPLETED or FAILED); null while RUNNING.',
+      resolve: (r) => r.finishedAt,
+    }),
     discrepanciesUrl: t.string({
       description: 'Every discrepancy as CSV (same API key); add ?format=excel or ?format=xlsx.',
       resolve: (r) => `/reconciliations/${r.id}/discrepancies.csv`,
@@ -195,7 +264,8 @@ export const ReconciliationRun = builder.node(builder.objectRef<RunRow>('Reconci
 
 builder.objectType(PeriodError, {
   name: 'ReconciliationPeriodError',
-  description: 'The period cannot be reconciled: not a date, in the future, or older than the upstream keeps payments (50 days). No run was started.',
+  description:
+    'The period cannot be reconciled: not a date, in the future, or older than the upstream keeps payments (50 days). No run was started.',
   interfaces: [Problem],
   fields: (t) => ({
     code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: () => 'BAD_USER_INPUT' }),
@@ -248,7 +318,12 @@ builder.mutationFields((t) => ({
       'Compares the gateway’s payments with the upstream’s list for the days from–to (in RECONCILE_TIME_ZONE; both default to yesterday). ' +
       'Returns the run RUNNING at once; follow it with reconciliationRun(id). Reads only: it never creates or executes a payment.',
     authScopes: authScopesFor('startReconciliation'),
-    errors: typedResult('StartReconciliation', [PeriodError], 'run', 'The run, RUNNING: follow it with reconciliationRun(id) or the reconciliationRuns list.'),
+    errors: typedResult(
+      'StartReconciliation',
+      [PeriodError],
+      'run',
+      'The run, RUNNING: follow it with reconciliationRun(id) or the reconciliationRuns list.',
+    ),
     args: {
       from: t.arg({ type: 'Date', description: 'First day, in RECONCILE_TIME_ZONE; yesterday when absent.' }),
       to: t.arg({ type: 'Date', description: 'Last day, included; yesterday when absent.' }),

@@ -9,7 +9,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  * refused: it may already have been through a float on the client's side.
  */
 builder.scalarType('Decimal', {
-  description: 'An amount of money in currency units as a string with exactly two decimals, e.g. "1500.00"; never a JSON number (numbers are refused). Its currency is the one next to it.',
+  description:
+    'An amount of money in currency units as a string with exactly two decimals, e.g. "1500.00"; never a JSON number (numbers are refused). Its currency is the one next to it.',
   // No public scalar spec matches (the GraphQL Scalars project's Decimal is a JSON number): specified in this repository.
   specifiedByURL: 'docs/api/scalars.md#decimal',
   serialize: (value) => {
@@ -55,8 +56,12 @@ builder.scalarType('Date', {
 });
 
 function parseDate(value: unknown): string {
-  if (typeof value !== 'string' || !DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
-      new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+  if (
+    typeof value !== 'string' ||
+    !DATE.test(value) ||
+    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
+    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
+  ) {
     throw new GraphQLError('Date must be a real calendar date YYYY-MM-DD');
   }
   return value;

@@ -43,7 +43,14 @@ export class EventDeliverer {
   private lastPrune = 0;
 
   constructor(
-    private readonly deps: { prisma: PrismaClient; query: SqlQuery; keyring: DataKeyring; sender: EventSender; logger: Logger; observer?: DeliveryObserver },
+    private readonly deps: {
+      prisma: PrismaClient;
+      query: SqlQuery;
+      keyring: DataKeyring;
+      sender: EventSender;
+      logger: Logger;
+      observer?: DeliveryObserver;
+    },
     private readonly settings: OutboundSettings,
   ) {}
 
@@ -137,7 +144,14 @@ export class EventDeliverer {
       const write = async (): Promise<WindowWrite> => {
         if (last === undefined || pending.length === 0) return 'moved';
         const startedAt = performance.now();
-        const written = await windowDelivered(query, id, token, leaseMs, { xid: last.xid, seq: last.seq, nextSequence: sequence }, pending.splice(0));
+        const written = await windowDelivered(
+          query,
+          id,
+          token,
+          leaseMs,
+          { xid: last.xid, seq: last.seq, nextSequence: sequence },
+          pending.splice(0),
+        );
         leaseFrom = startedAt;
         writtenAt = performance.now();
         return written;
@@ -147,7 +161,10 @@ export class EventDeliverer {
       windowLoop: for (let start = 0; start < window.events.length; start += per) {
         if (!this.running) break;
         const now = performance.now();
-        if (pending.length > 0 && (now - writtenAt >= writeEveryMs || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)) {
+        if (
+          pending.length > 0 &&
+          (now - writtenAt >= writeEveryMs || now + this.settings.timeoutMs + LEASE_MARGIN_MS > leaseFrom + leaseMs)
+        ) {
           const written = await write();
           if (written === 'fenced') return delivered;
           // A replay moved the cursor back (the rest of this window comes again in its order), or
@@ -159,7 +176,13 @@ export class EventDeliverer {
         const headAttempt = start === 0 && window.headSeq === head.event.seq ? window.headAttempts + 1 : 1;
         const message = per === 1 ? { id: head.event.id, body: eventBody(head.event, head.sequence) } : eventListBody(chunk, new Date());
         const result = await sender.send({ url: subscription.url, ...message, keys });
-        const logged = chunk.map(({ event, sequence }, i): Attempt => ({ eventId: event.id, eventType: event.type, sequence, attempt: i === 0 ? headAttempt : 1, ...result }));
+        const logged = chunk.map(({ event, sequence }, i): Attempt => ({
+          eventId: event.id,
+          eventType: event.type,
+          sequence,
+          attempt: i === 0 ? headAttempt : 1,
+          ...result,
+        }));
         for (const _ of chunk) observer?.delivered(id, result.outcome);
         if (result.outcome !== 'delivered') {
           const written = await write();
@@ -182,7 +205,12 @@ export class EventDeliverer {
     return delivered;
   }
 
-  private async failed(subscription: ClaimedSubscription, head: { seq: string; sequence: number }, attempt: number, result: DeliveryResult): Promise<void> {
+  private async failed(
+    subscription: ClaimedSubscription,
+    head: { seq: string; sequence: number },
+    attempt: number,
+    result: DeliveryResult,
+  ): Promise<void> {
     const delayMs = retryDelayMs(attempt, this.settings.retryBaseMs, this.settings.retryMaxMs);
     await this.deps.prisma.$transaction(async (tx) => {
       const query = sqlOf(tx);
@@ -192,16 +220,30 @@ export class EventDeliverer {
         {
           type: 'event_subscription.disabled',
           subjectId: subscription.id,
-          data: { subscriptionId: subscription.id, url: subscription.url, failingSince: outcome.failingSince.toISOString(), lastOutcome: result.outcome, lastStatusCode: result.statusCode },
+          data: {
+            subscriptionId: subscription.id,
+            url: subscription.url,
+            failingSince: outcome.failingSince.toISOString(),
+            lastOutcome: result.outcome,
+            lastStatusCode: result.statusCode,
+          },
         },
       ]);
-      await recordAudit(tx, systemActor, { action: 'events.disable', detail: { subscriptionId: subscription.id, lastOutcome: result.outcome } });
-      this.deps.logger.warn({ subscriptionId: subscription.id, failingSince: outcome.failingSince, lastOutcome: result.outcome }, 'event subscription turned off: failing for EVENT_RETRY_FOR_MS');
+      await recordAudit(tx, systemActor, {
+        action: 'events.disable',
+        detail: { subscriptionId: subscription.id, lastOutcome: result.outcome },
+      });
+      this.deps.logger.warn(
+        { subscriptionId: subscription.id, failingSince: outcome.failingSince, lastOutcome: result.outcome },
+        'event subscription turned off: failing for EVENT_RETRY_FOR_MS',
+      );
     });
   }
 }
 
 /** A sealed secret's authentication tag: it differs for every sealing, so it names the secret. */
 function sealTag(sealed: unknown): string {
-  return sealed !== null && typeof sealed === 'object' && typeof (sealed as { tag?: unknown }).tag === 'string' ? (sealed as { tag: string }).tag : '';
+  return sealed !== null && typeof sealed === 'object' && typeof (sealed as { tag?: unknown }).tag === 'string'
+    ? (sealed as { tag: string }).tag
+    : '';
 }

@@ -70,7 +70,8 @@ export class EventSender {
       });
       const text = await readExcerpt(answer.body);
       const { statusCode } = answer;
-      const outcome: DeliveryOutcomeName = statusCode >= 200 && statusCode < 300 ? 'delivered' : statusCode >= 300 && statusCode < 400 ? 'redirect' : 'failed';
+      const outcome: DeliveryOutcomeName =
+        statusCode >= 200 && statusCode < 300 ? 'delivered' : statusCode >= 300 && statusCode < 400 ? 'redirect' : 'failed';
       const excerpt = outcome === 'redirect' ? `redirect to ${answer.headers.location ?? '(no location)'} not followed` : text;
       return { outcome, statusCode, durationMs: took(), excerpt };
     } catch (error) {
@@ -107,7 +108,14 @@ function classify(error: unknown): DeliveryOutcomeName {
   if (cause instanceof RefusedTargetError || error instanceof RefusedTargetError) return 'refused-target';
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: string }).code ?? (cause as { code?: string }).code ?? '';
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return 'timeout';
   return 'unreachable';
 }
 

@@ -81,7 +81,15 @@ export async function updateSubscription(
        "failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END,
        "updatedAt" = now()
      WHERE id = $1::uuid RETURNING id`,
-    [id, change.url ?? null, change.types ?? null, change.description ?? null, change.enabled ?? null, change.disabledReason ?? null, change.eventsPerRequest ?? null],
+    [
+      id,
+      change.url ?? null,
+      change.types ?? null,
+      change.description ?? null,
+      change.enabled ?? null,
+      change.disabledReason ?? null,
+      change.eventsPerRequest ?? null,
+    ],
   );
   return rows.length === 1;
 }

@@ -27,7 +27,13 @@ export async function readBreaker(query: SqlQuery, agentId: string): Promise<Bre
 }
 
 /** Opens it unless it is open already (the first process to see the trouble decides the reason). */
-export async function openBreaker(query: SqlQuery, agentId: string, reason: BreakerReason, code: string | null, firstProbeMs: number): Promise<BreakerRow> {
+export async function openBreaker(
+  query: SqlQuery,
+  agentId: string,
+  reason: BreakerReason,
+  code: string | null,
+  firstProbeMs: number,
+): Promise<BreakerRow> {
   const [row] = await query<BreakerRow>(
     `INSERT INTO "PartnerBreaker" ("agentId", state, reason, "lastCode", "openedAt", probes, "nextProbeAt", "updatedAt")
      VALUES ($1, $2::"BreakerState", $3::"BreakerReason", $4, now(), 0, now() + $5 * interval '1 millisecond', now())
@@ -54,7 +60,14 @@ export async function takeProbe(query: SqlQuery, agentId: string, owner: string,
 }
 
 /** The probe found trouble: the next one waits `delayMs`. */
-export async function probeFailed(query: SqlQuery, agentId: string, owner: string, reason: BreakerReason, code: string | null, delayMs: number): Promise<void> {
+export async function probeFailed(
+  query: SqlQuery,
+  agentId: string,
+  owner: string,
+  reason: BreakerReason,
+  code: string | null,
+  delayMs: number,
+): Promise<void> {
   await query(
     `UPDATE "PartnerBreaker" SET probes = probes + 1, reason = $3::"BreakerReason", "lastCode" = $4,
        "nextProbeAt" = now() + $5 * interval '1 millisecond', "probeOwner" = NULL, "probeUntil" = NULL, "updatedAt" = now()

@@ -7,7 +7,8 @@ const claimed = sqlName(runMove('schedule').to);
 const retried = runMove('retry');
 const takenOver = runMove('take-over');
 // A run retried or taken over starts afresh, as a claimed one.
-if (retried.to !== runMove('schedule').to || takenOver.to !== runMove('schedule').to) throw new Error('claim-scheduled-run.ts: the table\'s claims lead to different states');
+if (retried.to !== runMove('schedule').to || takenOver.to !== runMove('schedule').to)
+  throw new Error("claim-scheduled-run.ts: the table's claims lead to different states");
 
 /**
  * The daily run, claimed in one statement on the database clock: the run is inserted

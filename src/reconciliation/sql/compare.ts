@@ -98,10 +98,7 @@ export interface CompareRun {
 
 /** Writes the run's discrepancies; returns how many. */
 export async function insertDiscrepancies(query: SqlQuery, run: CompareRun): Promise<number> {
-  const rows = await query<{ count: number }>(
-    insertSql,
-    [run.id, run.startsAt, run.endsAt, run.stuckBefore, run.leaseToken],
-  );
+  const rows = await query<{ count: number }>(insertSql, [run.id, run.startsAt, run.endsAt, run.stuckBefore, run.leaseToken]);
   return rows[0]?.count ?? 0;
 }
 

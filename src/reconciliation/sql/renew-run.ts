@@ -22,7 +22,21 @@ export interface RunProgressRow {
 }
 
 /** True while `leaseToken` still holds the run. */
-export async function renewRun(query: SqlQuery, runId: string, leaseToken: string, progress: RunProgressRow, leaseMs: number): Promise<boolean> {
-  const rows = await query(sql, [runId, leaseToken, progress.phase, progress.windowsRead, progress.windowsReread, progress.upstreamRequests, leaseMs]);
+export async function renewRun(
+  query: SqlQuery,
+  runId: string,
+  leaseToken: string,
+  progress: RunProgressRow,
+  leaseMs: number,
+): Promise<boolean> {
+  const rows = await query(sql, [
+    runId,
+    leaseToken,
+    progress.phase,
+    progress.windowsRead,
+    progress.windowsReread,
+    progress.upstreamRequests,
+    leaseMs,
+  ]);
   return rows.length > 0;
 }

@@ -207,7 +207,10 @@ export function seededPayment(
 }
 
 /** The balance's ledger (test feature): what was debited, completed and still in progress, beside the balance. */
-export function describeBalanceLedger(entries: Iterable<Entry>, money: { startingMinor: bigint; adjustmentsMinor: bigint; balanceMinor: bigint }): BalanceLedger {
+export function describeBalanceLedger(
+  entries: Iterable<Entry>,
+  money: { startingMinor: bigint; adjustmentsMinor: bigint; balanceMinor: bigint },
+): BalanceLedger {
   const completed = new MoneySum();
   const inProgress = new MoneySum();
   for (const entry of entries) {

@@ -87,7 +87,12 @@ export class LedgerLog {
   /** The balance set or topped up (a test feature), apart from any payment. */
   appendBalance(balanceMinor: bigint, adjustmentsMinor: bigint, balanceUpdatedAt: number): void {
     if (this.fd === undefined) return;
-    const line: LogLine = { kind: 'balance', balanceMinor: balanceMinor.toString(), adjustmentsMinor: adjustmentsMinor.toString(), balanceUpdatedAt };
+    const line: LogLine = {
+      kind: 'balance',
+      balanceMinor: balanceMinor.toString(),
+      adjustmentsMinor: adjustmentsMinor.toString(),
+      balanceUpdatedAt,
+    };
     writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }
 
@@ -95,7 +100,9 @@ export class LedgerLog {
   appendMany(records: PaymentRecord[], balanceMinor: bigint, balanceUpdatedAt: number): void {
     if (this.fd === undefined) return;
     for (let i = 0; i < records.length; i += 1000) {
-      const lines = records.slice(i, i + 1000).map((record): LogLine => ({ kind: 'payment', record, balanceMinor: balanceMinor.toString(), balanceUpdatedAt }));
+      const lines = records
+        .slice(i, i + 1000)
+        .map((record): LogLine => ({ kind: 'payment', record, balanceMinor: balanceMinor.toString(), balanceUpdatedAt }));
       writeSync(this.fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
     }
   }
@@ -209,12 +216,15 @@ function writeCompacted(file: string, state: LedgerState, now: number): void {
   const fd = openSync(temp, 'w', 0o600);
   try {
     const start: LogLine = { kind: 'start', startingBalanceMinor: state.startingBalanceMinor.toString(), at: now };
-    const lines = [start, ...state.payments.map((record): LogLine => ({
-      kind: 'payment',
-      record,
-      balanceMinor: state.balanceMinor.toString(),
-      balanceUpdatedAt: state.balanceUpdatedAt,
-    }))];
+    const lines = [
+      start,
+      ...state.payments.map((record): LogLine => ({
+        kind: 'payment',
+        record,
+        balanceMinor: state.balanceMinor.toString(),
+        balanceUpdatedAt: state.balanceUpdatedAt,
+      })),
+    ];
     // Without it a balance set at run time would be lost by a directory with no payment.
     if (state.adjustmentsMinor !== 0n) {
       lines.push({
@@ -226,7 +236,13 @@ function writeCompacted(file: string, state: LedgerState, now: number): void {
     }
     // Written in slices: one string of every line could pass V8's string length limit.
     for (let i = 0; i < lines.length; i += 1000) {
-      writeSync(fd, lines.slice(i, i + 1000).map((line) => `${JSON.stringify(line)}\n`).join(''));
+      writeSync(
+        fd,
+        lines
+          .slice(i, i + 1000)
+          .map((line) => `${JSON.stringify(line)}\n`)
+          .join(''),
+      );
     }
     fsyncSync(fd);
   } finally {

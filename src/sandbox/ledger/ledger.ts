@@ -5,10 +5,31 @@ import type { SandboxProvider } from '../catalogue.ts';
 import { DAY_MS, formatDateTime } from '../clock.ts';
 import type { PaymentRecord } from './ledger-log.ts';
 import { sandboxOutcome } from '../outcomes.ts';
-import { clone, describeEffects, describeBalanceLedger, newBillingDetails, failed, seededPayment, tariffCommission, olderFirst, record, rub, SEARCH_WINDOW_DAYS } from './ledger-entries.ts';
+import {
+  clone,
+  describeEffects,
+  describeBalanceLedger,
+  newBillingDetails,
+  failed,
+  seededPayment,
+  tariffCommission,
+  olderFirst,
+  record,
+  rub,
+  SEARCH_WINDOW_DAYS,
+} from './ledger-entries.ts';
 import type { BalanceLedger, Entry, LedgerOptions, ListQuery, PaymentChange, PaymentEffects, SeedRequest } from './ledger-entries.ts';
 
-export { SEARCH_WINDOW_DAYS, type BalanceLedger, type LedgerOptions, type ListQuery, type MoneyTotal, type PaymentChange, type PaymentEffects, type SeedRequest } from './ledger-entries.ts';
+export {
+  SEARCH_WINDOW_DAYS,
+  type BalanceLedger,
+  type LedgerOptions,
+  type ListQuery,
+  type MoneyTotal,
+  type PaymentChange,
+  type PaymentEffects,
+  type SeedRequest,
+} from './ledger-entries.ts';
 
 /**
  * The sandbox's money and payments. Every transition happens synchronously, so two
@@ -168,8 +189,7 @@ export class SandboxLedger {
   seed(request: SeedRequest): Payment[] {
     const provider = request.provider;
     const amountMinor = toMinorUnits(request.amount);
-    const commissionMinor =
-      request.commission === undefined ? tariffCommission(provider, amountMinor) : toMinorUnits(request.commission);
+    const commissionMinor = request.commission === undefined ? tariffCommission(provider, amountMinor) : toMinorUnits(request.commission);
     for (const paymentId of request.paymentIds) this.assertAbsent(paymentId);
     const made: Entry[] = [];
     for (const paymentId of request.paymentIds) {
@@ -187,7 +207,8 @@ export class SandboxLedger {
       if (request.status === 'COMPLETED' || request.status === 'IN_PROGRESS') this.debit(entry, amountMinor + commissionMinor);
       this.add(entry);
       made.push(entry);
-      if (request.status === 'READY') this.schedule(entry, Math.max(0, createdAt + this.options.expiryMs - this.options.now()), () => this.expire(entry));
+      if (request.status === 'READY')
+        this.schedule(entry, Math.max(0, createdAt + this.options.expiryMs - this.options.now()), () => this.expire(entry));
       if (request.status === 'IN_PROGRESS') this.schedule(entry, this.options.inProgressMs, () => this.settle(entry));
     }
     this.persistMany(made);
@@ -219,7 +240,8 @@ export class SandboxLedger {
       const now = this.options.now();
       const status: Payment['status'] = { value, changedDateTime: formatDateTime(now) };
       const errorCode = change.errorCode ?? (value === 'FAILED' ? 'BILLING_DECLINED' : value === 'EXPIRED' ? 'EXPIRED' : undefined);
-      if (errorCode !== undefined) Object.assign(status, { errorCode, errorMessage: change.errorMessage ?? 'Changed in the sandbox (test feature)' });
+      if (errorCode !== undefined)
+        Object.assign(status, { errorCode, errorMessage: change.errorMessage ?? 'Changed in the sandbox (test feature)' });
       entry.payment.status = status;
       if (value === 'COMPLETED' && entry.payment.billingDetails === undefined) {
         entry.payment.billingDetails = newBillingDetails();
@@ -244,7 +266,11 @@ export class SandboxLedger {
   }
 
   balanceLedger(): BalanceLedger {
-    return describeBalanceLedger(this.entries.values(), { startingMinor: this.startingBalanceMinor, adjustmentsMinor: this.adjustmentsMinor, balanceMinor: this.balanceMinor });
+    return describeBalanceLedger(this.entries.values(), {
+      startingMinor: this.startingBalanceMinor,
+      adjustmentsMinor: this.adjustmentsMinor,
+      balanceMinor: this.balanceMinor,
+    });
   }
 
   close(): void {

@@ -7,7 +7,9 @@ import { sandboxProviders } from '../../../src/sandbox/catalogue.ts';
 import { importFixture, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 
-const providers = new Map<string, ProviderDetails>(sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]));
+const providers = new Map<string, ProviderDetails>(
+  sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]),
+);
 
 /** Luhn-valid: 16 digits (two), 13 digits, 19 digits. */
 const CARDS = ['4111111111111111', '5555555555554444', '4012888888881', '6222021000000000009'];
@@ -25,7 +27,17 @@ const grouped = (digits: string, separator: string) => digits.replace(/(\d{4})(?
 /** A payable bank-card-russia row, with the given cells changed. */
 const row = (cells: Record<string, string>) =>
   validateRow(
-    { line: 7, cells: { reference: 'R-7', provider: 'bank-card-russia', amount: '10.00', pan: '2200000000000004', cardholder_name: 'ANNA', ...cells } },
+    {
+      line: 7,
+      cells: {
+        reference: 'R-7',
+        provider: 'bank-card-russia',
+        amount: '10.00',
+        pan: '2200000000000004',
+        cardholder_name: 'ANNA',
+        ...cells,
+      },
+    },
     providers,
   );
 
@@ -48,13 +60,24 @@ describe('a card number in a free-text cell of a payroll row', () => {
     const { valid, problems } = row({ [column]: value });
     expect(valid).toBeUndefined();
     // One problem: a name holding a card number is not also reported against its pattern.
-    expect(problems).toEqual([{ line: 7, column, code, severity: 'error', message: expect.stringMatching(/^holds what looks like a card number \(\d{4}\*+\d{4}\); card numbers go only in pan/) }]);
+    expect(problems).toEqual([
+      {
+        line: 7,
+        column,
+        code,
+        severity: 'error',
+        message: expect.stringMatching(/^holds what looks like a card number \(\d{4}\*+\d{4}\); card numbers go only in pan/),
+      },
+    ]);
     expect(cardsIn(JSON.stringify(problems))).toEqual([]);
     expect(JSON.stringify(problems)).not.toMatch(/\d{5}/);
   });
 
   it('refuses it whatever else is wrong with the row', () => {
-    const { problems } = validateRow({ line: 3, cells: { provider: 'no-such', amount: 'x', description: CARDS[0]!, reference: CARDS[1]! } }, providers);
+    const { problems } = validateRow(
+      { line: 3, cells: { provider: 'no-such', amount: 'x', description: CARDS[0]!, reference: CARDS[1]! } },
+      providers,
+    );
     expect(problems.map((p) => `${p.column}:${p.code}`)).toEqual(
       expect.arrayContaining(['reference:reference.card-number', 'description:field.card-number', 'provider:provider.unknown']),
     );
@@ -62,7 +85,15 @@ describe('a card number in a free-text cell of a payroll row', () => {
   });
 
   it('passes a 20-digit bank account, a 16-digit id failing the checksum, short numbers, and the card in pan', () => {
-    for (const other of ['40817810099910004312', '40817810099910004317', '4081 7810 0999 1000 4317', '4111111111111112', '4111-1111-1111-1112', 'Order 123456789012', '1001']) {
+    for (const other of [
+      '40817810099910004312',
+      '40817810099910004317',
+      '4081 7810 0999 1000 4317',
+      '4111111111111112',
+      '4111-1111-1111-1112',
+      'Order 123456789012',
+      '1001',
+    ]) {
       for (const column of ['reference', 'description', 'custom.note']) {
         const { valid, problems } = row({ [column]: other });
         expect(problems, `${column}: ${other}`).toEqual([]);
@@ -129,7 +160,11 @@ describe.each(testDatabaseKinds())('a payroll file with card numbers in its text
   });
 
   it('keeps a card number typed into the batch name or file name masked', async () => {
-    const batch = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,17.00,token_name_test\n'), name: 'Pay 4111 1111 1111 1111', fileName: '4111111111111111.csv' });
+    const batch = await fx.importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,17.00,token_name_test\n'),
+      name: 'Pay 4111 1111 1111 1111',
+      fileName: '4111111111111111.csv',
+    });
     expect(batch.name).toBe('Pay 4111********1111');
     expect(batch.fileName).toBe('4111********1111.csv');
   });

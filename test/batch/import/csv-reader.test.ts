@@ -26,7 +26,9 @@ async function fileError(data: Buffer | string, maxBytes?: number) {
 
 describe('payroll CSV reading', () => {
   it('reads UTF-8 with a BOM, comma-separated, CRLF, with line numbers', async () => {
-    const { csv, rows } = await read('\uFEFFreference,provider,amount,account,bankId\r\nr1,sbp-b2c,100.00,79001234567,b1\r\nr2,SBP-B2C,5,79001234568,b2\r\n');
+    const { csv, rows } = await read(
+      '\uFEFFreference,provider,amount,account,bankId\r\nr1,sbp-b2c,100.00,79001234567,b1\r\nr2,SBP-B2C,5,79001234568,b2\r\n',
+    );
     expect(csv).toMatchObject({ encoding: 'utf-8', delimiter: ',', columns: ['reference', 'provider', 'amount', 'account', 'bankId'] });
     expect(rows).toEqual([
       { line: 2, cells: { reference: 'r1', provider: 'sbp-b2c', amount: '100.00', account: '79001234567', bankId: 'b1' } },
@@ -50,8 +52,13 @@ describe('payroll CSV reading', () => {
   });
 
   it('keeps quoted delimiters, quotes and newlines inside a cell, and numbers lines by where rows start', async () => {
-    const { rows } = await read('provider,amount,account,description\nbank-card-token,10,t1,"Salary, ""November""\nsecond line"\nbank-card-token,20,t2,plain\n');
-    expect(rows[0]).toEqual({ line: 2, cells: { provider: 'bank-card-token', amount: '10', account: 't1', description: 'Salary, "November"\nsecond line' } });
+    const { rows } = await read(
+      'provider,amount,account,description\nbank-card-token,10,t1,"Salary, ""November""\nsecond line"\nbank-card-token,20,t2,plain\n',
+    );
+    expect(rows[0]).toEqual({
+      line: 2,
+      cells: { provider: 'bank-card-token', amount: '10', account: 't1', description: 'Salary, "November"\nsecond line' },
+    });
     expect(rows[1]!.line).toBe(4);
   });
 
@@ -73,7 +80,9 @@ describe('payroll CSV reading', () => {
   });
 
   it('skips rows whose cells are all empty, as spreadsheets export them, and lists their lines', async () => {
-    const { csv, rows } = await read('provider;amount;account\r\nsbp-b2c;1;79001234567\r\n;;\r\n ; ;\r\nsbp-b2c;2;79001234568\r\n;;\r\n\r\n');
+    const { csv, rows } = await read(
+      'provider;amount;account\r\nsbp-b2c;1;79001234567\r\n;;\r\n ; ;\r\nsbp-b2c;2;79001234568\r\n;;\r\n\r\n',
+    );
     expect(rows.map((row) => row.line)).toEqual([2, 5]);
     expect(csv.emptyRows()).toEqual([3, 4, 6, 7]);
   });
@@ -122,7 +131,10 @@ describe('payroll CSV reading', () => {
   it.each([
     ['UTF-16LE without a BOM', Buffer.from('provider,amount\nsbp-b2c,1\n', 'utf16le')],
     ['UTF-32LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('p\u0000\u0000\u0000', 'latin1')])],
-    ['UTF-16LE with a BOM and a NUL character', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n', 'utf16le')])],
+    [
+      'UTF-16LE with a BOM and a NUL character',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n', 'utf16le')]),
+    ],
     ['a NUL byte in a cell', Buffer.from('provider,amount,description\nsbp-b2c,1,a\u0000b\n')],
     ['a NUL byte after the first 64 KiB', Buffer.from(`provider,amount,description\n${'sbp-b2c,1,ok\n'.repeat(6_000)}sbp-b2c,1,\u0000\n`)],
   ])('refuses %s as an encoding problem', async (_name, data) => {

@@ -9,7 +9,9 @@ import { testCardData } from '../../support/card-data.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 
 const fixture = (name: string) => new URL(`../../fixtures/${name}`, import.meta.url).pathname;
-const providers = new Map<string, ProviderDetails>(sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]));
+const providers = new Map<string, ProviderDetails>(
+  sandboxProviders.map((p) => [p.code, { code: p.code, name: p.info.name, info: p.info }]),
+);
 const regexChars = /[\^$\\[\]{}]/;
 
 describe('field formats in words', () => {
@@ -43,21 +45,30 @@ describe('field formats in words', () => {
     expect(describePattern('^(RU|KZ)[0-9]{20}$')).toBeUndefined();
     const odd = { extKey: 'inn', required: true, description: 'Recipient tax number', validationPattern: '^(\\d{10}|\\d{12})$' };
     const message = patternMessage(odd, 'sbp-b2c');
-    expect(message).toBe('must be in the form sbp-b2c expects for "Recipient tax number" (see the provider\'s details in GraphQL: provider(code))');
+    expect(message).toBe(
+      'must be in the form sbp-b2c expects for "Recipient tax number" (see the provider\'s details in GraphQL: provider(code))',
+    );
     expect(message).not.toMatch(regexChars);
   });
 });
 
 describe('a known field whose pattern the upstream changed', () => {
   it('describes the new pattern and keeps the example (and the phone rewrite) when they still pass', () => {
-    expect(formatOf({ extKey: 'lastName', required: true, description: 'Last name', validationPattern: '^[A-Za-z]{1,32}$' }, 'sbp-fio')).toEqual({
+    expect(
+      formatOf({ extKey: 'lastName', required: true, description: 'Last name', validationPattern: '^[A-Za-z]{1,32}$' }, 'sbp-fio'),
+    ).toEqual({
       description: 'at most 32 Latin letters',
       example: 'Ivanova',
     });
-    const phone = formatOf({ extKey: 'account', required: true, description: 'Recipient phone', validationPattern: '^7[0-9]{10}$' }, 'sbp-b2c');
+    const phone = formatOf(
+      { extKey: 'account', required: true, description: 'Recipient phone', validationPattern: '^7[0-9]{10}$' },
+      'sbp-b2c',
+    );
     expect(phone).toMatchObject({ example: '79001234567', kind: 'phone' });
     expect(phone.description).toContain('"Recipient phone"');
-    expect(formatOf({ extKey: 'bankId', required: true, description: 'Bank', validationPattern: '^[0-9]{4}$' }, 'sbp-b2c')).toEqual({ description: 'exactly 4 digits' });
+    expect(formatOf({ extKey: 'bankId', required: true, description: 'Bank', validationPattern: '^[0-9]{4}$' }, 'sbp-b2c')).toEqual({
+      description: 'exactly 4 digits',
+    });
   });
 });
 
@@ -83,11 +94,16 @@ describe('safe rewrites', () => {
 
   it('refuses a card number in a custom column (kept and sent in clear), without repeating it; other long numbers pass', () => {
     const row = (note: string) =>
-      validateRow({ line: 5, cells: { provider: 'bank-card-token', amount: '10.00', account: 'token_success', 'custom.note': note } }, providers);
+      validateRow(
+        { line: 5, cells: { provider: 'bank-card-token', amount: '10.00', account: 'token_success', 'custom.note': note } },
+        providers,
+      );
     for (const card of ['4111111111111111', '4111 1111 1111 1111', 'paid to 4111-1111-1111-1111 ok']) {
       const { valid, problems } = row(card);
       expect(valid).toBeUndefined();
-      expect(problems).toEqual([expect.objectContaining({ line: 5, column: 'custom.note', code: 'custom.card-number', severity: 'error' })]);
+      expect(problems).toEqual([
+        expect.objectContaining({ line: 5, column: 'custom.note', code: 'custom.card-number', severity: 'error' }),
+      ]);
       expect(JSON.stringify(problems)).not.toContain('1111111111');
     }
     // A 20-digit bank account, a 16-digit id that fails the card checksum, an employee number.
@@ -102,7 +118,15 @@ describe('safe rewrites', () => {
       providers,
     );
     expect(valid).toBeDefined();
-    expect(problems).toEqual([{ line: 4, column: 'account', code: 'cell.trimmed', severity: 'warning', message: 'spaces at the start or end of the cell were removed' }]);
+    expect(problems).toEqual([
+      {
+        line: 4,
+        column: 'account',
+        code: 'cell.trimmed',
+        severity: 'warning',
+        message: 'spaces at the start or end of the cell were removed',
+      },
+    ]);
   });
 });
 
@@ -110,31 +134,85 @@ describe.each(testDatabaseKinds())('a file with formatted phones and card number
   const fx = importFixture(kind);
 
   it('pays the rewritten values, warns for each rewrite, and refuses what would be a guess', async () => {
-    const batch = await fx.importer.import({ source: fileSource(fixture('payroll-formatted-phones.csv')), fileName: 'payroll-formatted-phones.csv' });
+    const batch = await fx.importer.import({
+      source: fileSource(fixture('payroll-formatted-phones.csv')),
+      fileName: 'payroll-formatted-phones.csv',
+    });
     expect(batch).toMatchObject({ status: 'REJECTED', rowCount: 10, validCount: 6, invalidCount: 4, warningCount: 5 });
-    const problems = (await fx.problemsOf(batch.id)).map((p) => ({ line: p.line, column: p.column, code: p.code, severity: p.severity, message: p.message }));
-    const phoneFormat = 'must be a phone number in international format: country code and number, 11 to 15 digits, no + (spaces, dashes and brackets are removed for you), e.g. 79001234567';
+    const problems = (await fx.problemsOf(batch.id)).map((p) => ({
+      line: p.line,
+      column: p.column,
+      code: p.code,
+      severity: p.severity,
+      message: p.message,
+    }));
+    const phoneFormat =
+      'must be a phone number in international format: country code and number, 11 to 15 digits, no + (spaces, dashes and brackets are removed for you), e.g. 79001234567';
     expect(problems).toEqual([
-      { line: 2, column: 'account', code: 'phone.normalised', severity: 'warning', message: 'the leading +, spaces and dashes removed from the phone number (read as *******4567)' },
-      { line: 3, column: 'account', code: 'phone.normalised', severity: 'warning', message: 'the leading +, spaces, dashes and brackets removed from the phone number (read as *******5678)' },
-      { line: 4, column: 'account', code: 'phone.normalised', severity: 'warning', message: 'dots removed from the phone number (read as *******6789)' },
-      { line: 5, column: 'pan', code: 'pan.normalised', severity: 'warning', message: 'spaces removed from the card number 2200********0004' },
-      { line: 6, column: 'pan', code: 'pan.normalised', severity: 'warning', message: 'dashes removed from the card number 2200********0004' },
+      {
+        line: 2,
+        column: 'account',
+        code: 'phone.normalised',
+        severity: 'warning',
+        message: 'the leading +, spaces and dashes removed from the phone number (read as *******4567)',
+      },
+      {
+        line: 3,
+        column: 'account',
+        code: 'phone.normalised',
+        severity: 'warning',
+        message: 'the leading +, spaces, dashes and brackets removed from the phone number (read as *******5678)',
+      },
+      {
+        line: 4,
+        column: 'account',
+        code: 'phone.normalised',
+        severity: 'warning',
+        message: 'dots removed from the phone number (read as *******6789)',
+      },
+      {
+        line: 5,
+        column: 'pan',
+        code: 'pan.normalised',
+        severity: 'warning',
+        message: 'spaces removed from the card number 2200********0004',
+      },
+      {
+        line: 6,
+        column: 'pan',
+        code: 'pan.normalised',
+        severity: 'warning',
+        message: 'dashes removed from the card number 2200********0004',
+      },
       {
         line: 7,
         column: 'account',
         code: 'field.pattern',
         severity: 'error',
-        message: 'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
+        message:
+          'looks like a Russian number written with a leading 8; write it in international format with the country code 7 instead of the 8, e.g. 79001234567',
       },
       { line: 8, column: 'account', code: 'field.pattern', severity: 'error', message: phoneFormat },
       { line: 9, column: 'account', code: 'field.pattern', severity: 'error', message: phoneFormat },
-      { line: 11, column: 'pan', code: 'field.pattern', severity: 'error', message: 'must be the card number: 16 to 19 digits (spaces or dashes between groups are removed for you)' },
+      {
+        line: 11,
+        column: 'pan',
+        code: 'field.pattern',
+        severity: 'error',
+        message: 'must be the card number: 16 to 19 digits (spaces or dashes between groups are removed for you)',
+      },
     ]);
     for (const problem of problems) expect(problem.message).not.toMatch(/2200000000000004|\^|\$/);
 
     const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     const paid = items.map((item) => testCardData().open(item.fields, { batchId: batch.id, line: item.line }));
-    expect(paid.map((p) => p.account ?? p.pan)).toEqual(['79001234567', '79012345678', '79003456789', '2200000000000004', '2200000000000004', '79001234567']);
+    expect(paid.map((p) => p.account ?? p.pan)).toEqual([
+      '79001234567',
+      '79012345678',
+      '79003456789',
+      '2200000000000004',
+      '2200000000000004',
+      '79001234567',
+    ]);
   });
 });

@@ -46,7 +46,9 @@ const expectProblemAt = (problems: Awaited<ReturnType<typeof problemsOf>>, where
       column: null,
       code: 'file.encoding',
       // Bytes are counted from 1, as the NUL message counts characters.
-      message: expect.stringMatching(new RegExp(`^the file is UTF-8 but byte ${where.offset + 1} \\(0x[0-9A-F]{2}, line ${where.line}\\) is not;`)),
+      message: expect.stringMatching(
+        new RegExp(`^the file is UTF-8 but byte ${where.offset + 1} \\(0x[0-9A-F]{2}, line ${where.line}\\) is not;`),
+      ),
     },
   ]);
 };
@@ -90,25 +92,29 @@ describe('a UTF-8 file with bytes that are not UTF-8', () => {
     expectProblemAt(await problemsOf(bad.data), bad);
   });
 
-  it.each([1, 2, 3, 5, 7, 64])('is refused at the same line and byte when read in chunks of %i bytes, the bad sequence cut by a chunk end', async (size) => {
-    // A two-byte lead, then not a continuation byte: a chunk may end between them.
-    const text = header + rows(30);
-    for (const [marker, from] of [
-      ['Зарплата', 0],
-      ['ноябрь', utf8(header + rows(10)).length],
-    ] as const) {
-      const bad = withBadBytes(text, marker, [0xd0, 0x20], from);
-      expectProblemAt(await problemsOf(bad.data, size), bad);
-      const lone = withBadBytes(text, marker, [0xe2, 0x82], from);
-      expectProblemAt(await problemsOf(lone.data, size), lone);
-    }
-  });
+  it.each([1, 2, 3, 5, 7, 64])(
+    'is refused at the same line and byte when read in chunks of %i bytes, the bad sequence cut by a chunk end',
+    async (size) => {
+      // A two-byte lead, then not a continuation byte: a chunk may end between them.
+      const text = header + rows(30);
+      for (const [marker, from] of [
+        ['Зарплата', 0],
+        ['ноябрь', utf8(header + rows(10)).length],
+      ] as const) {
+        const bad = withBadBytes(text, marker, [0xd0, 0x20], from);
+        expectProblemAt(await problemsOf(bad.data, size), bad);
+        const lone = withBadBytes(text, marker, [0xe2, 0x82], from);
+        expectProblemAt(await problemsOf(lone.data, size), lone);
+      }
+    },
+  );
 });
 
 describe('files in other encodings', () => {
   it('reads a genuine windows-1251 file, capitals with Ё that happen to look like UTF-8 included', async () => {
     // Ф Ё (D4 A8), П ё (CF B8) and Я » (DF BB) are valid UTF-8 sequences by chance; the rest of the Cyrillic is not.
-    const text = 'provider;amount;lastName;firstName;purpose\r\n' + 'bank-card-russia-gph;1 500,50;ФЁДОРОВ;Пётр;Дизайн «ЗАРЯ»\r\n'.repeat(20);
+    const text =
+      'provider;amount;lastName;firstName;purpose\r\n' + 'bank-card-russia-gph;1 500,50;ФЁДОРОВ;Пётр;Дизайн «ЗАРЯ»\r\n'.repeat(20);
     const { csv, rows } = await read(iconv.encode(text, 'win1251'), 7);
     expect(csv.encoding).toBe('windows-1251');
     expect(rows).toHaveLength(20);
@@ -117,7 +123,8 @@ describe('files in other encodings', () => {
 
   it('reads a windows-1251 file whose head is ASCII but for a few letters', async () => {
     const ascii = Array.from({ length: 3_000 }, (_, i) => `sbp-b2c;${i};7900123${String(i).padStart(4, '0')};salary\r\n`).join('');
-    const text = 'provider;amount;account;description\r\n' + 'sbp-b2c;1;79001230000;Премия\r\n' + ascii + 'sbp-b2c;2;79001230001;Аванс за ноябрь\r\n';
+    const text =
+      'provider;amount;account;description\r\n' + 'sbp-b2c;1;79001230000;Премия\r\n' + ascii + 'sbp-b2c;2;79001230001;Аванс за ноябрь\r\n';
     const { csv, rows } = await read(iconv.encode(text, 'win1251'));
     expect(csv.encoding).toBe('windows-1251');
     expect(rows.at(-1)!.cells.description).toBe('Аванс за ноябрь');

@@ -25,7 +25,9 @@ describe.each(testDatabaseKinds())('held-row messages on $name', (kind) => {
     await finishBatches(fx.test.db.query, [batchId]);
   }
   const heldMessages = async (batchId: string) =>
-    (await fx.test.db.prisma.batchItem.findMany({ where: { batchId, status: 'DUPLICATE' }, orderBy: { line: 'asc' } })).map((i) => i.errorMessage ?? '');
+    (await fx.test.db.prisma.batchItem.findMany({ where: { batchId, status: 'DUPLICATE' }, orderBy: { line: 'asc' } })).map(
+      (i) => i.errorMessage ?? '',
+    );
 
   it('says when the repeated row was paid, in words, at import', async () => {
     const text = payroll();
@@ -35,7 +37,9 @@ describe.each(testDatabaseKinds())('held-row messages on $name', (kind) => {
     const again = await fx.importer.import({ source: textSource(text), force: true });
     const messages = await heldMessages(again.id);
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toBe(`repeats line 2 of batch ${first.id} (paid on 27 Oct 2026): the same payee, amount and reference; held back, paid only if the approver includes held rows`);
+    expect(messages[0]).toBe(
+      `repeats line 2 of batch ${first.id} (paid on 27 Oct 2026): the same payee, amount and reference; held back, paid only if the approver includes held rows`,
+    );
     for (const message of [...messages, ...(await fx.problemsOf(again.id)).map((p) => p.message)]) expect(message).not.toMatch(machine);
   });
 
@@ -46,14 +50,23 @@ describe.each(testDatabaseKinds())('held-row messages on $name', (kind) => {
     const second = await fx.importer.import({ source: textSource(text), force: true });
     await service().approve(first.id, { approver: 'test' });
     // first's rows are still paying: the copy is held as a repeat of a payment in flight.
-    const refusal = await service().approve(copy.id, { approver: 'test' }).catch((error: unknown) => error);
+    const refusal = await service()
+      .approve(copy.id, { approver: 'test' })
+      .catch((error: unknown) => error);
     expect((refusal as BatchStateError).code).toBe('batch.new-duplicates');
     const inFlight = await heldMessages(copy.id);
-    expect(inFlight[0]).toMatch(new RegExp(`^repeats line 2 of batch ${first.id} \\(being paid, approved on \\d{1,2} [A-Z][a-z]{2} \\d{4}\\): `));
+    expect(inFlight[0]).toMatch(
+      new RegExp(`^repeats line 2 of batch ${first.id} \\(being paid, approved on \\d{1,2} [A-Z][a-z]{2} \\d{4}\\): `),
+    );
     await complete(first.id, new Date('2026-10-27T09:00:00Z'));
-    await service().approve(second.id, { approver: 'test' }).catch((error: unknown) => error);
+    await service()
+      .approve(second.id, { approver: 'test' })
+      .catch((error: unknown) => error);
     const paid = await heldMessages(second.id);
-    expect(paid[1]).toBe(`repeats line 3 of batch ${first.id} (paid on 27 Oct 2026): the same payee, amount and reference; held back, paid only if the approver includes held rows`);
-    for (const message of [...inFlight, ...paid, ...(await fx.problemsOf(copy.id)).map((p) => p.message)]) expect(message).not.toMatch(machine);
+    expect(paid[1]).toBe(
+      `repeats line 3 of batch ${first.id} (paid on 27 Oct 2026): the same payee, amount and reference; held back, paid only if the approver includes held rows`,
+    );
+    for (const message of [...inFlight, ...paid, ...(await fx.problemsOf(copy.id)).map((p) => p.message)])
+      expect(message).not.toMatch(machine);
   });
 });

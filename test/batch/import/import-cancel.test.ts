@@ -70,7 +70,9 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
     const result = await importing;
     expect(result).toMatchObject({ id: batch.id, status: 'CANCELLED', fileKey: null });
     expect(await db.batchItem.count({ where: { batchId: batch.id, status: { not: 'CANCELLED' } } })).toBe(0);
-    const sealed = await db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM "BatchItem" WHERE "batchId" = ${batch.id} AND fields ? '$sealed'`;
+    const sealed = await db.$queryRaw<
+      Array<{ n: number }>
+    >`SELECT count(*)::int AS n FROM "BatchItem" WHERE "batchId" = ${batch.id} AND fields ? '$sealed'`;
     expect(sealed[0]!.n).toBe(0);
     const audit = await db.auditEvent.findFirstOrThrow({ where: { batchId: batch.id } });
     expect(audit).toMatchObject({ action: 'batch.discard', detail: expect.objectContaining({ from: 'VALIDATING' }) });

@@ -25,7 +25,8 @@ describe.each(testDatabaseKinds())('duplicate files on $name', (kind) => {
 
   let serial = 0;
   /** A payable file no other test imports. */
-  const payroll = () => `provider,amount,account,description\nbank-card-token,10.00,token_success,case ${++serial}\nbank-card-token,12.50,token_success,two\n`;
+  const payroll = () =>
+    `provider,amount,account,description\nbank-card-token,10.00,token_success,case ${++serial}\nbank-card-token,12.50,token_success,two\n`;
 
   it('gives one batch when the same file is imported several times at once', async () => {
     const text = payroll();
@@ -54,7 +55,9 @@ describe.each(testDatabaseKinds())('duplicate files on $name', (kind) => {
     const again = await fx.importer.import({ source: textSource(resave(text)) });
     expect(again).toMatchObject({ status: 'REJECTED', rowCount: 0, fileKey: null });
     expect(again.fileHash).not.toBe(first.fileHash);
-    expect(await problemsOf(again.id)).toEqual([expect.objectContaining({ code: 'file.duplicate', message: expect.stringContaining(first.id) })]);
+    expect(await problemsOf(again.id)).toEqual([
+      expect.objectContaining({ code: 'file.duplicate', message: expect.stringContaining(first.id) }),
+    ]);
     expect(await fx.test.db.prisma.batchItem.count({ where: { batchId: again.id } })).toBe(0);
   });
 

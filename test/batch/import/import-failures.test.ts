@@ -21,7 +21,9 @@ function failingRawWrites(prisma: PrismaClient): PrismaClient {
       // Raw SQL reaches Prisma through sqlOf (db/database.ts): $queryRawUnsafe, the rows' INSERT among it.
       if (property === '$queryRawUnsafe') {
         return (sql: string, ...params: unknown[]) =>
-          /^\s*INSERT\b/.test(sql) ? Promise.reject(new Error('Connection terminated unexpectedly')) : target.$queryRawUnsafe(sql, ...params);
+          /^\s*INSERT\b/.test(sql)
+            ? Promise.reject(new Error('Connection terminated unexpectedly'))
+            : target.$queryRawUnsafe(sql, ...params);
       }
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
@@ -68,7 +70,9 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
 
   it('refuses a NUL character in a UTF-16 file', async () => {
     const text = `provider,amount,account,description,${unique()}\nbank-card-token,10.00,token_success,a\u0000b,x\n`;
-    const batch = await fx.importer.import({ source: bytesSource(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])) });
+    const batch = await fx.importer.import({
+      source: bytesSource(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])),
+    });
     await expectRejected(batch.id, 'file.encoding');
     expect(await fx.test.db.prisma.batchItem.count({ where: { batchId: batch.id } })).toBe(0);
   });
@@ -99,7 +103,9 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
   });
 
   it('never echoes a card number from a file whose header is a data row', async () => {
-    const batch = await fx.importer.import({ source: textSource(`bank-card-russia,100.00,${PAN},${unique()}\nbank-card-russia,100.00,${PAN},x\n`) });
+    const batch = await fx.importer.import({
+      source: textSource(`bank-card-russia,100.00,${PAN},${unique()}\nbank-card-russia,100.00,${PAN},x\n`),
+    });
     const problems = await expectRejected(batch.id, 'column.unknown');
     expect(JSON.stringify(problems.map((p) => [p.column, p.message]))).not.toContain(PAN);
     expect(problems.map((p) => p.column)).toContain('4276********9012');
@@ -109,7 +115,14 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
     const client = fx.sb.client();
     const catalogue = new ProviderCatalogue(client, 60_000);
     catalogue.all = () => Promise.reject(new Error('upstream unavailable'));
-    const broken = new BatchImporter({ prisma: fx.test.db.prisma, catalogue, client, limits: { maxRows: 50, maxBytes: 100_000 }, cardData: testCardData(), logger });
+    const broken = new BatchImporter({
+      prisma: fx.test.db.prisma,
+      catalogue,
+      client,
+      limits: { maxRows: 50, maxBytes: 100_000 },
+      cardData: testCardData(),
+      logger,
+    });
     const text = `provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`;
     const batch = await broken.import({ source: textSource(text) });
     const [problem] = await expectRejected(batch.id, 'import.failed');
@@ -128,7 +141,9 @@ describe.each(testDatabaseKinds())('failed imports on $name', (kind) => {
       cardData: testCardData(),
       logger,
     });
-    const batch = await broken.import({ source: textSource(`provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`) });
+    const batch = await broken.import({
+      source: textSource(`provider,amount,account,${unique()}\nbank-card-token,10.00,token_success,x\n`),
+    });
     expect(batch).toMatchObject({ status: 'REJECTED', fileKey: null });
     const [problem] = await expectRejected(batch.id, 'import.failed');
     expect(problem!.message).not.toMatch(/Connection terminated/);

@@ -39,7 +39,8 @@ describe('payroll files through GraphQL', () => {
     form.append(
       'operations',
       JSON.stringify({
-        query: 'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { status fileName rowCount validCount totalAmount { value } problems { code message } } } } }',
+        query:
+          'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { status fileName rowCount validCount totalAmount { value } problems { code message } } } } }',
         variables: { file: null },
       }),
     );

@@ -12,7 +12,19 @@ const nasty = ['"', ',', ';', '\t', '\r', '\n', '\r\n', '\uFEFF', '\uD800', ' ',
 const cell = fc.oneof(
   {
     weight: 3,
-    arbitrary: fc.constantFrom('bank-card-token', 'token_success', 'sbp-b2c', 'sbp_bank_id_success', '79001234567', '10.00', '1 500,50', '0', '-5', '4276123456789012', ''),
+    arbitrary: fc.constantFrom(
+      'bank-card-token',
+      'token_success',
+      'sbp-b2c',
+      'sbp_bank_id_success',
+      '79001234567',
+      '10.00',
+      '1 500,50',
+      '0',
+      '-5',
+      '4276123456789012',
+      '',
+    ),
   },
   { weight: 2, arbitrary: fc.array(fc.constantFrom(...nasty), { maxLength: 12 }).map((parts) => parts.join('')) },
   { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
@@ -21,7 +33,20 @@ const cell = fc.oneof(
 const quoted = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
 const headerCell = fc.oneof(
-  fc.constantFrom('provider', 'amount', 'account', 'bankId', 'pan', 'reference', 'currency', 'description', 'custom.x', 'PROVIDER', 'iban', ''),
+  fc.constantFrom(
+    'provider',
+    'amount',
+    'account',
+    'bankId',
+    'pan',
+    'reference',
+    'currency',
+    'description',
+    'custom.x',
+    'PROVIDER',
+    'iban',
+    '',
+  ),
   cell,
 );
 
@@ -31,7 +56,11 @@ const payrollText = fc
     header: fc.oneof(
       {
         weight: 3,
-        arbitrary: fc.constantFrom<string[]>(['provider', 'amount', 'account'], ['provider', 'amount', 'account', 'bankId', 'reference'], ['Provider', 'AMOUNT', 'pan', 'description', 'custom.x']),
+        arbitrary: fc.constantFrom<string[]>(
+          ['provider', 'amount', 'account'],
+          ['provider', 'amount', 'account', 'bankId', 'reference'],
+          ['Provider', 'AMOUNT', 'pan', 'description', 'custom.x'],
+        ),
       },
       { weight: 1, arbitrary: fc.array(headerCell, { minLength: 0, maxLength: 8 }) },
     ),
@@ -55,7 +84,10 @@ const payrollText = fc
 /** A valid file now and then, so VALIDATED is reached too. */
 const goodText = fc
   .array(fc.tuple(fc.integer({ min: 1, max: 999 }), fc.integer({ min: 0, max: 99 })), { minLength: 1, maxLength: 5 })
-  .map((amounts) => `provider,amount,account\n${amounts.map(([whole, cents]) => `bank-card-token,${whole}.${String(cents).padStart(2, '0')},token_success`).join('\n')}\n`);
+  .map(
+    (amounts) =>
+      `provider,amount,account\n${amounts.map(([whole, cents]) => `bank-card-token,${whole}.${String(cents).padStart(2, '0')},token_success`).join('\n')}\n`,
+  );
 
 const encoding = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('utf8', 'win1251') },
@@ -65,10 +97,12 @@ const encoding = fc.oneof(
 const encoded = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.tuple(fc.oneof({ weight: 3, arbitrary: payrollText }, { weight: 1, arbitrary: goodText }), encoding).map(([text, name]) => {
-      if (name === 'utf16-bom') return Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(text, 'utf16le')]);
-      return iconv.encode(text, name);
-    }),
+    arbitrary: fc
+      .tuple(fc.oneof({ weight: 3, arbitrary: payrollText }, { weight: 1, arbitrary: goodText }), encoding)
+      .map(([text, name]) => {
+        if (name === 'utf16-bom') return Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(text, 'utf16le')]);
+        return iconv.encode(text, name);
+      }),
   },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 3000 }).map((bytes) => Buffer.from(bytes)) },
 );

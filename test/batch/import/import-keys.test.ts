@@ -52,8 +52,9 @@ describe('normalised file key', () => {
 
 describe('payee text and the first line of each key', () => {
   const row = { providerCode: 'bank-card-russia' as const, amount: '1500.00', fields: { pan: '2200000000000004', lastName: 'Ivanov' } };
-  const recipientKey = (r: typeof row | (Omit<typeof row, 'providerCode' | 'fields'> & { providerCode: string; fields: Record<string, string> })) =>
-    `${payeeText(r as typeof row)}\u0000${r.amount}`;
+  const recipientKey = (
+    r: typeof row | (Omit<typeof row, 'providerCode' | 'fields'> & { providerCode: string; fields: Record<string, string> }),
+  ) => `${payeeText(r as typeof row)}\u0000${r.amount}`;
 
   it('remembers the first line of every key of a large file in a few bytes a key', () => {
     const lines = new FirstLines();

@@ -18,7 +18,9 @@ describe.each(testDatabaseKinds())('import messages on $name', (kind) => {
   const header = 'reference,provider,amount,currency,account,bankId,description';
 
   it('an unquoted decimal comma in a comma-separated file: both counts, the amount split, and the two ways out; no follow-on errors', async () => {
-    const batch = await fx.importer.import({ source: textSource(`${header}\nR-1,sbp-b2c,1 000,50,RUB,79001234567,sbp_bank_id_success,\n`) });
+    const batch = await fx.importer.import({
+      source: textSource(`${header}\nR-1,sbp-b2c,1 000,50,RUB,79001234567,sbp_bank_id_success,\n`),
+    });
     expect(await rowMessages(batch.id)).toEqual([
       {
         line: 2,
@@ -44,8 +46,12 @@ describe.each(testDatabaseKinds())('import messages on $name', (kind) => {
   });
 
   it('a row with a cell too many says both counts', async () => {
-    const batch = await fx.importer.import({ source: textSource(`${header}\nR-2,sbp-b2c,100.00,RUB,79001234567,sbp_bank_id_success,salary,extra\n`) });
-    expect(await rowMessages(batch.id)).toEqual([{ line: 2, column: null, code: 'row.cells', message: 'has 8 cells where the header has 7' }]);
+    const batch = await fx.importer.import({
+      source: textSource(`${header}\nR-2,sbp-b2c,100.00,RUB,79001234567,sbp_bank_id_success,salary,extra\n`),
+    });
+    expect(await rowMessages(batch.id)).toEqual([
+      { line: 2, column: null, code: 'row.cells', message: 'has 8 cells where the header has 7' },
+    ]);
   });
 
   it('"1,500" is said to be ambiguous, with how to write it', async () => {
@@ -55,7 +61,8 @@ describe.each(testDatabaseKinds())('import messages on $name', (kind) => {
         line: 2,
         column: 'amount',
         code: 'amount.format',
-        message: '"1,500" could be read two ways, as 1.500 or as 1500: write 1500.00 for one thousand five hundred, or, for an amount with decimals, at most two of them, such as 1.50',
+        message:
+          '"1,500" could be read two ways, as 1.500 or as 1500: write 1500.00 for one thousand five hundred, or, for an amount with decimals, at most two of them, such as 1.50',
       },
     ]);
   });
@@ -64,7 +71,10 @@ describe.each(testDatabaseKinds())('import messages on $name', (kind) => {
     const text = 'reference,provider,amount,account\nD-1,bank-card-token,46950.60,token_success\nD-2,bank-card-token,12.50,token_success\n';
     const first = await fx.importer.import({ source: textSource(text) });
     const prisma = fx.test.db.prisma;
-    await prisma.batch.update({ where: { id: first.id }, data: { status: batchStates.completedWithFailures, createdAt: new Date('2026-11-27T04:32:27.003Z') } });
+    await prisma.batch.update({
+      where: { id: first.id },
+      data: { status: batchStates.completedWithFailures, createdAt: new Date('2026-11-27T04:32:27.003Z') },
+    });
     await prisma.batchItem.updateMany({ where: { batchId: first.id, line: 2 }, data: { status: rowStates.completed } });
     await prisma.batchItem.updateMany({ where: { batchId: first.id, line: 3 }, data: { status: rowStates.failed } });
     const again = await fx.importer.import({ source: textSource(text) });

@@ -8,19 +8,42 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
   const fx = importFixture(kind, { maxRows: 50, maxBytes: 100_000 });
   const { problemsOf } = fx;
 
-
   it('validates the sample payroll file covering every provider', async () => {
-    const batch = await fx.importer.import({ source: fileSource(sampleFile('payroll-valid.csv')), fileName: 'payroll-valid.csv', uploadedBy: 'key:a' });
-    expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 10, validCount: 10, invalidCount: 0, warningCount: 1, name: 'payroll-valid.csv' });
+    const batch = await fx.importer.import({
+      source: fileSource(sampleFile('payroll-valid.csv')),
+      fileName: 'payroll-valid.csv',
+      uploadedBy: 'key:a',
+    });
+    expect(batch).toMatchObject({
+      status: 'VALIDATED',
+      rowCount: 10,
+      validCount: 10,
+      invalidCount: 0,
+      warningCount: 1,
+      name: 'payroll-valid.csv',
+    });
     // Line 3's card number is written in groups of four: paid without the spaces, with a warning.
-    expect((await problemsOf(batch.id)).map((p) => [p.line, p.column, p.code, p.severity])).toEqual([[3, 'pan', 'pan.normalised', 'warning']]);
+    expect((await problemsOf(batch.id)).map((p) => [p.line, p.column, p.code, p.severity])).toEqual([
+      [3, 'pan', 'pan.normalised', 'warning'],
+    ]);
     expect(batch.totalAmount.toFixed(2)).toBe('50950.60');
     expect(batch.fileHash).toMatch(/^[0-9a-f]{64}$/);
     const items = await fx.test.db.prisma.batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
-    expect(items.map((i) => i.providerCode)).toEqual(expect.arrayContaining(['bank-card-russia', 'bank-card-russia-fio', 'bank-card-russia-gph', 'bank-card-token', 'sbp-b2c', 'sbp-fio']));
+    expect(items.map((i) => i.providerCode)).toEqual(
+      expect.arrayContaining(['bank-card-russia', 'bank-card-russia-fio', 'bank-card-russia-gph', 'bank-card-token', 'sbp-b2c', 'sbp-fio']),
+    );
     // Stored masked, with the full fields sealed beside (spaces of the card number removed).
-    expect(items[1]).toMatchObject({ line: 3, reference: 'EMP-002', paymentId: `${batch.id}-3`, status: 'PENDING', fields: expect.objectContaining({ pan: '2200********0004' }) });
-    expect(testCardData().open(items[1]!.fields, { batchId: batch.id, line: 3 })).toMatchObject({ pan: '2200000000000004', lastName: 'Petrova' });
+    expect(items[1]).toMatchObject({
+      line: 3,
+      reference: 'EMP-002',
+      paymentId: `${batch.id}-3`,
+      status: 'PENDING',
+      fields: expect.objectContaining({ pan: '2200********0004' }),
+    });
+    expect(testCardData().open(items[1]!.fields, { batchId: batch.id, line: 3 })).toMatchObject({
+      pan: '2200000000000004',
+      lastName: 'Petrova',
+    });
     expect(items[1]!.amount.toFixed(2)).toBe('12500.50');
     expect(items[0]!.customFields).toEqual({ employeeId: '1001' });
   });
@@ -69,7 +92,10 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
     expect(again.status).toBe('REJECTED');
     const [problem] = await problemsOf(again.id);
     expect(problem).toMatchObject({ line: null, code: 'file.duplicate', message: expect.stringContaining(first.id) });
-    const forced = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'), force: true });
+    const forced = await fx.importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'),
+      force: true,
+    });
     expect(forced.status).toBe('VALIDATED');
   });
 
@@ -81,7 +107,9 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
     const rows = Array.from({ length: 3 }, (_, i) => `bank-card-token,90000.00,token_${i}`).join('\n');
     const batch = await fx.importer.import({ source: textSource(`provider,amount,account\n${rows}\n`) });
     expect(batch.status).toBe('VALIDATED');
-    expect(await problemsOf(batch.id)).toMatchObject([{ code: 'balance.insufficient', severity: 'warning', message: expect.stringMatching(/approval/) }]);
+    expect(await problemsOf(batch.id)).toMatchObject([
+      { code: 'balance.insufficient', severity: 'warning', message: expect.stringMatching(/approval/) },
+    ]);
   });
 
   it('refuses more rows than allowed', async () => {
@@ -136,7 +164,12 @@ describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => 
     const batch = await fx.importer.import({ source: fileSource(fixture('payroll-trailing-empty-rows.csv')), force: true });
     expect(batch).toMatchObject({ status: 'VALIDATED', rowCount: 3, validCount: 3, warningCount: 1 });
     expect(await fx.problemsOf(batch.id)).toEqual([
-      expect.objectContaining({ line: null, code: 'row.empty', severity: 'warning', message: '4 rows with no cell filled skipped (lines 4, 6, 7, 8)' }),
+      expect.objectContaining({
+        line: null,
+        code: 'row.empty',
+        severity: 'warning',
+        message: '4 rows with no cell filled skipped (lines 4, 6, 7, 8)',
+      }),
     ]);
     const report = await fx.importer.validate({ source: fileSource(fixture('payroll-trailing-empty-rows.csv')), force: true });
     expect(report).toMatchObject({ payable: true, rowCount: 3, emptyRowCount: 4 });
@@ -153,8 +186,13 @@ describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => 
       [4, 'ЗП-003', '3100.00'],
       [5, 'ЗП-004', '4200.10'],
     ]);
-    expect(testCardData().open(rows[0]!.fields, { batchId: batch.id, line: 2 })).toMatchObject({ pan: '2200000000000004', cardholder_name: 'IVAN' });
-    expect((await fx.problemsOf(batch.id)).map((p) => [p.code, p.message])).toEqual([['row.empty', '1 row with no cell filled skipped (line 6)']]);
+    expect(testCardData().open(rows[0]!.fields, { batchId: batch.id, line: 2 })).toMatchObject({
+      pan: '2200000000000004',
+      cardholder_name: 'IVAN',
+    });
+    expect((await fx.problemsOf(batch.id)).map((p) => [p.code, p.message])).toEqual([
+      ['row.empty', '1 row with no cell filled skipped (line 6)'],
+    ]);
   });
 
   it('tells an .xlsx by its content, whatever its name, and reports problems on the rows the spreadsheet shows', async () => {
@@ -168,7 +206,12 @@ describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => 
   });
 
   it('says an amount written in words is not a number, naming it, in a CSV and in an .xlsx text cell', async () => {
-    const csv = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,twelve,token_a\nbank-card-token,12e3,token_b\nbank-card-token,1500.50,token_c\n'), force: true });
+    const csv = await fx.importer.import({
+      source: textSource(
+        'provider,amount,account\nbank-card-token,twelve,token_a\nbank-card-token,12e3,token_b\nbank-card-token,1500.50,token_c\n',
+      ),
+      force: true,
+    });
     expect((await fx.problemsOf(csv.id)).map((p) => [p.line, p.column, p.code, p.message])).toEqual([
       [2, 'amount', 'amount.format', '"twelve" is not a number; write the amount in digits, such as 1500.00'],
       [3, 'amount', 'amount.format', '"12e3" is in exponent notation'],
@@ -176,11 +219,19 @@ describe.each(testDatabaseKinds())('the files clerks have, on $name', (kind) => 
     // Excel keeps a word typed in a number column as a text cell (a shared string).
     const workbook = xlsxWorkbook({
       sharedStrings: sharedStringsXml(['provider', 'amount', 'account', 'bank-card-token', 'twelve']),
-      sheet: sheetXml([[{ s: 0 }, { s: 1 }, { s: 2 }], [{ s: 3 }, { s: 4 }, '79001234567'], [{ s: 3 }, 1500.5, '79001234568']]),
+      sheet: sheetXml([
+        [{ s: 0 }, { s: 1 }, { s: 2 }],
+        [{ s: 3 }, { s: 4 }, '79001234567'],
+        [{ s: 3 }, 1500.5, '79001234568'],
+      ]),
     });
-    const xlsx = await fx.importer.import({ source: (async function* () {
+    const xlsx = await fx.importer.import({
+      source: (async function* () {
         yield workbook;
-      })(), fileName: 'payroll.xlsx', force: true });
+      })(),
+      fileName: 'payroll.xlsx',
+      force: true,
+    });
     expect(xlsx).toMatchObject({ status: 'REJECTED', rowCount: 2, validCount: 1 });
     expect((await fx.problemsOf(xlsx.id)).map((p) => [p.line, p.column, p.code, p.message])).toEqual([
       [2, 'amount', 'amount.format', '"twelve" is not a number; write the amount in digits, such as 1500.00'],

@@ -31,7 +31,9 @@ describe('payee marks through GraphQL, the worker and the export', () => {
   const batchOf = async (id: string) => (await gw.gql(BATCH, { id })).body.data.batch;
 
   async function approve(id: string, args = '') {
-    const reply = await gw.gql(`mutation { approveBatch(id: "${id}"${args}) { __typename ... on ApproveBatchSuccess { batch { includeChangedAccounts } } } }`);
+    const reply = await gw.gql(
+      `mutation { approveBatch(id: "${id}"${args}) { __typename ... on ApproveBatchSuccess { batch { includeChangedAccounts } } } }`,
+    );
     expect(reply.body.data.approveBatch.__typename).toBe('ApproveBatchSuccess');
     return eventually(async () => {
       const batch = await batchOf(id);
@@ -51,7 +53,15 @@ describe('payee marks through GraphQL, the worker and the export', () => {
 
     const november = await gw.services().importer.import({ source: textSource(payroll('NOV', [testCard(1), testCard(4), testCard(3)])) });
     const marked = await batchOf(november.id);
-    expect(marked).toMatchObject({ status: 'VALIDATED', heldCount: 0, changedAccountCount: 1, changedAccountAmount: { value: '2000.00' }, payableCount: 2, payableAmount: { value: '4000.00' }, changedAccountRowsIncluded: 1 });
+    expect(marked).toMatchObject({
+      status: 'VALIDATED',
+      heldCount: 0,
+      changedAccountCount: 1,
+      changedAccountAmount: { value: '2000.00' },
+      payableCount: 2,
+      payableAmount: { value: '4000.00' },
+      changedAccountRowsIncluded: 1,
+    });
     expect(marked.payeeMarks).toEqual({ newPayees: 0, changedAccounts: 1, knownPayees: 2, changedSince: paidAt('E-2') });
     expect(marked.items.edges.map((e: any) => [e.node.payee, e.node.status, e.node.payeeMark.kind, e.node.payeeMark.lastPaidAt])).toEqual([
       ['E-1', 'PENDING', 'KNOWN', paidAt('E-1')],
@@ -61,7 +71,11 @@ describe('payee marks through GraphQL, the worker and the export', () => {
 
     const csv = await gw.http(`/batches/${november.id}/results.csv`);
     expect(csv.status).toBe(200);
-    const [header, , changed] = csv.text.replace(/^\uFEFF/, '').trim().split('\r\n').map((line) => line.split(','));
+    const [header, , changed] = csv.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
+      .map((line) => line.split(','));
     expect(header!.slice(-4, -1)).toEqual(['payee', 'payee_mark', 'payee_last_paid_at']);
     expect(changed!.slice(-4)).toEqual(['E-2', 'ACCOUNT_CHANGED', paidAt('E-2'), 'held: not paid unless the approver includes it']);
     expect(csv.text).not.toContain(testCard(4));

@@ -62,7 +62,12 @@ describe('an .xlsx workbook that unpacks past the size limit', () => {
     });
     expect(file.length).toBeLessThan(LIMIT / 10);
     expect(await problemsOf(file)).toEqual([
-      { line: null, column: null, code: 'file.too-large-unpacked', message: expect.stringMatching(/unpacks to more than 8388608 bytes.*xl\/sharedStrings\.xml/) },
+      {
+        line: null,
+        column: null,
+        code: 'file.too-large-unpacked',
+        message: expect.stringMatching(/unpacks to more than 8388608 bytes.*xl\/sharedStrings\.xml/),
+      },
     ]);
     expect(readdirSync(spool)).toEqual([]);
   });
@@ -78,7 +83,12 @@ describe('an .xlsx workbook that unpacks past the size limit', () => {
     });
     expect(file.length).toBeLessThan(LIMIT / 4);
     expect(await problemsOf(file)).toEqual([
-      { line: null, column: null, code: 'file.too-large-unpacked', message: expect.stringMatching(/unpacks to more than 8388608 bytes.*xl\/worksheets\/sheet1\.xml/) },
+      {
+        line: null,
+        column: null,
+        code: 'file.too-large-unpacked',
+        message: expect.stringMatching(/unpacks to more than 8388608 bytes.*xl\/worksheets\/sheet1\.xml/),
+      },
     ]);
     expect(readdirSync(spool)).toEqual([]);
   });
@@ -96,7 +106,12 @@ describe('an .xlsx workbook that unpacks past the size limit', () => {
       sharedStringsFirst: true,
     });
     expect(await problemsOf(file)).toEqual([
-      { line: null, column: null, code: 'file.too-large-unpacked', message: expect.stringMatching(/cells hold more than 8388608 bytes of text/) },
+      {
+        line: null,
+        column: null,
+        code: 'file.too-large-unpacked',
+        message: expect.stringMatching(/cells hold more than 8388608 bytes of text/),
+      },
     ]);
   });
 
@@ -136,7 +151,11 @@ describe('an .xlsx workbook within the limit', () => {
   });
 
   it('ends with the error of a source that fails halfway through a part, without waiting for the rest', async () => {
-    const file = xlsxWorkbook({ sharedStrings: sharedStringsXml(['a']), sheet: sheetXml(payrollRows(20_000, () => 'note')), sharedStringsFirst: true });
+    const file = xlsxWorkbook({
+      sharedStrings: sharedStringsXml(['a']),
+      sheet: sheetXml(payrollRows(20_000, () => 'note')),
+      sharedStringsFirst: true,
+    });
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield* chunks(file.subarray(0, Math.floor(file.length / 2)), 4096);
       throw new Error('the disk failed');

@@ -16,10 +16,17 @@ const failingWith = (error: unknown) => ({ forApproval: () => Promise.reject(err
  */
 describe('approval funds: which failures are the balance not being read', () => {
   it('the partner not answering the balance read: the balance could not be read', async () => {
-    const partner = new PayoutNetworkError('connect', false, { method: 'GET', path: '/balance' }, { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    const partner = new PayoutNetworkError(
+      'connect',
+      false,
+      { method: 'GET', path: '/balance' },
+      { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) },
+    );
     await expect(fundsForApproval(failingWith(partner), 'b1', false, null)).rejects.toMatchObject({
       code: 'batch.balance-unknown',
-      message: expect.stringMatching(/^the balance could not be read \(the connection to the Payout API failed \(connect\)\); approve again later, or with ignoreBalance/),
+      message: expect.stringMatching(
+        /^the balance could not be read \(the connection to the Payout API failed \(connect\)\); approve again later, or with ignoreBalance/,
+      ),
     });
   });
 

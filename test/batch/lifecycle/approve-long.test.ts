@@ -20,7 +20,9 @@ describe.skipIf(postgres === undefined)('an approval that takes long, on Postgre
   afterAll(() => gw?.close());
 
   it('is not rolled back by a transaction timeout', async () => {
-    const batch = await gw.services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n') });
     const holder = new pg.Client({ connectionString: (gw.target as { databaseUrl: string }).databaseUrl });
     await holder.connect();
     try {
@@ -42,7 +44,9 @@ describe.skipIf(postgres === undefined)('an approval that takes long, on Postgre
   }, 120_000);
 
   it('a pause waiting on the batch row (the worker updating it, under load) is not rolled back either', async () => {
-    const batch = await gw.services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,11.00,token_success\n') });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource('provider,amount,account\nbank-card-token,11.00,token_success\n') });
     expect((await gw.services().batches.approve(batch.id, { approver: 'anonymous' })).status).toBe('RUNNING');
     const holder = new pg.Client({ connectionString: (gw.target as { databaseUrl: string }).databaseUrl });
     await holder.connect();
@@ -52,7 +56,9 @@ describe.skipIf(postgres === undefined)('an approval that takes long, on Postgre
       const pausing = gw.services().batches.pause(batch.id);
       pausing.catch(() => {});
       await eventually(async () => {
-        const waiting = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype IN ('transactionid', 'tuple') AND NOT granted`);
+        const waiting = await holder.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype IN ('transactionid', 'tuple') AND NOT granted`,
+        );
         expect(waiting.rows[0].n).toBeGreaterThanOrEqual(1);
       }, 60_000);
       await new Promise((resolve) => setTimeout(resolve, 6_000));

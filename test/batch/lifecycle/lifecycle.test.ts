@@ -7,7 +7,10 @@ import { apiKeysEnv } from '../../support/keys.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ k: 'admin' }) }, sandbox: { inProgressMs: 50 } });
+  gw = await startTestGateway({
+    env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: apiKeysEnv({ k: 'admin' }) },
+    sandbox: { inProgressMs: 50 },
+  });
 });
 afterAll(() => gw.close());
 
@@ -81,7 +84,10 @@ describe('cancel', () => {
     const cancelled = await s().batches.cancel(batch.id);
     expect(cancelled.status).toBe('CANCELLED');
     gw.sb.sandbox.releaseHeld();
-    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), 60_000);
+    await eventually(
+      async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(),
+      60_000,
+    );
     await w.stop();
     const items = await db().batchItem.findMany({ where: { batchId: batch.id } });
     expect(items.every((i) => i.status === 'CANCELLED')).toBe(true);
@@ -143,7 +149,10 @@ describe('progress', () => {
     const now = Date.now();
     await db().batch.update({ where: { id: batch.id }, data: { startedAt: new Date(now - 600_000) } });
     const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 5 });
-    await db().batchItem.updateMany({ where: { id: { in: items.map((i) => i.id) } }, data: { status: 'COMPLETED', finishedAt: new Date(now - 20_000) } });
+    await db().batchItem.updateMany({
+      where: { id: { in: items.map((i) => i.id) } },
+      data: { status: 'COMPLETED', finishedAt: new Date(now - 20_000) },
+    });
     const progress = await s().batches.progress(await db().batch.findUniqueOrThrow({ where: { id: batch.id } }));
     // Since the start: 5 rows in 600 s, 600 s for the 5 left. At the pace of the last minute: 60 s.
     expect(progress.secondsLeft).not.toBeNull();
@@ -158,7 +167,10 @@ describe('progress', () => {
     // Paid 2 rows in 100 s, then cancelled: the other 8 ended at the cancel, unsent.
     const now = Date.now();
     const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' }, take: 2 });
-    await db().batchItem.updateMany({ where: { id: { in: items.map((i) => i.id) } }, data: { status: 'COMPLETED', finishedAt: new Date(now - 1_000) } });
+    await db().batchItem.updateMany({
+      where: { id: { in: items.map((i) => i.id) } },
+      data: { status: 'COMPLETED', finishedAt: new Date(now - 1_000) },
+    });
     await db().batch.update({ where: { id: batch.id }, data: { startedAt: new Date(now - 100_000) } });
     await s().batches.cancel(batch.id);
     const progress = await s().batches.progress(await db().batch.findUniqueOrThrow({ where: { id: batch.id } }));

@@ -11,7 +11,10 @@ import { testDatabaseKinds } from '../../support/database.ts';
 import { sqlOf, type SqlQuery } from '../../../src/db/database.ts';
 
 /** The release's transaction as the runtime gives it to its worker. */
-const inTransactionOf = (gw: TestGateway) => <T>(work: (query: SqlQuery) => Promise<T>) => gw.db.prisma.$transaction((tx) => work(sqlOf(tx)));
+const inTransactionOf =
+  (gw: TestGateway) =>
+  <T>(work: (query: SqlQuery) => Promise<T>) =>
+    gw.db.prisma.$transaction((tx) => work(sqlOf(tx)));
 
 /**
  * Scheduled batches through GraphQL on a real database: approve with payAt, nothing claimed
@@ -21,7 +24,10 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
   let gw: TestGateway;
   beforeAll(async () => {
     gw = await startTestGateway({
-      env: { WORKER_IN_PROCESS: 'false', GATEWAY_API_KEYS: namedApiKeysEnv({ up: 'operator', ap: 'approver', op: 'operator', ad: 'admin' }) },
+      env: {
+        WORKER_IN_PROCESS: 'false',
+        GATEWAY_API_KEYS: namedApiKeysEnv({ up: 'operator', ap: 'approver', op: 'operator', ad: 'admin' }),
+      },
       sandbox: { inProgressMs: 50, balance: '1000000.00' },
       database: kind,
     });
@@ -31,7 +37,9 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
   const db = () => gw.db.prisma;
   let amount = 10;
   async function uploaded(value = `${amount++}.00`): Promise<string> {
-    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${value},token_success\n`), uploadedBy: 'key:up' });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${value},token_success\n`), uploadedBy: 'key:up' });
     return batch.id;
   }
   const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
@@ -60,8 +68,18 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
     it('waits SCHEDULED, and no worker claims its rows', async () => {
       const id = await uploaded();
       const payAt = inHours(2);
-      expect(await approve(id, payAt)).toMatchObject({ __typename: 'ApproveBatchSuccess', batch: { status: 'SCHEDULED', payAt, startedAt: null } });
-      const claimed = await claimItems(gw.db.query, { owner: 'test', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
+      expect(await approve(id, payAt)).toMatchObject({
+        __typename: 'ApproveBatchSuccess',
+        batch: { status: 'SCHEDULED', payAt, startedAt: null },
+      });
+      const claimed = await claimItems(gw.db.query, {
+        owner: 'test',
+        token: randomUUID(),
+        leaseMs: 60_000,
+        inFlight: [],
+        batchId: id,
+        limit: 10,
+      });
       expect(claimed).toEqual([]);
       const audit = await db().auditEvent.findFirstOrThrow({ where: { batchId: id, action: 'batch.approve' } });
       expect(audit.detail).toMatchObject({ payAt });
@@ -72,7 +90,9 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       await approve(id, inHours(1));
       expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
       await makeDue(id);
-      const released = (await Promise.all([releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query)])).flat();
+      const released = (
+        await Promise.all([releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query), releaseDueBatches(gw.db.query)])
+      ).flat();
       expect(released.filter((batchId) => batchId === id)).toHaveLength(1);
       const running = await db().batch.findUniqueOrThrow({ where: { id } });
       expect(running.status).toBe('RUNNING');
@@ -98,9 +118,16 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       const first = inHours(3);
       await approve(id, first);
       const later = inHours(30);
-      expect(await reschedule(id, later)).toMatchObject({ __typename: 'RescheduleBatchSuccess', batch: { status: 'SCHEDULED', payAt: later } });
-      expect(await reschedule(id, inHours(4), 'op')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
-      expect(await reschedule(id, inHours(4), 'up')).toEqual([expect.objectContaining({ message: expect.stringMatching(/Not authorized/) })]);
+      expect(await reschedule(id, later)).toMatchObject({
+        __typename: 'RescheduleBatchSuccess',
+        batch: { status: 'SCHEDULED', payAt: later },
+      });
+      expect(await reschedule(id, inHours(4), 'op')).toEqual([
+        expect.objectContaining({ message: expect.stringMatching(/Not authorized/) }),
+      ]);
+      expect(await reschedule(id, inHours(4), 'up')).toEqual([
+        expect.objectContaining({ message: expect.stringMatching(/Not authorized/) }),
+      ]);
       expect(await reschedule(id, new Date(Date.now() - 1_000).toISOString())).toMatchObject({ code: 'BATCH_PAY_AT_PAST' });
       const trail = await db().auditEvent.findMany({ where: { batchId: id, action: 'batch.reschedule' } });
       expect(trail).toEqual([expect.objectContaining({ actor: 'key:ap', detail: { from: first, to: later } })]);
@@ -115,7 +142,11 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
     it('is cancelled while it waits: nothing is paid, and the release leaves it', async () => {
       const id = await uploaded();
       await approve(id, inHours(5));
-      const reply = await gw.gql(`mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { status } } } }`, { id }, apiKey('ad'));
+      const reply = await gw.gql(
+        `mutation($id: ID!) { cancelBatch(id: $id) { __typename ... on CancelBatchSuccess { batch { status } } } }`,
+        { id },
+        apiKey('ad'),
+      );
       expect(reply.body.data.cancelBatch.batch.status).toBe('CANCELLED');
       await makeDue(id);
       expect(await releaseDueBatches(gw.db.query)).not.toContain(id);
@@ -134,7 +165,13 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       expect(ids.indexOf(sooner)).toBeLessThan(ids.indexOf(later));
       expect(ids.indexOf(sooner)).toBeGreaterThanOrEqual(0);
       const metrics = await gw.http('/metrics', { headers: { authorization: `Bearer ${apiKey('ad')}` } });
-      const sample = (series: string) => Number(metrics.text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1));
+      const sample = (series: string) =>
+        Number(
+          metrics.text
+            .split('\n')
+            .find((line) => line.startsWith(`${series} `))
+            ?.slice(series.length + 1),
+        );
       expect(sample('payout_batches_scheduled')).toBe(ids.length);
       expect(sample('payout_batches_scheduled_amount')).toBeGreaterThan(0);
       expect(sample('payout_batches_scheduled_short')).toBe(0);
@@ -159,7 +196,8 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       await setSandboxBalance(gw, { set: '1000.00' });
       const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
       const forecastOf = async (id: string) =>
-        (await gw.gql(`query($id: ID!) { batch(id: $id) { forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'))).body.data.batch.forecast;
+        (await gw.gql(`query($id: ID!) { batch(id: $id) { forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'))).body
+          .data.batch.forecast;
       const later = await uploaded('610.00');
       const earlier = await uploaded('610.01');
       try {
@@ -189,14 +227,20 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       await setSandboxBalance(gw, { set: '100.00' });
       await makeDue(id);
       const real = gw.services().funds;
-      const claim = () => claimItems(gw.db.query, { owner: 'other-worker', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
+      const claim = () =>
+        claimItems(gw.db.query, { owner: 'other-worker', token: randomUUID(), leaseMs: 60_000, inFlight: [], batchId: id, limit: 10 });
       // Another worker claims while this one reads the balance for the release (a partner call).
       const claimedMeanwhile: unknown[] = [];
       const funds = Object.create(real, {
         forRelease: { value: async (batchIds: string[]) => (claimedMeanwhile.push(...(await claim())), real.forRelease(batchIds)) },
       }) as typeof real;
       try {
-        const released = await sweepSchedule({ query: gw.db.query, funds, logger: createLogger({ level: 'silent' }), inTransaction: inTransactionOf(gw) });
+        const released = await sweepSchedule({
+          query: gw.db.query,
+          funds,
+          logger: createLogger({ level: 'silent' }),
+          inTransaction: inTransactionOf(gw),
+        });
         expect(released).toContain(id);
         expect(claimedMeanwhile).toEqual([]);
         const paused = await db().batch.findUniqueOrThrow({ where: { id } });
@@ -220,7 +264,11 @@ describe.each(testDatabaseKinds())('scheduled batches on $name', (kind) => {
       const sweep = () => sweepSchedule({ query: gw.db.query, funds: gw.services().funds, logger: createLogger({ level: 'silent' }) });
       try {
         expect(await sweep()).toContain(id);
-        const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { status forecast { readAt shortfall { value } notice } } }`, { id }, apiKey('op'));
+        const reply = await gw.gql(
+          `query($id: ID!) { batch(id: $id) { status forecast { readAt shortfall { value } notice } } }`,
+          { id },
+          apiKey('op'),
+        );
         const { status, forecast } = reply.body.data.batch;
         expect(status).toBe('SCHEDULED');
         expect(forecast.readAt).not.toBeNull();

@@ -73,7 +73,9 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
     const query = fx.test.db.query;
     switch (step) {
       case 'approve':
-        return void (await service.approve(id, { approver: 'key:b', validRowsOnly: true, payAt: scheduled ? ahead() : null }).catch(refused));
+        return void (await service
+          .approve(id, { approver: 'key:b', validRowsOnly: true, payAt: scheduled ? ahead() : null })
+          .catch(refused));
       case 'release':
         // The sweep looks at every batch; only this one exists at a time (each case is undone below).
         return void (await releaseDueBatches(query));
@@ -110,7 +112,9 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
     const steps: Array<[BatchStep, boolean]> = [
       ['approve', false],
       ['approve', true],
-      ...(['cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds', 'review', 'release', 'reschedule'] as const).map((step): [BatchStep, boolean] => [step, false]),
+      ...(['cancel', 'retry-failed', 'finish', 'stale-import', 'pause', 'resume', 'funds', 'review', 'release', 'reschedule'] as const).map(
+        (step): [BatchStep, boolean] => [step, false],
+      ),
     ];
     const seen = new Set<Move>();
     for (const [step, scheduled] of steps) {
@@ -133,8 +137,14 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
   });
 
   it('imports as the table says', async () => {
-    const valid = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'), force: true });
-    const invalid = await fx.importer.import({ source: textSource('provider,amount,account\nbank-card-token,-1,token_success\n'), force: true });
+    const valid = await fx.importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\n'),
+      force: true,
+    });
+    const invalid = await fx.importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,-1,token_success\n'),
+      force: true,
+    });
     const empty = await fx.importer.import({ source: textSource(''), force: true });
     expect([valid.status, invalid.status, empty.status]).toEqual(['VALIDATED', 'REJECTED', 'REJECTED']);
     expect(canMove(null, 'VALIDATING', 'import')).toBe(true);

@@ -42,10 +42,16 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
     expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'CREATING' } })).toBe(rows);
     // The cancel is answered once no create or execute can leave (decision 0027): after the held answers come.
     const cancelled = s().batches.cancel(batch.id);
-    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('CANCELLED'), 60_000);
+    await eventually(
+      async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).status).toBe('CANCELLED'),
+      60_000,
+    );
     gw.sb.sandbox.releaseHeld();
     await cancelled;
-    await eventually(async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(), 60_000);
+    await eventually(
+      async () => expect((await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).finishedAt).not.toBeNull(),
+      60_000,
+    );
     await worker.stop();
     const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     return { batchId: batch.id, paymentIds: items.map((i) => i.paymentId) };
@@ -76,7 +82,11 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
     it('refuses executePayment on such a payment before any upstream call', async () => {
       const before = await gw.sb.effects(paymentIds[0]!);
       const reply = await gw.gql(EXECUTE, { id: paymentIds[0] });
-      expect(reply.body.data.executePayment).toMatchObject({ __typename: 'PaymentRefusedError', code: 'PAYMENT_CANCELLED', paymentId: paymentIds[0] });
+      expect(reply.body.data.executePayment).toMatchObject({
+        __typename: 'PaymentRefusedError',
+        code: 'PAYMENT_CANCELLED',
+        paymentId: paymentIds[0],
+      });
       expect(reply.body.data.executePayment.message).toMatch(/cancelled/);
       expect(await gw.sb.effects(paymentIds[0]!)).toEqual(before);
       expect((await gw.sb.effects(paymentIds[0]!)).executeCalls).toBe(0);
@@ -90,7 +100,11 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
       const nodes = reply.body.data.batch.items.edges.map((e: { node: unknown }) => e.node);
       expect(nodes).toHaveLength(3);
       for (const node of nodes) {
-        expect(node).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled-after-create', cancelledAfterCreate: { openUpstream: true } });
+        expect(node).toMatchObject({
+          status: 'CANCELLED',
+          errorCode: 'batch.cancelled-after-create',
+          cancelledAfterCreate: { openUpstream: true },
+        });
         expect(Date.parse(node.cancelledAfterCreate.expiresAt)).toBeGreaterThan(Date.now());
       }
       const payment = await gw.gql(PAYMENT, { id: paymentIds[2] });
@@ -129,7 +143,13 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
       const run = await s().reconciliations.run({ from: today(), to: today(), trigger: 'cli', actor: systemActor });
       const found = await db().reconciliationDiscrepancy.findMany({ where: { runId: run.id, paymentId } });
       expect(found).toEqual([
-        expect.objectContaining({ code: 'STATUS_DIFFERS', gatewayValue: 'CANCELLED', upstreamValue: 'COMPLETED', resolution: 'OPEN', batchId }),
+        expect.objectContaining({
+          code: 'STATUS_DIFFERS',
+          gatewayValue: 'CANCELLED',
+          upstreamValue: 'COMPLETED',
+          resolution: 'OPEN',
+          batchId,
+        }),
       ]);
       const item = await db().batchItem.findFirstOrThrow({ where: { paymentId } });
       expect(item).toMatchObject({ status: 'CANCELLED', errorCode: 'batch.cancelled-after-create' });
@@ -145,13 +165,20 @@ describe.each(testDatabaseKinds())('cancel after create on $name', (kind) => {
 
   describe('a batch cancelled while a created row waits to be executed again', () => {
     it('records the READY row as created upstream, not executed, and refuses to execute it', async () => {
-      const batch = await s().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${300 + ++line}.00,token_success\n`), uploadedBy: 'key:a' });
+      const batch = await s().importer.import({
+        source: textSource(`provider,amount,account\nbank-card-token,${300 + ++line}.00,token_success\n`),
+        uploadedBy: 'key:a',
+      });
       await s().batches.approve(batch.id, { approver: 'key:b' });
       // Every execute fails before it takes effect: the read-back finds the payment READY and the row waits READY for a retry far off.
       await queueFault(gw.sb, { operation: 'execute', kind: 'fail-before', times: 20 });
       const worker = testWorker(gw, { retryBaseMs: 600_000 });
       worker.start();
-      await eventually(async () => expect(await db().batchItem.findFirst({ where: { batchId: batch.id } })).toMatchObject({ status: 'READY', leaseToken: null }), 60_000);
+      await eventually(
+        async () =>
+          expect(await db().batchItem.findFirst({ where: { batchId: batch.id } })).toMatchObject({ status: 'READY', leaseToken: null }),
+        60_000,
+      );
       await worker.stop();
       await gw.sb.raw('DELETE', '/_sandbox/faults');
       await s().batches.cancel(batch.id);

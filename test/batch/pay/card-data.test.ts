@@ -28,7 +28,8 @@ async function scanDatabase(gw: TestGateway): Promise<string[]> {
   const findings: string[] = [];
   for (const { table, column } of columns) {
     const rows = await gw.db.query<{ v: string }>(`SELECT "${column}"::text AS v FROM "${table}" WHERE "${column}" IS NOT NULL`, []);
-    for (const { v } of rows) for (const pan of cardNumbersFound(v)) findings.push(`${table}.${column}: ${pan.slice(0, 4)}…${pan.slice(-4)}`);
+    for (const { v } of rows)
+      for (const pan of cardNumbersFound(v)) findings.push(`${table}.${column}: ${pan.slice(0, 4)}…${pan.slice(-4)}`);
   }
   return findings;
 }
@@ -70,7 +71,10 @@ describe('the scan for card numbers', () => {
   it('reports the test cards however written, and not a UUID whose leading groups are digits', () => {
     const uuid = '48008140-6649-28ab-9c3d-0123456789ab';
     expect(cardNumbersFound(`{"transactionId":"${uuid}"}`)).toEqual([]);
-    expect(cardNumbersFound(`tx ${uuid}; card 2200 0000 0000 0004, ref4111111111111111x`)).toEqual(['2200000000000004', '4111111111111111']);
+    expect(cardNumbersFound(`tx ${uuid}; card 2200 0000 0000 0004, ref4111111111111111x`)).toEqual([
+      '2200000000000004',
+      '4111111111111111',
+    ]);
   });
 });
 
@@ -126,7 +130,11 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
       cardholder_name: 'IVAN',
       [SEALED]: { v: 1, kid: testCardData().keyring.current.id, iv: expect.any(String), tag: expect.any(String), ct: expect.any(String) },
     });
-    expect(testCardData().open(r1.fields, { batchId, line: r1.line })).toEqual({ pan: '4111111111111111', cardholder_name: 'IVAN', cardholder_lastname: 'IVANOV' });
+    expect(testCardData().open(r1.fields, { batchId, line: r1.line })).toEqual({
+      pan: '4111111111111111',
+      cardholder_name: 'IVAN',
+      cardholder_lastname: 'IVANOV',
+    });
     // Bound to its row: the same envelope does not open as another row's.
     expect(() => testCardData().open(r1.fields, { batchId, line: r1.line + 1 })).toThrow(/does not authenticate/);
     const invalid = items.find((i) => i.status === 'INVALID')!;
@@ -160,7 +168,11 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
     await gw.services().batches.retryFailed(batchId);
     await worker().drain(ended(batchId));
     const retried = await db().batchItem.findMany({ where: { batchId, status: 'FAILED' }, orderBy: { line: 'asc' } });
-    expect(retried.map((i) => `${i.reference}:${i.attempt}:${i.errorCode}`)).toEqual(['R4:2:BILLING_DECLINED', 'R5:2:BILLING_DECLINED', 'R6:2:BILLING_DECLINED']);
+    expect(retried.map((i) => `${i.reference}:${i.attempt}:${i.errorCode}`)).toEqual([
+      'R4:2:BILLING_DECLINED',
+      'R5:2:BILLING_DECLINED',
+      'R6:2:BILLING_DECLINED',
+    ]);
     for (const item of retried) expect((await gw.sb.effects(item.paymentId)).creates).toBe(1);
 
     expect(await scanDatabase(gw)).toEqual([]);
@@ -176,7 +188,10 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
     expect(results).not.toContain(SEALED);
     expect(cardNumbersFound(results)).toEqual([]);
     expect(cardNumbersFound(problems)).toEqual([]);
-    const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { items(first: 20) { edges { node { reference recipient { key value } } } } } }`, { id: batchId });
+    const reply = await gw.gql(
+      `query($id: ID!) { batch(id: $id) { items(first: 20) { edges { node { reference recipient { key value } } } } } }`,
+      { id: batchId },
+    );
     const nodes = reply.body.data.batch.items.edges.map((e: any) => e.node);
     expect(nodes.find((n: any) => n.reference === 'R4').recipient).toEqual([
       { key: 'pan', value: '2200********0012' },
@@ -203,7 +218,9 @@ describe.each(kinds)('card data at rest on $label', ({ kind, disk }) => {
 
     // A quote inside an unquoted card cell: a csv.syntax problem that must not quote the number.
     const broken = await gw.services().importer.import({
-      source: textSource('provider,amount,pan,cardholder_name\nbank-card-russia,10.00,4111111111111111,A\nbank-card-russia,11.00,4276380012345679"x,B\n'),
+      source: textSource(
+        'provider,amount,pan,cardholder_name\nbank-card-russia,10.00,4111111111111111,A\nbank-card-russia,11.00,4276380012345679"x,B\n',
+      ),
       force: true,
     });
     expect(broken).toMatchObject({ status: 'REJECTED', validCount: 0 });

@@ -33,7 +33,8 @@ function tariffMinor(rows: readonly Row[]): bigint {
 }
 const amountMinor = (rows: readonly Row[]) => rows.reduce((sum, row) => sum + toMinorUnits(row.amount), 0n);
 /** `estimate` within 10 % of `charged` (both minor units). */
-const withinTenPercent = (estimate: bigint, charged: bigint) => (estimate - charged < 0n ? charged - estimate : estimate - charged) * 10n <= charged;
+const withinTenPercent = (estimate: bigint, charged: bigint) =>
+  (estimate - charged < 0n ? charged - estimate : estimate - charged) * 10n <= charged;
 
 /** A deterministic mixed payroll: about a third small amounts charged the minimum, the rest salaries. */
 function mixedPayroll(count: number): Row[] {
@@ -53,7 +54,11 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
   const running: BatchWorker[] = [];
   let payee = 0;
   beforeAll(async () => {
-    gw = await startTestGateway({ env: { WORKER_IN_PROCESS: 'false' }, sandbox: { inProgressMs: 20, balance: '100000000.00' }, database: kind });
+    gw = await startTestGateway({
+      env: { WORKER_IN_PROCESS: 'false' },
+      sandbox: { inProgressMs: 20, balance: '100000000.00' },
+      database: kind,
+    });
     funds = new FundsCheck({ query: gw.db.query, client: gw.services().client }, loadGatewayConfig({}).commission);
     // A history under the sandbox's tariff: small payments charged the minimum, salaries its percentage.
     await pay([
@@ -66,7 +71,8 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
   afterEach(async () => {
     await Promise.all(running.splice(0).map((w) => w.stop()));
     // A batch a failed test left approved would count in the next test's approval.
-    for (const left of await db().batch.findMany({ where: { status: { in: ['RUNNING', 'PAUSED'] } } })) await services().batches.cancel(left.id);
+    for (const left of await db().batch.findMany({ where: { status: { in: ['RUNNING', 'PAUSED'] } } }))
+      await services().batches.cancel(left.id);
     await setBalance({ set: '100000000.00' });
   });
   afterAll(() => gw.close());
@@ -109,7 +115,11 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     return paid(batch.id);
   }
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as BatchStateError);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as BatchStateError,
+    );
 
   /**
    * Approval's estimate for `rows` against the sandbox's tariff, then an approval with a balance
@@ -138,7 +148,9 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
     expect(withinTenPercent(picture.commissionMinor, 1_500_000n), `estimate ${fromMinorUnits(picture.commissionMinor)} RUB`).toBe(true);
     // What the page's and the CLI's confirmation quote: the same estimate.
     const reply = await gw.gql(`{ batch(id: "${batch.id}") { commissionEstimate { value currency } } }`);
-    expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toEqual({ commissionEstimate: { value: fromMinorUnits(picture.commissionMinor), currency: 'RUB' } });
+    expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toEqual({
+      commissionEstimate: { value: fromMinorUnits(picture.commissionMinor), currency: 'RUB' },
+    });
     await setBalance({ set: '1019500.00' });
     const refused = await refusal(services().batches.approve(batch.id, { approver: 'anonymous' }));
     expect(refused?.message).toBeUndefined();
@@ -146,7 +158,10 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
   }, 120_000);
 
   it('a payroll of small salaries (most charged the minimum): within 10 % of the charge', async () => {
-    const rows = [...['300.00', '450.50', '700.00', '1200.00', '1600.00', '2500.00'].map(card), ...['150.00', '800.00', '1400.00', '3000.00'].map(sbp)];
+    const rows = [
+      ...['300.00', '450.50', '700.00', '1200.00', '1600.00', '2500.00'].map(card),
+      ...['150.00', '800.00', '1400.00', '3000.00'].map(sbp),
+    ];
     const { estimate, charged, figures } = await estimatedThenPaid(rows);
     expect(withinTenPercent(estimate, charged), figures).toBe(true);
   }, 120_000);
@@ -164,11 +179,17 @@ describe.each(testDatabaseKinds())('the commission estimate on $name', (kind) =>
     await services().batches.approve(batch.id, { approver: 'anonymous', ignoreBalance: true });
     const w = worker();
     w.start();
-    await eventually(async () => expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'PAUSED', pauseReason: 'FUNDS' }), 30_000);
+    await eventually(
+      async () =>
+        expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'PAUSED', pauseReason: 'FUNDS' }),
+      30_000,
+    );
     // 155,000.00 pays three rows of 50,750.00 (amount and commission); the 2,750.00 left pays no fourth.
     await eventually(async () => expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'COMPLETED' } })).toBe(3), 30_000);
     // Rows left: what is not paid yet. Their need at the sandbox's tariff, less 100.00.
-    const left = (await db().batchItem.findMany({ where: { batchId: batch.id, status: { not: 'COMPLETED' } } })).map((item) => card(item.amount.toFixed(2)));
+    const left = (await db().batchItem.findMany({ where: { batchId: batch.id, status: { not: 'COMPLETED' } } })).map((item) =>
+      card(item.amount.toFixed(2)),
+    );
     expect(left.length).toBeGreaterThan(0);
     const need = amountMinor(left) + tariffMinor(left);
     const available = async () => signedToMinorUnits((await services().client.getBalance()).available.value);

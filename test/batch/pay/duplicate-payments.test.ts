@@ -31,24 +31,40 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const rows = [1, 2, 3].map((i) => ({ reference: `D${n}-${i}`, amount: `${n * 1000 + i * 100}.00`, account: 'token_success' }));
     return { n, rows };
   }
-  const csv = (rows: Array<{ reference?: string; amount: string; account: string }>, options: { delimiter?: string; columns?: string[] } = {}) => {
+  const csv = (
+    rows: Array<{ reference?: string; amount: string; account: string }>,
+    options: { delimiter?: string; columns?: string[] } = {},
+  ) => {
     const columns = options.columns ?? ['reference', 'provider', 'amount', 'account'];
-    const cell = (row: Record<string, string | undefined>, column: string) => (column === 'provider' ? 'bank-card-token' : (row[column] ?? ''));
-    return [columns.join(options.delimiter ?? ','), ...rows.map((row) => columns.map((c) => cell(row, c)).join(options.delimiter ?? ','))].join('\n') + '\n';
+    const cell = (row: Record<string, string | undefined>, column: string) =>
+      column === 'provider' ? 'bank-card-token' : (row[column] ?? '');
+    return (
+      [columns.join(options.delimiter ?? ','), ...rows.map((row) => columns.map((c) => cell(row, c)).join(options.delimiter ?? ','))].join(
+        '\n',
+      ) + '\n'
+    );
   };
 
   async function importText(text: string | Buffer, force = false) {
-    const source = typeof text === 'string' ? textSource(text) : (async function* () { yield text; })();
+    const source =
+      typeof text === 'string'
+        ? textSource(text)
+        : (async function* () {
+            yield text;
+          })();
     return s().importer.import({ source, force, uploadedBy: 'anonymous' });
   }
 
   async function pay(batchId: string, options: { includeHeld?: boolean } = {}) {
     await s().batches.approve(batchId, { approver: 'anonymous', ...options });
-    await testWorker(gw).drain(async () => ['COMPLETED', 'COMPLETED_WITH_FAILURES'].includes((await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status));
+    await testWorker(gw).drain(async () =>
+      ['COMPLETED', 'COMPLETED_WITH_FAILURES'].includes((await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status),
+    );
   }
 
   const itemsOf = (batchId: string) => db().batchItem.findMany({ where: { batchId }, orderBy: { line: 'asc' } });
-  const completedPaymentsOf = (n: number) => db().payment.count({ where: { status: 'COMPLETED', amount: { in: [1, 2, 3].map((i) => `${n * 1000 + i * 100}.00`) } } });
+  const completedPaymentsOf = (n: number) =>
+    db().payment.count({ where: { status: 'COMPLETED', amount: { in: [1, 2, 3].map((i) => `${n * 1000 + i * 100}.00`) } } });
 
   async function paidOriginal() {
     const p = payroll();
@@ -65,7 +81,9 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     sheet.addRow(reorder ? ['amount', 'account', 'provider', 'reference'] : ['reference', 'provider', 'amount', 'account']);
     for (const row of rows) {
       const amount = Number(row.amount.replace('.00', ''));
-      sheet.addRow(reorder ? [amount, row.account, 'bank-card-token', row.reference] : [row.reference, 'bank-card-token', amount, row.account]);
+      sheet.addRow(
+        reorder ? [amount, row.account, 'bank-card-token', row.reference] : [row.reference, 'bank-card-token', amount, row.account],
+      );
     }
     return Buffer.from(await book.xlsx.writeBuffer());
   }
@@ -161,7 +179,9 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     const copy = await importText(csv([...rows].reverse()));
     expect(copy).toMatchObject({ status: 'VALIDATED', heldCount: 0 });
     await pay(first.id);
-    const refusal = await s().batches.approve(copy.id, { approver: 'anonymous' }).catch((error: unknown) => error);
+    const refusal = await s()
+      .batches.approve(copy.id, { approver: 'anonymous' })
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(BatchStateError);
     expect((refusal as BatchStateError).code).toBe('batch.new-duplicates');
     expect(await db().batch.findUniqueOrThrow({ where: { id: copy.id } })).toMatchObject({ status: 'VALIDATED', heldCount: 3 });
@@ -180,7 +200,12 @@ describe.each(testDatabaseKinds())('duplicate payments on $name', (kind) => {
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const worker = testWorker(gw);
-    await worker.drain(async () => (await db().batchItem.count({ where: { batchId: { in: [a.id, b.id] }, status: { in: ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'] } } })) === 0);
+    await worker.drain(
+      async () =>
+        (await db().batchItem.count({
+          where: { batchId: { in: [a.id, b.id] }, status: { in: ['PENDING', 'CREATING', 'READY', 'EXECUTING', 'IN_PROGRESS'] } },
+        })) === 0,
+    );
     expect(await completedPaymentsOf(n)).toBe(3);
   });
 

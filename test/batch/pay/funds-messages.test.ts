@@ -32,7 +32,8 @@ describe('funds messages', () => {
     expect(wait).toMatchObject({
       reason: 'FUNDS',
       shortfall: '46594738.36',
-      waitingFor: 'the balance to cover the rows left and their commission (46,594,738.36 RUB short, read again by itself), or a person to resume it',
+      waitingFor:
+        'the balance to cover the rows left and their commission (46,594,738.36 RUB short, read again by itself), or a person to resume it',
       nextCheckAt: new Date('2026-11-27T04:32:27.003Z'),
     });
   });

@@ -37,7 +37,9 @@ describe.each(testDatabaseKinds())('a partner in trouble on $name', (kind) => {
   const services = () => gw.services();
   let amount = 700;
   async function runningBatch(account = 'token_success') {
-    const batch = await services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,${account}\n`) });
+    const batch = await services().importer.import({
+      source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,${account}\n`),
+    });
     await services().batches.approve(batch.id, { approver: 'anonymous' });
     return batch;
   }
@@ -112,7 +114,14 @@ describe.each(testDatabaseKinds())('a partner in trouble on $name', (kind) => {
     expect(executions).toBe(0);
     expect(executeCalls).toBeLessThanOrEqual(9);
     // The partner expires it: now there is proof, and the row ends EXPIRED with nothing sent.
-    expect((await gw.sb.raw('PATCH', `/_sandbox/payments/${row.paymentId}`, { body: JSON.stringify({ status: 'EXPIRED' }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(
+      (
+        await gw.sb.raw('PATCH', `/_sandbox/payments/${row.paymentId}`, {
+          body: JSON.stringify({ status: 'EXPIRED' }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
     await eventually(async () => expect((await item(batch.id)).status).toBe('EXPIRED'), 60_000);
     expect((await gw.sb.effects(row.paymentId)).executeCalls).toBe(executeCalls);
   });
@@ -133,7 +142,10 @@ describe.each(testDatabaseKinds())('a partner in trouble on $name', (kind) => {
     await gw.sb.raw('DELETE', '/_sandbox/faults');
     // ... and the row FAILED all the same, as the code before the model's finding left it.
     const earlier = await item(batch.id);
-    await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'payout.payment.still-ready', finishedAt: new Date() } });
+    await db().batchItem.updateMany({
+      where: { batchId: batch.id },
+      data: { status: 'FAILED', errorCode: 'payout.payment.still-ready', finishedAt: new Date() },
+    });
     await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() } });
     expect((await gw.sb.effects(earlier.paymentId)).status).toBe('READY');
 
@@ -145,8 +157,18 @@ describe.each(testDatabaseKinds())('a partner in trouble on $name', (kind) => {
     const nextId = paymentIdFor(batch.id, earlier.line, 2);
     expect((await gw.sb.allEffects()).map((p) => p.paymentId)).not.toContain(nextId);
 
-    expect((await gw.sb.raw('PATCH', `/_sandbox/payments/${earlier.paymentId}`, { body: JSON.stringify({ status: 'EXPIRED' }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
-    await eventually(async () => expect(await item(batch.id)).toMatchObject({ status: 'COMPLETED', attempt: 2, paymentId: nextId }), 60_000);
+    expect(
+      (
+        await gw.sb.raw('PATCH', `/_sandbox/payments/${earlier.paymentId}`, {
+          body: JSON.stringify({ status: 'EXPIRED' }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      async () => expect(await item(batch.id)).toMatchObject({ status: 'COMPLETED', attempt: 2, paymentId: nextId }),
+      60_000,
+    );
     expect(await gw.sb.effects(earlier.paymentId)).toMatchObject({ executions: 0, status: 'EXPIRED' });
     expect(await gw.sb.effects(nextId)).toMatchObject({ creates: 1, executions: 1 });
   });

@@ -33,7 +33,9 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
   const services = () => gw.services();
   const setBalance = (body: { set?: string; add?: string }) => setSandboxBalance(gw, body);
   const worker = () => {
-    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, { funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }) });
+    const w = testWorker(gw, { retryBaseMs: 5 }, undefined, {
+      funds: new FundsCheck({ query: gw.db.query, client: services().client }, { tariffs: {}, defaultPercent: '2' }),
+    });
     running.push(w);
     return w;
   };
@@ -41,11 +43,18 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
   /** `rows` rows of 100.xx RUB each, imported (not approved). */
   async function imported(rows: number) {
     serial++;
-    const lines = Array.from({ length: rows }, (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`).join('\n');
+    const lines = Array.from(
+      { length: rows },
+      (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`,
+    ).join('\n');
     return services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
   }
   const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as BatchStateError);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as BatchStateError,
+    );
 
   it('a running batch whose last rows failed for lack of funds pauses for funds; a finish between the two writes does not end it (the race behind a flaky events test)', async () => {
     const batch = await imported(2);
@@ -53,7 +62,10 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
     // As a worker's write leaves them, before its funds pause: every row at rest, one failed for funds (it keeps its card data).
     const [first, second] = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     await db().batchItem.update({ where: { id: first!.id }, data: { status: 'COMPLETED', finishedAt: new Date() } });
-    await db().batchItem.update({ where: { id: second!.id }, data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'no money', finishedAt: new Date() } });
+    await db().batchItem.update({
+      where: { id: second!.id },
+      data: { status: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'no money', finishedAt: new Date() },
+    });
     expect(await finishBatches(gw.db.query, [batch.id])).toEqual([]);
     expect(await status(batch.id)).toBe('RUNNING');
     // Should the worker that wrote it die before its pause, any worker's sweep pauses it.
@@ -67,13 +79,28 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
     await services().batches.approve(batch.id, { approver: 'anonymous' });
     const paused = await services().batches.pause(batch.id, { actor: 'key:ops', role: 'operator', requestId: null });
     expect(paused).toMatchObject({ status: 'PAUSED', pauseReason: 'PERSON', pausedBy: 'key:ops' });
-    const claimed = await claimItems(gw.db.query, { owner: 'probe', token: crypto.randomUUID(), leaseMs: 1_000, inFlight: [], batchId: batch.id, limit: 10 });
+    const claimed = await claimItems(gw.db.query, {
+      owner: 'probe',
+      token: crypto.randomUUID(),
+      leaseMs: 1_000,
+      inFlight: [],
+      batchId: batch.id,
+      limit: 10,
+    });
     expect(claimed).toEqual([]);
     const reply = await gw.gql(`{ batch(id: "${batch.id}") { status secondsLeft waiting { reason by waitingFor } } }`);
-    expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toMatchObject({ status: 'PAUSED', secondsLeft: null, waiting: { reason: 'PERSON', by: 'key:ops', waitingFor: 'a person to resume it' } });
+    expect(reply.body.data?.batch, JSON.stringify(reply.body.errors)).toMatchObject({
+      status: 'PAUSED',
+      secondsLeft: null,
+      waiting: { reason: 'PERSON', by: 'key:ops', waitingFor: 'a person to resume it' },
+    });
     expect(await refusal(services().batches.pause(batch.id))).toMatchObject({ code: 'batch.not-pausable' });
     // What an operator's alert reads.
-    const metrics = await new GatewayMetrics({ prisma: db(), logger: createLogger({ level: 'silent' }), countCacheMs: 0 }).registry.metrics();
+    const metrics = await new GatewayMetrics({
+      prisma: db(),
+      logger: createLogger({ level: 'silent' }),
+      countCacheMs: 0,
+    }).registry.metrics();
     expect(metrics).toContain('payout_batches_waiting{reason="PERSON"} 1');
 
     await services().batches.resume(batch.id, { actor: 'key:ops', role: 'operator', requestId: null });
@@ -107,7 +134,8 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
       `${gw.gateway.url}/graphql`,
       {},
       `subscription { batchProgress(id: "${batch.id}") { status waiting { reason shortfall { value } } } }`,
-      (data) => `${data.batchProgress.status} ${data.batchProgress.waiting?.reason ?? '-'} ${data.batchProgress.waiting?.shortfall?.value ?? '-'}`,
+      (data) =>
+        `${data.batchProgress.status} ${data.batchProgress.waiting?.reason ?? '-'} ${data.batchProgress.waiting?.shortfall?.value ?? '-'}`,
       (values) => values.some((v) => /^PAUSED FUNDS \d/.test(v)),
     );
     await sse.first;
@@ -121,7 +149,10 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
     expect(paused).toMatchObject({ pauseReason: 'FUNDS' });
     await eventually(async () => {
       const reply = await gw.gql(`{ batch(id: "${batch.id}") { waiting { reason shortfall { value } } } }`);
-      expect(reply.body.data?.batch.waiting, JSON.stringify(reply.body.errors)).toMatchObject({ reason: 'FUNDS', shortfall: { value: expect.stringMatching(/^[1-9]\d*\.\d\d$/) } });
+      expect(reply.body.data?.batch.waiting, JSON.stringify(reply.body.errors)).toMatchObject({
+        reason: 'FUNDS',
+        shortfall: { value: expect.stringMatching(/^[1-9]\d*\.\d\d$/) },
+      });
     }, 30_000);
     await eventually(() => expect(sse.values.at(-1)).toMatch(/^PAUSED FUNDS [1-9]\d*\.\d\d$/), 30_000);
     await sse.done;

@@ -25,7 +25,9 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
   /** A running one-row batch whose item a dead worker left in `status`. */
   async function crashedItem(status: BatchItemStatus, leaseExpiresAt = new Date(Date.now() - 1_000)) {
     const amount = `${rowAmount++}.00`;
-    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount},token_success\n`) });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount},token_success\n`) });
     await gw.services().batches.approve(batch.id, { approver: 'anonymous' });
     const item = (await db().batchItem.findFirstOrThrow({ where: { batchId: batch.id } }))!;
     await db().batchItem.update({ where: { id: item.id }, data: { status, leaseOwner: 'dead-worker', leaseExpiresAt } });
@@ -36,8 +38,7 @@ describe.each(testDatabaseKinds())('recovery after a crash on $name', (kind) => 
     };
     return { batch, item, payload };
   }
-  const done = (batchId: string) => async () =>
-    (await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status !== 'RUNNING';
+  const done = (batchId: string) => async () => (await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status !== 'RUNNING';
   const itemOf = (batchId: string) => db().batchItem.findFirstOrThrow({ where: { batchId } });
 
   it('CREATING, create never reached the upstream: creates and pays once', async () => {

@@ -24,10 +24,17 @@ const noDatabase: SqlQuery = async () => {
   throw new Error('the fence asked the database');
 };
 
-describe('a row\'s send fence', () => {
-  it('sends no create and no execute once the lease has ended by the worker\'s clock', async () => {
-    const fence = rowFence({ id: '1', leaseToken: '00000000-0000-0000-0000-000000000001', leaseEndsAt: performance.now() }, noDatabase, sendMarginMs(2_000));
-    expect(await attempts.create('fence-1', sbpPayment('sbp_bank_id_success'), { fence })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+describe("a row's send fence", () => {
+  it("sends no create and no execute once the lease has ended by the worker's clock", async () => {
+    const fence = rowFence(
+      { id: '1', leaseToken: '00000000-0000-0000-0000-000000000001', leaseEndsAt: performance.now() },
+      noDatabase,
+      sendMarginMs(2_000),
+    );
+    expect(await attempts.create('fence-1', sbpPayment('sbp_bank_id_success'), { fence })).toMatchObject({
+      kind: 'unreachable',
+      error: { code: 'send.withheld' },
+    });
     expect((await sb.raw('GET', '/_sandbox/payments/fence-1')).status).toBe(404);
 
     expect((await attempts.create('fence-2', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
@@ -36,7 +43,11 @@ describe('a row\'s send fence', () => {
   });
 
   it('stops sending a margin before the lease ends: the time a request takes to leave, and clock drift', async () => {
-    const endsSoon = rowFence({ id: '1', leaseToken: 't', leaseEndsAt: performance.now() + sendMarginMs(2_000) - 50 }, noDatabase, sendMarginMs(2_000));
+    const endsSoon = rowFence(
+      { id: '1', leaseToken: 't', leaseEndsAt: performance.now() + sendMarginMs(2_000) - 50 },
+      noDatabase,
+      sendMarginMs(2_000),
+    );
     expect(endsSoon.refusal()).toBeInstanceOf(SendWithheldError);
     const endsLater = rowFence({ id: '1', leaseToken: 't', leaseEndsAt: performance.now() + 60_000 }, noDatabase, sendMarginMs(2_000));
     expect(endsLater.refusal()).toBeUndefined();
@@ -50,13 +61,19 @@ describe('a row\'s send fence', () => {
       refusal: () => (asked++ === 0 ? undefined : new SendWithheldError("this worker's lease on the row has ended")),
       confirm: async () => undefined,
     };
-    expect(await attempts.create('fence-5', sbpPayment('sbp_bank_id_success'), { fence: endsAfterFirstAnswer })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+    expect(await attempts.create('fence-5', sbpPayment('sbp_bank_id_success'), { fence: endsAfterFirstAnswer })).toMatchObject({
+      kind: 'unreachable',
+      error: { code: 'send.withheld' },
+    });
     expect(asked).toBeGreaterThanOrEqual(2);
     expect((await sb.raw('GET', '/_sandbox/payments/fence-5')).status).toBe(404);
 
     expect((await attempts.create('fence-6', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
     asked = 0;
-    expect(await attempts.execute('fence-6', { fence: endsAfterFirstAnswer })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+    expect(await attempts.execute('fence-6', { fence: endsAfterFirstAnswer })).toMatchObject({
+      kind: 'unreachable',
+      error: { code: 'send.withheld' },
+    });
     expect(await sb.effects('fence-6')).toMatchObject({ executeCalls: 0, status: 'READY' });
   });
 
@@ -64,7 +81,10 @@ describe('a row\'s send fence', () => {
     expect((await attempts.create('fence-3', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
     let asked = 0;
     // The batch was cancelled meanwhile: the database says no.
-    const fence: SendFence = { refusal: () => undefined, confirm: async () => (asked++, new SendWithheldError('its batch no longer pays')) };
+    const fence: SendFence = {
+      refusal: () => undefined,
+      confirm: async () => (asked++, new SendWithheldError('its batch no longer pays')),
+    };
     // The first execute is answered 500 with nothing done; read back READY, it would be sent again.
     await sb.addFault({ operation: 'execute', kind: 'fail-before' });
     expect(await attempts.execute('fence-3', { fence })).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
@@ -74,7 +94,7 @@ describe('a row\'s send fence', () => {
 
   it('asks before the execute of a resumed row read READY', async () => {
     expect((await attempts.create('fence-4', sbpPayment('sbp_bank_id_success'))).kind).toBe('ready');
-    const fence: SendFence = { refusal: () => undefined, confirm: async () => new SendWithheldError('the row is another worker\'s') };
+    const fence: SendFence = { refusal: () => undefined, confirm: async () => new SendWithheldError("the row is another worker's") };
     expect(await attempts.resumeExecute('fence-4', { fence })).toMatchObject({ kind: 'unreachable' });
     expect(await sb.effects('fence-4')).toMatchObject({ executeCalls: 0, status: 'READY' });
   });

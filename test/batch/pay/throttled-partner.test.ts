@@ -36,7 +36,9 @@ describe.each(testDatabaseKinds())('a partner throttling creates and executes, o
   });
 
   it('rests throttled rows, says PARTNER_THROTTLED, and pays every row once when the partner is back', async () => {
-    const csv = ['provider,amount,account', ...Array.from({ length: ROWS }, (_, i) => `bank-card-token,${200 + i}.00,token_success`)].join('\n');
+    const csv = ['provider,amount,account', ...Array.from({ length: ROWS }, (_, i) => `bank-card-token,${200 + i}.00,token_success`)].join(
+      '\n',
+    );
     // Only creates and executes are throttled: balance and payment reads are served.
     await gw.sb.sandbox.outage.start({ mode: 'status', status: 429, retryAfterSeconds: 1, forMs: 600_000, kinds: ['create', 'execute'] });
     const batch = await gw.services().importer.import({ source: textSource(`${csv}\n`), name: 'throttled' });

@@ -33,7 +33,9 @@ describe.each(testDatabaseKinds())('a webhook settles the row whose outcome it p
   const db = () => gw.db.prisma;
   let amount = 700;
   async function runningBatch() {
-    const batch = await gw.services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`) });
+    const batch = await gw
+      .services()
+      .importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`) });
     await gw.services().batches.approve(batch.id, { approver: 'anonymous' });
     return batch;
   }
@@ -74,7 +76,10 @@ describe.each(testDatabaseKinds())('a webhook settles the row whose outcome it p
   it('a row EXECUTING whose worker lost it, its payment recorded COMPLETED: the repeated COMPLETED webhook settles it and ends the batch', async () => {
     const { batch, paymentId, worker } = await executeHeld();
     // The worker's lease lapses (it froze, or its database connection went) and its token no longer holds the row.
-    await db().batchItem.updateMany({ where: { paymentId }, data: { leaseToken: randomUUID(), leaseOwner: 'lapsed', leaseExpiresAt: new Date(Date.now() - 60_000) } });
+    await db().batchItem.updateMany({
+      where: { paymentId },
+      data: { leaseToken: randomUUID(), leaseOwner: 'lapsed', leaseExpiresAt: new Date(Date.now() - 60_000) },
+    });
     gw.sb.sandbox.releaseHeld();
     // Its answer still records the payment (a fact is true either way); its row write is fenced off.
     await worker.stop();

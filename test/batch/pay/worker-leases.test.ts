@@ -98,11 +98,16 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
   });
 
   it('rejects an import whose process died, giving its file key up', async () => {
-    const batch = await services().importer.import({ source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`) });
+    const batch = await services().importer.import({
+      source: textSource(`provider,amount,account\nbank-card-token,${amount++}.00,token_success\n`),
+    });
     // As a killed importer leaves it: VALIDATING, holding the key, started long ago, its last
     // heartbeat long ago too (with the import's own fresh heartbeat, the sweep waited 90 s of real time).
     const longAgo = new Date(Date.now() - 2 * 60 * 60_000);
-    await db().batch.update({ where: { id: batch.id }, data: { status: 'VALIDATING', fileKey: 'f'.repeat(64), createdAt: longAgo, importHeartbeatAt: longAgo } });
+    await db().batch.update({
+      where: { id: batch.id },
+      data: { status: 'VALIDATING', fileKey: 'f'.repeat(64), createdAt: longAgo, importHeartbeatAt: longAgo },
+    });
     await worker().drain(async () => (await status(batch.id)) !== 'VALIDATING');
     expect(await db().batch.findUniqueOrThrow({ where: { id: batch.id } })).toMatchObject({ status: 'REJECTED', fileKey: null });
     expect(await db().batchProblem.findMany({ where: { batchId: batch.id, code: 'import.interrupted' } })).toHaveLength(1);
@@ -135,28 +140,37 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
   });
 
   // PostgreSQL only: PGlite runs in this process and has no connections to cut.
-  if (kind.name === 'postgresql') it('goes on through database connections cut mid-batch, and the batch finishes', async () => {
-    gw.sb.sandbox.faults.rates.latencyMs = 5;
-    try {
-      const batch = await runningBatch(60);
-      const w = worker({ concurrency: 4, perBatchConcurrency: 4 });
-      const errors: unknown[] = [];
-      process.on('unhandledRejection', (error) => errors.push(error));
-      w.start();
-      for (let burst = 1; burst <= 3; burst++) {
-        // Each burst after more rows were paid, so the cuts land while rows are in flight.
-        await eventually(async () => expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'COMPLETED' } })).toBeGreaterThanOrEqual(burst * 10), 120_000);
-        await db().$queryRawUnsafe('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()').catch(() => {});
+  if (kind.name === 'postgresql')
+    it('goes on through database connections cut mid-batch, and the batch finishes', async () => {
+      gw.sb.sandbox.faults.rates.latencyMs = 5;
+      try {
+        const batch = await runningBatch(60);
+        const w = worker({ concurrency: 4, perBatchConcurrency: 4 });
+        const errors: unknown[] = [];
+        process.on('unhandledRejection', (error) => errors.push(error));
+        w.start();
+        for (let burst = 1; burst <= 3; burst++) {
+          // Each burst after more rows were paid, so the cuts land while rows are in flight.
+          await eventually(
+            async () =>
+              expect(await db().batchItem.count({ where: { batchId: batch.id, status: 'COMPLETED' } })).toBeGreaterThanOrEqual(burst * 10),
+            120_000,
+          );
+          await db()
+            .$queryRawUnsafe(
+              'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+            )
+            .catch(() => {});
+        }
+        await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), 120_000);
+        expect(errors).toEqual([]);
+        for (const row of await db().batchItem.findMany({ where: { batchId: batch.id } })) {
+          expect(await gw.sb.effects(row.paymentId)).toMatchObject({ creates: 1, executions: 1 });
+        }
+      } finally {
+        gw.sb.sandbox.faults.rates.latencyMs = 0;
       }
-      await eventually(async () => expect(await status(batch.id)).toBe('COMPLETED'), 120_000);
-      expect(errors).toEqual([]);
-      for (const row of await db().batchItem.findMany({ where: { batchId: batch.id } })) {
-        expect(await gw.sb.effects(row.paymentId)).toMatchObject({ creates: 1, executions: 1 });
-      }
-    } finally {
-      gw.sb.sandbox.faults.rates.latencyMs = 0;
-    }
-  });
+    });
 
   describe('retryFailedItems', () => {
     it('clears the old transaction id and rrn of a retried row', async () => {
@@ -175,7 +189,10 @@ describe.each(testDatabaseKinds())('worker leases and fencing on $name', (kind) 
       // (a FAILED row keeps its sealed card data, which the COMPLETED one gave up).
       const paid = await item(batch.id);
       const fields = testCardData().seal({ account: 'token_success' }, { batchId: batch.id, line: paid.line });
-      await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields } });
+      await db().batchItem.updateMany({
+        where: { batchId: batch.id },
+        data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields },
+      });
       await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES' } });
       await services().batches.retryFailed(batch.id);
       await worker().drain(ended(batch.id));

@@ -57,7 +57,10 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
   });
 
   it('retries transient failures and still creates each payment once', async () => {
-    const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,11.00,token_success\n'), force: true });
+    const batch = await services().importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,10.00,token_success\nbank-card-token,11.00,token_success\n'),
+      force: true,
+    });
     await services().batches.approve(batch.id, { approver: 'anonymous' });
     await gw.sb.addFault({ operation: 'create', kind: 'fail-after', times: 2 });
     await gw.sb.addFault({ operation: 'execute', kind: 'drop-after', times: 1 });
@@ -71,7 +74,10 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
   });
 
   it('fails a row after the bounded retries of a transient error', async () => {
-    const batch = await services().importer.import({ source: textSource('provider,amount,account\nbank-card-token,13.00,token_success\n'), force: true });
+    const batch = await services().importer.import({
+      source: textSource('provider,amount,account\nbank-card-token,13.00,token_success\n'),
+      force: true,
+    });
     await services().batches.approve(batch.id, { approver: 'anonymous' });
     await gw.sb.addFault({ operation: 'create', kind: 'fail-before', times: 4 * 3 });
     await worker({ maxRetries: 2 }).drain(finished(batch.id));

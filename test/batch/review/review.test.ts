@@ -67,7 +67,14 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
   const status = async (batchId: string) => (await db().batch.findUniqueOrThrow({ where: { id: batchId } })).status;
   /** What the partner holds for a payment, changed through the sandbox's test route (no webhook). */
   const alter = async (paymentId: string, to: string) =>
-    expect((await gw.sb.raw('PATCH', `/_sandbox/payments/${paymentId}`, { body: JSON.stringify({ status: to }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(
+      (
+        await gw.sb.raw('PATCH', `/_sandbox/payments/${paymentId}`, {
+          body: JSON.stringify({ status: to }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
   const sealed = (fields: unknown) => (fields as Record<string, unknown>).$sealed !== undefined;
 
   /** As a worker leaves a row whose outcome it could not settle: NEEDS_REVIEW, card data still sealed, the run ended. */
@@ -75,9 +82,21 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     const fields = testCardData().seal({ account }, { batchId, line });
     await db().batchItem.updateMany({
       where: { batchId, line },
-      data: { status: 'NEEDS_REVIEW', errorCode, errorMessage: 'could not be settled', fields, finishedAt: new Date(), leaseOwner: null, leaseToken: null, leaseExpiresAt: null },
+      data: {
+        status: 'NEEDS_REVIEW',
+        errorCode,
+        errorMessage: 'could not be settled',
+        fields,
+        finishedAt: new Date(),
+        leaseOwner: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+      },
     });
-    await db().batch.updateMany({ where: { id: batchId, status: { in: ['RUNNING', 'COMPLETED'] } }, data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() } });
+    await db().batch.updateMany({
+      where: { id: batchId, status: { in: ['RUNNING', 'COMPLETED'] } },
+      data: { status: 'COMPLETED_WITH_FAILURES', finishedAt: new Date() },
+    });
   }
 
   it('settles what a read proves: paid upstream → COMPLETED, failed upstream → FAILED (payable again), audited', async () => {
@@ -164,7 +183,9 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     const report = await services().reviews.review(batch.id, amir);
     expect(report.rows).toMatchObject([{ verdict: 'created-not-executed', status: 'NEEDS_REVIEW' }]);
     expect(await row(batch.id)).toMatchObject({ status: 'NEEDS_REVIEW' });
-    await expect(services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'looks unpaid', caller: 'key:amir', by: amir })).rejects.toThrow(/READY|not executed/);
+    await expect(
+      services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'looks unpaid', caller: 'key:amir', by: amir }),
+    ).rejects.toThrow(/READY|not executed/);
     expect(await row(batch.id)).toMatchObject({ status: 'NEEDS_REVIEW' });
     expect((await gw.sb.effects(paymentId)).executeCalls).toBe(before.executeCalls);
     // Once the partner moves it on (here: it expires), a review settles it.
@@ -179,7 +200,10 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     // As in test/batch/pay/worker-leases.test.ts: FAILED after a lost answer though the payment completed, then paid again.
     const paid = await row(batch.id);
     const fields = testCardData().seal({ account: 'token_success' }, { batchId: batch.id, line: paid.line });
-    await db().batchItem.updateMany({ where: { batchId: batch.id }, data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields } });
+    await db().batchItem.updateMany({
+      where: { batchId: batch.id },
+      data: { status: 'FAILED', errorCode: 'upstream.invalid-response', fields },
+    });
     await db().batch.update({ where: { id: batch.id }, data: { status: 'COMPLETED_WITH_FAILURES' } });
     await services().batches.retryFailed(batch.id, amir);
     await drain(batch.id);
@@ -213,7 +237,13 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     await underReview(batch.id, 2, 'token_success', 'payout.payment.conflict');
     const report = await services().reviews.review(batch.id, amir);
     expect(report.rows).toMatchObject([{ verdict: 'not-ours', status: 'NEEDS_REVIEW' }]);
-    const item = await services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'the id was taken by another system', caller: 'key:amir', by: amir });
+    const item = await services().reviews.mark(batch.id, {
+      line: 2,
+      mark: 'pay-again',
+      reason: 'the id was taken by another system',
+      caller: 'key:amir',
+      by: amir,
+    });
     expect(item.status).toBe('FAILED');
   });
 
@@ -234,15 +264,29 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     it('"paid": COMPLETED with no money moved, with a reason, by someone other than the approver, audited', async () => {
       const batch = await approved('token_success');
       await underReview(batch.id, 2, 'token_success');
-      await expect(services().reviews.mark(batch.id, { line: 2, mark: 'paid', reason: '  ', caller: 'key:amir', by: amir })).rejects.toMatchObject({
+      await expect(
+        services().reviews.mark(batch.id, { line: 2, mark: 'paid', reason: '  ', caller: 'key:amir', by: amir }),
+      ).rejects.toMatchObject({
         code: 'review.reason-required',
       });
       await expect(
-        services().reviews.mark(batch.id, { line: 2, mark: 'paid', reason: 'bank statement shows it', caller: 'key:april', by: person('april', 'approver') }),
+        services().reviews.mark(batch.id, {
+          line: 2,
+          mark: 'paid',
+          reason: 'bank statement shows it',
+          caller: 'key:april',
+          by: person('april', 'approver'),
+        }),
       ).rejects.toMatchObject({ code: 'second-person.required' });
       expect((await row(batch.id)).status).toBe('NEEDS_REVIEW');
 
-      const item = await services().reviews.mark(batch.id, { line: 2, mark: 'paid', reason: 'bank statement of 24 Nov shows it', caller: 'key:amir', by: amir });
+      const item = await services().reviews.mark(batch.id, {
+        line: 2,
+        mark: 'paid',
+        reason: 'bank statement of 24 Nov shows it',
+        caller: 'key:amir',
+        by: amir,
+      });
       expect(item).toMatchObject({ status: 'COMPLETED', errorCode: 'review.marked-paid' });
       expect(item.errorMessage).toContain('bank statement of 24 Nov shows it');
       // Nothing ever reached the partner for it.
@@ -250,9 +294,16 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
       expect(await status(batch.id)).toBe('COMPLETED');
       const [event] = await db().auditEvent.findMany({ where: { batchId: batch.id, action: 'batch.item.mark' } });
       expect(event).toMatchObject({ actor: 'key:amir', role: 'approver', paymentId: item.paymentId });
-      expect(event!.detail).toMatchObject({ line: 2, paymentId: item.paymentId, mark: 'paid', reason: 'bank statement of 24 Nov shows it' });
+      expect(event!.detail).toMatchObject({
+        line: 2,
+        paymentId: item.paymentId,
+        mark: 'paid',
+        reason: 'bank statement of 24 Nov shows it',
+      });
       // Settled: no second mark.
-      await expect(services().reviews.mark(batch.id, { line: 2, mark: 'do-not-pay', reason: 'again', caller: 'key:amir', by: amir })).rejects.toMatchObject({
+      await expect(
+        services().reviews.mark(batch.id, { line: 2, mark: 'do-not-pay', reason: 'again', caller: 'key:amir', by: amir }),
+      ).rejects.toMatchObject({
         code: 'review.not-under-review',
       });
     });
@@ -262,13 +313,25 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
       await drain(paidBatch.id);
       await underReview(paidBatch.id, 2, 'token_success');
       await expect(
-        services().reviews.mark(paidBatch.id, { line: 2, mark: 'pay-again', reason: 'the payee says nothing came', caller: 'key:amir', by: amir }),
+        services().reviews.mark(paidBatch.id, {
+          line: 2,
+          mark: 'pay-again',
+          reason: 'the payee says nothing came',
+          caller: 'key:amir',
+          by: amir,
+        }),
       ).rejects.toMatchObject({ code: 'review.paid-upstream' });
       expect((await row(paidBatch.id)).status).toBe('NEEDS_REVIEW');
 
       const batch = await approved('token_success');
       await underReview(batch.id, 2, 'token_success', 'payout.outcome.unknown');
-      const item = await services().reviews.mark(batch.id, { line: 2, mark: 'pay-again', reason: 'checked with the partner by phone', caller: 'key:amir', by: amir });
+      const item = await services().reviews.mark(batch.id, {
+        line: 2,
+        mark: 'pay-again',
+        reason: 'checked with the partner by phone',
+        caller: 'key:amir',
+        by: amir,
+      });
       expect(item).toMatchObject({ status: 'FAILED', errorCode: 'review.marked-pay-again' });
       await services().batches.retryFailed(batch.id, amir);
       await drain(batch.id);
@@ -278,7 +341,13 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
     it('"do not pay": CANCELLED, card data dropped, never paid', async () => {
       const batch = await approved('token_success');
       await underReview(batch.id, 2, 'token_success');
-      const item = await services().reviews.mark(batch.id, { line: 2, mark: 'do-not-pay', reason: 'paid by hand in the bank', caller: 'key:amir', by: amir });
+      const item = await services().reviews.mark(batch.id, {
+        line: 2,
+        mark: 'do-not-pay',
+        reason: 'paid by hand in the bank',
+        caller: 'key:amir',
+        by: amir,
+      });
       expect(item).toMatchObject({ status: 'CANCELLED', errorCode: 'review.marked-do-not-pay' });
       expect(sealed((await row(batch.id)).fields)).toBe(false);
       await expect(services().batches.retryFailed(batch.id, amir)).rejects.toMatchObject({ code: 'batch.nothing-to-retry' });
@@ -293,7 +362,10 @@ describe.each(testDatabaseKinds())('settling NEEDS_REVIEW rows on $name', (kind)
       await underReview(batch.id, 3, 'token_success');
       await gw.sb.addFault({ operation: 'get', kind: 'fail-before', times: 50 });
       const unread = await gw.gql(REVIEW, { id: batch.id }, apiKey('olga'));
-      expect(unread.body.data.reviewBatchItems).toMatchObject({ __typename: 'ReviewBatchItemsSuccess', review: { settled: 0, unsettled: 2 } });
+      expect(unread.body.data.reviewBatchItems).toMatchObject({
+        __typename: 'ReviewBatchItemsSuccess',
+        review: { settled: 0, unsettled: 2 },
+      });
       await gw.sb.raw('DELETE', '/_sandbox/faults');
 
       const viewer = await gw.gql(MARK, { id: batch.id, line: 2, mark: 'PAID', reason: 'x' }, apiKey('vera'));

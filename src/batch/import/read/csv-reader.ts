@@ -244,7 +244,8 @@ async function* parsedRecords(
 }
 
 function asFileError(error: unknown): unknown {
-  if (error instanceof EncodingError) return new CsvFileError([{ line: error.line, column: null, code: 'file.encoding', message: error.message }]);
+  if (error instanceof EncodingError)
+    return new CsvFileError([{ line: error.line, column: null, code: 'file.encoding', message: error.message }]);
   return error;
 }
 
@@ -265,7 +266,12 @@ function syntaxMessage(code: string): string {
 export function headerColumns(header: readonly string[]): string[] {
   if (header.length > MAX_COLUMNS) {
     throw new CsvFileError([
-      { line: 1, column: null, code: 'column.too-many', message: `the header has ${header.length} columns; a payroll file has at most ${MAX_COLUMNS}` },
+      {
+        line: 1,
+        column: null,
+        code: 'column.too-many',
+        message: `the header has ${header.length} columns; a payroll file has at most ${MAX_COLUMNS}`,
+      },
     ]);
   }
   const problems: FileProblem[] = [];
@@ -298,12 +304,17 @@ export function headerColumns(header: readonly string[]): string[] {
  * the two halves of an amount: a decimal comma ("1 000" and "50") or a thousands comma ("1"
  * and "500", "500.25"): the likeliest cause, said so.
  */
-function splitAmountOf(record: readonly string[], columns: readonly string[], delimiter: Delimiter): { splitAmount?: string; splitAt?: 'decimal' | 'thousands' } {
+function splitAmountOf(
+  record: readonly string[],
+  columns: readonly string[],
+  delimiter: Delimiter,
+): { splitAmount?: string; splitAt?: 'decimal' | 'thousands' } {
   const at = columns.indexOf('amount');
   if (delimiter !== ',' || record.length !== columns.length + 1 || at < 0) return {};
   const whole = record[at]!.trim();
   const rest = record[at + 1]!.trim();
-  if (/^\d{1,3}(?:[ \u00A0\u202F]\d{3})*$|^\d+$/.test(whole) && /^\d{1,2}$/.test(rest)) return { splitAmount: `${whole},${rest}`, splitAt: 'decimal' };
+  if (/^\d{1,3}(?:[ \u00A0\u202F]\d{3})*$|^\d+$/.test(whole) && /^\d{1,2}$/.test(rest))
+    return { splitAmount: `${whole},${rest}`, splitAt: 'decimal' };
   if (/^\d{1,3}$/.test(whole) && /^\d{3}(?:\.\d{1,2})?$/.test(rest)) return { splitAmount: `${whole},${rest}`, splitAt: 'thousands' };
   return {};
 }

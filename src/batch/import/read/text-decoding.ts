@@ -28,8 +28,10 @@ export class EncodingError extends Error {
  * are refused.
  */
 export function detectEncoding(head: Buffer, complete: boolean): Encoding {
-  if (head[0] === 0xff && head[1] === 0xfe && head[2] === 0 && head[3] === 0) throw new EncodingError(`the file is in UTF-32; ${encodingAdvice}`);
-  if (head[0] === 0 && head[1] === 0 && head[2] === 0xfe && head[3] === 0xff) throw new EncodingError(`the file is in UTF-32; ${encodingAdvice}`);
+  if (head[0] === 0xff && head[1] === 0xfe && head[2] === 0 && head[3] === 0)
+    throw new EncodingError(`the file is in UTF-32; ${encodingAdvice}`);
+  if (head[0] === 0 && head[1] === 0 && head[2] === 0xfe && head[3] === 0xff)
+    throw new EncodingError(`the file is in UTF-32; ${encodingAdvice}`);
   if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
   if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
   const sample = head.subarray(0, 1024);

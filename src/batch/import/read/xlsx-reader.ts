@@ -32,7 +32,8 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options
     const sheet = await sheets.next().catch((error: unknown) => {
       throw notAWorkbook(error);
     });
-    if (sheet.done === true) throw new CsvFileError([{ line: null, column: null, code: 'file.format', message: 'the workbook has no worksheet' }]);
+    if (sheet.done === true)
+      throw new CsvFileError([{ line: null, column: null, code: 'file.format', message: 'the workbook has no worksheet' }]);
     rowsOfSheet = (sheet.value as unknown as AsyncIterable<ExcelJS.Row>)[Symbol.asyncIterator]();
     let first: ExcelJS.Row | undefined;
     for (;;) {
@@ -43,7 +44,8 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options
         break;
       }
     }
-    if (first === undefined) throw new CsvFileError([{ line: 1, column: null, code: 'file.empty', message: 'the first worksheet has no header row' }]);
+    if (first === undefined)
+      throw new CsvFileError([{ line: 1, column: null, code: 'file.empty', message: 'the first worksheet has no header row' }]);
     header = { number: first.number, columns: headerColumns(trimTrailing(cellsOf(first))) };
   } catch (error) {
     close();
@@ -62,7 +64,12 @@ export async function openPayrollXlsx(source: AsyncIterable<Uint8Array>, options
         // Each row skipped is listed: a row number past any a sheet can have would list billions from a few bytes.
         if (row.number > MAX_ROW) {
           throw new CsvFileError([
-            { line: row.number, column: null, code: 'file.format', message: `row ${row.number} is past the last row a worksheet can have (1,048,576)` },
+            {
+              line: row.number,
+              column: null,
+              code: 'file.format',
+              message: `row ${row.number} is past the last row a worksheet can have (1,048,576)`,
+            },
           ]);
         }
         // Rows with nothing in them are not in the file at all; those between count as empty too.
@@ -137,6 +144,11 @@ function numberText(value: number): string {
 function notAWorkbook(error: unknown): unknown {
   if (error instanceof CsvFileError) return error;
   return new CsvFileError([
-    { line: null, column: null, code: 'file.format', message: 'the file is a zip archive but not a readable .xlsx workbook; save it from Excel as .xlsx or as CSV UTF-8' },
+    {
+      line: null,
+      column: null,
+      code: 'file.format',
+      message: 'the file is a zip archive but not a readable .xlsx workbook; save it from Excel as .xlsx or as CSV UTF-8',
+    },
   ]);
 }

@@ -28,7 +28,7 @@ export class SharedStringTable {
     const bytes = Buffer.from(text, 'utf8');
     // The part the table comes from is already counted against the limit; this guards the 32-bit ends.
     if (this.size + bytes.length > 0xffff_ffff) throw tooMuchText(this.maxBytes);
-    for (let from = 0; from < bytes.length; ) {
+    for (let from = 0; from < bytes.length;) {
       const at = this.size % BLOCK;
       if (at === 0) this.blocks.push(Buffer.allocUnsafe(BLOCK));
       const copied = bytes.copy(this.blocks.at(-1)!, at, from, Math.min(bytes.length, from + BLOCK - at));
@@ -56,12 +56,12 @@ export class SharedStringTable {
     if (this.handedOut > this.maxBytes) throw tooMuchText(this.maxBytes);
     const first = Math.floor(start / BLOCK);
     if (end - start === 0) return '';
-    if (Math.floor((end - 1) / BLOCK) === first) return this.blocks[first]!.toString('utf8', start % BLOCK, start % BLOCK + end - start);
+    if (Math.floor((end - 1) / BLOCK) === first) return this.blocks[first]!.toString('utf8', start % BLOCK, (start % BLOCK) + end - start);
     const parts: Buffer[] = [];
-    for (let at = start; at < end; ) {
+    for (let at = start; at < end;) {
       const block = Math.floor(at / BLOCK);
       const upto = Math.min(end, (block + 1) * BLOCK);
-      parts.push(this.blocks[block]!.subarray(at % BLOCK, at % BLOCK + upto - at));
+      parts.push(this.blocks[block]!.subarray(at % BLOCK, (at % BLOCK) + upto - at));
       at = upto;
     }
     return Buffer.concat(parts).toString('utf8');

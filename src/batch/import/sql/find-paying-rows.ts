@@ -52,7 +52,11 @@ export async function othersApproved(query: SqlQuery, exceptBatchId: string): Pr
   return row?.approved === true;
 }
 
-export function findPayingRows(query: SqlQuery, payeeKeys: string[], options: { exceptBatchId: string; windowDays: number }): Promise<PayingRow[]> {
+export function findPayingRows(
+  query: SqlQuery,
+  payeeKeys: string[],
+  options: { exceptBatchId: string; windowDays: number },
+): Promise<PayingRow[]> {
   if (payeeKeys.length === 0) return Promise.resolve([]);
   return query<PayingRow>(sql, [payeeKeys.join(','), options.exceptBatchId, payingItemStatuses, options.windowDays]);
 }

@@ -18,10 +18,10 @@ export async function takeDueForecasts(query: SqlQuery, holdMs: number): Promise
 
 /** What the forecast found: the shortfall in minor units (null: covered), read now; no further read before release. */
 export async function recordForecast(query: SqlQuery, batchId: string, shortfallMinor: bigint | null): Promise<void> {
-  await query(
-    `UPDATE "Batch" SET "forecastReadAt" = now(), "forecastShortfall" = $2::numeric / 100, "forecastAt" = NULL WHERE id = $1`,
-    [batchId, shortfallMinor?.toString() ?? null],
-  );
+  await query(`UPDATE "Batch" SET "forecastReadAt" = now(), "forecastShortfall" = $2::numeric / 100, "forecastAt" = NULL WHERE id = $1`, [
+    batchId,
+    shortfallMinor?.toString() ?? null,
+  ]);
 }
 
 /**

@@ -109,7 +109,13 @@ export async function pauseUnfundedBatches(query: SqlQuery, firstCheckMs: number
      WHERE b.status IN (${sqlList(payingStates)}) AND ${unfundedRowSql('u')}`,
     [],
   );
-  return batches.length === 0 ? [] : pauseForFunds(query, batches.map((b) => b.id), firstCheckMs);
+  return batches.length === 0
+    ? []
+    : pauseForFunds(
+        query,
+        batches.map((b) => b.id),
+        firstCheckMs,
+      );
 }
 
 /** Rows that failed for funds in these (running or paused-for-funds) batches, put back to be paid. */

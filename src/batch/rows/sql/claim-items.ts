@@ -73,5 +73,13 @@ export function claimItems(
   query: SqlQuery,
   claim: { owner: string; token: string; leaseMs: number; inFlight: string[]; batchId: string | null; limit: number; probe?: boolean },
 ): Promise<ClaimedItem[]> {
-  return query<ClaimedItem>(sql, [claim.owner, claim.token, claim.leaseMs, claim.inFlight, claim.batchId, claim.limit, claim.probe === true]);
+  return query<ClaimedItem>(sql, [
+    claim.owner,
+    claim.token,
+    claim.leaseMs,
+    claim.inFlight,
+    claim.batchId,
+    claim.limit,
+    claim.probe === true,
+  ]);
 }

@@ -4,7 +4,14 @@ import { applyFactsCte, type PaymentFact } from '../../../payments/sql/apply-fac
 import type { BillingDetails } from '../../../payout/models.ts';
 import { outboxCte } from '../../../outbound/index.ts';
 import { rowEventsSelect } from './row-events.ts';
-import { cancelCodes, cancelledAfterCreateMessageSql, cancelledStatus, rowOverrides, unpayableItemStatuses, type RowOverride } from '../row-states.ts';
+import {
+  cancelCodes,
+  cancelledAfterCreateMessageSql,
+  cancelledStatus,
+  rowOverrides,
+  unpayableItemStatuses,
+  type RowOverride,
+} from '../row-states.ts';
 
 export type { PaymentFact };
 
@@ -48,7 +55,11 @@ function applies(override: RowOverride): string {
 }
 
 /** One rule per distinct override of the row table (several `from` states share one). */
-const overrideRules = [...new Map(rowOverrides.map((t) => [`${applies(t.override)} ${t.to} ${t.code}`, { when: applies(t.override), to: t.to, code: t.code }])).values()];
+const overrideRules = [
+  ...new Map(
+    rowOverrides.map((t) => [`${applies(t.override)} ${t.to} ${t.code}`, { when: applies(t.override), to: t.to, code: t.code }]),
+  ).values(),
+];
 
 /** `CASE WHEN <override> THEN <value> … END` over the rules (NULL where none applies). */
 function overrideCase(value: (rule: (typeof overrideRules)[number]) => string | null): string {

@@ -13,6 +13,11 @@ const sql = `
 UPDATE "BatchItem" SET "errorCode" = $3, "errorMessage" = $4, "notBefore" = now() + $5 * interval '1 millisecond'
 WHERE id = $1::bigint AND "leaseToken" = $2::uuid AND status IN (${sqlList(unsentItemStatuses)})`;
 
-export async function noteRetry(query: SqlQuery, row: { id: string; leaseToken: string }, error: { code: string; message: string }, delayMs: number): Promise<void> {
+export async function noteRetry(
+  query: SqlQuery,
+  row: { id: string; leaseToken: string },
+  error: { code: string; message: string },
+  delayMs: number,
+): Promise<void> {
   await query(sql, [row.id, row.leaseToken, error.code, error.message, Math.round(delayMs)]);
 }

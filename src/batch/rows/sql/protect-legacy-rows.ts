@@ -25,7 +25,12 @@ WHERE i.id = t.id AND (i.fields -> '$sealed') IS NULL`;
  * NEEDS_REVIEW ones (a review may prove them unpaid), and DUPLICATE ones, which the
  * approver may include.
  */
-const payable: ReadonlySet<string> = new Set<BatchItemStatus>([...activeItemStatuses, ...retryableItemStatuses, ...underReviewItemStatuses, BatchItemStatus.DUPLICATE]);
+const payable: ReadonlySet<string> = new Set<BatchItemStatus>([
+  ...activeItemStatuses,
+  ...retryableItemStatuses,
+  ...underReviewItemStatuses,
+  BatchItemStatus.DUPLICATE,
+]);
 
 /**
  * Seals (rows that may still be paid) or masks (the rest) up to `limit` rows written in

@@ -79,6 +79,8 @@ export function heldBackSql(r: string): string {
 export function rowEndEventsSelect(ended: string): string {
   return `SELECT e.id AS "batchId", r.line, ${rowEventColumns('NULL')}
   FROM ${ended} AS e JOIN "Batch" AS b ON b.id = e.id JOIN "BatchItem" AS r ON r."batchId" = e.id
-  WHERE (r.status = ${sqlName(rowStates.cancelled)} AND r."errorCode" IN (${Object.values(cancelCodes).map((c) => `'${c}'`).join(', ')}) AND b."approvedAt" IS NOT NULL)
+  WHERE (r.status = ${sqlName(rowStates.cancelled)} AND r."errorCode" IN (${Object.values(cancelCodes)
+    .map((c) => `'${c}'`)
+    .join(', ')}) AND b."approvedAt" IS NOT NULL)
     OR (${unfundedFailedSql('r')} AND NOT ${toldSql('r."paymentId"', finalRowEvents)})`;
 }

@@ -51,7 +51,10 @@ RETURNING i."batchId"`;
  * `batchIds` null: every batch. `retentionDays` null: only what can never be paid, with no
  * time rule (for callers that do not know the retention period). Returns the batches touched.
  */
-export async function scrubCardData(query: SqlQuery, scope: { batchIds: string[] | null; retentionDays: number | null }): Promise<string[]> {
+export async function scrubCardData(
+  query: SqlQuery,
+  scope: { batchIds: string[] | null; retentionDays: number | null },
+): Promise<string[]> {
   const params = [scope.batchIds, scope.retentionDays];
   const rows = [...(await query<{ batchId: string }>(sql, params)), ...(await query<{ batchId: string }>(unapprovedSql, params))];
   return [...new Set(rows.map((row) => row.batchId))];

@@ -79,7 +79,10 @@ export async function takeWindow(query: SqlQuery, id: string, token: string, lim
 }
 
 export async function readEventById(query: SqlQuery, id: string): Promise<StoredEvent | undefined> {
-  const [row] = await query<StoredEvent>(`SELECT e.id::text AS id, e.type, e."occurredAt", e.data FROM "OutboundEvent" AS e WHERE e.id = $1::uuid`, [id]);
+  const [row] = await query<StoredEvent>(
+    `SELECT e.id::text AS id, e.type, e."occurredAt", e.data FROM "OutboundEvent" AS e WHERE e.id = $1::uuid`,
+    [id],
+  );
   return row;
 }
 
@@ -121,15 +124,7 @@ export async function windowDelivered(
        "failingSince" = NULL, "leaseUntil" = now() + $3 * interval '1 millisecond'
      FROM cur WHERE s.id = cur.id
      RETURNING cur.rewound, cur.enabled`,
-    [
-      id,
-      token,
-      leaseMs,
-      through.xid,
-      through.seq,
-      through.nextSequence,
-      ...attemptColumns(attempts),
-    ],
+    [id, token, leaseMs, through.xid, through.seq, through.nextSequence, ...attemptColumns(attempts)],
   );
   return row === undefined ? 'fenced' : row.rewound ? 'rewound' : row.enabled ? 'moved' : 'off';
 }
