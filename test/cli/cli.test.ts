@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -72,11 +73,17 @@ describe('payout CLI', () => {
   it(
     'validate writes nothing into DATA_DIR: no database, no keys, no sandbox state',
     async () => {
-      const result = await payout(['batch', 'validate', sampleFile('payroll-errors.csv')]);
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warning\b/);
-      expect(await readdir(dataDir())).toEqual([]);
+      // A DATA_DIR of its own, empty: the rig's comes with a migrated database in it.
+      const empty = await mkdtemp(join(tmpdir(), 'payout-validate-'));
+      try {
+        const result = await payout(['batch', 'validate', sampleFile('payroll-errors.csv')], { DATA_DIR: empty });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(1);
+        expect(result.stdout).toMatch(/18 rows, 2 valid, 16 invalid, 16 errors, 1 warning\b/);
+        expect(await readdir(empty)).toEqual([]);
+      } finally {
+        await rm(empty, { recursive: true, force: true });
+      }
     },
     budget(1),
   );

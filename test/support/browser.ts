@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, isInterfaceType, isObjectType, type GraphQLEnumType, type GraphQLObjectType } from 'graphql';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { seedDataDir } from './database-template.ts';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 import { loadGatewayConfig } from '../../src/config/env.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -228,6 +229,7 @@ export async function startPageRig(
 ): Promise<{ gateway: RunningGateway; rig: Rig; dataDir: string; close(): Promise<void> }> {
   buildWebPage();
   const dataDir = await mkdtemp(join(tmpdir(), dataDirPrefix));
+  await seedDataDir(dataDir);
   const gateway = await startGateway(loadGatewayConfig({ PORT: '0', DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' })).catch(
     async (error: unknown) => {
       await rm(dataDir, { recursive: true, force: true });

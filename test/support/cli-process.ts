@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { seedDataDir } from './database-template.ts';
 import { freePort } from './gateway-process.ts';
 import { nodeEnv } from './processes.ts';
 
@@ -61,6 +62,7 @@ export function cliInFreshDataDir(
   const running = new Set<ChildProcess>();
   (per === 'test' ? beforeEach : beforeAll)(async () => {
     dataDir = await mkdtemp(join(tmpdir(), prefix));
+    await seedDataDir(dataDir);
     port = String(await freePort());
   });
   (per === 'test' ? afterEach : afterAll)(async () => {

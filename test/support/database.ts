@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { databaseTemplates, templateImage } from './database-template.ts';
 
 export interface TestDatabase {
   db: Database;
@@ -14,13 +15,17 @@ export interface TestDatabaseKind {
   create(): Promise<TestDatabase>;
 }
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. Each call makes a fresh database. */
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. Each call makes a fresh
+ * database, already migrated when the run made a template (database-template.ts).
+ */
 export function testDatabaseKinds(): TestDatabaseKind[] {
   const kinds: TestDatabaseKind[] = [
     {
       name: 'pglite',
       async create() {
-        const db = await openDatabase({ dataDir: undefined });
+        const image = await templateImage();
+        const db = await openDatabase(image === undefined ? { dataDir: undefined } : { dataDir: undefined, image });
         return { db, target: { dataDir: undefined }, drop: () => db.close() };
       },
     },
@@ -31,7 +36,8 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
       name: 'postgresql',
       async create() {
         const name = `payout_test_${randomBytes(6).toString('hex')}`;
-        await admin(adminUrl, `CREATE DATABASE "${name}"`);
+        const template = databaseTemplates()?.postgresTemplate;
+        await admin(adminUrl, template === undefined ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
         const url = new URL(adminUrl);
         url.pathname = `/${name}`;
         const db = await openDatabase({ databaseUrl: url.toString() });
