@@ -1,6 +1,7 @@
 /**
  * The configuration's public face: the gateway's (gateway-config.ts, its variables in
- * gateway-env.ts, with its groups access-env.ts, worker-env.ts and events-env.ts) and the standalone sandbox's (sandbox-env.ts), parsed once with zod.
+ * gateway-env.ts, with its groups access-env.ts, worker-env.ts and events-env.ts) and the
+ * standalone sandbox's (sandbox-env.ts), parsed once with zod.
  * Every variable, its default and what it does: docs/operations/configuration.md.
  */
 export { loadGatewayConfig, type GatewayConfig, type PayoutClientSettings } from './gateway-config.ts';

@@ -1,4 +1,7 @@
-/** One batch's page: its state, actions and questions, and what it waits for. Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * One batch's page: its state, actions and questions, and what it waits for. Merged into one
+ * dictionary by i18n.ts, whose `t()` reads them.
+ */
 export const en = {
   'batch.title': 'Batch {name}',
   'batch.back': 'All batches',

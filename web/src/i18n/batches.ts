@@ -1,4 +1,7 @@
-/** The batch list, the upload page and the validation report of an upload. Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * The batch list, the upload page and the validation report of an upload. Merged into one
+ * dictionary by i18n.ts, whose `t()` reads them.
+ */
 export const en = {
   'batches.title': 'Batches',
   'batches.filter': 'Status',

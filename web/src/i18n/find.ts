@@ -1,4 +1,7 @@
-/** Finding a payment, and how the gateway learned its status. Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * Finding a payment, and how the gateway learned its status. Merged into one dictionary by
+ * i18n.ts, whose `t()` reads them.
+ */
 export const en = {
   'find.title': 'Find a payment',
   'find.label': 'Payment id or your reference',

@@ -1,4 +1,7 @@
-/** The reconciliation pages: the runs, the form that starts one, a run's result and discrepancies. Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * The reconciliation pages: the runs, the form that starts one, a run's result and
+ * discrepancies. Merged into one dictionary by i18n.ts, whose `t()` reads them.
+ */
 export const en = {
   'recon.title': 'Reconciliation',
   'recon.intro':

@@ -1,4 +1,7 @@
-/** A batch's rows: the table, the payee and recipient columns, and the review of rows whose outcome is unknown. Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * A batch's rows: the table, the payee and recipient columns, and the review of rows whose
+ * outcome is unknown. Merged into one dictionary by i18n.ts, whose `t()` reads them.
+ */
 export const en = {
   'items.awaitingApproval': 'Awaiting approval',
   'items.line': 'Line',

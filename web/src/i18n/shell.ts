@@ -1,4 +1,8 @@
-/** The page's frame, shared by every page: title, navigation, sign-in, roles, and words common to all (buttons, loading, durations). Merged into one dictionary by i18n.ts, whose `t()` reads them. */
+/**
+ * The page's frame, shared by every page: title, navigation, sign-in, roles, and words common
+ * to all (buttons, loading, durations). Merged into one dictionary by i18n.ts, whose `t()`
+ * reads them.
+ */
 export const en = {
   'app.title': 'Payouts',
   'app.skip': 'Skip to content',
