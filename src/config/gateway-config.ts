@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { ApiKeyEntry } from './api-key-entries.ts';
 import type { CommissionTariffs } from './commission-tariffs.ts';
 import type { ConfigProblem } from './config-error.ts';
-import { gatewayEnvSchema, type PersistedOperationSettings } from './gateway-env.ts';
+import type { PersistedOperationSettings } from './access-env.ts';
+import { gatewayEnvSchema } from './gateway-env.ts';
 import { EMBEDDED_AGENT_ID, sandboxSettingsSchema, type SandboxSettings } from './sandbox-env.ts';
 import { parseEnv, type Env, type logLevel } from './zod-helpers.ts';
 
@@ -77,7 +78,7 @@ export interface GatewayConfig {
   };
   /** One person may upload and approve the same batch (default: only in anonymous local use). */
   singleUser: boolean;
-  /** APQ, documentId lookups and the trusted-documents mode (config/gateway-env.ts; used by graphql/persisted-operations.ts). */
+  /** APQ, documentId lookups and the trusted-documents mode (config/access-env.ts; used by graphql/persisted-operations.ts). */
   persistedOperations: PersistedOperationSettings;
   /**
    * PAYMENT_SECOND_PERSON_ABOVE (RUB, default 0) in minor units: executePayment of a payment

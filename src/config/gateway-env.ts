@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { lenientToMinorUnits, LENIENT_MONEY_VALUE } from '../money/money.ts';
+import { accessVariables } from './access-env.ts';
 import { parseApiKeys } from './api-key-entries.ts';
-import { parseCommissionTariffs } from './commission-tariffs.ts';
+import { eventVariables } from './events-env.ts';
 import { sandboxSettingsSchema } from './sandbox-env.ts';
 import {
   databaseUrl,
@@ -17,6 +17,7 @@ import {
   positiveHoursAsMs,
   positiveInt,
 } from './zod-helpers.ts';
+import { workerVariables } from './worker-env.ts';
 
 /**
  * How many days a finished payment still holds a new row to the same payee, amount and
@@ -24,39 +25,6 @@ import {
  * importer and approval when given no setting, all take it from here.
  */
 export const DEFAULT_DUPLICATE_WINDOW_DAYS = 35;
-
-/** The partner breaker's settings (partner/partner-breaker.ts), beside their PARTNER_BREAKER_* variables. */
-export interface BreakerOptions {
-  /** Calls in a row that ended in trouble before the breaker opens. */
-  troubleCalls: number;
-  /** ... over at least this many different paths: one payment's trouble is not the partner's. */
-  troublePaths: number;
-  /** Wait before the first probe; it doubles with each failed probe, up to probeMaxMs. */
-  probeBaseMs: number;
-  probeMaxMs: number;
-  /** How often an open breaker is read again (and whether a probe is due), and a closed one at most. */
-  refreshMs: number;
-}
-
-/** Why these numbers: docs/internals/reliability.md "The partner breaker" (measured with bench/breaker-thresholds.ts). */
-export const defaultBreakerOptions: BreakerOptions = {
-  troubleCalls: 12,
-  troublePaths: 3,
-  probeBaseMs: 1_000,
-  probeMaxMs: 30_000,
-  refreshMs: 1_000,
-};
-
-/** APQ, documentId lookups and the trusted-documents mode, read by graphql/persisted-operations.ts. */
-export interface PersistedOperationSettings {
-  /** GATEWAY_TRUSTED_DOCUMENTS: `off`, `only` (the page's manifest), or a manifest file (with the page's). */
-  trustedDocuments: 'off' | 'only' | { file: string };
-  /** GATEWAY_APQ_CACHE_SIZE: documents the APQ store keeps per process; 0 turns APQ registration off. */
-  apqCacheSize: number;
-}
-
-/** The two settings unset; a GraphQL server given none (tests) takes the same. */
-export const DEFAULT_PERSISTED_OPERATIONS: PersistedOperationSettings = { trustedDocuments: 'off', apqCacheSize: 1000 };
 
 /** `NAME:ROLE:KEY` or `KEY:ROLE`, comma-separated (config/api-key-entries.ts). */
 const apiKeys = z.preprocess(
@@ -69,20 +37,6 @@ const apiKeys = z.preprocess(
       const { entries, problems } = parseApiKeys(raw);
       for (const message of problems) ctx.addIssue({ code: 'custom', message });
       return entries;
-    }),
-);
-
-/** `PROVIDER:PERCENT%:MINIMUM`, comma-separated (config/commission-tariffs.ts). */
-const commissionTariffs = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined) return {};
-      const { tariffs, problems } = parseCommissionTariffs(raw);
-      for (const message of problems) ctx.addIssue({ code: 'custom', message });
-      return tariffs;
     }),
 );
 
@@ -125,6 +79,8 @@ const embeddedOnly = 'a random one per run for the embedded sandbox';
 /**
  * Every variable the gateway, the worker and the CLI read, each with its entry of the
  * configuration reference (docs/operations/configuration.md, `npm run docs:config`).
+ * The larger groups live in files of their own (access-env.ts, worker-env.ts, events-env.ts);
+ * they are spread in the order the reference lists them, so the reference does not move.
  */
 export const gatewayEnvSchema = z.object({
   PORT: documented(port(4000), '`4000`', 'HTTP port.'),
@@ -233,115 +189,8 @@ export const gatewayEnvSchema = z.object({
     '`01:00`',
     'When, in `RECONCILE_TIME_ZONE` (HH:MM).',
   ),
-  GATEWAY_SINGLE_USER: documented(
-    optionalBoolean,
-    '`true` without API keys, else `false`',
-    'When `true`, the key that uploaded a batch may also approve it (and pay its failed rows again, and execute its own payments). It never stands in for a key: with `GATEWAY_API_KEYS` set, every request and every `payout` command, reads included, acts as one of those keys (`PAYOUT_CLI_KEY_FILE`), so the audit trail names who acted.',
-  ),
-  /** `off` (default), `only` (the page's operations), or a manifest file of codegen's client preset (with the page's). */
-  GATEWAY_TRUSTED_DOCUMENTS: documented(
-    z.preprocess(emptyToUndefined, z.string().default('off')),
-    '`off`',
-    "`only`: only the page's own operations run; a path to a manifest file (graphql-codegen's `persisted-documents.json`): that file's and the page's. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql.md#persisted-operations).",
-  ),
-  GATEWAY_APQ_CACHE_SIZE: documented(
-    nonNegativeInt(DEFAULT_PERSISTED_OPERATIONS.apqCacheSize),
-    `\`${DEFAULT_PERSISTED_OPERATIONS.apqCacheSize}\``,
-    'Documents registered by APQ that each gateway process keeps (least recently used goes first); `0` turns APQ registration off.',
-  ),
-  PAYOUT_GATEWAY_URL: documented(
-    httpUrl,
-    'unset: `http://127.0.0.1:PORT`, or the database itself when nothing answers there',
-    "The gateway the `payout` CLI acts through (its GraphQL API, with the CLI's key). Set, it must answer; unset, the CLI tries the local gateway and, when none answers, opens the database itself and says so.",
-  ),
-  PAYOUT_CLI_KEY: documented(
-    optionalString,
-    'unset',
-    'The key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as, itself (from a secret store); set this or `PAYOUT_CLI_KEY_FILE`, not both.',
-  ),
-  PAYOUT_CLI_KEY_FILE: documented(
-    optionalString,
-    'unset',
-    'A file holding the one key (of `GATEWAY_API_KEYS`) the `payout` CLI acts as; `--key-file FILE` overrides it. With keys configured, a command without a key is refused (exit 2), reads included, `GATEWAY_SINGLE_USER` or not.',
-  ),
-  // Parsed once into minor units, so no request can meet a setting's parse error.
-  PAYMENT_SECOND_PERSON_ABOVE: documented(
-    z.preprocess(
-      emptyToUndefined,
-      z.string().regex(LENIENT_MONEY_VALUE, 'must be an amount in RUB such as 0 or 50000.00').default('0').transform(lenientToMinorUnits),
-    ),
-    '`0` (RUB)',
-    'With API keys (not single-user): `executePayment` of a payment above this amount needs a key other than the one that created it (`SECOND_PERSON_REQUIRED`); `0` means every payment. Written `0`, `50000`, `50000.5` or `50000.50`. See [Access](../api/graphql.md#access).',
-  ),
-  APPROVAL_POLICY_FILE: documented(
-    optionalString,
-    'unset: one approver other than the uploader for any batch; single payments by `PAYMENT_SECOND_PERSON_ABOVE`',
-    'A JSON file of [approval tiers](../guide/approval-policy.md): how many distinct people, and of which roles, a batch (by total and largest row) or a single payment (by amount) needs. Read at start; a problem stops startup, naming its line and field.',
-  ),
-  APPROVAL_LAPSE_DAYS: documented(
-    z.preprocess(emptyToUndefined, z.coerce.number().positive().max(365).default(7)),
-    '`7`',
-    'An approval older than this no longer counts towards the policy: the batch or payment says so and needs it again.',
-  ),
-  APPROVAL_EXTRA_FOR_CHANGED_ACCOUNTS: documented(
-    optionalBoolean,
-    '`false`',
-    "`true`: a batch that pays rows whose payee's account changed since the last payment needs one approver more than its tier says, and so does a single payment whose payee's account changed (one key other than the creator's below every tier).",
-  ),
-  WORKER_IN_PROCESS: documented(
-    z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
-    '`true`',
-    'Run the batch worker inside the gateway. Set `false` and run `npm run worker` to scale it apart.',
-  ),
-  WORKER_CONCURRENCY: documented(positiveInt(8), '`8`', 'Batch payments in flight at once, per worker.'),
-  WORKER_BATCH_CONCURRENCY: documented(positiveInt(8), '`8`', 'In flight at once within one batch.'),
-  WORKER_RATE_LIMIT: documented(nonNegativeInt(0), '`0` (none)', 'Upstream calls per second at most, per worker.'),
-  WORKER_LEASE_MS: documented(
-    positiveInt(60_000),
-    '`60000`',
-    "How long a claimed row is held; a crashed worker's rows are taken over after this.",
-  ),
-  WORKER_MAX_RETRIES: documented(
-    nonNegativeInt(5),
-    '`5`',
-    'Sends of one step of a row (create; execute) after the first, when they prove nothing; then it is only read back.',
-  ),
-  COMMISSION_ESTIMATE_PERCENT: documented(
-    z.preprocess(
-      emptyToUndefined,
-      z
-        .string()
-        .regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percentage such as 2 or 1.5')
-        .default('2'),
-    ),
-    '`2`',
-    'The commission rate assumed for a provider whose rate neither `COMMISSION_TARIFFS` states nor 35 days of history show (none charged, or only minimum fees), in the balance checks of approval and of a batch paused for funds. See [Commission estimate](../guide/bulk-payouts.md#commission-estimate).',
-  ),
-  COMMISSION_TARIFFS: documented(
-    commissionTariffs,
-    'unset: learned from the last 35 days',
-    "Providers' tariffs as the contract states them, `PROVIDER:PERCENT%:MINIMUM` comma-separated (`bank-card-russia:1.5%:25.00,sbp-b2c:0.7%:10.00`): each row's commission is the percentage of its amount, rounded up to the kopeck, at least the minimum. A provider listed here is estimated by it alone; the others from what the partner charged in the last 35 days. See [Commission estimate](../guide/bulk-payouts.md#commission-estimate).",
-  ),
-  WORKER_RETRY_BASE_MS: documented(
-    positiveInt(1_000),
-    '`1000`',
-    "First wait before a row's step is sent again; doubles each time, with jitter, up to a minute.",
-  ),
-  PARTNER_BREAKER_TROUBLE_CALLS: documented(
-    positiveInt(defaultBreakerOptions.troubleCalls),
-    `\`${defaultBreakerOptions.troubleCalls}\``,
-    'Calls in a row ending in trouble (no answer, 429, 5xx) that open the partner breaker…',
-  ),
-  PARTNER_BREAKER_TROUBLE_PATHS: documented(
-    positiveInt(defaultBreakerOptions.troublePaths),
-    `\`${defaultBreakerOptions.troublePaths}\``,
-    "…over at least this many different paths (one payment's trouble is not the partner's).",
-  ),
-  PARTNER_BREAKER_PROBE_MAX_MS: documented(
-    positiveInt(defaultBreakerOptions.probeMaxMs),
-    `\`${defaultBreakerOptions.probeMaxMs}\``,
-    'The longest wait between probes while it is open (and at least `Retry-After`).',
-  ),
+  ...accessVariables,
+  ...workerVariables,
   BATCH_MAX_ROWS: documented(positiveInt(500_000), '`500000`', 'Rows per file at most.'),
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),
   DUPLICATE_WINDOW_DAYS: documented(
@@ -359,43 +208,7 @@ export const gatewayEnvSchema = z.object({
     '`24`',
     "How many hours (above 0; fractions such as `0.5` too) before a scheduled batch's time the balance is read again against it and every batch paying before it; a shortfall then is a notice, not a failure. A batch scheduled sooner than this has its forecast read at approval ([forecast](../guide/scheduling.md#forecast)).",
   ),
-  EVENTS_ALLOW_LOCAL_ENDPOINTS: documented(
-    optionalBoolean,
-    '`false`',
-    'For local development: event subscriptions may point at plain `http://localhost` and at loopback or private addresses. Off, an endpoint must be https and resolve to public addresses only, checked at every delivery. See [Events](../api/events.md).',
-  ),
-  EVENT_DELIVERY_TIMEOUT_MS: documented(
-    positiveInt(10_000),
-    '`10000`',
-    'A receiver that has not answered an event in this long is cut off; the attempt counts as failed.',
-  ),
-  EVENT_RETRY_BASE_MS: documented(
-    positiveInt(5_000),
-    '`5000`',
-    'First wait before an event a receiver did not take is sent again; doubles each time, with jitter, up to `EVENT_RETRY_MAX_MS`.',
-  ),
-  EVENT_RETRY_MAX_MS: documented(positiveInt(3_600_000), '`3600000` (an hour)', 'The longest wait between two attempts of one event.'),
-  EVENT_RETRY_FOR_MS: documented(
-    positiveInt(259_200_000),
-    '`259200000` (3 days)',
-    'How long an event is retried; a subscription failing this long is turned off (an `event_subscription.disabled` event, a notice on the page).',
-  ),
-  EVENT_SECRET_OVERLAP_MS: documented(
-    positiveInt(86_400_000),
-    '`86400000` (a day)',
-    'After a secret is rotated, the old one still signs beside the new one for this long.',
-  ),
-  EVENT_LOG_RETENTION_DAYS: documented(
-    positiveInt(30),
-    '`30`',
-    'Delivery attempts, and events every subscription is past, are kept this many days.',
-  ),
-  EVENT_POLL_MS: documented(positiveInt(1_000), '`1000`', 'How often an idle worker looks for events to deliver.'),
-  EVENT_DELIVERY_CONCURRENCY: documented(
-    positiveInt(4),
-    '`4`',
-    "Subscriptions one worker delivers to at once (each subscription's events go out one at a time, in order).",
-  ),
+  ...eventVariables,
   IMPORT_STALE_MS: documented(
     positiveInt(90_000),
     '`90000`',

@@ -6,7 +6,7 @@ import type { EndpointPolicy } from './delivery/endpoint.ts';
 export const WRITE_EVERY_MS = 250;
 
 /**
- * EVENT_* settings (config/gateway-env.ts) as the outbound room uses them; `writeEveryMs`
+ * EVENT_* settings (config/events-env.ts) as the outbound room uses them; `writeEveryMs`
  * (WRITE_EVERY_MS when absent) is not a setting of the gateway: tests set it to write before
  * every send.
  */

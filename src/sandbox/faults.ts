@@ -4,6 +4,12 @@ import { z } from 'zod';
 export const operations = ['balance', 'balances', 'providers', 'provider', 'create', 'execute', 'list', 'get'] as const;
 export type Operation = (typeof operations)[number];
 
+/** An answer a hold-after fault keeps back (the effect has already happened), or a call a hold-before fault keeps (none has). */
+export interface HeldAnswer {
+  operation: Operation;
+  paymentId?: string;
+}
+
 /**
  * - fail-before: 500 and nothing happens.
  * - fail-after: the operation takes effect, then 500 (the ambiguous case).

@@ -4,28 +4,11 @@ import type { Logger } from '../log/logger.ts';
 import { toMinorUnits } from '../money/money.ts';
 import { sleep } from '../lib/retry.ts';
 import { SandboxApiError } from './api-error.ts';
-import {
-  INSPECTION_PREFIX,
-  noRoute,
-  parseJsonOrUndefined,
-  parseOrRefuse,
-  readBody,
-  send,
-  sendProxyPage,
-  sendTruncated,
-} from './http-io.ts';
+import { INSPECTION_PREFIX, readBody, send, sendProxyPage, sendTruncated } from './http-io.ts';
 import { CallCounts } from './call-counts.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
-import {
-  FaultInjector,
-  FaultRatesChange,
-  FaultRatesReplacement,
-  FaultRule,
-  noFaults,
-  type FaultKind,
-  type FaultRates,
-  type Operation,
-} from './faults.ts';
+import { FaultInjector, noFaults, type FaultKind, type FaultRates, type HeldAnswer } from './faults.ts';
+import { inspectionRoutes } from './inspection-routes.ts';
 import { SandboxLedger } from './ledger/ledger.ts';
 import { LedgerLog } from './ledger/ledger-log.ts';
 import { Outage } from './outage.ts';
@@ -64,12 +47,6 @@ export interface SandboxOptions {
 export const PARTNER_PREFIX = '/partner/payout/v2/agents/';
 /** Sandbox-only routes live here, away from the partner paths. */
 export { INSPECTION_PREFIX } from './http-io.ts';
-
-/** An answer a hold-after fault keeps back (the effect has already happened), or a call a hold-before fault keeps (none has). */
-export interface HeldAnswer {
-  operation: Operation;
-  paymentId?: string;
-}
 
 export interface Sandbox {
   readonly server: Server;
@@ -142,6 +119,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     options.logger,
   );
   const testFeatures = new SandboxTestFeatures(ledger, outage, counts);
+  const inspect = inspectionRoutes({ ledger, testFeatures, received, webhooks, faults, held, releaseHeld });
 
   const server = createServer((req, res) => {
     inFlight.add(res);
@@ -261,81 +239,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return new SandboxApiError('payout.internal.error', 'internal error (injected fault)', undefined, { httpStatus: 500 });
   }
 
-  async function inspect(req: IncomingMessage, res: ServerResponse, parts: string[]): Promise<void> {
-    const [area, id] = parts.map(decodeURIComponent);
-    if (area === 'faults' && id !== undefined) return inspectFaults(req, res, id);
-    if (area === 'balance-ledger' && req.method === 'GET' && id === undefined) return send(res, 200, ledger.balanceLedger());
-    if (area === 'payments' && req.method === 'GET' && id === undefined) {
-      return send(res, 200, { payments: ledger.allEffects() });
-    }
-    if (area === 'payments' && req.method === 'POST' && id === undefined) {
-      return send(res, 201, testFeatures.seed(parseJsonOrUndefined(await readBody(req))));
-    }
-    if (area === 'payments' && req.method === 'PATCH' && id !== undefined) {
-      return send(res, 200, testFeatures.alter(id, parseJsonOrUndefined(await readBody(req))));
-    }
-    if (area === 'list-growth' && id === undefined) {
-      if (req.method === 'POST') return send(res, 201, testFeatures.startGrowth(parseJsonOrUndefined(await readBody(req))));
-      if (req.method === 'GET') return send(res, 200, testFeatures.growthState());
-      if (req.method === 'DELETE') {
-        testFeatures.stopGrowth();
-        return send(res, 204, undefined);
-      }
-    }
-    if (area === 'list-calls' && req.method === 'GET' && id === undefined) return send(res, 200, testFeatures.listCalls());
-    if (area === 'received' && req.method === 'GET' && id === undefined) return send(res, 200, { calls: received.list() });
-    if (id === undefined && (area === 'outage' || area === 'balance' || area === 'calls')) {
-      const served = await payday(req, res, area);
-      if (served) return;
-    }
-    if (area === 'payments' && req.method === 'GET' && id !== undefined) {
-      const effects = ledger.effects(id);
-      if (effects === undefined) throw new SandboxApiError('payout.payment.not-found', `no calls for payment ${id}`);
-      return send(res, 200, effects);
-    }
-    if (area === 'webhooks' && req.method === 'GET') return send(res, 200, { attempts: webhooks.attempts() });
-    if (area === 'faults' && req.method === 'GET') {
-      return send(res, 200, { rates: faults.rates, pending: faults.pending(), held: held.size, holding: [...held.keys()] });
-    }
-    if (area === 'faults' && req.method === 'DELETE') {
-      faults.clear();
-      return send(res, 204, undefined);
-    }
-    if (area === 'faults' && req.method === 'POST') {
-      const parsed = FaultRule.safeParse(parseJsonOrUndefined(await readBody(req)));
-      if (!parsed.success) {
-        throw new SandboxApiError('validation.error', 'a fault rule is {operation?, kind, times?}', {
-          body: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-        });
-      }
-      faults.add(parsed.data);
-      return send(res, 201, parsed.data);
-    }
-    throw noRoute(req, parts);
-  }
-
-  /** The payday test features: an outage, the balance at run time, call counts. */
-  async function payday(req: IncomingMessage, res: ServerResponse, area: 'outage' | 'balance' | 'calls'): Promise<boolean> {
-    const route = `${req.method} ${area}`;
-    if (route === 'GET outage') send(res, 200, testFeatures.outageState());
-    else if (route === 'POST outage') send(res, 201, { outage: await testFeatures.startOutage(parseJsonOrUndefined(await readBody(req))) });
-    else if (route === 'DELETE outage') send(res, 200, await testFeatures.endOutage());
-    else if (route === 'GET balance') send(res, 200, ledger.balance());
-    else if (route === 'POST balance') send(res, 200, testFeatures.changeBalance(parseJsonOrUndefined(await readBody(req))));
-    else if (route === 'GET calls') send(res, 200, callsAnswer(new URL(req.url ?? '/', 'http://sandbox').searchParams));
-    else if (route === 'DELETE calls') send(res, 200, testFeatures.resetCalls());
-    else return false;
-    return true;
-  }
-
-  /** All counts, and with ?from=&to= the calls that arrived in that window too. */
-  function callsAnswer(query: URLSearchParams): object {
-    const from = query.get('from');
-    const to = query.get('to');
-    if (from === null && to === null) return testFeatures.calls();
-    return { ...testFeatures.calls(), between: testFeatures.callsBetween(from ?? '', to ?? '') };
-  }
-
   function listenOn(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -360,25 +263,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         await sleep(200);
       }
     }
-  }
-
-  async function inspectFaults(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
-    if (sub === 'release' && req.method === 'POST') return send(res, 200, { released: releaseHeld() });
-    if (sub !== 'rates') throw noRoute(req, ['faults', sub]);
-    if (req.method === 'GET') return send(res, 200, faults.rates);
-    if (req.method === 'PUT') {
-      return send(res, 200, faults.replaceRates(parseOrRefuse(FaultRatesReplacement, await readBody(req), 'fault rates')));
-    }
-    if (req.method === 'PATCH') {
-      const change = parseOrRefuse(FaultRatesChange, await readBody(req), 'fault rates');
-      try {
-        return send(res, 200, faults.changeRates(change));
-      } catch (error) {
-        if (!(error instanceof RangeError)) throw error;
-        throw new SandboxApiError('validation.error', error.message, { body: [error.message] });
-      }
-    }
-    throw noRoute(req, ['faults', sub]);
   }
 
   return {

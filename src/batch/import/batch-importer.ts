@@ -1,39 +1,32 @@
 import { DEFAULT_DUPLICATE_WINDOW_DAYS } from '../../config/env.ts';
 import { recordImportEvent } from './sql/record-import-event.ts';
+import { scanFile, type BatchLimits } from './scan-file.ts';
+import { abandonImport, failImport, type EndDeps } from './unfinished-import.ts';
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import { unnestWriter, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import type { Logger } from '../../log/logger.ts';
-import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { fromMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
-import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
+import type { ProviderCatalogue } from '../../payments/provider-catalogue.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { newBatchId } from '../ids.ts';
 import { batchStates } from '../lifecycle/batch-states.ts';
-import { cancelImportedRows } from '../rows/sql/cancel-imported-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { EarlierImports } from './earlier-import.ts';
-import { ImportAbandoned, ImportFailure, failed, failureProblem } from './import-failure.ts';
+import { ImportAbandoned, failed, failureProblem } from './import-failure.ts';
 import { importHeartbeat } from './import-heartbeat.ts';
 import { ImportState } from './import-state.ts';
 import { reportOf, type ValidationReport } from './validation-report.ts';
 import { PayeeKeys } from '../../payees/payee-keys.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
-import { CsvFileError, type FileProblem } from './read/csv-reader.ts';
-import { openPayrollFile } from './read/payroll-file.ts';
+import type { FileProblem } from './read/csv-reader.ts';
 import { findPayingRows, othersApproved, type PayingRow } from './sql/find-paying-rows.ts';
 import { findPaidAccounts } from '../../payees/sql/find-paid-accounts.ts';
 import { spoolUpload, type SpooledUpload } from './upload-spool.ts';
-import { validateRow } from './validate-row.ts';
 
 export type { ValidationReport } from './validation-report.ts';
-
-export interface BatchLimits {
-  maxRows: number;
-  maxBytes: number;
-}
 
 /** How the importer holds back rows that repeat a payment (held-rows.ts). */
 export interface DuplicateSettings {
@@ -95,6 +88,11 @@ export class BatchImporter {
   private readonly query: SqlQuery;
   private readonly earlier: EarlierImports;
   private keyedPayees: PayeeKeys | undefined;
+
+  /** What an import that did not finish needs to leave its batch (unfinished-import.ts). */
+  private get ends(): EndDeps {
+    return { prisma: this.deps.prisma, query: this.query, logger: this.deps.logger };
+  }
 
   /** Made on first use: `payout batch validate` checks a file with no card-data key at hand. */
   private get payees(): PayeeKeys {
@@ -170,7 +168,7 @@ export class BatchImporter {
         if (checkPaid) state.othersApproved = await othersApproved(this.query, '');
         const source = file.read();
         try {
-          await this.scan(source, state);
+          await scanFile(source, state, this.deps);
         } finally {
           source.destroy();
         }
@@ -228,7 +226,7 @@ export class BatchImporter {
     const heartbeat = importHeartbeat(id, state, { query: this.query, logger: this.deps.logger, staleMs: this.deps.staleMs });
     try {
       await heartbeat.beat();
-      const readable = await this.scan(source, state);
+      const readable = await scanFile(source, state, this.deps);
       const errors = await prisma.batchProblem.count({ where: { batchId: id, severity: 'error' } });
       const warnings = await prisma.batchProblem.count({ where: { batchId: id, severity: 'warning' } });
       const rejected = errors > 0;
@@ -277,127 +275,11 @@ export class BatchImporter {
       );
       return batch;
     } catch (error) {
-      if (error instanceof ImportAbandoned || heartbeat.abandoned) return await this.abandon(id, state);
-      return await this.fail(id, state, error);
+      if (error instanceof ImportAbandoned || heartbeat.abandoned) return await abandonImport(this.ends, id, state);
+      return await failImport(this.ends, id, state, error);
     } finally {
       heartbeat.stop();
       source.destroy();
-    }
-  }
-
-  /** A batch cancelled while its file was read: rows written before or after the cancel are never paid. */
-  private async abandon(id: string, state: ImportState): Promise<Batch> {
-    await state.idle();
-    await cancelImportedRows(this.query, id);
-    await scrubCardData(this.query, { batchIds: [id], retentionDays: null });
-    this.deps.logger.info({ batchId: id, rows: state.rows }, 'import stopped: the batch was cancelled or given up while its file was read');
-    return this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
-  }
-
-  /**
-   * Whatever went wrong, the batch ends REJECTED saying so, rather than VALIDATING for ever;
-   * one cancelled (or given up by the sweep) meanwhile keeps that state.
-   */
-  private async fail(id: string, state: ImportState, error: unknown): Promise<Batch> {
-    this.deps.logger.error({ err: error, batchId: id }, 'batch import failed');
-    // A chunk still being written would land after the card data is dropped below.
-    await state.idle();
-    try {
-      // One transaction, so a connection lost on the way runs both again (db/transaction-retry.ts), not the problem twice.
-      const count = await this.deps.prisma.$transaction(async (tx) => {
-        await tx.batchProblem.create({ data: { batchId: id, severity: 'error', ...failureProblem(error) } });
-        const { count: rejected } = await tx.batch.updateMany({
-          where: { id, status: batchStates.importing },
-          data: {
-            status: batchStates.rejected,
-            fileKey: null,
-            rowCount: state.rows,
-            validCount: 0,
-            invalidCount: state.rows,
-            validatedAt: new Date(),
-          },
-        });
-        return rejected;
-      });
-      if (count === 0) return await this.abandon(id, state);
-      // Nothing of a failed import is paid: no row keeps card data (the worker's sweep does it if this fails).
-      await scrubCardData(sqlOf(this.deps.prisma), { batchIds: [id], retentionDays: null }).catch((scrub: unknown) =>
-        this.deps.logger.warn({ err: scrub, batchId: id }, 'card data of a failed import not dropped yet; the sweep will'),
-      );
-      return await this.deps.prisma.batch.findUniqueOrThrow({ where: { id } });
-    } catch (second) {
-      // The database itself is gone: nothing more can be recorded here.
-      this.deps.logger.error({ err: second, batchId: id }, 'failed import could not be recorded');
-      throw error;
-    }
-  }
-
-  /** Reads and checks every row; false when the file could not be read to its end. */
-  private async scan(source: AsyncIterable<Uint8Array>, state: ImportState): Promise<boolean> {
-    let providers: Map<string, ProviderDetails>;
-    try {
-      providers = new Map((await this.deps.catalogue.all()).map((p) => [p.code, p]));
-    } catch (error) {
-      throw new ImportFailure(
-        failed(
-          `the provider details could not be read from the payout service (${redactCardNumbers((error as Error).message ?? String(error)).slice(0, 200)}); import the file again later`,
-        ),
-      );
-    }
-    let readable = true;
-    let empty: (() => number[]) | undefined;
-    try {
-      const csv = await openPayrollFile(source, { maxBytes: this.deps.limits.maxBytes });
-      empty = csv.emptyRows;
-      for await (const row of csv.rows) {
-        if (state.abandoned) throw new ImportAbandoned();
-        if (state.rows >= this.deps.limits.maxRows) {
-          state.fileProblem('file.too-many-rows', `the file has more than ${this.deps.limits.maxRows} rows`);
-          break;
-        }
-        const { valid, problems } = validateRow(row, providers);
-        // Only a full chunk waits (for the chunk before it to be written).
-        const written = state.add(row.line, row.cells.reference, valid, problems);
-        if (written !== undefined) await written;
-      }
-    } catch (error) {
-      if (!(error instanceof CsvFileError)) throw error;
-      readable = false;
-      for (const problem of error.problems) state.record({ ...problem, severity: 'error' });
-    }
-    if (readable && empty !== undefined) state.skippedEmpty(empty());
-    await state.flush();
-    if (readable) await this.fileChecks(state);
-    await state.flush();
-    return readable;
-  }
-
-  private async fileChecks(state: ImportState): Promise<void> {
-    if (state.validRows === 0 && state.rows > 0) state.fileProblem('file.no-valid-rows', 'no row can be paid');
-    if (state.rows === 0) state.fileProblem('file.no-rows', 'the file has a header but no rows');
-    try {
-      const balance = await this.deps.client.getBalance();
-      const payable = state.totalMinor - state.heldMinor - state.payeeTally.changedOnlyMinor;
-      const available = signedToMinorUnits(balance.available.value);
-      if (available < 0n || payable > available) {
-        // A warning: the balance may be topped up before approval, which weighs it against
-        // every approved batch and their commission and refuses what it cannot cover.
-        state.record({
-          line: null,
-          column: null,
-          code: 'balance.insufficient',
-          severity: 'warning',
-          message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows + state.payeeTally.changedOnly > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
-        });
-      }
-    } catch (error) {
-      state.record({
-        line: null,
-        column: null,
-        code: 'balance.unknown',
-        severity: 'warning',
-        message: `the balance could not be read (${(error as Error).message}); check it before approving`,
-      });
     }
   }
 }

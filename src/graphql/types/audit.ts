@@ -5,7 +5,7 @@ import type { Role } from '../../auth/roles.ts';
 import { builder } from '../builder.ts';
 import { AuditActionEnum, RoleEnum } from './enums.ts';
 import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from './paging.ts';
-import { KeyValue } from './payment.ts';
+import { KeyValue } from './payment/payment.ts';
 
 const DEFAULT_PAGE = 20;
 

@@ -1,19 +1,19 @@
 import { GraphQLError } from 'graphql';
-import { authScopesFor } from '../../auth/roles.ts';
-import { requestActor } from '../../audit/audit.ts';
-import { BatchStateError } from '../../batch/index.ts';
-import { typedResult } from './errors.ts';
-import type { ApprovalState, PendingChoice } from '../../approval/approvals.ts';
-import type { StoredApproval } from '../../approval/approval-store.ts';
-import { pendingInWords } from '../../approval/choice-words.ts';
-import type { GivenApproval } from '../../approval/evaluate.ts';
-import { approvableStates } from '../../batch/lifecycle/batch-states.ts';
-import type { Batch as BatchRow } from '../../db/generated/client.ts';
-import { roles, type Role } from '../../auth/roles.ts';
-import type { GraphQLContext } from '../context.ts';
-import { builder } from '../builder.ts';
+import { authScopesFor } from '../../../auth/roles.ts';
+import { requestActor } from '../../../audit/audit.ts';
+import { BatchStateError } from '../../../batch/index.ts';
+import { typedResult } from '../errors.ts';
+import type { ApprovalState, PendingChoice } from '../../../approval/approvals.ts';
+import type { StoredApproval } from '../../../approval/approval-store.ts';
+import { pendingInWords } from '../../../approval/choice-words.ts';
+import type { GivenApproval } from '../../../approval/evaluate.ts';
+import { approvableStates } from '../../../batch/lifecycle/batch-states.ts';
+import type { Batch as BatchRow } from '../../../db/generated/client.ts';
+import { roles, type Role } from '../../../auth/roles.ts';
+import type { GraphQLContext } from '../../context.ts';
+import { builder } from '../../builder.ts';
 import { Batch } from './batch.ts';
-import { RoleEnum } from './enums.ts';
+import { RoleEnum } from '../enums.ts';
 
 interface ApprovalView {
   by: string;

@@ -1,12 +1,12 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
-import { sqlOf } from '../../db/database.ts';
-import { decodePosition, encodePosition, searchPayments, type SearchPosition } from '../../payments/payment-search.ts';
-import type { PaymentView } from '../../payments/payment-service.ts';
-import { builder } from '../builder.ts';
-import type { GraphQLContext } from '../context.ts';
-import { TrackingStatusEnum } from './enums.ts';
-import { checkPageSizes, pageOptions, pageSizeNote, readCursor } from './paging.ts';
+import { sqlOf } from '../../../db/database.ts';
+import { decodePosition, encodePosition, searchPayments, type SearchPosition } from '../../../payments/payment-search.ts';
+import type { PaymentView } from '../../../payments/payment-service.ts';
+import { builder } from '../../builder.ts';
+import type { GraphQLContext } from '../../context.ts';
+import { TrackingStatusEnum } from '../enums.ts';
+import { checkPageSizes, pageOptions, pageSizeNote, readCursor } from '../paging.ts';
 import { Payment } from './payment.ts';
 
 const DAY_MS = 86_400_000;

@@ -1,10 +1,10 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import type { BatchItem as BatchItemRow } from '../../db/generated/client.ts';
-import { heldForWhere, holdReasons, holdReasonsOf, type HoldReason } from '../../payees/held-for-changed-account.ts';
-import { builder } from '../builder.ts';
+import type { BatchItem as BatchItemRow } from '../../../db/generated/client.ts';
+import { heldForWhere, holdReasons, holdReasonsOf, type HoldReason } from '../../../payees/held-for-changed-account.ts';
+import { builder } from '../../builder.ts';
 import { Batch } from './batch.ts';
-import { BatchItem, BatchItemStatusEnum } from './batch-item.ts';
-import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from './paging.ts';
+import { BatchItem, BatchItemStatusEnum } from './item.ts';
+import { checkPageSizes, pageOptions, pageSizeNote, parseNumberCursor, readCursor } from '../paging.ts';
 
 /**
  * Why a held row is held (issue 38): one status (DUPLICATE) covers two reasons a person

@@ -1,5 +1,5 @@
-import type { ProviderCode } from '../../payout/models.ts';
-import { builder } from '../builder.ts';
+import type { ProviderCode } from '../../../payout/models.ts';
+import { builder } from '../../builder.ts';
 
 interface MemberField {
   /** The upstream field name (recipientDetails.fields key). */

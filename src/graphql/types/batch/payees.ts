@@ -1,5 +1,5 @@
-import { PayeeMark } from '../../db/generated/enums.ts';
-import { builder } from '../builder.ts';
+import { PayeeMark } from '../../../db/generated/enums.ts';
+import { builder } from '../../builder.ts';
 import { Batch } from './batch.ts';
 
 interface PayeeMarkCountsShape {

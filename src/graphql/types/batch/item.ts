@@ -1,15 +1,15 @@
-import { cancelCodes, cancelledStatus } from '../../batch/index.ts';
-import { BatchItemStatus, type TrackedStatus } from '../../db/generated/enums.ts';
-import type { BatchItem as BatchItemRow } from '../../db/generated/client.ts';
-import { maskRecipientFields } from '../../log/mask.ts';
-import type { BillingDetails } from '../../payout/models.ts';
-import { finalTracked, paymentStates } from '../../payments/status.ts';
-import { builder } from '../builder.ts';
-import type { GraphQLContext } from '../context.ts';
-import { Money } from './balance.ts';
-import { ErrorCodeEnum, ProviderCodeEnum, TrackingStatusEnum, enumName } from './enums.ts';
-import { KeyValue, BillingDetailsType, Payment } from './payment.ts';
-import { PayeeMarkType } from './payee-mark.ts';
+import { cancelCodes, cancelledStatus } from '../../../batch/index.ts';
+import { BatchItemStatus, type TrackedStatus } from '../../../db/generated/enums.ts';
+import type { BatchItem as BatchItemRow } from '../../../db/generated/client.ts';
+import { maskRecipientFields } from '../../../log/mask.ts';
+import type { BillingDetails } from '../../../payout/models.ts';
+import { finalTracked, paymentStates } from '../../../payments/status.ts';
+import { builder } from '../../builder.ts';
+import type { GraphQLContext } from '../../context.ts';
+import { Money } from '../balance.ts';
+import { ErrorCodeEnum, ProviderCodeEnum, TrackingStatusEnum, enumName } from '../enums.ts';
+import { KeyValue, BillingDetailsType, Payment } from '../payment/payment.ts';
+import { PayeeMarkType } from '../payee-mark.ts';
 
 const batchItemStatusMeanings: Record<BatchItemStatus, string> = {
   PENDING: 'Valid, waiting for approval or for a worker.',

@@ -1,9 +1,9 @@
-import type { Batch as BatchRow } from '../../db/generated/client.ts';
-import { fromMinorUnits } from '../../money/money.ts';
-import { paymentStates } from '../../payments/status.ts';
-import { changedAccountRowsIncluded } from '../../payees/held-for-changed-account.ts';
-import { builder } from '../builder.ts';
-import { Money } from './balance.ts';
+import type { Batch as BatchRow } from '../../../db/generated/client.ts';
+import { fromMinorUnits } from '../../../money/money.ts';
+import { paymentStates } from '../../../payments/status.ts';
+import { changedAccountRowsIncluded } from '../../../payees/held-for-changed-account.ts';
+import { builder } from '../../builder.ts';
+import { Money } from '../balance.ts';
 import { Batch } from './batch.ts';
 
 /**

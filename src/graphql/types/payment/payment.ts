@@ -1,13 +1,13 @@
 import { cursorToOffset, resolveOffsetConnection } from '@pothos/plugin-relay';
-import type { TrackedStatus } from '../../db/generated/enums.ts';
-import { maskRecipientFields } from '../../log/mask.ts';
-import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../payout/models.ts';
-import type { PaymentView } from '../../payments/payment-service.ts';
-import type { PayoutError } from '../../payout/errors.ts';
-import { localOnly } from '../../payments/status.ts';
-import { builder } from '../builder.ts';
-import { Money } from './balance.ts';
-import { checkPageSizes, pageArgumentError, pageOptions, pageSizeNote, readCursor } from './paging.ts';
+import type { TrackedStatus } from '../../../db/generated/enums.ts';
+import { maskRecipientFields } from '../../../log/mask.ts';
+import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../../payout/models.ts';
+import type { PaymentView } from '../../../payments/payment-service.ts';
+import type { PayoutError } from '../../../payout/errors.ts';
+import { localOnly } from '../../../payments/status.ts';
+import { builder } from '../../builder.ts';
+import { Money } from '../balance.ts';
+import { checkPageSizes, pageArgumentError, pageOptions, pageSizeNote, readCursor } from '../paging.ts';
 import {
   PaymentErrorCodeEnum,
   PaymentStatusEnum,
@@ -16,9 +16,9 @@ import {
   StatusSourceEnum,
   TrackingStatusEnum,
   payoutErrorCode,
-} from './enums.ts';
-import type { StatusSource } from '../../payments/payment-records.ts';
-import { PayeeMarkType } from './payee-mark.ts';
+} from '../enums.ts';
+import type { StatusSource } from '../../../payments/payment-records.ts';
+import { PayeeMarkType } from '../payee-mark.ts';
 
 export const KeyValue = builder.objectRef<{ key: string; value: string }>('KeyValue').implement({
   description: 'A named value (a recipient field, a custom field, a fact of an audit event).',

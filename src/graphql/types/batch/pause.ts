@@ -1,11 +1,11 @@
-import { BatchStateError, type BatchWait } from '../../batch/index.ts';
-import { authScopesFor } from '../../auth/roles.ts';
-import { requestActor } from '../../audit/audit.ts';
-import { builder } from '../builder.ts';
-import { Money } from './balance.ts';
+import { BatchStateError, type BatchWait } from '../../../batch/index.ts';
+import { authScopesFor } from '../../../auth/roles.ts';
+import { requestActor } from '../../../audit/audit.ts';
+import { builder } from '../../builder.ts';
+import { Money } from '../balance.ts';
 import { Batch } from './batch.ts';
-import { waitingOf } from './batch-wait-of.ts';
-import { typedResult } from './errors.ts';
+import { waitingOf } from './wait-of.ts';
+import { typedResult } from '../errors.ts';
 
 const WaitReasonEnum = builder.enumType('WaitReason', {
   description: 'Why an approved batch sends nothing now.',

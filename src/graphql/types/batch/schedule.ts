@@ -1,11 +1,11 @@
-import { BatchStateError, batchStates } from '../../batch/index.ts';
-import { amountInWords, utcDateTime } from '../../money/readable-text.ts';
-import { Money } from './balance.ts';
-import { authScopesFor } from '../../auth/roles.ts';
-import { requestActor } from '../../audit/audit.ts';
-import { builder } from '../builder.ts';
+import { BatchStateError, batchStates } from '../../../batch/index.ts';
+import { amountInWords, utcDateTime } from '../../../money/readable-text.ts';
+import { Money } from '../balance.ts';
+import { authScopesFor } from '../../../auth/roles.ts';
+import { requestActor } from '../../../audit/audit.ts';
+import { builder } from '../../builder.ts';
 import { Batch } from './batch.ts';
-import { typedResult } from './errors.ts';
+import { typedResult } from '../errors.ts';
 
 builder.objectField(Batch, 'payAt', (t) =>
   t.field({

@@ -1,5 +1,5 @@
-import { type BatchWait, payingStates, readOpenBreaker, readRetryingRows, waitOf } from '../../batch/index.ts';
-import type { GraphQLContext } from '../context.ts';
+import { type BatchWait, payingStates, readOpenBreaker, readRetryingRows, waitOf } from '../../../batch/index.ts';
+import type { GraphQLContext } from '../../context.ts';
 
 /**
  * How long one read of the partner breaker serves a request: every batch of a query asks

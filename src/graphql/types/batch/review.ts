@@ -7,14 +7,14 @@ import {
   type ReviewReport,
   type ReviewVerdict,
   reviewVerdicts,
-} from '../../batch/index.ts';
-import { authScopesFor } from '../../auth/roles.ts';
-import { requestActor } from '../../audit/audit.ts';
-import { builder } from '../builder.ts';
+} from '../../../batch/index.ts';
+import { authScopesFor } from '../../../auth/roles.ts';
+import { requestActor } from '../../../audit/audit.ts';
+import { builder } from '../../builder.ts';
 import { Batch } from './batch.ts';
-import { BatchItem, BatchItemStatusEnum } from './batch-item.ts';
-import { enumName } from './enums.ts';
-import { typedResult } from './errors.ts';
+import { BatchItem, BatchItemStatusEnum } from './item.ts';
+import { enumName } from '../enums.ts';
+import { typedResult } from '../errors.ts';
 
 /**
  * The way out of NEEDS_REVIEW (batch/review/review-states.ts): reviewBatchItems reads each such

@@ -1,6 +1,6 @@
-import { finalTracked } from '../../payments/status.ts';
-import { followState } from '../../events/subscription.ts';
-import { builder } from '../builder.ts';
+import { finalTracked } from '../../../payments/status.ts';
+import { followState } from '../../../events/subscription.ts';
+import { builder } from '../../builder.ts';
 import { Payment } from './payment.ts';
 
 builder.subscriptionFields((t) => ({

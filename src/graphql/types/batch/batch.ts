@@ -1,20 +1,20 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { GraphQLError } from 'graphql';
-import { authScopesFor } from '../../auth/roles.ts';
-import { type BatchOverlap, type BatchProgress, BatchStateError, batchStates, countOverlaps, restingStates } from '../../batch/index.ts';
-import { sqlOf } from '../../db/database.ts';
-import { followState } from '../../events/subscription.ts';
-import { BatchStatus } from '../../db/generated/enums.ts';
-import type { Batch as BatchRow, BatchProblem as BatchProblemRow } from '../../db/generated/client.ts';
-import { recordAudit, requestActor } from '../../audit/audit.ts';
-import { builder } from '../builder.ts';
-import type { GraphQLContext } from '../context.ts';
-import { Money } from './balance.ts';
-import { BatchItemStatusEnum } from './batch-item.ts';
-import { waitingOf } from './batch-wait-of.ts';
-import { ErrorCodeEnum, enumName } from './enums.ts';
-import { Problem, typedResult } from './errors.ts';
-import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseTimeIdCursor, readCursor, timeIdCursor } from './paging.ts';
+import { type BatchOverlap, BatchStateError, countOverlaps } from '../../../batch/index.ts';
+import { sqlOf } from '../../../db/database.ts';
+import { BatchStatus } from '../../../db/generated/enums.ts';
+import type { Batch as BatchRow, BatchProblem as BatchProblemRow } from '../../../db/generated/client.ts';
+import { builder } from '../../builder.ts';
+import { Money } from '../balance.ts';
+import { ErrorCodeEnum, enumName } from '../enums.ts';
+import { Problem } from '../errors.ts';
+import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseTimeIdCursor, readCursor, timeIdCursor } from '../paging.ts';
+
+/*
+ * The Batch type (its own columns, its validation problems, the batches it repeats) and the
+ * queries that read batches. Its other fields sit beside what they are about, each file of
+ * this folder adding its own (builder.objectFields): progress.ts, money.ts, payees.ts,
+ * rows.ts, pause.ts, schedule.ts, approvals.ts, review.ts; its mutations in mutations.ts.
+ */
 
 const batchStatusMeanings: Record<BatchStatus, string> = {
   VALIDATING: 'The file is being read and checked.',
@@ -77,15 +77,6 @@ const BatchProblem = builder.objectRef<BatchProblemRow>('BatchProblem').implemen
   }),
 });
 
-const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchStatusCount').implement({
-  description: 'How many rows of a batch are in one status, and their sum.',
-  fields: (t) => ({
-    status: t.field({ type: BatchItemStatusEnum, description: 'The status counted.', resolve: (c) => c.status }),
-    count: t.exposeInt('count', { description: 'Rows in it.' }),
-    amount: t.field({ type: 'Decimal', description: 'Their amounts added up, in the batch’s currency.', resolve: (c) => c.amount }),
-  }),
-});
-
 const Overlap = builder.objectRef<BatchOverlap>('BatchOverlap').implement({
   description: 'An earlier batch whose rows this one repeats.',
   fields: (t) => ({
@@ -94,20 +85,6 @@ const Overlap = builder.objectRef<BatchOverlap>('BatchOverlap').implement({
     amount: t.field({ type: 'Decimal', description: 'What those rows add up to, in the batch’s currency.', resolve: (o) => o.amount }),
   }),
 });
-
-/**
- * Progress is computed once per loaded batch row, however many of its fields are asked
- * for; each subscription event loads the row afresh, so it never sees stale counts.
- */
-const progressCache = new WeakMap<BatchRow, Promise<BatchProgress>>();
-function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
-  let progress = progressCache.get(batch);
-  if (progress === undefined) {
-    progress = context.services.batches.progress(batch);
-    progressCache.set(batch, progress);
-  }
-  return progress;
-}
 
 /** Held rows' sum, under Batch.heldAmount and its former name. */
 const heldAmount = (b: BatchRow) => ({ value: b.heldAmount.toFixed(2), currency: b.currency as 'RUB' });
@@ -214,22 +191,6 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
       description: 'Who dismissed it, as uploadedBy; null unless dismissed.',
       resolve: (b) => b.dismissedBy,
     }),
-    counts: t.field({
-      type: [StatusCount],
-      description: 'Rows and their amounts per status.',
-      resolve: async (b, _args, context) => (await progressOf(b, context)).counts,
-    }),
-    throughput: t.float({
-      nullable: true,
-      description: 'Rows finished per second since the run started.',
-      resolve: async (b, _args, context) => (await progressOf(b, context)).throughput,
-    }),
-    secondsLeft: t.float({
-      nullable: true,
-      description:
-        'Estimated seconds until every row is finished, at the pace of the last minute; null while the batch waits (see waiting).',
-      resolve: async (b, _args, context) => ((await waitingOf(b, context)) === null ? (await progressOf(b, context)).secondsLeft : null),
-    }),
     problems: t.field({
       type: [BatchProblem],
       description: 'Validation problems in file order (the whole report: /batches/{id}/problems.csv).',
@@ -303,112 +264,3 @@ builder.queryFields((t) => ({
     },
   }),
 }));
-
-const batchResult = (name: string) => typedResult(name, [BatchStateError], 'batch');
-
-builder.mutationFields((t) => ({
-  importBatch: t.field({
-    type: Batch,
-    description: 'Uploads a payroll CSV (GraphQL multipart request). The batch comes back VALIDATED, or REJECTED with its problems.',
-    authScopes: authScopesFor('importBatch'),
-    errors: batchResult('ImportBatch'),
-    args: {
-      file: t.arg({
-        type: 'File',
-        required: true,
-        description: 'The payroll file: CSV, or Excel (.xlsx); the columns of docs/guide/payroll-files.md.',
-      }),
-      name: t.arg.string({
-        description: 'A name for the batch, at most 200 characters; the file’s name when absent.',
-        validate: { maxLength: 200 },
-      }),
-      force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
-    },
-    resolve: async (_root, { file, name, force }, { services, caller, role, requestId, client }) => {
-      const batch = await services.importer.import({
-        source: chunksOf(file.stream()),
-        fileName: file.name,
-        ...(name == null ? {} : { name }),
-        force: force ?? false,
-        uploadedBy: caller,
-      });
-      // Forcing overrides the duplicate-file safeguard: the trail says who did (the import is not one transaction).
-      if (force === true) {
-        const detail = { fileName: file.name, status: batch.status, rows: batch.rowCount };
-        await recordAudit(services.prisma, requestActor({ role, caller, requestId, client }), {
-          action: 'batch.import.forced',
-          batchId: batch.id,
-          detail,
-        });
-      }
-      return batch;
-    },
-  }),
-  cancelBatch: t.field({
-    type: Batch,
-    description:
-      'Stops every payment of the batch not yet sent, in every process. Answers once no create or execute for it can leave any process (payments on their way finish and are tracked first): usually at once, at most a call timeout or, with a worker frozen, its lease.',
-    authScopes: authScopesFor('cancelBatch'),
-    errors: batchResult('CancelBatch'),
-    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
-  }),
-  dismissBatch: t.field({
-    type: Batch,
-    description:
-      'Takes a batch that paid nothing (REJECTED, or discarded: CANCELLED before approval) off the batch list: batches(includeDismissed: true) still shows it, and the audit trail records who (batch.dismiss). Dismissing it again changes nothing.',
-    authScopes: authScopesFor('dismissBatch'),
-    errors: batchResult('DismissBatch'),
-    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.dismiss(String(id), requestActor({ role, caller, requestId, client })),
-  }),
-  retryFailedItems: t.field({
-    type: Batch,
-    description: 'Pays FAILED and EXPIRED rows again, each with a new paymentId. NEEDS_REVIEW rows are left to a person.',
-    authScopes: authScopesFor('retryFailedItems'),
-    errors: batchResult('RetryFailedItems'),
-    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.retryFailed(String(id), requestActor({ role, caller, requestId, client })),
-  }),
-}));
-
-/** At most this often per subscriber, however fast rows finish. */
-const PROGRESS_INTERVAL_MS = 250;
-
-builder.subscriptionFields((t) => ({
-  batchProgress: t.field({
-    type: Batch,
-    description: 'The batch now, then again whenever its rows change (at most 4 times a second); ends once the batch is finished.',
-    authScopes: { read: true },
-    args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    // Events from any process (src/events) only prompt a read: what is sent is the batch as
-    // read, and the stream ends once a finished batch has been sent. A cancelled batch is
-    // finished once its payments in flight have settled (finishedAt).
-    subscribe: (_root, { id }, { services }) =>
-      followState(services.batchEvents.subscribe(String(id)), {
-        read: () => services.prisma.batch.findUnique({ where: { id: String(id) } }),
-        isFinal: (batch) =>
-          batch === null || restingStates.includes(batch.status) || (batch.status === batchStates.cancelled && batch.finishedAt !== null),
-        intervalMs: PROGRESS_INTERVAL_MS,
-        until: services.shutdown,
-      }),
-    resolve: async (batch, { id }, { services }) => batch ?? services.prisma.batch.findUniqueOrThrow({ where: { id: String(id) } }),
-  }),
-}));
-
-/** Reads any WHATWG stream (yoga's may be a ponyfill that Node's Readable.fromWeb refuses). */
-async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
