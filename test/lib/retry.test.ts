@@ -6,7 +6,7 @@ import { reconnectBackoff } from '../../src/events/pg-listener.ts';
 import { backoffCeiling, backoffDelay, retryAfterMs, retryDelay, type BackoffOptions } from '../../src/lib/retry.ts';
 
 /**
- * The one backoff (src/lib/retry.ts), stated as graphile-worker's exponential-backoff.md
+ * The one backoff (src/lib/retry.ts), stated as graphile-worker's page on exponential backoff
  * states its own:
  *
  *   delay(n) = max(floor, round(random() · min(max, base · 2ⁿ)))
