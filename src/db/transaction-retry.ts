@@ -1,9 +1,16 @@
+import { backoffDelay, sleep, type BackoffOptions } from '../lib/retry.ts';
 import type { Logger } from '../log/logger.ts';
 import { isConnectionLost } from './connection-lost.ts';
 import type { PrismaClient } from './generated/client.ts';
 
 /** Attempts of one interactive transaction, the first included. */
 const ATTEMPTS = 3;
+/**
+ * Waits between them (lib/retry.ts): a moment for the pool to open new connections after a
+ * failover or a burst of terminations, jittered so the transactions that lost their
+ * connections together do not come back together; the floor keeps it a moment, not none.
+ */
+export const TRANSACTION_BACKOFF: BackoffOptions = { baseMs: 50, maxMs: 1_000, floorMs: 10 };
 
 /**
  * Every interactive transaction of the process (`prisma.$transaction(async (tx) => …)`: an
@@ -41,8 +48,7 @@ export function retryLostTransactions(prisma: PrismaClient, logger: Logger | und
           { attempt, err: { message: (error as Error).message } },
           'transaction run again: its database connection was lost before it committed',
         );
-        // A moment for the pool to open new connections after a failover or a burst of terminations.
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        await sleep(backoffDelay(attempt - 1, TRANSACTION_BACKOFF));
       }
     }
   };

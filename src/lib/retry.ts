@@ -1,9 +1,18 @@
 /**
- * The one retry schedule: exponential backoff with "full jitter" (a uniform pick below a
- * ceiling that doubles per attempt up to a cap), never under a floor, and Retry-After read
- * one way and honoured as the shortest wait. Every place that waits before asking again
- * (partner calls, payment attempts, batch rows, the event listener, the sandbox's webhooks)
- * takes its waits from here, so the schedule is one formula with settings.
+ * The one retry schedule (docs/internals/backoff.md): exponential backoff with "full jitter",
+ *
+ *   delay(n) = max(floor, round(random() · min(max, base · 2ⁿ)))   (n = 0 for the first retry)
+ *
+ * a uniform pick below a ceiling that doubles per attempt up to a cap, never under a floor,
+ * and Retry-After read one way and honoured as the shortest wait. Every place that waits
+ * before asking again (partner calls, payment attempts, batch rows, the event listener,
+ * event delivery, interactive transactions, the sandbox's webhooks) takes its waits from
+ * here with its own base, cap and floor, so the schedule is one formula with settings.
+ * Full jitter rather than equal jitter (half the ceiling plus a pick in the other half): of
+ * the schemes compared in the AWS Architecture Blog's "Exponential Backoff And Jitter", it
+ * spreads processes that failed together the widest, so they do the fewest calls and finish
+ * soonest; equal jitter keeps half of every wait in step across them. test/lib/retry.test.ts
+ * states the formula and its table.
  */
 export interface BackoffOptions {
   /** The ceiling of the first wait (attempt 0); it doubles with each attempt. */
@@ -14,9 +23,12 @@ export interface BackoffOptions {
   floorMs?: number;
 }
 
+/** Past 2^52 doubling changes nothing a caller can wait for; the bound keeps base·2ⁿ finite (and 0·2ⁿ not NaN). */
+const MAX_DOUBLINGS = 52;
+
 /** The n-th ceiling (0-based): base·2^n, capped. Alone, it is the schedule without jitter. */
 export function backoffCeiling(attempt: number, options: Pick<BackoffOptions, 'baseMs' | 'maxMs'>): number {
-  return Math.min(options.maxMs, options.baseMs * 2 ** attempt);
+  return Math.min(options.maxMs, options.baseMs * 2 ** Math.min(Math.max(attempt, 0), MAX_DOUBLINGS));
 }
 
 /** Full jitter: a uniform pick in [0, ceiling], raised to the floor. Processes that failed together do not retry together. */

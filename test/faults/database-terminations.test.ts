@@ -227,7 +227,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       expect(result.violations, describeViolations(result)).toEqual([]);
 
       // Review: rows a worker could not settle, read again through the gateway. They are put
-      // there by hand (as batch-review.test.ts does), a move the transition audit above would
+      // there by hand (as test/batch/review/review.test.ts does), a move the transition audit above would
       // call illegal: the run was reconciled before.
       const paid = await rig.prisma.batchItem.findMany({
         where: { batchId: batch.id, status: 'COMPLETED' },

@@ -95,7 +95,7 @@ describeFaultSuite('fault suite: the partner down, hanging, throttling or out of
         expect.soft(midway.byStatus.FAILED ?? 0, 'rows FAILED at the outage end').toBe(0);
         // Refused connections never arrive. Otherwise the only payment calls let through are the
         // ones a process sent before it heard of the open (at most one per row it works on), and
-        // while throttled the probes, each one row's send (decision 0021): the failed ones
+        // while throttled the probes, each one row's send (decision 0025): the failed ones
         // recorded, and the one answered.
         const rowProbes = opened.reason === 'THROTTLED' ? closed.probes + 1 : 0;
         summary.set({ rowProbes });

@@ -187,14 +187,15 @@ export class BatchService {
         data: { status: batchStates.cancelled, cancelledAt: new Date(), ...(discarded ? { fileKey: null } : {}) },
       });
       if (changed.count === 0) throw new BatchStateError('batch.changed', 'the batch changed meanwhile; try again');
-      // Rows not yet sent will not be paid. Rows created but not executed (READY) will not be
-      // either, but their payment exists upstream until it expires there: the row says so,
-      // with the expiry, and the gateway refuses to execute it (payment-service.ts).
-      // Rows being created or executed now are the worker's to end (sql/move-items.ts).
+      // Rows not yet sent will not be paid. Rows being created or executed now are the
+      // worker's to end (rows/sql/move-items.ts).
       const unsent = await tx.batchItem.updateMany({
         where: { batchId, status: cancelledAtOnce.notSent },
         data: { status: cancelledStatus, errorCode: cancelCodes.notSent, errorMessage: 'the batch was cancelled', finishedAt: new Date() },
       });
+      // Rows created but not executed (READY) will not be paid either, but their payment exists
+      // upstream until it expires there: the row says so, with the expiry, and the gateway
+      // refuses to execute it (payments/payment-service.ts).
       const created = await cancelCreatedRows(sqlOf(tx), batchId);
       // Cancelling a batch that was never approved is discarding it (the clerk's page calls it so).
       const action = discarded ? 'batch.discard' : 'batch.cancel';

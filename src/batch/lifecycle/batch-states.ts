@@ -148,12 +148,12 @@ export const importedStates: readonly BatchStatus[] = [
   ...statesTo('finish'),
 ].filter((state, index, all) => all.indexOf(state) === index);
 /**
- * Nothing moves a batch on from these by itself: only a person (retryFailedItems, an
- * approval with validRowsOnly). A CANCELLED batch rests once its finishedAt is set.
- */
-/**
  * Batches a person may take off the list (dismissBatch): those that paid nothing and never
  * will, a rejected upload or a discarded one (cancelled before approval, checked apart).
  */
 export const dismissableStates: readonly BatchStatus[] = [batchStates.rejected, batchStates.cancelled];
+/**
+ * Nothing moves a batch on from these by itself: only a person (retryFailedItems, an
+ * approval with validRowsOnly). A CANCELLED batch rests once its finishedAt is set.
+ */
 export const restingStates: readonly BatchStatus[] = [batchStates.completed, batchStates.completedWithFailures, batchStates.rejected];

@@ -54,7 +54,7 @@ export class FundsCheck {
   }
 
   /**
-   * For a scheduled batch, ahead of its time (the lead-time forecast, schedule-forecast.ts):
+   * For a scheduled batch, ahead of its time (the lead-time forecast, lifecycle/schedule-sweep.ts):
    * its rows, with every batch paying now or paused and every batch scheduled no later.
    */
   async forSchedule(batchId: string, payAt: Date): Promise<FundsPicture> {

@@ -27,7 +27,7 @@ import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleReviewedRows, type ReviewedRowChange } from './sql/settle-reviewed-rows.ts';
 
-/** The worker's code for a row held because its earlier payment turned out paid (worker.ts previousAttemptNotPaid). */
+/** The worker's code for a row held because its earlier payment turned out paid (pay/pay-row.ts previousAttemptNotPaid). */
 export const previousAttemptCode = 'batch.previous-attempt';
 /** A create that found its paymentId taken by a different payment (payout/errors.ts PaymentConflictError). */
 const conflictCode = 'payout.payment.conflict';

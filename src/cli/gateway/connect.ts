@@ -101,7 +101,7 @@ async function answers(url: string): Promise<true | unknown> {
 
 /**
  * The gateway `npm start` runs, on loopback port 0 of this process: no worker of its own (a
- * command that pays drives the worker for its one batch: local-pay.ts), no daily
+ * command that pays drives the worker for its one batch: cli/batch/follow.ts), no daily
  * reconciliation, no metrics port. The database lock is taken as `npm start` takes it.
  */
 async function startLocal(config: GatewayConfig, logger: CliContext['logger']): Promise<RunningGateway> {

@@ -3,13 +3,13 @@ import { hostname } from 'node:os';
 import { recordAudit, systemActor } from '../../audit/audit.ts';
 import type { DataKeyring } from '../../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
+import { backoffDelay } from '../../lib/retry.ts';
 import type { Logger } from '../../log/logger.ts';
 import { eventBody, eventListBody } from '../event-body.ts';
 import { MAX_EVENTS_PER_REQUEST, openSecrets } from '../event-subscriptions.ts';
 import { WRITE_EVERY_MS, type OutboundSettings } from '../outbound-settings.ts';
 import { recordEvents } from '../record-events.ts';
 import { signingKeys, type SigningKey } from '../signing.ts';
-import { retryDelayMs } from './backoff.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
 import { logAttempts, pruneDeliveryLog, type Attempt } from './sql/delivery-log.ts';
@@ -211,7 +211,9 @@ export class EventDeliverer {
     attempt: number,
     result: DeliveryResult,
   ): Promise<void> {
-    const delayMs = retryDelayMs(attempt, this.settings.retryBaseMs, this.settings.retryMaxMs);
+    // The one schedule (lib/retry.ts, full jitter): the head's n-th failure waits up to
+    // EVENT_RETRY_BASE_MS·2^(n-1), capped at EVENT_RETRY_MAX_MS.
+    const delayMs = backoffDelay(attempt - 1, { baseMs: this.settings.retryBaseMs, maxMs: this.settings.retryMaxMs });
     await this.deps.prisma.$transaction(async (tx) => {
       const query = sqlOf(tx);
       const outcome = await headFailed(query, subscription.id, subscription.leaseToken, head, delayMs, this.settings.retryForMs);
