@@ -14,7 +14,8 @@ import { addSandboxCommands } from './sandbox-command-table.ts';
 
 /**
  * `payout`: bulk payouts from the terminal, on the same database and upstream as the gateway.
- * This module and the *-command-table.ts beside it are the command table only: each action
+ * This module and the command tables beside it (batch-command-table.ts, events-command-table.ts,
+ * sandbox-command-table.ts) are the command table only: each action
  * imports what it needs when it runs, so `--help` loads commander alone and `validate` never
  * loads the database or GraphQL.
  */
