@@ -38,7 +38,7 @@ export interface BreakerOptions {
   refreshMs: number;
 }
 
-/** Why these numbers: docs/internals/reliability.md "The partner breaker" (measured with bench/breaker-thresholds.ts). */
+/** Why these numbers: docs/internals/reliability/partner-breaker.md (measured with bench/breaker-thresholds.ts). */
 export const defaultBreakerOptions: BreakerOptions = {
   troubleCalls: 12,
   troublePaths: 3,
@@ -169,7 +169,7 @@ export const gatewayEnvSchema = z.object({
   GATEWAY_API_KEYS: documented(
     apiKeys,
     'unset: anonymous local use (embedded sandbox only)',
-    "`name:role:key,…` (or the earlier `key:role,…`) with roles `viewer`, `operator`, `approver`, `admin`; a name (a letter, then letters, digits, `.`, `_`, `-`) is shown as the key's identity (`key:olga`), and may appear once. Each key at least 32 characters and about 128 bits (`openssl rand -hex 32`), else startup is refused. Required when `PAYOUT_API_URL` is set. Without keys, requests with a foreign `Origin` or `Host` get 403 (see [Security](../internals/security.md)).",
+    "`name:role:key,…` (or the earlier `key:role,…`) with roles `viewer`, `operator`, `approver`, `admin`; a name (a letter, then letters, digits, `.`, `_`, `-`) is shown as the key's identity (`key:olga`), and may appear once. Each key at least 32 characters and about 128 bits (`openssl rand -hex 32`), else startup is refused. Required when `PAYOUT_API_URL` is set. Without keys, requests with a foreign `Origin` or `Host` get 403 (see [Security](../internals/security/README.md)).",
   ),
   GATEWAY_CORS_ORIGINS: documented(
     corsOrigins,
@@ -242,7 +242,7 @@ export const gatewayEnvSchema = z.object({
   GATEWAY_TRUSTED_DOCUMENTS: documented(
     z.preprocess(emptyToUndefined, z.string().default('off')),
     '`off`',
-    "`only`: only the page's own operations run; a path to a manifest file (graphql-codegen's `persisted-documents.json`): that file's and the page's. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql.md#persisted-operations).",
+    "`only`: only the page's own operations run; a path to a manifest file (graphql-codegen's `persisted-documents.json`): that file's and the page's. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql/persisted-operations.md).",
   ),
   GATEWAY_APQ_CACHE_SIZE: documented(
     nonNegativeInt(DEFAULT_PERSISTED_OPERATIONS.apqCacheSize),
@@ -271,7 +271,7 @@ export const gatewayEnvSchema = z.object({
       z.string().regex(LENIENT_MONEY_VALUE, 'must be an amount in RUB such as 0 or 50000.00').default('0').transform(lenientToMinorUnits),
     ),
     '`0` (RUB)',
-    'With API keys (not single-user): `executePayment` of a payment above this amount needs a key other than the one that created it (`SECOND_PERSON_REQUIRED`); `0` means every payment. Written `0`, `50000`, `50000.5` or `50000.50`. See [Access](../api/graphql.md#access).',
+    'With API keys (not single-user): `executePayment` of a payment above this amount needs a key other than the one that created it (`SECOND_PERSON_REQUIRED`); `0` means every payment. Written `0`, `50000`, `50000.5` or `50000.50`. See [Access](../api/graphql/access.md).',
   ),
   APPROVAL_POLICY_FILE: documented(
     optionalString,
@@ -404,7 +404,7 @@ export const gatewayEnvSchema = z.object({
   PAYOUT_DATA_KEY: documented(
     optionalString,
     'unset: with the embedded sandbox, `DATA_DIR/keys/data-key` (made on first start, mode 0600)',
-    "Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security.md#card-data).",
+    "Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security/card-data.md).",
   ),
   PAYOUT_DATA_KEY_FILE: documented(optionalString, 'unset', 'A file holding that base64 key, instead of `PAYOUT_DATA_KEY`.'),
   PAYOUT_DATA_KEYS_OLD: documented(
