@@ -8,7 +8,7 @@ import type { Figure } from './report.ts';
 
 /**
  * `npm run bench`: every benchmark of the project in one go, each in a process of its own,
- * then one table of every figure beside its target, written into docs/internals/benchmarks.md
+ * then one table of every figure beside its target, written into docs/internals/benchmarks/README.md
  * between the generated-section markers (the prose around them is kept).
  *
  *   npm run bench [-- --only pay,import] [--no-write]
@@ -22,7 +22,7 @@ const BENCHES: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'pay', file: 'bench/pay.ts', args: ['--rows', '2000', '--concurrency', '32'] },
   { name: 'reconcile', file: 'bench/reconcile.ts', args: [] },
 ];
-const DOC = 'docs/internals/benchmarks.md';
+const DOC = 'docs/internals/benchmarks/README.md';
 const START = '<!-- bench:results:start (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
 

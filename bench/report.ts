@@ -9,7 +9,7 @@ import { loadavg } from 'node:os';
 export interface Figure {
   /** The bench that measured it: pay, import, facade, startup. */
   bench: string;
-  /** What was measured, in words a reader of docs/internals/benchmarks.md understands. */
+  /** What was measured, in words a reader of docs/internals/benchmarks/ understands. */
   name: string;
   /** Already rounded for display; the unit says what it counts. */
   value: number;

@@ -1,6 +1,6 @@
 /*
  * The pay protocol of one approved batch, as src/batch/pay/ (batch-worker.ts, pay-row.ts, row-writes.ts) and its SQL pay its rows
- * (docs/internals/reliability.md, "A model of the pay protocol"). The row, payment-record, batch and
+ * (docs/internals/reliability/model.md, "A model of the pay protocol"). The row, payment-record, batch and
  * review tables come from the code: generated/tables.pml (scripts/model-tables.ts).
  *
  * Properties (assertions, named in the docs):

@@ -256,8 +256,8 @@ describe('the breaker table (partner/breaker-states.ts)', () => {
     ]).toEqual(['THROTTLED', 'FAILING', 'FAILING', 'UNREACHABLE', 'UNREACHABLE']);
   });
 
-  it('is shown in docs/internals/reliability.md as the module has it', () => {
-    const doc = readFileSync(new URL('../docs/internals/reliability.md', import.meta.url), 'utf8');
+  it('is shown in docs/internals/reliability/partner-breaker.md as the module has it', () => {
+    const doc = readFileSync(new URL('../docs/internals/reliability/partner-breaker.md', import.meta.url), 'utf8');
     const rows = breakerTransitions.map((t) => `| ${t.from} | ${t.to} | ${t.on} | ${t.when} | ${t.effect} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });

@@ -48,7 +48,7 @@ ${table(sandboxEnvSchema)}
 - \`OTEL_*\`: OpenTelemetry tracing, off unless asked for; read by the tracing setup, not
   by the schemas above. See [Tracing](observability.md#tracing).
 - For tests and benchmarks only: \`TEST_DATABASE_URL\` ([Commands](../guide/commands.md)),
-  \`BENCH_DATABASE_URL\` and \`BENCH_CPU_PROF_DIR\` ([Benchmarks](../internals/benchmarks.md)),
+  \`BENCH_DATABASE_URL\` and \`BENCH_CPU_PROF_DIR\` ([Benchmarks](../internals/benchmarks/README.md)),
   \`UPDATE_SCREENSHOTS\` ([The web page](../guide/web-page.md)), \`DEPLOY_TEST_BUILD\` ([Deploy](deploy.md)).
 `;
 }

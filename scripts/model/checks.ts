@@ -4,7 +4,7 @@ import type { Check } from './spin.ts';
  * What `npm run model:check` and test/model/model-check.test.ts run. The whole model with
  * every environment action at once is beyond a CI budget (tens of millions of states for one
  * row), so each check is one exhaustive search over the workers, the partner, leases and the
- * breaker together with one group of outside actions; docs/internals/reliability.md gives the figures.
+ * breaker together with one group of outside actions; docs/internals/reliability/model.md gives the figures.
  */
 const quiet = { PAUSES: 0, CANCELS: 0, RETRY_RUNS: 0, REPAIRS: 0, REFUSALS: 0, SCHEDULES: 0 };
 type Bounds = Partial<Record<'ROWS' | 'WORKERS' | 'FAULTS' | 'CRASHES' | 'STALLS' | keyof typeof quiet, number>>;

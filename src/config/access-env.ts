@@ -29,7 +29,7 @@ export const accessVariables = {
   GATEWAY_TRUSTED_DOCUMENTS: documented(
     z.preprocess(emptyToUndefined, z.string().default('off')),
     '`off`',
-    "`only`: only the page's own operations run; a path to a manifest file (graphql-codegen's `persisted-documents.json`): that file's and the page's. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql.md#persisted-operations).",
+    "`only`: only the page's own operations run; a path to a manifest file (graphql-codegen's `persisted-documents.json`): that file's and the page's. Anything else is refused (`TRUSTED_DOCUMENTS_ONLY`). See [Persisted operations](../api/graphql/persisted-operations.md).",
   ),
   GATEWAY_APQ_CACHE_SIZE: documented(
     nonNegativeInt(DEFAULT_PERSISTED_OPERATIONS.apqCacheSize),
@@ -58,7 +58,7 @@ export const accessVariables = {
       z.string().regex(LENIENT_MONEY_VALUE, 'must be an amount in RUB such as 0 or 50000.00').default('0').transform(lenientToMinorUnits),
     ),
     '`0` (RUB)',
-    'With API keys (not single-user): `executePayment` of a payment above this amount needs a key other than the one that created it (`SECOND_PERSON_REQUIRED`); `0` means every payment. Written `0`, `50000`, `50000.5` or `50000.50`. See [Access](../api/graphql.md#access).',
+    'With API keys (not single-user): `executePayment` of a payment above this amount needs a key other than the one that created it (`SECOND_PERSON_REQUIRED`); `0` means every payment. Written `0`, `50000`, `50000.5` or `50000.50`. See [Access](../api/graphql/access.md).',
   ),
   APPROVAL_POLICY_FILE: documented(
     optionalString,

@@ -125,7 +125,7 @@ export const gatewayEnvSchema = z.object({
   GATEWAY_API_KEYS: documented(
     apiKeys,
     'unset: anonymous local use (embedded sandbox only)',
-    "`name:role:key,…` (or the earlier `key:role,…`) with roles `viewer`, `operator`, `approver`, `admin`; a name (a letter, then letters, digits, `.`, `_`, `-`) is shown as the key's identity (`key:olga`), and may appear once. Each key at least 32 characters and about 128 bits (`openssl rand -hex 32`), else startup is refused. Required when `PAYOUT_API_URL` is set. Without keys, requests with a foreign `Origin` or `Host` get 403 (see [Security](../internals/security.md)).",
+    "`name:role:key,…` (or the earlier `key:role,…`) with roles `viewer`, `operator`, `approver`, `admin`; a name (a letter, then letters, digits, `.`, `_`, `-`) is shown as the key's identity (`key:olga`), and may appear once. Each key at least 32 characters and about 128 bits (`openssl rand -hex 32`), else startup is refused. Required when `PAYOUT_API_URL` is set. Without keys, requests with a foreign `Origin` or `Host` get 403 (see [Security](../internals/security/README.md)).",
   ),
   GATEWAY_CORS_ORIGINS: documented(
     corsOrigins,
@@ -217,7 +217,7 @@ export const gatewayEnvSchema = z.object({
   PAYOUT_DATA_KEY: documented(
     optionalString,
     'unset: with the embedded sandbox, `DATA_DIR/keys/data-key` (made on first start, mode 0600)',
-    "Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security.md#card-data).",
+    "Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that encrypts batch rows' recipient details at rest. Required (or `PAYOUT_DATA_KEY_FILE`) when `PAYOUT_API_URL` is set; every gateway and worker on one database needs the same key. See [Card data](../internals/security/card-data.md).",
   ),
   PAYOUT_DATA_KEY_FILE: documented(optionalString, 'unset', 'A file holding that base64 key, instead of `PAYOUT_DATA_KEY`.'),
   PAYOUT_DATA_KEYS_OLD: documented(

@@ -20,7 +20,7 @@ export interface BreakerOptions {
   refreshMs: number;
 }
 
-/** Why these numbers: docs/internals/reliability.md "The partner breaker" (measured with bench/breaker-thresholds.ts). */
+/** Why these numbers: docs/internals/reliability/partner-breaker.md (measured with bench/breaker-thresholds.ts). */
 export const defaultBreakerOptions: BreakerOptions = {
   troubleCalls: 12,
   troublePaths: 3,

@@ -43,7 +43,7 @@ export { DataDirInUseError } from './data-dir-lock.ts';
  * Two sources give one. `Database.query` runs on the driver itself, on the same connections
  * as Prisma: the batch worker's hot path, since Prisma's $queryRawUnsafe costs about 2 ms of
  * CPU for a statement carrying a group of rows as arrays, the pg driver under 1 ms (measured,
- * see docs/internals/benchmarks.md). `sqlOf(prisma or tx)` runs through Prisma, for code that
+ * see docs/internals/benchmarks/paying.md). `sqlOf(prisma or tx)` runs through Prisma, for code that
  * holds only a PrismaClient or is inside an interactive transaction (off the hot path).
  * Integers come back as numbers, bigint and numeric as the caller casts them (text).
  */

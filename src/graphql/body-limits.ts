@@ -27,7 +27,7 @@ export function useBodyLimits(limits: BodyLimits): Plugin {
       if (honest && Number(declared) > limit) throw tooLarge(limit, kind);
       // Node's HTTP parser reads exactly Content-Length bytes of a body that is not chunked
       // (it refuses both headers at once), so the check above is the limit. Counting costs a
-      // stream and a Request per request (a fifth of the facade's CPU, docs/internals/benchmarks.md).
+      // stream and a Request per request (a fifth of the facade's CPU, docs/internals/benchmarks/facade.md).
       if (honest && request.headers.get('transfer-encoding') === null) return;
       if (requestParser === undefined || request.body === null) return;
       const parse = requestParser;

@@ -67,7 +67,7 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: {
       description: 'An object with a global id: its `id` is unique across every type and fetches it again through `node`.',
     },
-    // Every connection pages the same way (docs/api/graphql.md "Object ids and paging"): one text for all.
+    // Every connection pages the same way (docs/api/graphql/paging.md): one text for all.
     defaultConnectionTypeOptions: {
       description: 'One page of a list (Relay cursor connection): the rows in the list’s order, and where to page on.',
     },

@@ -8,7 +8,7 @@ import type { PersistedOperationSettings } from '../config/env.ts';
 import { overLimits } from './limits/use-query-limits.ts';
 
 /**
- * Persisted operations (docs/api/graphql.md "Persisted operations"), with
+ * Persisted operations (docs/api/graphql/persisted-operations.md), with
  * @graphql-yoga/plugin-persisted-operations:
  *
  * - APQ as Apollo's persisted-query link speaks it: `extensions.persistedQuery.sha256Hash`

@@ -17,7 +17,7 @@ function keyOf(secret: string): Buffer {
 
 /**
  * A secret ready to sign with. Made once per secret, not per event: HMAC under raw key bytes
- * builds a key object each time, which was a sixth of delivery's CPU (docs/internals/benchmarks.md).
+ * builds a key object each time, which was a sixth of delivery's CPU (docs/internals/benchmarks/outbound-events.md).
  */
 export type SigningKey = KeyObject;
 

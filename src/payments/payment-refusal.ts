@@ -5,7 +5,7 @@
  *   create took effect (batch.cancelled-after-create). It stays READY upstream until it
  *   expires there; executing it would pay a row the batch reports as not paid.
  * - SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE, the key that executes a
- *   payment must not be the key that created it (docs/api/graphql.md "Access").
+ *   payment must not be the key that created it (docs/api/graphql/access.md).
  *   A one-step create+execute above it creates the payment and stops there.
  * - PAYEE_ACCOUNT_CHANGED: the payment's payee was last paid to another account (its mark
  *   at create, payees/payee-marks.ts): executed only when the executor includes it

@@ -16,7 +16,7 @@ export interface WebhookTargetPolicy {
 /**
  * Why a webhookUrl is refused, as a message for the caller, or undefined when it may be
  * used. The name is resolved here, at creation; whoever delivers resolves it again later,
- * so this stops the plain cases and the reader of docs/internals/security.md knows the rest.
+ * so this stops the plain cases and the reader of docs/internals/security/webhook-targets.md knows the rest.
  */
 export async function webhookTargetProblem(raw: string, policy: WebhookTargetPolicy): Promise<string | undefined> {
   let url: URL;

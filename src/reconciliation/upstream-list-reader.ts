@@ -41,7 +41,7 @@ export interface DaySink {
 
 /**
  * Reads one day of the upstream's payment list (from = to = day) in full, assuming as
- * little as the spec allows (docs/internals/architecture.md, "Reading the upstream list"):
+ * little as the spec allows (docs/internals/architecture/reconciliation.md, "Reading the upstream list"):
  *
  * - a day is paged from offset 0 until a page comes back empty: `limit` is only "the
  *   maximum number returned", so a page shorter than asked is not taken as the end (an

@@ -21,7 +21,7 @@ const KEPT_IN: Record<string, string> = {
   'src/graphql/types/batch/approvals.ts': 'approveBatch\'s deprecated includeFlagged argument',
   'src/cli/command-kit.ts': 'the hidden --include-flagged alias of --include-held',
   'src/cli/output.ts': 'the deprecated keys of the --json documents',
-  'docs/api/graphql.md': 'the table of deprecated names, and the audit keys of approvals recorded before',
+  'docs/api/graphql/schema.md': 'the table of deprecated names, and the audit keys of approvals recorded before',
   'docs/guide/cli.md': 'the note on the CLI’s former names',
 };
 

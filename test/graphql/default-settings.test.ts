@@ -103,10 +103,10 @@ describe('a gateway with API keys and every other setting at its default', () =>
     });
   });
 
-  it('runs every sample operation of docs/api/graphql.md without an internal error', async () => {
+  it('runs every sample operation of docs/api/graphql/ without an internal error', async () => {
     const files = (await readdir(samplesDir)).filter((name) => name.endsWith('.graphql') && name !== 'payment-updated.graphql').sort();
     expect(files.length).toBeGreaterThanOrEqual(7);
-    // The samples name the payment docs/api/graphql.md creates first: create it (as olga) and have oleg execute it.
+    // The samples name the payment docs/api/graphql/README.md creates first: create it (as olga) and have oleg execute it.
     const { query: create, variables } = await sample('create-payment.graphql');
     await gql(create, variables, 'olga');
     const answers: Record<string, unknown> = {};

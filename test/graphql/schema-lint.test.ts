@@ -17,9 +17,9 @@ import { printedSchema } from '../../src/graphql/print-schema.ts';
 import { schema } from '../../src/graphql/schema.ts';
 
 /**
- * The schema lint (docs/api/graphql.md "Schema as documentation"): graphql-eslint's `schema-recommended` rule set,
+ * The schema lint (docs/api/graphql/schema.md): graphql-eslint's `schema-recommended` rule set,
  * with require-description widened to every kind (fields, arguments, input fields, enum
- * values), and two rules off for the reasons given in docs/api/graphql.md. Run on the live schema as
+ * values), and two rules off for the reasons given in docs/api/graphql/schema.md. Run on the live schema as
  * printed (schema.graphql is the same text: server.test.ts).
  */
 export const schemaLintRules: Linter.RulesRecord = {
@@ -36,7 +36,7 @@ export const schemaLintRules: Linter.RulesRecord = {
     },
   ],
   // Value objects (Money, KeyValue, counts, results) have no identity of their own; every
-  // object that has one implements Node (docs/api/graphql.md "Object ids and paging").
+  // object that has one implements Node (docs/api/graphql/paging.md).
   '@graphql-eslint/strict-id-in-types': 'off',
   // Balance.balance and Discrepancy.discrepancyId are published field names clients use.
   '@graphql-eslint/no-typename-prefix': 'off',

@@ -3,7 +3,7 @@ import { checks } from '../../scripts/model/checks.ts';
 import { runCheck, spinAvailable } from '../../scripts/model/spin.ts';
 
 /**
- * The pay protocol's model (model/pay-protocol.pml, docs/internals/reliability.md) checked by spin:
+ * The pay protocol's model (model/pay-protocol.pml, docs/internals/reliability/model.md) checked by spin:
  * pan is built and run in a temporary directory per check. Checks run one after another
  * within a file; the mutants and the liveness check are in mutants.test.ts, which vitest runs
  * beside this one on the other core.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { livenessCheck, mutants } from '../../scripts/model/checks.ts';
 import { runCheck } from '../../scripts/model/spin.ts';
 
-/** The model must be able to fail: each mutant of it is caught by its property (docs/internals/reliability.md). */
+/** The model must be able to fail: each mutant of it is caught by its property (docs/internals/reliability/model.md). */
 const minutes = 60_000;
 
 describe("the pay protocol model's mutants and liveness", () => {

@@ -102,8 +102,8 @@ describe('the row table', () => {
     expect(Object.values(BatchItemStatus).filter((state) => !named.has(state))).toEqual([]);
   });
 
-  it('is shown in docs/internals/reliability.md as the module has it', () => {
-    const doc = readFileSync(new URL('../../docs/internals/reliability.md', import.meta.url), 'utf8');
+  it('is shown in docs/internals/reliability/row-states.md as the module has it', () => {
+    const doc = readFileSync(new URL('../../docs/internals/reliability/row-states.md', import.meta.url), 'utf8');
     const rows = rowTransitions.map((t) => `| ${t.from ?? '(new)'} | ${t.to} | ${t.by} | ${t.when} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });

@@ -143,7 +143,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
     await worker.drain(async () => (await statusOf(paidBatch)) !== 'RUNNING', paidBatch);
     await worker.stop();
     expect(await statusOf(paidBatch)).toBe('COMPLETED_WITH_FAILURES');
-    // Not by the uploader ('op'): paying rows again needs a second person (docs/api/graphql.md "Access").
+    // Not by the uploader ('op'): paying rows again needs a second person (docs/api/graphql/access.md).
     const refused = await mutate(
       'op',
       `mutation { retryFailedItems(id: "${paidBatch}") { __typename ... on BatchError { code } } }`,

@@ -10,8 +10,8 @@ describe('the reconciliation run table (reconciliation/run-states.ts)', () => {
     expect(runStates).toEqual({ running: 'RUNNING', completed: 'COMPLETED', failed: 'FAILED' });
   });
 
-  it('is shown in docs/internals/reliability.md as the module has it', () => {
-    const doc = readFileSync(new URL('../../docs/internals/reliability.md', import.meta.url), 'utf8');
+  it('is shown in docs/internals/reliability/workers.md as the module has it', () => {
+    const doc = readFileSync(new URL('../../docs/internals/reliability/workers.md', import.meta.url), 'utf8');
     const rows = runTransitions.map((t) => `| ${t.from ?? '(new)'} | ${t.to} | ${t.by} | ${t.when} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });

@@ -2,7 +2,7 @@
 
 // The operations themselves are in operations.graphql; codegen's client preset
 // (`npm run web:documents`) makes each a document of its hash only, which api.ts sends as
-// `documentId` (docs/api/graphql.md "Persisted operations").
+// `documentId` (docs/api/graphql/persisted-operations.md).
 export {
   BatchesDocument as BATCHES,
   BatchDocument as BATCH,

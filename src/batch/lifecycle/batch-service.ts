@@ -247,7 +247,7 @@ export class BatchService {
     const waiting = await this.prisma.$transaction(async (tx) => {
       const batch = await tx.batch.findUnique({ where: { id: batchId }, select: { uploadedBy: true, approvedBy: true } });
       // Paying rows again is approving them again: as with approve, not by who uploaded the
-      // file, so one person can never both put rows in and send money for them (docs/api/graphql.md, "Access").
+      // file, so one person can never both put rows in and send money for them (docs/api/graphql/access.md).
       if (!this.options.singleUser && batch?.uploadedBy != null && batch.uploadedBy === by.actor) {
         throw new BatchStateError('second-person.required', 'failed rows must be paid again by someone other than who uploaded the batch');
       }

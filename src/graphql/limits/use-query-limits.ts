@@ -56,7 +56,7 @@ export function overLimits(schema: GraphQLSchema, document: DocumentNode, limits
   return undefined;
 }
 
-/** Measures one document's operations; for the figures in docs/api/graphql.md "Query limits" and the tests. */
+/** Measures one document's operations; for the figures in docs/api/graphql/query-limits.md and the tests. */
 export function measureOperations(schema: GraphQLSchema, document: DocumentNode): Measure[] {
   const measurer = new DocumentMeasurer(schema, document);
   return document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [measurer.operation(d)] : []));

@@ -97,7 +97,7 @@ const roleMeaning = (role: Role) => {
 };
 
 export const RoleEnum = builder.enumType('Role', {
-  description: 'What an API key may do (docs/api/graphql.md "Access").',
+  description: 'What an API key may do (docs/api/graphql/access.md).',
   values: valuesOf(roles, roleMeaning),
 });
 

@@ -28,7 +28,7 @@ const ReconciliationStatusEnum = builder.enumType('ReconciliationStatus', {
   ) as Record<ReconciliationStatus, { value: ReconciliationStatus; description: string }>,
 });
 const DiscrepancyCodeEnum = builder.enumType('DiscrepancyCode', {
-  description: 'What differs; docs/internals/architecture.md "Reconciliation" has the rule of each.',
+  description: 'What differs; docs/internals/architecture/reconciliation.md has the rule of each.',
   values: Object.fromEntries(discrepancyCodes.map((code) => [code, { value: code, description: discrepancyDescriptions[code] }])) as Record<
     DiscrepancyCode,
     { value: DiscrepancyCode; description: string }

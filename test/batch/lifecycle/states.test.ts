@@ -160,9 +160,9 @@ describe.each(testDatabaseKinds())('batch states on $name', (kind) => {
   });
 });
 
-describe('docs/internals/reliability.md', () => {
+describe('docs/internals/reliability/batch-states.md', () => {
   it('shows the batch table as the module has it', () => {
-    const doc = readFileSync(new URL('../../../docs/internals/reliability.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../docs/internals/reliability/batch-states.md', import.meta.url), 'utf8');
     const rows = batchTransitions.map((t) => `| ${t.from ?? '(new)'} | ${t.to} | ${t.by} | ${t.when} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });

@@ -57,7 +57,7 @@ export type Currency =
   /** ISO 4217 RUB. */
   | 'RUB';
 
-/** What differs; docs/internals/architecture.md "Reconciliation" has the rule of each. */
+/** What differs; docs/internals/architecture/reconciliation.md has the rule of each. */
 export type DiscrepancyCode =
   /** The amount or currency differs */
   | 'AMOUNT_DIFFERS'
@@ -400,7 +400,7 @@ export type ReviewVerdict =
   /** The payment could not be read now: the row stays NEEDS_REVIEW. */
   | 'UNKNOWN';
 
-/** What an API key may do (docs/api/graphql.md "Access"). */
+/** What an API key may do (docs/api/graphql/access.md). */
 export type Role =
   /** Every query, the audit trail included; mutations: createPayment, executePayment, importBatch, approveBatch, cancelBatch, dismissBatch, retryFailedItems, pauseBatch, resumeBatch, startReconciliation, reviewBatchItems, markBatchItem, manageEventSubscriptions. */
   | 'ADMIN'

@@ -21,7 +21,7 @@ export interface PayingRow {
  * flight whenever approved, or finished within the window. The importer compares amount
  * and reference in the process (batch/import/held-rows.ts). The importer asks only once
  * another batch was approved (OTHERS_APPROVED, read with the import's heartbeat): a
- * round trip per chunk on the write path stalled the import's pipeline (docs/internals/benchmarks.md,
+ * round trip per chunk on the write path stalled the import's pipeline (docs/internals/benchmarks/held-rows-later.md,
  * import). The EXISTS is checked once, before anything else, for the same reason: PGlite's
  * plan probed all 2,000 keys in every chunk, about 11 µs a row. The keys come as one
  * text (hex, so a comma cannot be in one) split behind a sub-select: as an array constant
