@@ -11,13 +11,14 @@ type Bounds = Partial<Record<'ROWS' | 'WORKERS' | 'FAULTS' | 'CRASHES' | 'STALLS
 const defines = (bounds: Bounds) => Object.entries({ ROWS: 1, ...quiet, ...bounds }).map(([name, value]) => `-D${name}=${value}`);
 
 /** Groups of outside actions, each checked with the workers' faults, crashes and takeovers. */
-export const scopes: ReadonlyArray<{ name: string; bounds: Bounds }> = [
+export const scopes: ReadonlyArray<{ name: string; bounds: Bounds; cc?: string[] }> = [
   { name: 'faults, crashes, takeovers, breaker', bounds: { FAULTS: 2, CRASHES: 1, STALLS: 1 } },
   { name: 'pause and resume', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, PAUSES: 1 } },
   { name: 'cancel', bounds: { FAULTS: 2, CRASHES: 1, STALLS: 1, CANCELS: 1 } },
   { name: 'retryFailedItems and review', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, RETRY_RUNS: 1 } },
   { name: 'refusals and repair', bounds: { FAULTS: 2, CRASHES: 1, STALLS: 1, REFUSALS: 1, REPAIRS: 1 } },
-  { name: 'two rows', bounds: { ROWS: 2, FAULTS: 1, CRASHES: 0, STALLS: 1, CANCELS: 1 } },
+  // Ten million states: here gcc's 17 s of optimising pays for itself (a 34 s search against 60 s).
+  { name: 'two rows', bounds: { ROWS: 2, FAULTS: 1, CRASHES: 0, STALLS: 1, CANCELS: 1 }, cc: ['-O1'] },
   // Scheduling (issue 30): approved with a payAt ahead, rescheduled, released, or cancelled while it waits.
   { name: 'scheduled: release, reschedule, cancel', bounds: { FAULTS: 1, CRASHES: 1, STALLS: 1, SCHEDULES: 1, CANCELS: 1 } },
 ];
@@ -46,7 +47,7 @@ const approvalMutants: ReadonlyArray<Check & { expect: string }> = [
 
 /** The code as it is, scope by scope: every property must hold. */
 export const checks: readonly Check[] = [
-  ...scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds) })),
+  ...scopes.map((scope) => ({ name: scope.name, defines: defines(scope.bounds), ...(scope.cc === undefined ? {} : { cc: scope.cc }) })),
   ...approvalChecks,
 ];
 
