@@ -28,7 +28,7 @@ describe.each(testDatabaseKinds())('migration check on $name', (kind) => {
     if (kind.name === 'pglite') {
       db = await openDatabase({ dataDir: undefined }, { logger });
     } else {
-      test = await kind.create();
+      test = await kind.create({ empty: true });
       db = await openDatabase(test.target, { logger });
     }
   });

@@ -25,7 +25,7 @@ describe('committed migrations', () => {
 describe.each(testDatabaseKinds())('migrations on $name', (kind) => {
   let test: TestDatabase;
   beforeAll(async () => {
-    test = await kind.create();
+    test = await kind.create({ empty: true });
   });
   afterAll(() => test.drop());
 

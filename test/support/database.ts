@@ -12,7 +12,8 @@ export interface TestDatabase {
 
 export interface TestDatabaseKind {
   name: 'pglite' | 'postgresql';
-  create(): Promise<TestDatabase>;
+  /** `empty`: no migration applied (the tests of migrating), not the run's migrated template. */
+  create(options?: { empty?: boolean }): Promise<TestDatabase>;
 }
 
 /**
@@ -23,8 +24,8 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
   const kinds: TestDatabaseKind[] = [
     {
       name: 'pglite',
-      async create() {
-        const image = await templateImage();
+      async create({ empty = false } = {}) {
+        const image = empty ? undefined : await templateImage();
         const db = await openDatabase(image === undefined ? { dataDir: undefined } : { dataDir: undefined, image });
         return { db, target: { dataDir: undefined }, drop: () => db.close() };
       },
@@ -34,9 +35,9 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
   if (adminUrl !== undefined && adminUrl !== '') {
     kinds.push({
       name: 'postgresql',
-      async create() {
+      async create({ empty = false } = {}) {
         const name = `payout_test_${randomBytes(6).toString('hex')}`;
-        const template = databaseTemplates()?.postgresTemplate;
+        const template = empty ? undefined : databaseTemplates()?.postgresTemplate;
         await admin(adminUrl, template === undefined ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
         const url = new URL(adminUrl);
         url.pathname = `/${name}`;
