@@ -15,6 +15,7 @@ import './types/batch-money.ts';
 import './types/batch-payees.ts';
 import './types/batch-pause.ts';
 import './types/batch-schedule.ts';
+import './types/batch-actions.ts';
 import './types/batch-approvals.ts';
 import './types/batch-review.ts';
 import './types/audit.ts';

@@ -100,7 +100,7 @@ const Overlap = builder.objectRef<BatchOverlap>('BatchOverlap').implement({
  * for; each subscription event loads the row afresh, so it never sees stale counts.
  */
 const progressCache = new WeakMap<BatchRow, Promise<BatchProgress>>();
-function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
+export function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
   let progress = progressCache.get(batch);
   if (progress === undefined) {
     progress = context.services.batches.progress(batch);
