@@ -65,11 +65,6 @@ export const subscriptionStates = {
 /** The `enabled` column of each state. */
 const enabledOf: Record<SubscriptionState, boolean> = { ON: true, OFF: false };
 
-/** The state a row's `enabled` column says. */
-export function subscriptionStateOf(row: { enabled: boolean }): SubscriptionState {
-  return row.enabled ? subscriptionStates.on : subscriptionStates.off;
-}
-
 /** SQL true for a subscription (alias `s`, or none) in `state`. */
 export function subscriptionIsSql(state: SubscriptionState, alias?: string): string {
   const column = alias === undefined ? 'enabled' : `${alias}.enabled`;
