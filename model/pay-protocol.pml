@@ -110,7 +110,7 @@ byte tok[ROWS];                       /* leaseToken: the claiming worker, 0 for 
 bit live[ROWS];                       /* leaseExpiresAt still ahead on the database clock */
 bit prevAttempt[ROWS];                /* NEEDS_REVIEW batch.previous-attempt: the review reads the earlier paymentId */
 byte batch = BS_VALIDATED;
-bit breakerOpen;
+byte breaker = BREAKER_START;         /* PartnerBreaker.state, moved only by breaker_on (generated from partner/breaker-states.ts) */
 bit probeAnswered = 1;                /* since the breaker last opened, a probe was answered */
 /* The worker whose row probes the open breaker (claim-items.ts probe, under the breaker's probe turn), 0 for none. */
 byte prober;
@@ -162,14 +162,14 @@ bit due;                              /* the database clock has reached payAt (n
 /* A call that said nothing: the breaker may open (its threshold of troubled calls abstracted). */
 inline trouble() {
   if
-  :: !breakerOpen -> breakerOpen = 1; probeAnswered = 0; printf("MSG the breaker opens\n")
+  :: !BREAKER_OPEN -> breaker_on(ON_TROUBLE); probeAnswered = 0; printf("MSG the breaker opens\n")
   :: true
   fi
 }
 
 /* P4: a create or execute reaching the partner. */
 inline reaching(w) {
-  assert((!breakerOpen && probeAnswered) || prober == w);   /* P4 breaker */
+  assert((!BREAKER_OPEN && probeAnswered) || prober == w);  /* P4 breaker */
   assert(batch != BS_PAUSED || heldAtPause[w]);      /* P4 pause */
   assert(!repairing);                                /* P5 repair-sends-nothing */
   assert(!scheduled || due);                         /* P6 not-before-its-time */
@@ -217,11 +217,11 @@ inline execute_effect(p, r) {
  */
 inline probe_decides(w) {
   if
-  :: breakerOpen && prober == w ->
+  :: BREAKER_OPEN && prober == w ->
      prober = 0;
      if
-     :: ans != ANS_NOT_SENT && ans != ANS_LOST -> breakerOpen = 0; probeAnswered = 1; printf("MSG w%d's probe row is answered: the breaker closes\n", w)
-     :: else -> printf("MSG w%d's probe row meets trouble: the breaker stays open\n", w)
+     :: ans != ANS_NOT_SENT && ans != ANS_LOST -> breaker_on(ON_PROBE_ANSWERED); probeAnswered = 1; printf("MSG w%d's probe row is answered: the breaker closes\n", w)
+     :: else -> breaker_on(ON_PROBE_TROUBLE); printf("MSG w%d's probe row meets trouble: the breaker stays open\n", w)
      fi
   :: else
   fi
@@ -235,8 +235,8 @@ inline probe_decides(w) {
 inline send_leaves(w, r) {
   if
   :: !MAY_SEND(w, r) -> ans = ANS_NOT_SENT; printf("MSG w%d's send for row %d is withheld: its lease has ended\n", w, r)
-  :: MAY_SEND(w, r) && breakerOpen && prober != w -> ans = ANS_NOT_SENT
-  :: MAY_SEND(w, r) && !(breakerOpen && prober != w) ->
+  :: MAY_SEND(w, r) && BREAKER_OPEN && prober != w -> ans = ANS_NOT_SENT
+  :: MAY_SEND(w, r) && !(BREAKER_OPEN && prober != w) ->
      if
      :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble(); probe_decides(w)
      :: reaching(w); flying = 1
@@ -269,7 +269,7 @@ inline execute_lands(w, p, r) {
 /* Called by a Worker (`me`): the probe row's reads pass the open breaker, and decide nothing. */
 inline partner_read(p) {
   if
-  :: breakerOpen && prober != me -> ans = ANS_NOT_SENT
+  :: BREAKER_OPEN && prober != me -> ans = ANS_NOT_SENT
   :: else ->
      if
      :: faults > 0 -> faults--; ans = ANS_NOT_SENT; trouble()
@@ -380,14 +380,14 @@ end_idle:
   do
   :: atomic {
        if
-       :: pc == W_IDLE && !breakerOpen && CLAIMABLE(0) -> r = 0
+       :: pc == W_IDLE && !BREAKER_OPEN && CLAIMABLE(0) -> r = 0
 #if ROWS > 1
-       :: pc == W_IDLE && !breakerOpen && CLAIMABLE(1) -> r = 1
+       :: pc == W_IDLE && !BREAKER_OPEN && CLAIMABLE(1) -> r = 1
 #endif
        /* The probe claim: one row that sends, of a running batch, by the one worker holding the turn. */
-       :: pc == W_IDLE && breakerOpen && prober == 0 && PROBE_CLAIMABLE(0) -> r = 0; prober = me
+       :: pc == W_IDLE && BREAKER_OPEN && prober == 0 && PROBE_CLAIMABLE(0) -> r = 0; prober = me
 #if ROWS > 1
-       :: pc == W_IDLE && breakerOpen && prober == 0 && PROBE_CLAIMABLE(1) -> r = 1; prober = me
+       :: pc == W_IDLE && BREAKER_OPEN && prober == 0 && PROBE_CLAIMABLE(1) -> r = 1; prober = me
 #endif
        fi;
        if
@@ -599,14 +599,14 @@ end:
   od
 }
 
-/* partner-breaker.ts: while open, one probe; an answer closes it. */
+/* partner-breaker.ts: while open, one probe; an answer closes it (the moves: breaker_on, from partner/breaker-states.ts). */
 active proctype Breaker() {
 end:
   do
-  :: atomic { breakerOpen && faults == 0 -> breakerOpen = 0; probeAnswered = 1; printf("MSG a probe is answered: the breaker closes\n") }   /* the probe is answered */
-  :: atomic { breakerOpen && faults > 0 -> faults--; printf("MSG a probe meets trouble: the breaker stays open\n") }                             /* the probe meets trouble */
+  :: atomic { BREAKER_OPEN && faults == 0 -> breaker_on(ON_PROBE_ANSWERED); probeAnswered = 1; printf("MSG a probe is answered: the breaker closes\n") }   /* the probe is answered */
+  :: atomic { BREAKER_OPEN && faults > 0 -> faults--; breaker_on(ON_PROBE_TROUBLE); printf("MSG a probe meets trouble: the breaker stays open\n") }    /* the probe meets trouble */
 #ifdef MUTANT_RESUME_WITHOUT_PROBE
-  :: atomic { breakerOpen -> breakerOpen = 0; printf("MSG the breaker closes on a timer, no probe\n") }                                    /* closed on a timer, no probe */
+  :: atomic { BREAKER_OPEN -> breaker = BK_CLOSED; printf("MSG the breaker closes on a timer, no probe\n") }                                  /* closed on a timer, no probe: a move the table lacks */
 #endif
   od
 }

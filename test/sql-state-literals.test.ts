@@ -3,18 +3,30 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
+import { deliveryTransitions } from '../src/outbound/delivery-states.ts';
+import { subscriptionTransitions } from '../src/outbound/subscription-states.ts';
+
+/** The states of a table's moves (machines whose state is columns, not a Prisma enum). */
+const statesOf = (transitions: ReadonlyArray<{ from: string | null; to: string }>): string[] => [
+  ...new Set(transitions.flatMap((t) => [t.from, t.to]).filter((state): state is string => state !== null)),
+];
+const subscriptionStates = statesOf(subscriptionTransitions);
+const deliveryStates = statesOf(deliveryTransitions);
 
 /**
  * State names reach SQL from the state tables (batch/lifecycle/batch-states.ts, batch/rows/row-states.ts,
- * payments/status.ts, …), never typed as literals: a state added or renamed there must
- * reach every statement. Every value of every Prisma enum counts, read from the generated
- * enums, so a new state is covered without touching this test.
+ * payments/status.ts, outbound/subscription-states.ts, …), never typed as literals: a state added or
+ * renamed there must reach every statement. Every value of every Prisma enum counts, read from the
+ * generated enums, and the states of the machines kept in columns (an event subscription's and its
+ * delivery's), read from their tables, so a new state is covered without touching this test.
  */
-const names: ReadonlySet<string> = new Set(
-  Object.values(enums as Record<string, unknown>)
+const names: ReadonlySet<string> = new Set([
+  ...Object.values(enums as Record<string, unknown>)
     .filter((value): value is Record<string, string> => typeof value === 'object' && value !== null)
     .flatMap((values) => Object.values(values)),
-);
+  ...subscriptionStates,
+  ...deliveryStates,
+]);
 const root = join(import.meta.dirname, '..');
 const src = join(root, 'src');
 
@@ -44,7 +56,7 @@ function sqlTemplates(text: string): Array<{ offset: number; length: number }> {
   for (const match of text.matchAll(/`[^`]*`/g)) {
     const body = match[0];
     if (
-      /"(Batch|BatchItem|BatchProblem|Payment|PaymentStatusEvent|Reconciliation\w*|AuditEvent|WebhookDelivery)"|\b(UPDATE|SELECT|INSERT INTO|DELETE FROM)\b/.test(
+      /"(Batch|BatchItem|BatchProblem|Payment|PaymentStatusEvent|Reconciliation\w*|AuditEvent|WebhookDelivery|EventSubscription|OutboundEvent)"|\b(UPDATE|SELECT|INSERT INTO|DELETE FROM)\b/.test(
         body,
       )
     ) {
@@ -95,6 +107,10 @@ const machines = {
   payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
   breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },
   'reconciliation run': { states: Object.values(enums.ReconciliationStatus), tables: ['reconciliation/run-states.ts'] },
+  /** Kept in the `enabled` column; why it is off in `disabledReason`, in the table file's words (below). */
+  subscription: { states: subscriptionStates, tables: ['outbound/subscription-states.ts'] },
+  /** Kept in the lease columns. */
+  delivery: { states: deliveryStates, tables: ['outbound/delivery-states.ts'] },
 } satisfies Record<string, { states: readonly string[]; tables: readonly string[] }>;
 
 /**
@@ -211,5 +227,45 @@ describe('state names in TypeScript', () => {
   it("knows every machine's table file", () => {
     for (const machine of Object.values(machines))
       for (const table of machine.tables) expect(readFileSync(join(src, table), 'utf8').length).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * Why a subscription is off is stored and shown in one vocabulary (offReasonText in
+ * outbound/subscription-states.ts): its words are typed there and nowhere else in src, so the
+ * deliverer, an admin's change, GraphQL and the CLI cannot drift apart ('failing' in one place,
+ * 'turned off by …' in another, as they once were).
+ */
+describe('off-reason words', () => {
+  const table = 'outbound/subscription-states.ts';
+  const words = (file: string, text: string): string[] => {
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const hits: string[] = [];
+    const visit = (node: ts.Node): void => {
+      const literal =
+        ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+          ? node.text
+          : ts.isTemplateExpression(node)
+            ? node.head.text
+            : undefined;
+      // A person's reason starts with the words; 'failing' is the whole text (the OffReason type's name is apart: a type).
+      if (literal !== undefined && /^turned off by\b/.test(literal))
+        hits.push(`${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return hits;
+  };
+
+  it('are typed only in the subscription table', () => {
+    const hits = filesUnder(src)
+      .filter((file) => relative(src, file) !== table)
+      .flatMap((file) => words(file, readFileSync(file, 'utf8')));
+    expect(hits).toEqual([]);
+    expect(words(join(src, table), readFileSync(join(src, table), 'utf8')).length).toBeGreaterThan(0);
+  });
+
+  it('fail when typed elsewhere', () => {
+    expect(words('src/x.ts', 'const reason = `turned off by ${who}`;')).toHaveLength(1);
   });
 });

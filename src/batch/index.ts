@@ -11,6 +11,7 @@ export { payeeIdProblem } from './import/validate-row.ts';
 export { FileKeyHash } from './import/file-key.ts';
 export { spoolPart, type SpooledPart } from './import/upload-spool.ts';
 
+export { approvalRefusal, batchActions, type BatchAction } from './lifecycle/batch-actions.ts';
 export { batchErrorCodes, batchErrorMeanings } from './lifecycle/batch-error-codes.ts';
 export { BatchEvents } from './lifecycle/batch-events.ts';
 export { BatchService, BatchStateError, type BatchProgress } from './lifecycle/batch-service.ts';

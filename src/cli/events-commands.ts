@@ -5,6 +5,7 @@ import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import type { GatewayClient } from './gateway/gateway-client.ts';
 import { table } from './output.ts';
+import { offReasonOf } from '../outbound/subscription-states.ts';
 
 /** `payout events …`: outbound event subscriptions, through the gateway's GraphQL (admins; docs/api/events.md). */
 
@@ -55,7 +56,7 @@ function refused(result: Refusal, success: string): void {
 
 function state(s: SubscriptionView): string {
   if (!s.enabled)
-    return s.disabledReason === 'failing'
+    return offReasonOf(s.disabledReason)?.reason === 'failing'
       ? `off: failing since ${timeText(s.failingSince ?? s.disabledAt ?? s.createdAt)}`
       : `off (${s.disabledReason ?? 'turned off'})`;
   if (s.failingSince !== null) return `failing since ${timeText(s.failingSince)}, next try ${timeText(s.nextAttemptAt)}`;

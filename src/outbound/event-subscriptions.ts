@@ -11,6 +11,7 @@ import { EventSubscriptionError } from './event-subscription-error.ts';
 import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
 import type { OutboundSettings } from './outbound-settings.ts';
 import { resendRequest } from './resend-request.ts';
+import { offReasonText } from './subscription-states.ts';
 import { newSigningSecret, signingKeys } from './signing.ts';
 import {
   deleteSubscription,
@@ -104,7 +105,7 @@ export class EventSubscriptions {
         description: change.description,
         eventsPerRequest,
         enabled: change.enabled,
-        disabledReason: change.enabled === false ? `turned off by ${by.actor}` : undefined,
+        disabledReason: change.enabled === false ? offReasonText('person', by.actor) : undefined,
       });
       if (updated) {
         const detail: Record<string, string | boolean | number> = { subscriptionId: id };

@@ -20,6 +20,16 @@ describe("the model's transition tables", () => {
     ]);
   });
 
+  it('name a breaker move the code has and the model lacks', () => {
+    const code = renderTables({
+      ...codeTables,
+      breakerTransitions: [...codeTables.breakerTransitions, { from: 'OPEN', to: 'CLOSED', on: 'trouble', when: 'a mistake', effect: '' }],
+    });
+    expect(compareTables(committed, code)).toEqual([
+      'transition "breaker: OPEN -> CLOSED on trouble => allowed" is in the code and not in the model',
+    ]);
+  });
+
   it('name a payment status move the code dropped', () => {
     const code = renderTables({
       ...codeTables,

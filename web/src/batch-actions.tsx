@@ -3,7 +3,6 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { formatMoney, sumDecimals } from './money.ts';
-import { dismissable } from './batches-page.tsx';
 import { PayAtInput, PayWhen, payAtOf } from './schedule-parts.tsx';
 import {
   APPROVE_BATCH,
@@ -19,30 +18,45 @@ import {
   type Money,
 } from './queries.ts';
 import { ErrorNotice } from './parts.tsx';
+import type { BatchAction } from './gql/graphql.ts';
 
 export type Action = 'approve' | 'approveValid' | 'reschedule' | 'pause' | 'resume' | 'cancel' | 'discard' | 'dismiss' | 'retry';
 
-/** What a batch in this state allows, limited to what the caller's role may do. */
+/** The page's name of each action the gateway says a batch's state allows (Batch.actions, from its lifecycle table). */
+const pageActions: Record<BatchAction, Action> = {
+  APPROVE: 'approve',
+  APPROVE_VALID_ROWS: 'approveValid',
+  DISCARD: 'discard',
+  PAUSE: 'pause',
+  RESUME: 'resume',
+  RESCHEDULE: 'reschedule',
+  CANCEL: 'cancel',
+  RETRY_FAILED: 'retry',
+  DISMISS: 'dismiss',
+};
+
+/**
+ * What a batch in its state allows (the gateway's answer, in its order), limited to what the
+ * caller's role may do: the page tests no state of its own.
+ */
 export function actionsFor(batch: BatchDetail, access: Access): Action[] {
-  const actions: Action[] = [];
-  const failed = batch.counts.filter((c) => c.status === 'FAILED' || c.status === 'EXPIRED').reduce((sum, c) => sum + c.count, 0);
   // Maker-checker: the gateway refuses the uploader's own approval unless it runs single-user.
   const mayApprove =
     access.may.approve &&
     (access.approvesOwn || access.caller === undefined || batch.uploadedBy !== access.caller) &&
     !approvedAlready(batch, access);
-  if (batch.status === 'VALIDATED' && mayApprove) actions.push('approve');
-  if (batch.status === 'REJECTED' && batch.validCount > 0 && mayApprove) actions.push('approveValid');
-  // A refused upload with no valid row has nothing to discard: it is only taken off the list (dismiss).
-  if ((batch.status === 'VALIDATED' || (batch.status === 'REJECTED' && batch.validCount > 0)) && access.may.cancel) actions.push('discard');
-  if (batch.status === 'RUNNING' && access.may.cancel) actions.push('pause');
-  if (batch.status === 'PAUSED' && access.may.cancel) actions.push('resume');
-  if (batch.status === 'SCHEDULED' && mayApprove) actions.push('reschedule');
-  if ((batch.status === 'RUNNING' || batch.status === 'PAUSED' || batch.status === 'SCHEDULED') && access.may.cancel)
-    actions.push('cancel');
-  if (batch.status === 'COMPLETED_WITH_FAILURES' && failed > 0 && access.may.retry) actions.push('retry');
-  if (dismissable(batch) && access.may.cancel) actions.push('dismiss');
-  return actions;
+  const may: Record<Action, boolean> = {
+    approve: mayApprove,
+    approveValid: mayApprove,
+    reschedule: mayApprove,
+    discard: access.may.cancel,
+    pause: access.may.cancel,
+    resume: access.may.cancel,
+    cancel: access.may.cancel,
+    dismiss: access.may.cancel,
+    retry: access.may.retry,
+  };
+  return batch.actions.map((action) => pageActions[action]).filter((action) => may[action]);
 }
 
 /** Refusals of an approval for money: the balance does not cover the batch, or could not be read. */

@@ -7,7 +7,7 @@ import { WaitNotice } from './wait-notice.tsx';
 import { approvalsLine, approvedAlready, pendingLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { formatMoney, formatNumber } from './money.ts';
-import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName } from './parts.tsx';
+import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName, rowErrorsOnly } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
   BATCH,
@@ -107,7 +107,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   // Discarded before approval: nothing is to pay and nobody is to approve it (issue 38).
   const discarded = batch.status === 'CANCELLED' && batch.approvedAt === null;
   // A file with row errors still awaits the approval of its valid rows: not "Final" (issue 38).
-  const awaitsApproval = batch.status === 'REJECTED' && batch.validCount > 0;
+  const awaitsApproval = rowErrorsOnly(batch);
   // Local single-user mode records its one person as "anonymous" (the key) or "local" (audit): said in words.
   const personName = (who: string) => (access.anonymous && (who === 'anonymous' || who === 'local') ? t('batch.whoApprovesLocal') : who);
   // Maker-checker: who uploaded, and who may approve, as this caller sees it.

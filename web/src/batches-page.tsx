@@ -5,11 +5,11 @@ import { formatMoney } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import { UpcomingPaydays } from './schedule-parts.tsx';
+import type { BatchAction } from './gql/graphql.ts';
 import { BATCHES, BATCH_STATUSES, DISMISS_BATCH, type BatchListed, type LifecycleResult, type PageInfo } from './queries.ts';
 
-/** A batch that paid nothing and never will: a rejected upload, or one discarded before approval. */
-export const dismissable = (batch: { status: string; approvedAt: string | null; dismissedAt: string | null }) =>
-  batch.dismissedAt === null && batch.approvedAt === null && (batch.status === 'REJECTED' || batch.status === 'CANCELLED');
+/** A batch that paid nothing and never will (a rejected upload, or one discarded before approval), as the gateway says. */
+export const dismissable = (batch: { actions: readonly BatchAction[] }) => batch.actions.includes('DISMISS');
 
 const PAGE_SIZE = 20;
 

@@ -22,11 +22,11 @@ export const stateTone: Record<SubscriptionState, string> = { ok: 'good', behind
 /** A subscription as a person names it: what the admin said it is for, else its address. */
 export const nameOf = (s: Pick<EventSubscription, 'description' | 'url'>) => (s.description.trim() === '' ? s.url : s.description);
 
-/** disabledReason in the page's words: `failing` (the deliverer gave up) or `turned off by <who>`. */
+/** Why it is off in the page's words, from the gateway's offReason (the deliverer gave up, or who turned it off). */
 export function offReason(s: EventSubscription, te: EventsText): string {
-  if (s.disabledReason === 'failing') return te('events.off.failing');
-  const by = /^turned off by (.+)$/.exec(s.disabledReason ?? '');
-  return by === null ? (s.disabledReason ?? '—') : te('events.off.by', { who: by[1]! });
+  if (s.offReason === 'FAILING') return te('events.off.failing');
+  if (s.offReason === 'PERSON' && s.offBy !== null) return te('events.off.by', { who: s.offBy });
+  return s.disabledReason ?? '—';
 }
 
 /** The subscription's state in a sentence, times in the reader's zone. */

@@ -11,6 +11,7 @@ export {
   ReplayEventsDocument as REPLAY_EVENTS,
   ResendEventDocument as RESEND_EVENT,
 } from './gql/graphql.ts';
+import type { EventSubscriptionOffReason } from './gql/graphql.ts';
 
 export interface EventType {
   name: string;
@@ -25,8 +26,12 @@ export interface EventSubscription {
   enabled: boolean;
   /** 1: one event per request; more: lists of up to this many. */
   eventsPerRequest: number;
-  /** `failing` (turned off by the deliverer), or `turned off by <who>`. */
+  /** `failing` (turned off by the deliverer), or `turned off by <who>`: offReason and offBy say it as data. */
   disabledReason: string | null;
+  /** Why it is off (the gateway's vocabulary, outbound/subscription-states.ts); null while on. */
+  offReason: EventSubscriptionOffReason | null;
+  /** Who turned it off, for PERSON. */
+  offBy: string | null;
   disabledAt: string | null;
   /** Since when the event at its head has failed; null while deliveries succeed. */
   failingSince: string | null;

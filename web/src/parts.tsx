@@ -5,6 +5,7 @@ import { useI18n, type Translator } from './i18n.ts';
 import { formatMoney } from './money.ts';
 import type { Progress } from './progress.ts';
 import type { BatchWait, Money as MoneyValue, PageInfo } from './queries.ts';
+import type { BatchAction } from './gql/graphql.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
   const { tag } = useI18n();
@@ -43,13 +44,16 @@ export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>
  * A batch's status as a person reads it: a REJECTED file whose valid rows can still be
  * approved "has row errors"; only one with nothing to pay is rejected.
  */
-export function batchStatusName(batch: { status: string; validCount: number }, i18n: Translator): string {
+export function batchStatusName(batch: BatchStatusFacts, i18n: Translator): string {
   return i18n.status(rowErrorsOnly(batch) ? 'ROW_ERRORS' : batch.status);
 }
 
-const rowErrorsOnly = (batch: { status: string; validCount: number }) => batch.status === 'REJECTED' && batch.validCount > 0;
+type BatchStatusFacts = { status: string; actions: readonly BatchAction[] };
 
-export function BatchStatusBadge({ batch }: { batch: { status: string; validCount: number } }) {
+/** Refused for row errors only, with a valid row: the gateway offers to approve its valid rows. */
+export const rowErrorsOnly = (batch: { actions: readonly BatchAction[] }) => batch.actions.includes('APPROVE_VALID_ROWS');
+
+export function BatchStatusBadge({ batch }: { batch: BatchStatusFacts }) {
   const i18n = useI18n();
   return (
     <span class={`badge badge-${rowErrorsOnly(batch) ? 'warn' : (tone[batch.status] ?? 'plain')}`}>{batchStatusName(batch, i18n)}</span>

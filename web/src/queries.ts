@@ -26,6 +26,7 @@ export {
   RunDiscrepanciesDocument as RUN_DISCREPANCIES,
   StartReconciliationDocument as START_RECONCILIATION,
 } from './gql/graphql.ts';
+import type { BatchAction, DiscrepancyResolution, ReconciliationStatus } from './gql/graphql.ts';
 
 export interface Money {
   value: string;
@@ -76,6 +77,8 @@ export interface BatchSummary {
   payAt: string | null;
   /** SCHEDULED: the balance read ahead of its time against it and the batches paying before it. */
   forecast: { readAt: string | null; nextReadAt: string | null; shortfall: Money | null; notice: string | null } | null;
+  /** What its state allows now, by the gateway's lifecycle table (batch-actions.ts); the caller's role is the page's part. */
+  actions: BatchAction[];
 }
 
 /** A row of the batch list: what the list shows of a batch's wait (Batches query). */
@@ -246,7 +249,7 @@ export interface ReconciliationRun {
   from: string;
   to: string;
   timeZone: string;
-  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  status: ReconciliationStatus;
   /** ReconciliationTrigger: CLI, GRAPHQL or SCHEDULE. */
   trigger: string;
   requestedBy: string | null;
@@ -278,7 +281,7 @@ export interface Discrepancy {
   upstreamValue: string | null;
   finalSide: string | null;
   amount: Money | null;
-  resolution: 'OPEN' | 'REPAIRED';
+  resolution: DiscrepancyResolution;
 }
 
 export type StartReconciliationResult =

@@ -4,6 +4,7 @@ import { useI18n, type Translator } from './i18n.ts';
 import { ErrorNotice, Money } from './parts.tsx';
 import { ReviewItemsDocument as REVIEW_ITEMS, ReviewDocument as REVIEW, MarkDocument as MARK } from './gql/graphql.ts';
 import type { BatchDetail, BatchItem } from './queries.ts';
+import type { ReviewMark, ReviewVerdict } from './gql/graphql.ts';
 
 /**
  * Rows whose outcome nothing settled (NEEDS_REVIEW): "Check again with the partner" reads
@@ -12,8 +13,8 @@ import type { BatchDetail, BatchItem } from './queries.ts';
  * than the batch's approver (markBatchItem), with a reason.
  */
 
-type Verdict = 'PAID' | 'FAILED' | 'EXPIRED' | 'NOT_CREATED' | 'CREATED_NOT_EXECUTED' | 'IN_PROGRESS' | 'NOT_OURS' | 'UNKNOWN';
-type Mark = 'PAID' | 'PAY_AGAIN' | 'DO_NOT_PAY';
+type Verdict = ReviewVerdict;
+type Mark = ReviewMark;
 type Refusal = { __typename: 'BatchError'; code: string; message: string };
 type ReviewResult =
   | {

@@ -11,7 +11,8 @@ import { selectApprovalRows } from './approval-rows.ts';
 import { BatchStateError } from './batch-error-codes.ts';
 import type { BatchEvents } from './batch-events.ts';
 import { approvedStart, type ScheduleSettings } from './batch-schedule.ts';
-import { batchStates, canMove } from './batch-states.ts';
+import { approvalNeedsValidRows, approvalRefusal } from './batch-actions.ts';
+import { batchStates } from './batch-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { lockApprovals } from './sql/lock-approvals.ts';
 import { recordBatchEvent } from './sql/record-batch-event.ts';
@@ -44,21 +45,19 @@ export interface ApproveDeps {
 
 /** Refuses an approval the batch cannot take, before anything is recorded: the words say what would work. */
 async function checkApprovable(prisma: PrismaClient, batch: Batch, request: ApproveRequest, validRowsOnly: boolean): Promise<void> {
-  if (batch.status === batchStates.rejected) {
-    if (!validRowsOnly)
-      throw new BatchStateError(
-        'batch.rejected',
-        'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows',
-      );
+  // The approve-valid-rows rule (batch-actions.ts), which the page and the CLI ask too.
+  const refusal = approvalRefusal(batch, validRowsOnly);
+  if (refusal === 'batch.rejected')
+    throw new BatchStateError(refusal, 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
+  if (refusal === 'batch.not-approvable') throw new BatchStateError(refusal, `a ${batch.status} batch cannot be approved`);
+  if (approvalNeedsValidRows(batch.status)) {
     // Problems of the whole file have no line, or line 1 (the header).
     const fileErrors = await prisma.batchProblem.count({
       where: { batchId: batch.id, severity: 'error', OR: [{ line: null }, { line: 1 }] },
     });
     if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
-    if (batch.validCount === 0) throw new BatchStateError('batch.no-valid-rows', 'no row can be paid');
-  } else if (!canMove(batch.status, batchStates.running, 'approve')) {
-    throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
   }
+  if (refusal === 'batch.no-valid-rows') throw new BatchStateError(refusal, 'no row can be paid');
   if (
     request.agree === true &&
     (request.payAt != null || request.includeHeld === true || request.includeChangedAccounts === true || request.newRound === true)
@@ -90,7 +89,7 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     validRowsOnly: request.validRowsOnly ?? false,
     payAt: request.payAt ?? null,
   };
-  if (batch.status !== batchStates.rejected && !canMove(batch.status, batchStates.running, 'approve')) {
+  if (approvalRefusal(batch, true) === 'batch.not-approvable') {
     throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
   }
   if (request.agree === true) {

@@ -1,4 +1,5 @@
 import type { BatchPauseReason, BatchStatus } from '../../db/generated/enums.ts';
+import { sqlList, sqlName } from '../../db/sql-list.ts';
 
 /**
  * Who moves a batch from one state to another, and where the code that does it lives.
@@ -31,11 +32,21 @@ export type BatchStep =
   /** review-service.ts (reviewBatchItems, markBatchItem): NEEDS_REVIEW rows settled, sql/restate-reviewed-batch.ts. */
   | 'review';
 
+/**
+ * What a step's SQL asks of the batch's rows to pick among its moves (finish, review): each
+ * SQL file says it over its own tables (batchMoveSql), so the table chooses the target.
+ * The three exclude each other: rows in flight; none, but one that did not complete
+ * (failedItemStatuses); neither.
+ */
+export type BatchGuard = 'rows-in-flight' | 'a-row-failed' | 'every-row-completed';
+
 export interface BatchTransition {
   /** null: the batch is created in `to`. */
   from: BatchStatus | null;
   to: BatchStatus;
   by: BatchStep;
+  /** For the steps whose SQL picks the target: what the rows must say (none: the state alone). */
+  guard?: BatchGuard;
   when: string;
 }
 
@@ -61,8 +72,8 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'VALIDATED',               to: 'CANCELLED',               by: 'cancel',       when: 'discarded before approval: nothing was paid, the file may be uploaded again' },
   { from: 'REJECTED',                to: 'CANCELLED',               by: 'cancel',       when: 'discarded before approval' },
   { from: 'RUNNING',                 to: 'CANCELLED',               by: 'cancel',       when: 'no new payment is sent; those in flight end and are tracked' },
-  { from: 'RUNNING',                 to: 'COMPLETED',               by: 'finish',       when: 'no row left to move, and every row completed' },
-  { from: 'RUNNING',                 to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'no row left to move, and some row did not complete (failedItemStatuses)' },
+  { from: 'RUNNING',                 to: 'COMPLETED',               by: 'finish',       guard: 'every-row-completed', when: 'no row left to move, and every row completed' },
+  { from: 'RUNNING',                 to: 'COMPLETED_WITH_FAILURES', by: 'finish',       guard: 'a-row-failed',        when: 'no row left to move, and some row did not complete (failedItemStatuses)' },
   { from: 'CANCELLED',               to: 'CANCELLED',               by: 'finish',       when: 'the rows in flight at the cancel have ended: finishedAt is set' },
   { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'retry-failed', when: 'FAILED and EXPIRED rows are paid again under new paymentIds' },
   { from: 'RUNNING',                 to: 'PAUSED',                  by: 'pause',        when: 'a person pauses it: nothing new is sent; calls in flight end their step' },
@@ -70,14 +81,36 @@ export const batchTransitions: readonly BatchTransition[] = [
   { from: 'PAUSED',                  to: 'RUNNING',                 by: 'resume',       when: 'a person resumes it (also one paused for funds)' },
   { from: 'PAUSED',                  to: 'RUNNING',                 by: 'funds',        when: 'paused for funds, and the balance now covers the rows left and their commission' },
   { from: 'PAUSED',                  to: 'CANCELLED',               by: 'cancel',       when: 'no new payment is sent; those in flight end and are tracked' },
-  { from: 'PAUSED',                  to: 'COMPLETED',               by: 'finish',       when: 'paused after its last row was sent, and every row completed' },
-  { from: 'PAUSED',                  to: 'COMPLETED_WITH_FAILURES', by: 'finish',       when: 'paused after its last row was sent, and some row did not complete' },
-  { from: 'COMPLETED_WITH_FAILURES', to: 'COMPLETED',               by: 'review',       when: 'the last NEEDS_REVIEW row settled as paid: every row completed' },
-  { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'review',       when: 'a NEEDS_REVIEW row read IN_PROGRESS upstream: the worker reads it to its end' },
+  { from: 'PAUSED',                  to: 'COMPLETED',               by: 'finish',       guard: 'every-row-completed', when: 'paused after its last row was sent, and every row completed' },
+  { from: 'PAUSED',                  to: 'COMPLETED_WITH_FAILURES', by: 'finish',       guard: 'a-row-failed',        when: 'paused after its last row was sent, and some row did not complete' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'COMPLETED',               by: 'review',       guard: 'every-row-completed', when: 'the last NEEDS_REVIEW row settled as paid: every row completed' },
+  { from: 'COMPLETED_WITH_FAILURES', to: 'RUNNING',                 by: 'review',       guard: 'rows-in-flight',      when: 'a NEEDS_REVIEW row read IN_PROGRESS upstream: the worker reads it to its end' },
 ];
 
 export function canMove(from: BatchStatus | null, to: BatchStatus, by?: BatchStep): boolean {
   return batchTransitions.some((t) => t.from === from && t.to === to && (by === undefined || t.by === by));
+}
+
+/**
+ * The new status of a batch (alias `b`) moved by `by`, as SQL: the table's moves of that step
+ * as CASE arms, in table order, one per target and guard (`WHEN b.status IN (from…) AND guard
+ * THEN to`); a batch no arm takes keeps its status. `guards` says each guard over the rows.
+ */
+export function batchMoveSql(by: BatchStep, alias: string, guards: Readonly<Record<BatchGuard, string>>): string {
+  const arms = new Map<string, { from: BatchStatus[]; to: BatchStatus; guard: BatchGuard | undefined }>();
+  for (const t of batchTransitions) {
+    if (t.by !== by || t.from === null) continue;
+    const key = `${t.to}:${t.guard ?? ''}`;
+    const arm = arms.get(key) ?? { from: [], to: t.to, guard: t.guard };
+    arm.from.push(t.from);
+    arms.set(key, arm);
+  }
+  if (arms.size === 0) throw new Error(`batch-states.ts: no move by ${by}`);
+  const when = [...arms.values()].map(({ from, to, guard }) => {
+    const states = `${alias}.status IN (${sqlList(from)})`;
+    return `WHEN ${states}${guard === undefined ? '' : ` AND ${guards[guard]}`} THEN ${sqlName(to)}::"BatchStatus"`;
+  });
+  return `CASE ${when.join('\n    ')} ELSE ${alias}.status END`;
 }
 
 /** The states `by` moves a batch from (to `to`, when given). */
@@ -124,8 +157,6 @@ export const reschedulableStates: readonly BatchStatus[] = statesFrom('reschedul
 export const retryableStates: readonly BatchStatus[] = statesFrom('retry-failed');
 /** States the finishing step ends (or, for a cancelled batch, stamps finishedAt). */
 export const finishableStates: readonly BatchStatus[] = statesFrom('finish');
-/** Of those, the states the finishing step leaves as they are. */
-export const finishKeepsStates: readonly BatchStatus[] = finishableStates.filter((state) => canMove(state, state, 'finish'));
 /** A run that ended and can never pay again (no retry leads out of it): its rows keep no card data. */
 export const closedStates: readonly BatchStatus[] = statesTo('finish').filter((state) => !retryableStates.includes(state));
 /** Rows of these batches are sent new payments. */

@@ -1,6 +1,6 @@
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import { sqlList } from '../../db/sql-list.ts';
-import { batchStates, payingStates, readOnlyStates } from '../lifecycle/batch-states.ts';
+import { batchStates, payingStates, readOnlyStates, type BatchGuard } from '../lifecycle/batch-states.ts';
 
 /**
  * Why a row ended CANCELLED. `notSent`: nothing exists upstream under its paymentId.
@@ -265,6 +265,19 @@ export const payingItemStatuses: readonly BatchItemStatus[] = [
 ];
 /** Final states that count as "did not complete" for COMPLETED_WITH_FAILURES. */
 export const failedItemStatuses: readonly BatchItemStatus[] = ['FAILED', 'EXPIRED', 'NEEDS_REVIEW', 'CANCELLED'];
+
+/** The guards of batch-states.ts over a batch's rows (alias `b` the batch), each excluding the others. */
+export function rowGuardsSql(batch: string): Record<BatchGuard, string> {
+  const any = (states: readonly BatchItemStatus[]) =>
+    `EXISTS (SELECT 1 FROM "BatchItem" AS g WHERE g."batchId" = ${batch}.id AND g.status IN (${sqlList(states)}))`;
+  const inFlight = any(activeItemStatuses);
+  const failed = any(failedItemStatuses);
+  return {
+    'rows-in-flight': inFlight,
+    'a-row-failed': `NOT ${inFlight} AND ${failed}`,
+    'every-row-completed': `NOT ${inFlight} AND NOT ${failed}`,
+  };
+}
 
 export const cancelledStatus: BatchItemStatus = only(rowStatesTo('cancel'), "cancel's result");
 /** Rows a cancel ends where they stand: PENDING was never sent, READY was created and not executed. */

@@ -1,4 +1,6 @@
 import { basename } from 'node:path';
+import { approvalRefusal } from '../../batch/lifecycle/batch-actions.ts';
+import type { BatchStatus } from '../../db/generated/enums.ts';
 import { batchStates } from '../../batch/lifecycle/batch-states.ts';
 import { mayDo } from '../../auth/roles.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
@@ -44,7 +46,13 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     context.out(`${reportLine(fileName, report)}.`);
     if (report.problems.length > 0) context.out(problemTable(report.problems));
     const validation = { file: fileName, ...validationDoc(report) };
-    if (!report.payable && !(options.validOnly === true && report.validCount > 0)) {
+    // The same rule before the upload, the file read here: not payable as it is, as the gateway will refuse it.
+    if (
+      approvalRefusal(
+        { status: report.payable ? batchStates.validated : batchStates.rejected, validCount: report.validCount },
+        options.validOnly === true,
+      ) !== null
+    ) {
       context.out(
         `The file is not payable as it is; nothing was imported.${report.validCount > 0 ? ' Its valid rows alone: --valid-only' : ''}`,
       );
@@ -63,7 +71,9 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
       return exitCodes.notPayable;
     }
     const batch = await importBatch(client, file, options);
-    if (batch.status === batchStates.rejected && !(options.validOnly === true && batch.validCount > 0)) {
+    // The gateway's approve-valid-rows rule: refused at import, it is paid only with --valid-only and a valid row.
+    const refusal = approvalRefusal({ status: batch.status as BatchStatus, validCount: batch.validCount }, options.validOnly === true);
+    if (refusal === 'batch.rejected' || refusal === 'batch.no-valid-rows') {
       return rejected(client, batch, file, context, { file: fileName, ...validationDoc({ ...report, payable: false, problems: [] }) });
     }
     // Rows that repeat a payment already made are known only to the gateway, which holds the payments.

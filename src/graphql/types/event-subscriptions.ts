@@ -10,11 +10,21 @@ import {
   type DeliveryResult,
   type SubscriptionRow,
 } from '../../outbound/index.ts';
+import { offReasonOf } from '../../outbound/subscription-states.ts';
 import { builder } from '../builder.ts';
 import { ErrorCodeEnum } from './enums.ts';
 import { Problem, typedResult } from './errors.ts';
 
 const admin = authScopesFor('manageEventSubscriptions');
+
+/** Why a subscription is off (outbound/subscription-states.ts OffReason). */
+const OffReasonEnum = builder.enumType('EventSubscriptionOffReason', {
+  description: 'Why an event subscription is off.',
+  values: {
+    PERSON: { value: 'person', description: 'An admin turned it off (offBy says who).' },
+    FAILING: { value: 'failing', description: 'Its head had no 2xx answer for EVENT_RETRY_FOR_MS: the deliverer turned it off.' },
+  } as const,
+});
 
 builder.objectType(EventSubscriptionError, {
   name: 'EventSubscriptionError',
@@ -87,8 +97,23 @@ const EventSubscriptionRef = builder.objectRef<SubscriptionRow>('EventSubscripti
     }),
     disabledReason: t.string({
       nullable: true,
-      description: 'Why it is off: `failing` (no 2xx for EVENT_RETRY_FOR_MS), or `turned off by <who>`.',
+      description:
+        'Why it is off, in words: `failing` (no 2xx for EVENT_RETRY_FOR_MS), or `turned off by <who>` (offReason and offBy say it as data).',
       resolve: (s) => s.disabledReason,
+    }),
+    offReason: t.field({
+      type: OffReasonEnum,
+      nullable: true,
+      description: 'Why it is off; null while it is on.',
+      resolve: (s) => (s.enabled ? null : (offReasonOf(s.disabledReason)?.reason ?? null)),
+    }),
+    offBy: t.string({
+      nullable: true,
+      description: 'Who turned it off (offReason PERSON); null otherwise.',
+      resolve: (s) => {
+        const off = s.enabled ? null : offReasonOf(s.disabledReason);
+        return off?.reason === 'person' ? off.who : null;
+      },
     }),
     disabledAt: t.field({ type: 'DateTime', nullable: true, description: 'Since when it is off.', resolve: (s) => s.disabledAt }),
     failingSince: t.field({

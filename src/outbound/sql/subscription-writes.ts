@@ -1,4 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
+import { deliveryIsSql, deliveryStates } from '../delivery-states.ts';
+import { subscriptionIsSql, subscriptionSetSql, subscriptionStates } from '../subscription-states.ts';
 
 /** A subscription as admins see it (never its secret). */
 export interface SubscriptionRow {
@@ -73,9 +75,13 @@ export async function updateSubscription(
     `UPDATE "EventSubscription" SET
        url = COALESCE($2, url), types = COALESCE($3::text[], types), description = COALESCE($4, description),
        "eventsPerRequest" = COALESCE($7, "eventsPerRequest"),
-       enabled = COALESCE($5, enabled),
-       "disabledAt" = CASE WHEN $5 IS NULL THEN "disabledAt" WHEN $5 THEN NULL ELSE now() END,
-       "disabledReason" = CASE WHEN $5 IS NULL THEN "disabledReason" WHEN $5 THEN NULL ELSE $6 END,
+       ${subscriptionSetSql(
+         [
+           { when: '$5::boolean IS NULL', then: 'keep' },
+           { when: '$5::boolean', then: { by: 'turn-on' } },
+         ],
+         { by: 'turn-off', reasonSql: '$6::text' },
+       )},
        -- Enabled again: the head is tried now, and its failing time starts over.
        "nextAttemptAt" = CASE WHEN $5 THEN now() ELSE "nextAttemptAt" END,
        "failingSince" = CASE WHEN $5 THEN NULL ELSE "failingSince" END,
@@ -119,7 +125,8 @@ export async function deleteSubscription(query: SqlQuery, id: string): Promise<b
  * of its types lie ahead of the new cursor, or undefined for no subscription.
  */
 export async function rewindSubscription(query: SqlQuery, id: string, since: Date): Promise<number | undefined> {
-  const leased = `s."leaseToken" IS NOT NULL AND s."leaseUntil" > now()`;
+  // Leased: the deliverer applies the replay after its window (the replay move from DELIVERING); else it applies now.
+  const leased = deliveryIsSql(deliveryStates.delivering, 's');
   const [row] = await query<{ backlog: number }>(
     `WITH first AS (
        SELECT e.xid, e.seq FROM "OutboundEvent" AS e, "EventSubscription" AS s
@@ -150,7 +157,7 @@ export async function rewindSubscription(query: SqlQuery, id: string, since: Dat
 export function undeliveredBySubscription(query: SqlQuery): Promise<Array<{ id: string; oldestAt: Date | null }>> {
   return query(
     `SELECT s.id::text AS id, (SELECT min(e."occurredAt") FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS "oldestAt"
-     FROM "EventSubscription" AS s WHERE s.enabled`,
+     FROM "EventSubscription" AS s WHERE ${subscriptionIsSql(subscriptionStates.on, 's')}`,
     [],
   );
 }

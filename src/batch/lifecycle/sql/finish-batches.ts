@@ -1,15 +1,16 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { batchStates, finishableStates, finishKeepsStates, payingStates } from '../batch-states.ts';
-import { activeItemStatuses, failedItemStatuses, unfundedRowSql } from '../../rows/row-states.ts';
+import { sqlList } from '../../../db/sql-list.ts';
+import { batchMoveSql, finishableStates, payingStates } from '../batch-states.ts';
+import { activeItemStatuses, rowGuardsSql, unfundedRowSql } from '../../rows/row-states.ts';
 import { outboxCte } from '../../../outbound/index.ts';
 import { batchEndEventsSelect } from './batch-end-events.ts';
 import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.ts';
 
 /**
  * Ends every given batch (all RUNNING and CANCELLED ones when `batchIds` is null) that has
- * no row left to move: RUNNING becomes COMPLETED, or COMPLETED_WITH_FAILURES when any row
- * did not complete; a CANCELLED batch gets its finishing time. Run once per group of rows
+ * no row left to move, to the target of its `finish` move in batch-states.ts: RUNNING becomes
+ * COMPLETED, or COMPLETED_WITH_FAILURES when any row did not complete; a CANCELLED batch gets
+ * its finishing time. Run once per group of rows
  * that reached an end, and by the idle sweep, so a crash between a row's last write and
  * this statement never leaves a batch running forever. A running batch with a row that failed
  * for lack of funds and can be paid again does not end: it pauses for funds (pay/sql/funds.ts),
@@ -19,11 +20,7 @@ import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.
 const sql = `
 WITH ended AS (
 UPDATE "Batch" AS b
-SET status = CASE
-    WHEN b.status IN (${sqlList(finishKeepsStates)}) THEN b.status
-    WHEN EXISTS (SELECT 1 FROM "BatchItem" AS f WHERE f."batchId" = b.id AND f.status IN (${sqlList(failedItemStatuses)}))
-      THEN ${sqlName(batchStates.completedWithFailures)}::"BatchStatus"
-    ELSE ${sqlName(batchStates.completed)}::"BatchStatus" END,
+SET status = ${batchMoveSql('finish', 'b', rowGuardsSql('b'))},
   "finishedAt" = now()
 WHERE ($1::text[] IS NULL OR b.id = ANY($1::text[]))
   AND b.status IN (${sqlList(finishableStates)}) AND b."finishedAt" IS NULL

@@ -11,5 +11,6 @@ import './money.ts';
 import './payees.ts';
 import './pause.ts';
 import './schedule.ts';
+import './actions.ts';
 import './approvals.ts';
 import './review.ts';

@@ -26,7 +26,7 @@ const StatusCount = builder.objectRef<BatchProgress['counts'][number]>('BatchSta
  * for; each subscription event loads the row afresh, so it never sees stale counts.
  */
 const progressCache = new WeakMap<BatchRow, Promise<BatchProgress>>();
-function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
+export function progressOf(batch: BatchRow, context: GraphQLContext): Promise<BatchProgress> {
   let progress = progressCache.get(batch);
   if (progress === undefined) {
     progress = context.services.batches.progress(batch);

@@ -1,4 +1,8 @@
 import type { SqlQuery } from '../../../db/database.ts';
+import { deliveryIsSql, deliveryStatesFrom } from '../../delivery-states.ts';
+import { subscriptionIsSql, subscriptionStates } from '../../subscription-states.ts';
+
+const [claimedFrom] = deliveryStatesFrom('claim');
 
 /** A subscription as a deliverer holds it: where to send, and the token fencing its writes (window-writes.ts reads the rest). */
 export interface ClaimedSubscription {
@@ -19,7 +23,7 @@ UPDATE "EventSubscription" AS s
 SET "leaseOwner" = $1, "leaseToken" = gen_random_uuid(), "leaseUntil" = now() + $2 * interval '1 millisecond'
 FROM (
   SELECT id FROM "EventSubscription"
-  WHERE enabled AND "nextAttemptAt" <= now() AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+  WHERE ${subscriptionIsSql(subscriptionStates.on)} AND "nextAttemptAt" <= now() AND ${deliveryIsSql(claimedFrom!)}
   ORDER BY "nextAttemptAt"
   LIMIT $3
   FOR UPDATE SKIP LOCKED

@@ -1,5 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
+import { deliveryLetGoSql } from '../../delivery-states.ts';
 import { AFTER_CURSOR } from '../../sql/subscription-writes.ts';
+import { subscriptionIsSql, subscriptionSetSql, subscriptionStates } from '../../subscription-states.ts';
 import { attemptColumns, type Attempt } from './delivery-log.ts';
 
 /** An event as a receiver's body is made from it (event-body.ts). */
@@ -54,7 +56,7 @@ export async function takeWindow(query: SqlQuery, id: string, token: string, lim
        UNION ALL SELECT * FROM "EventSubscription" WHERE id = $1::uuid AND "leaseToken" = $2::uuid AND "rewindXid" IS NULL
      ), ev AS (
        SELECT e.xid, e.seq, e.id, e.type, e."occurredAt", e.data FROM "OutboundEvent" AS e, s
-       WHERE s.enabled AND ${AFTER_CURSOR} AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+       WHERE ${subscriptionIsSql(subscriptionStates.on, 's')} AND ${AFTER_CURSOR} AND e.xid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
        ORDER BY e.xid, e.seq LIMIT $3
      )
      SELECT s."nextSequence"::text AS "nextSequence", s."headSeq"::text AS "headSeq", s."headAttempts", s.secret, s."previousSecret",
@@ -155,12 +157,10 @@ export async function headFailed(
        "cursorXid" = COALESCE(s."rewindXid", s."cursorXid"), "cursorSeq" = COALESCE(s."rewindSeq", s."cursorSeq"), "rewindXid" = NULL, "rewindSeq" = NULL,
        "failingSince" = CASE WHEN ${replay} THEN NULL ELSE COALESCE(s."failingSince", now()) END,
        "nextAttemptAt" = now() + CASE WHEN ${replay} THEN 0 ELSE $3 END * interval '1 millisecond',
-       enabled = ${stillTrying},
-       "disabledAt" = CASE WHEN ${stillTrying} THEN NULL ELSE now() END,
-       "disabledReason" = CASE WHEN ${stillTrying} THEN NULL ELSE 'failing' END,
-       "leaseOwner" = NULL, "leaseToken" = NULL, "leaseUntil" = NULL
-     WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid AND s.enabled
-     RETURNING NOT s.enabled AS "disabledNow", s."failingSince"`,
+       ${subscriptionSetSql([{ when: stillTrying, then: 'keep' }], { by: 'give-up' })},
+       ${deliveryLetGoSql('retry')}
+     WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid AND ${subscriptionIsSql(subscriptionStates.on, 's')}
+     RETURNING ${subscriptionIsSql(subscriptionStates.off, 's')} AS "disabledNow", s."failingSince"`,
     [id, token, delayMs, retryForMs, head.seq, head.sequence],
   );
   return row;
@@ -169,7 +169,7 @@ export async function headFailed(
 /** Nothing to send now: the lease is let go and the subscription looked at again after `idleMs`. */
 export async function releaseIdle(query: SqlQuery, id: string, token: string, idleMs: number): Promise<void> {
   await query(
-    `UPDATE "EventSubscription" SET "leaseOwner" = NULL, "leaseToken" = NULL, "leaseUntil" = NULL,
+    `UPDATE "EventSubscription" SET ${deliveryLetGoSql('release')},
        "nextAttemptAt" = now() + $3 * interval '1 millisecond'
      WHERE id = $1::uuid AND "leaseToken" = $2::uuid`,
     [id, token, idleMs],

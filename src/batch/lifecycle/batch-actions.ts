@@ -1,0 +1,94 @@
+import type { BatchStatus } from '../../db/generated/enums.ts';
+import {
+  approvableStates,
+  batchStates,
+  batchTransitions,
+  cancellableStates,
+  dismissableStates,
+  pausableStates,
+  reschedulableStates,
+  resumableStates,
+  retryableStates,
+  statesTo,
+} from './batch-states.ts';
+
+/**
+ * What a person can do to a batch in its state, read from the table of batch-states.ts: the
+ * gateway's answer (GraphQL Batch.actions) that the page and the CLI ask instead of testing
+ * states of their own. Who may do it (roles, maker-checker) is the caller's part, checked by
+ * every mutation.
+ */
+export type BatchAction =
+  /** approve: a batch that passed validation. */
+  | 'approve'
+  /** approve with validRowsOnly: a batch refused for row errors, with a valid row (approvalRefusal). */
+  | 'approve-valid-rows'
+  | 'reschedule'
+  | 'pause'
+  | 'resume'
+  /** cancel a batch that was approved: what is in flight ends, nothing new is sent. */
+  | 'cancel'
+  /** cancel a batch never approved (one an approval could start): nothing was sent. */
+  | 'discard'
+  /** take a batch that paid nothing and never will off the list. */
+  | 'dismiss'
+  /** retryFailedItems: its FAILED and EXPIRED rows paid again. */
+  | 'retry';
+
+/** What the actions are read from: the batch, and how many of its rows retryFailedItems would pay again. */
+export interface ActionFacts {
+  status: BatchStatus;
+  validCount: number;
+  approvedAt: Date | null;
+  dismissedAt: Date | null;
+  retryableRows: number;
+}
+
+/** Whether an approval from `status` takes only the valid rows (validRowsOnly): the table's approve moves from a refused import. */
+export function approvalNeedsValidRows(status: BatchStatus): boolean {
+  return status === batchStates.rejected && batchTransitions.some((t) => t.by === 'approve' && t.from === status);
+}
+
+/**
+ * The approve-valid-rows rule: why an approval (with or without validRowsOnly) is refused by
+ * the batch's state, or null when its state takes it. A batch refused at import is approved
+ * only with validRowsOnly, and only when a row is valid. (The gateway also refuses one whose
+ * file itself has errors: approve-batch.ts reads its problems.)
+ */
+export function approvalRefusal(
+  batch: { status: BatchStatus; validCount: number },
+  validRowsOnly: boolean,
+): 'batch.rejected' | 'batch.no-valid-rows' | 'batch.not-approvable' | null {
+  if (approvalNeedsValidRows(batch.status)) {
+    if (!validRowsOnly) return 'batch.rejected';
+    return batch.validCount === 0 ? 'batch.no-valid-rows' : null;
+  }
+  return approvableStates.includes(batch.status) ? null : 'batch.not-approvable';
+}
+
+/** States a batch is in once approved (an approval or a pause leads there): a cancel there ends a run, not an upload. */
+const approvedStates: readonly BatchStatus[] = [...statesTo('approve'), ...statesTo('pause')];
+
+/** The actions a batch's state allows now, in the order the page offers them. */
+export function batchActions(batch: ActionFacts): BatchAction[] {
+  const { status } = batch;
+  const approvable = approvalRefusal(batch, false) === null;
+  const approvableValid = !approvable && approvalRefusal(batch, true) === null;
+  const actions: BatchAction[] = [];
+  if (approvable) actions.push('approve');
+  if (approvableValid) actions.push('approve-valid-rows');
+  // A refused upload with no valid row has nothing to discard: it is only taken off the list (dismiss).
+  if ((approvable || approvableValid) && cancellableStates.includes(status)) actions.push('discard');
+  if (pausableStates.includes(status)) actions.push('pause');
+  if (resumableStates.includes(status)) actions.push('resume');
+  if (reschedulableStates.includes(status)) actions.push('reschedule');
+  if (approvedStates.includes(status) && cancellableStates.includes(status)) actions.push('cancel');
+  if (retryableStates.includes(status) && batch.retryableRows > 0) actions.push('retry');
+  if (dismissable(batch)) actions.push('dismiss');
+  return actions;
+}
+
+/** A batch that paid nothing and never will (a rejected upload, or one discarded before approval), not yet dismissed. */
+export function dismissable(batch: Pick<ActionFacts, 'status' | 'approvedAt' | 'dismissedAt'>): boolean {
+  return dismissableStates.includes(batch.status) && batch.approvedAt === null && batch.dismissedAt === null;
+}
