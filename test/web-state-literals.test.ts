@@ -84,7 +84,12 @@ const allowed: ReadonlyArray<{ path: string; names: Record<string, number>; reas
   },
   {
     path: 'reconciliation-page.tsx',
-    names: { RUNNING: 2, COMPLETED: 4, FAILED: 1 },
+    names: { COMPLETED: 3 },
+    reason: 'the list of runs: a completed run shows its figures',
+  },
+  {
+    path: 'reconciliation-run-page.tsx',
+    names: { RUNNING: 2, COMPLETED: 1, FAILED: 1 },
     reason: "a run's figures once completed, its progress while running, its error once failed",
   },
   { path: 'batch-rows.tsx', names: { PENDING: 1, INVALID: 1, DUPLICATE: 1 }, reason: "a row's words: awaiting approval, or never paid" },
