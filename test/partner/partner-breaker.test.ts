@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchWorker } from '../src/batch/pay/batch-worker.ts';
-import { createLogger } from '../src/log/logger.ts';
-import { GatewayMetrics } from '../src/observability/metrics.ts';
-import { BreakerState } from '../src/db/generated/enums.ts';
-import { breakerStates, breakerTransitions, probeTrouble, troubleOf } from '../src/partner/breaker-states.ts';
-import { PartnerBreaker } from '../src/partner/partner-breaker.ts';
-import { PaymentAttempts } from '../src/payments/attempt.ts';
-import type { CallOutcome, ObservedCall } from '../src/payout/call-hooks.ts';
-import { PayoutApiError, PayoutNetworkError, PayoutResponseError } from '../src/payout/errors.ts';
-import { testWorker, textSource } from './support/batch.ts';
-import { testDatabaseKinds } from './support/database.ts';
-import { eventually } from './support/eventually.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { GatewayMetrics } from '../../src/observability/metrics.ts';
+import { BreakerState } from '../../src/db/generated/enums.ts';
+import { breakerStates, breakerTransitions, probeTrouble, troubleOf } from '../../src/partner/breaker-states.ts';
+import { PartnerBreaker } from '../../src/partner/partner-breaker.ts';
+import { PaymentAttempts } from '../../src/payments/attempt.ts';
+import type { CallOutcome, ObservedCall } from '../../src/payout/call-hooks.ts';
+import { PayoutApiError, PayoutNetworkError, PayoutResponseError } from '../../src/payout/errors.ts';
+import { testWorker, textSource } from '../support/batch.ts';
+import { testDatabaseKinds } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 /**
  * Issue 19, "partner health for the whole deployment": trouble across many rows opens one
@@ -257,7 +257,7 @@ describe('the breaker table (partner/breaker-states.ts)', () => {
   });
 
   it('is shown in docs/internals/reliability/partner-breaker.md as the module has it', () => {
-    const doc = readFileSync(new URL('../docs/internals/reliability/partner-breaker.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../docs/internals/reliability/partner-breaker.md', import.meta.url), 'utf8');
     const rows = breakerTransitions.map((t) => `| ${t.from} | ${t.to} | ${t.on} | ${t.when} | ${t.effect} |`);
     expect(rows.filter((row) => !doc.includes(row))).toEqual([]);
   });
