@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
 import { deliveryTransitions } from '../src/outbound/delivery-states.ts';
 import { subscriptionTransitions } from '../src/outbound/subscription-states.ts';
+import { sourceFilesUnder } from './support/source-files.ts';
 
 /** The states of a table's moves (machines whose state is columns, not a Prisma enum). */
 const statesOf = (transitions: ReadonlyArray<{ from: string | null; to: string }>): string[] => [
@@ -29,14 +30,6 @@ const names: ReadonlySet<string> = new Set([
 ]);
 const root = join(import.meta.dirname, '..');
 const src = join(root, 'src');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : filesUnder(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** `file:line: 'NAME'` for each quoted enum value in `text` (from `offset` on, `length` long). */
 function quotedNames(file: string, text: string, offset = 0, length = text.length - offset): string[] {
@@ -74,14 +67,14 @@ describe('state names in SQL', () => {
   });
 
   it('are never typed in a src/**/sql file', () => {
-    const files = filesUnder(src).filter((file) => relative(src, file).split('/').includes('sql'));
+    const files = sourceFilesUnder(src, { skip: ['generated'] }).filter((file) => relative(src, file).split('/').includes('sql'));
     expect(files.length).toBeGreaterThan(10);
     expect(files.flatMap((file) => quotedNames(file, readFileSync(file, 'utf8')))).toEqual([]);
   });
 
   it('are never typed in SQL elsewhere either', () => {
     // The sandbox is the partner's side: it has no database.
-    const files = filesUnder(src).filter((file) => !relative(src, file).startsWith('sandbox/'));
+    const files = sourceFilesUnder(src, { skip: ['generated'] }).filter((file) => !relative(src, file).startsWith('sandbox/'));
     const hits = files.flatMap((file) => {
       const text = readFileSync(file, 'utf8');
       return sqlTemplates(text).flatMap(({ offset, length }) => quotedNames(file, text, offset, length));
@@ -201,7 +194,7 @@ function unlisted(files: Array<{ file: string; text: string }>): string[] {
 }
 
 describe('state names in TypeScript', () => {
-  const files = () => filesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  const files = () => sourceFilesUnder(src, { skip: ['generated'] }).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it("are typed only in their table's file, or where the allowed list says why", () => {
     expect(unlisted(files())).toEqual([]);
@@ -258,7 +251,7 @@ describe('off-reason words', () => {
   };
 
   it('are typed only in the subscription table', () => {
-    const hits = filesUnder(src)
+    const hits = sourceFilesUnder(src, { skip: ['generated'] })
       .filter((file) => relative(src, file) !== table)
       .flatMap((file) => words(file, readFileSync(file, 'utf8')));
     expect(hits).toEqual([]);

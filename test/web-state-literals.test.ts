@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
 import { deliveryTransitions } from '../src/outbound/delivery-states.ts';
 import { subscriptionTransitions } from '../src/outbound/subscription-states.ts';
+import { sourceFilesUnder } from './support/source-files.ts';
 
 /**
  * State names in the page (web/src), as sql-state-literals.test.ts checks them in src: the
@@ -100,14 +101,6 @@ const allowed: ReadonlyArray<{ path: string; names: Record<string, number>; reas
   { path: 'schedule-parts.tsx', names: { SCHEDULED: 1 }, reason: "a scheduled batch's pay time" },
 ];
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'gql' ? [] : filesUnder(path);
-    return /\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
-
 function typedNames(file: string, text: string): Array<{ name: string; where: string }> {
   const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
@@ -150,7 +143,8 @@ function unlisted(files: Array<{ file: string; text: string }>): string[] {
 }
 
 describe('state names in the page', () => {
-  const files = () => filesUnder(web).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  const files = () =>
+    sourceFilesUnder(web, { names: /\.tsx?$/, skip: ['gql'] }).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it('are typed only where the allowed list says why', () => {
     expect(files().length).toBeGreaterThan(20);

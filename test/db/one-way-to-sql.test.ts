@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFilesUnder } from '../support/source-files.ts';
 
 /**
  * Raw SQL reaches the database one way outside src/db/: a SqlQuery (db/database.ts), from
@@ -19,14 +20,6 @@ const forbidden: ReadonlyArray<{ pattern: RegExp; instead: string }> = [
   { pattern: /\bas\s+unknown\s+as\s+PrismaClient\b/g, instead: 'sqlOf(tx): it takes a transaction client as it is' },
 ];
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /** `file:line: match (instead)` for each forbidden use in `text`. */
 function uses(file: string, text: string): string[] {
   return forbidden.flatMap(({ pattern, instead }) =>
@@ -41,7 +34,7 @@ function outsideDb(files: Array<{ file: string; text: string }>): string[] {
 }
 
 describe('one way to SQL', () => {
-  const files = () => filesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  const files = () => sourceFilesUnder(src).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it("Prisma's raw methods and the PrismaClient cast appear under src/ only in src/db/", () => {
     expect(outsideDb(files())).toEqual([]);

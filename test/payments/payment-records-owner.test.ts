@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFilesUnder } from '../support/source-files.ts';
 
 /**
  * Payment and PaymentStatusEvent have one writer, payments/payment-records.ts with its
@@ -10,14 +11,6 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '../..');
 const src = join(root, 'src');
 const owners = (file: string) => file === 'payments/payment-records.ts' || file.startsWith('payments/sql/');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : filesUnder(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 const writes = [
   /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM|TRUNCATE|COPY)\s+"(Payment|PaymentStatusEvent)"/gi,
@@ -33,12 +26,12 @@ function writesIn(file: string): string[] {
 
 describe('the payment record', () => {
   it('is written by payments/payment-records.ts and payments/sql/ only', () => {
-    const outside = filesUnder(src).filter((file) => !owners(relative(src, file)));
+    const outside = sourceFilesUnder(src, { skip: ['generated'] }).filter((file) => !owners(relative(src, file)));
     expect(outside.flatMap(writesIn)).toEqual([]);
   });
 
   it('is written there (the patterns still find the writes)', () => {
-    const inside = filesUnder(src).filter((file) => owners(relative(src, file)));
+    const inside = sourceFilesUnder(src, { skip: ['generated'] }).filter((file) => owners(relative(src, file)));
     const found = inside.flatMap(writesIn).join('\n');
     expect(found).toMatch(/INSERT INTO "Payment"/);
     expect(found).toMatch(/INSERT INTO "PaymentStatusEvent"/);
