@@ -15,7 +15,7 @@ const subscriptionStates = statesOf(subscriptionTransitions);
 const deliveryStates = statesOf(deliveryTransitions);
 
 /**
- * State names reach SQL from the state tables (batch/lifecycle/batch-states.ts, batch/rows/row-states.ts,
+ * State names reach SQL from the state tables (batch/states/batch-states.ts, batch/states/row-states.ts,
  * payments/status.ts, outbound/subscription-states.ts, …), never typed as literals: a state added or
  * renamed there must reach every statement. Every value of every Prisma enum counts, read from the
  * generated enums, and the states of the machines kept in columns (an event subscription's and its
@@ -91,11 +91,11 @@ describe('state names in SQL', () => {
  * comments or SQL (above).
  */
 const machines = {
-  batch: { states: Object.values(enums.BatchStatus), tables: ['batch/lifecycle/batch-states.ts'] },
+  batch: { states: Object.values(enums.BatchStatus), tables: ['batch/states/batch-states.ts'] },
   /** The review's table (verdicts and marks) leads to row states. */
   row: {
     states: Object.values(enums.BatchItemStatus),
-    tables: ['batch/rows/row-states.ts', 'batch/rows/row-outcomes.ts', 'batch/review/review-states.ts'],
+    tables: ['batch/states/row-states.ts', 'batch/states/row-outcomes.ts', 'batch/states/review-states.ts'],
   },
   payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
   breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },

@@ -10,7 +10,7 @@ import { sourceFilesUnder } from './support/source-files.ts';
 /**
  * State names in the page (web/src), as sql-state-literals.test.ts checks them in src: the
  * page asks the gateway what a state means (Batch.actions, from the lifecycle table of
- * src/batch/lifecycle/batch-states.ts; EventSubscription.offReason) rather than testing
+ * src/batch/states/batch-states.ts; EventSubscription.offReason) rather than testing
  * states of its own. The page has no table file, so every string literal equal to a state of
  * one of the machines counts, except the generated client (gql/) and what the list below
  * allows, file by file, with how many of each and why. A literal added fails as it would

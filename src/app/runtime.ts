@@ -1,3 +1,14 @@
+import {
+  BatchEvents,
+  BatchImporter,
+  BatchSchedule,
+  BatchService,
+  BatchWorker,
+  CardDataVault,
+  FundsCheck,
+  ReviewService,
+  selectApprovalRows,
+} from '../batch/index.ts';
 import type { GatewayConfig } from '../config/env.ts';
 import { openDatabase, sqlOf, type Database } from '../db/database.ts';
 import { databaseTarget } from '../db/target.ts';
@@ -10,16 +21,6 @@ import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
-import {
-  BatchEvents,
-  BatchImporter,
-  BatchSchedule,
-  BatchService,
-  BatchWorker,
-  CardDataVault,
-  FundsCheck,
-  ReviewService,
-} from '../batch/index.ts';
 import { loadDataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
@@ -31,7 +32,6 @@ import { EventDeliverer, EventSender, EventSubscriptions, outboundSettings } fro
 import type { ResolveAll } from '../lib/internal-addresses.ts';
 import { Approvals } from '../approval/approvals.ts';
 import { loadPolicy } from '../approval/policy-file.ts';
-import { selectApprovalRows } from '../batch/lifecycle/approval-rows.ts';
 import { PaymentPayees } from '../payees/payment-payees.ts';
 import { PayeeKeys } from '../payees/payee-keys.ts';
 

@@ -43,7 +43,7 @@ export interface BatchChoice extends HeldChoice {
   payAt: Date | null;
 }
 
-/** The rows a choice pays: those in `statuses` (batch/rows/row-states.ts), and the held rows it releases. */
+/** The rows a choice pays: those in `statuses` (batch/states/row-states.ts), and the held rows it releases. */
 export interface RowSelection {
   statuses: readonly string[];
   heldIds: readonly bigint[];

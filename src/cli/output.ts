@@ -1,4 +1,4 @@
-import type { ValidationReport } from '../batch/index.ts';
+import type { ValidationReport } from '../batch/cli-face.ts';
 import { countOf } from './batch/words.ts';
 
 /** Plain aligned columns: readable in a terminal, and greppable when redirected. */

@@ -1,8 +1,5 @@
 import { basename, join } from 'node:path';
-// The importer's own module, not the batch face (batch/index.ts): `validate` starts without
-// the worker, the service and their SQL, which the face would load (half its start-up time).
-import { BatchImporter } from '../batch/import/batch-importer.ts';
-import type { CardDataVault } from '../batch/card-data.ts';
+import { loadImporter, type CardDataVault, type ValidationReport } from '../batch/cli-face.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
@@ -13,7 +10,6 @@ import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
 import { problemTable, validationDoc } from './output.ts';
 import { amountText, countOf } from './batch/words.ts';
-import type { ValidationReport } from '../batch/import/batch-importer.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
 interface ValidationUpstream {
@@ -58,6 +54,7 @@ export async function validateLocally(file: string, context: CliContext): Promis
   const source = readable(file);
   const upstream = await validationUpstream(context);
   try {
+    const { BatchImporter } = await loadImporter();
     const importer = new BatchImporter({
       prisma: notOpened<PrismaClient>('the database'),
       cardData: notOpened<CardDataVault>('card data keys'),

@@ -1,6 +1,6 @@
 /**
  * `'A', 'B'` for `IN (…)` or `ARRAY[…]`, from a typed list of enum values, so that state
- * names reach SQL from the state tables (batch/lifecycle/batch-states.ts, batch/rows/row-states.ts,
+ * names reach SQL from the state tables (batch/states/batch-states.ts, batch/states/row-states.ts,
  * payments/status.ts) and a misspelt one fails tsc. Only enum-shaped names are accepted:
  * the text is spliced into SQL.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit, type AuditActor } from '../audit/audit.ts';
-import { open, seal, type Envelope } from '../crypto/envelope.ts';
+import { seal, type Envelope } from '../crypto/envelope.ts';
 import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
@@ -9,7 +9,8 @@ import type { DeliveryObserver } from './delivery/event-deliverer.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
 import { eventTypeNames, isEventType, type EventType } from './event-types.ts';
-import type { OutboundSettings } from './outbound-settings.ts';
+import { MAX_EVENTS_PER_REQUEST, type OutboundSettings } from './outbound-settings.ts';
+import { openSecrets, secretContext } from './subscription-secrets.ts';
 import { resendRequest } from './resend-request.ts';
 import { offReasonText } from './subscription-states.ts';
 import { newSigningSecret, signingKeys } from './signing.ts';
@@ -25,7 +26,6 @@ import {
 } from './sql/subscription-writes.ts';
 
 /** Bound into each sealed secret, so a secret copied to another subscription's row does not open. */
-const secretContext = (id: string) => `event-subscription:${id}`;
 
 export interface NewSubscription {
   url: string;
@@ -35,9 +35,6 @@ export interface NewSubscription {
   /** 1 (the default): one event per request. Up to MAX_EVENTS_PER_REQUEST: a list per request. */
   eventsPerRequest?: number | undefined;
 }
-
-/** The most events one request carries; also a delivery window's size (delivery/event-deliverer.ts). */
-export const MAX_EVENTS_PER_REQUEST = 100;
 
 /**
  * Event subscriptions, managed by admins (GraphQL, the CLI, the page): the one writer of
@@ -211,12 +208,6 @@ export class EventSubscriptions {
 }
 
 /** The current secret and, when still valid, the previous one (newest first). */
-export function openSecrets(keyring: DataKeyring, id: string, secret: unknown, previous: unknown): string[] {
-  const opened = [open(keyring, secret as Envelope, secretContext(id)).toString('utf8')];
-  if (previous !== null && previous !== undefined) opened.push(open(keyring, previous as Envelope, secretContext(id)).toString('utf8'));
-  return opened;
-}
-
 function checkEventsPerRequest(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > MAX_EVENTS_PER_REQUEST) {

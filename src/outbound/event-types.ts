@@ -1,5 +1,5 @@
 const batchRow = ['batchId', 'line', 'paymentId', 'status', 'amount', 'currency', 'commission', 'code', 'message', 'recipient'] as const;
-/** Every batch lifecycle event (lifecycle/sql/batch-events-sql.ts): rowsToPay and amountToPay are rowsLeft and amountLeft under their old names. */
+/** Every batch lifecycle event (batch/events/sql/batch-events-sql.ts): rowsToPay and amountToPay are rowsLeft and amountLeft under their old names. */
 const batchMove = ['batchId', 'name', 'payAt', 'rowsLeft', 'amountLeft', 'rowsToPay', 'amountToPay', 'currency'] as const;
 const batchEnd = ['batchId', 'status', 'totals'] as const;
 

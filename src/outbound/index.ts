@@ -10,7 +10,8 @@ export {
   type EventType,
   type BatchTotals,
 } from './event-types.ts';
-export { EventSubscriptions, MAX_EVENTS_PER_REQUEST, type NewSubscription } from './event-subscriptions.ts';
+export { EventSubscriptions, type NewSubscription } from './event-subscriptions.ts';
+export { MAX_EVENTS_PER_REQUEST } from './outbound-settings.ts';
 export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubscriptionErrorCode } from './event-subscription-error.ts';
 export { EventDeliverer, type DeliveryObserver } from './delivery/event-deliverer.ts';
 export { EventSender, type DeliveryResult } from './delivery/send-event.ts';

@@ -16,3 +16,6 @@ export function outboundSettings(settings: EventSettings, resolve?: ResolveAll):
   const { allowLocalEndpoints, ...rest } = settings;
   return { ...rest, endpoints: { allowLocal: allowLocalEndpoints, ...(resolve === undefined ? {} : { resolve }) } };
 }
+
+/** The most events one request carries; also a delivery window's size (delivery/event-deliverer.ts). */
+export const MAX_EVENTS_PER_REQUEST = 100;

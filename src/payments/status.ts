@@ -36,7 +36,7 @@ const next: Record<TrackedStatus, readonly TrackedStatus[]> = {
 
 /**
  * Named statuses the code refers to, so that no status name is typed twice (as
- * batch/lifecycle/batch-states.ts's batchStates): each is a row of the table above.
+ * batch/states/batch-states.ts's batchStates): each is a row of the table above.
  */
 export const paymentStates = {
   /** Recorded before its create is sent; not confirmed. */

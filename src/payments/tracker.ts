@@ -13,7 +13,7 @@ export {
 } from './payment-records.ts';
 
 /**
- * A cancelled batch row (batch/rows/row-states.ts cancelledStatus), by the Prisma enum's
+ * A cancelled batch row (batch/states/row-states.ts cancelledStatus), by the Prisma enum's
  * member: payments/ sits below batch/ and does not import it (batch/ imports payments/).
  */
 const cancelledRow = BatchItemStatus.CANCELLED;

@@ -14,7 +14,7 @@ describe('file paths in code comments (src/, test/, scripts/, the Prisma schema)
     const existing = 'src/lib/retry.ts';
     const planted = [
       `import { x } from './y.ts'; // a pointer to ${'gone-away'}.ts`,
-      `/** Moved: src/batch/${'batch-states'}.ts, kept: ${existing}, lifecycle/batch-states.ts. */`,
+      `/** Moved: src/batch/${'batch-states'}.ts, kept: ${existing}, states/batch-states.ts. */`,
       `const text = '// not a comment: ${'nowhere'}.ts'; const re = /\\/\\/ ${'nor'}.ts/;`,
       `// https://example.com/${'remote'}.ts, DATA_DIR/sandbox/${'control'}.json`,
     ].join('\n');

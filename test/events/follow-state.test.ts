@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../src/batch/events/batch-events.ts';
 import { followState } from '../../src/events/subscription.ts';
 
 /** A state held in memory, with a counter of reads, behind the in-process batch events. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../src/batch/events/batch-events.ts';
 import { createPgEventTarget, type SharedEventTarget } from '../../src/events/pg-event-target.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { PaymentEvents } from '../../src/payments/events.ts';

@@ -252,7 +252,7 @@ describeFaultSuite('fault suite: outbound events while the gateway and workers a
     expect
       .soft(end.ends, 'the batch’s end event, once, with the database’s totals')
       .toEqual([{ type: `batch.${end.batchStatus.toLowerCase()}`, status: end.batchStatus, totals: end.database }]);
-    // Finding (src/batch/lifecycle/sql/batch-end-events.ts): an empty sum is written "0", not
+    // Finding (src/batch/events/sql/batch-end-events.ts): an empty sum is written "0", not
     // "0.00" (`COALESCE(sum(…), 0)::text`), so a batch with nothing held says heldAmount "0"
     // where docs/api/events.md shows money as "79.25" and money.ts's own parser refuses it.
     expect.soft(end.amountsNotMoney, 'FINDING: the end event’s amounts are money strings with two decimals').toEqual([]);

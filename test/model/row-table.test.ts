@@ -19,11 +19,11 @@ import {
   type ActiveItemStatus,
   type RetryPolicy,
   type Stage,
-} from '../../src/batch/rows/row-states.ts';
+} from '../../src/batch/states/row-states.ts';
 import { BatchItemStatus } from '../../src/db/generated/enums.ts';
 
 /**
- * The row table of batch/rows/row-states.ts against the code that moves rows: changeAfter
+ * The row table of batch/states/row-states.ts against the code that moves rows: changeAfter
  * is the outcome logic, and every result it can give is a row of the table (with the state
  * the worker wrote before the call as `from`).
  */

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../src/batch/events/batch-events.ts';
 import { BatchService } from '../../src/batch/lifecycle/batch-service.ts';
 import { textSource, testImporter } from '../support/batch.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FundsCheck } from '../../src/batch/pay/funds-check.ts';
+import { FundsCheck } from '../../src/batch/funds/funds-check.ts';
 import { eventTypes, isEventType } from '../../src/outbound/index.ts';
 import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
 import { allCallKinds } from '../../src/sandbox/outage.ts';

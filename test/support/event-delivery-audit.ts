@@ -1,5 +1,5 @@
 import { lenientToMinorUnits, MONEY_VALUE, toMinorUnits } from '../../src/money/money.ts';
-import { cancelCodes, failedItemStatuses, rowStates } from '../../src/batch/rows/row-states.ts';
+import { cancelCodes, failedItemStatuses, rowStates } from '../../src/batch/states/row-states.ts';
 import type { ReceivedEvent } from './event-receiver.ts';
 import type { FaultRig } from './fault-rig.ts';
 

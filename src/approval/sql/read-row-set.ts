@@ -16,7 +16,7 @@ export interface RowSet {
 /**
  * The rows an approval would pay, as the tiers read them: those in the statuses given, and
  * the held rows it releases by id (which ones is the payees' and batch rooms' rule, read by
- * the caller). The statuses come from the caller's state table (batch/rows/row-states.ts),
+ * the caller). The statuses come from the caller's state table (batch/states/row-states.ts),
  * bound as a parameter, so no state name is typed here.
  */
 const sql = `

@@ -6,7 +6,7 @@ import { maskedRecipient } from '../card-data.ts';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { paymentStates } from '../../payments/status.ts';
 import { outcomeWords } from './outcome-words.ts';
-import { cancelCodes, cancelledAfterCreateMessage, cancelledStatus } from '../rows/row-states.ts';
+import { cancelCodes, cancelledAfterCreateMessage, cancelledStatus } from '../states/row-states.ts';
 
 /** Rows are read this many at a time, so an export of any size keeps memory flat. */
 const PAGE = 1_000;

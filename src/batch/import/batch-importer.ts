@@ -12,7 +12,7 @@ import type { PayoutClient } from '../../payout/client.ts';
 import type { ProviderCatalogue } from '../../payments/provider-catalogue.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { newBatchId } from '../ids.ts';
-import { batchStates } from '../lifecycle/batch-states.ts';
+import { batchStates } from '../states/batch-states.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { EarlierImports } from './earlier-import.ts';
 import { ImportAbandoned, failed, failureProblem } from './import-failure.ts';

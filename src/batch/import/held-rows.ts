@@ -1,8 +1,8 @@
 import { toMinorUnits } from '../../money/money.ts';
 import { utcDay } from '../../money/readable-text.ts';
-import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { FirstLines } from './read/first-lines.ts';
 import type { PayingRow } from './sql/find-paying-rows.ts';
+import { ALREADY_PAID_TEMPLATE, repeatedRowState } from '../rows/held-row-words.ts';
 
 /**
  * Held rows: exactly once per person, not only per row (docs/decisions/0010-exactly-once-per-person.md). A row repeats another when both
@@ -13,31 +13,9 @@ import type { PayingRow } from './sql/find-paying-rows.ts';
  * an earlier row of the same file, is held (status DUPLICATE: held, repeats a payment): never
  * paid unless the approver includes held rows.
  */
-export const ALREADY_PAID = 'row.already-paid';
 export const SAME_FILE = 'row.duplicate';
 /** Same payee and amount under another reference in one file: paid, but worth a look. */
 export const SIMILAR = 'row.similar';
-
-/**
- * `%s` in order: line, batch, what became of the earlier row in words, day (UTC). Rendered
- * here ("paid on 27 Nov 2026") and, at approval, by SQL's format() (hold-approved-repeats.ts)
- * with the same words: people read it, so no status enum name and no ISO day.
- */
-export const ALREADY_PAID_TEMPLATE =
-  'repeats line %s of batch %s (%s %s): the same payee, amount and reference; held back, paid only if the approver includes held rows';
-
-/** The earlier row's state in words, before its day: completed, under review, or still being paid (the day of approval). */
-export const repeatedRowWords = {
-  [BatchItemStatus.COMPLETED]: 'paid on',
-  [BatchItemStatus.NEEDS_REVIEW]: 'outcome under review since',
-  paying: 'being paid, approved on',
-} as const;
-
-export function repeatedRowState(status: string): string {
-  return status === BatchItemStatus.COMPLETED || status === BatchItemStatus.NEEDS_REVIEW
-    ? repeatedRowWords[status]
-    : repeatedRowWords.paying;
-}
 
 export function alreadyPaidMessage(earlier: Pick<PayingRow, 'line' | 'batchId' | 'status' | 'at'>): string {
   const values = [String(earlier.line), earlier.batchId, repeatedRowState(earlier.status), utcDay(earlier.at)];

@@ -1,6 +1,6 @@
 import { toMinorUnits } from '../../money/money.ts';
 import { ACCOUNT_CHANGED, accountChangedMessage, markOf, payeeMarks, type PaidAccount, type PayeeMark } from '../../payees/payee-marks.ts';
-import { rowStates } from '../rows/row-states.ts';
+import { rowStates } from '../states/row-states.ts';
 import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
 import type { RowProblem } from './validate-row.ts';
 

@@ -1,7 +1,7 @@
 import { sqlOf, type PrismaClient, type SqlQuery } from '../../db/database.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import type { Logger } from '../../log/logger.ts';
-import { batchStates } from '../lifecycle/batch-states.ts';
+import { batchStates } from '../states/batch-states.ts';
 import { cancelImportedRows } from '../rows/sql/cancel-imported-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { failureProblem } from './import-failure.ts';

@@ -1,5 +1,5 @@
 import { PayoutError } from '../../payout/errors.ts';
-import { rub, type FundsCheck, type FundsPicture } from '../pay/funds-check.ts';
+import { rub, type FundsCheck, type FundsPicture } from '../funds/funds-check.ts';
 import { BatchStateError } from './batch-error-codes.ts';
 
 /**

@@ -3,7 +3,7 @@ import { BatchItemStatus } from '../../db/generated/enums.ts';
 import type { HeldChoice, RowSelection } from '../../approval/approvals.ts';
 import { heldRowsIncluded } from '../../payees/held-for-changed-account.ts';
 import { payeeMarks } from '../../payees/payee-marks.ts';
-import { rowStates } from '../rows/row-states.ts';
+import { rowStates } from '../states/row-states.ts';
 
 /**
  * The rows a batch approval pays: every row waiting, and the held rows its choice releases,

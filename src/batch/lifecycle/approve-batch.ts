@@ -9,13 +9,13 @@ import { holdApprovedRepeats } from '../rows/sql/hold-approved-repeats.ts';
 import { fundsForApproval } from './approval-funds.ts';
 import { selectApprovalRows } from './approval-rows.ts';
 import { BatchStateError } from './batch-error-codes.ts';
-import type { BatchEvents } from './batch-events.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
 import { approvedStart, type ScheduleSettings } from './batch-schedule.ts';
-import { approvalNeedsValidRows, approvalRefusal } from './batch-actions.ts';
-import { batchStates } from './batch-states.ts';
+import { approvalNeedsValidRows, approvalRefusal } from '../states/batch-actions.ts';
+import { batchStates } from '../states/batch-states.ts';
 import { registerApprovedPayees } from './sql/approved-payees.ts';
 import { lockApprovals } from './sql/lock-approvals.ts';
-import { recordBatchEvent } from './sql/record-batch-event.ts';
+import { recordBatchEvent } from '../events/sql/record-batch-event.ts';
 
 export interface ApproveRequest {
   approver: string;

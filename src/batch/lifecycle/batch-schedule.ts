@@ -1,5 +1,5 @@
 import { sqlOf, type PrismaClient } from '../../db/database.ts';
-import { recordBatchEvent } from './sql/record-batch-event.ts';
+import { recordBatchEvent } from '../events/sql/record-batch-event.ts';
 import type { Batch } from '../../db/generated/client.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
 import { utcDateTime } from '../../money/readable-text.ts';
@@ -7,8 +7,8 @@ import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts'
 import { BatchStateError } from './batch-error-codes.ts';
 import type { Approvals } from '../../approval/approvals.ts';
 import { peopleInWords } from '../../approval/choice-words.ts';
-import type { BatchEvents } from './batch-events.ts';
-import { batchStates, reschedulableStates } from './batch-states.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
+import { batchStates, reschedulableStates } from '../states/batch-states.ts';
 
 /** How far ahead a payroll may be scheduled (SCHEDULE_HORIZON_DAYS): the partner's tariffs and a payee's card rarely hold longer. */
 export const DEFAULT_SCHEDULE_HORIZON_DAYS = 90;

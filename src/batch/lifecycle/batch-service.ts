@@ -11,10 +11,10 @@ import {
   pauseReasons,
   resumableStates,
   retryableStates,
-} from './batch-states.ts';
-import { type FundsCheck } from '../pay/funds-check.ts';
-import { requeueUnfunded } from '../pay/sql/funds.ts';
-import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses } from '../rows/row-states.ts';
+} from '../states/batch-states.ts';
+import { type FundsCheck } from '../funds/funds-check.ts';
+import { requeueUnfunded } from '../funds/sql/funds.ts';
+import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses } from '../states/row-states.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { untilNoSendInFlight } from './sends-in-flight.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
@@ -22,11 +22,11 @@ import { finishBatches } from './sql/finish-batches.ts';
 import { retryFailedRows } from './sql/retry-failed-rows.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { BatchStateError, type BatchErrorCode } from './batch-error-codes.ts';
-import type { BatchEvents } from './batch-events.ts';
-import { recordBatchEvent } from './sql/record-batch-event.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
+import { recordBatchEvent } from '../events/sql/record-batch-event.ts';
 import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts';
 import type { Approvals } from '../../approval/approvals.ts';
-import { retryableItemStatuses } from '../rows/row-states.ts';
+import { retryableItemStatuses } from '../states/row-states.ts';
 import { retryPolicyWords } from './retry-policy-words.ts';
 import { approveBatch, type ApproveRequest } from './approve-batch.ts';
 import type { ScheduleSettings } from './batch-schedule.ts';

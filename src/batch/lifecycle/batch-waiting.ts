@@ -2,8 +2,8 @@ import type { PrismaClient } from '../../db/database.ts';
 import type { Batch, PartnerBreaker } from '../../db/generated/client.ts';
 import { amountInWords } from '../../money/readable-text.ts';
 import { reasonText, breakerStates } from '../../partner/breaker-states.ts';
-import { unsentItemStatuses } from '../rows/row-states.ts';
-import { batchStates, pauseReasons, payingStates } from './batch-states.ts';
+import { unsentItemStatuses } from '../states/row-states.ts';
+import { batchStates, pauseReasons, payingStates } from '../states/batch-states.ts';
 
 /** Why an approved batch sends nothing now. */
 export const waitReasons = ['PERSON', 'FUNDS', 'PARTNER_UNREACHABLE', 'PARTNER_THROTTLED', 'PARTNER_FAILING'] as const;

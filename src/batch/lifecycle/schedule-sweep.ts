@@ -3,9 +3,9 @@ import type { Logger } from '../../log/logger.ts';
 import { insertAuditEvent } from '../../audit/sql/insert-audit-event.ts';
 import { systemActor } from '../../audit/audit.ts';
 import { fromMinorUnits } from '../../money/money.ts';
-import type { FundsCheck } from '../pay/funds-check.ts';
-import { FUNDS_FIRST_CHECK_MS } from '../pay/row-writes.ts';
-import { pauseForFunds, stillShort } from '../pay/sql/funds.ts';
+import type { FundsCheck } from '../funds/funds-check.ts';
+import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
+import { pauseForFunds, stillShort } from '../funds/sql/funds.ts';
 import { dueScheduledBatches, releaseDueBatches } from './sql/release-due-batches.ts';
 import { forecastAgainAfterEarlierApprovals, recordForecast, takeDueForecasts } from './sql/take-due-forecasts.ts';
 

@@ -7,11 +7,11 @@ import type { PaymentAttempts } from '../../payments/attempt.ts';
 import type { PaymentEvents } from '../../payments/events.ts';
 import type { PartnerBreaker } from '../../partner/partner-breaker.ts';
 import type { CardDataVault } from '../card-data.ts';
-import type { BatchEvents } from '../lifecycle/batch-events.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
 import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
 import { DEFAULT_IMPORT_STALE_MS, rejectStaleImports } from '../lifecycle/sql/reject-stale-imports.ts';
 import { sweepSchedule } from '../lifecycle/schedule-sweep.ts';
-import type { RetryPolicy } from '../rows/row-states.ts';
+import type { RetryPolicy } from '../states/row-states.ts';
 import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
 import { noteRetry } from '../rows/sql/note-retry.ts';
@@ -21,10 +21,11 @@ import type { CallOptions } from '../../payout/call-hooks.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
 import { CallSlots, type CallSlotOptions } from './call-slots.ts';
-import type { FundsCheck } from './funds-check.ts';
+import type { FundsCheck } from '../funds/funds-check.ts';
 import { RowPayer } from './pay-row.ts';
-import { FUNDS_FIRST_CHECK_MS, RowWrites, type HeldRow } from './row-writes.ts';
-import { pauseUnfundedBatches, resumeFunded, stillShort, takeFundsChecks } from './sql/funds.ts';
+import { RowWrites, type HeldRow } from './row-writes.ts';
+import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
+import { pauseUnfundedBatches, resumeFunded, stillShort, takeFundsChecks } from '../funds/sql/funds.ts';
 
 export interface WorkerOptions extends CallSlotOptions {
   /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */

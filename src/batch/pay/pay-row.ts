@@ -5,7 +5,7 @@ import type { Payment, PaymentPayload } from '../../payout/models.ts';
 import type { PaymentAttempts, SendOutcome } from '../../payments/attempt.ts';
 import type { CardDataVault } from '../card-data.ts';
 import { paymentIdFor } from '../ids.ts';
-import { payingStates } from '../lifecycle/batch-states.ts';
+import { payingStates } from '../states/batch-states.ts';
 import {
   changeAfter,
   createdNotExecuted,
@@ -17,7 +17,7 @@ import {
   type RetryPolicy,
   type RowChange,
   type Stage,
-} from '../rows/row-states.ts';
+} from '../states/row-states.ts';
 import type { CallSlots } from './call-slots.ts';
 import type { HeldRow, RowWrites } from './row-writes.ts';
 
@@ -47,7 +47,7 @@ interface Unreadable {
 /**
  * One claimed row from the state it was claimed in to its next resting state: each upstream
  * call (payments/attempt.ts) in a call slot, its state written durably before the call, and
- * the outcome turned into the row's next state by rows/row-states.ts.
+ * the outcome turned into the row's next state by states/row-states.ts.
  */
 export class RowPayer {
   constructor(

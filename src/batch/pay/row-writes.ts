@@ -6,15 +6,16 @@ import type { CallOptions } from '../../payout/call-hooks.ts';
 import { READ_BACK_FIRST_DELAY_MS } from '../../payments/payment-records.ts';
 import { maskedRecipient } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
-import type { BatchEvents } from '../lifecycle/batch-events.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
 import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
-import { rowStates, unfundedCodes, type RowChange } from '../rows/row-states.ts';
+import { rowStates, unfundedCodes, type RowChange } from '../states/row-states.ts';
 import { beginCreate, type CreateIntent } from '../rows/sql/begin-create.ts';
 import type { ClaimedItem } from '../rows/sql/claim-items.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from '../rows/sql/move-items.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { GroupCommit } from './group-commit.ts';
-import { pauseForFunds } from './sql/funds.ts';
+import { pauseForFunds } from '../funds/sql/funds.ts';
+import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
 
 /** A claimed row while this worker pays it. */
 export interface HeldRow extends ClaimedItem {
@@ -37,8 +38,6 @@ export interface RowWriteDeps {
 /** Failed writes of one row's state are tried this often before the row is left to its lease. */
 const WRITE_TRIES = 4;
 const writeRetryBackoff = { baseMs: 200, maxMs: 200 * 2 ** WRITE_TRIES };
-/** A batch paused for funds has its balance read this soon first, then less often (up to a minute). */
-export const FUNDS_FIRST_CHECK_MS = 2_000;
 
 /**
  * A worker's writes of its rows' states, in groups (group-commit.ts: one statement for every

@@ -8,9 +8,9 @@ import { PaymentAttempts, type CreateOutcome } from '../../payments/attempt.ts';
 import type { PaymentRecords } from '../../payments/payment-records.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { paymentIdFor } from '../ids.ts';
-import type { BatchEvents } from '../lifecycle/batch-events.ts';
+import type { BatchEvents } from '../events/batch-events.ts';
 import { BatchStateError } from '../lifecycle/batch-service.ts';
-import { batchStates } from '../lifecycle/batch-states.ts';
+import { batchStates } from '../states/batch-states.ts';
 import { SEALED } from '../card-data.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import {
@@ -22,7 +22,7 @@ import {
   type ReviewMark,
   type ReviewVerdict,
   type RowSettlement,
-} from './review-states.ts';
+} from '../states/review-states.ts';
 import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleReviewedRows, type ReviewedRowChange } from './sql/settle-reviewed-rows.ts';

@@ -1,6 +1,5 @@
+import { activeItemStatuses, batchStates, failedItemStatuses, notSentItemStatuses, pauseReasons } from '../../batch/cli-face.ts';
 import { setTimeout as delay } from 'node:timers/promises';
-import { batchStates, pauseReasons } from '../../batch/lifecycle/batch-states.ts';
-import { activeItemStatuses, failedItemStatuses, notSentItemStatuses } from '../../batch/rows/row-states.ts';
 import { BatchItemStatus } from '../../db/generated/enums.ts';
 import { exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';

@@ -1,6 +1,5 @@
-import { approvableStates, batchStates, cancellableStates, retryableStates } from '../../batch/lifecycle/batch-states.ts';
+import { approvableStates, batchStates, cancellableStates, retryableStates, rowStates } from '../../batch/cli-face.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
-import { rowStates } from '../../batch/rows/row-states.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { BatchView } from './batch-view.ts';
 

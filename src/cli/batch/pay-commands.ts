@@ -1,5 +1,5 @@
+import { batchStates, pauseReasons } from '../../batch/cli-face.ts';
 import { createInterface } from 'node:readline/promises';
-import { batchStates, pauseReasons } from '../../batch/lifecycle/batch-states.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';

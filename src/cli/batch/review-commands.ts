@@ -1,6 +1,4 @@
-import { batchStates } from '../../batch/lifecycle/batch-states.ts';
-import { retryableItemStatuses } from '../../batch/rows/row-states.ts';
-import { reviewMarks } from '../../batch/review/review-states.ts';
+import { batchStates, retryableItemStatuses, reviewMarks } from '../../batch/cli-face.ts';
 import type { BatchItemStatus } from '../../db/generated/enums.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';

@@ -1,7 +1,6 @@
+import { approvalRefusal, batchStates } from '../../batch/cli-face.ts';
 import { basename } from 'node:path';
-import { approvalRefusal } from '../../batch/lifecycle/batch-actions.ts';
 import type { BatchStatus } from '../../db/generated/enums.ts';
-import { batchStates } from '../../batch/lifecycle/batch-states.ts';
 import { mayDo } from '../../auth/roles.ts';
 import { CliError, exitCodes } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';

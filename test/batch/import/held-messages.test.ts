@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../../src/batch/events/batch-events.ts';
 import { BatchService, BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
 import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import { importFixture, textSource } from '../../support/batch.ts';

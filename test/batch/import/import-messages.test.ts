@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchStates } from '../../../src/batch/lifecycle/batch-states.ts';
-import { rowStates } from '../../../src/batch/rows/row-states.ts';
+import { batchStates } from '../../../src/batch/states/batch-states.ts';
+import { rowStates } from '../../../src/batch/states/row-states.ts';
 import { importFixture, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../../src/batch/events/batch-events.ts';
 import { BatchService } from '../../../src/batch/lifecycle/batch-service.ts';
 import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import { changedAccountRowsIncluded } from '../../../src/payees/held-for-changed-account.ts';

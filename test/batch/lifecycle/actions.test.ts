@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalRefusal, batchActions, type ActionFacts, type BatchAction } from '../../../src/batch/lifecycle/batch-actions.ts';
+import { approvalRefusal, batchActions, type ActionFacts, type BatchAction } from '../../../src/batch/states/batch-actions.ts';
 import { BatchStatus } from '../../../src/db/generated/enums.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fundsForApproval } from '../../../src/batch/lifecycle/approval-funds.ts';
-import type { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
+import type { FundsCheck } from '../../../src/batch/funds/funds-check.ts';
 import { isConnectionLost } from '../../../src/db/connection-lost.ts';
 import { PayoutNetworkError } from '../../../src/payout/errors.ts';
 

@@ -1,9 +1,9 @@
-import { pauseForFunds, resumeFunded } from '../../../src/batch/pay/sql/funds.ts';
+import { pauseForFunds, resumeFunded } from '../../../src/batch/funds/sql/funds.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BatchEvents } from '../../../src/batch/lifecycle/batch-events.ts';
+import { BatchEvents } from '../../../src/batch/events/batch-events.ts';
 import { BatchService, BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
-import { batchTransitions, canMove, type BatchStep } from '../../../src/batch/lifecycle/batch-states.ts';
+import { batchTransitions, canMove, type BatchStep } from '../../../src/batch/states/batch-states.ts';
 import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import { restateReviewedBatch } from '../../../src/batch/review/sql/restate-reviewed-batch.ts';
 import { rejectStaleImports } from '../../../src/batch/lifecycle/sql/reject-stale-imports.ts';
@@ -14,7 +14,7 @@ import { importFixture, textSource } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 
 /**
- * The code's batch transitions against the table of batch/lifecycle/batch-states.ts: every step is
+ * The code's batch transitions against the table of batch/states/batch-states.ts: every step is
  * tried from every state, on a real database, and what it did is compared with the table
  * both ways (nothing the table lacks, everything it has).
  */

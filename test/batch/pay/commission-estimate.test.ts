@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
-import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
+import { FundsCheck } from '../../../src/batch/funds/funds-check.ts';
 import { loadGatewayConfig } from '../../../src/config/env.ts';
 import { fromMinorUnits, signedToMinorUnits, toMinorUnits } from '../../../src/money/money.ts';
 import { findProvider } from '../../../src/sandbox/catalogue.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchStates, pauseReasons } from '../../../src/batch/lifecycle/batch-states.ts';
+import { batchStates, pauseReasons } from '../../../src/batch/states/batch-states.ts';
 import { waitOf } from '../../../src/batch/lifecycle/batch-waiting.ts';
-import { rub } from '../../../src/batch/pay/funds-check.ts';
+import { rub } from '../../../src/batch/funds/funds-check.ts';
 
 /**
  * Issue 29, finding 4: the funds messages a person reads on the page and in the CLI write

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchStateError } from '../../../src/batch/lifecycle/batch-service.ts';
-import { FundsCheck } from '../../../src/batch/pay/funds-check.ts';
+import { FundsCheck } from '../../../src/batch/funds/funds-check.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { GatewayMetrics } from '../../../src/observability/metrics.ts';
 import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';

@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { batchStates } from '../../lifecycle/batch-states.ts';
+import { batchStates } from '../../states/batch-states.ts';
 import { OTHERS_APPROVED } from './find-paying-rows.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { payingItemStatuses } from '../../rows/row-states.ts';
+import { payingItemStatuses } from '../../states/row-states.ts';
 
 /** A row of an approved batch that has paid, or may still pay, its payee. */
 export interface PayingRow {

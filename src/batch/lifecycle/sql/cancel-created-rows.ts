@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlName } from '../../../db/sql-list.ts';
-import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus } from '../../rows/row-states.ts';
+import { cancelCodes, cancelledAfterCreateMessageSql, cancelledAtOnce, cancelledStatus } from '../../states/row-states.ts';
 
 /**
  * At a cancel, the batch's rows created upstream and not executed (READY) end CANCELLED,

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { sendingItemStatuses } from '../../rows/row-states.ts';
+import { sendingItemStatuses } from '../../states/row-states.ts';
 
 /**
  * Rows of a batch whose worker may still send for them: written CREATING or EXECUTING (the

@@ -1,9 +1,9 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { batchMoveSql, finishableStates, payingStates } from '../batch-states.ts';
-import { activeItemStatuses, rowGuardsSql, unfundedRowSql } from '../../rows/row-states.ts';
+import { batchMoveSql, finishableStates, payingStates } from '../../states/batch-states.ts';
+import { activeItemStatuses, rowGuardsSql, unfundedRowSql } from '../../states/row-states.ts';
 import { outboxCte } from '../../../outbound/index.ts';
-import { batchEndEventsSelect } from './batch-end-events.ts';
+import { batchEndEventsSelect } from '../../events/sql/batch-end-events.ts';
 import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.ts';
 
 /**
@@ -13,7 +13,7 @@ import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.
  * its finishing time. Run once per group of rows
  * that reached an end, and by the idle sweep, so a crash between a row's last write and
  * this statement never leaves a batch running forever. A running batch with a row that failed
- * for lack of funds and can be paid again does not end: it pauses for funds (pay/sql/funds.ts),
+ * for lack of funds and can be paid again does not end: it pauses for funds (funds/sql/funds.ts),
  * in the statement after the row's write or at the next sweep. Each batch ended is an outbound event
  * with its totals, committed with the end (outbound/).
  */

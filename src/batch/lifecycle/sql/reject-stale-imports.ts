@@ -1,5 +1,5 @@
 import type { SqlQuery } from '../../../db/database.ts';
-import { batchStates, statesFrom } from '../batch-states.ts';
+import { batchStates, statesFrom } from '../../states/batch-states.ts';
 
 /**
  * An import whose process died (killed, out of memory, the machine restarted) leaves its

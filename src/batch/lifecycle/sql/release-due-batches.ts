@@ -1,8 +1,8 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { batchStates, statesFrom } from '../batch-states.ts';
+import { batchStates, statesFrom } from '../../states/batch-states.ts';
 import { outboxCte } from '../../../outbound/index.ts';
-import { batchEventSelect } from './batch-events-sql.ts';
+import { batchEventSelect } from '../../events/sql/batch-events-sql.ts';
 
 /**
  * Starts every SCHEDULED batch whose payAt the database clock has reached: RUNNING, with

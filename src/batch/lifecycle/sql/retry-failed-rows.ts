@@ -1,7 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { retriedPaymentIdSql } from '../../ids.ts';
-import { retryableItemStatuses, waitingStatus } from '../../rows/row-states.ts';
+import { retryableItemStatuses, waitingStatus } from '../../states/row-states.ts';
 import { repeatsPayingSql } from '../../rows/sql/hold-approved-repeats.ts';
 import { outboxCte, sqlEventType } from '../../../outbound/index.ts';
 

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { batchStates, payingStates } from '../batch-states.ts';
+import { batchStates, payingStates } from '../../states/batch-states.ts';
 
 /**
  * Scheduled batches whose forecast is due (forecastAt reached on the database clock), taken

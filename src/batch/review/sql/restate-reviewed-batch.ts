@@ -1,7 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { batchMoveSql, finishableStates, statesFrom } from '../../lifecycle/batch-states.ts';
-import { rowGuardsSql } from '../../rows/row-states.ts';
+import { batchMoveSql, finishableStates, statesFrom } from '../../states/batch-states.ts';
+import { rowGuardsSql } from '../../states/row-states.ts';
 
 const guards = rowGuardsSql('b');
 

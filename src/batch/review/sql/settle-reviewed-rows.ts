@@ -1,9 +1,9 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
-import { rowStates, unpayableItemStatuses } from '../../rows/row-states.ts';
+import { rowStates, unpayableItemStatuses } from '../../states/row-states.ts';
 import { heldBackSql } from '../../rows/sql/row-events.ts';
-import { reviewStatus } from '../review-states.ts';
+import { reviewStatus } from '../../states/review-states.ts';
 import { outboxCte, sqlEventType } from '../../../outbound/index.ts';
 
 /** What a settlement ends a row in: its outcome. A row read IN_PROGRESS is not settled yet, whatever the review says. */

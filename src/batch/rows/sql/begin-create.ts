@@ -2,7 +2,7 @@ import type { SqlQuery } from '../../../db/database.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { recordIntentsCte } from '../../../payments/sql/record-intents.ts';
-import { payingStates } from '../../lifecycle/batch-states.ts';
+import { payingStates } from '../../states/batch-states.ts';
 
 export interface CreateIntent {
   id: string;

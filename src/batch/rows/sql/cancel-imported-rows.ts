@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
-import { cancelCodes, cancelledStatus, waitingStatus } from '../row-states.ts';
+import { cancelCodes, cancelledStatus, waitingStatus } from '../../states/row-states.ts';
 
 /** Rows an import wrote to be paid: waiting, or held back as repeats until an approver includes them. */
 const importedToPay: readonly BatchItemStatus[] = [waitingStatus, BatchItemStatus.DUPLICATE];

@@ -1,9 +1,15 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { breakerStates } from '../../../partner/breaker-states.ts';
-import { readOnlyStates, workedStates } from '../../lifecycle/batch-states.ts';
+import { readOnlyStates, workedStates } from '../../states/batch-states.ts';
 import type { BatchStatus } from '../../../db/generated/enums.ts';
-import { activeItemStatuses, readWhilePausedStatuses, unsentItemStatuses, waitingStatus, type ActiveItemStatus } from '../row-states.ts';
+import {
+  activeItemStatuses,
+  readWhilePausedStatuses,
+  unsentItemStatuses,
+  waitingStatus,
+  type ActiveItemStatus,
+} from '../../states/row-states.ts';
 import type { StoredRecipient } from '../../card-data.ts';
 
 /** A row as a worker holds it: what paying it needs, and the token that fences its writes. */

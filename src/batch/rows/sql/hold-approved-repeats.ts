@@ -1,8 +1,8 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { ALREADY_PAID, ALREADY_PAID_TEMPLATE, repeatedRowWords } from '../../import/held-rows.ts';
+import { ALREADY_PAID, ALREADY_PAID_TEMPLATE, repeatedRowWords } from '../held-row-words.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
-import { payingItemStatuses } from '../row-states.ts';
+import { payingItemStatuses } from '../../states/row-states.ts';
 
 /**
  * At approval, the batch's PENDING rows (and those held only for a changed account) that now repeat a row of another approved batch

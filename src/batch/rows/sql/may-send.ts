@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { payingStates } from '../../lifecycle/batch-states.ts';
+import { payingStates } from '../../states/batch-states.ts';
 
 /**
  * Whether a worker may still send for a row it holds: its lease (token and expiry, on the

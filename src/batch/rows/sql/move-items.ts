@@ -11,7 +11,7 @@ import {
   rowOverrides,
   unpayableItemStatuses,
   type RowOverride,
-} from '../row-states.ts';
+} from '../../states/row-states.ts';
 
 export type { PaymentFact };
 

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList } from '../../../db/sql-list.ts';
-import { unsentItemStatuses } from '../row-states.ts';
+import { unsentItemStatuses } from '../../states/row-states.ts';
 
 /**
  * A row whose attempt waits to send again says why and until when, in its state as it is

@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { BatchItemStatus } from '../../../db/generated/enums.ts';
-import { activeItemStatuses, retryableItemStatuses, underReviewItemStatuses } from '../row-states.ts';
+import { activeItemStatuses, retryableItemStatuses, underReviewItemStatuses } from '../../states/row-states.ts';
 import { maskRecipientFields } from '../../../log/mask.ts';
 import { isPlainRecipient, type CardDataVault } from '../../card-data.ts';
 

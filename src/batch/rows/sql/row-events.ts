@@ -1,7 +1,7 @@
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { outcomeEvents, sqlEventType, toldSql, type EventType } from '../../../outbound/index.ts';
 import type { BatchItemStatus } from '../../../db/generated/enums.ts';
-import { cancelCodes, rowStates, unfundedFailedSql, unfundedRowSql, unfundedWaitBatchStates } from '../row-states.ts';
+import { cancelCodes, rowStates, unfundedFailedSql, unfundedRowSql, unfundedWaitBatchStates } from '../../states/row-states.ts';
 
 const eventOf = (type: EventType) => sqlEventType(type);
 

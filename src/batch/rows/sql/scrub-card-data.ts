@@ -1,7 +1,7 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
-import { approvableStates, batchStates, closedStates } from '../../lifecycle/batch-states.ts';
-import { activeItemStatuses, unpayableItemStatuses } from '../row-states.ts';
+import { approvableStates, batchStates, closedStates } from '../../states/batch-states.ts';
+import { activeItemStatuses, unpayableItemStatuses } from '../../states/row-states.ts';
 
 /**
  * Drops the sealed recipient (`fields.$sealed`, see card-data.ts) of rows that can no

@@ -3,7 +3,7 @@ import { TrackedStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { finalTracked } from '../../../payments/status.ts';
 import { outboxCte } from '../../../outbound/index.ts';
-import { rowStatesFrom } from '../row-states.ts';
+import { rowStatesFrom } from '../../states/row-states.ts';
 import { rowEventsSelect } from './row-events.ts';
 
 /**

@@ -19,7 +19,7 @@ const actionMeanings: Record<BatchAction, { name: string; description: string }>
 };
 
 const BatchActionEnum = builder.enumType('BatchAction', {
-  description: 'Something a person can do to a batch in its state (src/batch/lifecycle/batch-actions.ts, from the lifecycle table).',
+  description: 'Something a person can do to a batch in its state (src/batch/states/batch-actions.ts, from the lifecycle table).',
   values: Object.fromEntries(
     Object.entries(actionMeanings).map(([value, { name, description }]) => [name, { value: value as BatchAction, description }]),
   ),

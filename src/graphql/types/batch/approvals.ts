@@ -1,13 +1,12 @@
+import { BatchStateError, approvableStates } from '../../../batch/index.ts';
 import { GraphQLError } from 'graphql';
 import { authScopesFor } from '../../../auth/roles.ts';
 import { requestActor } from '../../../audit/audit.ts';
-import { BatchStateError } from '../../../batch/index.ts';
 import { typedResult } from '../errors.ts';
 import type { ApprovalState, PendingChoice } from '../../../approval/approvals.ts';
 import type { StoredApproval } from '../../../approval/approval-store.ts';
 import { pendingInWords } from '../../../approval/choice-words.ts';
 import type { GivenApproval } from '../../../approval/evaluate.ts';
-import { approvableStates } from '../../../batch/lifecycle/batch-states.ts';
 import type { Batch as BatchRow } from '../../../db/generated/client.ts';
 import { roles, type Role } from '../../../auth/roles.ts';
 import type { GraphQLContext } from '../../context.ts';

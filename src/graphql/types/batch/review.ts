@@ -17,7 +17,7 @@ import { enumName } from '../enums.ts';
 import { typedResult } from '../errors.ts';
 
 /**
- * The way out of NEEDS_REVIEW (batch/review/review-states.ts): reviewBatchItems reads each such
+ * The way out of NEEDS_REVIEW (batch/states/review-states.ts): reviewBatchItems reads each such
  * row's payment again and settles what it proves; markBatchItem is a person's verdict on a
  * row that stays unknown. Refusals are BatchError, as the other lifecycle mutations'.
  */

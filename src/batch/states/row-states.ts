@@ -1,6 +1,6 @@
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import { sqlList } from '../../db/sql-list.ts';
-import { batchStates, payingStates, readOnlyStates, type BatchGuard } from '../lifecycle/batch-states.ts';
+import { batchStates, payingStates, readOnlyStates, type BatchGuard } from './batch-states.ts';
 
 /**
  * Why a row ended CANCELLED. `notSent`: nothing exists upstream under its paymentId.
@@ -38,7 +38,7 @@ export type RowStep =
   | 'cancel'
   /** sql/move-items.ts: the write before an execute, in a batch paused meanwhile. */
   | 'pause'
-  /** pay/sql/funds.ts: rows that failed for lack of funds, paid again once the balance covers them. */
+  /** funds/sql/funds.ts: rows that failed for lack of funds, paid again once the balance covers them. */
   | 'funds'
   /** lifecycle/batch-service.ts retryFailed (retryFailedItems): lifecycle/sql/retry-failed-rows.ts. */
   | 'retry-failed'
@@ -181,7 +181,7 @@ function only<T>(values: readonly T[], what: string): T {
 
 /**
  * Named states the code refers to, so that no state name is typed twice (as batchStates in
- * lifecycle/batch-states.ts): each is a state of the table above, the lists below say which
+ * states/batch-states.ts): each is a state of the table above, the lists below say which
  * do what.
  */
 export const rowStates = {
@@ -232,7 +232,7 @@ export const unfundedCodes: readonly string[] = ['INSUFFICIENT_FUNDS', 'payout.i
 export function unfundedFailedSql(i: string): string {
   return `(${i}.status IN (${sqlList(rowStatesFrom('funds'))}) AND ${i}."errorCode" IN (${unfundedCodes.map((c) => `'${c}'`).join(', ')}))`;
 }
-/** Of those, one the `funds` step can pay again (pay/sql/funds.ts): it keeps its sealed recipient. */
+/** Of those, one the `funds` step can pay again (funds/sql/funds.ts): it keeps its sealed recipient. */
 export function unfundedRowSql(i: string): string {
   return `(${unfundedFailedSql(i)} AND (${i}.fields -> '$sealed') IS NOT NULL)`;
 }

@@ -1,12 +1,12 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { outboxCte } from '../../../outbound/index.ts';
-import { batchEventSelect } from '../../lifecycle/sql/batch-events-sql.ts';
+import { batchEventSelect } from '../../events/sql/batch-events-sql.ts';
 import type { BatchStatus } from '../../../db/generated/enums.ts';
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { retriedPaymentIdSql } from '../../ids.ts';
-import { batchStates, pauseReasons, payingStates, statesFrom } from '../../lifecycle/batch-states.ts';
+import { batchStates, pauseReasons, payingStates, statesFrom } from '../../states/batch-states.ts';
 import { rowFeeMinorSql, tariffsSql, type TariffParams } from './commission-estimate.ts';
-import { unfundedRowSql, unsentItemStatuses, waitingStatus } from '../../rows/row-states.ts';
+import { unfundedRowSql, unsentItemStatuses, waitingStatus } from '../../states/row-states.ts';
 
 const FUNDS = `${sqlName(pauseReasons.funds)}::"BatchPauseReason"`;
 

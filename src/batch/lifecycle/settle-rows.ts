@@ -1,6 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
-import { finishBatches } from '../lifecycle/sql/finish-batches.ts';
-import { settleFromPayments } from './sql/settle-from-payments.ts';
+import { finishBatches } from './sql/finish-batches.ts';
+import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
 
 /**
  * Rows no worker holds whose payments were settled outside the worker (a reconciliation's

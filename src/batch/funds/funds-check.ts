@@ -3,13 +3,16 @@ import { BatchItemStatus, type BatchStatus } from '../../db/generated/enums.ts';
 import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
 import { amountInWords } from '../../money/readable-text.ts';
 import type { PayoutClient } from '../../payout/client.ts';
-import { batchStates, payingStates } from '../lifecycle/batch-states.ts';
-import { waitingStatus } from '../rows/row-states.ts';
+import { batchStates, payingStates } from '../states/batch-states.ts';
+import { waitingStatus } from '../states/row-states.ts';
 import type { CommissionTariffs } from '../../config/commission-tariffs.ts';
 import { tariffParams, type TariffParams } from './sql/commission-estimate.ts';
 import { fundsNeed } from './sql/funds.ts';
 
 /** What batches need against what the partner says is available, in minor units. */
+/** A batch paused for funds has its balance read this soon first, then less often (up to a minute). */
+export const FUNDS_FIRST_CHECK_MS = 2_000;
+
 export interface FundsPicture {
   availableMinor: bigint;
   amountMinor: bigint;

@@ -1,6 +1,6 @@
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { sqlEventType, type EventType } from '../../../outbound/index.ts';
-import { retryableItemStatuses, rowStates, unfundedCodes } from '../../rows/row-states.ts';
+import { retryableItemStatuses, rowStates, unfundedCodes } from '../../states/row-states.ts';
 
 /** A time as every event writes it, as its `timestamp` (event-body.ts): ISO 8601, UTC, milliseconds. */
 export function sqlEventTime(column: string): string {
@@ -17,7 +17,7 @@ export function sqlEventTime(column: string): string {
 const typeFields: Partial<Record<EventType, string>> = {
   'batch.scheduled': `'by', NULL::text, 'rescheduledFrom', NULL::text`,
   'batch.started': `'by', NULL::text`,
-  // A pause no person asked for names only its reason (pay/sql/funds.ts): the balance's.
+  // A pause no person asked for names only its reason (funds/sql/funds.ts): the balance's.
   'batch.paused': `'reason', NULL::text, 'by', 'funds'`,
   // pausedFor: the name pauseReason had first (docs/api/events.md), kept for receivers reading it.
   'batch.resumed': `'by', NULL::text, 'pauseReason', b."pauseReason", 'pausedFor', b."pauseReason", 'pausedAt', ${sqlEventTime('b."pausedAt"')}`,
@@ -25,7 +25,7 @@ const typeFields: Partial<Record<EventType, string>> = {
 
 /**
  * Rows not sent yet: waiting, and those that failed for lack of funds (no money moved), which
- * a pause for funds or a resume sends again (pay/sql/funds.ts) in the statement of its event.
+ * a pause for funds or a resume sends again (funds/sql/funds.ts) in the statement of its event.
  */
 const notSentYet = `(i.status = ${sqlName(rowStates.pending)} OR (i.status IN (${sqlList(retryableItemStatuses)})
   AND i."errorCode" IN (${unfundedCodes.map((code) => `'${code}'`).join(', ')}) AND (i.fields -> '$sealed') IS NOT NULL))`;

@@ -1,8 +1,8 @@
 import { sqlList, sqlName } from '../../../db/sql-list.ts';
 import { sqlEventType, type EventType } from '../../../outbound/index.ts';
-import { failedItemStatuses, rowStates } from '../../rows/row-states.ts';
+import { failedItemStatuses, rowStates } from '../../states/row-states.ts';
 import { rowEndEventsSelect } from '../../rows/sql/row-events.ts';
-import { batchStates } from '../batch-states.ts';
+import { batchStates } from '../../states/batch-states.ts';
 
 const endEvents: Array<[string, EventType]> = [
   [batchStates.completed, 'batch.completed'],
