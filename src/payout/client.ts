@@ -292,9 +292,10 @@ export class PayoutClient {
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await response.body.text();
     } catch (error) {
-      if (spec.signal?.aborted) throw spec.signal.reason;
-      // The fence refused as the request was written: nothing left (fence-at-write.ts).
+      // The fence refused as the request was written: nothing left (fence-at-write.ts). Asked
+      // before the signal, so a lease lost in the same tick still reads as "not sent".
       if (error instanceof SendWithheldError) throw error;
+      if (spec.signal?.aborted) throw spec.signal.reason;
       throw toNetworkError(error, phase, what);
     }
     const durationMs = Math.round(performance.now() - started);

@@ -16,7 +16,7 @@ import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
 import { noteRetry } from '../rows/sql/note-retry.ts';
 import { renewLeases } from '../rows/sql/renew-leases.ts';
-import { rowFence, sendMarginMs } from './send-fence.ts';
+import { leaseClocks, rowFence, sendMarginMs, type LeaseClocks } from './send-fence.ts';
 import type { CallOptions } from '../../payout/call-hooks.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleFromPayments } from '../rows/sql/settle-from-payments.ts';
@@ -157,7 +157,7 @@ export class BatchWorker {
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
           const enough = room >= Math.max(1, maxHeld / 4);
-          const claimedAt = performance.now();
+          const claimedAt = leaseClocks();
           const claimed = !enough ? [] : (await this.partnerDown()) ? await this.claimProbe(batchId) : await this.claim(room, batchId);
           for (const item of claimed) this.begin(item, claimedAt);
           failures = 0;
@@ -285,10 +285,16 @@ export class BatchWorker {
       this.deps.batchEvents.publish(batchId);
   }
 
-  private begin(item: ClaimedItem, claimedAt: number): void {
+  private begin(item: ClaimedItem, claimedAt: LeaseClocks): void {
     const lost = new AbortController();
     const call: CallOptions = { signal: lost.signal };
-    const held: HeldRow = { ...item, lost, leaseEndsAt: claimedAt + this.options.leaseMs, call };
+    const held: HeldRow = {
+      ...item,
+      lost,
+      leaseEndsAt: claimedAt.monotonic + this.options.leaseMs,
+      leaseEndsAtWall: claimedAt.wall + this.options.leaseMs,
+      call,
+    };
     call.fence = rowFence(held, this.deps.query, sendMarginMs(this.options.leaseMs));
     // Said on the row from the first retry within an attempt, so its batch says why it waits (issue 38).
     call.onRetry = (error, delayMs) => {
@@ -322,12 +328,14 @@ export class BatchWorker {
         if (beating || this.held.size === 0) return;
         beating = true;
         const rows = [...this.held.values()];
-        const renewedAt = performance.now();
+        const renewedAt = leaseClocks();
         renewLeases(this.deps.query, rows, this.options.leaseMs)
           .then((kept) => {
             for (const row of rows) {
-              if (kept.has(row.id)) row.leaseEndsAt = Math.max(row.leaseEndsAt, renewedAt + this.options.leaseMs);
-              else if (this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
+              if (kept.has(row.id)) {
+                row.leaseEndsAt = Math.max(row.leaseEndsAt, renewedAt.monotonic + this.options.leaseMs);
+                row.leaseEndsAtWall = Math.max(row.leaseEndsAtWall, renewedAt.wall + this.options.leaseMs);
+              } else if (this.held.has(row.id)) row.lost.abort(new Error('the lease was lost'));
             }
           })
           .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'lease renewal failed; trying again'))

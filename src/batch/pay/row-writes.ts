@@ -20,8 +20,9 @@ import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
 /** A claimed row while this worker pays it. */
 export interface HeldRow extends ClaimedItem {
   readonly lost: AbortController;
-  /** performance.now() by which its lease ends here (send-fence.ts); moved on by each renewal. */
+  /** performance.now() and Date.now() by which its lease ends here (send-fence.ts); moved on by each renewal. */
   leaseEndsAt: number;
+  leaseEndsAtWall: number;
   /** What its upstream calls carry: the lost signal and the row's send fence. */
   readonly call: CallOptions;
 }

@@ -3,12 +3,28 @@ import type { SendFence } from '../../payout/call-hooks.ts';
 import { SendWithheldError } from '../../payout/errors.ts';
 import { maySend } from '../rows/sql/may-send.ts';
 
-/** What a row's fence reads: its lease token and when its lease ends by this process's clock. */
+/** What a row's fence reads: its lease token and when its lease ends by this process's clocks. */
 export interface FencedRow {
   id: string;
   leaseToken: string;
   /** performance.now() by which the lease ends here: taken before the statement that claimed or renewed it, so never later than the database's. */
   leaseEndsAt: number;
+  /**
+   * The same by Date.now(). The monotonic clock stands still while a virtual machine is paused
+   * or migrated, and the database's runs on; the wall clock is stepped forward once the host
+   * syncs it. Either clock saying the lease has ended withholds the send.
+   */
+  leaseEndsAtWall: number;
+}
+
+/** Both clocks a lease is measured by, read before the statement that claims or renews it. */
+export interface LeaseClocks {
+  monotonic: number;
+  wall: number;
+}
+
+export function leaseClocks(): LeaseClocks {
+  return { monotonic: performance.now(), wall: Date.now() };
 }
 
 /**
@@ -28,10 +44,11 @@ export function sendMarginMs(leaseMs: number): number {
  */
 export function rowFence(row: FencedRow, query: SqlQuery, marginMs: number): SendFence {
   const ended = () => new SendWithheldError("this worker's lease on the row has ended");
+  const over = () => performance.now() >= row.leaseEndsAt - marginMs || Date.now() >= row.leaseEndsAtWall - marginMs;
   return {
-    refusal: () => (performance.now() >= row.leaseEndsAt - marginMs ? ended() : undefined),
+    refusal: () => (over() ? ended() : undefined),
     confirm: async () => {
-      if (performance.now() >= row.leaseEndsAt - marginMs) return ended();
+      if (over()) return ended();
       try {
         return (await maySend(query, row))
           ? undefined

@@ -27,7 +27,7 @@ const noDatabase: SqlQuery = async () => {
 describe("a row's send fence", () => {
   it("sends no create and no execute once the lease has ended by the worker's clock", async () => {
     const fence = rowFence(
-      { id: '1', leaseToken: '00000000-0000-0000-0000-000000000001', leaseEndsAt: performance.now() },
+      { id: '1', leaseToken: '00000000-0000-0000-0000-000000000001', leaseEndsAt: performance.now(), leaseEndsAtWall: Date.now() + 60_000 },
       noDatabase,
       sendMarginMs(2_000),
     );
@@ -44,13 +44,32 @@ describe("a row's send fence", () => {
 
   it('stops sending a margin before the lease ends: the time a request takes to leave, and clock drift', async () => {
     const endsSoon = rowFence(
-      { id: '1', leaseToken: 't', leaseEndsAt: performance.now() + sendMarginMs(2_000) - 50 },
+      { id: '1', leaseToken: 't', leaseEndsAt: performance.now() + sendMarginMs(2_000) - 50, leaseEndsAtWall: Date.now() + 60_000 },
       noDatabase,
       sendMarginMs(2_000),
     );
     expect(endsSoon.refusal()).toBeInstanceOf(SendWithheldError);
-    const endsLater = rowFence({ id: '1', leaseToken: 't', leaseEndsAt: performance.now() + 60_000 }, noDatabase, sendMarginMs(2_000));
+    const endsLater = rowFence(
+      { id: '1', leaseToken: 't', leaseEndsAt: performance.now() + 60_000, leaseEndsAtWall: Date.now() + 60_000 },
+      noDatabase,
+      sendMarginMs(2_000),
+    );
     expect(endsLater.refusal()).toBeUndefined();
+  });
+
+  it('sends nothing once the lease has ended by the wall clock, though the monotonic clock says it holds (a virtual machine paused, its monotonic clock stood still)', async () => {
+    const paused = rowFence(
+      { id: '1', leaseToken: 't', leaseEndsAt: performance.now() + 60_000, leaseEndsAtWall: Date.now() - 1 },
+      noDatabase,
+      sendMarginMs(2_000),
+    );
+    expect(paused.refusal()).toBeInstanceOf(SendWithheldError);
+    expect(await paused.confirm()).toBeInstanceOf(SendWithheldError);
+    expect(await attempts.create('fence-wall', sbpPayment('sbp_bank_id_success'), { fence: paused })).toMatchObject({
+      kind: 'unreachable',
+      error: { code: 'send.withheld' },
+    });
+    expect((await sb.raw('GET', '/_sandbox/payments/fence-wall')).status).toBe(404);
   });
 
   it('asks again as the request is written to its connection: a lease that ends after the first answer (the process frozen while it connected) sends nothing', async () => {
