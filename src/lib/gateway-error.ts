@@ -35,7 +35,7 @@ export interface KindAnswer {
 }
 
 /** Numbers as in src/cli/cli-error.ts `exitCodes`, written out because a kernel does not import the CLI. */
-export const errorKinds: Readonly<Record<ErrorKind, KindAnswer>> = {
+export const errorKinds = {
   /** The caller's input is refused: fix it and ask again. */
   input: { httpStatus: 400, graphqlCode: 'BAD_USER_INPUT', exitCode: 2 },
   /** What the caller named does not exist (or is not theirs to see). */
@@ -50,7 +50,7 @@ export const errorKinds: Readonly<Record<ErrorKind, KindAnswer>> = {
   upstream: { httpStatus: 502, graphqlCode: 'PAYOUT_ERROR', exitCode: 3 },
   /** Something in this service went wrong; its words are for the log, never a caller. */
   internal: { httpStatus: 500, graphqlCode: 'INTERNAL_SERVER_ERROR', exitCode: 3 },
-};
+} as const satisfies Readonly<Record<ErrorKind, KindAnswer>>;
 
 /** A status someone else chose (the sandbox's pairing of the partner's codes) read back as a kind. */
 export function kindOfHttpStatus(status: number): ErrorKind {
@@ -70,7 +70,7 @@ export abstract class GatewayError extends Error {
   requestId: string | undefined;
 }
 
-/** What the error's kind answers at the edges; a field, not a getter, of the root, because classes such as PayoutApiError keep their own `httpStatus` (the upstream's). */
+/** What the error's kind answers at the edges; a function, not a getter on the root, because classes such as PayoutApiError keep an `httpStatus` of their own (the upstream's). */
 export function answerOf(error: GatewayError): KindAnswer {
   return errorKinds[error.kind];
 }
