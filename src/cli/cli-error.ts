@@ -24,10 +24,11 @@ const codeOfExit: Readonly<Record<number, string>> = {
   [exitCodes.failed]: 'cli.failed',
 };
 
-/** The kind an exit code stands for; 3, 4, 5 and 130 are a command that did not finish. */
+/** The kind an exit code stands for; 4, 5 and 130 stand for none (the command ran, and was stopped or had failures). */
 const kindOfExit: Readonly<Record<number, ErrorKind>> = {
   [exitCodes.notPayable]: 'state',
   [exitCodes.usage]: 'input',
+  [exitCodes.failed]: 'unavailable',
 };
 
 /** A refusal the CLI prints as its message alone, exiting with its code. */

@@ -1,8 +1,10 @@
 /**
  * The one root of this service's errors (docs/decisions/0030-one-error-root.md), as
- * stripe-node's Error.ts is the root of its own: every refusal or failure that leaves its
- * module is a GatewayError with a stable machine `code` (its words may change, its code does
- * not), a `kind` that says whose move it is, and the request id when one is known. What a
+ * stripe-node's StripeError is the root of its own
+ * (https://github.com/stripe/stripe-node/blob/master/src/Error.ts): every refusal or failure
+ * that leaves its module is a GatewayError with a stable machine `code` (its words may
+ * change, its code does not), a `kind` that says whose move it is, and the request id when
+ * one is known. What a
  * kind becomes at each edge (an HTTP status, a GraphQL code, a CLI exit code) is read from
  * `errorKinds`, so a new error class chooses a kind instead of teaching every edge its name.
  *
@@ -44,11 +46,11 @@ export const errorKinds = {
   state: { httpStatus: 409, graphqlCode: null, exitCode: 1 },
   /** Someone else holds it or changed it (another process, another payment under the same id). */
   conflict: { httpStatus: 409, graphqlCode: null, exitCode: 2 },
-  /** A dependency of this service (the database) was in trouble: try again later. */
+  /** Something this side depends on was in trouble (the database; for the CLI, its gateway): try again later. */
   unavailable: { httpStatus: 503, graphqlCode: 'DATABASE_UNAVAILABLE', exitCode: 3 },
   /** The partner's Payout API refused, failed or could not be reached. */
   upstream: { httpStatus: 502, graphqlCode: 'PAYOUT_ERROR', exitCode: 3 },
-  /** Something in this service went wrong; its words are for the log, never a caller. */
+  /** Something in this service went wrong: GraphQL masks its words, the CLI prints them as a failure, not a refusal. */
   internal: { httpStatus: 500, graphqlCode: 'INTERNAL_SERVER_ERROR', exitCode: 3 },
 } as const satisfies Readonly<Record<ErrorKind, KindAnswer>>;
 

@@ -71,7 +71,8 @@ const samples: Record<string, Array<[GatewayError, string, ErrorKind]>> = {
   CliError: [
     [new CliError('m', exitCodes.usage), 'cli.usage', 'input'],
     [new CliError('m', exitCodes.notPayable, 'batch.same-person'), 'batch.same-person', 'state'],
-    [new CliError('m', exitCodes.failed), 'cli.failed', 'internal'],
+    [new CliError('m', exitCodes.failed), 'cli.failed', 'unavailable'],
+    [new CliError('m', exitCodes.interrupted), 'cli.failed', 'internal'],
   ],
   ConfigError: [[new ConfigError([{ variable: 'PORT', message: 'not a port' }]), 'config.invalid', 'input']],
   CsvFileError: [[new CsvFileError([{ line: 1, column: null, code: 'file.empty', message: 'm' }]), 'file.invalid', 'input']],
