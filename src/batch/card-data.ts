@@ -15,6 +15,8 @@ export type StoredRecipient = { [field: string]: string | Envelope };
 /** A payable row's card data is gone: deleted after the retention period, or never stored. */
 export class MissingCardDataError extends BrokenEnvelopeError {
   override readonly code = 'card-data.missing';
+  // Not a fault of this service: the row outlived CARD_DATA_RETENTION_DAYS, and is uploaded again to be paid.
+  override readonly kind = 'state';
   constructor() {
     super(
       'the recipient details of this row are no longer stored (deleted after CARD_DATA_RETENTION_DAYS); import the row again to pay it',

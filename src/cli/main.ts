@@ -1,11 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { ConfigError } from '../config/config-error.ts';
-import { DataDirInUseError } from '../db/data-dir-lock.ts';
 import { databaseTrouble } from '../db/connection-lost.ts';
 import { TrackedStatus } from '../db/generated/enums.ts';
+import { GatewayError } from '../lib/gateway-error.ts';
 import { addBatchCommands } from './batch-command-table.ts';
-import { CliError, exitCodes } from './cli-error.ts';
+import { exitCodes, failureOf } from './cli-error.ts';
 import { JSON_HELP, positiveInt, type CommandKit } from './command-kit.ts';
 import type { CliContext } from './context.ts';
 import { addEventsCommands } from './events-command-table.ts';
@@ -107,11 +106,9 @@ function failure(error: unknown): { code: string; message: string; exitCode: num
     const message = error.code === 'commander.help' ? 'a command is needed here; --help lists them' : error.message.replace(/^error: /, '');
     return { code: 'cli.usage', message, exitCode: exitCodes.usage, text: '' };
   }
-  if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode, text: `${error.message}\n` };
-  if (error instanceof ConfigError)
-    return { code: error.code, message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
-  if (error instanceof DataDirInUseError)
-    return { code: 'database.in-use', message: error.message, exitCode: exitCodes.usage, text: `${error.message}\n` };
+  // A refusal (a CliError, a bad configuration, a database another process holds): its words alone, the exit code of its kind.
+  const refused = error instanceof GatewayError ? failureOf(error) : undefined;
+  if (refused !== undefined) return { ...refused, text: `${refused.message}\n` };
   const trouble = databaseTrouble(error);
   if (trouble !== undefined) {
     // Transactions lost before their commit were already run again (db/transaction-retry.ts); this one could not be.

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { DataKey, DataKeyring } from './data-keys.ts';
+import { GatewayError, type ErrorKind } from '../lib/gateway-error.ts';
 
 /** What is stored: AES-256-GCM ciphertext with its nonce, tag and the id of the key. */
 // A type, not an interface: it must pass as JSON (Prisma's InputJsonValue) as it is.
@@ -12,8 +13,9 @@ export type Envelope = {
 };
 
 /** The envelope names a key this process does not have (rotated out, or another deployment's). */
-export class UnknownDataKeyError extends Error {
+export class UnknownDataKeyError extends GatewayError {
   readonly code = 'card-data.unknown-key';
+  readonly kind = 'internal';
   constructor(readonly kid: string) {
     super(`the data key ${kid} is not configured (PAYOUT_DATA_KEY, PAYOUT_DATA_KEYS_OLD)`);
     this.name = 'UnknownDataKeyError';
@@ -21,8 +23,9 @@ export class UnknownDataKeyError extends Error {
 }
 
 /** The envelope is malformed or fails authentication (altered, or moved to another row). */
-export class BrokenEnvelopeError extends Error {
+export class BrokenEnvelopeError extends GatewayError {
   readonly code: string = 'card-data.unreadable';
+  readonly kind: ErrorKind = 'internal';
   constructor(message: string) {
     super(message);
     this.name = 'BrokenEnvelopeError';

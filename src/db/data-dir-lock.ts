@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { GatewayError } from '../lib/gateway-error.ts';
 
 /** Who holds the embedded database, as written in its lock file. */
 export interface LockHolder {
@@ -12,8 +13,9 @@ export interface LockHolder {
 }
 
 /** A second process tried to open an embedded database another one has open. */
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends GatewayError {
   readonly code = 'database.in-use';
+  readonly kind = 'conflict';
 
   constructor(
     readonly dir: string,

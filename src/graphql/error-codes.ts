@@ -3,10 +3,11 @@ import { ForbiddenError } from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError } from 'graphql-yoga';
 import { databaseTrouble } from '../db/connection-lost.ts';
+import { answerOf, errorKinds, GatewayError } from '../lib/gateway-error.ts';
 import { redactCardNumbers } from '../log/card-numbers.ts';
 import { PaymentInputError } from '../payments/input-error.ts';
 import { PayoutError } from '../payout/errors.ts';
-import { enumName, payoutErrorCode } from './types/enums.ts';
+import { enumName, payoutErrorCode, problemCodeNames } from './types/enums.ts';
 
 /**
  * The one vocabulary of `extensions.code` (docs/api/error-codes.md): upper-case words as
@@ -19,11 +20,11 @@ import { enumName, payoutErrorCode } from './types/enums.ts';
  * PERSISTED_QUERY_NOT_FOUND / PERSISTED_QUERY_HASH_MISMATCH / TRUSTED_DOCUMENTS_ONLY (persisted-operations.ts),
  * BAD_REQUEST / GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED / INTERNAL_SERVER_ERROR (yoga).
  */
-export const BAD_USER_INPUT = 'BAD_USER_INPUT';
+export const BAD_USER_INPUT = errorKinds.input.graphqlCode;
 export const FORBIDDEN = 'FORBIDDEN';
-export const PAYOUT_ERROR = 'PAYOUT_ERROR';
+export const PAYOUT_ERROR = errorKinds.upstream.graphqlCode;
 /** The database was in trouble while the request ran (db/connection-lost.ts says which); read, then try again. */
-export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
+export const DATABASE_UNAVAILABLE = errorKinds.unavailable.graphqlCode;
 
 /** DATABASE_UNAVAILABLE's words: what is wrong (databaseTrouble), and what the caller does next. */
 export function databaseUnavailableMessage(words: string, paymentId?: string): string {
@@ -35,7 +36,9 @@ export function databaseUnavailableMessage(words: string, paymentId?: string): s
 }
 
 /** A database in trouble under a request that concerns one payment (createPayment): its DATABASE_UNAVAILABLE names the payment. */
-export class DatabaseUnavailableFor extends Error {
+export class DatabaseUnavailableFor extends GatewayError {
+  readonly code = 'database.unavailable';
+  readonly kind = 'unavailable';
   constructor(
     override readonly cause: unknown,
     readonly paymentId: string,
@@ -43,6 +46,19 @@ export class DatabaseUnavailableFor extends Error {
     super('the database was in trouble');
     this.name = 'DatabaseUnavailableFor';
   }
+}
+
+/**
+ * A typed refusal's `code` (the Problem interface, ErrorCode): its own code where GraphQL has
+ * it (batch.not-pausable → BATCH_NOT_PAUSABLE, PAYMENT_CANCELLED), else its kind's
+ * (InputError and ReconciliationPeriodError: BAD_USER_INPUT). The partner's codes are a
+ * vocabulary of their own: a known one by name, any other OTHER. Read by name, not by
+ * instanceof: the errors plugin hands resolvers a proxy (types/errors.ts).
+ */
+export function problemCode(error: GatewayError): string {
+  if (error.kind === 'upstream') return enumName(payoutErrorCode(error.code));
+  const own = enumName(error.code);
+  return problemCodeNames.has(own) ? own : (answerOf(error).graphqlCode ?? own);
 }
 
 type Located = Pick<GraphQLError, 'nodes' | 'path'>;
@@ -58,7 +74,7 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   const at = { nodes: located.nodes, path: located.path };
   if (original instanceof PayoutError) return payoutError(original, at);
   if (original instanceof PaymentInputError) {
-    return coded(original.message, at, BAD_USER_INPUT, {
+    return coded(original.message, at, errorKinds[original.kind].graphqlCode, {
       fieldErrors: original.problems.map(({ path, message: m }) => ({ path, message: m })),
     });
   }
@@ -106,8 +122,8 @@ function isGraphQLErrorChain(error: unknown): boolean {
 /** The same words and codes as the PayoutError type of mutation results; no transport detail. */
 function payoutError(error: PayoutError, at: Partial<Located>): GraphQLError {
   const traceId = (error as { traceId?: unknown }).traceId;
-  return coded(error.message, at, PAYOUT_ERROR, {
-    payoutErrorCode: enumName(payoutErrorCode(error.code)),
+  return coded(error.message, at, errorKinds[error.kind].graphqlCode, {
+    payoutErrorCode: problemCode(error),
     upstreamCode: error.code,
     retryable: error.retryable,
     ...(typeof traceId === 'string' ? { traceId } : {}),

@@ -1,3 +1,5 @@
+import { GatewayError } from '../lib/gateway-error.ts';
+
 /**
  * Money as the partner API writes it: digits, `.`, exactly two decimals. Arithmetic
  * happens on integer minor units (bigint) so no value ever passes through a float.
@@ -5,8 +7,9 @@
 export const MONEY_VALUE = /^(0|[1-9]\d{0,15})\.\d{2}$/;
 export const SIGNED_MONEY_VALUE = /^-?(0|[1-9]\d{0,15})\.\d{2}$/;
 
-export class MoneyFormatError extends Error {
+export class MoneyFormatError extends GatewayError {
   readonly code = 'money.format';
+  readonly kind = 'input';
   constructor(readonly value: string) {
     super(`"${value}" is not an amount with two decimals such as 1234.50`);
     this.name = 'MoneyFormatError';

@@ -1,3 +1,5 @@
+import { GatewayError, type ErrorKind } from '../lib/gateway-error.ts';
+
 /** Why an admin's request about event subscriptions was refused: stable codes (docs/api/error-codes.md). */
 export const eventSubscriptionErrorMeanings = {
   EVENT_SUBSCRIPTION_NOT_FOUND: 'No event subscription has this id.',
@@ -11,12 +13,17 @@ export const eventSubscriptionErrorMeanings = {
 
 export type EventSubscriptionErrorCode = keyof typeof eventSubscriptionErrorMeanings;
 
-export class EventSubscriptionError extends Error {
+/** The codes that name something that is not there; the rest refuse what the admin asked for. */
+const notFound: ReadonlySet<EventSubscriptionErrorCode> = new Set(['EVENT_SUBSCRIPTION_NOT_FOUND', 'EVENT_NOT_FOUND']);
+
+export class EventSubscriptionError extends GatewayError {
+  readonly kind: ErrorKind;
   constructor(
     readonly code: EventSubscriptionErrorCode,
     message: string,
   ) {
     super(message);
+    this.kind = notFound.has(code) ? 'not-found' : 'input';
     this.name = 'EventSubscriptionError';
   }
 }

@@ -1,3 +1,5 @@
+import { GatewayError } from '../lib/gateway-error.ts';
+
 export interface FieldProblem {
   /** Where the bad value is, e.g. ["amount"] or ["recipient", "pan"] (the spec's field names). */
   path: string[];
@@ -7,8 +9,9 @@ export interface FieldProblem {
 }
 
 /** A payment request refused before any upstream call, naming each bad field. */
-export class PaymentInputError extends Error {
+export class PaymentInputError extends GatewayError {
   readonly code = 'input.invalid';
+  readonly kind = 'input';
   constructor(readonly problems: FieldProblem[]) {
     super(problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '));
     this.name = 'PaymentInputError';

@@ -1,3 +1,5 @@
+import { GatewayError } from '../lib/gateway-error.ts';
+
 /**
  * The gateway refuses to move money it was asked to move, before any upstream call.
  *
@@ -15,7 +17,9 @@
 export const paymentRefusalCodes = ['PAYMENT_CANCELLED', 'SECOND_PERSON_REQUIRED', 'PAYEE_ACCOUNT_CHANGED'] as const;
 export type PaymentRefusalCode = (typeof paymentRefusalCodes)[number];
 
-export class PaymentRefusedError extends Error {
+export class PaymentRefusedError extends GatewayError {
+  /** Each is a no to this caller now, not a mistake in the request: another key, or includeChangedAccount, may do it. */
+  readonly kind = 'state';
   constructor(
     readonly code: PaymentRefusalCode,
     message: string,

@@ -1,10 +1,13 @@
 import { utcTimeOn } from '../money/readable-text.ts';
+import { GatewayError } from '../lib/gateway-error.ts';
 import { transientErrorCodes, type ErrorBody } from './models.ts';
 
 /** Every failure of a Payout API call is one of these, each with a stable `code`. */
-export class PayoutError extends Error {
+export class PayoutError extends GatewayError {
   // Set by each subclass; the base is concrete only so GraphQL can map it as one type.
   declare readonly code: string;
+  /** Every one is the partner's answer, or its absence: GraphQL's PAYOUT_ERROR, whatever the code. */
+  readonly kind = 'upstream';
   /** True when the same request may succeed if sent again later. */
   declare readonly retryable: boolean;
 }

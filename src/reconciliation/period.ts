@@ -1,3 +1,5 @@
+import { GatewayError } from '../lib/gateway-error.ts';
+
 /**
  * A reconciliation period: whole days in the agent's time zone, turned into instants, and
  * the days of the upstream list to read for it.
@@ -27,7 +29,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export const periodFields = ['from', 'to', 'timeZone'] as const;
 export type PeriodField = (typeof periodFields)[number];
 
-export class PeriodError extends Error {
+export class PeriodError extends GatewayError {
+  readonly code = 'period.invalid';
+  readonly kind = 'input';
   constructor(
     message: string,
     /** The input it is about: from, to or timeZone. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlQuery } from '../db/database.ts';
 import { renewRun } from './sql/renew-run.ts';
+import { GatewayError } from '../lib/gateway-error.ts';
 
 /** A run's phases in order (the table in reconciliation-service.ts). */
 export const runPhases = ['reading', 'confirming', 'comparing', 'repairing', 'done'] as const;
@@ -26,7 +27,9 @@ export function newLeaseToken(owner: string): string {
 }
 
 /** The run is held by another execution now (its lease expired and was taken over), or ended. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends GatewayError {
+  readonly code = 'reconciliation.lease-lost';
+  readonly kind = 'conflict';
   constructor() {
     super('the run was taken over by another process after its lease expired');
     this.name = 'LeaseLostError';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorBody, ErrorCode } from '../payout/models.ts';
 import { formatDateTime } from './clock.ts';
+import { GatewayError, kindOfHttpStatus, type ErrorKind } from '../lib/gateway-error.ts';
 
 /** HTTP status the sandbox pairs with each error code (the spec leaves the pairing open). */
 const statusOf: Record<ErrorCode, number> = {
@@ -24,7 +25,9 @@ const statusOf: Record<ErrorCode, number> = {
 };
 
 /** A refusal the routes throw; the server turns it into the spec's Error object. */
-export class SandboxApiError extends Error {
+export class SandboxApiError extends GatewayError {
+  readonly code: ErrorCode;
+  readonly kind: ErrorKind;
   readonly httpStatus: number;
   readonly userMessage: string;
   constructor(
@@ -35,7 +38,9 @@ export class SandboxApiError extends Error {
     options: { httpStatus?: number; userMessage?: string; retryAfterSeconds?: number } = {},
   ) {
     super(description);
+    this.code = errorCode;
     this.httpStatus = options.httpStatus ?? statusOf[errorCode];
+    this.kind = kindOfHttpStatus(this.httpStatus);
     this.userMessage = options.userMessage ?? defaultUserMessage(this.httpStatus);
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

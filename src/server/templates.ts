@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { baseColumns, exportChunks, exportMediaTypes } from '../batch/index.ts';
+import { answerOf } from '../lib/gateway-error.ts';
 import { formatOf } from '../payout/field-formats.ts';
 import { toMinorUnits } from '../money/money.ts';
 import type { PayoutClient } from '../payout/client.ts';
@@ -68,7 +69,7 @@ export async function handleTemplate(
   } catch (error) {
     if (!(error instanceof PayoutError)) throw error;
     res
-      .writeHead(502, { 'content-type': 'text/plain' })
+      .writeHead(answerOf(error).httpStatus, { 'content-type': 'text/plain' })
       .end(`The provider details could not be read from the payout service (${error.code}); try again later.\n`);
     return;
   }

@@ -1,3 +1,5 @@
+import { GatewayError, type ErrorKind } from '../../lib/gateway-error.ts';
+
 /**
  * Every code a refused lifecycle step carries (BatchStateError, docs/api/error-codes.md as
  * BATCH_…, REVIEW_…, SECOND_PERSON_REQUIRED), with what it means. The GraphQL ErrorCode enum
@@ -49,13 +51,26 @@ export const batchErrorMeanings = {
 export type BatchErrorCode = keyof typeof batchErrorMeanings;
 export const batchErrorCodes = Object.keys(batchErrorMeanings) as BatchErrorCode[];
 
+/** The codes that are not a no of the batch's state or of who asked (the kind of every other code). */
+const batchErrorKinds: Partial<Record<BatchErrorCode, ErrorKind>> = {
+  'batch.not-found': 'not-found',
+  'review.no-such-row': 'not-found',
+  'batch.changed': 'conflict',
+  'batch.pay-at-invalid': 'input',
+  'batch.agree-with-choice': 'input',
+  'review.reason-required': 'input',
+  'review.reason-too-long': 'input',
+};
+
 /** A lifecycle step refused: the batch is in the wrong state, or the wrong person asked. */
-export class BatchStateError extends Error {
+export class BatchStateError extends GatewayError {
+  readonly kind: ErrorKind;
   constructor(
     readonly code: BatchErrorCode,
     message: string,
   ) {
     super(message);
+    this.kind = batchErrorKinds[code] ?? 'state';
     this.name = 'BatchStateError';
   }
 }

@@ -21,7 +21,7 @@ export interface GatewayClient {
 }
 
 /** A GraphQL error as the gateway answers it (docs/api/error-codes.md). */
-export interface GatewayError {
+export interface AnsweredError {
   message: string;
   path?: ReadonlyArray<string | number>;
   extensions?: { code?: string; argument?: string; [key: string]: unknown };
@@ -60,9 +60,12 @@ const downloadCodes: Readonly<Record<number, string>> = {
   503: 'DATABASE_UNAVAILABLE',
 };
 
-export function errorOf(error: GatewayError): CliError {
+export function errorOf(error: AnsweredError): CliError {
   const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
-  return new CliError(error.message, exitOfCode[code] ?? exitCodes.failed, cliCodeOf[code] ?? code);
+  const refused = new CliError(error.message, exitOfCode[code] ?? exitCodes.failed, cliCodeOf[code] ?? code);
+  // The gateway's request id: what an operator finds its log lines by, should the person quote it.
+  if (typeof error.extensions?.requestId === 'string') refused.requestId = error.extensions.requestId;
+  return refused;
 }
 
 /** A mutation's typed refusal (BatchError: BATCH_SAME_PERSON, …) as the CLI's error: `batch.same-person`, exit 1 (2 for no such batch). */
@@ -102,7 +105,7 @@ export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): Gat
   };
   const answer = async <T>(response: Response): Promise<T> => {
     const text = await response.text();
-    let body: { data?: T | null; errors?: GatewayError[] };
+    let body: { data?: T | null; errors?: AnsweredError[] };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
@@ -140,12 +143,12 @@ export function gatewayClient({ url, local, key, lookedAt }: ClientOptions): Gat
       const text = await response.text();
       if (response.status === 401) throw unauthenticated(refuser, key?.from, lookedAt);
       // A download route answers its refusals in plain text; its status says which kind.
-      let error: GatewayError = {
+      let error: AnsweredError = {
         message: text.trim() || `HTTP ${response.status}`,
         extensions: { code: downloadCodes[response.status] ?? 'INTERNAL_SERVER_ERROR' },
       };
       try {
-        error = (JSON.parse(text) as { errors?: GatewayError[] }).errors?.[0] ?? error;
+        error = (JSON.parse(text) as { errors?: AnsweredError[] }).errors?.[0] ?? error;
       } catch {
         // Not JSON: the status says it.
       }

@@ -251,6 +251,9 @@ const problemMeanings: Record<string, string> = {
   BAD_USER_INPUT: 'The input was refused before anything was sent (see the error’s fields).',
 };
 
+/** Every ErrorCode name: a refusal whose own code is one of them answers with it (error-codes.ts problemCode). */
+export const problemCodeNames: ReadonlySet<string> = new Set(Object.keys(problemMeanings));
+
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
   description: 'Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md.',
   values: Object.fromEntries(Object.entries(problemMeanings).map(([name, description]) => [name, { value: name, description }])),

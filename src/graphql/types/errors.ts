@@ -1,14 +1,17 @@
+import type { GatewayError } from '../../lib/gateway-error.ts';
 import { PayoutError, type PayoutApiError } from '../../payout/errors.ts';
 import { PaymentInputError, type FieldProblem } from '../../payments/input-error.ts';
 import { builder } from '../builder.ts';
-import { ErrorCodeEnum, enumName, payoutErrorCode } from './enums.ts';
+import { problemCode } from '../error-codes.ts';
+import { ErrorCodeEnum } from './enums.ts';
 
 /**
  * What every typed mutation error shares: a message for a person and one `code` from one
  * enum (ErrorCode), so a client handles `... on Problem { code message }` once for every
- * mutation. Each error type resolves its own code; this one is never reached directly.
+ * mutation. Every error type resolves it from the error root's code and kind (problemCode);
+ * each keeps its own field only for the words of its description.
  */
-export const Problem = builder.interfaceRef<Error>('Problem').implement({
+export const Problem = builder.interfaceRef<GatewayError>('Problem').implement({
   description:
     'A refusal returned as data by a mutation (a member of its `…Result` union). Nothing was done unless the type says otherwise.',
   fields: (t) => ({
@@ -16,7 +19,7 @@ export const Problem = builder.interfaceRef<Error>('Problem').implement({
     code: t.field({
       type: ErrorCodeEnum,
       description: 'Stable machine-readable reason (docs/api/error-codes.md).',
-      resolve: () => 'BAD_USER_INPUT',
+      resolve: problemCode,
     }),
   }),
 });
@@ -43,7 +46,7 @@ builder.objectType(PayoutError, {
     code: t.field({
       type: ErrorCodeEnum,
       description: 'The upstream or client code (one of the PayoutErrorCode names), or OTHER for one this version does not know.',
-      resolve: (error) => enumName(payoutErrorCode(error.code)),
+      resolve: problemCode,
     }),
     upstreamCode: t.string({ description: 'The code exactly as received.', resolve: (error) => error.code }),
     retryable: t.boolean({ description: 'The same request may succeed later.', resolve: (error) => error.retryable }),
@@ -78,7 +81,7 @@ builder.objectType(PaymentInputError, {
   description: 'The input was refused before any upstream call.',
   interfaces: [Problem],
   fields: (t) => ({
-    code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: () => 'BAD_USER_INPUT' }),
+    code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: problemCode }),
     fieldErrors: t.field({
       type: [FieldError],
       description: 'Each refused part of the input; at least one.',

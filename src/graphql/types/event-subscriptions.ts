@@ -12,6 +12,7 @@ import {
 } from '../../outbound/index.ts';
 import { offReasonOf } from '../../outbound/subscription-states.ts';
 import { builder } from '../builder.ts';
+import { problemCode } from '../error-codes.ts';
 import { ErrorCodeEnum } from './enums.ts';
 import { Problem, typedResult } from './errors.ts';
 
@@ -36,7 +37,7 @@ builder.objectType(EventSubscriptionError, {
       type: ErrorCodeEnum,
       description:
         'EVENT_SUBSCRIPTION_NOT_FOUND, EVENT_ENDPOINT_REFUSED, EVENT_TYPE_UNKNOWN, EVENT_REQUEST_SIZE_INVALID or EVENT_NOT_FOUND.',
-      resolve: (e) => e.code,
+      resolve: problemCode,
     }),
   }),
 });

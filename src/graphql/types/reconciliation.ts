@@ -6,6 +6,7 @@ import { requestActor } from '../../audit/audit.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../../reconciliation/discrepancy-codes.ts';
 import { PeriodError } from '../../reconciliation/period.ts';
 import { builder } from '../builder.ts';
+import { problemCode } from '../error-codes.ts';
 import { ErrorCodeEnum, PeriodFieldEnum, ReconciliationPhaseEnum, ReconciliationTriggerEnum } from './enums.ts';
 import type { RunTrigger } from '../../reconciliation/reconciliation-service.ts';
 import type { RunPhase } from '../../reconciliation/run-lease.ts';
@@ -268,7 +269,7 @@ builder.objectType(PeriodError, {
     'The period cannot be reconciled: not a date, in the future, or older than the upstream keeps payments (50 days). No run was started.',
   interfaces: [Problem],
   fields: (t) => ({
-    code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: () => 'BAD_USER_INPUT' }),
+    code: t.field({ type: ErrorCodeEnum, description: 'Always BAD_USER_INPUT.', resolve: problemCode }),
     field: t.field({ type: PeriodFieldEnum, description: 'Which part of the period is refused.', resolve: (e) => e.field }),
   }),
 });

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { isInternal, isLoopback, resolveWithDns, type ResolveAll } from '../../lib/internal-addresses.ts';
+import { GatewayError } from '../../lib/gateway-error.ts';
 
 /** Where subscriptions may point: the webhookUrl rules (https, public), checked at creation and at every delivery. */
 export interface EndpointPolicy {
@@ -48,8 +49,9 @@ function refusedAddress(hostname: string, address: string): string {
 }
 
 /** A refused address met at delivery: the name now resolves inside (DNS rebinding). */
-export class RefusedTargetError extends Error {
+export class RefusedTargetError extends GatewayError {
   readonly code = 'EVENT_TARGET_REFUSED';
+  readonly kind = 'input';
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

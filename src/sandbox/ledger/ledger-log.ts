@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Payment } from '../../payout/models.ts';
+import { GatewayError } from '../../lib/gateway-error.ts';
 
 /** One payment as the ledger holds it; money in minor units as decimal strings (JSON has no bigint). */
 export interface PaymentRecord {
@@ -31,7 +32,9 @@ type LogLine =
 export const LEDGER_FILE = 'ledger.ndjson';
 
 /** Another live process holds the sandbox directory. */
-export class SandboxStateInUseError extends Error {
+export class SandboxStateInUseError extends GatewayError {
+  readonly code = 'sandbox.state-in-use';
+  readonly kind = 'conflict';
   constructor(
     readonly dir: string,
     readonly pid: number,

@@ -3,6 +3,7 @@ import { CsvError, parse, type Parser } from 'csv-parse';
 import { redactCardNumbers } from '../../../log/card-numbers.ts';
 import { columnFor, MAX_COLUMNS, requiredColumns } from './csv-columns.ts';
 import { asUtf8, detectEncoding, EncodingError, headText, type Encoding } from './text-decoding.ts';
+import { GatewayError } from '../../../lib/gateway-error.ts';
 
 export type { Encoding } from './text-decoding.ts';
 
@@ -14,7 +15,10 @@ export interface FileProblem {
 }
 
 /** The file cannot be read as a payroll file at all; every reason is listed. */
-export class CsvFileError extends Error {
+export class CsvFileError extends GatewayError {
+  /** The file as a whole; each problem has its own code (file.empty, csv.syntax, …). */
+  readonly code = 'file.invalid';
+  readonly kind = 'input';
   constructor(readonly problems: FileProblem[]) {
     super(problems.map((p) => (p.line === null ? p.message : `line ${p.line}: ${p.message}`)).join('; '));
     this.name = 'CsvFileError';

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
+import { GatewayError } from '../../../lib/gateway-error.ts';
 
 /** The encodings payroll text files come in: what spreadsheets save as CSV or "Unicode text". */
 export type Encoding = 'utf-8' | 'windows-1251' | 'utf-16le' | 'utf-16be';
@@ -7,7 +8,10 @@ export type Encoding = 'utf-8' | 'windows-1251' | 'utf-16le' | 'utf-16be';
 export const encodingAdvice = 'save it as UTF-8, UTF-16 with a byte order mark, or windows-1251 (in Excel: "CSV UTF-8")';
 
 /** Why the bytes are not text this service reads; the reader turns it into a file problem. */
-export class EncodingError extends Error {
+export class EncodingError extends GatewayError {
+  /** The file problem the reader turns it into. */
+  readonly code = 'file.encoding';
+  readonly kind = 'input';
   constructor(
     message: string,
     /** The file line the bad bytes are on, when one is known. */

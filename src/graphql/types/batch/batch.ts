@@ -4,8 +4,9 @@ import { sqlOf } from '../../../db/database.ts';
 import { BatchStatus } from '../../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchProblem as BatchProblemRow } from '../../../db/generated/client.ts';
 import { builder } from '../../builder.ts';
+import { problemCode } from '../../error-codes.ts';
 import { Money } from '../balance.ts';
-import { ErrorCodeEnum, enumName } from '../enums.ts';
+import { ErrorCodeEnum } from '../enums.ts';
 import { Problem } from '../errors.ts';
 import { MAX_PROBLEMS, checkPageSizes, pageOptions, pageSizeNote, parseTimeIdCursor, readCursor, timeIdCursor } from '../paging.ts';
 
@@ -53,7 +54,7 @@ builder.objectType(BatchStateError, {
     code: t.field({
       type: ErrorCodeEnum,
       description: 'A BATCH_…, REVIEW_… or SECOND_PERSON_REQUIRED code, e.g. BATCH_SAME_PERSON, BATCH_NOT_APPROVABLE.',
-      resolve: (e) => enumName(e.code),
+      resolve: problemCode,
     }),
   }),
 });

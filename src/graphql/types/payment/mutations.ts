@@ -10,7 +10,7 @@ import type { PaymentView } from '../../../payments/payment-service.ts';
 import { webhookTargetProblem } from '../../../payments/webhook-target.ts';
 import { payeeIdProblem } from '../../../batch/index.ts';
 import { builder } from '../../builder.ts';
-import { DatabaseUnavailableFor } from '../../error-codes.ts';
+import { DatabaseUnavailableFor, problemCode } from '../../error-codes.ts';
 import { databaseTrouble } from '../../../db/connection-lost.ts';
 import { CurrencyEnum, ErrorCodeEnum } from '../enums.ts';
 import { Problem, paymentErrors, typedResult } from '../errors.ts';
@@ -100,7 +100,7 @@ builder.objectType(PaymentRefusedError, {
         'PAYMENT_CANCELLED: its batch row was cancelled after the create, the payment stays READY upstream until it expires. ' +
         'SECOND_PERSON_REQUIRED: above PAYMENT_SECOND_PERSON_ABOVE a key other than the creator’s must execute it (createPayment with execute: the payment was created and is READY). ' +
         'PAYEE_ACCOUNT_CHANGED: its payee was last paid to another account; executed only with includeChangedAccount (createPayment with execute: the payment was created and is READY).',
-      resolve: (error) => error.code,
+      resolve: problemCode,
     }),
     paymentId: t.exposeID('paymentId', {
       description:
