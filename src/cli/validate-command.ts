@@ -9,7 +9,8 @@ import { exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
 import { problemTable, validationDoc } from './output.ts';
-import { amountText, countOf } from './batch/words.ts';
+import { localAmount } from '../money/money-text.ts';
+import { countOf } from './batch/words.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
 interface ValidationUpstream {
@@ -44,7 +45,7 @@ export function verdict(report: Pick<ValidationReport, 'payable' | 'validCount' 
   const fileErrors = report.problems.some((problem) => problem.line === null && problem.severity === 'error');
   if (report.validCount === 0 || fileErrors) return 'The file cannot be paid: fix it and validate it again.';
   return (
-    `The file has row errors: fix them, or pay its ${countOf(report.validCount, 'valid row')} (${amountText(report.totalAmount, 'RUB')}) ` +
+    `The file has row errors: fix them, or pay its ${countOf(report.validCount, 'valid row')} (${localAmount(report.totalAmount, 'RUB')}) ` +
     'only (payout batch run --valid-only).'
   );
 }
@@ -77,7 +78,7 @@ export function reportLine(
 ): string {
   return (
     `${fileName}: ${countOf(report.rowCount, 'row')}, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
-    `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${amountText(report.totalAmount, 'RUB')}`
+    `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${localAmount(report.totalAmount, 'RUB')}`
   );
 }
 

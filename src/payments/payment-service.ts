@@ -14,7 +14,7 @@ import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 import { finalTracked, paymentStates } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
-import { amountInWords } from '../money/readable-text.ts';
+import { amountInWords } from '../money/money-text.ts';
 import { neededInWords, type Approvals } from '../approval/approvals.ts';
 import type { PaymentPayees } from '../payees/payment-payees.ts';
 import { payeeMarks, paymentAccountChangedMessage } from '../payees/payee-marks.ts';

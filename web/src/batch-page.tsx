@@ -6,7 +6,8 @@ import { ReviewEntry } from './lazy-pages.tsx';
 import { WaitNotice } from './wait-notice.tsx';
 import { approvalsLine, approvedAlready, pendingLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
-import { formatMoney, formatNumber } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
+import { formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName, rowErrorsOnly } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
@@ -101,7 +102,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   }
 
   const progress = progressOf(batch.counts);
-  const money = (value: { value: string; currency: string }) => formatMoney(value.value, value.currency, i18n.tag);
+  const money = (value: { value: string; currency: string }) => localAmount(value.value, value.currency, i18n.tag);
   const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
   const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
   // Discarded before approval: nothing is to pay and nobody is to approve it (issue 38).

@@ -1,6 +1,7 @@
 /**
  * Money arrives as decimal strings ("1500.00") and stays exact: sums are done in integer
- * kopecks with BigInt, and Intl.NumberFormat formats the string itself (never a float).
+ * kopecks with BigInt. Amounts are shown with the server's formatter for people (localAmount
+ * in src/money/money-text.ts: Intl formats the string itself, never a float).
  *
  * toMinor is the page's own copy of the server's signed parse (signedToMinorUnits in
  * src/money/money.ts), held to the same cases (test/support/money-cases.ts, read by
@@ -25,25 +26,6 @@ export function fromMinor(minor: bigint): string {
 
 export function sumDecimals(values: readonly string[]): string {
   return fromMinor(values.reduce((total, value) => total + toMinor(value), 0n));
-}
-
-const formatters = new Map<string, Intl.NumberFormat>();
-
-export function formatMoney(value: string, currency: string, locale: string): string {
-  const key = `${locale}|${currency}`;
-  let format = formatters.get(key);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(locale, {
-      style: 'currency',
-      currency,
-      currencyDisplay: 'narrowSymbol',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-    formatters.set(key, format);
-  }
-  // A numeric string is formatted exactly (Intl.NumberFormat v3), whatever its size.
-  return format.format(value as Intl.StringNumericLiteral);
 }
 
 export function formatNumber(value: number, locale: string, digits = 0): string {

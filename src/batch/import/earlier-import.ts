@@ -1,7 +1,8 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
-import { amountInWords, utcDateTime } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/money-text.ts';
+import { utcDateTime } from '../../money/readable-text.ts';
 import { batchStates } from '../states/batch-states.ts';
 import { payingItemStatuses, rowStates } from '../states/row-states.ts';
 import type { FileProblem } from './read/csv-reader.ts';

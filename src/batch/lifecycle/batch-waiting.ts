@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { Batch, PartnerBreaker } from '../../db/generated/client.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/money-text.ts';
 import { reasonText, breakerStates } from '../../partner/breaker-states.ts';
 import { unsentItemStatuses } from '../states/row-states.ts';
 import { batchStates, pauseReasons, payingStates } from '../states/batch-states.ts';

@@ -1,5 +1,6 @@
 import { BatchStateError, batchStates } from '../../../batch/index.ts';
-import { amountInWords, utcDateTime } from '../../../money/readable-text.ts';
+import { amountInWords } from '../../../money/money-text.ts';
+import { utcDateTime } from '../../../money/readable-text.ts';
 import { Money } from '../balance.ts';
 import { authScopesFor } from '../../../auth/roles.ts';
 import { requestActor } from '../../../audit/audit.ts';
