@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { loadImporter, type CardDataVault, type ValidationReport } from '../batch/cli-face.ts';
 import type { PrismaClient } from '../db/database.ts';
-import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import { toMinorUnits } from '../money/money.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { Balance } from '../payout/models.ts';
@@ -10,6 +10,7 @@ import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
 import { problemTable, validationDoc } from './output.ts';
 import { localAmount } from '../money/money-text.ts';
+import { moneyObject } from '../money/money-wire.ts';
 import { countOf } from './batch/words.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
@@ -117,11 +118,10 @@ async function validationUpstream(context: CliContext): Promise<ValidationUpstre
         const state = readLedgerState(join(config.dataDir, 'sandbox'));
         const balanceMinor = state?.balanceMinor ?? toMinorUnits(config.sandbox.SANDBOX_BALANCE);
         const overdraftMinor = toMinorUnits(config.sandbox.SANDBOX_OVERDRAFT);
-        const rub = (minor: bigint) => ({ currency: 'RUB' as const, value: fromMinorUnits(minor) });
         return {
-          balance: rub(balanceMinor),
-          overdraft: rub(overdraftMinor),
-          available: rub(balanceMinor + overdraftMinor),
+          balance: moneyObject(balanceMinor, 'RUB'),
+          overdraft: moneyObject(overdraftMinor, 'RUB'),
+          available: moneyObject(balanceMinor + overdraftMinor, 'RUB'),
           updatedTime: new Date(state?.balanceUpdatedAt ?? Date.now()).toISOString(),
         };
       },

@@ -7,6 +7,7 @@ import { WaitNotice } from './wait-notice.tsx';
 import { approvalsLine, approvedAlready, pendingLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
 import { localAmount } from '../../src/money/money-text.ts';
+import { moneyObject } from '../../src/money/money-wire.ts';
 import { formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName, rowErrorsOnly } from './parts.tsx';
 import { progressOf } from './progress.ts';
@@ -237,20 +238,20 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
             <div>
               <dt>{t('batch.paid')}</dt>
               <dd>
-                {progress.paid.count} · <Money value={{ value: progress.paid.amount, currency: batch.totalAmount.currency }} />
+                {progress.paid.count} · <Money value={moneyObject(progress.paid.amount, batch.totalAmount.currency)} />
               </dd>
             </div>
             <div>
               <dt>{t('batch.failed')}</dt>
               <dd>
-                {progress.failed.count} · <Money value={{ value: progress.failed.amount, currency: batch.totalAmount.currency }} />
+                {progress.failed.count} · <Money value={moneyObject(progress.failed.amount, batch.totalAmount.currency)} />
               </dd>
             </div>
             {progress.cancelled.count === 0 ? null : (
               <div>
                 <dt>{t('batch.cancelledRows')}</dt>
                 <dd data-testid="cancelled-rows">
-                  {progress.cancelled.count} · <Money value={{ value: progress.cancelled.amount, currency: batch.totalAmount.currency }} />
+                  {progress.cancelled.count} · <Money value={moneyObject(progress.cancelled.amount, batch.totalAmount.currency)} />
                 </dd>
               </div>
             )}

@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../db/database.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
 import { amountInWords } from '../../money/money-text.ts';
+import { decimalText } from '../../money/money-wire.ts';
 import { utcDateTime } from '../../money/readable-text.ts';
 import { batchStates } from '../states/batch-states.ts';
 import { payingItemStatuses, rowStates } from '../states/row-states.ts';
@@ -33,7 +34,7 @@ export class EarlierImports {
       _count: { _all: true },
       _sum: { amount: true },
     });
-    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? '0.00' }));
+    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: decimalText(g._sum.amount ?? 0n) }));
     return {
       line: null,
       column: null,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { batchStates, pauseReasons } from '../../../src/batch/states/batch-states.ts';
 import { waitOf } from '../../../src/batch/lifecycle/batch-waiting.ts';
 import { amountInWords } from '../../../src/money/money-text.ts';
+import { Prisma } from '../../../src/db/generated/client.ts';
 
 /**
  * Issue 29, finding 4: the funds messages a person reads on the page and in the CLI write
@@ -24,7 +25,7 @@ describe('funds messages', () => {
         pauseReason: pauseReasons.funds,
         pausedAt: new Date('2026-11-27T04:30:00.000Z'),
         pausedBy: null,
-        shortfall: { toFixed: () => '46594738.36' } as never,
+        shortfall: new Prisma.Decimal('46594738.36'),
         fundsCheckAt: new Date('2026-11-27T04:32:27.003Z'),
       },
       null,
