@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { localAmount } from '../../src/money/money-text.ts';
-import { fromMinor, sumDecimals, toMinor } from '../../web/src/money.ts';
+import { decimalText } from '../../src/money/money-wire.ts';
+import { sumDecimals, toMinor } from '../../web/src/money.ts';
 import { progressOf } from '../../web/src/progress.ts';
 import { notAmounts, signedAmounts, typedAmounts } from '../support/money-cases.ts';
 
@@ -12,13 +13,13 @@ describe('the web page: money as decimal strings', () => {
     expect(sumDecimals([])).toBe('0.00');
     expect(toMinor('1500')).toBe(150000n);
     expect(toMinor('1500.5')).toBe(150050n);
-    expect(fromMinor(-5n)).toBe('-0.05');
+    expect(decimalText(-5n)).toBe('-0.05');
     expect(() => toMinor('1e3')).toThrow(/not a decimal/);
   });
 
   it("reads the server's cases as the server does (test/support/money-cases.ts), and what a person types", () => {
     for (const [value, minor] of [...signedAmounts, ...typedAmounts]) expect(toMinor(value), value).toBe(minor);
-    for (const [value, minor] of signedAmounts) expect(fromMinor(minor)).toBe(value);
+    for (const [value, minor] of signedAmounts) expect(decimalText(minor)).toBe(value);
     for (const value of notAmounts) expect(() => toMinor(value), JSON.stringify(value)).toThrow(/not a decimal/);
   });
 
