@@ -1,4 +1,5 @@
-import { amountInWords, utcDateTime } from '../money/readable-text.ts';
+import { amountInWords } from '../money/money-text.ts';
+import { utcDateTime } from '../money/readable-text.ts';
 import type { BatchChoice, PendingChoice } from './approvals.ts';
 import type { GivenApproval } from './evaluate.ts';
 

@@ -1,4 +1,5 @@
-import { amountText, timeText } from './batch/words.ts';
+import { localAmount } from '../money/money-text.ts';
+import { timeText } from './batch/words.ts';
 import { withGateway } from './batch/gateway-commands.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -70,7 +71,7 @@ export async function paymentGetCommand(paymentId: string, context: CliContext):
     if (payment === null) throw new CliError(`no payment ${paymentId}`, exitCodes.usage, 'payment.not-found');
     const status = payment.status ?? payment.trackingStatus ?? 'unknown';
     const lines = [
-      `Payment ${payment.paymentId}: ${status}, ${amountText(payment.amount.value, payment.amount.currency)}${payment.commission === null ? '' : ` plus ${amountText(payment.commission.value, payment.amount.currency)} commission`}, ${providerCode(payment.provider)}.`,
+      `Payment ${payment.paymentId}: ${status}, ${localAmount(payment.amount.value, payment.amount.currency)}${payment.commission === null ? '' : ` plus ${localAmount(payment.commission.value, payment.amount.currency)} commission`}, ${providerCode(payment.provider)}.`,
       `created ${timeText(payment.createdAt)}${payment.statusChangedAt === null ? '' : `, status since ${timeText(payment.statusChangedAt)}`}`,
       payment.batchId === null
         ? null
@@ -121,7 +122,7 @@ export async function paymentSearchCommand(options: SearchOptions, context: CliC
     const rows = payments.map((p) => [
       p.paymentId,
       p.trackingStatus ?? p.status ?? '',
-      amountText(p.amount.value, p.amount.currency),
+      localAmount(p.amount.value, p.amount.currency),
       timeText(p.createdAt),
       p.batchId === null ? '' : `${p.batchId}:${p.batchRow ?? ''}`,
       p.reference ?? '',

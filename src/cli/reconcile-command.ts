@@ -5,7 +5,8 @@ import { discrepancyCodes, discrepancyDescriptions } from '../reconciliation/dis
 import { PeriodError, resolvePeriod, zonedDate } from '../reconciliation/period.ts';
 import { runStates } from '../reconciliation/run-states.ts';
 import { body, csvRows, type ExportFormat } from './batch/export-command.ts';
-import { amountText, dayText } from './batch/words.ts';
+import { localAmount } from '../money/money-text.ts';
+import { dayText } from './batch/words.ts';
 import { actingCaller, requireRole, withConnection } from './batch/pay-commands.ts';
 import { CliError, exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
@@ -186,7 +187,7 @@ type Shown = {
 };
 
 async function report(client: GatewayClient, run: RunView): Promise<string> {
-  const amount = (m: Money) => amountText(m.value, m.currency);
+  const amount = (m: Money) => localAmount(m.value, m.currency);
   const row = (name: string, s: Side) => [
     name,
     String(s.count),

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { loadImporter, type CardDataVault, type ValidationReport } from '../batch/cli-face.ts';
 import type { PrismaClient } from '../db/database.ts';
-import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import { toMinorUnits } from '../money/money.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../payments/provider-catalogue.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import type { Balance } from '../payout/models.ts';
@@ -9,7 +9,9 @@ import { exitCodes } from './cli-error.ts';
 import type { CliContext } from './context.ts';
 import { readable } from './input-file.ts';
 import { problemTable, validationDoc } from './output.ts';
-import { amountText, countOf } from './batch/words.ts';
+import { localAmount } from '../money/money-text.ts';
+import { moneyObject } from '../money/money-wire.ts';
+import { countOf } from './batch/words.ts';
 
 /** What validation reads from the upstream: the providers' rules and the balance. */
 interface ValidationUpstream {
@@ -44,7 +46,7 @@ export function verdict(report: Pick<ValidationReport, 'payable' | 'validCount' 
   const fileErrors = report.problems.some((problem) => problem.line === null && problem.severity === 'error');
   if (report.validCount === 0 || fileErrors) return 'The file cannot be paid: fix it and validate it again.';
   return (
-    `The file has row errors: fix them, or pay its ${countOf(report.validCount, 'valid row')} (${amountText(report.totalAmount, 'RUB')}) ` +
+    `The file has row errors: fix them, or pay its ${countOf(report.validCount, 'valid row')} (${localAmount(report.totalAmount, 'RUB')}) ` +
     'only (payout batch run --valid-only).'
   );
 }
@@ -77,7 +79,7 @@ export function reportLine(
 ): string {
   return (
     `${fileName}: ${countOf(report.rowCount, 'row')}, ${report.validCount} valid, ${report.invalidCount} invalid, ` +
-    `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${amountText(report.totalAmount, 'RUB')}`
+    `${countOf(report.errorCount, 'error')}, ${countOf(report.warningCount, 'warning')}; valid rows total ${localAmount(report.totalAmount, 'RUB')}`
   );
 }
 
@@ -116,11 +118,10 @@ async function validationUpstream(context: CliContext): Promise<ValidationUpstre
         const state = readLedgerState(join(config.dataDir, 'sandbox'));
         const balanceMinor = state?.balanceMinor ?? toMinorUnits(config.sandbox.SANDBOX_BALANCE);
         const overdraftMinor = toMinorUnits(config.sandbox.SANDBOX_OVERDRAFT);
-        const rub = (minor: bigint) => ({ currency: 'RUB' as const, value: fromMinorUnits(minor) });
         return {
-          balance: rub(balanceMinor),
-          overdraft: rub(overdraftMinor),
-          available: rub(balanceMinor + overdraftMinor),
+          balance: moneyObject(balanceMinor, 'RUB'),
+          overdraft: moneyObject(overdraftMinor, 'RUB'),
+          available: moneyObject(balanceMinor + overdraftMinor, 'RUB'),
           updatedTime: new Date(state?.balanceUpdatedAt ?? Date.now()).toISOString(),
         };
       },

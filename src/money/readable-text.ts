@@ -1,21 +1,10 @@
 /**
- * Figures inside server-side messages, which people read on the page and in the CLI alike
- * (issue 29, finding 4): amounts grouped by thousands ("46,950.60 RUB"), times as a UTC
- * date-time in words ("27 Nov 2026, 04:32 UTC"). One fixed form, since a message is written
- * once for every reader; structured fields beside a message (Money, DateTime) are what a
- * client formats in its reader's locale. Never ISO 8601 or enum names in words meant for people.
+ * Times inside server-side messages, which people read on the page and in the CLI alike
+ * (issue 29, finding 4): a UTC date-time in words ("27 Nov 2026, 04:32 UTC"). One fixed form,
+ * since a message is written once for every reader; structured fields beside a message
+ * (DateTime) are what a client formats in its reader's locale. Never ISO 8601 or enum names in
+ * words meant for people. Amounts in messages: amountInWords in money-text.ts.
  */
-
-/** "46950.60" -> "46,950.60": the decimal string regrouped as text, never through a float. */
-export function groupedAmount(value: string): string {
-  const [sign, whole, fraction] = /^(-?)(\d+)(\.\d+)?$/.exec(value)?.slice(1) ?? ['', value, ''];
-  return `${sign}${whole!.replace(/\B(?=(\d{3})+$)/g, ',')}${fraction ?? ''}`;
-}
-
-/** "46,950.60 RUB". */
-export function amountInWords(value: string, currency: string): string {
-  return `${groupedAmount(value)} ${currency}`;
-}
 
 /** Written out, not Intl: ICU versions differ ("Sep" or "Sept"), and the text is part of the contract the tests and docs quote. */
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -1,7 +1,7 @@
 import { cardNumberMessage, containsCardNumber } from '../log/card-numbers.ts';
 import { DOMESTIC_PHONE_MESSAGE, formatOf, looksDomestic, patternMessage } from '../payout/field-formats.ts';
 import { isMoneyValue, toMinorUnits } from '../money/money.ts';
-import { amountInWords, groupedAmount } from '../money/readable-text.ts';
+import { amountInWords, groupedAmount } from '../money/money-text.ts';
 import type { PaymentPayload } from '../payout/models.ts';
 import type { FieldProblem } from './input-error.ts';
 import type { ProviderDetails } from './provider-catalogue.ts';
@@ -78,7 +78,7 @@ export function providerProblems(
       problems.push({
         path: ['amount'],
         code: 'amount.limit',
-        // Read by people (the page, the CLI, a GraphQL client's user): amounts grouped, as readable-text.ts writes them.
+        // Read by people (the page, the CLI, a GraphQL client's user): amounts grouped, as money-text.ts writes them.
         message: `${amountInWords(amount.value, amount.currency)} is outside the ${provider.code} limits ${groupedAmount(limit.min)}–${amountInWords(limit.max, amount.currency)}`,
       });
     }

@@ -3,6 +3,7 @@ import { sqlOf } from '../db/database.ts';
 import type { Prisma } from '../db/generated/client.ts';
 import { recordEvents } from '../outbound/index.ts';
 import { finalTracked, paymentStates } from './status.ts';
+import { decimalText } from '../money/money-wire.ts';
 
 /**
  * A single payment (createPayment, not a batch row: its row reports itself) that reached an
@@ -38,11 +39,11 @@ export async function recordPaymentEnd(tx: Prisma.TransactionClient, paymentId: 
         paymentId,
         status,
         provider: payment.providerCode,
-        amount: payment.amount.toFixed(2),
+        amount: decimalText(payment.amount),
         currency: payment.currency,
         // The company's id for the person (createPayment's payee): what a receiver files the payment under.
         payee: payment.payeeId,
-        ...(paid ? { commission: payment.commission?.toFixed(2) ?? null } : { code: payment.errorCode, message: payment.errorMessage }),
+        ...(paid ? { commission: decimalText(payment.commission) } : { code: payment.errorCode, message: payment.errorMessage }),
       },
     },
   ]);

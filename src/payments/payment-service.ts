@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
-import { fromMinorUnits, toMinorUnits } from '../money/money.ts';
+import { fromMinorUnits } from '../money/money.ts';
 import { recordAudit, systemActor, type AuditActor } from '../audit/audit.ts';
 import type { PayoutClient } from '../payout/client.ts';
 import { PayoutApiError, PayoutError } from '../payout/errors.ts';
@@ -14,7 +14,8 @@ import { PaymentRefusedError } from './payment-refusal.ts';
 import type { ProviderCatalogue } from './provider-catalogue.ts';
 import { finalTracked, paymentStates } from './status.ts';
 import type { PaymentTracker, TrackedPayment } from './tracker.ts';
-import { amountInWords } from '../money/readable-text.ts';
+import { amountInWords } from '../money/money-text.ts';
+import { decimalText, minorUnitsOf } from '../money/money-wire.ts';
 import { neededInWords, type Approvals } from '../approval/approvals.ts';
 import type { PaymentPayees } from '../payees/payment-payees.ts';
 import { payeeMarks, paymentAccountChangedMessage } from '../payees/payee-marks.ts';
@@ -138,7 +139,7 @@ export class PaymentService {
       changedAccountRefusal(paymentId, tracked, request) ??
       (await this.policyRefusal(paymentId, tracked, request));
     const detail = {
-      amount: tracked === null ? null : tracked.amount.toFixed(2),
+      amount: tracked === null ? null : decimalText(tracked.amount),
       currency: tracked?.currency ?? null,
       createdBy: tracked?.requestedBy ?? null,
       refused: refusal?.code ?? null,
@@ -169,10 +170,10 @@ export class PaymentService {
     const threshold = this.deps.secondPersonAbove;
     if (this.deps.approvals !== undefined) return undefined;
     if (threshold === null || executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
-    if (tracked.requestedBy !== executedBy || toMinorUnits(tracked.amount.toFixed(2)) <= threshold) return undefined;
+    if (tracked.requestedBy !== executedBy || minorUnitsOf(tracked.amount) <= threshold) return undefined;
     return new PaymentRefusedError(
       'SECOND_PERSON_REQUIRED',
-      `payment ${paymentId} (${tracked.amount.toFixed(2)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(threshold)} ${tracked.currency} it must be executed by a key other than the one that created it`,
+      `payment ${paymentId} (${decimalText(tracked.amount)} ${tracked.currency}) is READY and not executed: above ${fromMinorUnits(threshold)} ${tracked.currency} it must be executed by a key other than the one that created it`,
       paymentId,
     );
   }
@@ -185,7 +186,7 @@ export class PaymentService {
   ): Promise<PaymentRefusedError | undefined> {
     const approvals = this.deps.approvals;
     if (approvals === undefined || request.executedBy === undefined || tracked === null || tracked.requestedBy === null) return undefined;
-    const amount = tracked.amount.toFixed(2);
+    const amount = decimalText(tracked.amount);
     const state = await approvals.approvePayment(
       this.deps.prisma,
       {

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/database.ts';
+import { decimalText } from '../money/money-wire.ts';
 
 /** Read this many at a time: an export of any size keeps memory flat. */
 const PAGE = 1_000;
@@ -40,7 +41,7 @@ export async function* discrepancyRows(prisma: PrismaClient, runId: string): Asy
         d.paymentId,
         d.batchId ?? '',
         d.batchRow === null ? '' : String(d.batchRow),
-        d.amount === null ? '' : d.amount.toFixed(2),
+        decimalText(d.amount) ?? '',
         d.currency ?? '',
         d.gatewayStatus ?? '',
         d.upstreamStatus ?? '',

@@ -9,6 +9,7 @@ import { verifyWebhookSignature } from '../payout/signature.ts';
 import { compareMove, finalTracked } from '../payments/status.ts';
 import type { ApplyOutcome, PaymentTracker } from '../payments/tracker.ts';
 import type { TrackedStatus } from '../db/generated/enums.ts';
+import { decimalText } from '../money/money-wire.ts';
 
 export interface WebhookIntakeDeps {
   prisma: PrismaClient;
@@ -149,7 +150,7 @@ async function apply(webhook: Webhook, deps: WebhookIntakeDeps): Promise<Outcome
     select: { amount: true, currency: true, status: true, batchId: true, billingDetails: true },
   });
   if (tracked === null) return 'unknown-payment';
-  if (tracked.amount.toFixed(2) !== webhook.amount.value || tracked.currency !== webhook.amount.currency) {
+  if (decimalText(tracked.amount) !== webhook.amount.value || tracked.currency !== webhook.amount.currency) {
     return 'amount-mismatch';
   }
   const outcome =

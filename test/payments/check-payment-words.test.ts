@@ -4,7 +4,7 @@ import { sandboxProviders } from '../../src/sandbox/catalogue.ts';
 
 /**
  * The limits a payment is checked against, as people read them (issue 29, finding 4):
- * amounts grouped by thousands with their currency, as readable-text.ts writes them for the
+ * amounts grouped by thousands with their currency, as src/money/money-text.ts writes them for the
  * page and the CLI alike; the problem's code stays the machine's.
  */
 describe('a payment outside its provider’s limits', () => {

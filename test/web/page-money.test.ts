@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatMoney, fromMinor, sumDecimals, toMinor } from '../../web/src/money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
+import { decimalText } from '../../src/money/money-wire.ts';
+import { sumDecimals, toMinor } from '../../web/src/money.ts';
 import { progressOf } from '../../web/src/progress.ts';
 import { notAmounts, signedAmounts, typedAmounts } from '../support/money-cases.ts';
 
@@ -11,20 +13,20 @@ describe('the web page: money as decimal strings', () => {
     expect(sumDecimals([])).toBe('0.00');
     expect(toMinor('1500')).toBe(150000n);
     expect(toMinor('1500.5')).toBe(150050n);
-    expect(fromMinor(-5n)).toBe('-0.05');
+    expect(decimalText(-5n)).toBe('-0.05');
     expect(() => toMinor('1e3')).toThrow(/not a decimal/);
   });
 
   it("reads the server's cases as the server does (test/support/money-cases.ts), and what a person types", () => {
     for (const [value, minor] of [...signedAmounts, ...typedAmounts]) expect(toMinor(value), value).toBe(minor);
-    for (const [value, minor] of signedAmounts) expect(fromMinor(minor)).toBe(value);
+    for (const [value, minor] of signedAmounts) expect(decimalText(minor)).toBe(value);
     for (const value of notAmounts) expect(() => toMinor(value), JSON.stringify(value)).toThrow(/not a decimal/);
   });
 
   it('formats the string itself for each language, never through a float', () => {
     // 2^53 + 1 roubles: a float would print ...992.
-    expect(formatMoney('9007199254740993.01', 'RUB', 'en-GB')).toBe('₽9,007,199,254,740,993.01');
-    expect(formatMoney('15000.00', 'RUB', 'ru-RU')).toMatch(/^15\s000,00\s₽$/);
+    expect(localAmount('9007199254740993.01', 'RUB', 'en-GB')).toBe('₽9,007,199,254,740,993.01');
+    expect(localAmount('15000.00', 'RUB', 'ru-RU')).toMatch(/^15\s000,00\s₽$/);
   });
 });
 

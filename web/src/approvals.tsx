@@ -1,6 +1,6 @@
 import type { Access } from './api.ts';
 import { formatDateTime, type Translator } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import type { BatchDetail } from './queries.ts';
 
 type Approvable = Pick<BatchDetail, 'approvals' | 'approvalsNeeded'>;
@@ -79,7 +79,7 @@ export function pendingLine(batch: Pending, access: Access, i18n: Translator): s
   return t('batch.pendingLine', {
     who: pendingPeople(batch),
     count: pending.rows,
-    amount: formatMoney(pending.amount, batch.totalAmount.currency, i18n.tag),
+    amount: localAmount(pending.amount, batch.totalAmount.currency, i18n.tag),
     when,
     included,
     yours,

@@ -2,7 +2,8 @@ import { approvalStarts, approvedAlready, pendingLine, pendingPeople } from './a
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { useI18n } from './i18n.ts';
-import { formatMoney, sumDecimals } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
+import { sumDecimals } from './money.ts';
 import { PayAtInput, PayWhen, payAtOf } from './schedule-parts.tsx';
 import {
   APPROVE_BATCH,
@@ -198,7 +199,7 @@ export function BatchActions({
         payHeld ? batch.heldAmount.value : '0',
         payChanged ? batch.changedAccountAmount.value : '0',
       ]);
-      const money = formatMoney(amount, batch.totalAmount.currency, i18n.tag);
+      const money = localAmount(amount, batch.totalAmount.currency, i18n.tag);
       if (action === 'startAnyway') return t('batch.confirmStartAnyway', { count, amount: money });
       if (!starts) return t('batch.confirmAddApproval', { count, amount: money });
       if (commission === undefined || commission.includeHeld !== (payHeld || payChanged))
@@ -206,7 +207,7 @@ export function BatchActions({
       return t('batch.confirmApproveCommission', {
         count,
         amount: money,
-        commission: formatMoney(commission.estimate.value, commission.estimate.currency, i18n.tag),
+        commission: localAmount(commission.estimate.value, commission.estimate.currency, i18n.tag),
       });
     }
     if (action === 'reschedule') return t('batch.confirmReschedule');
@@ -259,7 +260,7 @@ export function BatchActions({
               />{' '}
               {t('batch.includeHeld', {
                 count: batch.heldCount,
-                amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag),
+                amount: localAmount(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag),
               })}
             </label>
           ) : null}
@@ -274,7 +275,7 @@ export function BatchActions({
               />{' '}
               {t('batch.includeChanged', {
                 count: batch.changedAccountCount,
-                amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
+                amount: localAmount(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
               })}
             </label>
           ) : null}

@@ -6,7 +6,9 @@ import { ReviewEntry } from './lazy-pages.tsx';
 import { WaitNotice } from './wait-notice.tsx';
 import { approvalsLine, approvedAlready, pendingLine } from './approvals.tsx';
 import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n.ts';
-import { formatMoney, formatNumber } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
+import { moneyObject } from '../../src/money/money-wire.ts';
+import { formatNumber } from './money.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName, rowErrorsOnly } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
@@ -101,7 +103,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   }
 
   const progress = progressOf(batch.counts);
-  const money = (value: { value: string; currency: string }) => formatMoney(value.value, value.currency, i18n.tag);
+  const money = (value: { value: string; currency: string }) => localAmount(value.value, value.currency, i18n.tag);
   const finished = FINISHED_BATCH_STATUSES.includes(batch.status);
   const mine = access.caller !== undefined && batch.uploadedBy === access.caller;
   // Discarded before approval: nothing is to pay and nobody is to approve it (issue 38).
@@ -236,20 +238,20 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
             <div>
               <dt>{t('batch.paid')}</dt>
               <dd>
-                {progress.paid.count} · <Money value={{ value: progress.paid.amount, currency: batch.totalAmount.currency }} />
+                {progress.paid.count} · <Money value={moneyObject(progress.paid.amount, batch.totalAmount.currency)} />
               </dd>
             </div>
             <div>
               <dt>{t('batch.failed')}</dt>
               <dd>
-                {progress.failed.count} · <Money value={{ value: progress.failed.amount, currency: batch.totalAmount.currency }} />
+                {progress.failed.count} · <Money value={moneyObject(progress.failed.amount, batch.totalAmount.currency)} />
               </dd>
             </div>
             {progress.cancelled.count === 0 ? null : (
               <div>
                 <dt>{t('batch.cancelledRows')}</dt>
                 <dd data-testid="cancelled-rows">
-                  {progress.cancelled.count} · <Money value={{ value: progress.cancelled.amount, currency: batch.totalAmount.currency }} />
+                  {progress.cancelled.count} · <Money value={moneyObject(progress.cancelled.amount, batch.totalAmount.currency)} />
                 </dd>
               </div>
             )}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ChangedAccounts, PayeeCell } from './payee-marks.tsx';
 import { gql } from './api.ts';
 import { useI18n, type Translator } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import { ErrorNotice, Money, Pager, StatusBadge, StatusFilter, serverText } from './parts.tsx';
 import { providerName, recipientText } from './recipient-words.ts';
 import { BATCH_ITEMS, HELD_FOR, ITEM_STATUSES, type BatchDetail, type BatchItem, type PageInfo } from './queries.ts';
@@ -143,7 +143,7 @@ export function HeldRows({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   const { t } = i18n;
   if (batch.heldCount === 0 && batch.changedAccountCount === 0 && !batch.forced) return null;
-  const money = (value: string) => formatMoney(value, batch.totalAmount.currency, i18n.tag);
+  const money = (value: string) => localAmount(value, batch.totalAmount.currency, i18n.tag);
   return (
     <section class="notice notice-warn" aria-labelledby="held-title">
       <h2 id="held-title">{t('batch.heldTitle')}</h2>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import { UpcomingPaydays } from './schedule-parts.tsx';
@@ -163,13 +163,13 @@ export function BatchesPage({ access }: { access: Access }) {
                       <Money value={batch.payableAmount} />
                       {batch.heldCount === 0 ? null : (
                         <div class="muted">
-                          {t('batches.heldAmount', { amount: formatMoney(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
+                          {t('batches.heldAmount', { amount: localAmount(batch.heldAmount.value, batch.heldAmount.currency, i18n.tag) })}
                         </div>
                       )}
                       {changedHeld(batch) ? (
                         <div class="muted">
                           {t('batches.changedAmount', {
-                            amount: formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
+                            amount: localAmount(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag),
                           })}
                         </div>
                       ) : null}

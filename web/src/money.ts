@@ -1,6 +1,10 @@
+import { decimalText } from '../../src/money/money-wire.ts';
+
 /**
  * Money arrives as decimal strings ("1500.00") and stays exact: sums are done in integer
- * kopecks with BigInt, and Intl.NumberFormat formats the string itself (never a float).
+ * kopecks with BigInt and written back by the server's wire formatter (decimalText in
+ * src/money/money-wire.ts); amounts are shown by its formatter for people (localAmount in
+ * src/money/money-text.ts), which formats the string itself, never a float.
  *
  * toMinor is the page's own copy of the server's signed parse (signedToMinorUnits in
  * src/money/money.ts), held to the same cases (test/support/money-cases.ts, read by
@@ -17,33 +21,8 @@ export function toMinor(value: string): bigint {
   return match[1] === '-' ? -minor : minor;
 }
 
-export function fromMinor(minor: bigint): string {
-  const sign = minor < 0n ? '-' : '';
-  const abs = minor < 0n ? -minor : minor;
-  return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
-}
-
 export function sumDecimals(values: readonly string[]): string {
-  return fromMinor(values.reduce((total, value) => total + toMinor(value), 0n));
-}
-
-const formatters = new Map<string, Intl.NumberFormat>();
-
-export function formatMoney(value: string, currency: string, locale: string): string {
-  const key = `${locale}|${currency}`;
-  let format = formatters.get(key);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(locale, {
-      style: 'currency',
-      currency,
-      currencyDisplay: 'narrowSymbol',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-    formatters.set(key, format);
-  }
-  // A numeric string is formatted exactly (Intl.NumberFormat v3), whatever its size.
-  return format.format(value as Intl.StringNumericLiteral);
+  return decimalText(values.reduce((total, value) => total + toMinor(value), 0n));
 }
 
 export function formatNumber(value: number, locale: string, digits = 0): string {

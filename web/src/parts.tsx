@@ -2,14 +2,14 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api.ts';
 import { useI18n, type Translator } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import type { Progress } from './progress.ts';
 import type { BatchWait, Money as MoneyValue, PageInfo } from './queries.ts';
 import type { BatchAction } from './gql/graphql.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
   const { tag } = useI18n();
-  return <span class="money">{formatMoney(value.value, value.currency ?? 'RUB', tag)}</span>;
+  return <span class="money">{localAmount(value.value, value.currency ?? 'RUB', tag)}</span>;
 }
 
 const tone: Record<string, string> = {
@@ -36,7 +36,7 @@ export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>
   const local = waiting.by === 'local' || waiting.by === 'anonymous';
   return i18n.t(local && waiting.reason === 'PERSON' ? 'wait.PERSON_LOCAL' : `wait.${waiting.reason}`, {
     by: waiting.by ?? '—',
-    shortfall: waiting.shortfall === null ? '—' : formatMoney(waiting.shortfall.value, waiting.shortfall.currency, i18n.tag),
+    shortfall: waiting.shortfall === null ? '—' : localAmount(waiting.shortfall.value, waiting.shortfall.currency, i18n.tag),
   });
 }
 
@@ -63,7 +63,7 @@ export function BatchStatusBadge({ batch }: { batch: BatchStatusFacts }) {
 /** Status names the gateway's own sentences may carry (batch, row and payment states). */
 const STATUS_WORD =
   /\b(COMPLETED_WITH_FAILURES|VALIDATING|VALIDATED|REJECTED|RUNNING|PAUSED|COMPLETED|CANCELLED|NEEDS_REVIEW|IN_PROGRESS|EXPIRED|FAILED|PENDING|DUPLICATE|INVALID)\b/g;
-/** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (readable-text.ts), or "46950.60 RUB" as older messages do. */
+/** An amount as the gateway writes it in a sentence: "46,950.60 RUB" (src/money/money-text.ts amountInWords), or "46950.60 RUB" as older messages do. */
 const AMOUNT = /(?<![\d,.])(-?(?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
 /** A range of amounts with the currency once, at its end: "10.00–1000000.00 RUB" (a provider's limits, "10.00–1,000,000.00 RUB" as check-payment.ts writes them). */
 const RANGE = /(?<![\d,.])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})–((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2}) ([A-Z]{3})\b/g;
@@ -81,7 +81,7 @@ const ISO_DAY = /(?<![\w.-])(\d{4})-(\d{2})-(\d{2})(?![\w.-]*\w)/g;
  * their names on the page, times as the page shows them. The words themselves stay the gateway's.
  */
 export function serverText(text: string, i18n: Translator): string {
-  const money = (value: string, currency: string) => formatMoney(value.replace(/,/g, ''), currency, i18n.tag);
+  const money = (value: string, currency: string) => localAmount(value.replace(/,/g, ''), currency, i18n.tag);
   return (
     text
       .replace(RANGE, (_whole, from: string, to: string, currency: string) => `${money(from, currency)}–${money(to, currency)}`)

@@ -1,4 +1,4 @@
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import { useI18n } from './i18n.ts';
 import type { BatchDetail, BatchItem } from './queries.ts';
 import { paidDay } from './row-note.ts';
@@ -28,7 +28,7 @@ export function PayeeCell({ item }: { item: Pick<BatchItem, 'payee' | 'payeeMark
 export function ChangedAccounts({ batch }: { batch: BatchDetail }) {
   const i18n = useI18n();
   if (batch.changedAccountCount === 0) return null;
-  const amount = formatMoney(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag);
+  const amount = localAmount(batch.changedAccountAmount.value, batch.changedAccountAmount.currency, i18n.tag);
   return (
     <p class="changed-accounts">
       {i18n.t(batch.includeChangedAccounts ? 'batch.changedIncluded' : 'batch.changedHeld', { count: batch.changedAccountCount, amount })}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.ts';
 import { formatDateTime, useI18n, type Translator } from './i18n.ts';
-import { formatMoney } from './money.ts';
+import { localAmount } from '../../src/money/money-text.ts';
 import { UPCOMING_PAYDAYS, type BatchSummary } from './queries.ts';
 
 /** "Friday 28 Nov, 09:00" in the reader's language and zone: the day a payroll pays. */
@@ -74,7 +74,7 @@ export function ScheduledNotice({ batch }: { batch: BatchSummary }) {
       {forecast?.shortfall == null ? null : (
         <p class="forecast-short">
           {t('batch.forecastShort', {
-            amount: formatMoney(forecast.shortfall.value, forecast.shortfall.currency, i18n.tag),
+            amount: localAmount(forecast.shortfall.value, forecast.shortfall.currency, i18n.tag),
             when: formatPayDay(batch.payAt, i18n),
           })}
         </p>
@@ -121,13 +121,13 @@ export function UpcomingPaydays({ refreshKey }: { refreshKey: string }) {
         {batches.map((batch) => (
           <li key={batch.id}>
             <a href={`#/batches/${batch.id}`}>{formatPayDay(batch.payAt!, i18n)}</a> · {batch.fileName ?? batch.name} ·{' '}
-            {formatMoney(batch.payableAmount.value, batch.payableAmount.currency, i18n.tag)} ·{' '}
+            {localAmount(batch.payableAmount.value, batch.payableAmount.currency, i18n.tag)} ·{' '}
             {batch.forecast?.shortfall == null
               ? batch.forecast?.readAt == null
                 ? forecastPending(batch.forecast ?? null, i18n)
                 : t('batches.forecastCovered')
               : t('batches.forecastShort', {
-                  amount: formatMoney(batch.forecast.shortfall.value, batch.forecast.shortfall.currency, i18n.tag),
+                  amount: localAmount(batch.forecast.shortfall.value, batch.forecast.shortfall.currency, i18n.tag),
                 })}
           </li>
         ))}

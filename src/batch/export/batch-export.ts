@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { PrismaClient } from '../../db/database.ts';
 import { toMinorUnits } from '../../money/money.ts';
+import { decimalText } from '../../money/money-wire.ts';
 import { maskedRecipient } from '../card-data.ts';
 import type { TrackedStatus } from '../../db/generated/enums.ts';
 import { paymentStates } from '../../payments/status.ts';
@@ -105,7 +106,7 @@ async function* plainResultRows(prisma: PrismaClient, batchId: string): AsyncGen
         String(item.line),
         item.reference ?? '',
         item.providerCode,
-        item.amount.toFixed(2),
+        decimalText(item.amount),
         item.currency,
         charged.get(item.paymentId) ?? '',
         recipient,
@@ -137,7 +138,7 @@ async function commissionsCharged(prisma: PrismaClient, items: ReadonlyArray<{ p
     where: { paymentId: { in: items.map((i) => i.paymentId) }, status: paymentStates.completed, commission: { not: null } },
     select: { paymentId: true, commission: true },
   });
-  return new Map(payments.map((p) => [p.paymentId, p.commission!.toFixed(2)]));
+  return new Map(payments.map((p) => [p.paymentId, decimalText(p.commission!)]));
 }
 
 interface CancelledPayment {

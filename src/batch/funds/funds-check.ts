@@ -1,7 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { BatchItemStatus, type BatchStatus } from '../../db/generated/enums.ts';
-import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { signedToMinorUnits } from '../../money/money.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import { batchStates, payingStates } from '../states/batch-states.ts';
 import { waitingStatus } from '../states/row-states.ts';
@@ -116,9 +115,4 @@ export class FundsCheck {
 /** The rows an approval starts: PENDING, and those held as duplicates when it includes them. */
 function startingStatuses(includeHeld: boolean): string[] {
   return includeHeld ? [waitingStatus, BatchItemStatus.DUPLICATE] : [waitingStatus];
-}
-
-/** "12,345.67 RUB": money in messages people read (grouped: money/readable-text.ts). */
-export function rub(minor: bigint): string {
-  return amountInWords(fromMinorUnits(minor), 'RUB');
 }

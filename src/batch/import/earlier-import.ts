@@ -1,7 +1,9 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { BatchItemStatus } from '../../db/generated/client.ts';
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
-import { amountInWords, utcDateTime } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/money-text.ts';
+import { decimalText } from '../../money/money-wire.ts';
+import { utcDateTime } from '../../money/readable-text.ts';
 import { batchStates } from '../states/batch-states.ts';
 import { payingItemStatuses, rowStates } from '../states/row-states.ts';
 import type { FileProblem } from './read/csv-reader.ts';
@@ -32,7 +34,7 @@ export class EarlierImports {
       _count: { _all: true },
       _sum: { amount: true },
     });
-    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: g._sum.amount?.toFixed(2) ?? '0.00' }));
+    const rows = groups.map((g) => ({ status: g.status, count: g._count._all, amount: decimalText(g._sum.amount ?? 0n) }));
     return {
       line: null,
       column: null,

@@ -1,5 +1,5 @@
-import { fromMinorUnits, signedToMinorUnits } from '../../money/money.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { signedToMinorUnits } from '../../money/money.ts';
+import { amountInWords } from '../../money/money-text.ts';
 import type { PayoutClient } from '../../payout/client.ts';
 import type { ProviderCatalogue, ProviderDetails } from '../../payments/provider-catalogue.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
@@ -83,7 +83,7 @@ async function fileChecks(state: ImportState, client: PayoutClient): Promise<voi
         column: null,
         code: 'balance.insufficient',
         severity: 'warning',
-        message: `the valid rows total ${amountInWords(fromMinorUnits(payable), 'RUB')}${state.heldRows + state.payeeTally.changedOnly > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
+        message: `the valid rows total ${amountInWords(payable, 'RUB')}${state.heldRows + state.payeeTally.changedOnly > 0 ? ' (without the held rows)' : ''} but only ${amountInWords(balance.available.value, balance.available.currency)} is available (commission comes on top): top up before approval, which refuses what the balance does not cover`,
       });
     }
   } catch (error) {

@@ -1,4 +1,5 @@
 import { currencies, providerCodes, type Currency, type ProviderCode } from '../../payout/models.ts';
+import { moneyObject } from '../../money/money-wire.ts';
 import { cardNumberProblems, fieldsNamed, providerProblems } from '../../payments/check-payment.ts';
 import type { ProviderDetails } from '../../payments/provider-catalogue.ts';
 import { maskPan, maskTail } from '../../log/mask.ts';
@@ -119,7 +120,7 @@ export function validateRow(
 
   if (provider !== undefined && 'value' in amount && currency !== undefined) {
     for (const problem of providerProblems(
-      { amount: { value: amount.value, currency }, recipientDetails: { providerCode: provider.code, fields } },
+      { amount: moneyObject(amount.value, currency), recipientDetails: { providerCode: provider.code, fields } },
       provider,
       cards.length === 0 ? NONE : fieldsNamed(cards),
     )) {

@@ -1,5 +1,6 @@
 import { PayoutError } from '../../payout/errors.ts';
-import { rub, type FundsCheck, type FundsPicture } from '../funds/funds-check.ts';
+import type { FundsCheck, FundsPicture } from '../funds/funds-check.ts';
+import { amountInWords } from '../../money/money-text.ts';
 import { BatchStateError } from './batch-error-codes.ts';
 
 /**
@@ -29,8 +30,8 @@ export async function fundsForApproval(
   if (picture.shortfallMinor > 0n) {
     throw new BatchStateError(
       'batch.insufficient-funds',
-      `${rub(picture.shortfallMinor)} short: this batch and the batches already approved still need ${rub(picture.amountMinor)} plus about ` +
-        `${rub(picture.commissionMinor)} commission, and ${rub(picture.availableMinor)} is available. Top up, or approve with ignoreBalance to start anyway (it pauses when the money runs out)`,
+      `${amountInWords(picture.shortfallMinor, 'RUB')} short: this batch and the batches already approved still need ${amountInWords(picture.amountMinor, 'RUB')} plus about ` +
+        `${amountInWords(picture.commissionMinor, 'RUB')} commission, and ${amountInWords(picture.availableMinor, 'RUB')} is available. Top up, or approve with ignoreBalance to start anyway (it pauses when the money runs out)`,
     );
   }
   return picture;

@@ -30,6 +30,7 @@ import { retryableItemStatuses } from '../states/row-states.ts';
 import { retryPolicyWords } from './retry-policy-words.ts';
 import { approveBatch, type ApproveRequest } from './approve-batch.ts';
 import type { ScheduleSettings } from './batch-schedule.ts';
+import { decimalText } from '../../money/money-wire.ts';
 
 export { BatchStateError };
 
@@ -149,7 +150,7 @@ export class BatchService {
         detail: {
           pauseReason: before?.pauseReason ?? null,
           pausedBy: before?.pausedBy ?? null,
-          shortfall: before?.shortfall?.toFixed(2) ?? null,
+          shortfall: decimalText(before?.shortfall),
           requeued,
         },
       });

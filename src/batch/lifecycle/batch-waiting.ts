@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/database.ts';
 import type { Batch, PartnerBreaker } from '../../db/generated/client.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/money-text.ts';
+import { decimalText } from '../../money/money-wire.ts';
 import { reasonText, breakerStates } from '../../partner/breaker-states.ts';
 import { unsentItemStatuses } from '../states/row-states.ts';
 import { batchStates, pauseReasons, payingStates } from '../states/batch-states.ts';
@@ -52,13 +53,13 @@ type Breaker = Pick<PartnerBreaker, 'state' | 'reason' | 'openedAt' | 'nextProbe
 export function waitOf(batch: Waiting, breaker: Breaker, retrying: RetryingRows | null = null): BatchWait | null {
   if (batch.status === batchStates.paused && batch.pauseReason === pauseReasons.funds) {
     // Words for a person (page and CLI alike); the figures themselves are in shortfall and nextCheckAt.
-    const short = batch.shortfall === null ? 'not enough money' : `${amountInWords(batch.shortfall.toFixed(2), 'RUB')} short`;
+    const short = batch.shortfall === null ? 'not enough money' : `${amountInWords(batch.shortfall, 'RUB')} short`;
     const next = batch.fundsCheckAt === null ? '' : ', read again by itself';
     return {
       reason: 'FUNDS',
       since: batch.pausedAt,
       by: null,
-      shortfall: batch.shortfall?.toFixed(2) ?? null,
+      shortfall: decimalText(batch.shortfall),
       nextCheckAt: batch.fundsCheckAt,
       waitingFor: `the balance to cover the rows left and their commission (${short}${next}), or a person to resume it`,
     };

@@ -1,5 +1,5 @@
 import { neededInWords, type ApprovalState } from '../../approval/approvals.ts';
-import { amountInWords } from '../../money/readable-text.ts';
+import { amountInWords } from '../../money/money-text.ts';
 
 /** The refusal of a retry the approval policy wants more people for, with what it has and needs. */
 export function retryPolicyWords(state: ApprovalState): string {

@@ -1,5 +1,6 @@
 import { UnknownDataKeyError } from '../../crypto/envelope.ts';
 import type { Logger } from '../../log/logger.ts';
+import { moneyObject } from '../../money/money-wire.ts';
 import { PaymentStillReadyError } from '../../payout/errors.ts';
 import type { Payment, PaymentPayload } from '../../payout/models.ts';
 import type { PaymentAttempts, SendOutcome } from '../../payments/attempt.ts';
@@ -240,7 +241,7 @@ export class RowPayer {
   private payloadOf(row: HeldRow): PaymentPayload {
     const webhookUrl = this.deps.webhookUrl();
     return {
-      amount: { value: row.amount, currency: row.currency as 'RUB' },
+      amount: moneyObject(row.amount, row.currency as 'RUB'),
       recipientDetails: {
         providerCode: row.providerCode as PaymentPayload['recipientDetails']['providerCode'],
         fields: this.deps.cardData.open(row.fields, row),

@@ -26,6 +26,7 @@ import {
 import { restateReviewedBatch } from './sql/restate-reviewed-batch.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { settleReviewedRows, type ReviewedRowChange } from './sql/settle-reviewed-rows.ts';
+import { decimalText } from '../../money/money-wire.ts';
 
 /** The worker's code for a row held because its earlier payment turned out paid (pay/pay-row.ts previousAttemptNotPaid). */
 export const previousAttemptCode = 'batch.previous-attempt';
@@ -249,7 +250,7 @@ function changeOf(row: BatchItem, target: { paymentId: string; attempt: number }
 
 function facts(row: BatchItem): ReviewedRowFacts {
   return {
-    amount: row.amount.toFixed(2),
+    amount: decimalText(row.amount),
     currency: row.currency,
     providerCode: row.providerCode,
     conflict: row.errorCode === conflictCode,

@@ -1,4 +1,5 @@
-import { amountText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { timeText } from './words.ts';
 
 /** The choice approvals agree to while the batch awaits more (Batch.pendingApproval, decision 0029). */
 export interface PendingApprovalView {
@@ -56,7 +57,7 @@ export function choiceText(choice: Omit<PendingApprovalView, 'approvals' | 'summ
     choice.includeHeld ? 'held repeats included' : '',
     choice.includeChangedAccounts ? 'rows held for a changed account included' : '',
   ].filter((s) => s !== '');
-  return `paying ${choice.rows} ${choice.rows === 1 ? 'row' : 'rows'}, ${amountText(choice.amount, currency)}, ${when}${included.length === 0 ? '' : `, ${included.join(', ')}`}`;
+  return `paying ${choice.rows} ${choice.rows === 1 ? 'row' : 'rows'}, ${localAmount(choice.amount, currency)}, ${when}${included.length === 0 ? '' : `, ${included.join(', ')}`}`;
 }
 
 /** "key:april approved paying 3 rows, ₽35,500.50, at …": whose choice stands while the batch awaits more approvals. Null when none. */

@@ -1,6 +1,7 @@
 import { BatchItemStatus, BatchStatus } from '../../db/generated/enums.ts';
 import { formerHeldNames, table } from '../output.ts';
-import { amountText, countOf, shortDayText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { countOf, shortDayText, timeText } from './words.ts';
 import { approvalsText, pendingText, PENDING_APPROVAL_FIELDS, type ApprovalsView } from './approvals-text.ts';
 
 /** The Batch fields every batch command reads from the gateway, for its text and its --json document. */
@@ -66,7 +67,7 @@ export function summary(batch: BatchView): string {
     `Batch ${batch.id} (${batch.name}): ${statusWord(batch)}. ${batch.rowCount} rows, ${batch.validCount} valid, ` +
     `${batch.invalidCount} invalid, ${countOf(batch.warningCount, 'warning')}; ` +
     // What is paid, not the valid rows' sum: a held row is in that sum and is not paid (issue 38).
-    `to pay ${amountText(batch.payableAmount.value, currency)} (${countOf(batch.payableCount, 'row')}).` +
+    `to pay ${localAmount(batch.payableAmount.value, currency)} (${countOf(batch.payableCount, 'row')}).` +
     (held === '' ? '' : ` Held, not paid unless the approver includes them: ${held}.`) +
     payeeMarksText(batch.payeeMarks) +
     (batch.forced ? ' Imported with --force: the same file was imported before.' : '')
@@ -91,10 +92,10 @@ type Held = Pick<
 export function heldText(batch: Held): string {
   const currency = batch.totalAmount.currency;
   return [
-    batch.heldCount === 0 ? null : `${countOf(batch.heldCount, 'repeat')} (${amountText(batch.heldAmount.value, currency)})`,
+    batch.heldCount === 0 ? null : `${countOf(batch.heldCount, 'repeat')} (${localAmount(batch.heldAmount.value, currency)})`,
     batch.changedAccountCount === 0 || batch.includeChangedAccounts
       ? null
-      : `${batch.changedAccountCount} account changed (${amountText(batch.changedAccountAmount.value, currency)})`,
+      : `${batch.changedAccountCount} account changed (${localAmount(batch.changedAccountAmount.value, currency)})`,
   ]
     .filter((part) => part !== null)
     .join(', ');
@@ -119,7 +120,7 @@ export function statusText(batch: BatchView): string {
   const rows = batch.counts.map((c) => [
     c.status === BatchItemStatus.DUPLICATE ? 'HELD' : c.status,
     String(c.count),
-    amountText(c.amount, currency),
+    localAmount(c.amount, currency),
   ]);
   const timing = [
     batch.payAt === null

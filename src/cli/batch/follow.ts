@@ -7,7 +7,7 @@ import type { Connection } from '../gateway/connect.ts';
 import { progress } from '../progress.ts';
 import { statusDoc, statusText, type BatchView } from './batch-view.ts';
 import { readBatch } from './gateway-commands.ts';
-import { amountText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
 
 /** How often the bar reads the batch again: a loopback GraphQL read, cheap beside the payments. */
 const READ_EVERY_MS = 500;
@@ -81,7 +81,7 @@ export async function payAndFollow(
           : `about ${Math.ceil(current.secondsLeft)} s left`;
     const paidValue = current.counts.find((c) => c.status === BatchItemStatus.COMPLETED)?.amount ?? '0.00';
     const payload = {
-      paid: amountText(paidValue, current.totalAmount.currency),
+      paid: localAmount(paidValue, current.totalAmount.currency),
       paidValue,
       failed,
       rate: Math.round((current.throughput ?? 0) * 10) / 10,

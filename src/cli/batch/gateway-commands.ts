@@ -4,7 +4,8 @@ import { table } from '../output.ts';
 import { connect } from '../gateway/connect.ts';
 import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, heldText, statusDoc, statusText, statusWord, type BatchView } from './batch-view.ts';
-import { amountText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { timeText } from './words.ts';
 import { refuseCancelEarly } from './next-step.ts';
 
 /**
@@ -77,7 +78,7 @@ export async function listCommand(options: ListOptions, context: CliContext): Pr
       statusWord(b),
       timeText(b.createdAt),
       String(b.validCount),
-      amountText(b.totalAmount.value, b.totalAmount.currency),
+      localAmount(b.totalAmount.value, b.totalAmount.currency),
       heldText(b),
       b.name,
     ]);

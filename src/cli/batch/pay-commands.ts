@@ -8,7 +8,8 @@ import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, statusDoc, summary, type BatchView } from './batch-view.ts';
 import { payAndFollow } from './follow.ts';
 import { readBatch } from './gateway-commands.ts';
-import { amountText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { timeText } from './words.ts';
 import { parsePayAt, scheduledReply } from './schedule-commands.ts';
 import { approvalsText, pendingText } from './approvals-text.ts';
 import { refuseApproveEarly } from './next-step.ts';
@@ -94,12 +95,12 @@ export async function approveCommand(batchId: string, options: ApproveOptions, c
     const rows = options.validOnly ? `the ${batch.validCount - held} valid rows` : `${batch.validCount - held} rows`;
     if (held > 0)
       context.out(
-        `${held} rows (${amountText(batch.heldAmount.value, currency)}) are held back, not paid: --include-held pays the repeats, --include-changed-accounts the rows whose payee's account changed.`,
+        `${held} rows (${localAmount(batch.heldAmount.value, currency)}) are held back, not paid: --include-held pays the repeats, --include-changed-accounts the rows whose payee's account changed.`,
       );
     // The commission quoted is the one approval weighs against the balance (decision 19).
     const when = options.payAt === undefined ? '' : ` at ${timeText(parsePayAt(options.payAt).toISOString())}`;
     const question = async () =>
-      `Pay ${rows}, ${amountText(payable, currency)} plus about ${amountText(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
+      `Pay ${rows}, ${localAmount(payable, currency)} plus about ${localAmount(await commissionEstimate(connection.client, batchId, includeHeld), currency)} commission${when}? [y/N] `;
     if (!options.yes && !(await confirm(await question(), 'pay'))) {
       context.out('Not confirmed; nothing was paid.');
       return exitCodes.notPayable;

@@ -18,7 +18,8 @@ import {
   withConnection,
   type ApproveOptions,
 } from './pay-commands.ts';
-import { amountText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { timeText } from './words.ts';
 
 export interface RunOptions extends ApproveOptions {
   force?: boolean;
@@ -60,7 +61,7 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     }
     const approving = mayDo(who.role, 'approveBatch');
     const rows = report.payable ? `${report.validCount} rows` : `the ${report.validCount} valid rows`;
-    const total = amountText(report.totalAmount, 'RUB');
+    const total = localAmount(report.totalAmount, 'RUB');
     // Before the upload the gateway has not weighed the rows yet: the commission is named, not quoted.
     const question = approving
       ? `Pay ${rows}, ${total} plus commission? [y/N] `

@@ -5,7 +5,8 @@ import { refusal, type GatewayClient } from '../gateway/gateway-client.ts';
 import { BATCH_FIELDS, statusDoc, statusText, type BatchView } from './batch-view.ts';
 import { withGateway } from './gateway-commands.ts';
 import { actingCaller, requireRole } from './caller.ts';
-import { amountText, timeText } from './words.ts';
+import { localAmount } from '../../money/money-text.ts';
+import { timeText } from './words.ts';
 
 /** A date and time with no offset is the terminal's own zone: what a clerk types ("2026-11-28 09:00"). */
 const LOCAL = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d(?::\d\d)?)$/;
@@ -84,12 +85,12 @@ export async function listScheduledCommand(context: CliContext): Promise<number>
       b.id,
       timeText(b.payAt),
       String(b.validCount),
-      amountText(b.totalAmount.value, b.totalAmount.currency),
+      localAmount(b.totalAmount.value, b.totalAmount.currency),
       b.forecast === null || b.forecast.readAt === null
         ? 'not read yet'
         : b.forecast.shortfall === null
           ? 'covered'
-          : `short by ${amountText(b.forecast.shortfall.value, b.totalAmount.currency)}`,
+          : `short by ${localAmount(b.forecast.shortfall.value, b.totalAmount.currency)}`,
       b.name,
     ]);
     context.out(

@@ -1,27 +1,8 @@
 /**
- * Amounts and times as a person at this terminal reads them: the locale Node takes from the
+ * Times and counts as a person at this terminal reads them: the locale Node takes from the
  * environment (LC_ALL, LANG), the machine's time zone. --json documents keep decimal strings
- * and ISO 8601; this is for text only.
+ * and ISO 8601; this is for text only. Amounts: localAmount in src/money/money-text.ts.
  */
-const amounts = new Map<string, Intl.NumberFormat>();
-
-/** "₽50,950.60" (en), "50 950,60 ₽" (ru): the decimal string formatted as it is, never through a float. */
-export function amountText(value: string, currency: string): string {
-  let format = amounts.get(currency);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(undefined, {
-      style: 'currency',
-      currency,
-      currencyDisplay: 'narrowSymbol',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-    amounts.set(currency, format);
-  }
-  // A string is formatted exactly (Intl.NumberFormat v3): no rounding through a double.
-  return format.format(value as unknown as number);
-}
-
 const times = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** "27 Nov 2026, 09:32:27" in the terminal's locale and time zone, for an ISO time the gateway sent. */

@@ -3,6 +3,7 @@ import { authScopesFor } from '../../auth/roles.ts';
 import { DiscrepancyCode, DiscrepancyResolution, ReconciliationStatus } from '../../db/generated/enums.ts';
 import type { Prisma, ReconciliationDiscrepancy as DiscrepancyRow, ReconciliationRun as RunRow } from '../../db/generated/client.ts';
 import { requestActor } from '../../audit/audit.ts';
+import { moneyObject } from '../../money/money-wire.ts';
 import { discrepancyCodes, discrepancyDescriptions } from '../../reconciliation/discrepancy-codes.ts';
 import { PeriodError } from '../../reconciliation/period.ts';
 import { builder } from '../builder.ts';
@@ -55,8 +56,6 @@ const FinalSideEnum = builder.enumType('FinalSide', {
   },
 });
 
-const rub = (value: { toFixed(digits: number): string }, currency = 'RUB') => ({ value: value.toFixed(2), currency: currency as 'RUB' });
-
 interface SideTotals {
   count: number;
   amount: RunRow['upstreamAmount'];
@@ -71,10 +70,10 @@ const ReconciliationSide = builder.objectRef<SideTotals>('ReconciliationSide').i
     count: t.exposeInt('count', {
       description: 'Payments created in the period, any status (the gateway’s leave out those refused at creation).',
     }),
-    amount: t.field({ type: Money, description: 'Sum of those payments’ amounts.', resolve: (s) => rub(s.amount) }),
-    commission: t.field({ type: Money, description: 'Sum of their commission.', resolve: (s) => rub(s.commission) }),
+    amount: t.field({ type: Money, description: 'Sum of those payments’ amounts.', resolve: (s) => moneyObject(s.amount, 'RUB') }),
+    commission: t.field({ type: Money, description: 'Sum of their commission.', resolve: (s) => moneyObject(s.commission, 'RUB') }),
     paidCount: t.exposeInt('paidCount', { description: 'COMPLETED payments.' }),
-    paidAmount: t.field({ type: Money, description: 'Sum of the COMPLETED payments.', resolve: (s) => rub(s.paidAmount) }),
+    paidAmount: t.field({ type: Money, description: 'Sum of the COMPLETED payments.', resolve: (s) => moneyObject(s.paidAmount, 'RUB') }),
   }),
 });
 
@@ -127,7 +126,7 @@ export const Discrepancy = builder.node(builder.objectRef<DiscrepancyRow>('Discr
       type: Money,
       nullable: true,
       description: 'The payment’s amount; null when not known.',
-      resolve: (d) => (d.amount === null ? null : rub(d.amount, d.currency ?? 'RUB')),
+      resolve: (d) => (d.amount === null ? null : moneyObject(d.amount, (d.currency ?? 'RUB') as 'RUB')),
     }),
     paymentCreatedAt: t.field({
       type: 'DateTime',

@@ -1,5 +1,6 @@
 import { GraphQLError, Kind } from 'graphql';
 import { MONEY_VALUE, SIGNED_MONEY_VALUE } from '../../money/money.ts';
+import { decimalText, type DecimalValue } from '../../money/money-wire.ts';
 import { builder } from '../builder.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -14,8 +15,8 @@ builder.scalarType('Decimal', {
   // No public scalar spec matches (the GraphQL Scalars project's Decimal is a JSON number): specified in this repository.
   specifiedByURL: 'docs/api/scalars.md#decimal',
   serialize: (value) => {
-    const text = typeof value === 'string' ? value : (value as { toFixed(digits: number): string }).toFixed(2);
-    if (!SIGNED_MONEY_VALUE.test(text)) throw new GraphQLError(`not a money value: ${text}`);
+    const text = typeof value === 'string' ? value : wireText(value as DecimalValue);
+    if (text === undefined || !SIGNED_MONEY_VALUE.test(text)) throw new GraphQLError(`not a money value: ${String(value)}`);
     return text;
   },
   parseValue: (value) => parseDecimal(value),
@@ -24,6 +25,15 @@ builder.scalarType('Decimal', {
     return parseDecimal(ast.value);
   },
 });
+
+/** The database's decimal as the wire's string; undefined for what is not one, which the scalar refuses. */
+function wireText(value: DecimalValue): string | undefined {
+  try {
+    return decimalText(value);
+  } catch {
+    return undefined;
+  }
+}
 
 function parseDecimal(value: unknown): string {
   if (typeof value !== 'string') throw new GraphQLError('Decimal must be a string such as "1500.00", not a number');

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { moneyObject } from '../../money/money-wire.ts';
 import { basisPoints, fromMinorUnits } from '../../money/money.ts';
 import type { Balance, Payment } from '../../payout/models.ts';
 import { formatDateTime } from '../clock.ts';
@@ -131,10 +132,6 @@ export function olderFirst(a: Entry, b: Entry): number {
   return a.createdAt - b.createdAt || a.sequence - b.sequence;
 }
 
-export function rub(minor: bigint) {
-  return { currency: 'RUB' as const, value: fromMinorUnits(minor) };
-}
-
 export function maxBigint(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
@@ -199,9 +196,9 @@ export function seededPayment(
     creationDateTime: formatDateTime(at.createdAt),
     expirationDateTime: formatDateTime(at.createdAt + at.expiryMs),
     status,
-    amount: { currency: 'RUB', value: fromMinorUnits(at.amountMinor) },
+    amount: moneyObject(at.amountMinor, 'RUB'),
     recipientDetails: { providerCode: request.provider.code, fields: { ...request.fields } },
-    commission: rub(at.commissionMinor),
+    commission: moneyObject(at.commissionMinor, 'RUB'),
     ...(request.status === 'COMPLETED' ? { billingDetails: newBillingDetails() } : {}),
   };
 }

@@ -1,16 +1,9 @@
 import { fromMinorUnits, toMinorUnits } from '../../money/money.ts';
+import { moneyObject } from '../../money/money-wire.ts';
 import type { Payment } from '../../payout/models.ts';
 import { formatDateTime } from '../clock.ts';
 import { sandboxOutcome } from '../outcomes.ts';
-import {
-  clone,
-  describeEffects,
-  describeBalanceLedger,
-  newBillingDetails,
-  seededPayment,
-  tariffCommission,
-  rub,
-} from './ledger-entries.ts';
+import { clone, describeEffects, describeBalanceLedger, newBillingDetails, seededPayment, tariffCommission } from './ledger-entries.ts';
 import type { BalanceLedger, Entry, PaymentChange, PaymentEffects, SeedRequest } from './ledger-entries.ts';
 import { PartnerLedger } from './partner-ledger.ts';
 
@@ -94,7 +87,7 @@ export class SandboxLedger extends PartnerLedger {
     }
     if (change.commission !== undefined) {
       entry.commissionMinor = toMinorUnits(change.commission);
-      entry.payment.commission = rub(entry.commissionMinor);
+      entry.payment.commission = moneyObject(entry.commissionMinor, 'RUB');
     }
     if (change.fields !== undefined) entry.payment.recipientDetails = { ...entry.payment.recipientDetails, fields: { ...change.fields } };
     const value = change.status ?? entry.payment.status.value;

@@ -1,11 +1,12 @@
 import { toMinorUnits } from '../../money/money.ts';
+import { moneyObject } from '../../money/money-wire.ts';
 import type { Balance, Balances, Payment, PaymentPayload } from '../../payout/models.ts';
 import { SandboxApiError } from '../api-error.ts';
 import type { SandboxProvider } from '../catalogue.ts';
 import { DAY_MS, formatDateTime } from '../clock.ts';
 import type { PaymentRecord } from './ledger-log.ts';
 import { sandboxOutcome } from '../outcomes.ts';
-import { clone, newBillingDetails, failed, tariffCommission, olderFirst, record, rub, SEARCH_WINDOW_DAYS } from './ledger-entries.ts';
+import { clone, newBillingDetails, failed, tariffCommission, olderFirst, record, SEARCH_WINDOW_DAYS } from './ledger-entries.ts';
 import type { Entry, LedgerOptions, ListQuery } from './ledger-entries.ts';
 
 /**
@@ -38,9 +39,9 @@ export class PartnerLedger {
 
   balance(): Balance {
     return {
-      balance: rub(this.balanceMinor),
-      overdraft: rub(this.options.overdraftMinor),
-      available: rub(this.availableMinor()),
+      balance: moneyObject(this.balanceMinor, 'RUB'),
+      overdraft: moneyObject(this.options.overdraftMinor, 'RUB'),
+      available: moneyObject(this.availableMinor(), 'RUB'),
       updatedTime: formatDateTime(this.balanceUpdatedAt),
     };
   }
@@ -82,7 +83,7 @@ export class PartnerLedger {
         : { value: 'READY', changedDateTime: formatDateTime(now) },
       amount: { ...payload.amount },
       recipientDetails: { providerCode: provider.code, fields: { ...payload.recipientDetails.fields } },
-      commission: rub(commissionMinor),
+      commission: moneyObject(commissionMinor, 'RUB'),
       ...(payload.webhookUrl === undefined ? {} : { webhookUrl: payload.webhookUrl }),
       ...(payload.customFields === undefined ? {} : { customFields: { ...payload.customFields } }),
     };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { batchStates, pauseReasons } from '../../../src/batch/states/batch-states.ts';
 import { waitOf } from '../../../src/batch/lifecycle/batch-waiting.ts';
-import { rub } from '../../../src/batch/funds/funds-check.ts';
+import { amountInWords } from '../../../src/money/money-text.ts';
+import { Prisma } from '../../../src/db/generated/client.ts';
 
 /**
  * Issue 29, finding 4: the funds messages a person reads on the page and in the CLI write
@@ -9,10 +10,10 @@ import { rub } from '../../../src/batch/funds/funds-check.ts';
  */
 describe('funds messages', () => {
   it('write amounts grouped by thousands, from minor units, never through a float', () => {
-    expect(rub(4659473836n)).toBe('46,594,738.36 RUB');
-    expect(rub(99_999_999_999_999_999n)).toBe('999,999,999,999,999.99 RUB');
-    expect(rub(5n)).toBe('0.05 RUB');
-    expect(rub(-123456n)).toBe('-1,234.56 RUB');
+    expect(amountInWords(4659473836n, 'RUB')).toBe('46,594,738.36 RUB');
+    expect(amountInWords(99_999_999_999_999_999n, 'RUB')).toBe('999,999,999,999,999.99 RUB');
+    expect(amountInWords(5n, 'RUB')).toBe('0.05 RUB');
+    expect(amountInWords(-123456n, 'RUB')).toBe('-1,234.56 RUB');
   });
 
   // When it is read again is a time of its own (nextCheckAt), which the page and the CLI show in
@@ -24,7 +25,7 @@ describe('funds messages', () => {
         pauseReason: pauseReasons.funds,
         pausedAt: new Date('2026-11-27T04:30:00.000Z'),
         pausedBy: null,
-        shortfall: { toFixed: () => '46594738.36' } as never,
+        shortfall: new Prisma.Decimal('46594738.36'),
         fundsCheckAt: new Date('2026-11-27T04:32:27.003Z'),
       },
       null,

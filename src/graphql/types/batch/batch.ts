@@ -3,6 +3,7 @@ import { type BatchOverlap, BatchStateError, countOverlaps } from '../../../batc
 import { sqlOf } from '../../../db/database.ts';
 import { BatchStatus } from '../../../db/generated/enums.ts';
 import type { Batch as BatchRow, BatchProblem as BatchProblemRow } from '../../../db/generated/client.ts';
+import { moneyObject } from '../../../money/money-wire.ts';
 import { builder } from '../../builder.ts';
 import { problemCode } from '../../error-codes.ts';
 import { Money } from '../balance.ts';
@@ -88,7 +89,7 @@ const Overlap = builder.objectRef<BatchOverlap>('BatchOverlap').implement({
 });
 
 /** Held rows' sum, under Batch.heldAmount and its former name. */
-const heldAmount = (b: BatchRow) => ({ value: b.heldAmount.toFixed(2), currency: b.currency as 'RUB' });
+const heldAmount = (b: BatchRow) => moneyObject(b.heldAmount, b.currency as 'RUB');
 
 export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
   description: 'One uploaded payroll file and its run. Its `id` is both its own id (the CLI’s, the URLs’) and its global id.',
@@ -111,7 +112,7 @@ export const Batch = builder.node(builder.objectRef<BatchRow>('Batch'), {
     totalAmount: t.field({
       type: Money,
       description: 'Sum of the valid rows, held rows included: what is to be paid is payableAmount.',
-      resolve: (b) => ({ value: b.totalAmount.toFixed(2), currency: b.currency as 'RUB' }),
+      resolve: (b) => moneyObject(b.totalAmount, b.currency as 'RUB'),
     }),
     validRowsOnly: t.exposeBoolean('validRowsOnly', { description: 'Approved to pay only the valid rows of a file with row errors.' }),
     forced: t.exposeBoolean('forced', { description: 'Imported with force although the same file was imported before.' }),

@@ -2,6 +2,7 @@ import { cancelCodes, cancelledStatus } from '../../../batch/index.ts';
 import { BatchItemStatus, type TrackedStatus } from '../../../db/generated/enums.ts';
 import type { BatchItem as BatchItemRow } from '../../../db/generated/client.ts';
 import { maskRecipientFields } from '../../../log/mask.ts';
+import { moneyObject } from '../../../money/money-wire.ts';
 import type { BillingDetails } from '../../../payout/models.ts';
 import { finalTracked, paymentStates } from '../../../payments/status.ts';
 import { builder } from '../../builder.ts';
@@ -78,7 +79,7 @@ export const BatchItem = builder.node(builder.objectRef<BatchItemRow>('BatchItem
     amount: t.field({
       type: Money,
       description: 'What the row pays.',
-      resolve: (i) => ({ value: i.amount.toFixed(2), currency: i.currency as 'RUB' }),
+      resolve: (i) => moneyObject(i.amount, i.currency as 'RUB'),
     }),
     recipient: t.field({
       type: [KeyValue],

@@ -1,5 +1,5 @@
 import type { Batch as BatchRow } from '../../../db/generated/client.ts';
-import { fromMinorUnits } from '../../../money/money.ts';
+import { minorUnitsOf, moneyObject } from '../../../money/money-wire.ts';
 import { paymentStates } from '../../../payments/status.ts';
 import { changedAccountRowsIncluded } from '../../../payees/held-for-changed-account.ts';
 import { builder } from '../../builder.ts';
@@ -39,13 +39,13 @@ builder.objectFields(Batch, (t) => ({
       includeHeld: t.arg.boolean({ description: INCLUDE_HELD }),
       includeChangedAccounts: t.arg.boolean({ description: INCLUDE_CHANGED }),
     },
-    resolve: (b, args) => ({
-      value: b.totalAmount
-        .minus(paysHeld(b, args.includeHeld) ? 0 : b.heldAmount)
-        .minus(paysChanged(b, args.includeChangedAccounts) ? 0 : b.changedAccountAmount)
-        .toFixed(2),
-      currency: b.currency as 'RUB',
-    }),
+    resolve: (b, args) =>
+      moneyObject(
+        minorUnitsOf(b.totalAmount) -
+          (paysHeld(b, args.includeHeld) ? 0n : minorUnitsOf(b.heldAmount)) -
+          (paysChanged(b, args.includeChangedAccounts) ? 0n : minorUnitsOf(b.changedAccountAmount)),
+        b.currency as 'RUB',
+      ),
   }),
   changedAccountCount: t.exposeInt('changedAccountCount', {
     description:
@@ -54,7 +54,7 @@ builder.objectFields(Batch, (t) => ({
   changedAccountAmount: t.field({
     type: Money,
     description: 'What the rows held for a changed account add up to.',
-    resolve: (b) => ({ value: b.changedAccountAmount.toFixed(2), currency: b.currency as 'RUB' }),
+    resolve: (b) => moneyObject(b.changedAccountAmount, b.currency as 'RUB'),
   }),
   includeChangedAccounts: t.exposeBoolean('includeChangedAccounts', {
     description: 'The approver chose to pay the rows held for a changed account too.',
@@ -75,10 +75,8 @@ builder.objectFields(Batch, (t) => ({
         description: 'Count the held rows too, as approveBatch(includeHeld: true) pays them.',
       }),
     },
-    resolve: async (b, args, { services }) => ({
-      value: fromMinorUnits(await services.funds.commissionOf(b.id, args.includeHeld ?? false)),
-      currency: b.currency as 'RUB',
-    }),
+    resolve: async (b, args, { services }) =>
+      moneyObject(await services.funds.commissionOf(b.id, args.includeHeld ?? false), b.currency as 'RUB'),
   }),
   commissionCharged: t.field({
     type: Money,
@@ -89,7 +87,7 @@ builder.objectFields(Batch, (t) => ({
         where: { batchId: b.id, status: paymentStates.completed },
         _sum: { commission: true },
       });
-      return { value: sum._sum.commission?.toFixed(2) ?? '0.00', currency: b.currency as 'RUB' };
+      return moneyObject(sum._sum.commission ?? 0n, b.currency as 'RUB');
     },
   }),
 }));

@@ -1,6 +1,7 @@
 import { BatchStateError, type BatchWait } from '../../../batch/index.ts';
 import { authScopesFor } from '../../../auth/roles.ts';
 import { requestActor } from '../../../audit/audit.ts';
+import { moneyObject } from '../../../money/money-wire.ts';
 import { builder } from '../../builder.ts';
 import { Money } from '../balance.ts';
 import { Batch } from './batch.ts';
@@ -43,7 +44,7 @@ const BatchWaitRef = builder.objectRef<BatchWait>('BatchWait').implement({
       nullable: true,
       description:
         'FUNDS: what was missing when the balance was last read (the rows left and their estimated commission, less what is available).',
-      resolve: (w) => (w.shortfall === null ? null : { value: w.shortfall, currency: 'RUB' as const }),
+      resolve: (w) => (w.shortfall === null ? null : moneyObject(w.shortfall, 'RUB')),
     }),
     nextCheckAt: t.field({
       type: 'DateTime',

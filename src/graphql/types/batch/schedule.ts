@@ -1,5 +1,7 @@
 import { BatchStateError, batchStates } from '../../../batch/index.ts';
-import { amountInWords, utcDateTime } from '../../../money/readable-text.ts';
+import { amountInWords } from '../../../money/money-text.ts';
+import { decimalText, moneyObject } from '../../../money/money-wire.ts';
+import { utcDateTime } from '../../../money/readable-text.ts';
 import { Money } from '../balance.ts';
 import { authScopesFor } from '../../../auth/roles.ts';
 import { requestActor } from '../../../audit/audit.ts';
@@ -44,7 +46,7 @@ const ForecastRef = builder.objectRef<Forecast>('BatchForecast').implement({
       type: Money,
       nullable: true,
       description: 'What was missing when last read (null: covered, or not read yet).',
-      resolve: (f) => (f.shortfall === null ? null : { value: f.shortfall, currency: 'RUB' as const }),
+      resolve: (f) => (f.shortfall === null ? null : moneyObject(f.shortfall, 'RUB')),
     }),
     notice: t.string({
       nullable: true,
@@ -64,7 +66,7 @@ builder.objectField(Batch, 'forecast', (t) =>
     resolve: (b) =>
       b.status !== batchStates.scheduled || b.payAt === null
         ? null
-        : { readAt: b.forecastReadAt, nextReadAt: b.forecastAt, shortfall: b.forecastShortfall?.toFixed(2) ?? null, payAt: b.payAt },
+        : { readAt: b.forecastReadAt, nextReadAt: b.forecastAt, shortfall: decimalText(b.forecastShortfall), payAt: b.payAt },
   }),
 );
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { containsCardNumber } from '../../../log/card-numbers.ts';
+import { moneyObject } from '../../../money/money-wire.ts';
 import { authScopesFor } from '../../../auth/roles.ts';
 import { PaymentId } from '../../../payout/models.ts';
 import { PaymentInputError } from '../../../payments/input-error.ts';
@@ -134,7 +135,7 @@ builder.mutationFields((t) => ({
         return await services.payments.create({
           paymentId,
           payload: {
-            amount: { value: input.amount, currency: input.currency ?? 'RUB' },
+            amount: moneyObject(input.amount, input.currency ?? 'RUB'),
             recipientDetails: { providerCode: recipient.provider, fields: recipient.fields },
             ...(input.webhookUrl == null ? {} : { webhookUrl: input.webhookUrl }),
             ...(customFields === undefined ? {} : { customFields }),

@@ -1,6 +1,7 @@
 import { cursorToOffset, resolveOffsetConnection } from '@pothos/plugin-relay';
 import type { TrackedStatus } from '../../../db/generated/enums.ts';
 import { maskRecipientFields } from '../../../log/mask.ts';
+import { moneyObject } from '../../../money/money-wire.ts';
 import { statusErrorCodes, type BillingDetails, type Money as MoneyShape, type StatusErrorCode } from '../../../payout/models.ts';
 import type { PaymentView } from '../../../payments/payment-service.ts';
 import type { PayoutError } from '../../../payout/errors.ts';
@@ -95,7 +96,7 @@ const isStatusErrorCode = (code: string | null | undefined): code is StatusError
 
 function amountOf(view: PaymentView): MoneyShape {
   if (view.upstream !== undefined) return view.upstream.amount;
-  return { value: view.tracked!.amount.toFixed(2), currency: view.tracked!.currency as 'RUB' };
+  return moneyObject(view.tracked!.amount, view.tracked!.currency as 'RUB');
 }
 
 export const paymentReadSources = ['LIVE', 'RECORDED'] as const;
@@ -208,8 +209,7 @@ export const Payment = builder.node(builder.objectRef<PaymentView>('Payment'), {
       nullable: true,
       description: 'The upstream’s commission on top of the amount; null until it says.',
       resolve: ({ upstream, tracked }) =>
-        upstream?.commission ??
-        (tracked?.commission != null ? { value: tracked.commission.toFixed(2), currency: tracked.currency as 'RUB' } : null),
+        upstream?.commission ?? (tracked?.commission != null ? moneyObject(tracked.commission, tracked.currency as 'RUB') : null),
     }),
     provider: t.field({
       type: ProviderCodeEnum,
