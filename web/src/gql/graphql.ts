@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
-/** Something a person can do to a batch in its state (src/batch/lifecycle/batch-actions.ts, from the lifecycle table). */
+/** Something a person can do to a batch in its state (src/batch/states/batch-actions.ts, from the lifecycle table). */
 export type BatchAction =
   /** approveBatch: it passed validation. */
   | 'APPROVE'
