@@ -3,6 +3,7 @@ import type { SqlQuery } from '../db/database.ts';
 import type { Logger } from '../log/logger.ts';
 import { backoffDelay } from '../lib/retry.ts';
 import { PgListener, reconnectBackoff } from './pg-listener.ts';
+import { notifyPayloads } from './sql/notify-payloads.ts';
 
 /** Every process of one deployment shares the database, so one channel name is enough. */
 export const EVENTS_CHANNEL = 'payout_gateway_events';
@@ -97,10 +98,7 @@ export function createPgEventTarget(options: PgEventTargetOptions): SharedEventT
     while (queue.length > 0) {
       const payloads = queue.slice(0, FLUSH_SIZE);
       try {
-        await query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n`, [
-          channel,
-          payloads,
-        ]);
+        await notifyPayloads(query, channel, payloads);
         queue = queue.slice(payloads.length);
         failures = 0;
       } catch (err) {

@@ -5,7 +5,7 @@
  * WAITING: no live lease; the next claim is due at nextAttemptAt (failingSince set while
  * its head is being retried). DELIVERING: a deliverer's lease is live. Whether it is sent at
  * all is the subscription's own state (subscription-states.ts): a claim takes only ON ones.
- * The state is the lease columns; the SQL (delivery/sql/*.ts, sql/subscription-writes.ts)
+ * The state is the lease columns; the SQL (delivery/sql/*.ts, sql/rewind-subscription.ts)
  * asks deliveryIsSql for them and releases a lease with deliveryLetGoSql.
  */
 export type DeliveryState = 'WAITING' | 'DELIVERING';
@@ -13,15 +13,15 @@ export type DeliveryState = 'WAITING' | 'DELIVERING';
 export type DeliveryStep =
   /** delivery/sql/claim-subscriptions.ts: an ON subscription whose next attempt is due, leased with a new token. */
   | 'claim'
-  /** delivery/sql/window-writes.ts windowDelivered: what a window delivered is written, the lease renewed. */
+  /** delivery/sql/mark-window-delivered.ts windowDelivered: what a window delivered is written, the lease renewed. */
   | 'deliver'
-  /** sql/subscription-writes.ts rewindSubscription, or window-writes.ts for one asked while leased. */
+  /** sql/rewind-subscription.ts rewindSubscription, or take-window.ts, mark-window-delivered.ts and fail-head.ts for one asked while leased. */
   | 'replay'
-  /** delivery/sql/window-writes.ts releaseIdle: nothing left to send, or its share of a claim sent. */
+  /** delivery/sql/release-idle.ts releaseIdle: nothing left to send, or its share of a claim sent. */
   | 'release'
-  /** delivery/sql/window-writes.ts headFailed: the head had no 2xx. */
+  /** delivery/sql/fail-head.ts headFailed: the head had no 2xx. */
   | 'retry'
-  /** delivery/sql/window-writes.ts headFailed: failing for EVENT_RETRY_FOR_MS (subscription-states.ts give-up). */
+  /** delivery/sql/fail-head.ts headFailed: failing for EVENT_RETRY_FOR_MS (subscription-states.ts give-up). */
   | 'give-up';
 
 export interface DeliveryTransition {

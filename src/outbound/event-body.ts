@@ -1,4 +1,4 @@
-import type { StoredEvent } from './delivery/sql/window-writes.ts';
+import type { StoredEvent } from './delivery/sql/read-event.ts';
 
 /**
  * The JSON a receiver gets, in the shape Standard Webhooks suggests (type, timestamp, data)

@@ -4,7 +4,8 @@ import { seal, type Envelope } from '../crypto/envelope.ts';
 import type { DataKeyring } from '../crypto/data-keys.ts';
 import { sqlOf, type PrismaClient } from '../db/database.ts';
 import { endpointProblem } from './delivery/endpoint.ts';
-import { listAttempts, logAttempts, type AttemptRow } from './delivery/sql/delivery-log.ts';
+import { listAttempts, type AttemptRow } from './delivery/sql/list-attempts.ts';
+import { logAttempts } from './delivery/sql/log-attempts.ts';
 import type { DeliveryObserver } from './delivery/event-deliverer.ts';
 import type { DeliveryResult, EventSender } from './delivery/send-event.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
@@ -14,16 +15,12 @@ import { openSecrets, secretContext } from './subscription-secrets.ts';
 import { resendRequest } from './resend-request.ts';
 import { offReasonText } from './subscription-states.ts';
 import { newSigningSecret, signingKeys } from './signing.ts';
-import {
-  deleteSubscription,
-  insertSubscription,
-  listSubscriptions,
-  readSubscription,
-  rewindSubscription,
-  rotateSecret,
-  updateSubscription,
-  type SubscriptionRow,
-} from './sql/subscription-writes.ts';
+import { deleteSubscription } from './sql/delete-subscription.ts';
+import { insertSubscription } from './sql/insert-subscription.ts';
+import { listSubscriptions, readSubscription, type SubscriptionRow } from './sql/read-subscriptions.ts';
+import { rewindSubscription } from './sql/rewind-subscription.ts';
+import { rotateSecret } from './sql/rotate-secret.ts';
+import { updateSubscription } from './sql/update-subscription.ts';
 
 /** Bound into each sealed secret, so a secret copied to another subscription's row does not open. */
 

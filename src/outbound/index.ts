@@ -16,5 +16,6 @@ export { EventSubscriptionError, eventSubscriptionErrorMeanings, type EventSubsc
 export { EventDeliverer, type DeliveryObserver } from './delivery/event-deliverer.ts';
 export { EventSender, type DeliveryResult } from './delivery/send-event.ts';
 export { outboundSettings, type OutboundSettings } from './outbound-settings.ts';
-export { undeliveredBySubscription, type SubscriptionRow } from './sql/subscription-writes.ts';
-export type { AttemptRow } from './delivery/sql/delivery-log.ts';
+export { undeliveredBySubscription } from './sql/read-oldest-undelivered.ts';
+export type { SubscriptionRow } from './sql/read-subscriptions.ts';
+export type { AttemptRow } from './delivery/sql/list-attempts.ts';

@@ -1,7 +1,8 @@
 import type { SqlQuery } from '../db/database.ts';
-import type { Attempt } from './delivery/sql/delivery-log.ts';
-import { sentRun, sentSequence } from './delivery/sql/delivery-log.ts';
-import { readEventById, type StoredEvent } from './delivery/sql/window-writes.ts';
+import type { Attempt } from './delivery/sql/attempt-columns.ts';
+import { readEventById, type StoredEvent } from './delivery/sql/read-event.ts';
+import { sentRun } from './delivery/sql/read-sent-run.ts';
+import { sentSequence } from './delivery/sql/read-sent-sequence.ts';
 import { eventBody, eventListBody } from './event-body.ts';
 import { EventSubscriptionError } from './event-subscription-error.ts';
 

@@ -4,7 +4,7 @@
  * in order, until it is on again). The state is the `enabled` column; the reason it is off
  * is `disabledReason`, in the words of offReasonText, the one vocabulary the deliverer, the
  * admin's change, GraphQL and the CLI read. A new step or state is added here first; the SQL
- * (sql/subscription-writes.ts, delivery/sql/window-writes.ts) sets the columns through
+ * (sql/update-subscription.ts, delivery/sql/fail-head.ts) sets the columns through
  * subscriptionSetSql, from the targets of this table.
  */
 export type SubscriptionState = 'ON' | 'OFF';
@@ -16,7 +16,7 @@ export type SubscriptionStep =
   | 'turn-on'
   /** event-subscriptions.ts update with enabled: false: a person. */
   | 'turn-off'
-  /** delivery/sql/window-writes.ts headFailed: the deliverer gives up (delivery-states.ts give-up). */
+  /** delivery/sql/fail-head.ts headFailed: the deliverer gives up (delivery-states.ts give-up). */
   | 'give-up';
 
 /** Why a subscription is OFF: a person turned it off, or its head failed for EVENT_RETRY_FOR_MS. */

@@ -5,8 +5,8 @@ import { PayoutApiError, PayoutResponseError } from '../payout/errors.ts';
 /**
  * The partner breaker (docs/decisions/0011-partner-trouble-is-not-the-rows-failure.md): trouble of the whole partner is not the failure of each
  * row. One row per agent in "PartnerBreaker", shared by every process through the database.
- * Its moves are the table below (breakerTransitions); partner-breaker.ts and sql/breaker.ts
- * take their states from it.
+ * Its moves are the table below (breakerTransitions); partner-breaker.ts and the statements
+ * under sql/ (open-breaker.ts, take-probe.ts, close-breaker.ts) take their states from it.
  *
  * Trouble is what says nothing about one payment: no answer (connection refused or cut, a
  * timeout), a 429, a 5xx or an answer that is not what the spec promises. An Error object

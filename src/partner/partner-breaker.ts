@@ -8,7 +8,12 @@ import type { PayoutClient } from '../payout/client.ts';
 import { PartnerUnavailableError, PayoutApiError, PayoutError } from '../payout/errors.ts';
 import { defaultBreakerOptions, type BreakerOptions } from '../config/env.ts';
 import { breakerStates, probeTrouble, reasonText, troubleOf } from './breaker-states.ts';
-import { closeBreaker, openBreaker, probeFailed, readBreaker, releaseProbe, takeProbe, type BreakerRow } from './sql/breaker.ts';
+import { closeBreaker } from './sql/close-breaker.ts';
+import { probeFailed } from './sql/fail-probe.ts';
+import { openBreaker } from './sql/open-breaker.ts';
+import { readBreaker, type BreakerRow } from './sql/read-breaker.ts';
+import { releaseProbe } from './sql/release-probe.ts';
+import { takeProbe } from './sql/take-probe.ts';
 
 /** Retry-After longer than this is not waited for in full: a probe is cheap. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;

@@ -6,7 +6,7 @@ import { batchStates, payingStates } from '../states/batch-states.ts';
 import { waitingStatus } from '../states/row-states.ts';
 import type { CommissionTariffs } from '../../config/commission-tariffs.ts';
 import { tariffParams, type TariffParams } from './sql/commission-estimate.ts';
-import { fundsNeed } from './sql/funds.ts';
+import { fundsNeed } from './sql/sum-funds-need.ts';
 
 /** What batches need against what the partner says is available, in minor units. */
 /** A batch paused for funds has its balance read this soon first, then less often (up to a minute). */

@@ -13,7 +13,7 @@ import {
   retryableStates,
 } from '../states/batch-states.ts';
 import { type FundsCheck } from '../funds/funds-check.ts';
-import { requeueUnfunded } from '../funds/sql/funds.ts';
+import { requeueUnfunded } from '../funds/sql/requeue-unfunded.ts';
 import { activeItemStatuses, cancelCodes, cancelledAtOnce, cancelledStatus, notSentItemStatuses } from '../states/row-states.ts';
 import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { untilNoSendInFlight } from './sends-in-flight.ts';

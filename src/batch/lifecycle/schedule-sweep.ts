@@ -5,7 +5,8 @@ import { systemActor } from '../../audit/audit.ts';
 import { fromMinorUnits } from '../../money/money.ts';
 import type { FundsCheck } from '../funds/funds-check.ts';
 import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
-import { pauseForFunds, stillShort } from '../funds/sql/funds.ts';
+import { stillShort } from '../funds/sql/note-shortfall.ts';
+import { pauseForFunds } from '../funds/sql/pause-for-funds.ts';
 import { dueScheduledBatches, releaseDueBatches } from './sql/release-due-batches.ts';
 import { forecastAgainAfterEarlierApprovals, recordForecast, takeDueForecasts } from './sql/take-due-forecasts.ts';
 

@@ -25,7 +25,10 @@ import type { FundsCheck } from '../funds/funds-check.ts';
 import { RowPayer } from './pay-row.ts';
 import { RowWrites, type HeldRow } from './row-writes.ts';
 import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
-import { pauseUnfundedBatches, resumeFunded, stillShort, takeFundsChecks } from '../funds/sql/funds.ts';
+import { stillShort } from '../funds/sql/note-shortfall.ts';
+import { pauseUnfundedBatches } from '../funds/sql/pause-unfunded-batches.ts';
+import { resumeFunded } from '../funds/sql/resume-funded.ts';
+import { takeFundsChecks } from '../funds/sql/take-funds-checks.ts';
 
 export interface WorkerOptions extends CallSlotOptions {
   /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */

@@ -14,7 +14,7 @@ import type { ClaimedItem } from '../rows/sql/claim-items.ts';
 import { moveItems, type ItemMove, type MoveResult, type PaymentFact } from '../rows/sql/move-items.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { GroupCommit } from './group-commit.ts';
-import { pauseForFunds } from '../funds/sql/funds.ts';
+import { pauseForFunds } from '../funds/sql/pause-for-funds.ts';
 import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
 
 /** A claimed row while this worker pays it. */

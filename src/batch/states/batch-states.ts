@@ -27,7 +27,7 @@ export type BatchStep =
   | 'pause'
   /** batch-service.ts resume (resumeBatch, `payout batch resume`): a person. */
   | 'resume'
-  /** sql/funds.ts, run by the worker: INSUFFICIENT_FUNDS pauses; a balance that covers the rest resumes. */
+  /** funds/sql/pause-for-funds.ts and resume-funded.ts, run by the worker: INSUFFICIENT_FUNDS pauses; a balance that covers the rest resumes. */
   | 'funds'
   /** review-service.ts (reviewBatchItems, markBatchItem): NEEDS_REVIEW rows settled, sql/restate-reviewed-batch.ts. */
   | 'review';

@@ -38,7 +38,7 @@ export type RowStep =
   | 'cancel'
   /** sql/move-items.ts: the write before an execute, in a batch paused meanwhile. */
   | 'pause'
-  /** funds/sql/funds.ts: rows that failed for lack of funds, paid again once the balance covers them. */
+  /** funds/sql/requeue-unfunded.ts: rows that failed for lack of funds, paid again once the balance covers them. */
   | 'funds'
   /** lifecycle/batch-service.ts retryFailed (retryFailedItems): lifecycle/sql/retry-failed-rows.ts. */
   | 'retry-failed'
@@ -232,7 +232,7 @@ export const unfundedCodes: readonly string[] = ['INSUFFICIENT_FUNDS', 'payout.i
 export function unfundedFailedSql(i: string): string {
   return `(${i}.status IN (${sqlList(rowStatesFrom('funds'))}) AND ${i}."errorCode" IN (${unfundedCodes.map((c) => `'${c}'`).join(', ')}))`;
 }
-/** Of those, one the `funds` step can pay again (funds/sql/funds.ts): it keeps its sealed recipient. */
+/** Of those, one the `funds` step can pay again (funds/sql/requeue-unfunded.ts): it keeps its sealed recipient. */
 export function unfundedRowSql(i: string): string {
   return `(${unfundedFailedSql(i)} AND (${i}.fields -> '$sealed') IS NOT NULL)`;
 }

@@ -12,8 +12,13 @@ import { recordEvents } from '../record-events.ts';
 import { signingKeys, type SigningKey } from '../signing.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
 import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
-import { logAttempts, pruneDeliveryLog, type Attempt } from './sql/delivery-log.ts';
-import { headFailed, releaseIdle, takeWindow, windowDelivered, type WindowEvent, type WindowWrite } from './sql/window-writes.ts';
+import type { Attempt } from './sql/attempt-columns.ts';
+import { headFailed } from './sql/fail-head.ts';
+import { logAttempts } from './sql/log-attempts.ts';
+import { windowDelivered, type WindowWrite } from './sql/mark-window-delivered.ts';
+import { pruneDeliveryLog } from './sql/prune-delivery-log.ts';
+import { releaseIdle } from './sql/release-idle.ts';
+import { takeWindow, type WindowEvent } from './sql/take-window.ts';
 
 /** Events taken from the outbox at a time: sent one after another, their writes made together; the longest list fits one. */
 const WINDOW_EVENTS = MAX_EVENTS_PER_REQUEST;
@@ -111,7 +116,7 @@ export class EventDeliverer {
 
   /**
    * Sends a subscription's events window by window. What a window delivered is written in one
-   * statement every writeEveryMs (250) and at its end (window-writes.ts): a deliverer killed
+   * statement every writeEveryMs (250) and at its end (mark-window-delivered.ts): a deliverer killed
    * before that write has its events sent again by the next, with the same sequence numbers.
    * A send starts only if its timeout ends inside the lease, so no other deliverer can take
    * the subscription while one of its events is in flight.

@@ -4,7 +4,7 @@ import type { EventType } from '../event-types.ts';
 /**
  * The outbox write: one statement for any number of events, in the caller's transaction.
  * Nothing is written while no subscription exists (the EXISTS reads the table as of this
- * statement): a subscription made later starts after this moment anyway (insertSubscription, subscription-writes.ts).
+ * statement): a subscription made later starts after this moment anyway (insert-subscription.ts).
  */
 const sql = `
 INSERT INTO "OutboundEvent" (type, "subjectId", data)

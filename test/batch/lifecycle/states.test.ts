@@ -1,4 +1,5 @@
-import { pauseForFunds, resumeFunded } from '../../../src/batch/funds/sql/funds.ts';
+import { pauseForFunds } from '../../../src/batch/funds/sql/pause-for-funds.ts';
+import { resumeFunded } from '../../../src/batch/funds/sql/resume-funded.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BatchEvents } from '../../../src/batch/events/batch-events.ts';

@@ -10,14 +10,14 @@ export function sqlEventTime(column: string): string {
 /**
  * The fields of each type (outbound/event-types.ts) the callers' `extra` may not give, so that
  * every field is in every event, null when it has no value. A statement's CTEs read the batch
- * as it was before the statement (funds.ts pauses and resumes in one): what a pause sets is
+ * as it was before the statement (pause-for-funds.ts and resume-funded.ts each write and tell in one): what a pause sets is
  * given by its caller; why, who and since when a batch had paused are kept on it after a
  * resume, so a resume reads them whoever resumed it.
  */
 const typeFields: Partial<Record<EventType, string>> = {
   'batch.scheduled': `'by', NULL::text, 'rescheduledFrom', NULL::text`,
   'batch.started': `'by', NULL::text`,
-  // A pause no person asked for names only its reason (funds/sql/funds.ts): the balance's.
+  // A pause no person asked for names only its reason (funds/sql/pause-for-funds.ts): the balance's.
   'batch.paused': `'reason', NULL::text, 'by', 'funds'`,
   // pausedFor: the name pauseReason had first (docs/api/events.md), kept for receivers reading it.
   'batch.resumed': `'by', NULL::text, 'pauseReason', b."pauseReason", 'pausedFor', b."pauseReason", 'pausedAt', ${sqlEventTime('b."pausedAt"')}`,
@@ -25,7 +25,7 @@ const typeFields: Partial<Record<EventType, string>> = {
 
 /**
  * Rows not sent yet: waiting, and those that failed for lack of funds (no money moved), which
- * a pause for funds or a resume sends again (funds/sql/funds.ts) in the statement of its event.
+ * a pause for funds or a resume sends again (funds/sql/requeue-unfunded.ts) in the statement of its event.
  */
 const notSentYet = `(i.status = ${sqlName(rowStates.pending)} OR (i.status IN (${sqlList(retryableItemStatuses)})
   AND i."errorCode" IN (${unfundedCodes.map((code) => `'${code}'`).join(', ')}) AND (i.fields -> '$sealed') IS NOT NULL))`;

@@ -13,7 +13,7 @@ import { recordPaidAccountsCte } from '../../../payees/sql/record-paid-accounts.
  * its finishing time. Run once per group of rows
  * that reached an end, and by the idle sweep, so a crash between a row's last write and
  * this statement never leaves a batch running forever. A running batch with a row that failed
- * for lack of funds and can be paid again does not end: it pauses for funds (funds/sql/funds.ts),
+ * for lack of funds and can be paid again does not end: it pauses for funds (funds/sql/pause-for-funds.ts),
  * in the statement after the row's write or at the next sweep. Each batch ended is an outbound event
  * with its totals, committed with the end (outbound/).
  */

@@ -1,7 +1,8 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
 import { sqlOf } from '../../../db/database.ts';
-import { decodePosition, encodePosition, searchPayments, type SearchPosition } from '../../../payments/payment-search.ts';
+import { decodePosition, encodePosition, type SearchPosition } from '../../../payments/payment-search.ts';
+import { searchPayments } from '../../../payments/sql/search-payments.ts';
 import type { PaymentView } from '../../../payments/payment-service.ts';
 import { builder } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';

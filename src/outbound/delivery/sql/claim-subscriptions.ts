@@ -4,7 +4,7 @@ import { subscriptionIsSql, subscriptionStates } from '../../subscription-states
 
 const [claimedFrom] = deliveryStatesFrom('claim');
 
-/** A subscription as a deliverer holds it: where to send, and the token fencing its writes (window-writes.ts reads the rest). */
+/** A subscription as a deliverer holds it: where to send, and the token fencing its writes (take-window.ts reads the rest). */
 export interface ClaimedSubscription {
   id: string;
   url: string;
