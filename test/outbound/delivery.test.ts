@@ -177,6 +177,21 @@ describe.each(testDatabaseKinds())('outbound events on $name', (kind) => {
     },
   );
 
+  it('a replay with nothing since its time, asked while a deliverer holds the subscription, sends nothing again', async () => {
+    const subscription = await subscribe();
+    for (let line = 1; line <= 5; line++) await rig.record(paid(line));
+    receiver.hold();
+    rig.deliverer({ writeEveryMs: 3_600_000 }).start();
+    await eventually(() => expect(receiver.received).toHaveLength(1), WAIT);
+    // Nothing happened since a minute from now: the window in flight is not a replay's.
+    await rig.subscriptions.replaySince(subscription.id, new Date(Date.now() + 60_000), admin);
+    receiver.release();
+    // A replay taken for the cursor in flight would set it back at the window's end: the backlog
+    // would read 0 only once the five were sent a second time.
+    await eventually(async () => expect((await rig.subscriptions.get(subscription.id)).backlog).toBe(0), WAIT);
+    expect(receiver.received.map((e) => e.data.line)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('stops at the next write when an admin turns the subscription off mid-window, and goes on in order once on', async () => {
     const subscription = await subscribe();
     for (let line = 1; line <= 5; line++) await rig.record(paid(line));

@@ -8,7 +8,9 @@ import { AFTER_CURSOR } from './after-cursor.ts';
  * the move waits for it (rewindXid): that deliverer sends the rest of its window, then writes
  * its sequence numbers as used and the cursor back, so replayed events never share a number
  * with one already sent and never arrive between its window's events. Returns how many events
- * of its types lie ahead of the new cursor, or undefined for no subscription.
+ * of its types lie ahead of the new cursor, or undefined for no subscription. With no event
+ * since then, a leased subscription keeps what it had: its cursor in flight is not a replay's
+ * target (the window being sent would go out twice).
  */
 export async function rewindSubscription(query: SqlQuery, id: string, since: Date): Promise<number | undefined> {
   // Leased: the deliverer applies the replay after its window (the replay move from DELIVERING); else it applies now.
@@ -23,7 +25,8 @@ export async function rewindSubscription(query: SqlQuery, id: string, since: Dat
        FROM "EventSubscription" AS s WHERE s.id = $1::uuid
      ), moved AS (
        UPDATE "EventSubscription" AS s SET
-         "rewindXid" = CASE WHEN ${leased} THEN target.xid END, "rewindSeq" = CASE WHEN ${leased} THEN target.seq END,
+         "rewindXid" = CASE WHEN ${leased} THEN COALESCE((SELECT xid FROM first), s."rewindXid") END,
+         "rewindSeq" = CASE WHEN ${leased} THEN COALESCE((SELECT seq - 1 FROM first), s."rewindSeq") END,
          "cursorXid" = CASE WHEN ${leased} THEN s."cursorXid" ELSE target.xid END,
          "cursorSeq" = CASE WHEN ${leased} THEN s."cursorSeq" ELSE target.seq END,
          "headSeq" = CASE WHEN ${leased} THEN s."headSeq" END, "headSequence" = CASE WHEN ${leased} THEN s."headSequence" END,
