@@ -42,14 +42,26 @@ async function upload(url: string, file: Buffer, name: string) {
   } catch (error) {
     // A refusal found while the upload streams in may be answered, and the connection
     // closed, before the client has written the rest (seen under load): the batch is
-    // recorded all the same, so it is read back, the newest.
+    // recorded all the same, so it is read back by its file's name (each test's is its own)
+    // once it is there: read at once, the newest could still be the test's before.
     if (!['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes((error as { code?: string }).code ?? '')) throw error;
-    const latest = await request(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-      body: JSON.stringify({ query: '{ batches(first: 1) { edges { node { status rowCount validCount problems { code message } } } } }' }),
-    });
-    return ((await latest.body.json()) as { data: { batches: { edges: Array<{ node: Imported }> } } }).data.batches.edges[0]!.node;
+    return eventually(async () => {
+      const latest = await request(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({
+          query: '{ batches(first: 5) { edges { node { fileName status rowCount validCount problems { code message } } } } }',
+        }),
+      });
+      const edges = ((await latest.body.json()) as { data: { batches: { edges: Array<{ node: Imported & { fileName: string } }> } } }).data
+        .batches.edges;
+      const mine = edges.find((edge) => edge.node.fileName === name);
+      expect(mine, `the batch of ${name}`).toBeDefined();
+      // Its import has ended (refused or validated): what the upload's answer would have said.
+      expect(mine!.node.status).not.toBe('VALIDATING');
+      const { fileName: _name, ...batch } = mine!.node;
+      return batch;
+    }, 60_000);
   }
   const body = (await response.body.json()) as { data: { importBatch: { batch: Imported } } };
   expect(response.statusCode).toBe(200);
