@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testWorker, textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
-import { policyFile } from './policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 30, part 2: approval by policy through GraphQL with several keys. Up to 1,000.00 one
