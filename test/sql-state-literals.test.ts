@@ -3,16 +3,15 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as enums from '../src/db/generated/enums.ts';
-import { deliveryTransitions } from '../src/outbound/delivery-states.ts';
-import { subscriptionTransitions } from '../src/outbound/subscription-states.ts';
 import { sourceFilesUnder } from './support/source-files.ts';
-
-/** The states of a table's moves (machines whose state is columns, not a Prisma enum). */
-const statesOf = (transitions: ReadonlyArray<{ from: string | null; to: string }>): string[] => [
-  ...new Set(transitions.flatMap((t) => [t.from, t.to]).filter((state): state is string => state !== null)),
-];
-const subscriptionStates = statesOf(subscriptionTransitions);
-const deliveryStates = statesOf(deliveryTransitions);
+import {
+  deliveryStates,
+  stateMachines,
+  subscriptionStates,
+  unlisted,
+  type AllowedStateNames,
+  type StateLiteralScan,
+} from './support/state-literals.ts';
 
 /**
  * State names reach SQL from the state tables (batch/states/batch-states.ts, batch/states/row-states.ts,
@@ -88,30 +87,14 @@ describe('state names in SQL', () => {
  * machines is typed only in that machine's table file; everywhere else the code takes the
  * name from the table (or the Prisma enum member), so that a state renamed there reaches
  * every use. Found through the TypeScript parser: string literals and literal types, not
- * comments or SQL (above).
- */
-const machines = {
-  batch: { states: Object.values(enums.BatchStatus), tables: ['batch/states/batch-states.ts'] },
-  /** The review's table (verdicts and marks) leads to row states. */
-  row: {
-    states: Object.values(enums.BatchItemStatus),
-    tables: ['batch/states/row-states.ts', 'batch/states/row-outcomes.ts', 'batch/states/review-states.ts'],
-  },
-  payment: { states: Object.values(enums.TrackedStatus), tables: ['payments/status.ts'] },
-  breaker: { states: Object.values(enums.BreakerState), tables: ['partner/breaker-states.ts'] },
-  'reconciliation run': { states: Object.values(enums.ReconciliationStatus), tables: ['reconciliation/run-states.ts'] },
-  /** Kept in the `enabled` column; why it is off in `disabledReason`, in the table file's words (below). */
-  subscription: { states: subscriptionStates, tables: ['outbound/subscription-states.ts'] },
-  /** Kept in the lease columns. */
-  delivery: { states: deliveryStates, tables: ['outbound/delivery-states.ts'] },
-} satisfies Record<string, { states: readonly string[]; tables: readonly string[] }>;
-
-/**
+ * comments or SQL (above). The machines and their table files, and the scan, are in
+ * test/support/state-literals.ts (the page's test scans web/src with it).
+ *
  * Files (or folders, ending in /) allowed to type state names, with how many of each, and
  * why. A literal added to one of them fails as it would anywhere; one removed asks for its
  * entry to shrink.
  */
-const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'any'; reason: string }> = [
+const allowed: readonly AllowedStateNames[] = [
   {
     path: 'sandbox/',
     names: 'any',
@@ -141,63 +124,14 @@ const allowed: ReadonlyArray<{ path: string; names: Record<string, number> | 'an
   { path: 'graphql/operation-observability.ts', names: { UNKNOWN: 1 }, reason: 'the label of an error without a code, not a state' },
 ];
 
-/** `file:line: 'NAME' (machines)` for each string literal equal to a state name outside the tables that have it. */
-function typedNames(file: string, text: string): Array<{ name: string; where: string }> {
-  const path = relative(src, file);
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const hits: Array<{ name: string; where: string }> = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
-      const owners = Object.entries(machines).filter(([, machine]) => machine.states.includes(node.text as never));
-      if (owners.length > 0 && !owners.some(([, machine]) => (machine.tables as readonly string[]).includes(path))) {
-        const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-        hits.push({
-          name: node.text,
-          where: `${relative(root, file)}:${line}: '${node.text}' (${owners.map(([name]) => name).join(', ')})`,
-        });
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return hits;
-}
-
-/** What the scan finds that the allowed list does not cover, and entries that allow more than is there. */
-function unlisted(files: Array<{ file: string; text: string }>): string[] {
-  const problems: string[] = [];
-  const counted = new Map<string, Map<string, number>>();
-  for (const { file, text } of files) {
-    const path = relative(src, file);
-    const entry = allowed.find((one) => (one.path.endsWith('/') ? path.startsWith(one.path) : path === one.path));
-    const hits = typedNames(file, text);
-    if (entry === undefined) {
-      problems.push(...hits.map((hit) => hit.where));
-      continue;
-    }
-    if (entry.names === 'any') continue;
-    const counts = counted.get(entry.path) ?? new Map<string, number>();
-    counted.set(entry.path, counts);
-    for (const hit of hits) {
-      counts.set(hit.name, (counts.get(hit.name) ?? 0) + 1);
-      if (counts.get(hit.name)! > (entry.names[hit.name] ?? 0)) problems.push(`${hit.where}: more than its entry allows (${entry.reason})`);
-    }
-  }
-  for (const entry of allowed) {
-    if (entry.names === 'any') continue;
-    for (const [name, count] of Object.entries(entry.names)) {
-      const found = counted.get(entry.path)?.get(name) ?? 0;
-      if (found < count) problems.push(`src/${entry.path}: allows ${count} '${name}', has ${found}: shrink its entry`);
-    }
-  }
-  return problems;
-}
+/** src/ against the state machines' tables and the list above; a finding names the state's machines. */
+const scan: StateLiteralScan = { base: src, machines: stateMachines, allowed, nameMachines: true };
 
 describe('state names in TypeScript', () => {
   const files = () => sourceFilesUnder(src, { skip: ['generated'] }).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
   it("are typed only in their table's file, or where the allowed list says why", () => {
-    expect(unlisted(files())).toEqual([]);
+    expect(unlisted(scan, files())).toEqual([]);
   });
 
   it('fails on a state name typed anywhere else, and on one more in an allowed file', () => {
@@ -211,14 +145,14 @@ describe('state names in TypeScript', () => {
           ? { ...one, text: `${one.text}\nexport const paused: string = 'PAUSED';\n` }
           : one,
     );
-    const problems = unlisted(withLiteral);
+    const problems = unlisted(scan, withLiteral);
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^src\/batch\/pay\/batch-worker\.ts:\d+: 'NEEDS_REVIEW' \(row\)$/);
     expect(problems[1]).toMatch(/^src\/payments\/attempt\.ts:\d+: 'PAUSED' \(batch\): more than its entry allows/);
   });
 
   it("knows every machine's table file", () => {
-    for (const machine of Object.values(machines))
+    for (const machine of Object.values(stateMachines))
       for (const table of machine.tables) expect(readFileSync(join(src, table), 'utf8').length).toBeGreaterThan(0);
   });
 });

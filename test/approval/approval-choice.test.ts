@@ -4,7 +4,7 @@ import { textSource } from '../support/batch.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
-import { policyFile } from './policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 38, section 1: an approval means what its approver chose. Under a two-approver policy

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildWebPage, launch, openPage, repoRoot, step, suite, type Rig, signIn as signInAs } from '../support/browser.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
-import { policyFile } from './policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 30, part 2, on the page in Chromium: under a policy of two approvers including an

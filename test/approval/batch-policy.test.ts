@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testWorker, textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
-import { policyFile } from './policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 30, part 2: approval by policy through GraphQL with several keys. Up to 1,000.00 one
@@ -47,7 +47,7 @@ describe('batch approval by policy, with several keys', () => {
 
   let serial = 0;
   /** A payroll of `amounts`, uploaded by olga; amounts of this test alone, so nothing repeats another batch. */
-  async function upload(amounts: string[]) {
+  async function importAmounts(amounts: string[]) {
     serial++;
     const rows = amounts.map((amount, i) => `bank-card-token,${amount},token_success,pol-${serial}-${i}`).join('\n');
     const batch = await gw
@@ -60,7 +60,7 @@ describe('batch approval by policy, with several keys', () => {
   const show = async (id: string) => (await gw.gql(SHOW, { id }, key('april'))).body.data.batch;
 
   it('starts a batch up to the first tier on one approval', async () => {
-    const id = await upload(['400.00', '600.00']);
+    const id = await importAmounts(['400.00', '600.00']);
     expect(await show(id)).toMatchObject({ status: 'VALIDATED', approvals: [], approvalsNeeded: { count: 1, roles: [], required: 1 } });
     expect(await approve(id, 'april')).toMatchObject({
       batch: { status: 'RUNNING', approvedBy: 'key:april', approvals: [{ by: 'key:april', role: 'APPROVER' }], approvalsNeeded: null },
@@ -68,7 +68,7 @@ describe('batch approval by policy, with several keys', () => {
   });
 
   it('needs two distinct approvers above it: the first approval is recorded and says one more is needed, an approver counts once', async () => {
-    const id = await upload(['600.00', '600.00']);
+    const id = await importAmounts(['600.00', '600.00']);
     const first = await approve(id, 'april');
     expect(first).toMatchObject({
       __typename: 'ApproveBatchSuccess',
@@ -100,7 +100,7 @@ describe('batch approval by policy, with several keys', () => {
   });
 
   it('needs an admin among the two above the top tier', async () => {
-    const id = await upload(['6000.00', '6000.00']);
+    const id = await importAmounts(['6000.00', '6000.00']);
     await approve(id, 'april');
     expect((await approve(id, 'boris')).batch).toMatchObject({
       status: 'VALIDATED',
@@ -110,7 +110,7 @@ describe('batch approval by policy, with several keys', () => {
   });
 
   it('never counts the uploader: an admin who uploaded is refused as today', async () => {
-    const id = await upload(['10.00']);
+    const id = await importAmounts(['10.00']);
     serial++;
     const byRoot = await gw.services().importer.import({
       source: textSource(`provider,amount,account,reference\nbank-card-token,20.00,token_success,pol-root-${serial}\n`),
@@ -122,7 +122,7 @@ describe('batch approval by policy, with several keys', () => {
   });
 
   it('lets approvals lapse after APPROVAL_LAPSE_DAYS: they no longer count and the batch says so', async () => {
-    const id = await upload(['700.00', '700.00']);
+    const id = await importAmounts(['700.00', '700.00']);
     await approve(id, 'april');
     // Eight days pass for april's approval (the table's own clock column, moved back).
     await gw.db.prisma.approval.updateMany({ where: { batchId: id }, data: { at: new Date(Date.now() - 8 * 24 * 3600_000) } });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/batch/run-command.ts';
 import { freePort } from '../support/gateway-process.ts';
@@ -13,6 +13,7 @@ import { TEST_DATA_KEY } from '../support/card-data.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, apiKeysEnv } from '../support/keys.ts';
+import { uploadBatch } from '../support/batch-graphql.ts';
 
 const EVENT_FIELDS = 'action actor role batchId paymentId detail { key value } requestId at';
 /** The detail as GraphQL gives it: key-value pairs sorted by key. */
@@ -46,23 +47,7 @@ describe.each(testDatabaseKinds())('audit trail on $name', (kind) => {
   }
 
   async function upload(key: string, csv: string, requestId: string, force = true): Promise<string> {
-    const form = new FormData();
-    form.append(
-      'operations',
-      JSON.stringify({
-        query:
-          'mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) { __typename ... on ImportBatchSuccess { batch { id } } } }',
-        variables: { file: null, force },
-      }),
-    );
-    form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-    form.append('0', new Blob([csv]), 'payroll.csv');
-    const response = await request(`${gw.gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1', 'x-request-id': requestId },
-      body: form,
-    });
-    return ((await response.body.json()) as any).data.importBatch.batch.id;
+    return (await uploadBatch(gw.gateway.url, csv, { key: apiKey(key), variables: { force }, headers: { 'x-request-id': requestId } })).id;
   }
 
   const events = async (variables: Record<string, unknown>, key = 'ad') => {

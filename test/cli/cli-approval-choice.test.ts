@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyFile } from '../approval/policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 import { sampleFile } from '../support/batch.ts';
 import { budget, cliInFreshDataDir } from '../support/cli-process.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';

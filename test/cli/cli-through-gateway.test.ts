@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { budget, startPayout, type PayoutResult } from '../support/cli-process.ts';
+import { uploadBatch } from '../support/batch-graphql.ts';
 import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -120,26 +121,7 @@ async function expectEachRowPaidOnce(
 
 /** A payroll file uploaded through the gateway's GraphQL (importBatch), as the page uploads it. */
 async function upload(url: string, key?: string, file = sample): Promise<string> {
-  const form = new FormData();
-  form.set(
-    'operations',
-    JSON.stringify({
-      query:
-        'mutation($file: File!) { importBatch(file: $file) { ... on ImportBatchSuccess { batch { id } } ... on BatchError { code message } } }',
-      variables: { file: null },
-    }),
-  );
-  form.set('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.set('0', new Blob([await readFile(file)]), basename(file));
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    body: form,
-    headers: { 'x-graphql-yoga-csrf': '1', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
-  });
-  const body = (await response.json()) as { data: { importBatch: { batch?: { id: string }; message?: string } } };
-  const id = body.data.importBatch.batch?.id;
-  if (id === undefined) throw new Error(`import refused: ${JSON.stringify(body)}`);
-  return id;
+  return (await uploadBatch(url, await readFile(file), { ...(key === undefined ? {} : { key }), fileName: basename(file) })).id;
 }
 
 /** `npm start` in a fresh DATA_DIR on a free port, and the environment a CLI beside it has (the same DATA_DIR and PORT). */

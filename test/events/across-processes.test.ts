@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
+import { uploadBatch } from '../support/batch-graphql.ts';
 import { freePort, GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
 import { killAllWorkers, remoteEnv, spawnWorker, type WorkerProcess } from '../support/processes.ts';
 import { startSandbox, type TestSandbox } from '../support/sandbox.ts';
@@ -102,24 +103,10 @@ describe.skipIf(postgres === undefined)('events across gateway and worker proces
   }
 
   async function upload(gateway: string, csv: string) {
-    const form = new FormData();
-    form.append(
-      'operations',
-      JSON.stringify({
-        query: `mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id status } } } }`,
-        variables: { file: null },
-      }),
-    );
-    form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-    form.append('0', new Blob([csv]), 'payroll.csv');
-    const response = await request(`${gateway}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey('op')}`, 'x-graphql-yoga-csrf': '1' },
-      body: form,
-    });
-    const body = (await response.body.json()) as { data?: any; errors?: unknown };
-    if (body.data?.importBatch?.batch === undefined) throw new Error(`import refused: ${JSON.stringify(body)}`);
-    return body.data.importBatch.batch as { id: string; status: string };
+    return (await uploadBatch(gateway, csv, { key: apiKey('op'), variables: { force: true }, fields: 'id status' })) as {
+      id: string;
+      status: string;
+    };
   }
 
   async function waitFor(what: string, check: () => Promise<boolean> | boolean, stop?: () => string | undefined): Promise<void> {

@@ -26,7 +26,11 @@ function payrollText(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-function upload(url: string, text: string) {
+/**
+ * importBatch of `text`, its multipart body written by hand and streamed in parts (not
+ * test/support/batch-graphql.ts's form): the gateway is killed while it reads one.
+ */
+function uploadStreamed(url: string, text: string) {
   const boundary = 'crash-boundary';
   const field = (name: string, value: string) => `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const head = `${field('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }))}${field('map', JSON.stringify({ 0: ['variables.file'] }))}--${boundary}\r\ncontent-disposition: form-data; name="0"; filename="payroll.csv"\r\ncontent-type: text/csv\r\n\r\n`;
@@ -68,7 +72,7 @@ describeFaultSuite('fault suite: a gateway killed during an import', () => {
     const text = payrollText(ROWS);
 
     const first = await start('importing gateway');
-    const pending = upload(first.url, text).catch(() => undefined);
+    const pending = uploadStreamed(first.url, text).catch(() => undefined);
     // Killed once the import has written rows: mid-file, holding its file key.
     const batch = await eventually(async () => {
       const found = await prisma.batch.findFirstOrThrow({ where: { status: 'VALIDATING' } });
@@ -90,7 +94,7 @@ describeFaultSuite('fault suite: a gateway killed during an import', () => {
     expect(rejected.fileKey).toBeNull();
     expect(await prisma.batchProblem.findMany({ where: { batchId: batch.id, code: 'import.interrupted' } })).toHaveLength(1);
 
-    const again = await upload(second.url, text);
+    const again = await uploadStreamed(second.url, text);
     const reply = (await again.body.json()) as { data: { importBatch: { batch: { status: string; rowCount: number } } } };
     expect(reply.data.importBatch.batch).toMatchObject({ status: 'VALIDATED', rowCount: ROWS });
     // Nothing of the dead import was sent: its rows were never approvable.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleFile } from '../support/batch.ts';
+import { postBatchUpload } from '../support/batch-graphql.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { subscribeSse } from '../support/sse.ts';
@@ -22,23 +22,7 @@ const BATCH_FIELDS = `id name fileName status rowCount validCount invalidCount w
 
 /** A GraphQL multipart request over real HTTP, as a browser or curl would send it. */
 async function upload(key: string, content: Buffer | string, fileName: string, extra: Record<string, unknown> = {}) {
-  const form = new FormData();
-  form.append(
-    'operations',
-    JSON.stringify({
-      query: `mutation($file: File!, $force: Boolean) { importBatch(file: $file, force: $force) {
-        __typename ... on ImportBatchSuccess { batch { ${BATCH_FIELDS} } } ... on BatchError { code message } } }`,
-      variables: { file: null, ...extra },
-    }),
-  );
-  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), fileName);
-  const response = await request(`${gw.gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1' },
-    body: form,
-  });
-  return (await response.body.json()) as { data?: any; errors?: Array<{ message: string }> };
+  return (await postBatchUpload(gw.gateway.url, content, { key: apiKey(key), fileName, variables: extra, fields: BATCH_FIELDS })).body;
 }
 
 const batchQuery = (id: string, key = 'v') => gw.gql(`{ batch(id: "${id}") { ${BATCH_FIELDS} } }`, {}, apiKey(key));

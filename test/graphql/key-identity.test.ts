@@ -1,9 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
-import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataKeyFrom } from '../../src/crypto/data-keys.ts';
 import { identitySecret } from '../../src/auth/api-keys.ts';
 import { TEST_DATA_KEY } from '../support/card-data.ts';
+import { uploadBatch } from '../support/batch-graphql.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
 
@@ -22,22 +22,7 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 async function upload(key: string, csv: string): Promise<string> {
-  const form = new FormData();
-  form.append(
-    'operations',
-    JSON.stringify({
-      query: 'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { id } } } }',
-      variables: { file: null },
-    }),
-  );
-  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([csv]), 'payroll.csv');
-  const response = await request(`${gw.gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'x-graphql-yoga-csrf': '1' },
-    body: form,
-  });
-  return ((await response.body.json()) as any).data.importBatch.batch.id;
+  return (await uploadBatch(gw.gateway.url, csv, { key, variables: { force: true } })).id;
 }
 
 const unsaltedPrefix = (key: string) => `key:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess } from '../support/gateway-process.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey } from '../support/keys.ts';
+import { memoryOf } from '../support/process-memory.ts';
 
 const MiB = 1024 * 1024;
 const MAX_FILE_BYTES = 40 * MiB;
@@ -134,13 +135,6 @@ describe('streamed uploads', () => {
     await noTempFiles();
   });
 });
-
-/** The process's resident memory now and at its highest, in bytes (Linux). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
 
 describe('memory of an upload', () => {
   let gateway: GatewayProcess;

@@ -1,11 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { freePort, GatewayProcess } from '../support/gateway-process.ts';
 import { apiKey } from '../support/keys.ts';
+import { batchUploadRequest } from '../support/batch-graphql.ts';
+import { memoryOf } from '../support/process-memory.ts';
 import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts';
 
 /**
@@ -23,22 +25,13 @@ const KEY = apiKey('xlsx-memory');
 const spool = mkdtempSync(join(tmpdir(), 'xlsx-memory-test-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'xlsx-memory-data-'));
 
-const IMPORT =
-  'mutation($file: File!) { importBatch(file: $file, force: true) { __typename ... on ImportBatchSuccess { batch { status rowCount validCount problems { code message } } } } }';
-
-async function upload(url: string, file: Buffer, name: string) {
-  const form = new FormData();
-  form.append('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }));
-  form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([new Uint8Array(file)]), name);
+/** importBatch of `file` through GraphQL; the batch (read back by its name when the upload was cut short, below). */
+async function uploadOrReadBack(url: string, file: Buffer, name: string) {
+  const fields = 'status rowCount validCount problems { code message }';
   type Imported = { status: string; rowCount: number; validCount: number; problems: Array<{ code: string; message: string }> };
   let response;
   try {
-    response = await request(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'x-graphql-yoga-csrf': '1', authorization: `Bearer ${KEY}` },
-      body: form,
-    });
+    response = await batchUploadRequest(url, file, { key: KEY, fileName: name, variables: { force: true }, fields });
   } catch (error) {
     // A refusal found while the upload streams in may be answered, and the connection
     // closed, before the client has written the rest (seen under load): the batch is
@@ -50,7 +43,7 @@ async function upload(url: string, file: Buffer, name: string) {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
         body: JSON.stringify({
-          query: '{ batches(first: 5) { edges { node { fileName status rowCount validCount problems { code message } } } } }',
+          query: `{ batches(first: 5) { edges { node { fileName ${fields} } } } }`,
         }),
       });
       const edges = ((await latest.body.json()) as { data: { batches: { edges: Array<{ node: Imported & { fileName: string } }> } } }).data
@@ -66,13 +59,6 @@ async function upload(url: string, file: Buffer, name: string) {
   const body = (await response.body.json()) as { data: { importBatch: { batch: Imported } } };
   expect(response.statusCode).toBe(200);
   return body.data.importBatch.batch;
-}
-
-/** The process's resident memory now and at its highest since the last reset, in bytes (Linux). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
 describe('an .xlsx upload that unpacks to far more than it weighs', () => {
@@ -92,7 +78,7 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
     });
     url = await gateway.ready;
     // Everything an import of a workbook loads (exceljs) is loaded before measuring.
-    expect(await upload(url, readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'warm.xlsx')).toMatchObject({
+    expect(await uploadOrReadBack(url, readFileSync(new URL('../fixtures/payroll.xlsx', import.meta.url)), 'warm.xlsx')).toMatchObject({
       rowCount: 4,
     });
   }, 120_000);
@@ -107,7 +93,7 @@ describe('an .xlsx upload that unpacks to far more than it weighs', () => {
     // Linux: writing 5 to clear_refs resets the peak (VmHWM) to the memory in use now.
     writeFileSync(`/proc/${gateway.pid}/clear_refs`, '5');
     const before = memoryOf(gateway.pid);
-    const batch = await upload(url, file, name);
+    const batch = await uploadOrReadBack(url, file, name);
     const growth = memoryOf(gateway.pid).peak - before.rss;
     console.log(`${name}: ${file.length} bytes uploaded, peak RSS +${(growth / MiB).toFixed(1)} MiB (bound ${BOUND / MiB} MiB)`);
     expect(gateway.alive).toBe(true);

@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { AGENT, WEBHOOK_SECRET } from '../support/sandbox.ts';
 import { apiKeysEnv, apiKey } from '../support/keys.ts';
 import { startEventReceiver } from '../support/event-receiver.ts';
-import { admin as eventAdmin } from '../outbound/outbound-rig.ts';
+import { admin as eventAdmin } from '../support/outbound-rig.ts';
 
 /** The value of one sample line, or undefined when the series is absent. */
 function sample(text: string, series: string): number | undefined {

@@ -3,7 +3,7 @@ import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { EventSubscriptionError, eventTypes } from '../../src/outbound/index.ts';
-import { admin, outboundRig, paid, testSettings } from './outbound-rig.ts';
+import { admin, outboundRig, paid, testSettings } from '../support/outbound-rig.ts';
 
 const WAIT = 60_000;
 

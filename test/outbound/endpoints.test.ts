@@ -3,7 +3,7 @@ import { endpointProblem } from '../../src/outbound/delivery/endpoint.ts';
 import { testDatabaseKinds, type TestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
-import { admin, outboundRig, paid, testSettings } from './outbound-rig.ts';
+import { admin, outboundRig, paid, testSettings } from '../support/outbound-rig.ts';
 
 const publicAddress = '93.184.216.34';
 const resolveTo = (address: string) => async () => [{ address }];

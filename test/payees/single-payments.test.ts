@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCard } from '../../samples/test-card.ts';
 import { systemActor } from '../../src/audit/audit.ts';
 import { utcDay } from '../../src/money/readable-text.ts';
-import { policyFile } from '../approval/policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 import { textSource } from '../support/batch.ts';
 import { testDatabaseKinds, type TestDatabaseKind } from '../support/database.ts';
 import { expectDocumentedShape, startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';

@@ -303,10 +303,31 @@ export async function uploadAndOpen(rig: Rig, file: string): Promise<string> {
   return href.split('/').pop()!;
 }
 
-/** Signs in on the page's sign-in form with `key`, as a person pastes theirs, and waits until signed in. */
-export async function signIn(page: Page, key: string): Promise<void> {
+/** Pastes `key` into the page's sign-in form and sends it, as a person does; waits for no answer (a key may be refused). */
+export async function submitKey(page: Page, key: string): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in on the page's sign-in form with `key`, as a person pastes theirs, and waits until signed in. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await submitKey(page, key);
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * Opens the page and signs in with `key`, signing out first whoever the tab is signed in as
+ * (the page keeps a key for the tab and probes it before it shows anything: this waits until
+ * it shows the form or the sign-out button, never deciding on a page still starting); waits
+ * for the batches list.
+ */
+export async function signInAfresh(page: Page, key: string): Promise<void> {
+  await page.goto('/');
+  const form = page.getByRole('heading', { name: 'Sign in', level: 1 });
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  await form.or(signOut).first().waitFor();
+  if (await signOut.isVisible()) await signOut.click();
+  await submitKey(page, key);
+  await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
 }

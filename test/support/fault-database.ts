@@ -1,6 +1,7 @@
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import pg from 'pg';
 import { apiKey } from './keys.ts';
+import { postBatchUpload } from './batch-graphql.ts';
 
 /**
  * What an operator's database does to its clients now and then (a failover, an idle-session
@@ -109,21 +110,16 @@ export async function gqlAs(url: string, key: string, query: string, variables: 
   return { status: response.statusCode, ...((await response.body.json()) as object) };
 }
 
-const IMPORT = `mutation($file: File!) { importBatch(file: $file, force: true) {
-  __typename ... on ImportBatchSuccess { batch { id status validCount rowCount } } ... on BatchError { code message } } }`;
-
 /** importBatch of a CSV text as a multipart upload, as the page and curl send it. */
 export async function uploadCsv(url: string, key: string, csv: string, name: string): Promise<GraphQLReply> {
-  const form = new FormData();
-  form.set('operations', JSON.stringify({ query: IMPORT, variables: { file: null } }));
-  form.set('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.set('0', new Blob([csv], { type: 'text/csv' }), name);
-  const response = await request(`${url}/graphql`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey(key)}`, 'x-graphql-yoga-csrf': '1' },
-    body: form,
+  const { statusCode, body } = await postBatchUpload(url, csv, {
+    key: apiKey(key),
+    fileName: name,
+    type: 'text/csv',
+    variables: { force: true },
+    fields: 'id status validCount rowCount',
   });
-  return { status: response.statusCode, ...((await response.body.json()) as object) };
+  return { status: statusCode, ...body };
 }
 
 /**

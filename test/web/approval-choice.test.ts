@@ -4,7 +4,7 @@ import { buildWebPage, launch, openPage, signIn as signInAs, step, suite, type R
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
-import { policyFile } from '../approval/policy-fixture.ts';
+import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 38, section 1, in Chromium: under a two-approver policy April approves on the page to

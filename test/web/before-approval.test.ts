@@ -37,7 +37,7 @@ suite('the web page before a batch is approved', () => {
 
   const signIn = (name: string) => signInAs(rig.page, apiKey(name));
 
-  async function upload(name: string, buffer: Buffer) {
+  async function uploadOnPage(name: string, buffer: Buffer) {
     const { page } = rig;
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
     await page.getByLabel('Choose a file').setInputFiles({ name, mimeType: 'text/csv', buffer });
@@ -55,7 +55,7 @@ suite('the web page before a batch is approved', () => {
   it('says an amount in words is not a number, and offers its uploader no approval of the valid rows', async () => {
     const { page } = rig;
     await signIn('ada');
-    await upload(
+    await uploadOnPage(
       'payroll-words.csv',
       Buffer.from('provider,amount,account\nbank-card-token,twelve,token_success\nbank-card-token,1500.00,token_success_2\n'),
     );
@@ -70,7 +70,7 @@ suite('the web page before a batch is approved', () => {
 
   it('offers the admin who uploaded a batch no approval, no results, and shows its rows awaiting approval', async () => {
     const { page } = rig;
-    await upload('payroll-valid.csv', readFileSync(join(repoRoot, 'samples/payroll-valid.csv')));
+    await uploadOnPage('payroll-valid.csv', readFileSync(join(repoRoot, 'samples/payroll-valid.csv')));
     await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
     await page.getByRole('button', { name: 'Discard' }).waitFor();
     expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app/start-gateway.ts';
-import { repoRoot, startPageRig, step, suite, type Rig } from '../support/browser.ts';
+import { repoRoot, startPageRig, step, submitKey, suite, type Rig } from '../support/browser.ts';
 import { apiKey } from '../support/keys.ts';
 
 /**
@@ -358,12 +358,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
 
   afterAll(() => started?.close());
 
-  async function signIn(key: string) {
-    const { page } = rig;
-    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  const signIn = (key: string) => submitKey(rig.page, key);
 
   async function signOut() {
     await rig.page.getByRole('button', { name: 'Sign out' }).click();
@@ -379,8 +374,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
 
   it('offers a viewer no upload', async () => {
     const { page } = rig;
-    await page.getByLabel('API key').fill(KEYS.viewer);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(KEYS.viewer);
     await page.getByText('Signed in as viewer').waitFor();
     await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Sections' });

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app/start-gateway.ts';
+import { countsThroughGraphQL } from '../support/batch-graphql.ts';
 import { repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 
 /**
@@ -24,15 +24,7 @@ suite('the web page: the same payroll uploaded again, re-sorted', () => {
 
   afterAll(() => started?.close());
 
-  async function counts(batchId: string): Promise<Record<string, number>> {
-    const response = await request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'query($id: ID!) { batch(id: $id) { counts { status count } } }', variables: { id: batchId } }),
-    });
-    const body = (await response.body.json()) as { data: { batch: { counts: Array<{ status: string; count: number }> } } };
-    return Object.fromEntries(body.data.batch.counts.map((c) => [c.status, c.count]));
-  }
+  const counts = (batchId: string) => countsThroughGraphQL(gateway.url, batchId);
 
   async function approve(confirmText: RegExp): Promise<void> {
     const { page } = rig;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { approveSamplePayroll, startPageRig, step, suite, type Rig } from '../support/browser.ts';
+import { approveSamplePayroll, signInAfresh, startPageRig, step, suite, type Rig } from '../support/browser.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -40,17 +40,7 @@ suite('the web page: outbound events in Chromium', () => {
     await receiver?.close();
   });
 
-  async function signIn(key: string) {
-    const { page } = rig;
-    await page.goto('/');
-    const signOut = page.getByRole('button', { name: 'Sign out' });
-    // Signed in already (the key is kept for the tab), or asked for one.
-    await page.getByLabel('API key').or(signOut).waitFor();
-    if (await signOut.isVisible()) await signOut.click();
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
-  }
+  const signIn = (key: string) => signInAfresh(rig.page, key);
 
   /** The page as it stands, in Russian once `heading` shows, then in English again. */
   async function inRussian(name: string) {

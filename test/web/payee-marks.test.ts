@@ -1,6 +1,6 @@
-import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app/start-gateway.ts';
+import { countsThroughGraphQL } from '../support/batch-graphql.ts';
 import { repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 import { join } from 'node:path';
 
@@ -22,15 +22,7 @@ suite('the web page: payees and a changed account', () => {
 
   afterAll(() => started?.close());
 
-  async function counts(batchId: string): Promise<Record<string, number>> {
-    const response = await request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'query($id: ID!) { batch(id: $id) { counts { status count } } }', variables: { id: batchId } }),
-    });
-    const body = (await response.body.json()) as { data: { batch: { counts: Array<{ status: string; count: number }> } } };
-    return Object.fromEntries(body.data.batch.counts.map((c) => [c.status, c.count]));
-  }
+  const counts = (batchId: string) => countsThroughGraphQL(gateway.url, batchId);
 
   it('marks the payees, holds the changed card until the approver includes it, in English and Russian', async () => {
     const { page } = rig;

@@ -4,7 +4,18 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app/start-gateway.ts';
 import { readControlFile } from '../../src/sandbox/control-file.ts';
-import { buildWebPage, launch, openPage, repoRoot, startPageRig, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
+import {
+  buildWebPage,
+  launch,
+  openPage,
+  repoRoot,
+  signInAfresh,
+  startPageRig,
+  step,
+  suite,
+  uploadAndOpen,
+  type Rig,
+} from '../support/browser.ts';
 import { textSource } from '../support/batch.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { apiKey, namedApiKeysEnv } from '../support/keys.ts';
@@ -140,17 +151,7 @@ suite('the web page: rows under review, as each role sees them', () => {
 
   async function openAs(name: string) {
     const { page } = rig;
-    await page.goto('/');
-    // The page restores a key it kept for the tab and probes it before it shows anything:
-    // wait until it shows one or the other, never decide on a page still starting.
-    const signIn = page.getByRole('heading', { name: 'Sign in', level: 1 });
-    const signOut = page.getByRole('button', { name: 'Sign out' });
-    await signIn.or(signOut).first().waitFor();
-    if (await signOut.isVisible()) await signOut.click();
-    await signIn.waitFor();
-    await page.getByLabel('API key').fill(apiKey(name));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
+    await signInAfresh(page, apiKey(name));
     await page.goto(`/#/batches/${batchId}`);
     return page.getByRole('region', { name: 'Rows to check: 1' });
   }

@@ -23,7 +23,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
    * Uploads the sample payroll (its valid rows total 50,950.60 RUB) and opens its page; its id.
    * Each upload's references are its own, so it is neither the same file nor rows already paid.
    */
-  async function upload(edit: (csv: string) => string = (csv) => csv): Promise<string> {
+  async function uploadSample(edit: (csv: string) => string = (csv) => csv): Promise<string> {
     const file = join(dataDir, `payroll-${++uploads}.csv`);
     await writeFile(
       file,
@@ -43,7 +43,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
   it('shows the refusal with the shortfall, offers "Start anyway", and starts the batch once confirmed', async () => {
     const { page } = rig;
     setBalance('10000000.00');
-    const batchId = await upload();
+    const batchId = await uploadSample();
     // Money spent elsewhere between upload (which checks the balance too) and approval: the
     // docs/sandbox.md's `payout sandbox balance --set 100.00`, on the embedded sandbox itself.
     setBalance('100.00');
@@ -85,7 +85,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
     const { page } = rig;
     // A row with an error: the batch is rejected, its 9 valid rows may be approved alone.
     setBalance('10000000.00');
-    const batchId = await upload((csv) => csv.replace(',4200.10,', ',not-an-amount,'));
+    const batchId = await uploadSample((csv) => csv.replace(',4200.10,', ',not-an-amount,'));
     await page.locator('.batch-head .badge', { hasText: /^Has row errors$/ }).waitFor();
     setBalance('100.00');
     await page.getByRole('button', { name: 'Approve valid rows only' }).click();
@@ -102,7 +102,7 @@ suite('the web page: start a batch the balance does not cover, and waiting batch
   it('says in the batch list why a batch waits, in English and Russian', async () => {
     const { page } = rig;
     setBalance('10000000.00');
-    const batchId = await upload();
+    const batchId = await uploadSample();
     await page.getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.confirm').getByRole('button', { name: 'Approve and pay' }).click();
     await page.locator('.batch-head .badge', { hasText: /^Paying/ }).waitFor();

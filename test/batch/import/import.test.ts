@@ -101,7 +101,7 @@ describe.each(testDatabaseKinds())('batch import on $name', (kind) => {
 
   it('warns of a total above the available balance, and leaves the decision to the approval', async () => {
     // Money is a state, not a fault of the file: a top-up before approval is enough, and
-    // approval weighs the balance against every approved batch (test/batch/pay/pause-funds.test.ts).
+    // approval weighs the balance against every approved batch (test/batch/funds/pause-funds.test.ts).
     // Rejected, the file would have to be uploaded again, and its rows offered to "approve
     // the valid rows only", which a file-level error refuses.
     const rows = Array.from({ length: 3 }, (_, i) => `bank-card-token,90000.00,token_${i}`).join('\n');

@@ -19,7 +19,8 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
     const batch = await db().batch.findUniqueOrThrow({ where: { id: batchId } });
     return !['RUNNING', 'VALIDATED'].includes(batch.status);
   };
-  async function counts(batchId: string) {
+  /** The batch's rows counted by status, as stored. */
+  async function countsInDatabase(batchId: string) {
     const rows = await db().batchItem.groupBy({ by: ['status'], where: { batchId }, _count: { _all: true } });
     return Object.fromEntries(rows.map((r) => [r.status, r._count._all]));
   }
@@ -31,7 +32,7 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
     await worker({ concurrency: 4 }).drain(finished(batch.id));
     const done = await db().batch.findUniqueOrThrow({ where: { id: batch.id } });
     expect(done.status).toBe('COMPLETED_WITH_FAILURES');
-    expect(await counts(batch.id)).toEqual({ COMPLETED: 7, FAILED: 3 });
+    expect(await countsInDatabase(batch.id)).toEqual({ COMPLETED: 7, FAILED: 3 });
     const items = await db().batchItem.findMany({ where: { batchId: batch.id }, orderBy: { line: 'asc' } });
     expect(items.map((i) => `${i.reference}:${i.status}:${i.errorCode ?? ''}`)).toEqual([
       'EMP-001:COMPLETED:',
@@ -66,7 +67,7 @@ describe.each(testDatabaseKinds())('batch worker on $name', (kind) => {
     await gw.sb.addFault({ operation: 'execute', kind: 'drop-after', times: 1 });
     await gw.sb.addFault({ operation: 'create', kind: 'fail-before', times: 4 });
     await worker().drain(finished(batch.id));
-    expect(await counts(batch.id)).toEqual({ COMPLETED: 2 });
+    expect(await countsInDatabase(batch.id)).toEqual({ COMPLETED: 2 });
     for (const line of [2, 3]) {
       const effects = await gw.sb.effects(paymentIdFor(batch.id, line, 1));
       expect(effects).toMatchObject({ creates: 1, executions: 1 });

@@ -11,7 +11,7 @@ import {
   type OutboundSettings,
 } from '../../src/outbound/index.ts';
 import { systemActor } from '../../src/audit/audit.ts';
-import { TEST_DATA_KEY } from '../support/card-data.ts';
+import { TEST_DATA_KEY } from './card-data.ts';
 
 export const keyring = new DataKeyring(dataKeyFrom(Buffer.from(TEST_DATA_KEY, 'base64')));
 
