@@ -3,7 +3,7 @@ import { FundsCheck } from '../../src/batch/funds/funds-check.ts';
 import { eventTypes, isEventType } from '../../src/outbound/index.ts';
 import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
 import { allCallKinds } from '../../src/sandbox/outage.ts';
-import { testWorker, textSource } from '../support/batch.ts';
+import { testWorker, textSource, tokenPayroll } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEventReceiver, type EventReceiver } from '../support/event-receiver.ts';
@@ -105,12 +105,7 @@ describe.each(testDatabaseKinds())('final-outcome events on $name', (kind) => {
   const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
   let serial = 0;
   async function imported(rows: number) {
-    serial++;
-    const lines = Array.from(
-      { length: rows },
-      (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`,
-    ).join('\n');
-    return services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
+    return services().importer.import({ source: textSource(tokenPayroll(++serial, rows)) });
   }
 
   it('a create refused with the partner down, sent again under the same paymentId and paid: payment.rejected, then payment.paid, never payment.failed', async () => {

@@ -21,6 +21,15 @@ export async function* textSource(text: string): AsyncGenerator<Uint8Array> {
   yield Buffer.from(text, 'utf8');
 }
 
+/**
+ * `rows` rows of (100 + `serial`).xx RUB each, paid by token: a payroll whose amounts differ
+ * from every other `serial`'s, so no row is held as a repeat of another test's.
+ */
+export function tokenPayroll(serial: number, rows: number): string {
+  const lines = Array.from({ length: rows }, (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`);
+  return `provider,amount,account\n${lines.join('\n')}\n`;
+}
+
 export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { maxRows: 1000, maxBytes: 1_000_000 }) {
   const client = sb.client();
   return new BatchImporter({

@@ -6,7 +6,7 @@ import { GatewayMetrics } from '../../../src/observability/metrics.ts';
 import { claimItems } from '../../../src/batch/rows/sql/claim-items.ts';
 import { finishBatches } from '../../../src/batch/lifecycle/sql/finish-batches.ts';
 import type { BatchWorker } from '../../../src/batch/pay/batch-worker.ts';
-import { testWorker, textSource } from '../../support/batch.ts';
+import { testWorker, textSource, tokenPayroll } from '../../support/batch.ts';
 import { testDatabaseKinds } from '../../support/database.ts';
 import { eventually } from '../../support/eventually.ts';
 import { setSandboxBalance, startTestGateway, type TestGateway } from '../../support/gateway.ts';
@@ -42,12 +42,7 @@ describe.each(testDatabaseKinds())('pausing batches on $name', (kind) => {
   let serial = 0;
   /** `rows` rows of 100.xx RUB each, imported (not approved). */
   async function imported(rows: number) {
-    serial++;
-    const lines = Array.from(
-      { length: rows },
-      (_, i) => `bank-card-token,${100 + serial}.${String(i).padStart(2, '0')},token_success`,
-    ).join('\n');
-    return services().importer.import({ source: textSource(`provider,amount,account\n${lines}\n`) });
+    return services().importer.import({ source: textSource(tokenPayroll(++serial, rows)) });
   }
   const status = async (id: string) => (await db().batch.findUniqueOrThrow({ where: { id } })).status;
   const refusal = (promise: Promise<unknown>) =>
