@@ -10,7 +10,7 @@ export type { CardDataVault } from './card-data.ts';
 export type { ValidationReport } from './import/batch-importer.ts';
 /** The importer in a chunk of its own, loaded by the command that runs it (validate, run) alone. */
 export const loadImporter = () => import('./import/batch-importer.ts');
-export { approvalRefusal } from './states/batch-actions.ts';
+export { approvalRefusal, fileErrorsOf } from './states/batch-actions.ts';
 export { approvableStates, batchStates, cancellableStates, pauseReasons, retryableStates } from './states/batch-states.ts';
 export { activeItemStatuses, failedItemStatuses, notSentItemStatuses, retryableItemStatuses, rowStates } from './states/row-states.ts';
 export { reviewMarks } from './states/review-states.ts';

@@ -46,17 +46,12 @@ export interface ApproveDeps {
 /** Refuses an approval the batch cannot take, before anything is recorded: the words say what would work. */
 async function checkApprovable(prisma: PrismaClient, batch: Batch, request: ApproveRequest, validRowsOnly: boolean): Promise<void> {
   // The approve-valid-rows rule (batch-actions.ts), which the page and the CLI ask too.
-  const refusal = approvalRefusal(batch, validRowsOnly);
+  const fileErrors = approvalNeedsValidRows(batch.status) ? await countFileErrors(prisma, batch.id) : 0;
+  const refusal = approvalRefusal({ ...batch, fileErrors }, validRowsOnly);
   if (refusal === 'batch.rejected')
     throw new BatchStateError(refusal, 'the batch has errors; fix the file, or approve with validRowsOnly to pay only its valid rows');
   if (refusal === 'batch.not-approvable') throw new BatchStateError(refusal, `a ${batch.status} batch cannot be approved`);
-  if (approvalNeedsValidRows(batch.status)) {
-    // Problems of the whole file have no line, or line 1 (the header).
-    const fileErrors = await prisma.batchProblem.count({
-      where: { batchId: batch.id, severity: 'error', OR: [{ line: null }, { line: 1 }] },
-    });
-    if (fileErrors > 0) throw new BatchStateError('batch.file-errors', 'the file itself has errors; only row errors can be skipped');
-  }
+  if (refusal === 'batch.file-errors') throw new BatchStateError(refusal, 'the file itself has errors; only row errors can be skipped');
   if (refusal === 'batch.no-valid-rows') throw new BatchStateError(refusal, 'no row can be paid');
   if (
     request.agree === true &&
@@ -89,7 +84,8 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     validRowsOnly: request.validRowsOnly ?? false,
     payAt: request.payAt ?? null,
   };
-  if (approvalRefusal(batch, true) === 'batch.not-approvable') {
+  // The state alone: the rows are weighed below.
+  if (approvalRefusal({ ...batch, fileErrors: 0 }, true) === 'batch.not-approvable') {
     throw new BatchStateError('batch.not-approvable', `a ${batch.status} batch cannot be approved`);
   }
   if (request.agree === true) {
@@ -211,4 +207,9 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     );
   }
   return outcome.batch;
+}
+
+/** Errors of the whole file, which no approval skips: problems with no line, or line 1 (the header). */
+export async function countFileErrors(prisma: PrismaClient, batchId: string): Promise<number> {
+  return prisma.batchProblem.count({ where: { batchId, severity: 'error', OR: [{ line: null }, { line: 1 }] } });
 }

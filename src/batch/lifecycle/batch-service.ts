@@ -19,7 +19,8 @@ import { cancelCreatedRows } from './sql/cancel-created-rows.ts';
 import { untilNoSendInFlight } from './sends-in-flight.ts';
 import { countRowsByStatus } from './sql/count-rows-by-status.ts';
 import { finishBatches } from './sql/finish-batches.ts';
-import { retryFailedRows } from './sql/retry-failed-rows.ts';
+import { countRetryableRows, retryFailedRows } from './sql/retry-failed-rows.ts';
+import { approvalNeedsValidRows, batchActions, type BatchAction } from '../states/batch-actions.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
 import { BatchStateError, type BatchErrorCode } from './batch-error-codes.ts';
 import type { BatchEvents } from '../events/batch-events.ts';
@@ -28,7 +29,7 @@ import { recordAudit, systemActor, type AuditActor } from '../../audit/audit.ts'
 import type { Approvals } from '../../approval/approvals.ts';
 import { retryableItemStatuses } from '../states/row-states.ts';
 import { retryPolicyWords } from './retry-policy-words.ts';
-import { approveBatch, type ApproveRequest } from './approve-batch.ts';
+import { approveBatch, countFileErrors, type ApproveRequest } from './approve-batch.ts';
 import type { ScheduleSettings } from './batch-schedule.ts';
 import { decimalText } from '../../money/money-wire.ts';
 
@@ -312,6 +313,15 @@ export class BatchService {
     // Rows cancelled here, and every row of a batch that has ended, keep only masked card data.
     await scrubCardData(query, { batchIds: [batchId], retentionDays: null });
     this.events.publish(batchId);
+  }
+
+  /** What a person can do to the batch now (Batch.actions): its state's moves, with the facts that weigh read only where they do. */
+  async actions(batch: Batch): Promise<BatchAction[]> {
+    const fileErrors = approvalNeedsValidRows(batch.status) ? await countFileErrors(this.prisma, batch.id) : 0;
+    const retryableRows = retryableStates.includes(batch.status)
+      ? await countRetryableRows(sqlOf(this.prisma), batch.id, this.windowDays)
+      : 0;
+    return batchActions({ ...batch, fileErrors, retryableRows });
   }
 
   async progress(batch: Batch): Promise<BatchProgress> {

@@ -1,4 +1,4 @@
-import { approvalRefusal, batchStates } from '../../batch/cli-face.ts';
+import { approvalRefusal, batchStates, fileErrorsOf } from '../../batch/cli-face.ts';
 import { basename } from 'node:path';
 import type { BatchStatus } from '../../db/generated/enums.ts';
 import { mayDo } from '../../auth/roles.ts';
@@ -46,15 +46,16 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     context.out(`${reportLine(fileName, report)}.`);
     if (report.problems.length > 0) context.out(problemTable(report.problems));
     const validation = { file: fileName, ...validationDoc(report) };
+    const fileErrors = fileErrorsOf(report.problems);
     // The same rule before the upload, the file read here: not payable as it is, as the gateway will refuse it.
     if (
       approvalRefusal(
-        { status: report.payable ? batchStates.validated : batchStates.rejected, validCount: report.validCount },
+        { status: report.payable ? batchStates.validated : batchStates.rejected, validCount: report.validCount, fileErrors },
         options.validOnly === true,
       ) !== null
     ) {
       context.out(
-        `The file is not payable as it is; nothing was imported.${report.validCount > 0 ? ' Its valid rows alone: --valid-only' : ''}`,
+        `The file is not payable as it is; nothing was imported.${report.validCount > 0 && fileErrors === 0 ? ' Its valid rows alone: --valid-only' : ''}`,
       );
       await context.result({ outcome: 'not-payable', validation, batch: null });
       return exitCodes.notPayable;
@@ -72,8 +73,11 @@ export async function runCommand(file: string, options: RunOptions, context: Cli
     }
     const batch = await importBatch(client, file, options);
     // The gateway's approve-valid-rows rule: refused at import, it is paid only with --valid-only and a valid row.
-    const refusal = approvalRefusal({ status: batch.status as BatchStatus, validCount: batch.validCount }, options.validOnly === true);
-    if (refusal === 'batch.rejected' || refusal === 'batch.no-valid-rows') {
+    const refusal = approvalRefusal(
+      { status: batch.status as BatchStatus, validCount: batch.validCount, fileErrors },
+      options.validOnly === true,
+    );
+    if (refusal === 'batch.rejected' || refusal === 'batch.file-errors' || refusal === 'batch.no-valid-rows') {
       return rejected(client, batch, file, context, { file: fileName, ...validationDoc({ ...report, payable: false, problems: [] }) });
     }
     // Rows that repeat a payment already made are known only to the gateway, which holds the payments.

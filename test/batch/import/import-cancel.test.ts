@@ -63,6 +63,9 @@ describe.each(testDatabaseKinds())('cancelling an import on $name', (kind) => {
     })();
     const importing = importer.import({ source, uploadedBy: 'anonymous' });
     const batch = await importingWithRows();
+    // What the page and the CLI are offered while the file is read (a review found no discard there).
+    const reply = await gw.gql(`query($id: ID!) { batch(id: $id) { status actions } }`, { id: batch.id });
+    expect(reply.body.data.batch).toEqual({ status: 'VALIDATING', actions: ['DISCARD'] });
 
     const cancelled = await gw.services().batches.cancel(batch.id);
     expect(cancelled.status).toBe('CANCELLED');

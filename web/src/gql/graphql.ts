@@ -8,11 +8,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 export type BatchAction =
   /** approveBatch: it passed validation. */
   | 'APPROVE'
-  /** approveBatch with validRowsOnly: refused for row errors, and a row is valid; only the valid rows are paid. */
+  /** approveBatch with validRowsOnly: refused for row errors only (the file itself has none), and a row is valid; only the valid rows are paid. */
   | 'APPROVE_VALID_ROWS'
   /** cancelBatch of an approved batch: nothing new is sent; what is in flight ends and is tracked. */
   | 'CANCEL'
-  /** cancelBatch of a batch never approved: nothing was sent. */
+  /** cancelBatch of a batch never approved (being read, or one an approval could start): nothing was sent. */
   | 'DISCARD'
   /** dismissBatch: it paid nothing and never will. */
   | 'DISMISS'
@@ -22,7 +22,7 @@ export type BatchAction =
   | 'RESCHEDULE'
   /** resumeBatch: paused (by a person or for funds). */
   | 'RESUME'
-  /** retryFailedItems: finished with FAILED or EXPIRED rows, which are paid again. */
+  /** retryFailedItems: finished with FAILED or EXPIRED rows whose recipient details are still held, which are paid again. */
   | 'RETRY_FAILED';
 
 /** Follows the row’s payment; NEEDS_REVIEW is an outcome reading back could not settle (never paid again automatically); INVALID rows failed validation; DUPLICATE rows are held: they repeat a payment (same payee, amount and reference) and are paid only if the approver includes held rows. */

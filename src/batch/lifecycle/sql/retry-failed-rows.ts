@@ -4,6 +4,15 @@ import { retriedPaymentIdSql } from '../../ids.ts';
 import { retryableItemStatuses, waitingStatus } from '../../states/row-states.ts';
 import { repeatsPayingSql } from '../../rows/sql/hold-approved-repeats.ts';
 import { outboxCte, sqlEventType } from '../../../outbound/index.ts';
+import { SEALED } from '../../card-data.ts';
+
+/**
+ * The rows of batch `$1` that retryFailedItems pays again (`$2` the duplicate window in days):
+ * FAILED or EXPIRED, still holding the sealed recipient, and not paid since by another batch.
+ * The count the page and the CLI are offered (countRetryableRows) is the same predicate.
+ */
+const retryableRowSql = `"BatchItem"."batchId" = $1 AND "BatchItem".status IN (${sqlList(retryableItemStatuses)})
+    AND ("BatchItem".fields -> '${SEALED}') IS NOT NULL AND NOT EXISTS (${repeatsPayingSql('$2')})`;
 
 /**
  * A finished run's FAILED and EXPIRED rows wait to be paid again, in one statement for any
@@ -20,8 +29,7 @@ WITH retried AS (
     "leaseOwner" = NULL, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = now()
   -- The row as it was: RETURNING names its earlier payment.
   FROM "BatchItem" AS was
-  WHERE was.id = "BatchItem".id AND "BatchItem"."batchId" = $1 AND "BatchItem".status IN (${sqlList(retryableItemStatuses)})
-    AND ("BatchItem".fields -> '$sealed') IS NOT NULL AND NOT EXISTS (${repeatsPayingSql('$2')})
+  WHERE was.id = "BatchItem".id AND ${retryableRowSql}
   RETURNING "BatchItem"."batchId", "BatchItem".line, "BatchItem"."paymentId", was."paymentId" AS "previousPaymentId",
     was.status::text AS "previousStatus", "BatchItem".amount, "BatchItem".currency
 ),
@@ -40,5 +48,13 @@ SELECT count(*)::int AS count FROM retried`;
 /** How many rows wait to be paid again; each is a batch_row.retried event naming `by`, committed with it. */
 export async function retryFailedRows(query: SqlQuery, batchId: string, windowDays: number, by: string): Promise<number> {
   const rows = await query<{ count: number }>(sql, [batchId, windowDays, by]);
+  return rows[0]?.count ?? 0;
+}
+
+const countSql = `SELECT count(*)::int AS count FROM "BatchItem" WHERE ${retryableRowSql}`;
+
+/** How many rows retryFailedRows would pay again now: what Batch.actions offers RETRY_FAILED on. */
+export async function countRetryableRows(query: SqlQuery, batchId: string, windowDays: number): Promise<number> {
+  const rows = await query<{ count: number }>(countSql, [batchId, windowDays]);
   return rows[0]?.count ?? 0;
 }
