@@ -196,3 +196,42 @@ describe('off-reason words', () => {
     expect(words('src/x.ts', 'const reason = `turned off by ${who}`;')).toHaveLength(1);
   });
 });
+
+/**
+ * A subscription's state is its `enabled` column, which SQL reads through subscriptionIsSql
+ * (outbound/subscription-states.ts), the table's predicate: a review found a window's write
+ * reading `s.enabled` itself. The column name in SQL text is the table file's alone.
+ */
+describe("a subscription's state column", () => {
+  const table = 'outbound/subscription-states.ts';
+  /** `enabled` read as a column (bare, or after an alias) inside a template literal's SQL. */
+  const reads = (file: string, text: string): string[] => {
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const hits: string[] = [];
+    const visit = (node: ts.Node): void => {
+      const parts = ts.isNoSubstitutionTemplateLiteral(node)
+        ? [node.text]
+        : ts.isTemplateExpression(node)
+          ? [node.head.text, ...node.templateSpans.map((span) => span.literal.text)]
+          : [];
+      if (parts.some((part) => /\b(SELECT|WHERE|RETURNING|SET|AND|OR|,)\s[^`]*\b(\w+\.)?enabled\b/i.test(part)))
+        hits.push(`${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return hits;
+  };
+
+  it('is read in SQL only through the table’s predicate', () => {
+    const hits = sourceFilesUnder(src, { skip: ['generated'] })
+      .filter((file) => relative(src, file) !== table)
+      .flatMap((file) => reads(file, readFileSync(file, 'utf8')));
+    expect(hits).toEqual([]);
+  });
+
+  it('fails on a column read in SQL', () => {
+    expect(reads('src/x.ts', 'const q = `SELECT s.id, s.enabled FROM "EventSubscription" AS s`;')).toHaveLength(1);
+    expect(reads('src/x.ts', 'const q = `SELECT id FROM "EventSubscription" WHERE enabled AND ${x}`;')).toHaveLength(1);
+    expect(reads('src/x.ts', 'const q = `SELECT ${on} AS "on" FROM "EventSubscription" AS s`;')).toEqual([]);
+  });
+});

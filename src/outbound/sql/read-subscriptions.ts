@@ -1,5 +1,6 @@
 import type { SqlQuery } from '../../db/database.ts';
 import { AFTER_CURSOR } from './after-cursor.ts';
+import { subscriptionIsSql, subscriptionStates } from '../subscription-states.ts';
 
 /** A subscription as admins see it (never its secret). */
 export interface SubscriptionRow {
@@ -23,7 +24,7 @@ export interface SubscriptionRow {
   oldestUndeliveredAt: Date | null;
 }
 
-const columns = `s.id::text AS id, s.url, s.types, s.description, s.enabled, s."eventsPerRequest", s."disabledReason", s."disabledAt", s."previousUntil",
+const columns = `s.id::text AS id, s.url, s.types, s.description, ${subscriptionIsSql(subscriptionStates.on, 's')} AS enabled, s."eventsPerRequest", s."disabledReason", s."disabledAt", s."previousUntil",
   s."createdAt", s."createdBy", s."failingSince", s."headAttempts", s."nextAttemptAt",
   (SELECT count(*)::int FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS backlog,
   (SELECT min(e."occurredAt") FROM "OutboundEvent" AS e WHERE ${AFTER_CURSOR}) AS "oldestUndeliveredAt"`;

@@ -1,5 +1,6 @@
 import type { SqlQuery } from '../../../db/database.ts';
 import { attemptColumns, type Attempt } from './attempt-columns.ts';
+import { subscriptionIsSql, subscriptionStates } from '../../subscription-states.ts';
 
 /**
  * What a window's write did: moved the cursor on; moved it back for a replay asked for
@@ -24,9 +25,9 @@ export async function windowDelivered(
   through: { xid: string; seq: string; nextSequence: number },
   attempts: readonly Attempt[],
 ): Promise<WindowWrite> {
-  const [row] = await query<{ rewound: boolean; enabled: boolean }>(
+  const [row] = await query<{ rewound: boolean; on: boolean }>(
     `WITH cur AS (
-       SELECT s.id, s."rewindXid" IS NOT NULL AS rewound, s.enabled FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
+       SELECT s.id, s."rewindXid" IS NOT NULL AS rewound, ${subscriptionIsSql(subscriptionStates.on, 's')} AS "on" FROM "EventSubscription" AS s WHERE s.id = $1::uuid AND s."leaseToken" = $2::uuid FOR UPDATE
      ), logged AS (
        INSERT INTO "EventDeliveryAttempt" ("subscriptionId", "eventId", "eventType", sequence, attempt, outcome, "statusCode", "durationMs", excerpt, resend)
        SELECT cur.id, a."eventId", a."eventType", a.sequence, a.attempt, a.outcome, a."statusCode", a."durationMs", a.excerpt, false
@@ -38,8 +39,8 @@ export async function windowDelivered(
        "nextSequence" = $6::bigint, "headSeq" = NULL, "headSequence" = NULL, "headAttempts" = 0,
        "failingSince" = NULL, "leaseUntil" = now() + $3 * interval '1 millisecond'
      FROM cur WHERE s.id = cur.id
-     RETURNING cur.rewound, cur.enabled`,
+     RETURNING cur.rewound, cur."on"`,
     [id, token, leaseMs, through.xid, through.seq, through.nextSequence, ...attemptColumns(attempts)],
   );
-  return row === undefined ? 'fenced' : row.rewound ? 'rewound' : row.enabled ? 'moved' : 'off';
+  return row === undefined ? 'fenced' : row.rewound ? 'rewound' : row.on ? 'moved' : 'off';
 }
