@@ -88,6 +88,9 @@ export class PayoutClient {
   private readonly observers: CallObserver[] = [];
   private gate: CallGate | undefined;
 
+  /** Connections to the partner at once (undici's pool per origin): more requests wait in its queue. */
+  readonly connectionLimit = 64;
+
   constructor(private readonly options: PayoutClientOptions) {
     this.privateKey = createPrivateKey(options.privateKeyPem);
     const url = new URL(options.baseUrl);
@@ -101,7 +104,7 @@ export class PayoutClient {
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
-      connections: 64,
+      connections: this.connectionLimit,
     });
   }
 

@@ -4,6 +4,7 @@ import type { SqlQuery } from '../../../src/db/database.ts';
 import { PaymentAttempts } from '../../../src/payments/attempt.ts';
 import type { SendFence } from '../../../src/payout/call-hooks.ts';
 import { SendWithheldError } from '../../../src/payout/errors.ts';
+import { eventually } from '../../support/eventually.ts';
 import { sbpPayment, startSandbox, type TestSandbox } from '../../support/sandbox.ts';
 
 /**
@@ -94,6 +95,35 @@ describe("a row's send fence", () => {
       error: { code: 'send.withheld' },
     });
     expect(await sb.effects('fence-6')).toMatchObject({ executeCalls: 0, status: 'READY' });
+  });
+
+  it('sends nothing when the lease ends while the request waits for a free connection in the pool', async () => {
+    // Every connection of the client's pool is taken by a balance read the sandbox holds, so the
+    // create waits in undici's queue after the fence's first answer. The lease ends there (a
+    // frozen process, a slow pool); once a connection is free the request is written, and the
+    // fence asked at that moment must stop it.
+    const client = sb.client();
+    const pool = client.connectionLimit;
+    await sb.addFault({ operation: 'balance', kind: 'hold-before', times: pool });
+    const reads = Array.from({ length: pool }, () => client.getBalance().catch(() => undefined));
+    await eventually(async () => expect((await sb.faultState()).held).toBe(pool));
+
+    let leaseHeld = true;
+    let asked = 0;
+    const fence: SendFence = {
+      refusal: () => (asked++, leaseHeld ? undefined : new SendWithheldError("this worker's lease on the row has ended")),
+      confirm: async () => undefined,
+    };
+    const poolAttempts = new PaymentAttempts(client, { backoff: { baseMs: 5, maxMs: 20 }, maxSends: 1 });
+    const creating = poolAttempts.create('fence-pool', sbpPayment('sbp_bank_id_success'), { fence });
+    await eventually(() => expect(asked).toBeGreaterThanOrEqual(1));
+    leaseHeld = false;
+    await sb.releaseHeld();
+    await Promise.all(reads);
+
+    expect(await creating).toMatchObject({ kind: 'unreachable', error: { code: 'send.withheld' } });
+    expect(asked).toBeGreaterThanOrEqual(2);
+    expect((await sb.raw('GET', '/_sandbox/payments/fence-pool')).status).toBe(404);
   });
 
   it('asks before an execute sent again within an attempt, and sends nothing when refused', async () => {
