@@ -13,13 +13,17 @@ import { sharedStringsXml, sheetXml, xlsxWorkbook } from '../support/xlsx-zip.ts
 /**
  * An .xlsx that unpacks to gigabytes once took a gateway past its heap and down (the
  * import then stayed VALIDATING). Uploaded to a real gateway process: refused with its
- * code, and the process's peak resident memory (VmHWM) stays within the bound docs/guide/payroll-files.md
- * states: 2 × BATCH_MAX_FILE_BYTES over what it held before.
+ * code, and the process's peak resident memory (VmHWM) stays within a bound that does not
+ * grow with what the file unpacks to (docs/guide/payroll-files.md): 3 × BATCH_MAX_FILE_BYTES
+ * over what it held before. The table held is at most 1 × (packed); the peak also counts
+ * garbage V8 has not collected yet, which on a loaded machine reached 2.6 × (82.5 MiB of a
+ * 32 MiB limit in a full run at load 4, against 2 × before). A workbook held unpacked would
+ * take the 256 MiB of the first test's strings, 8 ×.
  */
 
 const MiB = 1024 * 1024;
 const MAX_FILE_BYTES = 32 * MiB;
-const BOUND = 2 * MAX_FILE_BYTES;
+const BOUND = 3 * MAX_FILE_BYTES;
 const KEY = apiKey('xlsx-memory');
 
 const spool = mkdtempSync(join(tmpdir(), 'xlsx-memory-test-'));
