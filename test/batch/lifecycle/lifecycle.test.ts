@@ -68,6 +68,22 @@ describe('approval', () => {
     const batch = await s().importer.import({ source: textSource('provider,amount,iban\nx,1,y\n'), uploadedBy: 'key:a' });
     expect(await refusal(s().batches.approve(batch.id, { approver: 'key:b', validRowsOnly: true }))).toBe('batch.file-errors');
   });
+
+  it('is neither taken nor offered for valid rows beside an error of the whole file', async () => {
+    const rows =
+      'provider,amount,account\nbank-card-token,7.71,token_success\nbank-card-token,7.72,token_success\nno-such-provider,7.73,x\n';
+    const batch = await s().importer.import({ source: textSource(rows), uploadedBy: 'key:a' });
+    expect(batch).toMatchObject({ status: 'REJECTED', validCount: 2 });
+    expect(await s().batches.actions(batch)).toEqual(['approve-valid-rows', 'discard', 'dismiss']);
+    // An import that stopped part-way (its process died, the database went away) keeps the
+    // valid rows it read and an error of the whole file, as reject-stale-imports.ts records it.
+    await db().batchProblem.create({
+      data: { batchId: batch.id, line: null, code: 'import.failed', severity: 'error', message: 'the import stopped part-way' },
+    });
+    expect(await refusal(s().batches.approve(batch.id, { approver: 'key:b', validRowsOnly: true }))).toBe('batch.file-errors');
+    // A review found the page offered APPROVE_VALID_ROWS (and DISCARD) here: only dismissing it is left.
+    expect(await s().batches.actions(batch)).toEqual(['dismiss']);
+  });
 });
 
 describe('cancel', () => {
