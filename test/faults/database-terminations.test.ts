@@ -13,6 +13,10 @@ import { testCardData } from '../support/card-data.ts';
 import { gqlAs, lostConnection, terminateBackends, Terminator, uploadCsv, type GraphQLReply } from '../support/fault-database.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
+import { atScale, counted } from '../support/fault-scale.ts';
+
+/** The issue's 100,000-row import and 10,000-row approval in CI (FAULT_SCALE=full); a fifth of each in npm test. */
+const SIZES = atScale({ quick: { imported: 20_000, approved: 2_000 }, full: { imported: 100_000, approved: 10_000 } });
 
 /**
  * Issue 27: a PostgreSQL backend ended inside a transaction (a failover, an idle-session
@@ -145,7 +149,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
   }
 
   it(
-    'an import of 100,000 rows, an approval of 10,000, review and cancel through the gateway: no process exits, each is done or clearly refused',
+    `an import of ${counted(SIZES.imported)} rows, an approval of ${counted(SIZES.approved)}, review and cancel through the gateway: no process exits, each is done or clearly refused`,
     async () => {
       const summary = scenario.summary('backends terminated under import, approval, review and cancel');
       const rig = await scenario.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 10 } } });
@@ -154,16 +158,16 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       const batchOf = (id: string) => rig.prisma.batch.findUnique({ where: { id }, select: { status: true } });
 
       // The import: faults start once the file is being read in (a batch is VALIDATING).
-      const big = payroll(100_000, { success: 1 });
+      const big = payroll(SIZES.imported, { success: 1 });
       const importing = await rig.prisma.batch.count();
       let bigId = '';
       const imported = await throughTerminations(
-        'the import of 100,000 rows',
+        `the import of ${counted(SIZES.imported)} rows`,
         db,
-        () => uploadCsv(url, 'uploader', big.csv, 'payroll-100k.csv'),
+        () => uploadCsv(url, 'uploader', big.csv, `payroll-${SIZES.imported}.csv`),
         async (reply) => {
           const batch = reply.data?.importBatch?.batch as { id: string; status: string; validCount: number } | undefined;
-          if (batch?.status === 'VALIDATED' && batch.validCount === 100_000) {
+          if (batch?.status === 'VALIDATED' && batch.validCount === SIZES.imported) {
             bigId = batch.id;
             return 'done';
           }
@@ -198,8 +202,8 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       );
       summary.set({ cancelRefusals: cancelled.refusals });
 
-      // The approval of 10,000 rows, imported beside it.
-      const file = payroll(10_000, { success: 92, executeFailed: 4, createFailed: 2, inProgress: 2 });
+      // The approval, imported beside it.
+      const file = payroll(SIZES.approved, { success: 92, executeFailed: 4, createFailed: 2, inProgress: 2 });
       const batch = await rig.runtime.services.importer.import({
         source: textSource(file.csv),
         name: 'approval under terminations',
@@ -209,7 +213,7 @@ describeFaultSuite('fault suite: the database ends every connection under the ga
       expect(batch.status).toBe('VALIDATED');
       const APPROVE = `mutation($id: ID!) { approveBatch(id: $id) { __typename ... on ApproveBatchSuccess { batch { status } } ... on BatchError { code message } } }`;
       const approved = await throughTerminations(
-        'the approval of 10,000 rows',
+        `the approval of ${counted(SIZES.approved)} rows`,
         db,
         () => gqlAs(url, 'approver', APPROVE, { id: batch.id }),
         async () => (['APPROVED', 'RUNNING'].includes((await batchOf(batch.id))?.status ?? '') ? 'done' : undefined),

@@ -3,6 +3,10 @@ import { expect, it } from 'vitest';
 import { activeStatuses, describeFaultSuite, FaultRig, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from '../support/fault-rig.ts';
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
+import { atScale, counted } from '../support/fault-scale.ts';
+
+/** The paused worker's batch, and how far into it the pause lands: 10,000 rows in CI (FAULT_SCALE=full). */
+const PAUSED = atScale({ quick: { rows: 3_000, warmup: [200, 800] }, full: { rows: 10_000, warmup: [200, 2_000] } });
 
 describeFaultSuite('fault suite: a paused worker, and the database cutting connections', () => {
   const scenario = useFaultScenario();
@@ -13,18 +17,18 @@ describeFaultSuite('fault suite: a paused worker, and the database cutting conne
    * stale. They must change nothing, and no row may be paid twice.
    */
   it(
-    'SIGSTOP one of 3 workers over 10,000 rows until its rows are taken over, then SIGCONT',
+    `SIGSTOP one of 3 workers over ${counted(PAUSED.rows)} rows until its rows are taken over, then SIGCONT`,
     async () => {
-      const summary = scenario.summary('SIGSTOP one of 3 workers over 10,000 rows');
+      const summary = scenario.summary(`SIGSTOP one of 3 workers over ${counted(PAUSED.rows)} rows`);
       const rig = await scenario.start({ sandbox: { faults: { latencyMs: 5, jitterMs: 60 } } });
       const batch = await rig.importApproved(
-        payroll(10_000, { success: 90, executeFailed: 3, createFailed: 2, inProgress: 4, inProgressFailed: 1 }).csv,
+        payroll(PAUSED.rows, { success: 90, executeFailed: 3, createFailed: 2, inProgress: 4, inProgressFailed: 1 }).csv,
         'SIGSTOP',
       );
       for (let i = 0; i < 3; i++) rig.startWorker();
 
       // Pause at a random point of the first part of the run.
-      const warmup = randomInt(200, 2_000);
+      const warmup = randomInt(PAUSED.warmup[0]!, PAUSED.warmup[1]!);
       await until(`${warmup} rows to settle`, async () => (await rig.progress(batch.id)).settled >= warmup, {
         abort: () => rig.noWorkerLeft(),
         diagnose: () => rig.diagnose(batch.id),

@@ -4,6 +4,10 @@ import { describeFaultSuite, SCENARIO_TIMEOUT_MS, until, useFaultScenario } from
 import { payroll } from '../support/fault-payroll.ts';
 import { describeViolations, reconcile } from '../support/fault-reconcile.ts';
 import { heldAnswers, queueFault, releaseHeld } from '../support/fault-sandbox.ts';
+import { atScale, counted } from '../support/fault-scale.ts';
+
+/** Kills over rows: the issue's 30 over 2,000 in CI (FAULT_SCALE=full), 12 over 800 in a contributor's npm test. */
+const KILLS = atScale({ quick: { rows: 800, kills: 12 }, full: { rows: 2_000, kills: 30 } });
 
 /**
  * Worker processes die (SIGKILL: no shutdown hook runs) in the middle of paying. Every
@@ -14,16 +18,16 @@ describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
   const scenario = useFaultScenario();
 
   it(
-    'SIGKILL at random moments, at least 30 kills over 2,000 rows with 3 workers',
+    `SIGKILL at random moments, at least ${KILLS.kills} kills over ${counted(KILLS.rows)} rows with 3 workers`,
     async () => {
-      const summary = scenario.summary('SIGKILL x30 over 2,000 rows');
+      const summary = scenario.summary(`SIGKILL x${KILLS.kills} over ${counted(KILLS.rows)} rows`);
       // Latency keeps each row in flight long enough for a kill to land inside it.
       const rig = await scenario.start({ sandbox: { faults: { latencyMs: 20, jitterMs: 30 } } });
-      const file = payroll(2_000, { success: 85, executeFailed: 4, createFailed: 3, inProgress: 6, inProgressFailed: 2 });
+      const file = payroll(KILLS.rows, { success: 85, executeFailed: 4, createFailed: 3, inProgress: 6, inProgressFailed: 2 });
       const batch = await rig.importApproved(file.csv, 'random SIGKILLs');
       for (let i = 0; i < 3; i++) rig.startWorker();
 
-      const target = 30;
+      const target = KILLS.kills;
       let kills = 0;
       const killedHolding: Record<string, number> = {};
       while (kills < target) {
@@ -59,7 +63,7 @@ describeFaultSuite('fault suite: worker processes killed mid-batch', () => {
       await rig.waitForBatchEnd(batch.id);
       const result = await reconcile(rig, batch.id);
       summary.reconciled(result);
-      expect.soft(kills, 'the batch ended before 30 kills could land mid-work').toBeGreaterThanOrEqual(target);
+      expect.soft(kills, `the batch ended before ${target} kills could land mid-work`).toBeGreaterThanOrEqual(target);
       expect.soft(rig.unexpectedExits(), 'worker processes that exited on their own').toEqual([]);
       expect(result.violations, describeViolations(result)).toEqual([]);
     },
