@@ -53,9 +53,10 @@ export class ApiKeys {
    * The caller for an Authorization header, or undefined when it names no known key. Without
    * keys, only a request with no header is the anonymous admin: a key sent to a key-less
    * gateway is a mistake (the wrong gateway, a key meant for another), and accepting it
-   * silently would let its sender believe it was checked.
+   * silently would let its sender believe it was checked. Asynchronous, as every path calls
+   * it: a key may be one that must be looked up (issue 40: keys as records, tokens).
    */
-  authenticate(authorization: string | null | undefined): Caller | undefined {
+  async authenticate(authorization: string | null | undefined): Promise<Caller | undefined> {
     if (this.anonymous) return (authorization ?? '').trim() === '' ? { role: 'admin', caller: 'anonymous' } : undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return match === null ? undefined : this.lookup(match[1]!);

@@ -83,8 +83,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
     },
     // Known errors keep their words and get a code (error-codes.ts); the rest is masked.
     maskedErrors: { maskError },
-    context: ({ request, ...serverContext }) => {
-      const caller = authenticatedCallerOf(serverContext) ?? deps.keys.authenticate(request.headers.get('authorization'));
+    context: async ({ request, ...serverContext }) => {
+      const caller = authenticatedCallerOf(serverContext) ?? (await deps.keys.authenticate(request.headers.get('authorization')));
       if (caller === undefined) {
         throw new GraphQLError(deps.keys.refusal(), {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },

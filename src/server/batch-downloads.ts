@@ -41,7 +41,7 @@ export async function handleBatchDownload(
   path: string,
   deps: { prisma: PrismaClient; keys: ApiKeys },
 ): Promise<void> {
-  if (!allowGetWithKey(req, res, deps.keys)) return;
+  if (!(await allowGetWithKey(req, res, deps.keys))) return;
   const [, batchId, kind, extension] = DOWNLOAD.exec(path)!;
   const chosen = chooseFormat(extension!, new URL(req.url ?? '/', 'http://gateway').searchParams);
   if ('error' in chosen) {

@@ -5,12 +5,12 @@ import type { ApiKeys } from '../auth/api-keys.ts';
  * The guard of the file routes (batch downloads, templates): GET only, with any API key
  * (none in key-less local mode). Returns false when it has already answered.
  */
-export function allowGetWithKey(req: IncomingMessage, res: ServerResponse, keys: ApiKeys): boolean {
+export async function allowGetWithKey(req: IncomingMessage, res: ServerResponse, keys: ApiKeys): Promise<boolean> {
   if (req.method !== 'GET') {
     res.writeHead(405, { allow: 'GET' }).end();
     return false;
   }
-  if (keys.authenticate(req.headers.authorization) === undefined) {
+  if ((await keys.authenticate(req.headers.authorization)) === undefined) {
     res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
     return false;
   }

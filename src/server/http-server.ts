@@ -71,7 +71,7 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
   // Uploads are streamed to disk before yoga, whose multipart parsing holds files in memory.
   if (path === '/graphql' && isMultipartUpload(req)) {
-    if (deps.keys.authenticate(req.headers.authorization) === undefined) {
+    if ((await deps.keys.authenticate(req.headers.authorization)) === undefined) {
       // Refused before a byte of the file is stored; yoga says the same of other requests.
       res.setHeader('connection', 'close').setHeader('www-authenticate', 'Bearer');
       return json(res, 401, { errors: [{ message: deps.keys.refusal(), extensions: { code: 'UNAUTHENTICATED' } }] });

@@ -27,7 +27,7 @@ export async function handleGatewayMetrics(
   res: ServerResponse,
   deps: { metrics: ServedMetrics; keys: ApiKeys },
 ): Promise<void> {
-  const caller = deps.keys.authenticate(req.headers.authorization);
+  const caller = await deps.keys.authenticate(req.headers.authorization);
   if (caller === undefined) {
     return problem(
       res,

@@ -86,7 +86,7 @@ export async function handleTicketRequest(req: IncomingMessage, res: ServerRespo
     return void res.end();
   }
   if (req.method !== 'POST') return refuse(res, 405, 'METHOD_NOT_ALLOWED', 'POST a subscription to get a ticket.', { allow: 'POST' });
-  const caller = deps.keys.authenticate(req.headers.authorization);
+  const caller = await deps.keys.authenticate(req.headers.authorization);
   if (caller === undefined) {
     return refuse(res, 401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
       'www-authenticate': 'Bearer',

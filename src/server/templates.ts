@@ -52,7 +52,7 @@ export async function handleTemplate(
   deps: { client: PayoutClient; keys: ApiKeys },
 ): Promise<void> {
   // Each template reads the provider from the upstream: not for callers without a key.
-  if (!allowGetWithKey(req, res, deps.keys)) return;
+  if (!(await allowGetWithKey(req, res, deps.keys))) return;
   const [, code, extension] = TEMPLATE.exec(path)!;
   if (!(providerCodes as readonly string[]).includes(code!)) {
     res.writeHead(404, { 'content-type': 'text/plain' }).end(`No provider ${code}; templates exist for ${providerCodes.join(', ')}.\n`);

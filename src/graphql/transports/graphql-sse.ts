@@ -27,8 +27,8 @@ export function useSingleConnectionSse(keys: ApiKeys): Plugin {
   };
   return useGraphQLSSE({
     endpoint: GRAPHQL_SSE_PATH,
-    authenticate(req) {
-      const caller = keys.authenticate(req.headers.get('authorization'));
+    async authenticate(req) {
+      const caller = await keys.authenticate(req.headers.get('authorization'));
       if (caller === undefined) {
         return refusal(401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
           'www-authenticate': 'Bearer',

@@ -39,10 +39,10 @@ export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDep
 
   const sockets = useServer<Record<string, unknown> | undefined>(
     {
-      onConnect(ctx) {
+      async onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
         const authorization = params.authorization ?? params.Authorization;
-        const caller = deps.keys.authenticate(typeof authorization === 'string' ? authorization : undefined);
+        const caller = await deps.keys.authenticate(typeof authorization === 'string' ? authorization : undefined);
         if (caller === undefined) return false;
         callers.set(ctx, caller);
         return true;
