@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../config/env.ts';
 import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import { apiKeysOf } from '../auth/api-keys.ts';
+import { KeyRecords } from '../auth/key-records.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { SubscriptionTickets } from '../server/subscription-tickets.ts';
 import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
@@ -31,7 +32,7 @@ export interface RunningGateway extends Runtime {
 export async function startGateway(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<RunningGateway> {
   const runtime = await openRuntime(config, logger, parts);
   const { db, upstream, services } = runtime;
-  const keys = apiKeysOf(config);
+  const keys = apiKeysOf(config).withRecords(new KeyRecords(db.prisma));
   const yoga = createGraphQLServer({
     services,
     keys,

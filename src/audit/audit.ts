@@ -41,6 +41,8 @@ export const auditActions = [
   'events.replay',
   'events.resend',
   'events.disable',
+  'api-key.create',
+  'api-key.revoke',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -3,6 +3,7 @@ import { entryLabel, type ApiKeyEntry } from '../config/api-key-entries.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig, Role } from '../config/env.ts';
 import { loadDataKeyring, type DataKey } from '../crypto/data-keys.ts';
+import type { KeyRecords } from './key-records.ts';
 
 export interface Caller {
   role: Role;
@@ -20,6 +21,8 @@ export interface Caller {
  */
 export class ApiKeys {
   private readonly byHash = new Map<string, Caller>();
+  /** Keys admins created (key-records.ts), looked up when a presented key is none of the environment's. */
+  private records: KeyRecords | undefined;
 
   /** `identitySecret` fingerprints unnamed keys; needed only when some key has no name. */
   constructor(entries: ApiKeyEntry[], identitySecret?: Buffer) {
@@ -45,6 +48,22 @@ export class ApiKeys {
     }
   }
 
+  /** Looks up keys admins created too; a gateway without GATEWAY_API_KEYS (anonymous local use) takes none. */
+  withRecords(records: KeyRecords): this {
+    if (!this.anonymous) this.records = records;
+    return this;
+  }
+
+  /** The keys admins create, or undefined in anonymous local use (which takes no keys). */
+  get keyRecords(): KeyRecords | undefined {
+    return this.records;
+  }
+
+  /** The identities the environment's keys are (`key:NAME` or a fingerprint): a created key may not take one. */
+  get identities(): ReadonlySet<string> {
+    return new Set([...this.byHash.values()].map((caller) => caller.caller));
+  }
+
   get anonymous(): boolean {
     return this.byHash.size === 0;
   }
@@ -59,7 +78,12 @@ export class ApiKeys {
   async authenticate(authorization: string | null | undefined): Promise<Caller | undefined> {
     if (this.anonymous) return (authorization ?? '').trim() === '' ? { role: 'admin', caller: 'anonymous' } : undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    return match === null ? undefined : this.lookup(match[1]!);
+    if (match === null) return undefined;
+    const key = match[1]!;
+    const known = this.lookup(key);
+    if (known !== undefined || this.records === undefined) return known;
+    const record = await this.records.find(key);
+    return record === undefined ? undefined : { role: record.role, caller: `key:${record.name}` };
   }
 
   /** Why `authenticate` refused a header, in words for the sender (never naming the key). */

@@ -45,6 +45,8 @@ export const actionScopes = {
   markBatchItem: ['approve'],
   /** Where outbound events go, their secrets and resends (event subscriptions): the deployment's, so admins only. */
   manageEventSubscriptions: ['admin'],
+  /** API keys (createApiKey, revokeApiKey, apiKeys): who may act at all, so admins only. */
+  manageApiKeys: ['admin'],
 } as const satisfies Record<string, readonly Scope[]>;
 export type Action = keyof typeof actionScopes;
 

@@ -21,7 +21,7 @@ export const MIN_KEY_LENGTH = 32;
 export const MIN_KEY_BITS = 128;
 
 /** A name as the audit, the page and the batch list show it: a word, no colon, no spaces. */
-const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,39}$/;
+export const KEY_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,39}$/;
 
 const isRole = (value: string | undefined): value is Role => roles.includes(value as Role);
 
@@ -38,7 +38,7 @@ export function parseApiKeys(raw: string): { entries: ApiKeyEntry[]; problems: s
   for (const [index, text] of raw.split(',').entries()) {
     const position = index + 1;
     const parts = text.trim().split(':');
-    const named = parts.length >= 3 && NAME.test(parts[0]!) && isRole(parts[1]) && parts.slice(2).join(':') !== '';
+    const named = parts.length >= 3 && KEY_NAME.test(parts[0]!) && isRole(parts[1]) && parts.slice(2).join(':') !== '';
     const legacy = parts.length >= 2 && isRole(parts.at(-1)) && parts.slice(0, -1).join(':') !== '';
     if (named && legacy) {
       // Either reading could be meant, and the two give different roles or keys.

@@ -11,6 +11,7 @@ import type { PaymentTracker } from '../payments/tracker.ts';
 import type { WebhookTargetPolicy } from '../payments/webhook-target.ts';
 import type { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
 import type { EventSubscriptions } from '../outbound/index.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
 
 /** Long-lived parts the resolvers use; one set per gateway process. */
 export interface GatewayServices {
@@ -49,4 +50,6 @@ export interface GraphQLContext {
   services: GatewayServices;
   /** Where a caller's webhookUrl may point (payments/webhook-target.ts). */
   webhookTargets: WebhookTargetPolicy;
+  /** The gateway's keys: the environment's, and the records admins create (auth/key-records.ts). */
+  keys: ApiKeys;
 }

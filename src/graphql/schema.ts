@@ -10,5 +10,6 @@ import './types/batch/index.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';
 import './types/event-subscriptions.ts';
+import './types/api-keys.ts';
 
 export const schema = builder.toSchema();

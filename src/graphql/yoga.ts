@@ -96,6 +96,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
         client: requestClientOf(request.headers),
         services: deps.services,
         webhookTargets: deps.webhookTargets,
+        keys: deps.keys,
       };
     },
     plugins: [

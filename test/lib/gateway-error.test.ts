@@ -17,6 +17,7 @@ import { answerOf, errorKindNames, errorKinds, GatewayError, kindOfHttpStatus, t
 import { MoneyFormatError } from '../../src/money/money.ts';
 import { RefusedTargetError } from '../../src/outbound/delivery/endpoint.ts';
 import { EventSubscriptionError } from '../../src/outbound/event-subscription-error.ts';
+import { ApiKeyError } from '../../src/auth/api-key-error.ts';
 import { PaymentInputError } from '../../src/payments/input-error.ts';
 import { PaymentRefusedError } from '../../src/payments/payment-refusal.ts';
 import {
@@ -79,6 +80,11 @@ const samples: Record<string, Array<[GatewayError, string, ErrorKind]>> = {
   DataDirInUseError: [[new DataDirInUseError('/data', { pid: 1, command: 'c', startedAt: 's' }), 'database.in-use', 'conflict']],
   DatabaseUnavailableFor: [[new DatabaseUnavailableFor(new Error('gone'), 'p1'), 'database.unavailable', 'unavailable']],
   EncodingError: [[new EncodingError('m'), 'file.encoding', 'input']],
+  ApiKeyError: [
+    [new ApiKeyError('API_KEY_NAME_INVALID'), 'API_KEY_NAME_INVALID', 'input'],
+    [new ApiKeyError('API_KEY_NOT_FOUND'), 'API_KEY_NOT_FOUND', 'not-found'],
+    [new ApiKeyError('API_KEY_NAME_TAKEN'), 'API_KEY_NAME_TAKEN', 'conflict'],
+  ],
   EventSubscriptionError: [
     [new EventSubscriptionError('EVENT_TYPE_UNKNOWN', 'm'), 'EVENT_TYPE_UNKNOWN', 'input'],
     [new EventSubscriptionError('EVENT_NOT_FOUND', 'm'), 'EVENT_NOT_FOUND', 'not-found'],

@@ -18,6 +18,7 @@ import { periodFields, type PeriodField } from '../../reconciliation/period.ts';
 import { runTriggers, type RunTrigger } from '../../reconciliation/reconciliation-service.ts';
 import { runPhases, type RunPhase } from '../../reconciliation/run-lease.ts';
 import { eventSubscriptionErrorMeanings } from '../../outbound/index.ts';
+import { apiKeyErrorMeanings } from '../../auth/api-key-error.ts';
 import { builder } from '../builder.ts';
 
 /** `bank-card-russia` -> `BANK_CARD_RUSSIA`; `payout.resource.exists` -> `PAYOUT_RESOURCE_EXISTS`. */
@@ -126,6 +127,8 @@ const auditActionMeanings: Record<AuditAction, string> = {
   'events.replay': 'An admin had every event since a time delivered again to a subscription.',
   'events.resend': 'An admin sent one event again to a subscription.',
   'events.disable': 'A subscription was turned off after failing for EVENT_RETRY_FOR_MS.',
+  'api-key.create': 'An admin created an API key (createApiKey); detail has its id, name, role and expiry, never its secret.',
+  'api-key.revoke': 'An admin revoked an API key (revokeApiKey): it was refused from then on, on every process.',
 };
 
 export const AuditActionEnum = builder.enumType('AuditAction', {
@@ -248,6 +251,7 @@ const problemMeanings: Record<string, string> = {
   ...Object.fromEntries(batchErrorCodes.map((code) => [enumName(code), batchErrorMeanings[code]])),
   ...Object.fromEntries(paymentRefusalCodes.map((code) => [code, refusalMeanings[code]])),
   ...eventSubscriptionErrorMeanings,
+  ...apiKeyErrorMeanings,
   BAD_USER_INPUT: 'The input was refused before anything was sent (see the error’s fields).',
 };
 

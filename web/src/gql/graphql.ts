@@ -104,6 +104,16 @@ export type DiscrepancyResolution =
 
 /** Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md. */
 export type ErrorCode =
+  /** This gateway has no GATEWAY_API_KEYS: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key first. */
+  | 'API_KEYS_NEED_AN_ADMIN_KEY'
+  /** expiresAt is in the past. */
+  | 'API_KEY_EXPIRY_INVALID'
+  /** A key name is a letter, then up to 39 letters, digits, dots, dashes or underscores. */
+  | 'API_KEY_NAME_INVALID'
+  /** Another key that is not revoked, or a key of GATEWAY_API_KEYS, has this name: a name is one identity, so choose another or revoke the other first. */
+  | 'API_KEY_NAME_TAKEN'
+  /** No API key has this id. */
+  | 'API_KEY_NOT_FOUND'
   /** Upstream auth.error: the gateway’s credentials could not be checked. */
   | 'AUTH_ERROR'
   /** Upstream auth.failed: the gateway’s credentials were refused (an operator must fix PAYOUT_* settings). */
@@ -430,7 +440,7 @@ export type ReviewVerdict =
 
 /** What an API key may do (docs/api/graphql/access.md). */
 export type Role =
-  /** Every query, the audit trail included; mutations: createPayment, executePayment, importBatch, approveBatch, cancelBatch, dismissBatch, retryFailedItems, pauseBatch, resumeBatch, startReconciliation, reviewBatchItems, markBatchItem, manageEventSubscriptions. */
+  /** Every query, the audit trail included; mutations: createPayment, executePayment, importBatch, approveBatch, cancelBatch, dismissBatch, retryFailedItems, pauseBatch, resumeBatch, startReconciliation, reviewBatchItems, markBatchItem, manageEventSubscriptions, manageApiKeys. */
   | 'ADMIN'
   /** Every query but auditEvents; mutations: approveBatch, cancelBatch, dismissBatch, pauseBatch, resumeBatch, startReconciliation, reviewBatchItems, markBatchItem. */
   | 'APPROVER'

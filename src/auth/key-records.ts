@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sqlOf, type PrismaClient } from '../db/database.ts';
+import type { ApiKey } from '../db/generated/client.ts';
+import { KEY_NAME, roles, type Role } from '../config/api-key-entries.ts';
+import { recordAudit, type AuditActor } from '../audit/audit.ts';
+import { ApiKeyError } from './api-key-error.ts';
+
+/** A key record as admins see it: never its secret, nor its hash. */
+export type KeyRecord = Omit<ApiKey, 'secretHash' | 'role'> & { role: Role };
+
+/** What a secret looks like: a prefix people and secret scanners recognise, and 256 random bits. */
+const SECRET_PREFIX = 'pgk_';
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+const shown = ({ secretHash: _hash, ...record }: ApiKey): KeyRecord => ({ ...record, role: record.role as Role });
+
+/**
+ * The lookup on every request by a key that is not one of GATEWAY_API_KEYS: one statement that
+ * finds a live key by its secret's hash and notes its use at most once a minute. Revoked or
+ * expired keys are not found, on every process at once: nothing is cached.
+ */
+const findSql = `
+WITH found AS (
+  SELECT id, name, role, "lastUsedAt" FROM "ApiKey"
+  WHERE "secretHash" = $1 AND "revokedAt" IS NULL AND ("expiresAt" IS NULL OR "expiresAt" > now())
+), used AS (
+  UPDATE "ApiKey" AS k SET "lastUsedAt" = now() FROM found
+  WHERE k.id = found.id AND (found."lastUsedAt" IS NULL OR found."lastUsedAt" < now() - interval '1 minute')
+  RETURNING k.id
+)
+SELECT name, role FROM found`;
+
+/**
+ * API keys an admin creates and revokes (issue 40), the one writer of the ApiKey table. The
+ * secret is returned once, by create; the table keeps its SHA-256 and its last four characters.
+ */
+export class KeyRecords {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The key's name and role for a presented secret, or undefined when no live key has it. */
+  async find(secret: string): Promise<{ name: string; role: Role } | undefined> {
+    if (!secret.startsWith(SECRET_PREFIX)) return undefined;
+    const [row] = await sqlOf(this.prisma)<{ name: string; role: string }>(findSql, [hashSecret(secret)]);
+    return row === undefined || !roles.includes(row.role as Role) ? undefined : { name: row.name, role: row.role as Role };
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    const rows = await this.prisma.apiKey.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    return rows.map(shown);
+  }
+
+  /**
+   * A new key: its secret (shown this once) and its record. `taken` holds the identities the
+   * environment's keys already are (`key:NAME`): a name is one identity, whichever way it came.
+   */
+  async create(
+    request: { name: string; role: Role; expiresAt?: Date | null | undefined },
+    by: AuditActor,
+    taken: ReadonlySet<string>,
+  ): Promise<{ secret: string; record: KeyRecord }> {
+    if (!KEY_NAME.test(request.name))
+      throw new ApiKeyError(
+        'API_KEY_NAME_INVALID',
+        `"${request.name}" is not a key name: a letter, then up to 39 letters, digits, dots, dashes or underscores`,
+      );
+    if (request.expiresAt != null && request.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('API_KEY_EXPIRY_INVALID');
+    // Compared without case, as the environment's names are (Alice and alice would be one person to a reader).
+    if ([...taken].some((identity) => identity.toLowerCase() === `key:${request.name}`.toLowerCase()))
+      throw new ApiKeyError('API_KEY_NAME_TAKEN', `key:${request.name} is a key of GATEWAY_API_KEYS`);
+    const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const created = await this.prisma.$transaction(async (tx) => {
+      // Two admins naming two keys alike at once: one waits for the other's answer.
+      await sqlOf(tx)(`SELECT pg_advisory_xact_lock(hashtext($1))::text AS locked`, ['ApiKey.name']);
+      const live = await tx.apiKey.findFirst({
+        where: { name: { equals: request.name, mode: 'insensitive' }, revokedAt: null },
+        select: { id: true },
+      });
+      if (live !== null)
+        throw new ApiKeyError('API_KEY_NAME_TAKEN', `a key named ${request.name} is live: revoke it first, or choose another name`);
+      const row = await tx.apiKey.create({
+        data: {
+          name: request.name,
+          role: request.role,
+          secretHash: hashSecret(secret),
+          hint: secret.slice(-4),
+          createdBy: by.actor,
+          expiresAt: request.expiresAt ?? null,
+        },
+      });
+      await recordAudit(tx, by, {
+        action: 'api-key.create',
+        detail: { keyId: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt?.toISOString() ?? null },
+      });
+      return row;
+    });
+    return { secret, record: shown(created) };
+  }
+
+  /** Revokes a key at once, on every process; revoking a revoked key changes nothing and says when it was. */
+  async revoke(id: string, by: AuditActor): Promise<KeyRecord> {
+    return this.prisma.$transaction(async (tx) => {
+      const existing = /^[0-9a-f-]{36}$/i.test(id) ? await tx.apiKey.findUnique({ where: { id } }) : null;
+      if (existing === null) throw new ApiKeyError('API_KEY_NOT_FOUND', `no API key ${id}`);
+      if (existing.revokedAt !== null) return shown(existing);
+      const row = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date(), revokedBy: by.actor } });
+      await recordAudit(tx, by, { action: 'api-key.revoke', detail: { keyId: row.id, name: row.name } });
+      return shown(row);
+    });
+  }
+}
