@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { createClient as createWsClient } from 'graphql-ws';
+import { request } from 'undici';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKinds } from '../support/database.ts';
 import { GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
@@ -59,13 +62,44 @@ describe.each(testDatabaseKinds())('API keys admins create, on $name', (database
     expect(listed.body.data.apiKeys).toEqual([{ name: 'payroll-app', lastUsedAt: expect.any(String) }]);
   });
 
-  it('is refused from the request after its revocation, and its name is free again', async () => {
+  it('is refused from the request after its revocation, over HTTP, WebSocket and SSE, and its name is free again', async () => {
     const { secret, apiKey: record } = (await create({ name: 'short-lived', role: 'VIEWER' })).created;
     expect((await gw.gql(ME, {}, secret)).status).toBe(200);
+    const before = createWsClient({
+      url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${secret}` },
+      retryAttempts: 0,
+    });
+    const answer = await before.iterate({ query: ME }).next();
+    expect(answer.value).toEqual({ data: { me: { identity: 'key:short-lived', role: 'VIEWER' } } });
+    await before.dispose();
     const revoked = (await gw.gql(REVOKE, { id: record.id }, ADMIN)).body.data.revokeApiKey;
     expect(revoked).toMatchObject({ __typename: 'RevokeApiKeySuccess', apiKey: { id: record.id, revokedBy: 'key:ada' } });
     const refused = await gw.gql(ME, {}, secret);
     expect(refused.status).toBe(401);
+    // The same on the other transports: a WebSocket is closed 4403, an SSE stream answered 401.
+    const closed = new Promise<number>((resolve) => {
+      const client = createWsClient({
+        url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${secret}` },
+        retryAttempts: 0,
+        lazy: true,
+        on: { closed: (event) => resolve((event as { code: number }).code) },
+      });
+      client
+        .iterate({ query: '{ __typename }' })
+        .next()
+        .catch(() => {});
+    });
+    expect(await closed).toBe(4403);
+    const stream = await request(`${gw.gateway.url}/graphql/stream`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${secret}`, 'x-graphql-yoga-csrf': '1' },
+    });
+    expect(stream.statusCode).toBe(401);
+    await stream.body.dump();
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     // Revoking again changes nothing; the name can be given to a new key.
     expect((await gw.gql(REVOKE, { id: record.id }, ADMIN)).body.data.revokeApiKey.apiKey.revokedAt).toBe(revoked.apiKey.revokedAt);
