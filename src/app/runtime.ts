@@ -21,7 +21,7 @@ import { PaymentService } from '../payments/payment-service.ts';
 import { ProviderCatalogue } from '../payments/provider-catalogue.ts';
 import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
-import { loadDataKeyring } from '../crypto/data-keys.ts';
+import { loadDataKeyring, type DataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { loggingFailedCalls } from '../observability/upstream-log.ts';
@@ -46,6 +46,8 @@ export interface RuntimeParts {
 /** Everything but HTTP: shared by the gateway, `npm run worker` and the CLI. */
 export interface Runtime {
   db: Database;
+  /** The data keys (crypto/data-keys.ts): card data, payees, event secrets, page sessions' tokens. */
+  keyring: DataKeyring;
   upstream: Upstream;
   services: GatewayServices;
   worker: BatchWorker;
@@ -226,6 +228,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
   const shutdown = new AbortController();
   return Object.assign(runtime, {
     db,
+    keyring,
     upstream,
     services: {
       client: upstream.client,

@@ -6,6 +6,10 @@ import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
 import { apiKeysOf } from '../auth/api-keys.ts';
 import { KeyRecords } from '../auth/key-records.ts';
+import { CompanyIdentity } from '../auth/oidc/company-identity.ts';
+import { IdentityProvider } from '../auth/oidc/identity-provider.ts';
+import { People } from '../auth/people.ts';
+import { Sessions } from '../auth/sessions.ts';
 import { createGatewayServer } from '../server/http-server.ts';
 import { SubscriptionTickets } from '../server/subscription-tickets.ts';
 import { attachGraphQLWebSocket } from '../graphql/transports/graphql-ws.ts';
@@ -32,7 +36,20 @@ export interface RunningGateway extends Runtime {
 export async function startGateway(config: GatewayConfig, logger: Logger, parts: RuntimeParts = {}): Promise<RunningGateway> {
   const runtime = await openRuntime(config, logger, parts);
   const { db, upstream, services } = runtime;
-  const keys = apiKeysOf(config).withRecords(new KeyRecords(db.prisma));
+  const company =
+    config.identity === undefined
+      ? undefined
+      : new CompanyIdentity(
+          new IdentityProvider(config.identity),
+          new Sessions(db.prisma, runtime.keyring, {
+            idleMs: config.identity.sessionIdleMs,
+            maxMs: config.identity.sessionMaxMs,
+            refreshMs: config.identity.sessionRefreshMs,
+          }),
+          new People(db.prisma),
+          logger.child({ component: 'identity' }),
+        );
+  const keys = apiKeysOf(config).withCompanyIdentity(company).withRecords(new KeyRecords(db.prisma));
   const yoga = createGraphQLServer({
     services,
     keys,
@@ -71,6 +88,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     logger,
     draining: () => draining,
     tickets: new SubscriptionTickets(),
+    signIn: company === undefined ? undefined : { company, publicUrl: config.publicUrl, logger: logger.child({ component: 'sign-in' }) },
   });
   const webSockets = attachGraphQLWebSocket(server, { yoga, keys, corsOrigins: config.corsOrigins, logger });
 

@@ -93,10 +93,15 @@ export function requestClientOf(headers: { get(name: string): string | null }): 
 export function requestActor(context: {
   role: string;
   caller: string;
+  via?: string | undefined;
   requestId?: string | undefined;
   client?: RequestClient | undefined;
 }): AuditActor {
-  const client = context.client === undefined ? {} : { detail: { user: context.client.user, via: context.client.via } };
+  // `through`: the key a person's request came with (`key:NAME`), or their session or token.
+  const detail: AuditDetail = {};
+  if (context.client !== undefined) Object.assign(detail, { user: context.client.user, via: context.client.via });
+  if (context.via !== undefined) detail.through = context.via;
+  const client = Object.keys(detail).length === 0 ? {} : { detail };
   return {
     actor: context.caller === 'anonymous' ? 'local' : context.caller,
     role: context.role,

@@ -7,8 +7,10 @@ export const apiKeyErrorMeanings = {
     'Another key that is not revoked, or a key of GATEWAY_API_KEYS, has this name: a name is one identity, so choose another or revoke the other first.',
   API_KEY_NAME_INVALID: 'A key name is a letter, then up to 39 letters, digits, dots, dashes or underscores.',
   API_KEY_EXPIRY_INVALID: 'expiresAt is in the past.',
+  API_KEY_OWNER_UNKNOWN:
+    'The owner is no person the identity provider has named here: they must sign in (or call with a token) once before a key is issued to them.',
   API_KEYS_NEED_AN_ADMIN_KEY:
-    'This gateway has no GATEWAY_API_KEYS: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key first.',
+    'This gateway has no GATEWAY_API_KEYS and no GATEWAY_OIDC_ISSUER: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key, or single sign-on, first.',
 } as const;
 
 export type ApiKeyErrorCode = keyof typeof apiKeyErrorMeanings;

@@ -3,17 +3,10 @@ import { entryLabel, type ApiKeyEntry } from '../config/api-key-entries.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { GatewayConfig, Role } from '../config/env.ts';
 import { loadDataKeyring, type DataKey } from '../crypto/data-keys.ts';
+import type { Caller } from './caller.ts';
 import type { KeyRecords } from './key-records.ts';
-
-export interface Caller {
-  role: Role;
-  /**
-   * The key's identity, safe to show, log and store: `key:NAME` for a named key, else
-   * `key:` and a keyed fingerprint; "anonymous" in key-less local use. Maker-checker
-   * compares these, so one key is one identity on every path (GraphQL, page, CLI).
-   */
-  caller: string;
-}
+import type { Credentials } from './credentials.ts';
+import type { CompanyIdentity } from './oidc/company-identity.ts';
 
 /**
  * GATEWAY_API_KEYS as a lookup by hash, so keys are not kept or compared as plain
@@ -23,6 +16,10 @@ export class ApiKeys {
   private readonly byHash = new Map<string, Caller>();
   /** Keys admins created (key-records.ts), looked up when a presented key is none of the environment's. */
   private records: KeyRecords | undefined;
+  /** The company's identity provider: page sessions and bearer tokens (oidc/company-identity.ts). */
+  private company: CompanyIdentity | undefined;
+  /** Why the last token was refused, per request: said to its sender. */
+  private readonly refusals = new WeakMap<Credentials, string>();
 
   /** `identitySecret` fingerprints unnamed keys; needed only when some key has no name. */
   constructor(entries: ApiKeyEntry[], identitySecret?: Buffer) {
@@ -48,10 +45,20 @@ export class ApiKeys {
     }
   }
 
-  /** Looks up keys admins created too; a gateway without GATEWAY_API_KEYS (anonymous local use) takes none. */
+  /** Takes the identity provider's sessions and tokens: the gateway is then no longer anonymous. Before withRecords. */
+  withCompanyIdentity(company: CompanyIdentity | undefined): this {
+    this.company = company;
+    return this;
+  }
+
+  /** Looks up keys admins created too; a gateway in anonymous local use takes none. */
   withRecords(records: KeyRecords): this {
     if (!this.anonymous) this.records = records;
     return this;
+  }
+
+  get companyIdentity(): CompanyIdentity | undefined {
+    return this.company;
   }
 
   /** The keys admins create, or undefined in anonymous local use (which takes no keys). */
@@ -65,32 +72,52 @@ export class ApiKeys {
   }
 
   get anonymous(): boolean {
-    return this.byHash.size === 0;
+    return this.byHash.size === 0 && this.company === undefined;
   }
 
   /**
-   * The caller for an Authorization header, or undefined when it names no known key. Without
-   * keys, only a request with no header is the anonymous admin: a key sent to a key-less
-   * gateway is a mistake (the wrong gateway, a key meant for another), and accepting it
-   * silently would let its sender believe it was checked. Asynchronous, as every path calls
-   * it: a key may be one that must be looked up (issue 40: keys as records, tokens).
+   * The caller of a request (credentialsOf), or undefined when it names no known key, token or
+   * session. Without keys, only a request with no header is the anonymous admin: a key sent to a
+   * key-less gateway is a mistake (the wrong gateway, a key meant for another), and accepting it
+   * silently would let its sender believe it was checked. A bearer is tried as the environment's
+   * key, a created key (`pgk_…`), then a JWT of the identity provider; nothing is cached, so a
+   * revoked key or ended session is refused on every process from its next request.
    */
-  async authenticate(authorization: string | null | undefined): Promise<Caller | undefined> {
-    if (this.anonymous) return (authorization ?? '').trim() === '' ? { role: 'admin', caller: 'anonymous' } : undefined;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  async authenticate(credentials: Credentials): Promise<Caller | undefined> {
+    const authorization = credentials.authorization ?? '';
+    if (this.anonymous) return authorization.trim() === '' ? { role: 'admin', caller: 'anonymous' } : undefined;
+    if (authorization.trim() === '') {
+      if (credentials.session === undefined || this.company === undefined) return undefined;
+      return this.company.callerOfSession(credentials.session);
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match === null) return undefined;
     const key = match[1]!;
     const known = this.lookup(key);
-    if (known !== undefined || this.records === undefined) return known;
-    const record = await this.records.find(key);
-    return record === undefined ? undefined : { role: record.role, caller: `key:${record.name}` };
+    if (known !== undefined) return known;
+    const record = await this.records?.find(key);
+    if (record !== undefined)
+      return record.owner === null
+        ? { role: record.role, caller: `key:${record.name}` }
+        : { role: record.role, caller: record.owner, via: `key:${record.name}` };
+    if (this.company === undefined || key.split('.').length !== 3) return undefined;
+    const token = await this.company.callerOfToken(key);
+    if ('refused' in token) {
+      this.refusals.set(credentials, token.refused);
+      return undefined;
+    }
+    return token;
   }
 
-  /** Why `authenticate` refused a header, in words for the sender (never naming the key). */
-  refusal(): string {
-    return this.anonymous
-      ? 'This gateway has no API keys configured (GATEWAY_API_KEYS is empty): it serves anonymous local use, so send no Authorization header.'
-      : 'An API key is required: send "Authorization: Bearer <key>".';
+  /** Why `authenticate` refused these credentials, in words for the sender (never naming the key). */
+  refusal(credentials?: Credentials): string {
+    if (this.anonymous)
+      return 'This gateway has no API keys configured (GATEWAY_API_KEYS is empty): it serves anonymous local use, so send no Authorization header.';
+    const token = credentials === undefined ? undefined : this.refusals.get(credentials);
+    if (token !== undefined) return `The bearer token was refused: ${token}.`;
+    return this.company === undefined
+      ? 'An API key is required: send "Authorization: Bearer <key>".'
+      : 'Sign in, or send "Authorization: Bearer <key or access token>".';
   }
 
   /** The caller a key itself stands for (the CLI's key), or undefined. */

@@ -24,14 +24,14 @@ const shown = ({ secretHash: _hash, ...record }: ApiKey): KeyRecord => ({ ...rec
  */
 const findSql = `
 WITH found AS (
-  SELECT id, name, role, "lastUsedAt" FROM "ApiKey"
+  SELECT id, name, role, owner, "lastUsedAt" FROM "ApiKey"
   WHERE "secretHash" = $1 AND "revokedAt" IS NULL AND ("expiresAt" IS NULL OR "expiresAt" > now())
 ), used AS (
   UPDATE "ApiKey" AS k SET "lastUsedAt" = now() FROM found
   WHERE k.id = found.id AND (found."lastUsedAt" IS NULL OR found."lastUsedAt" < now() - interval '1 minute')
   RETURNING k.id
 )
-SELECT name, role FROM found`;
+SELECT name, role, owner FROM found`;
 
 /**
  * API keys an admin creates and revokes (issue 40), the one writer of the ApiKey table. The
@@ -41,10 +41,12 @@ export class KeyRecords {
   constructor(private readonly prisma: PrismaClient) {}
 
   /** The key's name and role for a presented secret, or undefined when no live key has it. */
-  async find(secret: string): Promise<{ name: string; role: Role } | undefined> {
+  async find(secret: string): Promise<{ name: string; role: Role; owner: string | null } | undefined> {
     if (!secret.startsWith(SECRET_PREFIX)) return undefined;
-    const [row] = await sqlOf(this.prisma)<{ name: string; role: string }>(findSql, [hashSecret(secret)]);
-    return row === undefined || !roles.includes(row.role as Role) ? undefined : { name: row.name, role: row.role as Role };
+    const [row] = await sqlOf(this.prisma)<{ name: string; role: string; owner: string | null }>(findSql, [hashSecret(secret)]);
+    return row === undefined || !roles.includes(row.role as Role)
+      ? undefined
+      : { name: row.name, role: row.role as Role, owner: row.owner };
   }
 
   async list(): Promise<KeyRecord[]> {
@@ -57,7 +59,7 @@ export class KeyRecords {
    * environment's keys already are (`key:NAME`): a name is one identity, whichever way it came.
    */
   async create(
-    request: { name: string; role: Role; expiresAt?: Date | null | undefined },
+    request: { name: string; role: Role; expiresAt?: Date | null | undefined; owner?: string | null | undefined },
     by: AuditActor,
     taken: ReadonlySet<string>,
   ): Promise<{ secret: string; record: KeyRecord }> {
@@ -80,6 +82,12 @@ export class KeyRecords {
       });
       if (live !== null)
         throw new ApiKeyError('API_KEY_NAME_TAKEN', `a key named ${request.name} is live: revoke it first, or choose another name`);
+      // Issued to a person: it acts as them, so it must be someone the provider has named (people.ts), not a typo.
+      if (request.owner != null && (await tx.person.findUnique({ where: { identity: request.owner }, select: { service: true } })) === null)
+        throw new ApiKeyError(
+          'API_KEY_OWNER_UNKNOWN',
+          `${request.owner} has never signed in here: they must sign in once before a key is issued to them`,
+        );
       const row = await tx.apiKey.create({
         data: {
           name: request.name,
@@ -88,11 +96,12 @@ export class KeyRecords {
           hint: secret.slice(-4),
           createdBy: by.actor,
           expiresAt: request.expiresAt ?? null,
+          owner: request.owner ?? null,
         },
       });
       await recordAudit(tx, by, {
         action: 'api-key.create',
-        detail: { keyId: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt?.toISOString() ?? null },
+        detail: { keyId: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt?.toISOString() ?? null, owner: row.owner },
       });
       return row;
     });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ApiKeyEntry } from './api-key-entries.ts';
 import type { CommissionTariffs } from './commission-tariffs.ts';
 import type { ConfigProblem } from './config-error.ts';
+import { identitySettingsOf, type IdentitySettings } from './identity-env.ts';
 import type { PersistedOperationSettings } from './access-env.ts';
 import { gatewayEnvSchema } from './gateway-env.ts';
 import { EMBEDDED_AGENT_ID, sandboxSettingsSchema, type SandboxSettings } from './sandbox-env.ts';
@@ -51,7 +52,9 @@ export interface GatewayConfig {
   dataDir: string;
   logLevel: z.infer<typeof logLevel>;
   publicUrl: string | undefined;
-  /** GATEWAY_API_KEYS; empty means anonymous local use. */
+  /** GATEWAY_OIDC_*: the company's identity provider for the page's sign-in and services' tokens; undefined: none. */
+  identity: IdentitySettings | undefined;
+  /** GATEWAY_API_KEYS; empty (and no identity provider) means anonymous local use. */
   apiKeys: ApiKeyEntry[];
   /** The key the `payout` CLI acts as (PAYOUT_CLI_KEY, or a file holding it); --key-file overrides both. */
   cliKey: { key: string | undefined; keyFile: string | undefined };
@@ -134,7 +137,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     ? remoteOnly.filter((name) => !isSet(name)).map((name) => ({ variable: name, message: 'is required when PAYOUT_API_URL is set' }))
     : [];
   // Without keys anyone who can reach the port may pay: only for the local sandbox.
-  const hasKeys = isSet('GATEWAY_API_KEYS');
+  // Single sign-on names people too: a gateway with it is no more anonymous than one with keys.
+  const hasKeys = isSet('GATEWAY_API_KEYS') || isSet('GATEWAY_OIDC_ISSUER');
   if (isSet('PAYOUT_API_URL') && !hasKeys) {
     missing.push({
       variable: 'GATEWAY_API_KEYS',
@@ -144,7 +148,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
   if (!hasKeys && isSet('HOST') && !loopback.has(env.HOST!.trim())) {
     missing.push({ variable: 'HOST', message: 'must be a loopback address while GATEWAY_API_KEYS is unset (anonymous local use)' });
   }
+  if (isSet('GATEWAY_OIDC_ISSUER') && !isSet('GATEWAY_OIDC_CLIENT_ID'))
+    missing.push({ variable: 'GATEWAY_OIDC_CLIENT_ID', message: 'is required when GATEWAY_OIDC_ISSUER is set' });
   const parsed = parseEnv(gatewayEnvSchema, env, missing);
+  const identity = identitySettingsOf(parsed);
   const client: PayoutClientSettings = {
     agentId: parsed.PAYOUT_AGENT_ID ?? EMBEDDED_AGENT_ID,
     // The embedded sandbox lives in this process; a token made per run is enough.
@@ -178,7 +185,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       daily: parsed.RECONCILE_DAILY ?? parsed.PAYOUT_API_URL !== undefined,
       dailyAt: parsed.RECONCILE_DAILY_AT,
     },
-    singleUser: parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0,
+    identity,
+    singleUser: parsed.GATEWAY_SINGLE_USER ?? (parsed.GATEWAY_API_KEYS.length === 0 && identity === undefined),
     persistedOperations: {
       trustedDocuments:
         parsed.GATEWAY_TRUSTED_DOCUMENTS === 'off' || parsed.GATEWAY_TRUSTED_DOCUMENTS === 'only'
@@ -187,7 +195,9 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       apqCacheSize: parsed.GATEWAY_APQ_CACHE_SIZE,
     },
     paymentSecondPersonAbove:
-      (parsed.GATEWAY_SINGLE_USER ?? parsed.GATEWAY_API_KEYS.length === 0) ? null : parsed.PAYMENT_SECOND_PERSON_ABOVE,
+      (parsed.GATEWAY_SINGLE_USER ?? (parsed.GATEWAY_API_KEYS.length === 0 && identity === undefined))
+        ? null
+        : parsed.PAYMENT_SECOND_PERSON_ABOVE,
     approval: {
       policyFile: parsed.APPROVAL_POLICY_FILE,
       lapseDays: parsed.APPROVAL_LAPSE_DAYS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accessVariables } from './access-env.ts';
+import { identityVariables } from './identity-env.ts';
 import { parseApiKeys } from './api-key-entries.ts';
 import { eventVariables } from './events-env.ts';
 import { sandboxSettingsSchema } from './sandbox-env.ts';
@@ -190,6 +191,7 @@ export const gatewayEnvSchema = z.object({
     'When, in `RECONCILE_TIME_ZONE` (HH:MM).',
   ),
   ...accessVariables,
+  ...identityVariables,
   ...workerVariables,
   BATCH_MAX_ROWS: documented(positiveInt(500_000), '`500000`', 'Rows per file at most.'),
   BATCH_MAX_FILE_BYTES: documented(positiveInt(100 * 1024 * 1024), '`104857600`', 'File size at most (100 MiB).'),

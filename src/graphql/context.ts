@@ -43,6 +43,8 @@ export interface GraphQLContext {
   role: Role;
   /** The identity of the API key that made the request (auth/api-keys.ts: `key:NAME` or a keyed fingerprint, never the key), or "anonymous". */
   caller: string;
+  /** How the caller came when `caller` does not say: `session`, `token`, or `key:NAME` of a key issued to a person (auth/api-keys.ts). */
+  via?: string | undefined;
   /** The request's x-request-id (log/request-id.ts): for the audit trail and error extensions. */
   requestId: string;
   /** What the client said of itself (the `payout` CLI), for the audit trail (audit.ts requestClientOf). */

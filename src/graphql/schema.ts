@@ -10,6 +10,7 @@ import './types/batch/index.ts';
 import './types/audit.ts';
 import './types/reconciliation.ts';
 import './types/event-subscriptions.ts';
+import './types/identities.ts';
 import './types/api-keys.ts';
 
 export const schema = builder.toSchema();

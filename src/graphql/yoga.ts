@@ -17,6 +17,7 @@ import { useOperationObservability, type OperationObserver } from './operation-o
 import { schema } from './schema.ts';
 import { authenticatedCallerOf } from './transports/authenticated-caller.ts';
 import { useSingleConnectionSse } from './transports/graphql-sse.ts';
+import { credentialsOf } from '../auth/credentials.ts';
 
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
@@ -84,9 +85,10 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GatewayYoga {
     // Known errors keep their words and get a code (error-codes.ts); the rest is masked.
     maskedErrors: { maskError },
     context: async ({ request, ...serverContext }) => {
-      const caller = authenticatedCallerOf(serverContext) ?? (await deps.keys.authenticate(request.headers.get('authorization')));
+      const credentials = credentialsOf(request.headers, request.method);
+      const caller = authenticatedCallerOf(serverContext) ?? (await deps.keys.authenticate(credentials));
       if (caller === undefined) {
-        throw new GraphQLError(deps.keys.refusal(), {
+        throw new GraphQLError(deps.keys.refusal(credentials), {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
         });
       }

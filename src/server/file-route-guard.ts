@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKeys } from '../auth/api-keys.ts';
+import { credentialsOf } from '../auth/credentials.ts';
 
 /**
  * The guard of the file routes (batch downloads, templates): GET only, with any API key
@@ -10,7 +11,7 @@ export async function allowGetWithKey(req: IncomingMessage, res: ServerResponse,
     res.writeHead(405, { allow: 'GET' }).end();
     return false;
   }
-  if ((await keys.authenticate(req.headers.authorization)) === undefined) {
+  if ((await keys.authenticate(credentialsOf(req.headers, req.method))) === undefined) {
     res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain' }).end('An API key is required.\n');
     return false;
   }

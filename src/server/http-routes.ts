@@ -3,6 +3,7 @@ import { isReconciliationDownload } from './reconciliation-downloads.ts';
 import { isTemplate } from './templates.ts';
 import { isWebPage } from './web-page.ts';
 import { isMetricsPath } from './metrics-http.ts';
+import { isSignInPath } from './sign-in-routes.ts';
 
 /**
  * The gateway's route for a path, as a metric label and a span name: templates, never the
@@ -18,6 +19,7 @@ export function gatewayRouteOf(path: string): string {
   if (isReconciliationDownload(path)) return '/reconciliations/{id}/discrepancies';
   if (isTemplate(path)) return '/templates/{provider}';
   if (path.startsWith('/assets/')) return '/assets/{file}';
+  if (isSignInPath(path)) return path;
   if (isWebPage(path)) return path === '/favicon.svg' ? '/favicon.svg' : '/';
   return 'other';
 }

@@ -18,6 +18,8 @@ import { gatewayRouteOf } from './http-routes.ts';
 import { isWebPage, serveWebPage } from './web-page.ts';
 import { handleMultipartUpload, isMultipartUpload } from './multipart-upload.ts';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
+import { credentialsOf } from '../auth/credentials.ts';
+import { handleSignIn, isSignInPath, type SignInDeps } from './sign-in-routes.ts';
 
 export interface GatewayServerDeps {
   db: Database;
@@ -36,6 +38,8 @@ export interface GatewayServerDeps {
   draining?: () => boolean;
   /** EventSource tickets: minted at /graphql/tickets, followed at /graphql/follow. */
   tickets: SubscriptionTickets;
+  /** The page's single sign-on (/auth/…), with GATEWAY_OIDC_ISSUER. */
+  signIn?: SignInDeps | undefined;
 }
 
 const READY_CHECK_TIMEOUT_MS = 3_000;
@@ -71,10 +75,11 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   // Body limits are yoga's (graphql/body-limits.ts): they count the bytes read, chunked or not.
   // Uploads are streamed to disk before yoga, whose multipart parsing holds files in memory.
   if (path === '/graphql' && isMultipartUpload(req)) {
-    if ((await deps.keys.authenticate(req.headers.authorization)) === undefined) {
+    const credentials = credentialsOf(req.headers, req.method);
+    if ((await deps.keys.authenticate(credentials)) === undefined) {
       // Refused before a byte of the file is stored; yoga says the same of other requests.
       res.setHeader('connection', 'close').setHeader('www-authenticate', 'Bearer');
-      return json(res, 401, { errors: [{ message: deps.keys.refusal(), extensions: { code: 'UNAUTHENTICATED' } }] });
+      return json(res, 401, { errors: [{ message: deps.keys.refusal(credentials), extensions: { code: 'UNAUTHENTICATED' } }] });
     }
     return handleMultipartUpload(req, res, {
       yoga: deps.yoga,
@@ -103,7 +108,9 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
   if (isBatchDownload(path)) return handleBatchDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isReconciliationDownload(path)) return handleReconciliationDownload(req, res, path, { prisma: deps.db.prisma, keys: deps.keys });
   if (isTemplate(path)) return handleTemplate(req, res, path, { client: deps.client, keys: deps.keys });
-  if (isWebPage(path)) return serveWebPage(req, res, path, { keysRequired: !deps.keys.anonymous });
+  if (isSignInPath(path) && deps.signIn !== undefined) return handleSignIn(req, res, path, deps.signIn);
+  if (isWebPage(path))
+    return serveWebPage(req, res, path, { access: deps.keys.anonymous ? 'anonymous' : deps.signIn === undefined ? 'keys' : 'sign-in' });
   if (path === '/healthz' && req.method === 'GET') return json(res, 200, { status: 'ok' });
   if (path === '/readyz' && req.method === 'GET') {
     if (deps.draining?.() === true) return json(res, 503, { status: 'not ready', checks: { shutdown: 'draining' } });

@@ -5,6 +5,7 @@ import type { ApiKeys } from '../auth/api-keys.ts';
 import { refuseForeignBrowser } from '../auth/browser-guard.ts';
 import { requestScope } from '../log/request-id.ts';
 import { tracedRequests, type HttpObserver } from '../log/request-log.ts';
+import { credentialsOf } from '../auth/credentials.ts';
 
 /**
  * What /metrics serves: a scrape of the process's registry (observability/metrics.ts, wired by
@@ -27,7 +28,7 @@ export async function handleGatewayMetrics(
   res: ServerResponse,
   deps: { metrics: ServedMetrics; keys: ApiKeys },
 ): Promise<void> {
-  const caller = await deps.keys.authenticate(req.headers.authorization);
+  const caller = await deps.keys.authenticate(credentialsOf(req.headers, req.method));
   if (caller === undefined) {
     return problem(
       res,

@@ -4,7 +4,9 @@ import { getOperationAST, parse, type DocumentNode } from 'graphql';
 import { MAX_GRAPHQL_BODY_BYTES } from '../graphql/body-limits.ts';
 import { AUTHENTICATED_CALLER } from '../graphql/transports/authenticated-caller.ts';
 import type { GatewayYoga } from '../graphql/yoga.ts';
-import type { ApiKeys, Caller } from '../auth/api-keys.ts';
+import type { ApiKeys } from '../auth/api-keys.ts';
+import type { Caller } from '../auth/caller.ts';
+import { credentialsOf } from '../auth/credentials.ts';
 
 export const TICKETS_PATH = '/graphql/tickets';
 export const FOLLOW_PATH = '/graphql/follow';
@@ -86,9 +88,10 @@ export async function handleTicketRequest(req: IncomingMessage, res: ServerRespo
     return void res.end();
   }
   if (req.method !== 'POST') return refuse(res, 405, 'METHOD_NOT_ALLOWED', 'POST a subscription to get a ticket.', { allow: 'POST' });
-  const caller = await deps.keys.authenticate(req.headers.authorization);
+  const credentials = credentialsOf(req.headers, req.method);
+  const caller = await deps.keys.authenticate(credentials);
   if (caller === undefined) {
-    return refuse(res, 401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
+    return refuse(res, 401, 'UNAUTHENTICATED', deps.keys.refusal(credentials), {
       'www-authenticate': 'Bearer',
     });
   }

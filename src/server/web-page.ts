@@ -47,8 +47,9 @@ interface WebFile {
   etag: string;
   /** Vite puts content-hashed names under assets/: they never change, so they may be kept. */
   immutable: boolean;
-  /** The page as served when keys are configured (html only): it says so, see KEYS_META. */
+  /** The page as served when keys are configured, and with single sign-on too (html only): it says so, see KEYS_META. */
   keyed?: WebFile;
+  signIn?: WebFile;
 }
 
 /**
@@ -57,6 +58,11 @@ interface WebFile {
  * which the browser logs as an error on every load.
  */
 export const KEYS_META = '<meta name="payout-gateway-keys" content="required" />';
+/** And that it offers single sign-on (/auth/sign-in): the page shows its button first. */
+export const SIGN_IN_META = '<meta name="payout-gateway-sign-in" content="/auth/sign-in" />';
+
+/** Who the page is served to: key-less local use, keys only, or keys and single sign-on. */
+export type PageAccess = 'anonymous' | 'keys' | 'sign-in';
 
 function webFile(url: string, body: Buffer, type: string): WebFile {
   const gzipped = /^(text\/|image\/svg|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
@@ -96,8 +102,11 @@ async function load(root: string): Promise<Map<string, WebFile>> {
       const body = await readFile(path);
       const url = `/${relative(root, path).split(sep).join('/')}`;
       const file = webFile(url, body, type);
-      if (type.startsWith('text/html'))
-        file.keyed = webFile(url, Buffer.from(body.toString('utf8').replace('</head>', `${KEYS_META}</head>`)), type);
+      if (type.startsWith('text/html')) {
+        const html = body.toString('utf8');
+        file.keyed = webFile(url, Buffer.from(html.replace('</head>', `${KEYS_META}</head>`)), type);
+        file.signIn = webFile(url, Buffer.from(html.replace('</head>', `${KEYS_META}${SIGN_IN_META}</head>`)), type);
+      }
       table.set(url, file);
     }
   };
@@ -124,7 +133,7 @@ export async function serveWebPage(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
-  options: { keysRequired: boolean },
+  options: { access: PageAccess },
 ): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -132,7 +141,7 @@ export async function serveWebPage(
   }
   const table = await webFiles();
   const built = table?.get(path === '/' ? '/index.html' : path);
-  const file = options.keysRequired ? (built?.keyed ?? built) : built;
+  const file = options.access === 'anonymous' ? built : ((options.access === 'keys' ? built?.keyed : built?.signIn) ?? built);
   if (table === undefined || file === undefined) {
     const missing = table === undefined || path === '/' || path === '/index.html';
     res

@@ -1,4 +1,4 @@
-import type { Caller } from '../../auth/api-keys.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /**
  * The server-context slot a transport fills when it authenticated the caller itself

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import type { Plugin } from 'graphql-yoga';
 import type { ApiKeys } from '../../auth/api-keys.ts';
+import { credentialsOf } from '../../auth/credentials.ts';
 
 export const GRAPHQL_SSE_PATH = '/graphql/stream';
 
@@ -28,9 +29,10 @@ export function useSingleConnectionSse(keys: ApiKeys): Plugin {
   return useGraphQLSSE({
     endpoint: GRAPHQL_SSE_PATH,
     async authenticate(req) {
-      const caller = await keys.authenticate(req.headers.get('authorization'));
+      const credentials = credentialsOf(req.headers, req.method);
+      const caller = await keys.authenticate(credentials);
       if (caller === undefined) {
-        return refusal(401, 'UNAUTHENTICATED', 'An API key is required: send "Authorization: Bearer <key>".', {
+        return refusal(401, 'UNAUTHENTICATED', keys.refusal(credentials), {
           'www-authenticate': 'Bearer',
         });
       }

@@ -1,11 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../log/logger.ts';
-import type { ApiKeys, Caller } from '../../auth/api-keys.ts';
+import type { ApiKeys } from '../../auth/api-keys.ts';
+import type { Caller } from '../../auth/caller.ts';
 import { refuseForeignSocket } from '../../auth/browser-guard.ts';
+import { credentialsOf, type Credentials } from '../../auth/credentials.ts';
 import type { GatewayYoga } from '../yoga.ts';
 import { AUTHENTICATED_CALLER } from './authenticated-caller.ts';
 
@@ -22,34 +24,52 @@ export interface GraphQLWebSocket {
 }
 
 const CLOSE_GRACE_MS = 2_000;
+/** How often an open socket's key or session is asked again between operations. */
+const RECHECK_MS = 60_000;
 
 type Enveloped = ReturnType<GatewayYoga['getEnveloped']>;
 
 /**
  * The GraphQL over WebSocket protocol (graphql-ws, subprotocol graphql-transport-ws) on the
- * gateway's port at /graphql. The key comes only from connectionParams (`authorization:
- * "Bearer <key>"`), never from cookies or the upgrade's headers, and is checked once per
- * connection; every operation then runs through yoga's envelop, so roles, error masking and
- * the depth and cost limits are those of HTTP.
+ * gateway's port at /graphql. A key or token comes from connectionParams (`authorization:
+ * "Bearer <…>"`), the page's session from its cookie on the upgrade (whose Origin is checked);
+ * they are checked at connection, at every operation and every minute between. Every operation
+ * runs through yoga's envelop, so roles, error masking and the depth and cost limits are HTTP's.
  */
 export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDeps): GraphQLWebSocket {
   const log = deps.logger.child({ component: 'graphql-ws' });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  const callers = new WeakMap<object, Caller>();
+  const credentialsOfSocket = new WeakMap<object, Credentials>();
+  const watches = new WeakMap<object, NodeJS.Timeout>();
 
-  const sockets = useServer<Record<string, unknown> | undefined>(
+  const sockets = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
       async onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
         const authorization = params.authorization ?? params.Authorization;
-        const caller = await deps.keys.authenticate(typeof authorization === 'string' ? authorization : undefined);
-        if (caller === undefined) return false;
-        callers.set(ctx, caller);
+        // The page's session cookie rides on the upgrade (its Origin was checked before it); a key, in connectionParams.
+        const credentials = {
+          ...credentialsOf(ctx.extra.request.headers, 'GET'),
+          authorization: typeof authorization === 'string' ? authorization : undefined,
+        };
+        if ((await deps.keys.authenticate(credentials)) === undefined) return false;
+        credentialsOfSocket.set(ctx, credentials);
+        // A subscription outlives its start: a key revoked or a session ended meanwhile closes the socket within a minute.
+        const watch = setInterval(() => void stillAllowed(ctx), RECHECK_MS);
+        watch.unref();
+        watches.set(ctx, watch);
         return true;
       },
+      onClose(ctx) {
+        clearInterval(watches.get(ctx));
+      },
       async onSubscribe(ctx, _id, payload) {
-        const caller = callers.get(ctx);
-        if (caller === undefined) return;
+        // Asked again per operation: a revoke reaches an open socket at its next operation.
+        const caller = await stillAllowed(ctx);
+        if (caller === undefined)
+          return [
+            new GraphQLError('The key or session of this socket is no longer accepted.', { extensions: { code: 'UNAUTHENTICATED' } }),
+          ];
         // A request of its own per operation: yoga keys per-request state (request id) on it.
         const request = new Request('http://gateway/graphql', { method: 'POST' });
         const enveloped = deps.yoga.getEnveloped({ request, params: payload, [AUTHENTICATED_CALLER]: caller });
@@ -82,6 +102,17 @@ export function attachGraphQLWebSocket(server: Server, deps: GraphQLWebSocketDep
     },
     wss,
   );
+
+  /** The socket's caller now, or undefined after closing it (4403) when its key or session no longer holds. */
+  async function stillAllowed(ctx: { extra: { socket: WebSocket } }): Promise<Caller | undefined> {
+    const credentials = credentialsOfSocket.get(ctx);
+    const caller = credentials === undefined ? undefined : await deps.keys.authenticate(credentials).catch(() => undefined);
+    if (caller === undefined && ctx.extra.socket.readyState === ctx.extra.socket.OPEN) {
+      log.info('websocket closed: its key or session is no longer accepted');
+      ctx.extra.socket.close(4403, 'Forbidden');
+    }
+    return caller;
+  }
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;

@@ -7,6 +7,7 @@ import type { GraphQLContext } from '../context.ts';
 import { problemCode } from '../error-codes.ts';
 import { ErrorCodeEnum, RoleEnum } from './enums.ts';
 import { Problem, typedResult } from './errors.ts';
+import { IdentityRef, identityViews } from './identities.ts';
 
 /*
  * API keys an admin creates and revokes (auth/key-records.ts): a secret shown once, a role, an
@@ -24,7 +25,8 @@ builder.objectType(ApiKeyError, {
   fields: (t) => ({
     code: t.field({
       type: ErrorCodeEnum,
-      description: 'API_KEY_NOT_FOUND, API_KEY_NAME_TAKEN, API_KEY_NAME_INVALID, API_KEY_EXPIRY_INVALID or API_KEYS_NEED_AN_ADMIN_KEY.',
+      description:
+        'API_KEY_NOT_FOUND, API_KEY_NAME_TAKEN, API_KEY_NAME_INVALID, API_KEY_EXPIRY_INVALID, API_KEY_OWNER_UNKNOWN or API_KEYS_NEED_AN_ADMIN_KEY.',
       resolve: problemCode,
     }),
   }),
@@ -34,7 +36,16 @@ const ApiKeyRef = builder.objectRef<KeyRecord>('ApiKey').implement({
   description: 'An API key an admin created. Its secret is never shown again: only its last four characters. Admins only.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The key’s id, for revokeApiKey.' }),
-    name: t.exposeString('name', { description: 'Who or what it is for: it acts as `key:NAME` in the audit trail and maker-checker.' }),
+    name: t.exposeString('name', {
+      description: 'What it is for: it acts as `key:NAME` in the audit trail and maker-checker, unless it was issued to a person (owner).',
+    }),
+    owner: t.field({
+      type: IdentityRef,
+      nullable: true,
+      description:
+        'The person it was issued to: it acts as them (their identity), so it cannot approve what they uploaded. Null: a key of its own.',
+      resolve: async (k, _args, context) => (k.owner === null ? null : (await identityViews(context, [k.owner]))[0]!),
+    }),
     role: t.field({ type: RoleEnum, description: 'What it may do.', resolve: (k) => k.role }),
     hint: t.exposeString('hint', { description: 'The secret’s last four characters, to tell keys apart.' }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (k) => k.createdAt }),
@@ -80,6 +91,11 @@ const NewKeyInput = builder.inputType('ApiKeyInput', {
     }),
     role: t.field({ type: RoleEnum, required: true, description: 'What it may do.' }),
     expiresAt: t.field({ type: 'DateTime', required: false, description: 'When it stops working by itself; omitted: never.' }),
+    owner: t.string({
+      required: false,
+      description:
+        'The person it is issued to (`user:SUB`, one of `people`): it then acts as that person, one identity with their sign-in. Omitted: it acts as `key:NAME`.',
+    }),
   }),
 });
 
@@ -108,7 +124,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: NewKeyInput, required: true, description: 'Its name, role and expiry.' }) },
     resolve: (_root, { input }, context) =>
       recordsOf(context).create(
-        { name: input.name, role: input.role, expiresAt: input.expiresAt ?? null },
+        { name: input.name, role: input.role, expiresAt: input.expiresAt ?? null, owner: input.owner ?? null },
         requestActor(context),
         context.keys.identities,
       ),

@@ -1,0 +1,130 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Role } from '../config/api-key-entries.ts';
+import { roles } from '../config/api-key-entries.ts';
+import type { DataKeyring } from '../crypto/data-keys.ts';
+import { open, seal } from '../crypto/envelope.ts';
+import { sqlOf, type PrismaClient } from '../db/database.ts';
+
+/** The provider's tokens a session keeps, sealed: to refresh the role, and to sign out at the provider. */
+export interface SessionTokens {
+  refreshToken: string | undefined;
+  idToken: string | undefined;
+}
+
+export interface LiveSession {
+  id: string;
+  identity: string;
+  role: Role;
+  /** The role is due to be read again from the provider. */
+  refreshDue: boolean;
+}
+
+export interface SessionTimes {
+  idleMs: number;
+  maxMs: number;
+  refreshMs: number;
+}
+
+/** Why a session ended, as the Session row says. */
+export type SessionEnd = 'signed-out' | 'refresh-refused' | 'no-role';
+
+const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const sealContext = (id: string) => `session:${id}`;
+
+/**
+ * The one statement every request with a session cookie costs: the live session for a secret,
+ * its last use noted at most once a minute (idleness is counted in minutes). Ended, expired and
+ * idle sessions are not found, on every process at once.
+ */
+const findSql = `
+WITH found AS (
+  SELECT id, identity, role, "refreshAt" <= now() AS "refreshDue", "lastSeenAt" FROM "Session"
+  WHERE "secretHash" = $1 AND "endedAt" IS NULL AND "expiresAt" > now() AND "lastSeenAt" > now() - make_interval(secs => $2)
+), seen AS (
+  UPDATE "Session" AS s SET "lastSeenAt" = now() FROM found
+  WHERE s.id = found.id AND found."lastSeenAt" < now() - interval '1 minute'
+  RETURNING s.id
+)
+SELECT id, identity, role, "refreshDue" FROM found`;
+
+/** Takes a due refresh for one process: the others go on with the role they read meanwhile. */
+const claimRefreshSql = `
+UPDATE "Session" SET "refreshAt" = now() + interval '1 minute'
+WHERE id = $1::uuid AND "endedAt" IS NULL AND "refreshAt" <= now()
+RETURNING tokens`;
+
+/**
+ * The page's signed-in sessions (issue 40), the one writer of the Session table. The browser
+ * holds a random secret in an HttpOnly cookie; the row holds its SHA-256, the identity and role
+ * read at sign-in, and the provider's tokens sealed with the data key.
+ */
+export class Sessions {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly keyring: DataKeyring,
+    readonly times: SessionTimes,
+  ) {}
+
+  /** A new session: the secret for the cookie (never stored) and when it ends at the latest. */
+  async start(who: { identity: string; role: Role }, tokens: SessionTokens): Promise<{ secret: string; expiresAt: Date }> {
+    const id = randomUUID();
+    const secret = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const expiresAt = new Date(now + this.times.maxMs);
+    await this.prisma.session.create({
+      data: {
+        id,
+        secretHash: hashOf(secret),
+        identity: who.identity,
+        role: who.role,
+        refreshAt: new Date(now + this.times.refreshMs),
+        expiresAt,
+        tokens: seal(this.keyring, Buffer.from(JSON.stringify(tokens)), sealContext(id)),
+      },
+    });
+    return { secret, expiresAt };
+  }
+
+  async find(secret: string): Promise<LiveSession | undefined> {
+    const [row] = await sqlOf(this.prisma)<{ id: string; identity: string; role: string; refreshDue: boolean }>(findSql, [
+      hashOf(secret),
+      this.times.idleMs / 1000,
+    ]);
+    if (row === undefined || !roles.includes(row.role as Role)) return undefined;
+    return { id: row.id, identity: row.identity, role: row.role as Role, refreshDue: row.refreshDue };
+  }
+
+  /** The tokens to refresh with, when this process takes the refresh; undefined when another has. */
+  async claimRefresh(id: string): Promise<SessionTokens | undefined> {
+    const [row] = await sqlOf(this.prisma)<{ tokens: unknown }>(claimRefreshSql, [id]);
+    return row === undefined ? undefined : this.opened(id, row.tokens);
+  }
+
+  /** What a refresh read: the role now, and the provider's new tokens (a refresh token may rotate). */
+  async refreshed(id: string, role: Role, tokens: SessionTokens): Promise<void> {
+    await this.prisma.session.updateMany({
+      where: { id, endedAt: null },
+      data: {
+        role,
+        refreshAt: new Date(Date.now() + this.times.refreshMs),
+        tokens: seal(this.keyring, Buffer.from(JSON.stringify(tokens)), sealContext(id)),
+      },
+    });
+  }
+
+  async end(id: string, why: SessionEnd): Promise<void> {
+    await this.prisma.session.updateMany({ where: { id, endedAt: null }, data: { endedAt: new Date(), endedWhy: why } });
+  }
+
+  /** Ends the session of a cookie (sign-out): its tokens, for the provider's sign-out, or undefined when none was live. */
+  async endBySecret(secret: string): Promise<SessionTokens | undefined> {
+    const row = await this.prisma.session.findUnique({ where: { secretHash: hashOf(secret) }, select: { id: true, tokens: true } });
+    if (row === null) return undefined;
+    await this.end(row.id, 'signed-out');
+    return this.opened(row.id, row.tokens);
+  }
+
+  private opened(id: string, tokens: unknown): SessionTokens {
+    return JSON.parse(open(this.keyring, tokens, sealContext(id)).toString('utf8')) as SessionTokens;
+  }
+}
