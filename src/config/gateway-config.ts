@@ -142,7 +142,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
   if (isSet('PAYOUT_API_URL') && !hasKeys) {
     missing.push({
       variable: 'GATEWAY_API_KEYS',
-      message: 'is required when PAYOUT_API_URL is set (anonymous use is only for the embedded sandbox)',
+      message: 'is required when PAYOUT_API_URL is set, unless GATEWAY_OIDC_ISSUER is (anonymous use is only for the embedded sandbox)',
     });
   }
   if (!hasKeys && isSet('HOST') && !loopback.has(env.HOST!.trim())) {

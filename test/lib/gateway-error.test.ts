@@ -18,6 +18,7 @@ import { MoneyFormatError } from '../../src/money/money.ts';
 import { RefusedTargetError } from '../../src/outbound/delivery/endpoint.ts';
 import { EventSubscriptionError } from '../../src/outbound/event-subscription-error.ts';
 import { ApiKeyError } from '../../src/auth/api-key-error.ts';
+import { TokenRefusal } from '../../src/auth/oidc/identity-provider.ts';
 import { PaymentInputError } from '../../src/payments/input-error.ts';
 import { PaymentRefusedError } from '../../src/payments/payment-refusal.ts';
 import {
@@ -80,7 +81,9 @@ const samples: Record<string, Array<[GatewayError, string, ErrorKind]>> = {
   DataDirInUseError: [[new DataDirInUseError('/data', { pid: 1, command: 'c', startedAt: 's' }), 'database.in-use', 'conflict']],
   DatabaseUnavailableFor: [[new DatabaseUnavailableFor(new Error('gone'), 'p1'), 'database.unavailable', 'unavailable']],
   EncodingError: [[new EncodingError('m'), 'file.encoding', 'input']],
+  TokenRefusal: [[new TokenRefusal('the token has expired'), 'token.refused', 'input']],
   ApiKeyError: [
+    [new ApiKeyError('API_KEY_OWNER_UNKNOWN'), 'API_KEY_OWNER_UNKNOWN', 'input'],
     [new ApiKeyError('API_KEY_NAME_INVALID'), 'API_KEY_NAME_INVALID', 'input'],
     [new ApiKeyError('API_KEY_NOT_FOUND'), 'API_KEY_NOT_FOUND', 'not-found'],
     [new ApiKeyError('API_KEY_NAME_TAKEN'), 'API_KEY_NAME_TAKEN', 'conflict'],

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import type { IdentitySettings } from '../../config/identity-env.ts';
+import { GatewayError } from '../../lib/gateway-error.ts';
 import { hasRolesClaim, identityFromClaims, type ClaimedIdentity } from './claims.ts';
 
 /** What a sign-in or a refresh gives: who, and the provider's tokens kept for later. */
@@ -16,8 +17,15 @@ export interface SignInChecks {
   nonce: string;
 }
 
-/** Why a bearer token was refused, in words for its sender (never the token). */
-export class TokenRefusal extends Error {}
+/** Why a bearer token was refused, in words for its sender (never the token); it reaches them as a 401's message. */
+export class TokenRefusal extends GatewayError {
+  readonly code = 'token.refused';
+  readonly kind = 'input';
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenRefusal';
+  }
+}
 
 const PROVIDER_TIMEOUT_S = 10;
 

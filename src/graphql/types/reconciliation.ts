@@ -328,7 +328,7 @@ builder.mutationFields((t) => ({
       from: t.arg({ type: 'Date', description: 'First day, in RECONCILE_TIME_ZONE; yesterday when absent.' }),
       to: t.arg({ type: 'Date', description: 'Last day, included; yesterday when absent.' }),
     },
-    resolve: (_root, args, { services, caller, role, requestId, client }) =>
+    resolve: (_root, args, { services, caller, role, via, requestId, client }) =>
       services.reconciliations.start({
         ...(args.from == null ? {} : { from: args.from }),
         ...(args.to == null ? {} : { to: args.to }),
@@ -336,7 +336,7 @@ builder.mutationFields((t) => ({
         // ways through this same mutation, under the same key and role, so believing it grants nothing;
         // no header can make a run read as the daily schedule's.
         trigger: client?.via === 'cli' ? 'cli' : 'graphql',
-        actor: requestActor({ role, caller, requestId, client }),
+        actor: requestActor({ role, caller, via, requestId, client }),
       }),
   }),
 }));

@@ -228,7 +228,7 @@ builder.mutationFields((t) => ({
     resolve: (
       _root,
       { id, validRowsOnly, includeHeld, includeChangedAccounts, includeFlagged, ignoreBalance, payAt, agree, newRound },
-      { services, caller, role, requestId, client },
+      { services, caller, role, via, requestId, client },
     ) =>
       services.batches.approve(String(id), {
         approver: caller,
@@ -239,7 +239,7 @@ builder.mutationFields((t) => ({
         payAt: payAt ?? null,
         agree: agree ?? false,
         newRound: newRound ?? false,
-        by: requestActor({ role, caller, requestId, client }),
+        by: requestActor({ role, caller, via, requestId, client }),
       }),
   }),
 }));

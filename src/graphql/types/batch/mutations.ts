@@ -31,7 +31,7 @@ builder.mutationFields((t) => ({
       }),
       force: t.arg.boolean({ defaultValue: false, description: 'Import a file whose exact bytes were imported before.' }),
     },
-    resolve: async (_root, { file, name, force }, { services, caller, role, requestId, client }) => {
+    resolve: async (_root, { file, name, force }, { services, caller, role, via, requestId, client }) => {
       const batch = await services.importer.import({
         source: chunksOf(file.stream()),
         fileName: file.name,
@@ -42,7 +42,7 @@ builder.mutationFields((t) => ({
       // Forcing overrides the duplicate-file safeguard: the trail says who did (the import is not one transaction).
       if (force === true) {
         const detail = { fileName: file.name, status: batch.status, rows: batch.rowCount };
-        await recordAudit(services.prisma, requestActor({ role, caller, requestId, client }), {
+        await recordAudit(services.prisma, requestActor({ role, caller, via, requestId, client }), {
           action: 'batch.import.forced',
           batchId: batch.id,
           detail,
@@ -58,8 +58,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('cancelBatch'),
     errors: batchResult('CancelBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.cancel(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.batches.cancel(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
   dismissBatch: t.field({
     type: Batch,
@@ -68,8 +68,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('dismissBatch'),
     errors: batchResult('DismissBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.dismiss(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.batches.dismiss(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
   retryFailedItems: t.field({
     type: Batch,
@@ -77,8 +77,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('retryFailedItems'),
     errors: batchResult('RetryFailedItems'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.retryFailed(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.batches.retryFailed(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
 }));
 

@@ -77,8 +77,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('pauseBatch'),
     errors: batchResult('PauseBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.pause(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.batches.pause(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
   resumeBatch: t.field({
     type: Batch,
@@ -87,7 +87,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('resumeBatch'),
     errors: batchResult('ResumeBatch'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.batches.resume(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.batches.resume(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
 }));

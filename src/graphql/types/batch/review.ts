@@ -93,8 +93,8 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('reviewBatchItems'),
     errors: typedResult('ReviewBatchItems', [BatchStateError], 'review', 'What the review read and settled, and the batch after it.'),
     args: { id: t.arg.id({ required: true, description: 'The batch’s id.' }) },
-    resolve: (_root, { id }, { services, caller, role, requestId, client }) =>
-      services.reviews.review(String(id), requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id }, { services, caller, role, via, requestId, client }) =>
+      services.reviews.review(String(id), requestActor({ role, caller, via, requestId, client })),
   }),
   markBatchItem: t.field({
     type: BatchItem,
@@ -112,7 +112,7 @@ builder.mutationFields((t) => ({
         validate: { maxLength: MAX_REASON_LENGTH },
       }),
     },
-    resolve: (_root, { id, line, mark, reason }, { services, caller, role, requestId, client }) =>
-      services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller, requestId, client }) }),
+    resolve: (_root, { id, line, mark, reason }, { services, caller, role, via, requestId, client }) =>
+      services.reviews.mark(String(id), { line, mark, reason, caller, by: requestActor({ role, caller, via, requestId, client }) }),
   }),
 }));

@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'The batch’s id.' }),
       payAt: t.arg({ type: 'DateTime', required: true, description: 'The new time to pay, with its offset.' }),
     },
-    resolve: (_root, { id, payAt }, { services, caller, role, requestId, client }) =>
-      services.schedule.reschedule(String(id), payAt, requestActor({ role, caller, requestId, client })),
+    resolve: (_root, { id, payAt }, { services, caller, role, via, requestId, client }) =>
+      services.schedule.reschedule(String(id), payAt, requestActor({ role, caller, via, requestId, client })),
   }),
 }));

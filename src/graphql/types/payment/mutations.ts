@@ -119,7 +119,7 @@ builder.mutationFields((t) => ({
     authScopes: authScopesFor('createPayment'),
     errors: paymentResult('CreatePayment'),
     args: { input: t.arg({ type: CreatePaymentInput, required: true, description: 'The payment to create.' }) },
-    resolve: async (_root, { input }, { services, caller, role, requestId, client, webhookTargets }): Promise<PaymentView> => {
+    resolve: async (_root, { input }, { services, caller, role, via, requestId, client, webhookTargets }): Promise<PaymentView> => {
       if (input.webhookUrl != null) {
         const problem = await webhookTargetProblem(input.webhookUrl, webhookTargets);
         if (problem !== undefined) {
@@ -144,7 +144,7 @@ builder.mutationFields((t) => ({
           execute: input.execute ?? false,
           includeChangedAccount: input.includeChangedAccount ?? false,
           requestedBy: caller,
-          by: requestActor({ role, caller, requestId, client }),
+          by: requestActor({ role, caller, via, requestId, client }),
         });
       } catch (error) {
         if (databaseTrouble(error) !== undefined) throw new DatabaseUnavailableFor(error, paymentId);
@@ -174,10 +174,10 @@ builder.mutationFields((t) => ({
       }),
       includeChangedAccount: t.arg.boolean({ defaultValue: false, description: includeChangedAccountWords }),
     },
-    resolve: (_root, { paymentId, includeChangedAccount }, { services, caller, role, requestId, client }) =>
+    resolve: (_root, { paymentId, includeChangedAccount }, { services, caller, role, via, requestId, client }) =>
       services.payments.execute(String(paymentId), {
         executedBy: caller,
-        by: requestActor({ role, caller, requestId, client }),
+        by: requestActor({ role, caller, via, requestId, client }),
         includeChangedAccount: includeChangedAccount ?? false,
       }),
   }),
