@@ -28,6 +28,9 @@ export interface SessionTimes {
 /** Why a session ended, as the Session row says. */
 export type SessionEnd = 'signed-out' | 'refresh-refused' | 'no-role';
 
+/** How long an ended or expired session's row is kept (who was signed in when, for an operator's questions). */
+const KEEP_ENDED_MS = 30 * 86_400_000;
+
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 const sealContext = (id: string) => `session:${id}`;
 
@@ -71,6 +74,8 @@ export class Sessions {
     const secret = randomBytes(32).toString('base64url');
     const now = Date.now();
     const expiresAt = new Date(now + this.times.maxMs);
+    // Sign-ins are few: each takes away what ended a month ago, so the table stays small without a sweep of its own.
+    await this.prisma.session.deleteMany({ where: { expiresAt: { lt: new Date(now - KEEP_ENDED_MS) } } });
     await this.prisma.session.create({
       data: {
         id,
@@ -112,16 +117,21 @@ export class Sessions {
     });
   }
 
+  /** Ends a session; the provider's tokens go with it at once (an ended session is never refreshed or signed out again). */
   async end(id: string, why: SessionEnd): Promise<void> {
-    await this.prisma.session.updateMany({ where: { id, endedAt: null }, data: { endedAt: new Date(), endedWhy: why } });
+    await this.prisma.session.updateMany({ where: { id, endedAt: null }, data: { endedAt: new Date(), endedWhy: why, tokens: {} } });
   }
 
   /** Ends the session of a cookie (sign-out): its tokens, for the provider's sign-out, or undefined when none was live. */
   async endBySecret(secret: string): Promise<SessionTokens | undefined> {
-    const row = await this.prisma.session.findUnique({ where: { secretHash: hashOf(secret) }, select: { id: true, tokens: true } });
+    const row = await this.prisma.session.findFirst({
+      where: { secretHash: hashOf(secret), endedAt: null },
+      select: { id: true, tokens: true },
+    });
     if (row === null) return undefined;
+    const tokens = this.opened(row.id, row.tokens);
     await this.end(row.id, 'signed-out');
-    return this.opened(row.id, row.tokens);
+    return tokens;
   }
 
   private opened(id: string, tokens: unknown): SessionTokens {

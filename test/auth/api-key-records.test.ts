@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createClient as createWsClient } from 'graphql-ws';
 import { request } from 'undici';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testDatabaseKinds } from '../support/database.ts';
 import { GatewayProcess, killAllGateways } from '../support/gateway-process.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -104,6 +104,33 @@ describe.each(testDatabaseKinds())('API keys admins create, on $name', (database
     // Revoking again changes nothing; the name can be given to a new key.
     expect((await gw.gql(REVOKE, { id: record.id }, ADMIN)).body.data.revokeApiKey.apiKey.revokedAt).toBe(revoked.apiKey.revokedAt);
     expect((await create({ name: 'short-lived', role: 'VIEWER' })).__typename).toBe('CreateApiKeySuccess');
+  });
+
+  it('closes a WebSocket opened before the revocation at its next operation (4403)', async () => {
+    const { secret, apiKey: record } = (await create({ name: 'open-socket', role: 'VIEWER' })).created;
+    let closedWith: number | undefined;
+    const client = createWsClient({
+      url: `${gw.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${secret}` },
+      retryAttempts: 0,
+      // Not lazy: the socket stays open between operations instead of reconnecting (which a revoked key could not).
+      lazy: false,
+      on: { closed: (event) => (closedWith = (event as { code: number }).code) },
+    });
+    expect((await client.iterate({ query: ME }).next()).value).toEqual({ data: { me: { identity: 'key:open-socket', role: 'VIEWER' } } });
+    await gw.gql(REVOKE, { id: record.id }, ADMIN);
+    // The same socket, still open: its next operation is refused and the socket closed.
+    const next = await client
+      .iterate({ query: ME })
+      .next()
+      .then(
+        (answer) => answer.value,
+        (error: unknown) => error,
+      );
+    expect(next).not.toEqual({ data: { me: { identity: 'key:open-socket', role: 'VIEWER' } } });
+    await vi.waitFor(() => expect(closedWith).toBe(4403));
+    await client.dispose();
   });
 
   it('is refused once expired', async () => {

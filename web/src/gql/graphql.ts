@@ -104,7 +104,7 @@ export type DiscrepancyResolution =
 
 /** Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md. */
 export type ErrorCode =
-  /** This gateway has no GATEWAY_API_KEYS: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key first. */
+  /** This gateway has no GATEWAY_API_KEYS and no GATEWAY_OIDC_ISSUER: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key, or single sign-on, first. */
   | 'API_KEYS_NEED_AN_ADMIN_KEY'
   /** expiresAt is in the past. */
   | 'API_KEY_EXPIRY_INVALID'
@@ -114,6 +114,8 @@ export type ErrorCode =
   | 'API_KEY_NAME_TAKEN'
   /** No API key has this id. */
   | 'API_KEY_NOT_FOUND'
+  /** The owner is no person the identity provider has named here: they must sign in (or call with a token) once before a key is issued to them. */
+  | 'API_KEY_OWNER_UNKNOWN'
   /** Upstream auth.error: the gateway’s credentials could not be checked. */
   | 'AUTH_ERROR'
   /** Upstream auth.failed: the gateway’s credentials were refused (an operator must fix PAYOUT_* settings). */
