@@ -172,7 +172,7 @@ export async function keysRevokeCommand(id: string, context: CliContext): Promis
       { id },
     );
     refused(result, 'RevokeApiKeySuccess', 'revoke', (code, message) =>
-      code === 'API_KEY_NOT_FOUND' ? `${message}: payout keys list shows the keys and their ids` : message,
+      code === 'API_KEY_NOT_FOUND' ? `${message} (payout keys list shows the keys and their ids)` : message,
     );
     const key = asRole(result.apiKey!);
     const alreadyRevoked = before?.revokedAt != null;
