@@ -56,7 +56,10 @@ export function addKeysCommands(program: Command, { context, finish }: CommandKi
 /** A moment with its zone, or a day (its start in UTC): what `new Date` reads without guessing a zone. */
 function expiryTime(value: string): Date {
   const time = new Date(value);
-  if (!/^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(value) || Number.isNaN(time.getTime()))
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  // `new Date` rolls 2027-02-30 over into March: a day that is not in the calendar is a typo, not a time.
+  const inCalendar = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+  if (!/^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(value) || Number.isNaN(time.getTime()) || !inCalendar)
     throw new InvalidArgumentError(
       'give a time with its zone, such as 2027-01-31T00:00:00Z or 2027-01-31T09:00:00+03:00, or a day: 2027-01-31',
     );

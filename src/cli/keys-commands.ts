@@ -75,7 +75,7 @@ function refused(result: Refusal, success: string, command: string, words: (code
   throw new CliError(`payout keys ${command}: ${words(code, result.message ?? result.__typename)}`, exitCodes.usage, code);
 }
 
-const never = (iso: string | null, word = 'never') => (iso === null ? word : timeText(iso));
+const timeOrNever = (iso: string | null) => (iso === null ? 'never' : timeText(iso));
 
 function expiryText(key: KeyView, now = Date.now()): string {
   if (key.expiresAt === null) return 'never';
@@ -99,7 +99,7 @@ export async function keysListCommand(context: CliContext): Promise<number> {
               `…${k.hint}`,
               timeText(k.createdAt),
               k.createdBy,
-              never(k.lastUsedAt),
+              timeOrNever(k.lastUsedAt),
               expiryText(k),
               k.revokedAt === null ? '' : `${timeText(k.revokedAt)} by ${k.revokedBy ?? 'unknown'}`,
             ]),
