@@ -3,7 +3,7 @@ import type { CliContext } from './context.ts';
 
 /**
  * What every command table (batch-command-table.ts, events-command-table.ts,
- * sandbox-command-table.ts and main.ts itself) shares: how an action gets its context and
+ * keys-command-table.ts, sandbox-command-table.ts and main.ts itself) shares: how an action gets its context and
  * hands back its exit code, and the options several commands take. Commander alone is
  * imported here, so `--help` still loads nothing else.
  */

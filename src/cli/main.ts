@@ -8,13 +8,14 @@ import { exitCodes, failureOf } from './cli-error.ts';
 import { JSON_HELP, positiveInt, type CommandKit } from './command-kit.ts';
 import type { CliContext } from './context.ts';
 import { addEventsCommands } from './events-command-table.ts';
+import { addKeysCommands } from './keys-command-table.ts';
 import { errorLine, safeMessage } from './json-output.ts';
 import { addSandboxCommands } from './sandbox-command-table.ts';
 
 /**
  * `payout`: bulk payouts from the terminal, on the same database and upstream as the gateway.
  * This module and the command tables beside it (batch-command-table.ts, events-command-table.ts,
- * sandbox-command-table.ts) are the command table only: each action
+ * keys-command-table.ts, sandbox-command-table.ts) are the command table only: each action
  * imports what it needs when it runs, so `--help` loads commander alone and `validate` never
  * loads the database or GraphQL.
  */
@@ -34,7 +35,10 @@ const program = new Command('payout')
       'With GATEWAY_API_KEYS set, every command acts as a key (--key-file, PAYOUT_CLI_KEY_FILE or PAYOUT_CLI_KEY) with its role, reads included; GATEWAY_SINGLE_USER does not stand in for one.',
   )
   // Never the key itself on the command line: `ps` shows every process's arguments.
-  .option('--key-file <file>', 'act as the API key in this file (a GATEWAY_API_KEYS key; overrides PAYOUT_CLI_KEY_FILE and PAYOUT_CLI_KEY)')
+  .option(
+    '--key-file <file>',
+    'act as the API key in this file (a GATEWAY_API_KEYS key, or the secret of payout keys create; overrides PAYOUT_CLI_KEY_FILE and PAYOUT_CLI_KEY)',
+  )
   .version(packageJson.version, '-V, --version', 'print the version and exit')
   .configureHelp({ showGlobalOptions: true })
   .showHelpAfterError()
@@ -91,6 +95,7 @@ payment
   .action(async (options) => finish(await (await paymentCommands()).paymentSearchCommand(options, await context(options))));
 
 addEventsCommands(program, kit);
+addKeysCommands(program, kit);
 addSandboxCommands(program, kit);
 
 function finish(code: number): void {

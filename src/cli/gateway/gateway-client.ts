@@ -174,7 +174,9 @@ function unauthenticated(refuser: string, from: string | undefined, lookedAt: st
         'auth.no-key',
       )
     : new CliError(
-        `the key in ${from} is not one of ${lookedAt === undefined ? `the keys ${refuser} knows` : 'GATEWAY_API_KEYS'}${why}`,
+        // A key made by `payout keys create` stops working when revoked or expired: said, so a key that worked yesterday is not a puzzle.
+        `the key in ${from} is not one of ${lookedAt === undefined ? `the keys ${refuser} knows` : 'GATEWAY_API_KEYS'}${why}, ` +
+          'nor a live key of payout keys create (revoked and expired keys are refused)',
         exitCodes.usage,
         'auth.unknown-key',
       );
