@@ -68,10 +68,11 @@ export class KeyRecords {
         'API_KEY_NAME_INVALID',
         `"${request.name}" is not a key name: a letter, then up to 39 letters, digits, dots, dashes or underscores`,
       );
-    if (request.expiresAt != null && request.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('API_KEY_EXPIRY_INVALID');
+    if (request.expiresAt != null && request.expiresAt.getTime() <= Date.now())
+      throw new ApiKeyError('API_KEY_EXPIRY_INVALID', `expiresAt ${request.expiresAt.toISOString()} is in the past`);
     // Compared without case, as the environment's names are (Alice and alice would be one person to a reader).
     if ([...taken].some((identity) => identity.toLowerCase() === `key:${request.name}`.toLowerCase()))
-      throw new ApiKeyError('API_KEY_NAME_TAKEN', `key:${request.name} is a key of GATEWAY_API_KEYS`);
+      throw new ApiKeyError('API_KEY_NAME_TAKEN', `key:${request.name} is a key of GATEWAY_API_KEYS: choose another name`);
     const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
     const created = await this.prisma.$transaction(async (tx) => {
       // Two admins naming two keys alike at once: one waits for the other's answer.

@@ -212,7 +212,7 @@ describe('payout keys against a running gateway', () => {
       expect(taken.code).toBe(2);
       expect(jsonError(taken)).toEqual({
         code: 'API_KEY_NAME_TAKEN',
-        message: 'payout keys create: key:ada is a key of GATEWAY_API_KEYS',
+        message: 'payout keys create: key:ada is a key of GATEWAY_API_KEYS: choose another name',
         exitCode: 2,
       });
       expect(taken.stdout).toBe('');
