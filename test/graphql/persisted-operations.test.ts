@@ -124,7 +124,7 @@ describe('persisted operations, open mode (the default)', () => {
   });
 
   it('refuses a mutation named by documentId on a GET, as yoga refuses its text there', async () => {
-    const refused = await get(gw, { documentId: pageDocumentId('ProbeApprove'), variables: JSON.stringify({ id: 'no-such-batch' }) });
+    const refused = await get(gw, { documentId: pageDocumentId('CancelBatch'), variables: JSON.stringify({ id: 'no-such-batch' }) });
     expect(refused.status).toBe(405);
     expect(refused.body.data).toBeUndefined();
   });

@@ -4,6 +4,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** A new API key. */
+export type ApiKeyInput = {
+  /** When it stops working by itself; omitted: never. */
+  expiresAt?: unknown;
+  /** A letter, then up to 39 letters, digits, dots, dashes or underscores: the identity it acts as (`key:NAME`). */
+  name: string;
+  /** The person it is issued to (`user:SUB`, one of `people`): it then acts as that person, one identity with their sign-in. Omitted: it acts as `key:NAME`. */
+  owner?: string | null | undefined;
+  /** What it may do. */
+  role: Role;
+};
+
 /** Something a person can do to a batch in its state (src/batch/states/batch-actions.ts, from the lifecycle table). */
 export type BatchAction =
   /** approveBatch: it passed validation. */
@@ -104,7 +116,7 @@ export type DiscrepancyResolution =
 
 /** Why a mutation was refused: the `code` of every Problem. Stable; see docs/api/error-codes.md. */
 export type ErrorCode =
-  /** This gateway has no GATEWAY_API_KEYS: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key first. */
+  /** This gateway has no GATEWAY_API_KEYS and no GATEWAY_OIDC_ISSUER: it serves anonymous local use, which takes no keys. Set GATEWAY_API_KEYS with an admin key, or single sign-on, first. */
   | 'API_KEYS_NEED_AN_ADMIN_KEY'
   /** expiresAt is in the past. */
   | 'API_KEY_EXPIRY_INVALID'
@@ -114,6 +126,8 @@ export type ErrorCode =
   | 'API_KEY_NAME_TAKEN'
   /** No API key has this id. */
   | 'API_KEY_NOT_FOUND'
+  /** The owner is no person the identity provider has named here: they must sign in (or call with a token) once before a key is issued to them. */
+  | 'API_KEY_OWNER_UNKNOWN'
   /** Upstream auth.error: the gateway’s credentials could not be checked. */
   | 'AUTH_ERROR'
   /** Upstream auth.failed: the gateway’s credentials were refused (an operator must fix PAYOUT_* settings). */
@@ -301,6 +315,17 @@ export type HoldReason =
   | 'ACCOUNT_CHANGED'
   /** It repeats a payment (same payee, amount and reference): paid only with approveBatch includeHeld. */
   | 'REPEAT';
+
+/** What an identity is. */
+export type IdentityKind =
+  /** An API key of its own (`key:NAME`, or `key:` and a fingerprint). */
+  | 'KEY'
+  /** Key-less local use, the CLI without a key, or the gateway itself ("anonymous", "local", "cli", "system"). */
+  | 'LOCAL'
+  /** A person of the identity provider (`user:SUB`): signed in, by token, or by a key issued to them. */
+  | 'PERSON'
+  /** A service of the identity provider (client credentials, `user:CLIENT`). */
+  | 'SERVICE';
 
 /** What the gateway found about a row’s payee at import, or a single payment’s at create, against the account that payee was last paid to (by keyed fingerprint: never a card number). */
 export type PayeeMarkKind =
@@ -507,30 +532,17 @@ export type HelloQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type HelloQuery = { __typename: 'Query' };
 
-export type ProbeApproveMutationVariables = Exact<{
-  id: string | number;
-}>;
-
-
-export type ProbeApproveMutation = { approveBatch:
-    | { __typename: 'ApproveBatchSuccess' }
-    | { __typename: 'BatchError' }
-   };
-
-export type ProbeRetryMutationVariables = Exact<{
-  id: string | number;
-}>;
-
-
-export type ProbeRetryMutation = { retryFailedItems:
-    | { __typename: 'BatchError' }
-    | { __typename: 'RetryFailedItemsSuccess' }
-   };
-
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type MeQuery = { me: { identity: string, approvesOwnBatches: boolean } };
+export type MeQuery = { me: { identity: string, name: string, role: Role, via: string | null, approvesOwnBatches: boolean } };
+
+export type IdentitiesQueryVariables = Exact<{
+  ids: Array<string> | string;
+}>;
+
+
+export type IdentitiesQuery = { identities: Array<{ id: string, name: string, kind: IdentityKind }> };
 
 export type BatchSummaryFieldsFragment = { id: string, actions: Array<BatchAction>, name: string, fileName: string | null, status: BatchStatus, rowCount: number, validCount: number, invalidCount: number, warningCount: number, createdAt: unknown, approvedAt: unknown, heldCount: number, payableCount: number, dismissedAt: unknown, changedAccountCount: number, includeChangedAccounts: boolean, payAt: unknown, totalAmount: { value: unknown, currency: Currency }, counts: Array<{ status: BatchItemStatus, count: number, amount: unknown }>, heldAmount: { value: unknown, currency: Currency }, payableAmount: { value: unknown, currency: Currency }, changedAccountAmount: { value: unknown, currency: Currency }, forecast: { readAt: unknown, nextReadAt: unknown, notice: string | null, shortfall: { value: unknown, currency: Currency } | null } | null };
 
@@ -851,16 +863,48 @@ export type ResendEventMutation = { result:
     | { __typename: 'ResendEventSuccess', delivery: { outcome: string, statusCode: number | null, excerpt: string | null } }
    };
 
+export type ApiKeyFieldsFragment = { id: string, name: string, role: Role, hint: string, createdAt: unknown, createdBy: string, expiresAt: unknown, revokedAt: unknown, revokedBy: string | null, lastUsedAt: unknown, owner: { id: string, name: string } | null };
+
+export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApiKeysQuery = { apiKeys: Array<{ id: string, name: string, role: Role, hint: string, createdAt: unknown, createdBy: string, expiresAt: unknown, revokedAt: unknown, revokedBy: string | null, lastUsedAt: unknown, owner: { id: string, name: string } | null }> };
+
+export type PeopleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type PeopleQuery = { people: Array<{ id: string, name: string, email: string | null, kind: IdentityKind }> };
+
+export type CreateApiKeyMutationVariables = Exact<{
+  input: ApiKeyInput;
+}>;
+
+
+export type CreateApiKeyMutation = { result:
+    | { __typename: 'ApiKeyError', code: ErrorCode, message: string }
+    | { __typename: 'CreateApiKeySuccess', created: { secret: string, apiKey: { id: string, name: string, role: Role, hint: string, createdAt: unknown, createdBy: string, expiresAt: unknown, revokedAt: unknown, revokedBy: string | null, lastUsedAt: unknown, owner: { id: string, name: string } | null } } }
+   };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeApiKeyMutation = { result:
+    | { __typename: 'ApiKeyError', code: ErrorCode, message: string }
+    | { __typename: 'RevokeApiKeySuccess', apiKey: { id: string, name: string, role: Role, hint: string, createdAt: unknown, createdBy: string, expiresAt: unknown, revokedAt: unknown, revokedBy: string | null, lastUsedAt: unknown, owner: { id: string, name: string } | null } }
+   };
+
 export const BatchSummaryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"actions"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"heldCount"}},{"kind":"Field","name":{"kind":"Name","value":"heldAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payableCount"}},{"kind":"Field","name":{"kind":"Name","value":"payableAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedAt"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountCount"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"includeChangedAccounts"}},{"kind":"Field","name":{"kind":"Name","value":"payAt"}},{"kind":"Field","name":{"kind":"Name","value":"forecast"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"nextReadAt"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"notice"}}]}}]}}]} as unknown as DocumentNode<BatchSummaryFieldsFragment, unknown>;
 export const BatchDetailFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"BatchSummaryFields"}},{"kind":"Field","name":{"kind":"Name","value":"validRowsOnly"}},{"kind":"Field","name":{"kind":"Name","value":"forced"}},{"kind":"Field","name":{"kind":"Name","value":"includeHeld"}},{"kind":"Field","name":{"kind":"Name","value":"commissionCharged"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedBy"}},{"kind":"Field","name":{"kind":"Name","value":"overlaps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"rows"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"uploadedBy"}},{"kind":"Field","name":{"kind":"Name","value":"approvedBy"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"cancelledAt"}},{"kind":"Field","name":{"kind":"Name","value":"throughput"}},{"kind":"Field","name":{"kind":"Name","value":"secondsLeft"}},{"kind":"Field","name":{"kind":"Name","value":"resultsUrl"}},{"kind":"Field","name":{"kind":"Name","value":"waiting"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"since"}},{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCheckAt"}},{"kind":"Field","name":{"kind":"Name","value":"waitingFor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"approvals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"at"}}]}},{"kind":"Field","name":{"kind":"Name","value":"approvalsNeeded"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"roles"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"lapsed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"by"}},{"kind":"Field","name":{"kind":"Name","value":"at"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lapseDays"}}]}},{"kind":"Field","name":{"kind":"Name","value":"pendingApproval"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"approvals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"by"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payAt"}},{"kind":"Field","name":{"kind":"Name","value":"includeHeld"}},{"kind":"Field","name":{"kind":"Name","value":"includeChangedAccounts"}},{"kind":"Field","name":{"kind":"Name","value":"validRowsOnly"}},{"kind":"Field","name":{"kind":"Name","value":"rows"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"BatchSummaryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Batch"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"actions"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"fileName"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"rowCount"}},{"kind":"Field","name":{"kind":"Name","value":"validCount"}},{"kind":"Field","name":{"kind":"Name","value":"invalidCount"}},{"kind":"Field","name":{"kind":"Name","value":"warningCount"}},{"kind":"Field","name":{"kind":"Name","value":"totalAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"approvedAt"}},{"kind":"Field","name":{"kind":"Name","value":"counts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"heldCount"}},{"kind":"Field","name":{"kind":"Name","value":"heldAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payableCount"}},{"kind":"Field","name":{"kind":"Name","value":"payableAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"dismissedAt"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountCount"}},{"kind":"Field","name":{"kind":"Name","value":"changedAccountAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"includeChangedAccounts"}},{"kind":"Field","name":{"kind":"Name","value":"payAt"}},{"kind":"Field","name":{"kind":"Name","value":"forecast"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"nextReadAt"}},{"kind":"Field","name":{"kind":"Name","value":"shortfall"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"notice"}}]}}]}}]} as unknown as DocumentNode<BatchDetailFieldsFragment, unknown>;
 export const PaymentFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PaymentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Payment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"paymentId"}},{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trackingStatus"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"recipient"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"batchId"}},{"kind":"Field","name":{"kind":"Name","value":"batchRow"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamErrorCode"}},{"kind":"Field","name":{"kind":"Name","value":"payee"}},{"kind":"Field","name":{"kind":"Name","value":"payeeMark"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"lastPaidAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"history"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"changedAt"}},{"kind":"Field","name":{"kind":"Name","value":"recordedAt"}},{"kind":"Field","name":{"kind":"Name","value":"errorCode"}},{"kind":"Field","name":{"kind":"Name","value":"errorMessage"}}]}},{"kind":"Field","name":{"kind":"Name","value":"freshness"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"readAt"}},{"kind":"Field","name":{"kind":"Name","value":"liveReadErrorCode"}},{"kind":"Field","name":{"kind":"Name","value":"liveReadError"}}]}}]}}]} as unknown as DocumentNode<PaymentFieldsFragment, unknown>;
 export const ReconciliationSideFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationSideFieldsFragment, unknown>;
 export const ReconciliationRunFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationRun"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"from"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"timeZone"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"trigger"}},{"kind":"Field","name":{"kind":"Name","value":"requestedBy"}},{"kind":"Field","name":{"kind":"Name","value":"phase"}},{"kind":"Field","name":{"kind":"Name","value":"daysRead"}},{"kind":"Field","name":{"kind":"Name","value":"daysToRead"}},{"kind":"Field","name":{"kind":"Name","value":"upstreamRequests"}},{"kind":"Field","name":{"kind":"Name","value":"upstream"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"gateway"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReconciliationSideFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"matchedCount"}},{"kind":"Field","name":{"kind":"Name","value":"discrepancyCount"}},{"kind":"Field","name":{"kind":"Name","value":"openCount"}},{"kind":"Field","name":{"kind":"Name","value":"repairedCount"}},{"kind":"Field","name":{"kind":"Name","value":"countsByCode"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReconciliationSideFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReconciliationSide"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"amount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commission"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"paidCount"}},{"kind":"Field","name":{"kind":"Name","value":"paidAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}}]}}]} as unknown as DocumentNode<ReconciliationRunFieldsFragment, unknown>;
 export const EventSubscriptionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventSubscriptionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"EventSubscription"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"types"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"eventsPerRequest"}},{"kind":"Field","name":{"kind":"Name","value":"disabledReason"}},{"kind":"Field","name":{"kind":"Name","value":"offReason"}},{"kind":"Field","name":{"kind":"Name","value":"offBy"}},{"kind":"Field","name":{"kind":"Name","value":"disabledAt"}},{"kind":"Field","name":{"kind":"Name","value":"failingSince"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"backlog"}},{"kind":"Field","name":{"kind":"Name","value":"oldestUndeliveredAt"}},{"kind":"Field","name":{"kind":"Name","value":"previousSecretValidUntil"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdBy"}}]}}]} as unknown as DocumentNode<EventSubscriptionFieldsFragment, unknown>;
+export const ApiKeyFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ApiKeyFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ApiKey"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"hint"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdBy"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedBy"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsedAt"}},{"kind":"Field","name":{"kind":"Name","value":"owner"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]} as unknown as DocumentNode<ApiKeyFieldsFragment, unknown>;
 export const HelloDocument = {"__meta__":{"hash":"sha256:e21b91483eaf0d4f85ac736a9dd636f74b25e6a48a66ae342edbbc420f119dcf"}} as unknown as DocumentNode<HelloQuery, HelloQueryVariables>;
-export const ProbeApproveDocument = {"__meta__":{"hash":"sha256:08503dac56a552113560b6f8d23c7d84c324d12db52b4e6153a9f339362e1537"}} as unknown as DocumentNode<ProbeApproveMutation, ProbeApproveMutationVariables>;
-export const ProbeRetryDocument = {"__meta__":{"hash":"sha256:8eb10134716f875bc37bbcee2f86b15562ae9d7be9fbbacc51890d1f60c94705"}} as unknown as DocumentNode<ProbeRetryMutation, ProbeRetryMutationVariables>;
-export const MeDocument = {"__meta__":{"hash":"sha256:95a4259f2fbeb13fa9504a24aef19641a79263176590bc5c023034ca2824d7cb"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
+export const MeDocument = {"__meta__":{"hash":"sha256:0c3a5327f96f114f8413b1c74c21a21d8df9e65453f985b81fe77bf4a1908ded"}} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
+export const IdentitiesDocument = {"__meta__":{"hash":"sha256:0f2313f7c0bc23a004c6de4a11cff8178b8b5b3de7c0d7eb0baf6714846c6345"}} as unknown as DocumentNode<IdentitiesQuery, IdentitiesQueryVariables>;
 export const BatchesDocument = {"__meta__":{"hash":"sha256:c15a96935bda6ef093583901ba5cdaf6c95b09e52f22e9ae3300077e3a322811"}} as unknown as DocumentNode<BatchesQuery, BatchesQueryVariables>;
 export const BatchDocument = {"__meta__":{"hash":"sha256:a71bf2b9c51e57754bc37dc6a191f2e12998d304e3e87e4ca533a1d3d1103ef6"}} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
 export const BatchCommissionDocument = {"__meta__":{"hash":"sha256:fedba2ae7004c8cdad7f1c766314cb6a60fd88a20d054159904d020ef1be8039"}} as unknown as DocumentNode<BatchCommissionQuery, BatchCommissionQueryVariables>;
@@ -894,3 +938,7 @@ export const RotateEventSubscriptionSecretDocument = {"__meta__":{"hash":"sha256
 export const DeleteEventSubscriptionDocument = {"__meta__":{"hash":"sha256:f3415af7c5248493d24c571163ccfb096065f79e8f1af4d69c3df861c4a3a09b"}} as unknown as DocumentNode<DeleteEventSubscriptionMutation, DeleteEventSubscriptionMutationVariables>;
 export const ReplayEventsDocument = {"__meta__":{"hash":"sha256:fd5a6c487ffe29306676e4d01ec75d9ef5e64164b0877f55ba8864248fca90a4"}} as unknown as DocumentNode<ReplayEventsMutation, ReplayEventsMutationVariables>;
 export const ResendEventDocument = {"__meta__":{"hash":"sha256:2b5ff60cba8259538b7c5ff178e0dd1e0c0ca1e53e9505ca0907de5defcc0e26"}} as unknown as DocumentNode<ResendEventMutation, ResendEventMutationVariables>;
+export const ApiKeysDocument = {"__meta__":{"hash":"sha256:884a1dc76a6eb633002cfe1afcd15b271c72d2cb996998e6c8ca9cd0da266154"}} as unknown as DocumentNode<ApiKeysQuery, ApiKeysQueryVariables>;
+export const PeopleDocument = {"__meta__":{"hash":"sha256:eea2e5bb79a71c930d52902b0b310e9f7bbf53c5b004222f9cdde766ad843f96"}} as unknown as DocumentNode<PeopleQuery, PeopleQueryVariables>;
+export const CreateApiKeyDocument = {"__meta__":{"hash":"sha256:0b5519b132d3b8de82c37b8283932f195e8b35fd1f24d0d99d28bb81130d6508"}} as unknown as DocumentNode<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
+export const RevokeApiKeyDocument = {"__meta__":{"hash":"sha256:ec1c1522dd838939bc95598c2b8d389ff784044beff9683362c648215b9898a7"}} as unknown as DocumentNode<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
