@@ -221,7 +221,11 @@ function Who({ access, onSignOut }: { access: Access; onSignOut: () => void }) {
   if (access.anonymous) return <span class="who">{t('access.local')}</span>;
   return (
     <span class="who">
-      <span title={access.caller}>{t('access.signedIn', { name: access.name, role: t(`role.${access.role}`) })}</span>
+      {/* Two short lines, so the header stays one row beside an admin's longer navigation. */}
+      <span class="who-text" title={access.caller}>
+        <span class="visually-hidden">{t('access.signedInAs')} </span>
+        <span class="who-name">{access.name}</span> <span class="who-role">{t(`role.${access.role}`)}</span>
+      </span>
       <button type="button" class="link" onClick={onSignOut}>
         {t('access.signOut')}
       </button>

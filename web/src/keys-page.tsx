@@ -306,7 +306,10 @@ function KeyRow({ apiKey: k, name, onRevoked }: { apiKey: ApiKey; name: (id: str
       <td>{k.expiresAt === null ? tk('keys.never') : time(k.expiresAt)}</td>
       <td class="key-state">
         {k.revokedAt !== null ? (
-          <span class="badge badge-bad">{tk('keys.revoked', { time: time(k.revokedAt), who: name(k.revokedBy) })}</span>
+          <>
+            <span class="badge badge-bad">{tk('keys.revoked')}</span>
+            <div class="muted">{tk('keys.revokedWhen', { time: time(k.revokedAt), who: name(k.revokedBy) })}</div>
+          </>
         ) : expired ? (
           <span class="badge badge-warn">{tk('keys.expired')}</span>
         ) : asking ? (
