@@ -124,7 +124,7 @@ describe('persisted operations, open mode (the default)', () => {
   });
 
   it('refuses a mutation named by documentId on a GET, as yoga refuses its text there', async () => {
-    const refused = await get(gw, { documentId: pageDocumentId('ProbeApprove'), variables: JSON.stringify({ id: 'no-such-batch' }) });
+    const refused = await get(gw, { documentId: pageDocumentId('Review'), variables: JSON.stringify({ id: 'no-such-batch' }) });
     expect(refused.status).toBe(405);
     expect(refused.body.data).toBeUndefined();
   });
@@ -254,14 +254,17 @@ describe("the page's manifest (web/src/gql)", () => {
       expect.arrayContaining([
         'Hello',
         'Me',
-        'ProbeApprove',
-        'ProbeRetry',
+        'Identities',
         'Batches',
         'Batch',
         'BatchProgress',
         'ImportBatch',
         'ApproveBatch',
         'ReconciliationRuns',
+        'ApiKeys',
+        'People',
+        'CreateApiKey',
+        'RevokeApiKey',
       ]),
     );
     const documents = new PersistedDocuments(schema, [PAGE_DOCUMENTS]);

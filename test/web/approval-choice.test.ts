@@ -8,7 +8,7 @@ import { policyFile } from '../support/approval-policy.ts';
 
 /**
  * Issue 38, section 1, in Chromium: under a two-approver policy April approves on the page to
- * pay on a date and time; Boris, signing in next, is shown her choice ("key:april approved
+ * pay on a date and time; Boris, signing in next, is shown her choice ("april approved
  * paying 2 rows, …, on …; your approval completes it") and agrees to it: the batch waits for
  * her time. On another batch Boris chooses otherwise: the page says April will have to approve
  * again, and his choice is the one that stands. No worker runs, so only the clicks move a batch.
@@ -68,7 +68,7 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await confirm.getByRole('button', { name: 'Add my approval' }).click();
     await page
       .getByTestId('pending-approval')
-      .getByText(/^key:april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; the approval policy needs more approvers$/)
+      .getByText(/^april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; the approval policy needs more approvers$/)
       .waitFor();
   }
 
@@ -78,10 +78,10 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await aprilSchedules(batchId);
     await as('boris', batchId);
     const pending = page.getByTestId('pending-approval');
-    await pending.getByText(/^key:april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; your approval completes it$/).waitFor();
+    await pending.getByText(/^april approved paying 2 rows, .*1,250\.50, on .*09:30(:00)?; your approval completes it$/).waitFor();
     await step(rig, '38-pending-choice');
     await page.getByRole('button', { name: 'Approve this choice' }).click();
-    const confirm = page.getByRole('group', { name: /^key:april approved paying 2 rows/ });
+    const confirm = page.getByRole('group', { name: /^april approved paying 2 rows/ });
     // Agreeing offers no choices of its own: April's rows and time are what is approved.
     expect(await confirm.getByRole('radio').count()).toBe(0);
     await step(rig, '38-agree-question');
@@ -104,9 +104,9 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await aprilSchedules(batchId);
     await as('boris', batchId);
     await page.getByRole('button', { name: 'Approve this choice' }).click();
-    const confirm = page.getByRole('group', { name: /^key:april approved paying 2 rows/ });
+    const confirm = page.getByRole('group', { name: /^april approved paying 2 rows/ });
     await confirm.getByRole('button', { name: 'Choose otherwise' }).click();
-    await page.getByText('Your choice starts a new round: key:april will have to approve again.').waitFor();
+    await page.getByText('Your choice starts a new round: april will have to approve again.').waitFor();
     await page.getByRole('radio', { name: 'Pay now' }).check();
     await step(rig, '38-new-round');
     await page
@@ -116,7 +116,7 @@ suite('the web page: a second approver sees and keeps the first one’s choice',
     await page
       .getByTestId('pending-approval')
       .getByText(
-        /^key:boris approved paying 2 rows, .*1,250\.50, as soon as the approvals are complete; the approval policy needs more approvers$/,
+        /^boris approved paying 2 rows, .*1,250\.50, as soon as the approvals are complete; the approval policy needs more approvers$/,
       )
       .waitFor();
     expect((await gw.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('VALIDATED');

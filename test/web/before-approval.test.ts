@@ -79,7 +79,7 @@ suite('the web page before a batch is approved', () => {
     await page.waitForURL(/#\/batches\/[A-Za-z0-9]+$/);
     batchId = /#\/batches\/([A-Za-z0-9]+)$/.exec(page.url())![1]!;
     await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
-    await page.getByText('an approver or admin key other than yours, since you uploaded it').waitFor();
+    await page.getByText('an approver or admin other than you, since you uploaded it').waitFor();
     const rows = page.getByRole('table', { name: 'Rows' });
     await rows.getByRole('row').nth(10).waitFor();
     expect(await rows.locator('.badge').allTextContents()).toEqual(Array(10).fill('Awaiting approval'));

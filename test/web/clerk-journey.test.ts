@@ -375,7 +375,10 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
   it('offers a viewer no upload', async () => {
     const { page } = rig;
     await signIn(KEYS.viewer);
-    await page.getByText('Signed in as viewer').waitFor();
+    await page
+      .locator('.who-text')
+      .filter({ hasText: /^Signed in as [0-9a-f]{12} viewer$/ })
+      .waitFor();
     await page.getByRole('heading', { name: 'Batches', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Sections' });
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Batches', 'Find a payment', 'Reconciliation', 'GraphiQL']);
@@ -388,7 +391,10 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
   it('lets an operator upload but not approve; an approver approves, shown who uploaded', async () => {
     const { page } = rig;
     await signIn(KEYS.operator);
-    await page.getByText('Signed in as operator').waitFor();
+    await page
+      .locator('.who-text')
+      .filter({ hasText: /^Signed in as [0-9a-f]{12} operator$/ })
+      .waitFor();
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Upload a file' }).click();
     await page.getByLabel('Choose a file').setInputFiles(join(repoRoot, 'samples/payroll-valid.csv'));
     await page.locator('.upload-result .badge', { hasText: 'Ready to approve' }).waitFor();
@@ -399,15 +405,19 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     await page.waitForURL(/#\/batches\/[A-Za-z0-9]+$/);
     batchId = /#\/batches\/([A-Za-z0-9]+)$/.exec(page.url())![1]!;
     const uploadedBy = page.locator('.facts dt', { hasText: 'Uploaded by' }).locator('xpath=..').locator('dd');
-    expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12} \(you\)$/);
-    await page.getByText('an approver or admin key other than yours, since you uploaded it').waitFor();
+    // A key without a name is named by its fingerprint (the identity is key:<fingerprint>).
+    await expect.poll(() => uploadedBy.textContent()).toMatch(/^[0-9a-f]{12} \(you\)$/);
+    await page.getByText('an approver or admin other than you, since you uploaded it').waitFor();
     await signOut();
 
     await signIn(KEYS.approver);
-    await page.getByText('Signed in as approver').waitFor();
+    await page
+      .locator('.who-text')
+      .filter({ hasText: /^Signed in as [0-9a-f]{12} approver$/ })
+      .waitFor();
     await page.getByRole('heading', { name: 'Batch payroll-valid.csv', level: 1 }).waitFor();
-    expect(await uploadedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
-    await page.getByText('you, or any other approver or admin key').waitFor();
+    await expect.poll(() => uploadedBy.textContent()).toMatch(/^[0-9a-f]{12}$/);
+    await page.getByText('you, or any other approver or admin').waitFor();
     expect(await page.getByRole('link', { name: 'Upload a file' }).count()).toBe(0);
     await step(rig, '13-approver-sees-maker-checker');
     await page.getByRole('button', { name: 'Approve and pay' }).click();
@@ -415,7 +425,7 @@ suite('the web page with API keys: sign-in, and each role offered only what it m
     await page.locator('.batch-head .badge', { hasText: 'Completed with failures' }).waitFor();
     await page.getByText('10 of 10 rows finished').waitFor();
     const approvedBy = page.locator('.facts dt', { hasText: 'Approved by' }).locator('xpath=..').locator('dd');
-    expect(await approvedBy.textContent()).toMatch(/^key:[0-9a-f]{12}$/);
+    await expect.poll(() => approvedBy.textContent()).toMatch(/^[0-9a-f]{12}$/);
     expect(await approvedBy.textContent()).not.toBe((await uploadedBy.textContent())?.replace(' (you)', ''));
     // Paying failed rows again is an operator's right, not an approver's.
     expect(await page.getByRole('button', { name: 'Pay failed rows again' }).count()).toBe(0);

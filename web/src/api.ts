@@ -3,12 +3,7 @@
  * (JSON, multipart uploads, subscriptions as Server-Sent Events) and the download routes.
  */
 
-import {
-  HelloDocument as HELLO,
-  ProbeApproveDocument as PROBE_APPROVE,
-  ProbeRetryDocument as PROBE_RETRY,
-  MeDocument as ME,
-} from './gql/graphql.ts';
+import { MeDocument as ME, type MeQuery } from './gql/graphql.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -21,15 +16,21 @@ export class ApiError extends Error {
 }
 
 let apiKey: string | undefined;
+/** Signed in through the company's sign-on: the browser sends the session cookie, the page holds nothing. */
+let inSession = false;
 let onUnauthorized: () => void = () => {};
 
-/** Called when the gateway stops accepting the key (removed from GATEWAY_API_KEYS meanwhile). */
+/** Called when the gateway stops accepting the key (revoked, expired) or the session (ended, refused). */
 export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }
 
 export function setApiKey(key: string | undefined): void {
   apiKey = key;
+}
+
+function refusedNow(status: number): void {
+  if (status === 401 && (apiKey !== undefined || inSession)) onUnauthorized();
 }
 
 function authHeaders(): Record<string, string> {
@@ -49,7 +50,7 @@ async function readReply<T>(response: Response): Promise<T> {
     throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
   }
   const first = body.errors?.[0];
-  if (response.status === 401 && apiKey !== undefined) onUnauthorized();
+  refusedNow(response.status);
   if (first !== undefined) throw new ApiError(first.message, first.extensions?.code, response.status);
   if (body.data == null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
   return body.data;
@@ -63,6 +64,23 @@ export function refusal(result: { code: string; message: string }): ApiError {
 /** Whether the page was served by a gateway that wants a key (src/server/web-page.ts). */
 export function keysRequired(): boolean {
   return document.querySelector('meta[name="payout-gateway-keys"]')?.getAttribute('content') === 'required';
+}
+
+/** Where the gateway's single sign-on starts, when it has one (src/server/web-page.ts). */
+export function signInPath(): string | undefined {
+  return document.querySelector('meta[name="payout-gateway-sign-in"]')?.getAttribute('content') ?? undefined;
+}
+
+/**
+ * Ends the session here (the gateway forgets it) and answers where the browser goes next: the
+ * provider's sign-out, which ends its session too and comes back to `/`. The header is one a
+ * cross-site form cannot send (src/server/sign-in-routes.ts).
+ */
+export async function signOutOfSession(): Promise<string> {
+  const response = await fetch('/auth/sign-out', { method: 'POST', headers: { 'x-graphql-yoga-csrf': '1' } });
+  if (!response.ok) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
+  const { location } = (await response.json()) as { location?: unknown };
+  return typeof location === 'string' ? location : '/';
 }
 
 /**
@@ -116,6 +134,7 @@ export function subscribe<T>(
         body: JSON.stringify({ documentId: documentIdOf(operation), variables }),
         signal: abort.signal,
       });
+      refusedNow(response.status);
       if (!response.ok || response.body === null) throw new ApiError(`HTTP ${response.status}`, undefined, response.status);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
@@ -156,6 +175,7 @@ export function subscribe<T>(
 /** A download route fetched with the key, then saved under the name the gateway gives. */
 export async function download(path: string): Promise<void> {
   const response = await fetch(path, { headers: authHeaders() });
+  refusedNow(response.status);
   if (!response.ok) throw new ApiError((await response.text()).trim() || `HTTP ${response.status}`, undefined, response.status);
   const disposition = response.headers.get('content-disposition') ?? '';
   const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? path.split('/').pop() ?? 'download';
@@ -172,47 +192,45 @@ export async function download(path: string): Promise<void> {
 export interface Access {
   /** Key-less local mode: every request is admin. */
   anonymous: boolean;
+  /** Signed in through the company's sign-on (a session cookie), not with a pasted key. */
+  session: boolean;
   role: 'viewer' | 'operator' | 'approver' | 'admin';
-  /** The identity the gateway records for this key (`me.identity`; "anonymous" without keys). */
+  /** The identity the gateway records for this caller (`me.identity`: `user:SUB`, `key:NAME`; "anonymous" without keys). */
   caller: string | undefined;
+  /** The caller as the page names them: the person's name, or the key's. */
+  name: string;
   /** Maker-checker is off (single-user): the uploader of a batch may approve it too. */
   approvesOwn: boolean;
   may: { upload: boolean; approve: boolean; cancel: boolean; retry: boolean; reconcile: boolean };
 }
 
-const PROBE_ID = 'no-such-batch';
-
 /**
- * What the caller may do. The schema has no "who am I" query, so each right is probed with
- * a mutation on a batch id that cannot exist: a role without the right is refused before
- * the resolver runs ("Not authorized"), a role with it reaches the resolver and gets
- * batch.not-found. Nothing changes either way.
+ * Who the caller is and what they may do, in one `me`: with `key`, that key; without, the
+ * session cookie if the browser holds one, or key-less local use. A 401 (ApiError) says neither
+ * is accepted. What a role may do is the gateway's rule table (src/auth/roles.ts), read the same.
  */
-export async function probeAccess(key: string | undefined): Promise<Access> {
+export async function probeAccess(key: string | undefined, via: 'key' | 'session' | 'anonymous'): Promise<Access> {
   setApiKey(key);
-  await gql<{ __typename: string }>(HELLO);
-  const allowed = async (probe: Operation) => {
-    try {
-      await gql(probe, { id: PROBE_ID });
-      return true;
-    } catch (error) {
-      if (error instanceof ApiError && (error.code === 'FORBIDDEN' || /not authorized/i.test(error.message))) return false;
-      throw error;
-    }
-  };
-  const [approve, retry, me] = await Promise.all([
-    allowed(PROBE_APPROVE),
-    allowed(PROBE_RETRY),
-    // Only the gateway can name a key (by its configured name, or a fingerprint keyed with its secret).
-    gql<{ me: { identity: string; approvesOwnBatches: boolean } }>(ME),
-  ]);
-  const anonymous = key === undefined;
-  const role = approve && retry ? 'admin' : approve ? 'approver' : retry ? 'operator' : 'viewer';
+  // Not yet: a refusal of this probe is the gate's answer, not a session that ended.
+  inSession = false;
+  const { me } = await gql<MeQuery>(ME);
+  const role = me.role.toLowerCase() as Access['role'];
+  const pay = role === 'operator' || role === 'admin';
+  const approve = role === 'approver' || role === 'admin';
+  inSession = via === 'session';
   return {
-    anonymous,
+    anonymous: via === 'anonymous',
+    session: via === 'session',
     role,
-    caller: me.me.identity,
-    approvesOwn: me.me.approvesOwnBatches,
-    may: { upload: retry, approve, cancel: retry || approve, retry, reconcile: retry || approve },
+    caller: me.identity,
+    name: me.name,
+    approvesOwn: me.approvesOwnBatches,
+    may: { upload: pay, approve, cancel: pay || approve, retry: pay, reconcile: pay || approve },
   };
+}
+
+/** The page no longer acts for anyone: a refusal after this is no session ending. */
+export function forgetCaller(): void {
+  setApiKey(undefined);
+  inSession = false;
 }

@@ -1,18 +1,24 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, keysRequired, probeAccess, whenUnauthorized, type Access } from './api.ts';
+import { ApiError, forgetCaller, keysRequired, probeAccess, signInPath, signOutOfSession, whenUnauthorized, type Access } from './api.ts';
 import { BatchPage } from './batch-page.tsx';
 import { BatchesPage } from './batches-page.tsx';
 import { I18n, saveLocale, savedLocale, translator, useI18n, type Locale } from './i18n.ts';
-import { ErrorNotice, PageTitle } from './parts.tsx';
+import { ErrorNotice } from './parts.tsx';
 import { useRoute, type Route } from './route.ts';
 import { UploadPage } from './upload-page.tsx';
 import { FindEntry, ReconciliationEntry } from './lazy-pages.tsx';
 import { EventsEntry } from './events-entry.tsx';
+import { KeysEntry } from './keys-entry.tsx';
+import { forgetNames } from './names.ts';
+import { mayHaveSession, noteSession, SignIn, type GateReason } from './sign-in.tsx';
 
 const KEY_STORAGE = 'payout-gateway.api-key';
 
 type Session =
-  { state: 'checking' } | { state: 'signed-out'; error?: string } | { state: 'failed'; error: unknown } | { state: 'in'; access: Access };
+  | { state: 'checking' }
+  | { state: 'signed-out'; reason?: GateReason }
+  | { state: 'failed'; error: unknown }
+  | { state: 'in'; access: Access };
 
 function storedKey(): string | undefined {
   try {
@@ -44,38 +50,75 @@ export function App() {
     document.title = `${i18n.t('app.title')} · payout-gateway`;
   }, [locale]);
 
+  /** With a key, that key; without, the session cookie (single sign-on) or key-less local use. */
   async function signIn(key: string | undefined, remember = false) {
     setSession({ state: 'checking' });
+    const via = key !== undefined ? 'key' : keysRequired() ? 'session' : 'anonymous';
     try {
-      const access = await probeAccess(key);
+      const access = await probeAccess(key, via);
+      if (via === 'session') noteSession('in');
       storeKey(key, remember);
       setSession({ state: 'in', access });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
+        forgetCaller();
+        if (via === 'session') noteSession('out');
         storeKey(undefined, false);
-        setSession({ state: 'signed-out', ...(key === undefined ? {} : { error: 'bad' }) });
+        setSession({ state: 'signed-out', ...(via === 'key' ? { reason: 'bad' as const } : {}) });
       } else {
         setSession({ state: 'failed', error });
       }
     }
   }
 
+  // The gateway stopped accepting the key (revoked, expired) or the session (ended, refused).
   useEffect(() => {
     whenUnauthorized(() => {
+      const wasSession = session.state === 'in' && session.access.session;
+      forgetCaller();
+      forgetNames();
       storeKey(undefined, false);
-      setSession({ state: 'signed-out', error: 'bad' });
+      if (wasSession) noteSession('out');
+      setSession({ state: 'signed-out', reason: wasSession ? 'ended' : 'bad' });
     });
-  }, []);
+  }, [session]);
 
-  useEffect(() => {
-    // A stored key first; without one, the page says whether the gateway wants a key (asking
-    // it would be a refused request the browser logs as an error on every load).
+  /** Which way in the page tries on load: a stored key, a session that may exist, or none (the gate). */
+  const firstTry = (): string | undefined | null => {
     // A gateway without keys refuses any key sent to it: one kept from a gateway that had
     // keys (the same address, another run) is left in storage and not sent.
-    const key = keysRequired() ? storedKey() : undefined;
-    if (key === undefined && keysRequired()) setSession({ state: 'signed-out' });
+    if (!keysRequired()) return undefined;
+    const key = storedKey();
+    if (key !== undefined) return key;
+    // Asking with nothing to send would be a refused request the browser logs as an error on every load.
+    return signInPath() !== undefined && mayHaveSession() ? undefined : null;
+  };
+
+  useEffect(() => {
+    const key = firstTry();
+    if (key === null) setSession({ state: 'signed-out' });
     else void signIn(key);
   }, []);
+
+  async function signOut(access: Access) {
+    forgetNames();
+    if (!access.session) {
+      forgetCaller();
+      storeKey(undefined, false);
+      setSession({ state: 'signed-out' });
+      return;
+    }
+    setSession({ state: 'checking' });
+    try {
+      const next = await signOutOfSession();
+      forgetCaller();
+      noteSession('out');
+      // On to the provider, whose session ends too; it sends the browser back to the page.
+      location.assign(next);
+    } catch (error) {
+      setSession({ state: 'failed', error });
+    }
+  }
 
   const switchLocale = (next: Locale) => {
     setLocale(next);
@@ -101,23 +144,7 @@ export function App() {
         </div>
         {session.state === 'in' ? <Nav route={route} access={session.access} /> : <span class="spacer" />}
         <div class="top-right">
-          {session.state === 'in' ? (
-            <span class="who">
-              {session.access.anonymous ? i18n.t('access.local') : i18n.t('access.role', { role: i18n.t(`role.${session.access.role}`) })}
-              {session.access.anonymous ? null : (
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => {
-                    storeKey(undefined, false);
-                    setSession({ state: 'signed-out' });
-                  }}
-                >
-                  {i18n.t('access.signOut')}
-                </button>
-              )}
-            </span>
-          ) : null}
+          {session.state === 'in' ? <Who access={session.access} onSignOut={() => void signOut(session.access)} /> : null}
           <div class="lang" role="group" aria-label={i18n.t('app.language')}>
             <button type="button" lang="en" aria-pressed={locale === 'en'} onClick={() => switchLocale('en')}>
               English
@@ -130,10 +157,10 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {session.state === 'checking' ? <p role="status">{i18n.t('signin.checking')}</p> : null}
-        {session.state === 'failed' ? (
-          <ErrorNotice error={session.error} onRetry={() => void signIn(keysRequired() ? storedKey() : undefined)} />
+        {session.state === 'failed' ? <ErrorNotice error={session.error} onRetry={() => void signIn(firstTry() ?? undefined)} /> : null}
+        {session.state === 'signed-out' ? (
+          <SignIn signIn={signInPath()} reason={session.reason} onKey={(key, remember) => void signIn(key, remember)} />
         ) : null}
-        {session.state === 'signed-out' ? <SignIn error={session.error} onSubmit={(key, remember) => void signIn(key, remember)} /> : null}
         {session.state === 'in' ? <Page route={route} access={session.access} /> : null}
       </main>
     </I18n.Provider>
@@ -152,6 +179,8 @@ function Nav({ route, access }: { route: Route; access: Access }) {
       current: route.page === 'reconciliations' || route.page === 'reconciliation',
     },
     ...(access.role === 'admin' ? [{ href: '#/events', label: t('nav.events'), current: route.page === 'events' }] : []),
+    // Keys are records only where the gateway takes keys at all (not in key-less local use).
+    ...(access.role === 'admin' && !access.anonymous ? [{ href: '#/keys', label: t('nav.keys'), current: route.page === 'keys' }] : []),
   ];
   return (
     <nav class="main-nav" aria-label={t('nav.label')}>
@@ -179,48 +208,27 @@ function Page({ route, access }: { route: Route; access: Access }) {
       return <ReconciliationEntry access={access} runId={route.id} key={route.id} />;
     case 'events':
       return <EventsEntry access={access} />;
+    case 'keys':
+      return <KeysEntry access={access} />;
     default:
       return <BatchesPage access={access} />;
   }
 }
 
-function SignIn({ error, onSubmit }: { error: string | undefined; onSubmit: (key: string, remember: boolean) => void }) {
+/** Who is signed in, with which role, and the way out: a session ends at the provider too, a key is forgotten. */
+function Who({ access, onSignOut }: { access: Access; onSignOut: () => void }) {
   const { t } = useI18n();
-  const [key, setKey] = useState('');
-  const [remember, setRemember] = useState(false);
+  if (access.anonymous) return <span class="who">{t('access.local')}</span>;
   return (
-    <section class="signin">
-      <PageTitle>{t('signin.title')}</PageTitle>
-      <p>{t('signin.intro')}</p>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (key.trim() !== '') onSubmit(key.trim(), remember);
-        }}
-      >
-        <label for="api-key">{t('signin.key')}</label>
-        <input
-          id="api-key"
-          type="password"
-          autoComplete="current-password"
-          value={key}
-          aria-invalid={error === undefined ? undefined : true}
-          aria-describedby={error === undefined ? undefined : 'api-key-error'}
-          onInput={(event) => setKey((event.currentTarget as HTMLInputElement).value)}
-        />
-        {error === undefined ? null : (
-          <p id="api-key-error" class="field-error" role="alert">
-            {t('signin.bad')}
-          </p>
-        )}
-        <label class="check">
-          <input type="checkbox" checked={remember} onChange={(event) => setRemember((event.currentTarget as HTMLInputElement).checked)} />
-          {t('signin.remember')}
-        </label>
-        <button type="submit" class="primary">
-          {t('signin.submit')}
-        </button>
-      </form>
-    </section>
+    <span class="who">
+      {/* Two short lines, so the header stays one row beside an admin's longer navigation. */}
+      <span class="who-text" title={access.caller}>
+        <span class="visually-hidden">{t('access.signedInAs')} </span>
+        <span class="who-name">{access.name}</span> <span class="who-role">{t(`role.${access.role}`)}</span>
+      </span>
+      <button type="button" class="link" onClick={onSignOut}>
+        {t('access.signOut')}
+      </button>
+    </span>
   );
 }

@@ -1,6 +1,7 @@
 import type { Access } from './api.ts';
 import { formatDateTime, type Translator } from './i18n.ts';
 import { localAmount } from '../../src/money/money-text.ts';
+import { nameOf } from './names.ts';
 import type { BatchDetail } from './queries.ts';
 
 type Approvable = Pick<BatchDetail, 'approvals' | 'approvalsNeeded'>;
@@ -12,14 +13,15 @@ const roleName = (role: string, i18n: Translator) => {
 
 /**
  * "1 of 2 approvals: April at 27 Nov 2026, 14:05:00; one more needed (admin)": what the
- * approval policy has and still needs, in the reader's language and time zone. Null when
+ * approval policy has and still needs, in the reader's language and time zone, people by
+ * the names known so far (the page asks for them: useNames in batch-page.tsx). Null when
  * the batch awaits no approval.
  */
 export function approvalsLine(batch: Approvable, i18n: Translator): string | null {
   const needed = batch.approvalsNeeded;
   if (needed === null) return null;
   const { t } = i18n;
-  const who = batch.approvals.map((a) => t('batch.approvalAt', { by: a.by, at: formatDateTime(a.at, i18n) })).join(', ');
+  const who = batch.approvals.map((a) => t('batch.approvalAt', { by: nameOf(a.by), at: formatDateTime(a.at, i18n) })).join(', ');
   // "2 needed, including admin", never "2 needed (admin)": read as two admins (issue 38).
   const named = needed.roles.map((r) => roleName(r, i18n)).join(', ');
   const roles =
@@ -29,7 +31,7 @@ export function approvalsLine(batch: Approvable, i18n: Translator): string | nul
   const lapsed =
     needed.lapsed.length === 0
       ? ''
-      : `; ${t('batch.approvalsLapsed', { days: needed.lapseDays, who: needed.lapsed.map((a) => t('batch.approvalAt', { by: a.by, at: formatDateTime(a.at, i18n) })).join(', ') })}`;
+      : `; ${t('batch.approvalsLapsed', { days: needed.lapseDays, who: needed.lapsed.map((a) => t('batch.approvalAt', { by: nameOf(a.by), at: formatDateTime(a.at, i18n) })).join(', ') })}`;
   return `${t('batch.approvalsOf', { given: batch.approvals.length, required: needed.required })}${who === '' ? '' : `: ${who}`}; ${more}${roles}${lapsed}`;
 }
 
@@ -56,12 +58,12 @@ type Pending = Pick<BatchDetail, 'approvals' | 'approvalsNeeded' | 'pendingAppro
 
 /** "April and Boris": who agreed to the pending choice. */
 export function pendingPeople(batch: Pending): string {
-  const people = batch.pendingApproval?.approvals.map((a) => a.by) ?? [];
+  const people = batch.pendingApproval?.approvals.map((a) => nameOf(a.by)) ?? [];
   return people.length <= 1 ? (people[0] ?? '') : `${people.slice(0, -1).join(', ')} & ${people.at(-1)}`;
 }
 
 /**
- * "key:april approved paying 2 rows, ₽1,500.00, on 28 Nov 2026, 12:53; your approval
+ * "April Smith approved paying 2 rows, ₽1,500.00, on 28 Nov 2026, 12:53; your approval
  * completes it": the choice a later approver is asked to agree to (decision 0029), in the
  * reader's zone. Null when no approval awaits another.
  */

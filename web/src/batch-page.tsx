@@ -9,6 +9,7 @@ import { formatDateTime, formatDuration, useI18n, type Translator } from './i18n
 import { localAmount } from '../../src/money/money-text.ts';
 import { moneyObject } from '../../src/money/money-wire.ts';
 import { formatNumber } from './money.ts';
+import { useNames } from './names.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, ProgressBar, batchStatusName, rowErrorsOnly } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import {
@@ -37,6 +38,19 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   // Before approval, the commission an approval would start paying (the estimate approval weighs).
   const [estimate, setEstimate] = useState<{ value: string; currency: string } | undefined>();
   const unapproved = batch != null && batch.approvedAt === null && batch.payableCount > 0;
+  // Everyone the page names, asked for in one request; the "is it you" checks compare identities.
+  const name = useNames(
+    batch == null
+      ? []
+      : [
+          batch.uploadedBy,
+          batch.approvedBy,
+          batch.dismissedBy,
+          ...batch.approvals.map((a) => a.by),
+          ...(batch.approvalsNeeded?.lapsed.map((a) => a.by) ?? []),
+          ...(batch.pendingApproval?.approvals.map((a) => a.by) ?? []),
+        ],
+  );
   useEffect(() => {
     if (!unapproved) return;
     let current = true;
@@ -111,7 +125,8 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
   // A file with row errors still awaits the approval of its valid rows: not "Final" (issue 38).
   const awaitsApproval = rowErrorsOnly(batch);
   // Local single-user mode records its one person as "anonymous" (the key) or "local" (audit): said in words.
-  const personName = (who: string) => (access.anonymous && (who === 'anonymous' || who === 'local') ? t('batch.whoApprovesLocal') : who);
+  const personName = (who: string) =>
+    access.anonymous && (who === 'anonymous' || who === 'local') ? t('batch.whoApprovesLocal') : name(who);
   // Maker-checker: who uploaded, and who may approve, as this caller sees it.
   const whoApproves = () => {
     if (access.anonymous) return t('batch.whoApprovesLocal');
@@ -175,12 +190,12 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
         </div>
         <div>
           <dt>{t('batch.uploadedBy')}</dt>
-          <dd class="mono">
+          <dd title={batch.uploadedBy ?? undefined}>
             {access.anonymous
               ? t('batch.whoApprovesLocal')
               : mine
-                ? t('batch.you', { caller: batch.uploadedBy ?? '' })
-                : (batch.uploadedBy ?? '—')}
+                ? t('batch.you', { caller: name(batch.uploadedBy) })
+                : name(batch.uploadedBy)}
           </dd>
         </div>
         {discarded ? null : (
@@ -190,7 +205,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
               {batch.approvedBy === null
                 ? whoApproves()
                 : batch.approvals.length > 1
-                  ? batch.approvals.map((a) => a.by).join(', ')
+                  ? batch.approvals.map((a) => name(a.by)).join(', ')
                   : personName(batch.approvedBy)}
             </dd>
           </div>
@@ -223,7 +238,7 @@ export function BatchPage({ id, access }: { id: string; access: Access }) {
       </dl>
 
       <ScheduledNotice batch={batch} />
-      {batch.dismissedAt === null ? null : <p class="notice">{t('batch.dismissedNote', { by: batch.dismissedBy ?? '—' })}</p>}
+      {batch.dismissedAt === null ? null : <p class="notice">{t('batch.dismissedNote', { by: name(batch.dismissedBy) })}</p>}
       <HeldRows batch={batch} />
 
       {batch.status === 'VALIDATING' || batch.approvedAt !== null ? (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { gql, refusal, type Access } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
 import { localAmount } from '../../src/money/money-text.ts';
+import { useNames } from './names.ts';
 import { BatchStatusBadge, ErrorNotice, Money, PageTitle, Pager, ProgressBar, StatusFilter, waitText } from './parts.tsx';
 import { progressOf } from './progress.ts';
 import { UpcomingPaydays } from './schedule-parts.tsx';
@@ -25,6 +26,8 @@ export function BatchesPage({ access }: { access: Access }) {
   const [error, setError] = useState<unknown>();
   const [reload, setReload] = useState(0);
   const [showDismissed, setShowDismissed] = useState(false);
+  // Who paused a batch, named in its wait sign (waitText).
+  useNames(reply?.batches.map((b) => b.waiting?.by) ?? []);
   const after = cursors[cursors.length - 1] ?? null;
 
   useEffect(() => {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useNames } from './names.ts';
 import { usePolled } from './poll.ts';
 import { gql } from './api.ts';
 import { formatDateTime, useI18n } from './i18n.ts';
@@ -93,6 +94,7 @@ function TroubleNotice({ subscriptions }: { subscriptions: EventSubscription[] }
   const i18n = useI18n();
   const te = useEventsText();
   const troubled = subscriptions.filter((s) => stateOf(s) === 'off' || stateOf(s) === 'failing');
+  useNames(troubled.map((s) => s.offBy));
   if (troubled.length === 0) return null;
   return (
     <section class="notice notice-bad events-trouble" role="alert" aria-labelledby="events-trouble-title">

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, useI18n, type Translator } from './i18n.ts';
 import { formatNumber } from './money.ts';
+import { nameOf as personName } from './names.ts';
 import { serverText } from './parts.tsx';
 import type { EventRefusal, EventSubscription } from './events-queries.ts';
 import { useEventsText, type EventsKey, type EventsText } from './events-text.ts';
@@ -25,7 +26,7 @@ export const nameOf = (s: Pick<EventSubscription, 'description' | 'url'>) => (s.
 /** Why it is off in the page's words, from the gateway's offReason (the deliverer gave up, or who turned it off). */
 export function offReason(s: EventSubscription, te: EventsText): string {
   if (s.offReason === 'FAILING') return te('events.off.failing');
-  if (s.offReason === 'PERSON' && s.offBy !== null) return te('events.off.by', { who: s.offBy });
+  if (s.offReason === 'PERSON' && s.offBy !== null) return te('events.off.by', { who: personName(s.offBy) });
   return s.disabledReason ?? '—';
 }
 

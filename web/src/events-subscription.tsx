@@ -4,6 +4,7 @@ import { formatDateTime, useI18n } from './i18n.ts';
 import { ErrorNotice } from './parts.tsx';
 import { payAtOf } from './schedule-parts.tsx';
 import { DeliveryLog } from './events-log.tsx';
+import { useNames } from './names.ts';
 import { EventRefusalNotice, nameOf, readerZone, stateOf, stateTone, stateWords, type ShownSecret } from './events-parts.tsx';
 import {
   DELETE_EVENT_SUBSCRIPTION,
@@ -46,6 +47,8 @@ export function SubscriptionCard({
 
   const state = stateOf(s);
   const name = nameOf(s);
+  // Who subscribed it, and who turned it off (offReason reads the names known so far).
+  const names = useNames([s.createdBy, s.offBy]);
   const titleId = `subscription-${s.id}`;
   const everyType = s.types.length === 0 || (types.length > 0 && types.every((type) => s.types.includes(type.name)));
 
@@ -115,7 +118,7 @@ export function SubscriptionCard({
         )}
         <div>
           <dt>{te('events.createdTitle')}</dt>
-          <dd>{te('events.created', { time: formatDateTime(s.createdAt, i18n), who: s.createdBy })}</dd>
+          <dd>{te('events.created', { time: formatDateTime(s.createdAt, i18n), who: names(s.createdBy) })}</dd>
         </div>
         {s.previousSecretValidUntil === null ? null : (
           <div>

@@ -6,6 +6,7 @@ import { localAmount } from '../../src/money/money-text.ts';
 import type { Progress } from './progress.ts';
 import type { BatchWait, Money as MoneyValue, PageInfo } from './queries.ts';
 import type { BatchAction } from './gql/graphql.ts';
+import { nameOf } from './names.ts';
 
 export function Money({ value }: { value: MoneyValue | { value: string; currency?: string } }) {
   const { tag } = useI18n();
@@ -35,7 +36,7 @@ export function waitText(waiting: Pick<BatchWait, 'reason' | 'by' | 'shortfall'>
   // Local single-user mode records its one person as "local" (audit) or "anonymous" (the key): said in words, as "Uploaded by" is.
   const local = waiting.by === 'local' || waiting.by === 'anonymous';
   return i18n.t(local && waiting.reason === 'PERSON' ? 'wait.PERSON_LOCAL' : `wait.${waiting.reason}`, {
-    by: waiting.by ?? '—',
+    by: nameOf(waiting.by),
     shortfall: waiting.shortfall === null ? '—' : localAmount(waiting.shortfall.value, waiting.shortfall.currency, i18n.tag),
   });
 }

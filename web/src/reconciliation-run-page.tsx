@@ -3,6 +3,7 @@ import { usePolled } from './poll.ts';
 import { gql } from './api.ts';
 import { DownloadSection } from './downloads.tsx';
 import { formatDateTime, useI18n } from './i18n.ts';
+import { useNames } from './names.ts';
 import { ErrorNotice, Money, PageTitle, Pager } from './parts.tsx';
 import {
   DISCREPANCY_CODES,
@@ -41,6 +42,8 @@ export function ReconciliationRunPage({ id }: { id: string }) {
     [id, generation],
   );
 
+  const name = useNames([run?.requestedBy]);
+
   if (error !== undefined && run === undefined) return <ErrorNotice error={error} onRetry={() => setGeneration((n) => n + 1)} />;
   if (run === undefined) return <p role="status">{t('common.loading')}</p>;
   if (run === null) {
@@ -68,7 +71,7 @@ export function ReconciliationRunPage({ id }: { id: string }) {
           <dt>{t('recon.trigger')}</dt>
           <dd>
             {t(`recon.trigger.${run.trigger.toLowerCase()}` as 'recon.trigger.cli')}
-            {run.requestedBy === null ? '' : ` · ${run.requestedBy}`}
+            {run.requestedBy === null ? '' : ` · ${name(run.requestedBy)}`}
           </dd>
         </div>
         <div>

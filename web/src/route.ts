@@ -8,7 +8,8 @@ export type Route =
   | { page: 'find'; query: string }
   | { page: 'reconciliations' }
   | { page: 'reconciliation'; id: string }
-  | { page: 'events' };
+  | { page: 'events' }
+  | { page: 'keys' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
@@ -20,6 +21,7 @@ export function parseRoute(hash: string): Route {
   if (run !== null) return { page: 'reconciliation', id: run[1]! };
   if (pathname === '/reconciliation') return { page: 'reconciliations' };
   if (pathname === '/events') return { page: 'events' };
+  if (pathname === '/keys') return { page: 'keys' };
   if (pathname === '/find') return { page: 'find', query: new URLSearchParams(search).get('q') ?? '' };
   return { page: 'batches' };
 }

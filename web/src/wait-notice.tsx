@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatDuration, useI18n } from './i18n.ts';
+import { useNames } from './names.ts';
 import { waitText } from './parts.tsx';
 import type { BatchWait } from './queries.ts';
 
@@ -27,6 +28,7 @@ export function WaitNotice({ waiting }: { waiting: BatchWait }) {
   const { t } = i18n;
   const next = waiting.nextCheckAt === null ? null : new Date(waiting.nextCheckAt).getTime();
   const now = useNow(next !== null);
+  useNames([waiting.by]);
   return (
     <div class="notice notice-warn" role="status">
       <p>
