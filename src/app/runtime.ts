@@ -119,7 +119,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       policy: loadPolicy({
         file: config.approval.policyFile,
         secondPersonAboveMinor: config.paymentSecondPersonAbove ?? 0n,
-        withKeys: config.apiKeys.length > 0,
+        withKeys: config.apiKeys.length > 0 || config.identity !== undefined,
       }),
       lapseDays: config.approval.lapseDays,
       extraForChangedAccounts: config.approval.extraForChangedAccounts,

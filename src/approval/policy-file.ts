@@ -168,7 +168,7 @@ export function loadPolicy(settings: { file: string | undefined; secondPersonAbo
     throw new ConfigError([
       {
         variable: 'APPROVAL_POLICY_FILE',
-        message: `asks for up to ${mostPeople(policy)} people, but without GATEWAY_API_KEYS everyone is the one local user: set GATEWAY_API_KEYS, one key per person`,
+        message: `asks for up to ${mostPeople(policy)} people, but without GATEWAY_API_KEYS or single sign-on everyone is the one local user: set GATEWAY_API_KEYS, one key per person, or GATEWAY_OIDC_ISSUER`,
       },
     ]);
   }

@@ -19,7 +19,6 @@ import { textSource } from '../support/batch.ts';
 import { buildWebPage, launch, openPage, repoRoot, step, suite, uploadAndOpen, type Rig } from '../support/browser.ts';
 import { seedDataDir } from '../support/database-template.ts';
 import { freePort } from '../support/gateway-process.ts';
-import { namedApiKeysEnv } from '../support/keys.ts';
 
 /**
  * Issue 40 on the page, in Chromium against a real OpenID Provider (oidc-provider, the
@@ -84,10 +83,8 @@ suite('the web page: single sign-on with the company’s identity provider, in C
     base = `http://127.0.0.1:${port}`;
     idp = await startDevIdentityProvider({ gatewayUrls: [base, `http://127.0.0.1:${viewerPort}`] });
     main = await startSignOnGateway(port, idp.issuer, {
+      // Single sign-on alone: its people are distinct, so a policy of two people is taken without any key.
       APPROVAL_POLICY_FILE: policyFile('{ "batch": { "approvers": 2 } }'),
-      // A first admin's key, as a deployment keeps one; it also lets the gateway take a policy of
-      // two people, which it refuses to start with while it counts people by keys only.
-      GATEWAY_API_KEYS: namedApiKeysEnv({ 'first-admin': 'admin' }),
     });
     browser = await launch();
   });
