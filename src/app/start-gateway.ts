@@ -41,7 +41,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       ? undefined
       : new CompanyIdentity(
           new IdentityProvider(config.identity),
-          new Sessions(db.prisma, runtime.keyring, {
+          new Sessions(db.prisma, db.query, runtime.keyring, {
             idleMs: config.identity.sessionIdleMs,
             maxMs: config.identity.sessionMaxMs,
             refreshMs: config.identity.sessionRefreshMs,
@@ -49,7 +49,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
           new People(db.prisma),
           logger.child({ component: 'identity' }),
         );
-  const keys = apiKeysOf(config).withCompanyIdentity(company).withRecords(new KeyRecords(db.prisma));
+  const keys = apiKeysOf(config).withCompanyIdentity(company).withRecords(new KeyRecords(db.prisma, db.query));
   const yoga = createGraphQLServer({
     services,
     keys,

@@ -3,7 +3,7 @@ import type { Role } from '../config/api-key-entries.ts';
 import { roles } from '../config/api-key-entries.ts';
 import type { DataKeyring } from '../crypto/data-keys.ts';
 import { open, seal } from '../crypto/envelope.ts';
-import { sqlOf, type PrismaClient } from '../db/database.ts';
+import { sqlOf, type PrismaClient, type SqlQuery } from '../db/database.ts';
 
 /** The provider's tokens a session keeps, sealed: to refresh the role, and to sign out at the provider. */
 export interface SessionTokens {
@@ -35,20 +35,17 @@ const hashOf = (secret: string) => createHash('sha256').update(secret).digest('h
 const sealContext = (id: string) => `session:${id}`;
 
 /**
- * The one statement every request with a session cookie costs: the live session for a secret,
- * its last use noted at most once a minute (idleness is counted in minutes). Ended, expired and
- * idle sessions are not found, on every process at once.
+ * What every request with a session cookie costs: the live session for a secret, and whether
+ * its last use is over a minute old (idleness is counted in minutes), then that use noted only
+ * then. Ended, expired and idle sessions are not found, on every process at once. On the driver,
+ * as created keys' lookup (key-records.ts says why).
  */
 const findSql = `
-WITH found AS (
-  SELECT id, identity, role, "refreshAt" <= now() AS "refreshDue", "lastSeenAt" FROM "Session"
-  WHERE "secretHash" = $1 AND "endedAt" IS NULL AND "expiresAt" > now() AND "lastSeenAt" > now() - make_interval(secs => $2)
-), seen AS (
-  UPDATE "Session" AS s SET "lastSeenAt" = now() FROM found
-  WHERE s.id = found.id AND found."lastSeenAt" < now() - interval '1 minute'
-  RETURNING s.id
-)
-SELECT id, identity, role, "refreshDue" FROM found`;
+SELECT id, identity, role, "refreshAt" <= now() AS "refreshDue", "lastSeenAt" < now() - interval '1 minute' AS "noteUse" FROM "Session"
+WHERE "secretHash" = $1 AND "endedAt" IS NULL AND "expiresAt" > now() AND "lastSeenAt" > now() - make_interval(secs => $2)`;
+
+const noteUseSql = `
+UPDATE "Session" SET "lastSeenAt" = now() WHERE id = $1::uuid AND "lastSeenAt" < now() - interval '1 minute'`;
 
 /** Takes a due refresh for one process: the others go on with the role they read meanwhile. */
 const claimRefreshSql = `
@@ -64,6 +61,8 @@ RETURNING tokens`;
 export class Sessions {
   constructor(
     private readonly prisma: PrismaClient,
+    /** The database's driver (Database.query), for the per-request lookup. */
+    private readonly query: SqlQuery,
     private readonly keyring: DataKeyring,
     readonly times: SessionTimes,
   ) {}
@@ -91,10 +90,11 @@ export class Sessions {
   }
 
   async find(secret: string): Promise<LiveSession | undefined> {
-    const [row] = await sqlOf(this.prisma)<{ id: string; identity: string; role: string; refreshDue: boolean }>(findSql, [
+    const [row] = await this.query<{ id: string; identity: string; role: string; refreshDue: boolean; noteUse: boolean }>(findSql, [
       hashOf(secret),
       this.times.idleMs / 1000,
     ]);
+    if (row?.noteUse === true) await this.query(noteUseSql, [row.id]);
     if (row === undefined || !roles.includes(row.role as Role)) return undefined;
     return { id: row.id, identity: row.identity, role: row.role as Role, refreshDue: row.refreshDue };
   }

@@ -90,7 +90,7 @@ export async function keysListCommand(context: CliContext): Promise<number> {
       keys.length === 0
         ? 'No API keys created yet (the keys of GATEWAY_API_KEYS are not listed). Create one: payout keys create --name NAME --role ROLE'
         : table(
-            ['ID', 'NAME', 'ROLE', 'OWNER', 'SECRET', 'CREATED', 'BY', 'LAST USED', 'EXPIRES', 'REVOKED'],
+            ['ID', 'NAME', 'ROLE', 'OWNER', 'SECRET', 'CREATED AT', 'BY', 'LAST USED', 'EXPIRES', 'REVOKED'],
             keys.map((k) => [
               k.id,
               k.name,
