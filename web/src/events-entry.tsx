@@ -1,37 +1,17 @@
-import type { FunctionComponent } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import type { Access } from './api.ts';
+import { AdminPageEntry } from './admin-entry.tsx';
 import { useI18n } from './i18n.ts';
-import { ErrorNotice } from './parts.tsx';
 // In the page's one style sheet: a chunk with a style sheet of its own would bring Vite's preload helper into the main script.
 import './events-page.css';
 
-/**
- * The Events page, loaded when it is opened (a chunk of its own, words included): only
- * admins use it, and the script every clerk loads stays within its budget
- * (test/web/clerk-journey.test.ts). Other roles get a sentence, not the page.
- */
+/** The Events page, for admins, loaded when opened (admin-entry.tsx). */
 export function EventsEntry({ access }: { access: Access }) {
   const { t } = useI18n();
-  const [Page, setPage] = useState<FunctionComponent | undefined>();
-  const [error, setError] = useState<unknown>();
-  const [attempt, setAttempt] = useState(0);
-  const admin = access.role === 'admin';
-
-  useEffect(() => {
-    if (!admin) return;
-    let current = true;
-    setError(undefined);
-    import('./events-page.tsx').then(
-      (module) => current && setPage(() => module.EventsPage),
-      (failure: unknown) => current && setError(failure),
-    );
-    return () => {
-      current = false;
-    };
-  }, [admin, attempt]);
-
-  if (!admin) return <p class="notice">{t('nav.eventsAdminsOnly')}</p>;
-  if (error !== undefined) return <ErrorNotice error={error} onRetry={() => setAttempt((n) => n + 1)} />;
-  return Page === undefined ? <p role="status">{t('common.loading')}</p> : <Page />;
+  return (
+    <AdminPageEntry
+      access={access}
+      load={() => import('./events-page.tsx').then((m) => m.EventsPage)}
+      adminsOnly={t('nav.eventsAdminsOnly')}
+    />
+  );
 }

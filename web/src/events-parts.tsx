@@ -1,10 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, useI18n, type Translator } from './i18n.ts';
 import { formatNumber } from './money.ts';
 import { nameOf as personName } from './names.ts';
 import { serverText } from './parts.tsx';
 import type { EventRefusal, EventSubscription } from './events-queries.ts';
 import { useEventsText, type EventsKey, type EventsText } from './events-text.ts';
+import { useSecretCopy } from './secret-copy.ts';
 
 /** The list and an open log are read again this often: deliveries change them by themselves. */
 export const POLL_MS = 2_000;
@@ -103,27 +103,7 @@ export interface ShownSecret {
 export function SecretOnce({ shown, onDone }: { shown: ShownSecret; onDone: () => void }) {
   const i18n = useI18n();
   const te = useEventsText();
-  const [copy, setCopy] = useState<'copied' | 'failed' | undefined>();
-  const heading = useRef<HTMLHeadingElement>(null);
-  const value = useRef<HTMLElement>(null);
-  useEffect(() => {
-    setCopy(undefined);
-    heading.current?.focus();
-  }, [shown.secret]);
-
-  async function copySecret() {
-    try {
-      await navigator.clipboard.writeText(shown.secret);
-      setCopy('copied');
-    } catch {
-      // Clipboard refused (an insecure origin, a policy): the secret is selected for the reader to copy.
-      const range = document.createRange();
-      if (value.current !== null) range.selectNodeContents(value.current);
-      getSelection()?.removeAllRanges();
-      getSelection()?.addRange(range);
-      setCopy('failed');
-    }
-  }
+  const { copy, heading, value, copySecret } = useSecretCopy(shown.secret);
 
   return (
     <section class="notice notice-warn secret-once" aria-labelledby="secret-once-title">

@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { useI18n } from './i18n.ts';
 import { serverText } from './parts.tsx';
 import { knownRefusal, useKeysText } from './keys-text.ts';
+import { useSecretCopy } from './secret-copy.ts';
 
 /* The API keys page's notices (keys-page.tsx): a refusal in words, and a new key's secret. */
 
@@ -29,27 +29,7 @@ export function RefusalNotice({ refusal, id }: { refusal: Refusal; id?: string }
 /** The secret, shown this once, with a copy button; the heading takes focus so a screen reader reads it first. */
 export function KeySecret({ shown, onDone }: { shown: { name: string; secret: string }; onDone: () => void }) {
   const tk = useKeysText();
-  const [copy, setCopy] = useState<'copied' | 'failed' | undefined>();
-  const heading = useRef<HTMLHeadingElement>(null);
-  const value = useRef<HTMLElement>(null);
-  useEffect(() => {
-    setCopy(undefined);
-    heading.current?.focus();
-  }, [shown.secret]);
-
-  async function copySecret() {
-    try {
-      await navigator.clipboard.writeText(shown.secret);
-      setCopy('copied');
-    } catch {
-      // Clipboard refused (an insecure origin, a policy): the secret is selected for the reader to copy.
-      const range = document.createRange();
-      if (value.current !== null) range.selectNodeContents(value.current);
-      getSelection()?.removeAllRanges();
-      getSelection()?.addRange(range);
-      setCopy('failed');
-    }
-  }
+  const { copy, heading, value, copySecret } = useSecretCopy(shown.secret);
 
   return (
     <section class="notice notice-warn secret-once" aria-labelledby="key-secret-title" data-testid="key-secret">
