@@ -23,6 +23,8 @@ import { ReadBack } from '../payments/read-back.ts';
 import { PaymentTracker } from '../payments/tracker.ts';
 import { loadDataKeyring, type DataKeyring } from '../crypto/data-keys.ts';
 import { PartnerBreaker } from '../partner/partner-breaker.ts';
+import { openPartnerBudget } from '../partner/budget/open-budget.ts';
+import type { CallBudget } from '../partner/budget/call-budget.ts';
 import { GatewayMetrics } from '../observability/metrics.ts';
 import { loggingFailedCalls } from '../observability/upstream-log.ts';
 import { ReconciliationService } from '../reconciliation/reconciliation-service.ts';
@@ -59,6 +61,8 @@ export interface Runtime {
   dailyReconciliation: DailyReconciliation;
   /** This process's side of the partner breaker shared through the database (partner/). */
   breaker: PartnerBreaker;
+  /** This process's side of the deployment's partner budget (partner/budget/). */
+  budget: CallBudget;
   /** This process's Prometheus metrics (observability/metrics.ts), fed by the client, the worker and the webhook intake. */
   metrics: GatewayMetrics;
   /** Where the upstream should send webhooks; the gateway sets it once it listens. */
@@ -98,7 +102,16 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     db.kind === 'postgresql' && config.databaseUrl !== undefined
       ? createPgEventTarget({ connectionString: config.databaseUrl, query: db.query, logger })
       : undefined;
-  const metrics = new GatewayMetrics({ prisma: db.prisma, logger });
+  const budget = openPartnerBudget(config.partnerBudget, {
+    db,
+    connectionString: config.databaseUrl,
+    agentId: upstream.client.agentId,
+    logger: logger.child({ component: 'partner-budget' }),
+    events: eventTarget,
+  });
+  upstream.client.limit(budget);
+  upstream.client.observe(budget);
+  const metrics = new GatewayMetrics({ prisma: db.prisma, logger, budget });
   upstream.client.observe(loggingFailedCalls(logger, metrics));
   const events = new PaymentEvents(eventTarget);
   const breaker = new PartnerBreaker(
@@ -254,6 +267,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     dailyReconciliation,
     metrics,
     breaker,
+    budget,
     endSubscriptions() {
       shutdown.abort();
     },
@@ -267,6 +281,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       // A run in progress stops at its next page (it ends FAILED; the schedule takes it again).
       await Promise.all([reconciliations.stop(), dailyReconciliation.stop()]);
       // After the worker: its last events are sent before the pool closes.
+      await budget.close();
       await eventTarget?.close();
       await upstream.close();
       await db.close();

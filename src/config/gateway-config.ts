@@ -94,7 +94,6 @@ export interface GatewayConfig {
     inProcess: boolean;
     concurrency: number;
     perBatchConcurrency: number;
-    ratePerSecond: number;
     leaseMs: number;
     /** A VALIDATING batch whose import sent no heartbeat this long is rejected by the sweep. */
     importStaleMs: number;
@@ -110,6 +109,8 @@ export interface GatewayConfig {
   };
   /** When trouble of the whole partner opens the shared breaker, and how often it is probed (partner/). */
   breaker: { troubleCalls: number; troublePaths: number; probeMaxMs: number };
+  /** The deployment's partner budget (partner/budget/): every process on one database together; 0 is none. */
+  partnerBudget: { callsPerSecond: number; callsInFlight: number };
   batchLimits: { maxRows: number; maxBytes: number };
   /** Rows repeating a payment of an approved batch finished this many days ago (or still paying) are held back. */
   duplicateWindowDays: number;
@@ -207,7 +208,6 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       inProcess: parsed.WORKER_IN_PROCESS,
       concurrency: parsed.WORKER_CONCURRENCY,
       perBatchConcurrency: parsed.WORKER_BATCH_CONCURRENCY,
-      ratePerSecond: parsed.WORKER_RATE_LIMIT,
       leaseMs: parsed.WORKER_LEASE_MS,
       importStaleMs: parsed.IMPORT_STALE_MS,
       maxRetries: parsed.WORKER_MAX_RETRIES,
@@ -218,6 +218,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       troubleCalls: parsed.PARTNER_BREAKER_TROUBLE_CALLS,
       troublePaths: parsed.PARTNER_BREAKER_TROUBLE_PATHS,
       probeMaxMs: parsed.PARTNER_BREAKER_PROBE_MAX_MS,
+    },
+    partnerBudget: {
+      callsPerSecond: parsed.PARTNER_CALLS_PER_SECOND ?? parsed.WORKER_RATE_LIMIT,
+      callsInFlight: parsed.PARTNER_CALLS_IN_FLIGHT,
     },
     batchLimits: { maxRows: parsed.BATCH_MAX_ROWS, maxBytes: parsed.BATCH_MAX_FILE_BYTES },
     duplicateWindowDays: parsed.DUPLICATE_WINDOW_DAYS,

@@ -56,6 +56,11 @@ export const sandboxSettingsSchema = z.object({
   SANDBOX_SLOW_RATE: faultRate('Share answered only after `SANDBOX_SLOW_MS` (past client timeouts).'),
   SANDBOX_RATE_LIMIT_RATE: otherFaultKind('rate-limit'),
   SANDBOX_TRUNCATE_RATE: otherFaultKind('truncate-after'),
+  SANDBOX_CALLS_PER_SECOND: documented(
+    nonNegativeInt(0),
+    '`0` (none)',
+    "The sandbox partner's rate limit: calls a second, bursts up to a second's worth; a call beyond it is answered 429 with Retry-After and has no effect. A test feature for the partner budget.",
+  ),
   SANDBOX_SLOW_MS: documented(nonNegativeInt(30_000), '`30000`', 'How late a call drawn by `SANDBOX_SLOW_RATE` is answered.'),
 });
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;

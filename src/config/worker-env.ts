@@ -51,7 +51,21 @@ export const workerVariables = {
   ),
   WORKER_CONCURRENCY: documented(positiveInt(8), '`8`', 'Batch payments in flight at once, per worker.'),
   WORKER_BATCH_CONCURRENCY: documented(positiveInt(8), '`8`', 'In flight at once within one batch.'),
-  WORKER_RATE_LIMIT: documented(nonNegativeInt(0), '`0` (none)', 'Upstream calls per second at most, per worker.'),
+  PARTNER_CALLS_PER_SECOND: documented(
+    z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
+    '`0` (none)',
+    "Calls per second to the partner at most, for every gateway and worker on one database together (set it a little under the partner's limit). See [Partner budget](../operations/scaling.md#partner-budget).",
+  ),
+  PARTNER_CALLS_IN_FLIGHT: documented(
+    nonNegativeInt(0),
+    '`0` (none)',
+    'Calls to the partner in flight at once, for every gateway and worker on one database together. See [Partner budget](../operations/scaling.md#partner-budget).',
+  ),
+  WORKER_RATE_LIMIT: documented(
+    nonNegativeInt(0),
+    '`0` (none)',
+    'Deprecated: read as `PARTNER_CALLS_PER_SECOND` when that is unset (a budget for the whole deployment now, no longer per worker).',
+  ),
   WORKER_LEASE_MS: documented(
     positiveInt(60_000),
     '`60000`',

@@ -12,6 +12,8 @@ import { scheduleGauges } from './schedule-metrics.ts';
 import type { HttpObserver } from '../log/request-log.ts';
 import type { OperationObserver } from '../graphql/operation-observability.ts';
 import { EventMetrics } from './event-metrics.ts';
+import { budgetGauges } from './budget-metrics.ts';
+import type { BudgetView } from '../partner/budget/call-budget.ts';
 
 export { endpointOf };
 
@@ -21,6 +23,8 @@ const DEFAULT_COUNT_CACHE_MS = 5_000;
 export interface MetricsDeps {
   prisma: PrismaClient;
   logger: Logger;
+  /** The partner budget's side in this process (partner/budget/call-budget.ts). */
+  budget?: { view(): BudgetView };
   countCacheMs?: number;
 }
 
@@ -186,6 +190,7 @@ export class GatewayMetrics implements CallObserver, HttpObserver, OperationObse
       },
     });
     scheduleGauges(registers, deps, cacheMs);
+    if (deps.budget !== undefined) budgetGauges(registers, deps.budget);
     statusGauge(
       'payout_payments',
       'Payments tracked in the database by status (the whole database, not this process).',

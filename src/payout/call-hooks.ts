@@ -58,3 +58,11 @@ export interface CallGate {
 export interface CallObserver {
   onCall(call: ObservedCall): void;
 }
+
+/**
+ * Waited on before every call (partner/budget/call-budget.ts): resolves when the
+ * deployment's budget lets one more call leave; the permit is released at its answer.
+ */
+export interface CallBudgetGate {
+  acquire(signal?: AbortSignal): Promise<{ release(): void }>;
+}

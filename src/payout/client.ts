@@ -27,7 +27,7 @@ import {
 } from './models.ts';
 import { signPaymentAsync } from './signature.ts';
 import { fenceAtWrite } from './fence-at-write.ts';
-import type { CallGate, CallObserver, CallOptions, CallOutcome, ObservedCall, SendFence } from './call-hooks.ts';
+import type { CallBudgetGate, CallGate, CallObserver, CallOptions, CallOutcome, ObservedCall, SendFence } from './call-hooks.ts';
 import { endpointOf } from './endpoint.ts';
 import { requestScope, REQUEST_ID_HEADER } from '../log/request-id.ts';
 import { inSpan, SpanKind, trace, traceHeaders, tracingOn } from '../log/spans.ts';
@@ -87,6 +87,7 @@ export class PayoutClient {
   private readonly privateKey: KeyObject;
   private readonly observers: CallObserver[] = [];
   private gate: CallGate | undefined;
+  private budget: CallBudgetGate | undefined;
 
   /** Connections to the partner at once (undici's pool per origin): more requests wait in its queue. */
   readonly connectionLimit = 64;
@@ -183,6 +184,11 @@ export class PayoutClient {
     this.gate = gate;
   }
 
+  /** Waits on `budget` before every call, probes too (partner/budget/: the deployment's calls per second and in flight). */
+  limit(budget: CallBudgetGate): void {
+    this.budget = budget;
+  }
+
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
@@ -215,6 +221,16 @@ export class PayoutClient {
 
   /** One request and its answer; every call that ends is reported to the observer (metrics, the failure log). */
   private async call<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
+    // The budget first: the fence and the gate below answer for the moment the call leaves, not before its wait.
+    const permit = await this.budget?.acquire(spec.signal);
+    try {
+      return await this.callNow(spec);
+    } finally {
+      permit?.release();
+    }
+  }
+
+  private async callNow<T extends z.ZodType>(spec: CallSpec<T>): Promise<z.infer<T>> {
     // Refused here, nothing is sent and nothing observed: the fence's or the gate's own state says why.
     // Nothing is awaited between the fence's answer and the request (send is synchronous up to it).
     const refusal =

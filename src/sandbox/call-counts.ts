@@ -40,6 +40,9 @@ export interface CallCountsView extends CallTally {
   since: string;
   /** Of those, the calls that arrived while an outage was in force (whatever its kinds). */
   duringOutage: CallTally;
+  /** Calls arrived and not yet answered, now; and the most at once since counting started. */
+  inFlight: number;
+  peakInFlight: number;
 }
 
 /**
@@ -55,6 +58,8 @@ export class CallCounts {
   private readonly arrivedAt = new Float64Array(KEPT_ARRIVALS);
   private readonly arrivedKind = new Uint8Array(KEPT_ARRIVALS);
   private arrived = 0;
+  private inFlight = 0;
+  private peakInFlight = 0;
 
   constructor(private readonly now: () => number) {
     this.since = now();
@@ -67,6 +72,16 @@ export class CallCounts {
     const slot = this.arrived++ % KEPT_ARRIVALS;
     this.arrivedAt[slot] = this.now();
     this.arrivedKind[slot] = callKinds.indexOf(kind);
+  }
+
+  /** A partner call is being served (counted whether or not it is answered in the end: a dropped one ends too). */
+  began(): void {
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+  }
+
+  ended(): void {
+    this.inFlight--;
   }
 
   /**
@@ -92,13 +107,20 @@ export class CallCounts {
   }
 
   view(format: (epochMs: number) => string): CallCountsView {
-    return { since: format(this.since), ...copy(this.all), duringOutage: copy(this.duringOutage) };
+    return {
+      since: format(this.since),
+      ...copy(this.all),
+      duringOutage: copy(this.duringOutage),
+      inFlight: this.inFlight,
+      peakInFlight: this.peakInFlight,
+    };
   }
 
   reset(): void {
     this.all = emptyTally();
     this.duringOutage = emptyTally();
     this.arrived = 0;
+    this.peakInFlight = this.inFlight;
     this.since = this.now();
   }
 }

@@ -6,6 +6,7 @@ import { sleep } from '../lib/retry.ts';
 import { SandboxApiError } from './api-error.ts';
 import { INSPECTION_PREFIX, readBody, send, sendProxyPage, sendTruncated } from './http-io.ts';
 import { CallCounts } from './call-counts.ts';
+import { PartnerRateLimit } from './partner-rate-limit.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import { FaultInjector, noFaults, type FaultKind, type FaultRates, type HeldAnswer } from './faults.ts';
 import { inspectionRoutes } from './inspection-routes.ts';
@@ -31,6 +32,8 @@ export interface SandboxOptions {
   webhookAttempts?: number;
   webhookBackoffMs?: number;
   faults?: Partial<FaultRates>;
+  /** A partner rate limit (partner-rate-limit.ts): calls a second, bursts up to a second's worth; 0 or unset: none. */
+  callsPerSecond?: number;
   now?: () => number;
   random?: () => number;
   logger?: Logger;
@@ -55,6 +58,8 @@ export interface Sandbox {
   readonly webhooks: WebhookSender;
   /** Test features: payments behind the gateway's back, changes upstream, a list that grows, the balance, call counts. */
   readonly testFeatures: SandboxTestFeatures;
+  /** The partner's rate limit (a test feature, partner-rate-limit.ts): `set()` changes it while running. */
+  readonly rateLimit: PartnerRateLimit;
   /** Refused connections, a hang or 503/429 answers for a while; `clear()` ends it in process, also while refusing. */
   readonly outage: Outage;
   /** Calls held by hold-after or hold-before, whether or not their caller is still there. */
@@ -95,6 +100,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   faults.replaceRates(options.faults ?? {});
   const held = new Map<HeldAnswer, () => void>();
   const counts = new CallCounts(now);
+  const rateLimit = new PartnerRateLimit(options.callsPerSecond ?? 0, now);
   const received = new ReceivedCalls();
   const context = { agentId: options.agentId, publicKeyPem: options.publicKeyPem, ledger, now };
   /** Where listen() bound, so a refusal can listen there again. */
@@ -118,7 +124,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     now,
     options.logger,
   );
-  const testFeatures = new SandboxTestFeatures(ledger, outage, counts);
+  const testFeatures = new SandboxTestFeatures(ledger, outage, counts, rateLimit);
   const inspect = inspectionRoutes({ ledger, testFeatures, received, webhooks, faults, held, releaseHeld });
 
   const server = createServer((req, res) => {
@@ -178,6 +184,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   async function serveWithFaults(route: PartnerRoute, res: ServerResponse): Promise<void> {
     counts.note(route.operation, outage.inForce);
+    counts.began();
+    try {
+      rateLimit.take();
+      await serveCounted(route, res);
+    } finally {
+      counts.ended();
+    }
+  }
+
+  async function serveCounted(route: PartnerRoute, res: ServerResponse): Promise<void> {
     if (route.paymentId !== undefined && (route.operation === 'create' || route.operation === 'execute')) {
       ledger.noteCall(route.operation, route.paymentId);
     }
@@ -271,6 +287,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     faults,
     webhooks,
     testFeatures,
+    rateLimit,
     outage,
     async listen(port = 0, host = '127.0.0.1') {
       const address = await listenOn(port, host);

@@ -6,7 +6,7 @@ import type { SandboxOptions } from './server.ts';
 /** What SANDBOX_* sets, the same for the standalone sandbox and the gateway's embedded one. */
 export type SandboxBehaviour = Pick<
   SandboxOptions,
-  'balance' | 'overdraft' | 'expiryMs' | 'inProgressMs' | 'webhookAttempts' | 'webhookBackoffMs' | 'faults'
+  'balance' | 'overdraft' | 'expiryMs' | 'inProgressMs' | 'webhookAttempts' | 'webhookBackoffMs' | 'faults' | 'callsPerSecond'
 >;
 
 export function sandboxBehaviour(settings: SandboxSettings): SandboxBehaviour {
@@ -39,5 +39,6 @@ export function sandboxBehaviour(settings: SandboxSettings): SandboxBehaviour {
     webhookAttempts: settings.SANDBOX_WEBHOOK_ATTEMPTS,
     webhookBackoffMs: settings.SANDBOX_WEBHOOK_BACKOFF_MS,
     faults,
+    callsPerSecond: settings.SANDBOX_CALLS_PER_SECOND,
   };
 }

@@ -4,6 +4,7 @@ import { MONEY_VALUE } from '../money/money.ts';
 import { PAYMENT_ID, providerCodes, statusCodes } from '../payout/models.ts';
 import type { Balance } from '../payout/models.ts';
 import { SandboxApiError } from './api-error.ts';
+import type { PartnerRateLimit } from './partner-rate-limit.ts';
 import { callKinds, type CallCounts, type CallCountsView, type CallWindow } from './call-counts.ts';
 import { findProvider } from './catalogue.ts';
 import { formatDateTime } from './clock.ts';
@@ -132,6 +133,7 @@ export class SandboxTestFeatures {
     private readonly ledger: SandboxLedger,
     private readonly outage: Outage,
     private readonly counts: CallCounts,
+    private readonly rateLimit: PartnerRateLimit,
   ) {}
 
   seed(body: unknown): SeedAnswer {
@@ -186,9 +188,12 @@ export class SandboxTestFeatures {
     return { calls: this.counts.listCalls };
   }
 
-  /** Partner calls per kind since the start or the last reset. */
-  calls(): CallCountsView {
-    return this.counts.view(formatDateTime);
+  /** Partner calls per kind since the start or the last reset, and the rate limit's 429s (partner-rate-limit.ts). */
+  calls(): CallCountsView & { rateLimit: { callsPerSecond: number; throttled: number } } {
+    return {
+      ...this.counts.view(formatDateTime),
+      rateLimit: { callsPerSecond: this.rateLimit.limit, throttled: this.rateLimit.throttled },
+    };
   }
 
   /** Partner calls per kind that arrived in a window (ISO instants, milliseconds kept). */
@@ -210,6 +215,7 @@ export class SandboxTestFeatures {
   resetCalls(): CallCountsView {
     const counted = this.calls();
     this.counts.reset();
+    this.rateLimit.resetCount();
     return counted;
   }
 

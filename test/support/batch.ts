@@ -45,7 +45,7 @@ export function testImporter(sb: TestSandbox, test: TestDatabase, limits = { max
 
 /** A worker over a test gateway's parts, polling fast so tests wait little. */
 export function testWorker(
-  gw: TestGateway,
+  gw: Pick<TestGateway, 'db' | 'services'>,
   options: Partial<WorkerOptions> = {},
   webhookUrl?: string,
   deps: Partial<WorkerDeps> = {},

@@ -46,7 +46,6 @@ export interface WorkerOptions extends CallSlotOptions {
 export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 8,
   perBatchConcurrency: 8,
-  ratePerSecond: 0,
   leaseMs: 60_000,
   pollMs: 500,
   maxRetries: 5,

@@ -1,5 +1,4 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { RateLimiter } from './rate-limiter.ts';
 import type { HeldRow } from './row-writes.ts';
 
 export interface CallSlotOptions {
@@ -7,30 +6,24 @@ export interface CallSlotOptions {
   concurrency: number;
   /** Upstream calls in flight at once within one batch (at most `concurrency`). */
   perBatchConcurrency: number;
-  /** Upstream calls per second at most; 0 for no cap. */
-  ratePerSecond: number;
 }
 
 /**
- * Where an upstream call waits its turn: a slot of its batch, then one of the worker's, then
- * the rate. A row whose lease was lost while it waited sends nothing.
+ * Where an upstream call waits its turn: a slot of its batch, then one of the worker's (the
+ * deployment's partner budget is the client's, partner/budget/). A row whose lease was lost while it waited sends nothing.
  */
 export class CallSlots {
   private readonly calls: LimitFunction;
   private readonly perBatch = new Map<string, LimitFunction>();
-  private readonly rate: RateLimiter;
 
   constructor(private readonly options: CallSlotOptions) {
     this.calls = pLimit(options.concurrency);
-    this.rate = new RateLimiter(options.ratePerSecond);
   }
 
   async call<T>(row: HeldRow, run: () => Promise<T>): Promise<T> {
     const perBatch = this.limitFor(row.batchId);
     return perBatch(() =>
       this.calls(async () => {
-        row.lost.signal.throwIfAborted();
-        await this.rate.take();
         row.lost.signal.throwIfAborted();
         return run();
       }),

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRuntime, type Runtime } from '../../src/app/runtime.ts';
+import { loadGatewayConfig, type Env } from '../../src/config/env.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { batchStates } from '../../src/batch/index.ts';
+import { textSource, tokenPayroll, testWorker } from '../support/batch.ts';
+import { TEST_DATA_KEY } from '../support/card-data.ts';
+import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { startSandbox, WEBHOOK_SECRET, type TestSandbox } from '../support/sandbox.ts';
+import type { BatchWorker } from '../../src/batch/pay/batch-worker.ts';
+
+/**
+ * Issue 41: one partner budget for every process on one database. Two workers (two
+ * processes' runtimes on PostgreSQL; two workers of the one process PGlite allows) with a
+ * budget of N calls in flight never have more than N at the partner, as the sandbox counts
+ * them; and a 429's Retry-After met by one holds the other's calls too.
+ */
+const IN_FLIGHT = 3;
+const ROWS = 40;
+
+interface Deployment {
+  sb: TestSandbox;
+  test: TestDatabase;
+  runtimes: Runtime[];
+  /** The workers: one per runtime on PostgreSQL; the runtime's and a second one beside it on PGlite. */
+  workers: BatchWorker[];
+  close(): Promise<void>;
+}
+
+async function deployment(kind: TestDatabaseKind, env: Env, sandbox: Parameters<typeof startSandbox>[0] = {}): Promise<Deployment> {
+  const sb = await startSandbox({ inProgressMs: 50, ...sandbox });
+  const test = await kind.create();
+  const url = 'databaseUrl' in test.target ? test.target.databaseUrl : undefined;
+  const config = loadGatewayConfig({
+    PAYOUT_DATA_KEY: TEST_DATA_KEY,
+    READ_BACK_INTERVAL_MS: '100000',
+    ...(url === undefined ? {} : { DATABASE_URL: url }),
+    ...env,
+  });
+  const logger = createLogger({ level: 'silent' });
+  const open = async (db = test.db) =>
+    openRuntime(config, logger, { db, upstream: { client: sb.client(), webhookSecret: WEBHOOK_SECRET, close: async () => {} } });
+  const runtimes = [await open()];
+  const extraDbs: Database[] = [];
+  if (url !== undefined) {
+    const second = await openDatabase({ databaseUrl: url });
+    extraDbs.push(second);
+    runtimes.push(await open(second));
+  }
+  const workers = runtimes.map((runtime) => runtime.worker);
+  if (url === undefined) {
+    const first = runtimes[0]!;
+    workers.push(testWorker({ db: first.db, services: () => first.services }, { concurrency: 8 }));
+  }
+  return {
+    sb,
+    test,
+    runtimes,
+    workers,
+    async close() {
+      for (const worker of workers) await worker.stop();
+      for (const runtime of runtimes.slice(1)) await runtime.close();
+      await runtimes[0]!.close();
+      for (const db of extraDbs) await db.close().catch(() => {});
+      await sb.close();
+      await test.drop();
+    },
+  };
+}
+
+describe.each(testDatabaseKinds())('the partner budget, on $name', (kind) => {
+  let current: Deployment | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+
+  it(`keeps two workers to ${IN_FLIGHT} calls in flight at the partner together`, async () => {
+    const d = (current = await deployment(
+      kind,
+      { PARTNER_CALLS_IN_FLIGHT: String(IN_FLIGHT), WORKER_CONCURRENCY: '8' },
+      // Calls that last: without the budget each worker alone would have 8 at the partner at once.
+      { faults: { latencyMs: 30 } },
+    ));
+    const [first] = d.runtimes;
+    const batch = await first!.services.importer.import({ source: textSource(tokenPayroll(41, ROWS)), name: 'budget' });
+    await first!.services.batches.approve(batch.id, { approver: 'anonymous' });
+    for (const worker of d.workers) worker.start();
+    await eventually(async () => {
+      const done = await d.test.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+      expect(done.status).toBe(batchStates.completed);
+    }, 120_000);
+    const calls = d.sb.sandbox.testFeatures.calls();
+    expect(calls.byKind.create).toBe(ROWS);
+    expect(calls.peakInFlight).toBeLessThanOrEqual(IN_FLIGHT);
+    // The budget was used, not merely unreached: calls overlapped up to it.
+    expect(calls.peakInFlight).toBeGreaterThanOrEqual(2);
+  });
+
+  it("holds the other worker's calls through a 429's Retry-After", async () => {
+    const d = (current = await deployment(kind, {}));
+    const [a, b] = [d.runtimes[0]!, d.runtimes.at(-1)!];
+    await d.sb.sandbox.outage.start({ mode: 'status', status: 429, retryAfterSeconds: 5, forMs: 600_000, kinds: ['balance'] });
+    // A meets the 429 (Retry-After: 5) and, once its own wait is over, is served.
+    const served = a.upstream.client.getBalance();
+    // B is told (on PostgreSQL by a notice from A's process, as fast as NOTIFY goes; a process
+    // that connects later reads what is left of the pause from "PartnerBudget").
+    const pausedUntil = await eventually(() => {
+      const until = b.budget.view().pausedUntil;
+      expect(until).toBeGreaterThan(0);
+      return until;
+    });
+    if (kind.name === 'postgresql') {
+      const row = await d.test.db.prisma.partnerBudget.findFirstOrThrow();
+      expect(row.pausedUntil!.getTime()).toBeGreaterThan(Date.now());
+    }
+    const throttledAt = Date.now();
+    await d.sb.sandbox.outage.clear();
+    // B asks during the pause: its call reaches the partner only after it.
+    await b.upstream.client.getBalance();
+    await served;
+    const during = d.sb.sandbox.testFeatures.callsBetween(new Date(throttledAt).toISOString(), new Date(pausedUntil - 50).toISOString());
+    expect(during.total).toBe(0);
+    expect(d.sb.sandbox.testFeatures.calls().byKind.balance).toBe(3);
+  });
+});
