@@ -78,7 +78,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
       logger,
       deliveries: runtime.metrics,
       settleRow: async (paymentId) => {
-        for (const batchId of await settleRowsFromPayments(db.query, [paymentId])) services.batchEvents.publish(batchId);
+        for (const batchId of await settleRowsFromPayments(db.query, [paymentId])) services.batchEvents.workArrived(batchId);
       },
     },
     keys,

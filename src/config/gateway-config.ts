@@ -94,6 +94,8 @@ export interface GatewayConfig {
     inProcess: boolean;
     concurrency: number;
     perBatchConcurrency: number;
+    /** The safety poll of an idle worker (WORKER_POLL_MS); notices and due times wake it sooner. */
+    pollMs: number;
     leaseMs: number;
     /** A VALIDATING batch whose import sent no heartbeat this long is rejected by the sweep. */
     importStaleMs: number;
@@ -208,6 +210,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
       inProcess: parsed.WORKER_IN_PROCESS,
       concurrency: parsed.WORKER_CONCURRENCY,
       perBatchConcurrency: parsed.WORKER_BATCH_CONCURRENCY,
+      pollMs: parsed.WORKER_POLL_MS,
       leaseMs: parsed.WORKER_LEASE_MS,
       importStaleMs: parsed.IMPORT_STALE_MS,
       maxRetries: parsed.WORKER_MAX_RETRIES,

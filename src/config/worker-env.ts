@@ -71,6 +71,11 @@ export const workerVariables = {
     '`60000`',
     "How long a claimed row is held; a crashed worker's rows are taken over after this.",
   ),
+  WORKER_POLL_MS: documented(
+    positiveInt(10_000),
+    '`10000`',
+    'The longest an idle worker sleeps before it looks for work unasked (a safety poll): approvals, resumes and retries wake it at once, and a row due later sets a timer. See [Workers](../operations/scaling.md#workers-that-wake).',
+  ),
   WORKER_MAX_RETRIES: documented(
     nonNegativeInt(5),
     '`5`',

@@ -5,7 +5,7 @@ const SUBSCRIBER_BACKLOG = 1_024;
 
 const EVERYONE = 'every-batch';
 
-type Topics = { batch: [batchId: string, batchId: string] };
+type Topics = { batch: [batchId: string, batchId: string]; work: [batchId: string] };
 
 /**
  * Notices that a batch's state or counts may have changed, for batchProgress
@@ -28,6 +28,25 @@ export class BatchEvents {
 
   publish(batchId: string): void {
     this.pubsub.publish('batch', batchId, batchId);
+  }
+
+  /**
+   * A person's (or the partner's) change that may bring a worker rows to pay or read back: an
+   * approval, a resume, a retry, a rescheduled release, rows settled by a webhook. Every
+   * worker, in every process, is woken (decision 0034); the batch's subscribers are told too.
+   */
+  workArrived(batchId: string): void {
+    this.publish(batchId);
+    this.pubsub.publish('work', batchId);
+  }
+
+  /** Calls `listener` at each workArrived, in this process or (PostgreSQL) any other; returns the way to stop. */
+  onWork(listener: (batchId: string | null) => void): () => void {
+    const work = this.pubsub.subscribe('work');
+    void (async () => {
+      for await (const batchId of work) listener(batchId);
+    })();
+    return () => void work.return?.();
   }
 
   /**

@@ -198,7 +198,7 @@ export async function approveBatch(deps: ApproveDeps, batch: Batch, request: App
     });
     return { batch: approved };
   }, deps.transaction);
-  deps.events.publish(batchId);
+  deps.events.workArrived(batchId);
   if ('held' in outcome) {
     throw new BatchStateError(
       'batch.new-duplicates',

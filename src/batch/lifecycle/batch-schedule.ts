@@ -122,7 +122,7 @@ export class BatchSchedule {
       await recordBatchEvent(sqlOf(tx), 'batch.scheduled', batchId, { by: by.actor, rescheduledFrom: batch.payAt?.toISOString() ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     });
-    this.events.publish(batchId);
+    this.events.workArrived(batchId);
     return updated;
   }
 

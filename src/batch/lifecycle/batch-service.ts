@@ -158,7 +158,7 @@ export class BatchService {
       await recordBatchEvent(sqlOf(tx), 'batch.resumed', batchId, { by: by.actor, pausedFor: before?.pauseReason ?? null });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     }, BATCH_WIDE_TRANSACTION);
-    this.events.publish(batchId);
+    this.events.workArrived(batchId);
     return updated;
   }
 
@@ -208,7 +208,7 @@ export class BatchService {
       });
       return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
     }, BATCH_WIDE_TRANSACTION);
-    this.events.publish(batchId);
+    this.events.workArrived(batchId);
     await untilNoSendInFlight(sqlOf(this.prisma), batchId);
     await this.finishIfDone(batchId);
     return updated.approvedAt === null ? updated : this.get(batchId);
@@ -302,7 +302,7 @@ export class BatchService {
     }, BATCH_WIDE_TRANSACTION);
     // Committed: the approval counts when the next person asks.
     if (waiting !== undefined) throw new BatchStateError('second-person.required', retryPolicyWords(waiting));
-    this.events.publish(batchId);
+    this.events.workArrived(batchId);
     return this.get(batchId);
   }
 

@@ -16,6 +16,7 @@ import { claimItems, type ClaimedItem } from '../rows/sql/claim-items.ts';
 import { protectLegacyRows } from '../rows/sql/protect-legacy-rows.ts';
 import { noteRetry } from '../rows/sql/note-retry.ts';
 import { renewLeases } from '../rows/sql/renew-leases.ts';
+import { nextDueInMs } from '../rows/sql/next-due.ts';
 import { leaseClocks, rowFence, sendMarginMs, type LeaseClocks } from './send-fence.ts';
 import type { CallOptions } from '../../payout/call-hooks.ts';
 import { scrubCardData } from '../rows/sql/scrub-card-data.ts';
@@ -33,7 +34,11 @@ import { takeFundsChecks } from '../funds/sql/take-funds-checks.ts';
 export interface WorkerOptions extends CallSlotOptions {
   /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */
   leaseMs: number;
-  /** Wait between looks for work when there is none. */
+  /**
+   * The longest a worker with nothing due sleeps: a safety poll only. It is woken by notices
+   * of new work (BatchEvents.workArrived), by a row of its own ending, by the breaker, and by
+   * a timer at the next due time (sql/next-due.ts); docs/decisions/0034-workers-woken-not-polling.md.
+   */
   pollMs: number;
   /** Retries of a row whose attempt proved nothing (or failed transiently) before it ends. */
   maxRetries: number;
@@ -47,7 +52,7 @@ export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 8,
   perBatchConcurrency: 8,
   leaseMs: 60_000,
-  pollMs: 500,
+  pollMs: 10_000,
   maxRetries: 5,
   retryBaseMs: 1_000,
   importStaleMs: DEFAULT_IMPORT_STALE_MS,
@@ -80,8 +85,12 @@ const MAX_RETRY_DELAY_MS = 60_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
 /** A batch paused for funds has its balance read less and less often, up to a minute (first after FUNDS_FIRST_CHECK_MS). */
 const FUNDS_MAX_CHECK_MS = 60_000;
-/** How often this worker looks for batches whose balance check is due. */
+/** How often this worker looks for batches whose balance check is due, while it works (idle, the due timer wakes it). */
 const FUNDS_LOOK_MS = 1_000;
+/** While the partner breaker is open, how often the worker asks whether its probe is due (as it polled before issue 41). */
+const BREAKER_LOOK_MS = 500;
+/** A due time already past (a row due between the claim and the look): the least wait before claiming again. */
+const MIN_IDLE_MS = 20;
 
 /**
  * Pays batch rows: a claim loop around payments/attempt.ts. Rows are claimed in groups
@@ -101,7 +110,13 @@ export class BatchWorker {
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
   private wake: () => void = () => {};
+  /** A notice came while the loop was not waiting: its next wait returns at once. */
+  private woken = false;
+  private waitingNow = false;
+  /** A notice from outside asks for a sweep too (rows settled elsewhere may finish a batch). */
+  private sweepWanted = true;
   private unwatchBreaker: (() => void) | undefined;
+  private unwatchWork: (() => void) | undefined;
   private fundsLookedAt = 0;
 
   constructor(
@@ -118,9 +133,18 @@ export class BatchWorker {
     this.payer = new RowPayer(deps, policy, new CallSlots(this.options), writes);
   }
 
+  /** True while the loop waits (for a notice, a row of its own, its timer): what a test waits for before it brings work. */
+  get waiting(): boolean {
+    return this.waitingNow;
+  }
+
   /** Works in the background until stop(). */
   start(): void {
     this.unwatchBreaker ??= this.deps.breaker?.onChange(() => this.notify());
+    this.unwatchWork ??= this.deps.batchEvents.onWork(() => {
+      this.sweepWanted = true;
+      this.notify();
+    });
     this.stopping = false;
     this.loop ??= this.run(async () => false, null).finally(() => {
       this.loop = undefined;
@@ -140,6 +164,8 @@ export class BatchWorker {
   async stop(): Promise<void> {
     this.unwatchBreaker?.();
     this.unwatchBreaker = undefined;
+    this.unwatchWork?.();
+    this.unwatchWork = undefined;
     this.stopping = true;
     this.wake();
     await this.loop;
@@ -149,29 +175,51 @@ export class BatchWorker {
   private async run(finished: () => Promise<boolean>, batchId: string | null): Promise<void> {
     const maxHeld = this.options.concurrency * 2;
     let failures = 0;
-    let idleSince = 0;
+    let lastSweep = 0;
+    let worked = false;
+    let overdue = 0;
     this.startHeartbeat();
     try {
       while (!this.stopping) {
         try {
+          // A notice from here on asks for another pass: the claim below may have begun before its change was committed.
+          this.woken = false;
           if (await finished()) break;
           await this.resumeFundedBatches();
           const room = maxHeld - this.held.size;
           // Claim in groups: a claim for one row at a time would cost a statement per row.
           const enough = room >= Math.max(1, maxHeld / 4);
           const claimedAt = leaseClocks();
-          const claimed = !enough ? [] : (await this.partnerDown()) ? await this.claimProbe(batchId) : await this.claim(room, batchId);
+          const down = enough && (await this.partnerDown());
+          const claimed = !enough ? [] : down ? await this.claimProbe(batchId) : await this.claim(room, batchId);
           for (const item of claimed) this.begin(item, claimedAt);
           failures = 0;
-          if (claimed.length > 0) continue;
-          if (this.held.size === 0 && Date.now() - idleSince >= this.options.pollMs) {
-            idleSince = Date.now();
+          if (claimed.length > 0) {
+            worked = true;
+            overdue = 0;
+            continue;
+          }
+          if (this.held.size > 0) {
+            await this.idle();
+            continue;
+          }
+          // Idle: sweep when work just ended, when a notice asked, when something came due (a
+          // scheduled release, a forecast, a funds check: the sweep takes them), and on the safety poll's clock.
+          const due = down ? null : await nextDueInMs(this.deps.query);
+          const dueNow = due !== null && due <= 0;
+          if (worked || this.sweepWanted || dueNow || Date.now() - lastSweep >= this.options.pollMs) {
+            worked = false;
+            this.sweepWanted = false;
+            lastSweep = Date.now();
             await this.sweep();
           }
-          await this.idle();
+          // Something due that neither the claim nor the sweep took (another worker's turn, a drain of one batch): wait longer each time.
+          overdue = dueNow ? overdue + 1 : 0;
+          await this.idle(down ? BREAKER_LOOK_MS : this.waitFor(due, overdue));
         } catch (error) {
           failures++;
-          const delay = backoffDelay(failures, { baseMs: this.options.pollMs, maxMs: 30_000, floorMs: this.options.pollMs });
+          const base = Math.min(this.options.pollMs, BREAKER_LOOK_MS);
+          const delay = backoffDelay(failures, { baseMs: base, maxMs: 30_000, floorMs: base });
           this.deps.logger.error({ err: error, retryInMs: delay }, 'batch worker: database error; going on after a pause');
           await this.idle(delay);
         }
@@ -182,11 +230,24 @@ export class BatchWorker {
     }
   }
 
-  /** Waits until a row finishes, stop() is called, or the poll interval passes (one waiter: the loop). */
+  /** How long to sleep with nothing to claim: until the next due time, at most the safety poll. */
+  private waitFor(dueInMs: number | null, overdue: number): number {
+    if (dueInMs === null) return this.options.pollMs;
+    const least = MIN_IDLE_MS * 2 ** Math.min(overdue, 10);
+    return Math.min(this.options.pollMs, Math.max(least, Math.ceil(dueInMs)));
+  }
+
+  /** Waits until a row finishes, a notice comes, stop() is called, or `ms` pass (one waiter: the loop). */
   private idle(ms = this.options.pollMs): Promise<void> {
+    if (this.woken || this.stopping) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    this.waitingNow = true;
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
+        this.waitingNow = false;
         if (this.wake === done) this.wake = () => {};
         resolve();
       };
@@ -237,6 +298,7 @@ export class BatchWorker {
   }
 
   private notify(): void {
+    this.woken = true;
     const wake = this.wake;
     this.wake = () => {};
     wake();

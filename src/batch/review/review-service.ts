@@ -209,7 +209,7 @@ export class ReviewService {
     });
     // A batch now COMPLETED keeps no card data; rows settled COMPLETED or CANCELLED gave theirs up above.
     await scrubCardData(sqlOf(this.deps.prisma), { batchIds: [batchId], retentionDays: null });
-    this.deps.events.publish(batchId);
+    this.deps.events.workArrived(batchId);
     return settled;
   }
 
