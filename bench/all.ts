@@ -22,6 +22,7 @@ const BENCHES: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'pay', file: 'bench/pay.ts', args: ['--rows', '2000', '--concurrency', '32'] },
   { name: 'reconcile', file: 'bench/reconcile.ts', args: [] },
   { name: 'auth', file: 'bench/auth.ts', args: [] },
+  { name: 'scale', file: 'bench/scale-out.ts', args: [] },
 ];
 const DOC = 'docs/internals/benchmarks/README.md';
 const START = '<!-- bench:results:start (written by npm run bench) -->';

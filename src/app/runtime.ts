@@ -13,6 +13,7 @@ import type { GatewayConfig } from '../config/env.ts';
 import { openDatabase, sqlOf, type Database } from '../db/database.ts';
 import { databaseTarget } from '../db/target.ts';
 import { createPgEventTarget, type SharedEventTarget } from '../events/pg-event-target.ts';
+import { pgliteNotices } from '../events/database-notices.ts';
 import type { GatewayServices } from '../graphql/context.ts';
 import type { Logger } from '../log/logger.ts';
 import { PaymentAttempts } from '../payments/attempt.ts';
@@ -102,6 +103,8 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
     db.kind === 'postgresql' && config.databaseUrl !== undefined
       ? createPgEventTarget({ connectionString: config.databaseUrl, query: db.query, logger })
       : undefined;
+  // What the database's own triggers notify (recorded events wake deliverers): through the event target, or PGlite's listen.
+  const notices = eventTarget ?? (db.listen === undefined ? undefined : await pgliteNotices(db, logger));
   const budget = openPartnerBudget(config.partnerBudget, {
     db,
     connectionString: config.databaseUrl,
@@ -235,6 +238,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       sender: eventSender,
       logger: logger.child({ component: 'events' }),
       observer: metrics.events,
+      notices,
     },
     outbound,
   );
@@ -282,7 +286,7 @@ export async function openRuntime(config: GatewayConfig, logger: Logger, parts: 
       await Promise.all([reconciliations.stop(), dailyReconciliation.stop()]);
       // After the worker: its last events are sent before the pool closes.
       await budget.close();
-      await eventTarget?.close();
+      await notices?.close();
       await upstream.close();
       await db.close();
     },

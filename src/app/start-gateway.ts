@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/env.ts';
 import { createGraphQLServer, type GatewayYoga } from '../graphql/yoga.ts';
 import type { Logger } from '../log/logger.ts';
@@ -20,6 +21,8 @@ import { publishIfHolder } from '../process/gateway-address.ts';
 
 /** How long requests still running at shutdown (once subscriptions and the worker have ended) may take to finish. */
 const REQUEST_GRACE_MS = 5_000;
+/** While a drain waits for requests being served (nothing asks /readyz), how often it looks. */
+const DRAIN_LOOK_MS = 25;
 
 export interface RunningGateway extends Runtime {
   url: string;
@@ -91,6 +94,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     signIn: company === undefined ? undefined : { company, publicUrl: config.publicUrl, logger: logger.child({ component: 'sign-in' }) },
   });
   const webSockets = attachGraphQLWebSocket(server, { yoga, keys, corsOrigins: config.corsOrigins, logger });
+  // What a drain waits for: requests being served, and whether anything routes by /readyz at all.
+  const traffic = { inFlight: 0, readinessAsked: false };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    traffic.inFlight++;
+    if (req.url === '/readyz') traffic.readinessAsked = true;
+    res.once('close', () => traffic.inFlight--);
+  });
 
   // Anonymous local use is only ever served on loopback (config refuses another HOST).
   const host = config.host ?? (keys.anonymous ? '127.0.0.1' : '0.0.0.0');
@@ -157,8 +167,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger, parts:
     metricsUrl: metricsServer?.url,
     async drain(ms: number) {
       draining = true;
-      logger.info({ drainMs: ms }, 'draining: /readyz answers 503, requests are still served');
-      await delay(ms);
+      // A balancer that asks /readyz needs the whole drain to see the 503 (most want two or three);
+      // with none asking, only the requests being served are waited for (issue 41: an idle stop is quick).
+      if (traffic.readinessAsked) {
+        logger.info({ drainMs: ms }, 'draining: /readyz answers 503, requests are still served');
+        await delay(ms);
+        return;
+      }
+      const until = Date.now() + ms;
+      while (traffic.inFlight > 0 && Date.now() < until) await delay(DRAIN_LOOK_MS);
     },
     async stop() {
       draining = true;

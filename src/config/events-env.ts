@@ -36,7 +36,11 @@ export const eventVariables = {
     '`30`',
     'Delivery attempts, and events every subscription is past, are kept this many days.',
   ),
-  EVENT_POLL_MS: documented(positiveInt(1_000), '`1000`', 'How often an idle worker looks for events to deliver.'),
+  EVENT_POLL_MS: documented(
+    positiveInt(10_000),
+    '`10000`',
+    'The longest an idle deliverer sleeps before it looks for events unasked (a safety poll): a recorded event wakes it at its commit, and a retry due later sets a timer.',
+  ),
   EVENT_DELIVERY_CONCURRENCY: documented(
     positiveInt(4),
     '`4`',

@@ -69,6 +69,12 @@ export interface Database {
   ping(): Promise<void>;
   /** Migration folders not (successfully) applied to this database. */
   pendingMigrations(): Promise<string[]>;
+  /**
+   * PGlite: calls `onPayload` with each NOTIFY on `channel` (one process: what its statements
+   * notify, at their commit). PostgreSQL has no such method: a process listens on a
+   * connection of its own (events/pg-event-target.ts).
+   */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -126,7 +132,7 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
   const [{ PrismaPGlite }, PrismaClient] = loaded;
   const factory = new PrismaPGlite(pglite);
   const query: SqlQuery = async <Row>(sql: string, params: unknown[]) => (await pglite.query<Row>(sql, params)).rows;
-  return wrap(
+  const database = wrap(
     'pglite',
     new PrismaClient({ adapter: factory }),
     query,
@@ -141,6 +147,9 @@ export async function openDatabase(target: DatabaseTarget, options: { logger?: L
     },
     options.logger,
   );
+  return Object.assign(database, {
+    listen: (channel: string, onPayload: (payload: string) => void) => pglite.listen(channel, onPayload),
+  });
 }
 
 function wrap(

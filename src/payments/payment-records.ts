@@ -54,6 +54,7 @@ const readBackSchedule = { baseMs: READ_BACK_FIRST_DELAY_MS, maxMs: READ_BACK_MA
 export class PaymentRecords {
   protected readonly agentId: string;
   protected readonly now: () => Date;
+  private readonly readBackListeners = new Set<() => void>();
 
   constructor(
     protected readonly prisma: PrismaClient,
@@ -154,7 +155,7 @@ export class PaymentRecords {
       await options.onApplied?.(tx);
       return 'applied' as const;
     });
-    if (outcome === 'applied') this.events.publish({ paymentId, status: update.status.value });
+    if (outcome === 'applied') this.told(paymentId, update.status.value);
     return outcome;
   }
 
@@ -180,8 +181,19 @@ export class PaymentRecords {
       await recordPaymentEnd(tx, paymentId, status);
       return 'applied' as const;
     });
-    if (outcome === 'applied') this.events.publish({ paymentId, status });
+    if (outcome === 'applied') this.told(paymentId, status);
     return outcome;
+  }
+
+  /** Calls `listener` whenever this process moves a payment into a state that is read back (read-back.ts sets its timer). */
+  onReadBackDue(listener: () => void): () => void {
+    this.readBackListeners.add(listener);
+    return () => this.readBackListeners.delete(listener);
+  }
+
+  private told(paymentId: string, status: TrackedStatus): void {
+    this.events.publish({ paymentId, status });
+    if (needsReadBack.has(status)) for (const listener of this.readBackListeners) listener();
   }
 
   /** Pushes the next read-back further out after one that changed nothing. */

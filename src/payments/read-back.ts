@@ -3,7 +3,7 @@ import type { PaymentService } from './payment-service.ts';
 import type { PaymentTracker } from './tracker.ts';
 
 export interface ReadBackOptions {
-  /** How often to look for payments due a read-back. */
+  /** The least wait between passes (READ_BACK_INTERVAL_MS); with nothing due sooner, a pass waits up to IDLE_PASS_MS. */
   intervalMs: number;
   /** Read-backs per pass at most. */
   batchSize: number;
@@ -15,8 +15,14 @@ export interface ReadBackOptions {
  * Not to be confused with a reconciliation (src/reconciliation/), which compares a day of
  * payments with the upstream's list.
  */
+/** With no payment waiting for a read-back, the next pass looks after this (a payment moved into such a state here arms it sooner). */
+const IDLE_PASS_MS = 60_000;
+
 export class ReadBack {
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (epoch ms). */
+  private firesAt = 0;
+  private unwatch: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
 
@@ -29,7 +35,11 @@ export class ReadBack {
 
   start(): void {
     this.stopped = false;
-    this.arm();
+    this.unwatch ??= this.tracker.onReadBackDue(() => {
+      // A payment now waits for its read-back: the next pass no later than one interval from now.
+      if (this.running === undefined && this.firesAt > Date.now() + this.options.intervalMs) this.arm(this.options.intervalMs);
+    });
+    this.arm(this.options.intervalMs);
   }
 
   /** One pass now: read back every payment that is due. Returns how many were read. */
@@ -45,23 +55,32 @@ export class ReadBack {
   /** Stops the timer and waits for a pass in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
+    this.unwatch = undefined;
     clearTimeout(this.timer);
     await this.running;
   }
 
-  private arm(): void {
+  private arm(ms: number): void {
     if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.firesAt = Date.now() + ms;
     this.timer = setTimeout(() => {
+      let next = this.options.intervalMs;
       this.running = this.runOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.error({ err: error }, 'read-back pass failed'),
-        )
+        .then(async (read) => {
+          // A full pass may have left more due now; else sleep until the next payment is due.
+          if (read >= this.options.batchSize) return;
+          const due = await this.tracker.nextReadBackInMs();
+          next =
+            due === null ? Math.max(IDLE_PASS_MS, this.options.intervalMs) : Math.min(IDLE_PASS_MS, Math.max(this.options.intervalMs, due));
+        })
+        .catch((error: unknown) => this.logger.error({ err: error }, 'read-back pass failed'))
         .finally(() => {
           this.running = undefined;
-          this.arm();
+          this.arm(next);
         });
-    }, this.options.intervalMs);
+    }, ms);
     this.timer.unref();
   }
 }

@@ -57,6 +57,16 @@ export class PaymentTracker extends PaymentRecords {
   }
 
   /** Payments due for a read-back, oldest due first. */
+  /** When the next payment comes due for a read-back, in milliseconds from now; null when none waits. */
+  async nextReadBackInMs(): Promise<number | null> {
+    const next = await this.prisma.payment.findFirst({
+      where: { nextCheckAt: { not: null }, status: { in: [...needsReadBack] } },
+      orderBy: { nextCheckAt: 'asc' },
+      select: { nextCheckAt: true },
+    });
+    return next?.nextCheckAt == null ? null : next.nextCheckAt.getTime() - this.now().getTime();
+  }
+
   async dueForReadBack(limit: number): Promise<string[]> {
     const rows = await this.prisma.payment.findMany({
       where: { nextCheckAt: { lte: this.now() }, status: { in: [...needsReadBack] } },

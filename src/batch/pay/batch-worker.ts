@@ -89,6 +89,12 @@ const FUNDS_MAX_CHECK_MS = 60_000;
 const FUNDS_LOOK_MS = 1_000;
 /** While the partner breaker is open, how often the worker asks whether its probe is due (as it polled before issue 41). */
 const BREAKER_LOOK_MS = 500;
+/**
+ * Idle, a worker sweeps unasked once in this many safety polls (a minute by default: settle
+ * rows from payments seen final elsewhere, finish batches, reject dead imports, scrub card
+ * data); at once when its work ends, at a notice and when something comes due.
+ */
+const POLLS_PER_SWEEP = 6;
 /** A due time already past (a row due between the claim and the look): the least wait before claiming again. */
 const MIN_IDLE_MS = 20;
 
@@ -204,10 +210,10 @@ export class BatchWorker {
             continue;
           }
           // Idle: sweep when work just ended, when a notice asked, when something came due (a
-          // scheduled release, a forecast, a funds check: the sweep takes them), and on the safety poll's clock.
+          // scheduled release, a forecast, a funds check: the sweep takes them), and on a slow clock of its own.
           const due = down ? null : await nextDueInMs(this.deps.query);
           const dueNow = due !== null && due <= 0;
-          if (worked || this.sweepWanted || dueNow || Date.now() - lastSweep >= this.options.pollMs) {
+          if (worked || this.sweepWanted || dueNow || Date.now() - lastSweep >= this.options.pollMs * POLLS_PER_SWEEP) {
             worked = false;
             this.sweepWanted = false;
             lastSweep = Date.now();

@@ -11,7 +11,7 @@ import { MAX_EVENTS_PER_REQUEST, WRITE_EVERY_MS, type OutboundSettings } from '.
 import { recordEvents } from '../record-events.ts';
 import { signingKeys, type SigningKey } from '../signing.ts';
 import type { DeliveryResult, EventSender } from './send-event.ts';
-import { claimSubscriptions, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
+import { claimSubscriptions, nextSubscriptionDueInMs, type ClaimedSubscription } from './sql/claim-subscriptions.ts';
 import type { Attempt } from './sql/attempt-columns.ts';
 import { headFailed } from './sql/fail-head.ts';
 import { logAttempts } from './sql/log-attempts.ts';
@@ -26,6 +26,12 @@ const WINDOW_EVENTS = MAX_EVENTS_PER_REQUEST;
 const EVENTS_PER_CLAIM = 500;
 /** Room kept in the lease for the write after the last send. */
 const LEASE_MARGIN_MS = 1_000;
+/** The notice a statement recording events sends at its commit (prisma/migrations/…_outbound_event_notice). */
+const OUTBOUND_NOTICE = 'outbound-events';
+/** Without notices (a test's deliverer), how often an idle deliverer looks, at most. */
+const NO_NOTICE_POLL_MS = 1_000;
+/** A due time already past: the least wait before the next round. */
+const MIN_IDLE_MS = 20;
 /** How often the delivery log is pruned, at most. */
 const PRUNE_EVERY_MS = 60 * 60_000;
 
@@ -45,7 +51,13 @@ export class EventDeliverer {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** A notice came while a round was running: the next wait returns at once. */
+  private woken = false;
   private lastPrune = 0;
+  private readonly onNotice = () => {
+    this.woken = true;
+    this.wake?.();
+  };
 
   constructor(
     private readonly deps: {
@@ -55,6 +67,12 @@ export class EventDeliverer {
       sender: EventSender;
       logger: Logger;
       observer?: DeliveryObserver;
+      /**
+       * Where the database's notices arrive (the runtime's event target): a statement that
+       * records events tells every deliverer at its commit ("outbound-events", a trigger of
+       * the outbound_event_notice migration), so an idle one sleeps instead of polling.
+       */
+      notices?: EventTarget | undefined;
     },
     private readonly settings: OutboundSettings,
   ) {}
@@ -69,10 +87,12 @@ export class EventDeliverer {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.deps.notices?.addEventListener(OUTBOUND_NOTICE, this.onNotice);
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
+    this.deps.notices?.removeEventListener(OUTBOUND_NOTICE, this.onNotice);
     this.running = false;
     this.wake?.();
     await this.loop;
@@ -82,22 +102,33 @@ export class EventDeliverer {
   private async run(): Promise<void> {
     while (this.running) {
       let sent = 0;
+      let waitMs = this.settings.pollMs;
+      this.woken = false;
       try {
         sent = await this.tick();
         if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
           this.lastPrune = Date.now();
           await pruneDeliveryLog(this.deps.query, this.settings.logRetentionMs);
         }
+        // Without a notice, the next attempt due (a retry's backoff, a lease's end) or the safety poll.
+        if (sent === 0 && this.deps.notices !== undefined) waitMs = await this.untilDue();
       } catch (error) {
         this.deps.logger.warn({ err: error }, 'event delivery: a round failed; trying again');
+        waitMs = Math.min(waitMs, NO_NOTICE_POLL_MS);
       }
-      if (sent === 0 && this.running) await this.idle();
+      if (sent === 0 && this.running) await this.idle(this.deps.notices === undefined ? Math.min(waitMs, NO_NOTICE_POLL_MS) : waitMs);
     }
   }
 
-  private idle(): Promise<void> {
+  private async untilDue(): Promise<number> {
+    const due = await nextSubscriptionDueInMs(this.deps.query);
+    return due === null ? this.settings.pollMs : Math.min(this.settings.pollMs, Math.max(MIN_IDLE_MS, Math.ceil(due)));
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (this.woken) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.settings.pollMs);
+      const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         resolve();

@@ -34,3 +34,17 @@ RETURNING s.id::text AS id, s.url, s."eventsPerRequest", s."leaseToken"::text AS
 export function claimSubscriptions(query: SqlQuery, owner: string, leaseMs: number, limit: number): Promise<ClaimedSubscription[]> {
   return query<ClaimedSubscription>(sql, [owner, leaseMs, limit]);
 }
+
+/**
+ * When an enabled subscription's next attempt comes (a retry's backoff, a lease's end), as
+ * milliseconds from now; null when none waits for a time. An idle deliverer sleeps until then,
+ * unless a notice of new events wakes it first.
+ */
+export async function nextSubscriptionDueInMs(query: SqlQuery): Promise<number | null> {
+  const [row] = await query<{ dueInMs: number | null }>(
+    `SELECT (EXTRACT(EPOCH FROM (min(GREATEST("nextAttemptAt", "leaseUntil")) - now())) * 1000)::float8 AS "dueInMs"
+     FROM "EventSubscription" WHERE ${subscriptionIsSql(subscriptionStates.on)} AND GREATEST("nextAttemptAt", "leaseUntil") > now()`,
+    [],
+  );
+  return row?.dueInMs ?? null;
+}
