@@ -23,6 +23,7 @@ const BENCHES: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'reconcile', file: 'bench/reconcile.ts', args: [] },
   { name: 'auth', file: 'bench/auth.ts', args: [] },
   { name: 'scale', file: 'bench/scale-out.ts', args: [] },
+  { name: 'wake', file: 'bench/wake.ts', args: [] },
 ];
 const DOC = 'docs/internals/benchmarks/README.md';
 const START = '<!-- bench:results:start (written by npm run bench) -->';

@@ -19,7 +19,7 @@ import { startSandboxProcess, type SandboxProcess } from './sandbox-process.ts';
  * composition (openRuntime), the sandbox in a process of its own so that each side's CPU
  * is measured apart. Every figure is printed beside its bound or target from the same run.
  *
- *   npm run bench:pay -- --rows 2000 --concurrency 32 [--latency 20] [--admin-url postgres://…] [--no-pglite] [--events]
+ *   npm run bench:pay -- --rows 2000 --concurrency 32 [--latency 20] [--admin-url postgres://…] [--no-pglite] [--databases pglite] [--events]
  *
  * --events pays each configuration three times: without a subscription, then with one to
  * every event type sent one event per request, then with one taking lists of
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '20' },
     'admin-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-pglite': { type: 'boolean', default: false },
+    /** The databases to pay on, in order (a profile of one: `--databases pglite`). */
+    databases: { type: 'string', default: 'postgresql,pglite' },
     /** Each run twice, without and with one subscription to every event type (a real receiver in its own process). */
     events: { type: 'boolean', default: false },
     'events-per-request': { type: 'string', default: '50' },
@@ -79,7 +81,8 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox();
   const figures: PayFigure[] = [];
   try {
-    const kinds: Array<'postgresql' | 'pglite'> = values['no-pglite'] ? ['postgresql'] : ['postgresql', 'pglite'];
+    const chosen = values.databases!.split(',').map((name) => name.trim()) as Array<'postgresql' | 'pglite'>;
+    const kinds = values['no-pglite'] ? chosen.filter((kind) => kind !== 'pglite') : chosen;
     for (const database of kinds) {
       for (const latencyMs of latency === 0 || values.events ? [latency] : [latency, 0]) {
         // Runs in one process get faster as the JIT warms: with --events one run first, not
