@@ -15,8 +15,11 @@ import { startSandboxProcess } from './sandbox-process.ts';
  * `balance` request over the floor's in the same run.
  *
  *   npm run bench:facade-ab -- --variant 'base' --variant 'no log|LOG_LEVEL=warn' \
- *     --variant 'main|cwd=/path/to/other/checkout' [--connections 10] [--seconds 3] [--rounds 4]
+ *     --variant 'main|cwd=/path/to/other/checkout' [--connections 10] [--seconds 3] [--rounds 4] [--together]
  *
+ * --together loads the variants at the same moment (each its own connections), the floor
+ * alone after them: a paired comparison, each moment of the machine's load shared by all
+ * variants; their figures against the floor's are then higher than alone (they share the cores).
  * A variant is `label|NAME=value|…`; `cwd=DIR` runs the gateway of another checkout (its
  * dependencies installed), to compare a change with the code before it.
  */
@@ -26,6 +29,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '4' },
+    together: { type: 'boolean', default: false },
   },
 });
 
@@ -83,13 +87,20 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       // Rotated each round so no variant always follows the same one.
       const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
-      for (const side of order) {
-        const before = await side.gateway.cpu();
-        const requests = await cannon(side.url, seconds);
-        const after = await side.gateway.cpu();
-        perRequest.get(side.label)!.push((after.user + after.system - before.user - before.system) / requests);
-        userPerRequest.get(side.label)!.push((after.user - before.user) / requests);
-      }
+      const measure = async (group: typeof sides) => {
+        const before = await Promise.all(group.map((side) => side.gateway.cpu()));
+        const requests = await Promise.all(group.map((side) => cannon(side.url, seconds)));
+        const after = await Promise.all(group.map((side) => side.gateway.cpu()));
+        group.forEach((side, i) => {
+          const [b, a, n] = [before[i]!, after[i]!, requests[i]!];
+          perRequest.get(side.label)!.push((a.user + a.system - b.user - b.system) / n);
+          userPerRequest.get(side.label)!.push((a.user - b.user) / n);
+        });
+      };
+      if (values.together) {
+        await measure(sides.slice(0, -1));
+        await measure(sides.slice(-1));
+      } else for (const side of order) await measure([side]);
       loads.push(loadavg()[0]!);
     }
     const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor((list.length - 1) / 2)]!;
@@ -105,6 +116,12 @@ async function main(): Promise<void> {
         `  ${side.label.padEnd(24)} ${median(list).toFixed(0).padStart(5)} µs/request (median; rounds ${list.map((n) => n.toFixed(0)).join(', ')})` +
           (side.label === 'floor' ? '' : ` = ${(median(list) / floor).toFixed(2)}× the floor`),
       );
+      // Round by round against the first variant: the paired figure, robust to the load moving between rounds.
+      const first = perRequest.get(sides[0]!.label)!;
+      if (side !== sides[0] && side.label !== 'floor')
+        console.log(
+          `  ${''.padEnd(24)} ${median(list.map((n, i) => n / first[i]!)).toFixed(2)}× ${sides[0]!.label}'s, median of the rounds' ratios`,
+        );
       const user = median(userPerRequest.get(side.label)!);
       console.log(
         `  ${''.padEnd(24)} ${user.toFixed(0).padStart(5)} µs/request user CPU` +
