@@ -31,7 +31,7 @@ export function takesJsonPost(req: IncomingMessage): boolean {
   return length !== undefined && /^\d+$/.test(length) && Number(length) <= MAX_GRAPHQL_BODY_BYTES;
 }
 
-/** yoga's test for its JSON parser (plugins/request-parser/post-json.js): the first type named, exactly, or with parameters. */
+/** yoga's test for its JSON parser (isPOSTJsonRequest): the first type named, exactly, or with parameters. */
 function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const first = contentType.split(',')[0]!;
@@ -65,7 +65,7 @@ export async function handleJsonPost(yoga: GatewayYoga, req: IncomingMessage, re
   await sendResponse(res, await processResult(yoga, request, result, serverContext));
 }
 
-/** yoga's processResult (process-request.js), which it does not export: the hooks in order, then the processor they chose. */
+/** yoga's processResult, which it does not export: the hooks in order, then the processor they chose. */
 async function processResult(yoga: GatewayYoga, request: Request, result: Result, serverContext: object): Promise<Response> {
   let processor: ((result: Result, fetchAPI: unknown, mediaType: string) => Response | Promise<Response>) | undefined;
   let mediaType = '*/*';
