@@ -9,6 +9,8 @@ export interface GatewayProcess {
   url: string;
   floorUrl: string;
   cpuUs(): Promise<number>;
+  /** User and system CPU apart: system time is mostly the sockets' syscalls, the same for every variant. */
+  cpu(): Promise<{ user: number; system: number }>;
   stop(): Promise<void>;
 }
 
@@ -17,7 +19,14 @@ export interface GatewayProcess {
  * process of its own (worker apart), admin by `apiKey`; its process.cpuUsage() on request.
  * With `profileDir`, its CPU profile (node --cpu-prof) is written there.
  */
-export async function startGatewayProcess(dir: string, sandboxUrl: string, apiKey: string, profileDir?: string): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  dir: string,
+  sandboxUrl: string,
+  apiKey: string,
+  profileDir?: string,
+  /** A variant's own settings (bench/facade-ab.ts); `cwd` runs the gateway of another checkout. */
+  variant: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<GatewayProcess> {
   const { ensureDevKeyPair } = await import('../src/config/keys.ts');
   const keys = ensureDevKeyPair(dir);
   const flags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
@@ -35,7 +44,9 @@ export async function startGatewayProcess(dir: string, sandboxUrl: string, apiKe
       PORT: '0',
       // The production default (info): one request line each, written to /dev/null here.
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      ...variant.env,
     },
+    cwd: variant.cwd,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   // Answers in the order asked: the first is the listening URL.
@@ -44,6 +55,11 @@ export async function startGatewayProcess(dir: string, sandboxUrl: string, apiKe
   child.on('message', (message) => (waiting.length > 0 ? waiting.shift()!(message) : inbox.push(message)));
   const next = () => new Promise<any>((resolve) => (inbox.length > 0 ? resolve(inbox.shift()) : waiting.push(resolve)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const cpu = async () => {
+    const reply = next();
+    child.send('cpu');
+    return (await reply).cpu as { user: number; system: number };
+  };
   const ready = await Promise.race([next(), exited.then(() => undefined)]);
   if (ready?.url === undefined) throw new Error('the gateway exited before listening');
   return {
@@ -51,11 +67,10 @@ export async function startGatewayProcess(dir: string, sandboxUrl: string, apiKe
     url: ready.url,
     floorUrl: ready.floorUrl,
     async cpuUs() {
-      const reply = next();
-      child.send('cpu');
-      const { user, system } = (await reply).cpu;
+      const { user, system } = await cpu();
       return user + system;
     },
+    cpu,
     async stop() {
       child.send('stop');
       await exited;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from './logger.ts';
 import { acceptRequestId, REQUEST_ID_HEADER, requestScope, type RequestScope } from './request-id.ts';
 import { context, extractedContext, failed, SpanKind, trace, tracer, tracingOn } from './spans.ts';
@@ -18,8 +17,8 @@ const pathOf = (url: string | undefined) => {
  * is the probe's answer, not a failed request: its line stays a quiet probe line, with no error
  * object or stack; the server says each change of readiness once, in words (server/http-server.ts).
  */
-const isNotReadyAnswer = (req: IncomingMessage, res: ServerResponse, error: Error | undefined) =>
-  error === undefined && res.statusCode === 503 && pathOf(req.url) === '/readyz';
+const isNotReadyAnswer = (path: string, status: number, error: Error | undefined) =>
+  error === undefined && status === 503 && path === '/readyz';
 
 /** Told of every request answered (observability/metrics.ts). */
 export interface HttpObserver {
@@ -35,7 +34,7 @@ export interface TracedRequestsOptions {
 /**
  * Every request gets an id (the caller's x-request-id when safe, else a new UUID) that is
  * returned as x-request-id, put back on the request for what reads headers later (yoga),
- * written on the request's log line by pino-http and, through the request scope, on every
+ * written on the request's log line and, through the request scope, on every
  * other line logged while it is served; the line also names the GraphQL operation served
  * (set on the scope by graphql/operation-observability.ts). With tracing on, the request is a server
  * span, child of the caller's traceparent. Returns the wrapper for a server's handler.
@@ -44,58 +43,48 @@ export function tracedRequests(
   logger: Logger,
   options: TracedRequestsOptions = {},
 ): (req: IncomingMessage, res: ServerResponse, handle: () => void) => void {
-  const scopes = new WeakMap<IncomingMessage, RequestScope>();
-  const notReadyAnswers = new WeakSet<ServerResponse>();
+  // Only what is safe and useful: no headers (keys, cookies), no query string (GraphQL GET
+  // variables may hold card numbers), no body. Safe by construction, so this line skips the
+  // logger's redaction, which costs more than the rest of the line (about 25 µs of 40 µs).
+  const log = logger.child({ component: 'http' }, { redact: [] });
   const routeOf = options.routeOf ?? (() => 'other');
-  const lineFields = (req: IncomingMessage, fields: object) => {
-    const scope = scopes.get(req);
-    return {
-      ...fields,
-      requestId: req.id,
-      ...(scope?.operation === undefined ? {} : { operationName: scope.operation.name, operationType: scope.operation.type }),
-      ...(scope?.traceId === undefined ? {} : { traceId: scope.traceId }),
+  // The line pino-http wrote, written here: its two child loggers and three listeners per
+  // request cost more than the line itself (issue 41, docs/internals/benchmarks/facade.md).
+  const writeLine = (req: IncomingMessage, res: ServerResponse, scope: RequestScope, started: number, error: Error | undefined) => {
+    const path = pathOf(req.url);
+    const status = res.statusCode;
+    const failure = error ?? (res as { err?: Error }).err;
+    const fields = {
+      req: { method: req.method, path },
+      res: { statusCode: status },
+      responseTime: Date.now() - started,
+      requestId: scope.requestId,
+      ...(scope.operation === undefined ? {} : { operationName: scope.operation.name, operationType: scope.operation.type }),
+      ...(scope.traceId === undefined ? {} : { traceId: scope.traceId }),
     };
+    if (isNotReadyAnswer(path, status, failure)) return log.debug(fields, 'request completed: not ready');
+    // A 5xx answered without an error gets one of its own, as pino-http gave it ("failed with status code …").
+    if (failure !== undefined || status >= 500)
+      return log.error({ ...fields, err: failure ?? new Error(`failed with status code ${status}`) }, 'request errored');
+    if (QUIET_PATHS.has(path)) log.debug(fields, 'request completed');
+    else log.info(fields, 'request completed');
   };
-  const logRequest = pinoHttp({
-    logger: logger.child({ component: 'http' }),
-    genReqId: (req) => req.headers[REQUEST_ID_HEADER] as string,
-    // Only what is safe and useful: no headers (keys, cookies), no query string (GraphQL GET
-    // variables may hold card numbers), no body. Safe by construction, so this line skips the
-    // logger's redaction, which costs more than the rest of the line (about 25 µs of 40 µs).
-    wrapSerializers: false,
-    redact: [],
-    serializers: {
-      req: (req: IncomingMessage) => ({ method: req.method, path: pathOf(req.url) }),
-      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
-    },
-    customSuccessObject: (req, _res, fields) => lineFields(req, fields),
-    // Decided with the level (pino-http asks for it first), read by the line's object and message.
-    customLogLevel: (req, res, error) => {
-      if (isNotReadyAnswer(req, res, error ?? (res as { err?: Error }).err)) {
-        notReadyAnswers.add(res);
-        return 'debug';
-      }
-      return error !== undefined || res.statusCode >= 500 ? 'error' : QUIET_PATHS.has(pathOf(req.url)) ? 'debug' : 'info';
-    },
-    // pino-http gives a 5xx answered without an error an Error of its own ("failed with status code …"), stack and all.
-    customErrorObject: (req, res, _error, fields: { err?: unknown }) => {
-      if (!notReadyAnswers.has(res)) return lineFields(req, fields);
-      const { err: _made, ...rest } = fields;
-      return lineFields(req, rest);
-    },
-    customErrorMessage: (_req, res) => (notReadyAnswers.has(res) ? 'request completed: not ready' : 'request errored'),
-  });
   return (req, res, handle) => {
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    logRequest(req, res);
     const scope: RequestScope = { requestId };
-    scopes.set(req, scope);
+    const started = Date.now();
+    // One line, at whichever comes first: answered, closed early, or failed.
+    const onEnd = (error?: Error) => {
+      res.off('finish', onEnd).off('close', onEnd).off('error', onEnd);
+      writeLine(req, res, scope, started, error instanceof Error ? error : undefined);
+    };
+    res.on('finish', onEnd).on('close', onEnd).on('error', onEnd);
     if (options.metrics === undefined && !tracingOn()) return requestScope.run(scope, handle);
     const method = knownMethods.has(req.method ?? '') ? req.method! : 'other';
     const route = routeOf(pathOf(req.url));
-    const started = performance.now();
+    const measured = performance.now();
     let span: ReturnType<ReturnType<typeof tracer>['startSpan']> | undefined;
     let parent = context.active();
     if (tracingOn()) {
@@ -111,7 +100,7 @@ export function tracedRequests(
     // 'close' comes for answered and abandoned requests alike; an abandoned one has no status worth counting.
     res.once('close', () => {
       const status = res.writableFinished ? res.statusCode : 499;
-      options.metrics?.onHttpRequest(method, route, status, (performance.now() - started) / 1000);
+      options.metrics?.onHttpRequest(method, route, status, (performance.now() - measured) / 1000);
       if (span !== undefined) {
         span.setAttribute('http.response.status_code', status);
         if (status >= 500) failed(span, new Error(`HTTP ${status}`));

@@ -12,6 +12,7 @@ import { handleTemplate, isTemplate } from './templates.ts';
 import { isPreflighted, refuseForeignBrowser } from '../auth/browser-guard.ts';
 import { FOLLOW_PATH, handleFollowRequest, handleTicketRequest, TICKETS_PATH, type SubscriptionTickets } from './subscription-tickets.ts';
 import { GRAPHQL_SSE_PATH } from '../graphql/transports/graphql-sse.ts';
+import { handleJsonPost, takesJsonPost } from '../graphql/transports/json-post.ts';
 import { handleGatewayMetrics, isMetricsPath, type ServedMetrics } from './metrics-http.ts';
 import { tracedRequests } from '../log/request-log.ts';
 import { gatewayRouteOf } from './http-routes.ts';
@@ -86,7 +87,8 @@ async function route(req: IncomingMessage, res: ServerResponse, deps: GatewaySer
       limits: { bodyBytes: deps.maxUploadBytes, fieldBytes: MAX_GRAPHQL_BODY_BYTES },
     });
   }
-  if (path === '/graphql') return deps.yoga.handle(req, res);
+  // A JSON POST, the common request, skips yoga's HTTP adapter (graphql/transports/json-post.ts).
+  if (path === '/graphql') return takesJsonPost(req) ? handleJsonPost(deps.yoga, req, res) : deps.yoga.handle(req, res);
   if (path === GRAPHQL_SSE_PATH) {
     // yoga's CSRF check does not run before the graphql-sse plugin answers: the same rule here.
     if (!isPreflighted(req.headers, req.method) && req.method !== 'OPTIONS') {
