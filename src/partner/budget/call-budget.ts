@@ -54,6 +54,8 @@ export interface BudgetView {
 }
 
 const NO_PERMIT: BudgetPermit = { release() {} };
+/** The longest a 429's Retry-After holds every call. */
+const MAX_PAUSE_MS = 30_000;
 /** A send time this far in the past is not used: sending it now would crowd the next ones. */
 const STALE_TIME_MS = 50;
 /** Send times asked for at once: at most this share of a second's budget. */
@@ -143,8 +145,10 @@ export class CallBudget implements CallObserver {
   /** Every call's end: a 429 with Retry-After holds every process's calls, this one's at once. */
   onCall(call: ObservedCall): void {
     if (call.outcome !== 'throttled' || call.retryAfterMs === undefined || call.retryAfterMs <= 0) return;
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + call.retryAfterMs);
-    this.store.pause(call.retryAfterMs).catch(() => {
+    // A longer throttle is the breaker's to probe (decision 0025): a person's read is not held for minutes.
+    const ms = Math.min(call.retryAfterMs, MAX_PAUSE_MS);
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.store.pause(ms).catch(() => {
       // The others learn of it from their own 429s; this process holds its calls all the same.
     });
   }
