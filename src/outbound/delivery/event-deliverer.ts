@@ -30,6 +30,8 @@ const LEASE_MARGIN_MS = 1_000;
 const OUTBOUND_NOTICE = 'outbound-events';
 /** Without notices (a test's deliverer), how often an idle deliverer looks, at most. */
 const NO_NOTICE_POLL_MS = 1_000;
+/** After a round that found nothing, the next one no sooner than this, whatever the notices (they come with every statement that records events). */
+const NOTICE_ROUND_MS = 1_000;
 /** A due time already past: the least wait before the next round. */
 const MIN_IDLE_MS = 20;
 /** How often the delivery log is pruned, at most. */
@@ -54,9 +56,11 @@ export class EventDeliverer {
   /** A notice came while a round was running: the next wait returns at once. */
   private woken = false;
   private lastPrune = 0;
+  /** Whether the current wait ends at a notice (not during the cool-down after an empty round). */
+  private noticesWake = false;
   private readonly onNotice = () => {
     this.woken = true;
-    this.wake?.();
+    if (this.noticesWake) this.wake?.();
   };
 
   constructor(
@@ -116,7 +120,14 @@ export class EventDeliverer {
         this.deps.logger.warn({ err: error }, 'event delivery: a round failed; trying again');
         waitMs = Math.min(waitMs, NO_NOTICE_POLL_MS);
       }
-      if (sent === 0 && this.running) await this.idle(this.deps.notices === undefined ? Math.min(waitMs, NO_NOTICE_POLL_MS) : waitMs);
+      if (sent === 0 && this.running) {
+        const emptyAt = Date.now();
+        await this.idle(this.deps.notices === undefined ? Math.min(waitMs, NO_NOTICE_POLL_MS) : waitMs, true);
+        // Every statement that records events notifies (a paying worker's every group of rows): an
+        // empty round answers them at most once a second, as the poll did, not a round per group.
+        const rest = emptyAt + NOTICE_ROUND_MS - Date.now();
+        if (rest > 0 && this.running) await this.idle(rest, false);
+      }
     }
   }
 
@@ -125,12 +136,16 @@ export class EventDeliverer {
     return due === null ? this.settings.pollMs : Math.min(this.settings.pollMs, Math.max(MIN_IDLE_MS, Math.ceil(due)));
   }
 
-  private idle(ms: number): Promise<void> {
-    if (this.woken) return Promise.resolve();
+  /** Waits `ms`, or until stop(); with `byNotice`, until a notice too (at once if one came meanwhile). */
+  private idle(ms: number, byNotice: boolean): Promise<void> {
+    if (byNotice && this.woken) return Promise.resolve();
+    this.noticesWake = byNotice;
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      const self = this;
       function done() {
         clearTimeout(timer);
+        self.noticesWake = false;
         resolve();
       }
       this.wake = done;
