@@ -62,6 +62,9 @@ export interface PayrollCsv extends PayrollRows {
   digest(): { bytes: number; sha256: string };
 }
 
+/** Bytes handed to csv-parse at once, so a batch of rows is a few dozen (parsedRecords). */
+const PARSE_SLICE = 4 * 1024;
+
 /** Enough of the file to tell its encoding and read its header. */
 const HEAD_BYTES = 64 * 1024;
 
@@ -263,9 +266,14 @@ async function* parsedRecords(
     return drained;
   };
   for await (const chunk of text) {
-    parser.write(chunk);
-    yield drain();
-    failed();
+    // A slice at a time: the rows of a whole 64 KiB chunk (about 800) waiting to be taken
+    // outlived young-generation collections, which V8 answers by growing that generation
+    // (to 134 MB in a million-row import, measured).
+    for (let at = 0; at < chunk.length; at += PARSE_SLICE) {
+      parser.write(chunk.subarray(at, at + PARSE_SLICE));
+      yield drain();
+      failed();
+    }
   }
   // What the end of the input completes (a last row without a line end, an unclosed quote) comes after a tick.
   parser.end();
