@@ -53,6 +53,7 @@ const SPARE_MAX = 4;
 const START_BYTES = 1 << 20;
 /** Larger buffers (a chunk of very long rows) are left to the garbage collector. */
 const SPARE_LARGEST = 4 << 20;
+const NONE = Buffer.alloc(0);
 
 /**
  * One chunk's BatchItem rows as COPY text, encoded into one buffer as they are read. A
@@ -61,7 +62,8 @@ const SPARE_LARGEST = 4 << 20;
  */
 export class ItemLines {
   rows = 0;
-  private buffer: Buffer = spare.pop() ?? Buffer.allocUnsafe(START_BYTES);
+  /** Taken when the first row comes: validation, which writes nothing, takes none. */
+  private buffer: Buffer = NONE;
   private length = 0;
 
   /** A payable row: its tail may change until the chunk is written. */
@@ -95,16 +97,18 @@ export class ItemLines {
 
   /** The buffer goes back for the next chunk; text() must not be used after. */
   release(): void {
-    if (spare.length < SPARE_MAX && this.buffer.length <= SPARE_LARGEST) spare.push(this.buffer);
-    this.buffer = Buffer.alloc(0);
+    if (this.buffer !== NONE && spare.length < SPARE_MAX && this.buffer.length <= SPARE_LARGEST) spare.push(this.buffer);
+    this.buffer = NONE;
     this.length = 0;
   }
 
   private append(text: string): void {
     const at = this.length;
     // At most 3 bytes of UTF-8 per UTF-16 unit.
-    if (at + text.length * 3 > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, at + text.length * 3));
+    const needed = at + text.length * 3;
+    if (needed > this.buffer.length) {
+      const reused = at === 0 && (spare.at(-1)?.length ?? 0) >= needed ? spare.pop() : undefined;
+      const grown = reused ?? Buffer.allocUnsafe(Math.max(this.buffer.length * 2, START_BYTES, needed));
       this.buffer.copy(grown, 0, 0, at);
       this.buffer = grown;
     }
