@@ -22,7 +22,10 @@ import { report } from './report.ts';
  * Import throughput and memory (issue 9, targets 1 and 2), every figure beside its target
  * and, for speed, beside csv-parse alone reading the same file in the same run:
  * PostgreSQL and PGlite at 1,000 and 100,000 rows, and 1,000,000 rows on PostgreSQL in a
- * child process whose peak resident memory (VmHWM: the whole process) is read at its end.
+ * child process whose peak resident memory (VmHWM: the whole process) is read at its end;
+ * then `payout batch run` of the 100,000 rows as a person runs it (dist/payout.js, so
+ * `npm run build` first), through the API it serves itself on the same database, with an
+ * operator's key so that it imports and stops before paying.
  *
  *   npm run bench:import [-- --rows 100000 --big 1000000 --admin-url postgres://… --no-pglite]
  */
@@ -179,6 +182,46 @@ function childImport(
 
 const MB = 1e6;
 
+/** Prints the process's VmHWM on exit, to stderr, for a child this bench cannot read after it ends. */
+const PEAK_ON_EXIT = `data:text/javascript,${encodeURIComponent(
+  "import{readFileSync as r}from'node:fs';process.on('exit',()=>process.stderr.write('VmHWM '+/VmHWM:\\s+(\\d+)/.exec(r('/proc/self/status','utf8'))[1]+'\\n'))",
+)}`;
+
+/** `payout batch run FILE --yes --force` on dist/, as an operator: the CLI validates, uploads to the API it serves, the gateway imports. */
+function cliRun(file: string, databaseUrl: string, dir: string): Promise<{ seconds: number; peakRss: number; output: string }> {
+  const key = randomBytes(32).toString('hex');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: join(dir, 'cli-data'),
+    // No gateway of someone else's on this machine's default port: the CLI serves the API itself.
+    PORT: '1',
+    HOST: '127.0.0.1',
+    GATEWAY_API_KEYS: `bench:operator:${key}`,
+    PAYOUT_CLI_KEY: key,
+    LOG_LEVEL: 'error',
+    BENCH_REPORT_FILE: '',
+  };
+  delete env.PAYOUT_GATEWAY_URL;
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', PEAK_ON_EXIT, 'dist/payout.js', 'batch', 'run', file, '--yes', '--force'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.once('exit', (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      const peak = /VmHWM (\d+)/.exec(errors);
+      if (code !== 0 || peak === null) return reject(new Error(`payout batch run exited ${code}: ${errors.slice(-500)}`));
+      resolve({ seconds, peakRss: Number(peak[1]) * 1024, output });
+    });
+  });
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'payout-bench-import-'));
   const sizes = [1_000, Number(values.rows)];
@@ -274,6 +317,44 @@ async function main(): Promise<void> {
             unit: 'µs',
             target: 'flat 1k → 100k → 1M',
             detail,
+          });
+          const rows = Number(values.rows);
+          const runFile = files.get(rows)!;
+          const runParse = await csvParseSeconds(runFile);
+          const cli = await cliRun(runFile, url, dir);
+          if (!cli.output.includes(`${rows.toLocaleString('en-US')} rows`)) throw new Error(`payout batch run said: ${cli.output}`);
+          const cliRate = rows / cli.seconds;
+          const cliRatio = cli.seconds / runParse;
+          const cliDetail = `postgresql, ${rows.toLocaleString('en-US')} rows; dist/payout.js serving the API itself, operator key (imports, does not pay); csv-parse alone ${runParse.toFixed(2)} s`;
+          say(
+            `payout batch run ${rows} rows: ${cli.seconds.toFixed(2)} s, ${Math.round(cliRate)} rows/s (target ≥ 25000), ${cliRatio.toFixed(1)}× csv-parse (target ≤ 6), ` +
+              `peak RSS ${(cli.peakRss / MB).toFixed(0)} MB, load ${load()}`,
+          );
+          report({
+            bench: 'import',
+            name: 'payout batch run, rows per second',
+            value: Math.round(cliRate),
+            unit: 'rows/s',
+            target: '≥ 25000',
+            met: cliRate >= 25_000,
+            detail: cliDetail,
+          });
+          report({
+            bench: 'import',
+            name: 'payout batch run ÷ csv-parse alone',
+            value: Number(cliRatio.toFixed(1)),
+            unit: '×',
+            target: '≤ 6',
+            met: cliRatio <= 6,
+            detail: cliDetail,
+          });
+          report({
+            bench: 'import',
+            name: 'payout batch run, peak RSS',
+            value: Math.round(cli.peakRss / MB),
+            unit: 'MB',
+            target: '—',
+            detail: cliDetail,
           });
           report({
             bench: 'import',

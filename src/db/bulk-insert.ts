@@ -19,17 +19,32 @@ export type BulkRow = ReadonlyArray<string | null>;
  * and binding (62 %, measured), so rows go as COPY where a driver is at hand, otherwise as
  * one INSERT with an array parameter per column.
  */
-export type BulkWriter = (table: BulkTable, rows: readonly BulkRow[]) => Promise<void>;
+export interface BulkWriter {
+  (table: BulkTable, rows: readonly BulkRow[]): Promise<void>;
+  /**
+   * Rows already in COPY's text format (copyLine), as bytes: the import encodes each row as
+   * it is read, so a chunk waiting for its write is one buffer, not thousands of cell arrays
+   * the garbage collector moves to the old generation. Writers without it get cells
+   * (cellsOfCopyText).
+   */
+  text?: (table: BulkTable, text: Uint8Array) => Promise<void>;
+}
 
 /** `COPY … FROM STDIN` of COPY text: what the database runs for a BulkWriter. */
-export type CopyText = (sql: string, text: string) => Promise<void>;
+export type CopyText = (sql: string, text: string | Uint8Array) => Promise<void>;
 
 export function copyWriter(copy: CopyText): BulkWriter {
-  return async (table, rows) => {
+  const statement = (table: BulkTable) =>
+    `COPY "${table.name}" (${table.columns.map((column) => `"${column.name}"`).join(', ')}) FROM STDIN`;
+  const writer: BulkWriter = async (table, rows) => {
     if (rows.length === 0) return;
-    const names = table.columns.map((column) => `"${column.name}"`).join(', ');
-    await copy(`COPY "${table.name}" (${names}) FROM STDIN`, copyRows(rows));
+    await copy(statement(table), copyRows(rows));
   };
+  writer.text = async (table, text) => {
+    if (text.length === 0) return;
+    await copy(statement(table), text);
+  };
+  return writer;
 }
 
 /** PostgreSQL: a connection of the pool for the length of the COPY. */
@@ -38,7 +53,7 @@ export function pgCopy(pool: pg.Pool): CopyText {
     const client = await pool.connect();
     let broken: unknown;
     try {
-      await pipeline(Readable.from([Buffer.from(text, 'utf8')]), client.query(copyFrom(sql)));
+      await pipeline(Readable.from([typeof text === 'string' ? Buffer.from(text, 'utf8') : text]), client.query(copyFrom(sql)));
     } catch (error) {
       broken = error;
       throw error;
@@ -52,7 +67,9 @@ export function pgCopy(pool: pg.Pool): CopyText {
 /** PGlite reads COPY input from a Blob given as `/dev/blob`. */
 export function pgliteCopy(pglite: PGlite): CopyText {
   return async (sql, text) => {
-    await pglite.query(sql.replace(/FROM STDIN$/, "FROM '/dev/blob'"), [], { blob: new Blob([text]) });
+    // The import's buffers are Node's, never on a SharedArrayBuffer; the Blob copies them.
+    const part = typeof text === 'string' ? text : (text as Uint8Array<ArrayBuffer>);
+    await pglite.query(sql.replace(/FROM STDIN$/, "FROM '/dev/blob'"), [], { blob: new Blob([part]) });
   };
 }
 
@@ -75,14 +92,29 @@ const SPECIAL = /[\\\t\n\r]/;
 /** COPY's text format: tab between cells, a line per row, \N for NULL, backslash escapes. */
 function copyRows(rows: readonly BulkRow[]): string {
   let text = '';
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      const cell = row[i];
-      if (i > 0) text += '\t';
-      if (cell === null || cell === undefined) text += '\\N';
-      else text += SPECIAL.test(cell) ? cell.replace(/[\\\t\n\r]/g, (char) => ESCAPES[char]!) : cell;
-    }
-    text += '\n';
+  for (const row of rows) text += `${copyCells(row)}\n`;
+  return text;
+}
+
+/** Cells in COPY's text format, tab-separated, without the line end: part of a row's line (copyRows). */
+export function copyCells(cells: BulkRow): string {
+  let text = '';
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    if (i > 0) text += '\t';
+    if (cell === null || cell === undefined) text += '\\N';
+    else text += SPECIAL.test(cell) ? cell.replace(/[\\\t\n\r]/g, (char) => ESCAPES[char]!) : cell;
   }
   return text;
+}
+
+const UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' };
+
+/** COPY text (copyCells' lines) back to cells, for a writer that takes cells (unnestWriter, a test's). */
+export function cellsOfCopyText(text: Uint8Array): BulkRow[] {
+  const lines = Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8').split('\n');
+  lines.pop();
+  return lines.map((line) =>
+    line.split('\t').map((cell) => (cell === '\\N' ? null : cell.replace(/\\(.)/g, (_, char: string) => UNESCAPES[char] ?? char))),
+  );
 }

@@ -1,12 +1,11 @@
 import { toMinorUnits } from '../../money/money.ts';
-import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, REPEATS_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
+import type { PendingRow, RowTail } from './row-cells.ts';
 
 export type { PendingRow };
 import { maskRecipientFields } from '../../log/mask.ts';
-import type { BulkRow, BulkTable, BulkWriter } from '../../db/bulk-insert.ts';
-import type { BatchItemStatus } from '../../db/generated/client.ts';
+import { cellsOfCopyText, type BulkRow, type BulkTable, type BulkWriter } from '../../db/bulk-insert.ts';
 import type { CardDataVault } from '../card-data.ts';
-import { rowStates, waitingStatus } from '../states/row-states.ts';
+import { rowStates } from '../states/row-states.ts';
 import { paymentIdFor } from '../ids.ts';
 import { redactCardNumbers } from '../../log/card-numbers.ts';
 import { quoteCell } from './read/cell-text.ts';
@@ -19,6 +18,7 @@ import type { PayingRow } from './sql/find-paying-rows.ts';
 import { accountText, type PaidAccount } from '../../payees/payee-marks.ts';
 import { markPayees, PayeeTally } from './mark-payees.ts';
 import type { RowProblem, ValidRow } from './validate-row.ts';
+import { ItemLines, itemTable, payableTail } from './item-lines.ts';
 
 /**
  * Rows are written in chunks of this many (one COPY each), so memory stays flat as files
@@ -30,43 +30,8 @@ const WRITERS = 2;
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-/** BatchItem as the import writes it; the cells of each row in this order. */
-const itemTable: BulkTable = {
-  name: 'BatchItem',
-  columns: [
-    { name: 'batchId', type: 'text' },
-    { name: 'line', type: 'integer' },
-    { name: 'reference', type: 'text' },
-    { name: 'paymentId', type: 'text' },
-    { name: 'providerCode', type: 'text' },
-    { name: 'amount', type: 'numeric' },
-    { name: 'currency', type: 'text' },
-    { name: 'fields', type: 'jsonb' },
-    { name: 'customFields', type: 'jsonb' },
-    { name: 'status', type: '"BatchItemStatus"' },
-    { name: 'errorCode', type: 'text' },
-    { name: 'errorMessage', type: 'text' },
-    { name: 'updatedAt', type: 'timestamptz' },
-    { name: 'payeeKey', type: 'text' },
-    // repeatsPaymentId in prisma/schema.prisma: the column keeps its first name.
-    { name: 'duplicateOf', type: 'text' },
-    { name: 'payeeId', type: 'text' },
-    { name: 'accountKey', type: 'text' },
-    { name: 'payeeMark', type: '"PayeeMark"' },
-    { name: 'payeeLastPaidAt', type: 'timestamptz' },
-  ],
-};
-
-/** A row's cells in itemTable's order. */
-function itemCells(
-  batchId: string,
-  row: PendingRow,
-  valid: ValidRow,
-  fields: string,
-  status: BatchItemStatus,
-  firstError: RowProblem | undefined,
-  updatedAt: string,
-): Array<string | null> {
+/** A row's cells before its tail, in itemTable's order. */
+function headCells(batchId: string, row: PendingRow, valid: ValidRow, fields: string, updatedAt: string): Array<string | null> {
   return [
     batchId,
     String(row.line),
@@ -77,16 +42,10 @@ function itemCells(
     valid.currency,
     fields,
     json(valid.customFields),
-    status,
-    firstError?.code ?? null,
-    firstError?.message ?? null,
     updatedAt,
     row.payeeKeys?.[0] ?? null,
-    null,
     row.payeeId ?? null,
     row.accountKeys?.[0] ?? null,
-    null,
-    null,
   ];
 }
 
@@ -131,7 +90,12 @@ export class ImportState {
   readonly payeeTally = new PayeeTally();
   problems: RowProblem[] = [];
   readonly report: RowProblem[] = [];
+  /** The chunk's payable rows, for its look-ups. */
   private pending: PendingRow[] = [];
+  /** The chunk's rows as COPY text (nothing is written without a batch id). */
+  private lines = new ItemLines();
+  /** Rows read into the chunk when nothing is written (validation only). */
+  private chunkRows = 0;
   private readonly references = new FirstLines();
   private readonly sameFile = new SameFileRows();
   /** Chunks being written; a failed write fails the import at the next chunk or at the end. */
@@ -245,22 +209,43 @@ export class ImportState {
       }
       if (this.batchId !== undefined) {
         const fields = payable ? this.cardData.seal(valid.fields, { batchId: this.batchId, line }) : maskRecipientFields(valid.fields);
-        row.cells = itemCells(
-          this.batchId,
-          row,
-          valid,
-          JSON.stringify(fields),
-          payable ? waitingStatus : rowStates.invalid,
-          firstError,
-          this.updatedAt,
-        );
-        this.pending.push(row);
+        const head = headCells(this.batchId, row, valid, JSON.stringify(fields), this.updatedAt);
+        if (payable && this.mayChange(row)) {
+          this.lines.addPayable(head, row);
+          this.pending.push(row);
+        } else if (payable) {
+          this.lines.addFinal(head, payableTail());
+        } else {
+          const tail: RowTail = {
+            ...payableTail(),
+            status: rowStates.invalid,
+            errorCode: firstError?.code ?? null,
+            errorMessage: firstError?.message ?? null,
+          };
+          this.lines.addFinal(head, tail);
+        }
       } else if (payable) {
-        this.pending.push(row);
+        this.chunkRows++;
+        if (this.mayChange(row)) this.pending.push(row);
       }
     }
-    if (this.pending.length >= CHUNK || this.problems.length >= CHUNK) return this.nextChunk();
+    const chunkRows = this.batchId === undefined ? this.chunkRows : this.lines.rows;
+    if (chunkRows >= CHUNK || this.problems.length >= CHUNK) return this.nextChunk();
     return undefined;
+  }
+
+  /**
+   * Whether the chunk's look-ups may hold or mark this payable row: a repeat of this file,
+   * a payee named, or another batch approved. Only those rows are kept until the chunk is
+   * cut; the rest are final as read, so a million-row file keeps almost nothing per row
+   * alive across the young generation's collections (what made V8 grow it to its largest).
+   * A batch approved after this row was read is caught at this batch's approval
+   * (hold-approved-repeats.ts), as one approved after the last heartbeat is.
+   */
+  private mayChange(row: PendingRow): boolean {
+    if (row.sameFileLine !== undefined) return true;
+    if (row.payeeId !== undefined && this.paidAccounts !== undefined) return true;
+    return this.othersApproved && this.payingRows !== undefined;
   }
 
   /** Once no write is under way, whether one failed or not. */
@@ -283,8 +268,11 @@ export class ImportState {
   private async nextChunk(): Promise<void> {
     const rows = this.pending;
     const problems = this.problems;
+    const lines = this.lines;
     this.pending = [];
     this.problems = [];
+    this.chunkRows = 0;
+    if (this.batchId !== undefined && lines.rows > 0) this.lines = new ItemLines();
     // Asked before waiting for a writer: the answer comes while earlier chunks are written.
     const earlier = this.lookUp(rows);
     const accounts = this.lookUpAccounts(rows);
@@ -295,7 +283,7 @@ export class ImportState {
       for (const problem of problems) this.report.push(problem);
       return;
     }
-    if (rows.length === 0 && problems.length === 0) return;
+    if (lines.rows === 0 && problems.length === 0) return;
     const batchId = this.batchId;
     // Seen by the write below; not an unhandled rejection while it waits for a writer.
     earlier.catch(() => {});
@@ -306,10 +294,9 @@ export class ImportState {
       try {
         this.holdRepeats(rows, problems, await earlier);
         markPayees(rows, problems, await accounts, this.payeeTally);
-        await this.bulk(
-          itemTable,
-          rows.map((row) => row.cells!),
-        );
+        const text = lines.text(rows);
+        if (this.bulk.text !== undefined) await this.bulk.text(itemTable, text);
+        else await this.bulk(itemTable, cellsOfCopyText(text));
         await this.bulk(
           problemTable,
           problems.map((problem) => problemRow(batchId, problem)),
@@ -317,6 +304,8 @@ export class ImportState {
       } catch (error) {
         // Seen by the next chunk or by flush(); not an unhandled rejection meanwhile.
         this.failure ??= { error };
+      } finally {
+        lines.release();
       }
     })();
     this.writing.add(write);
@@ -367,12 +356,13 @@ export class ImportState {
   }
 
   private hold(row: PendingRow, problems: RowProblem[], code: string, message: string, repeats: string | undefined): void {
-    if (row.cells !== undefined) {
-      row.cells[STATUS_CELL] = rowStates.duplicate;
-      row.cells[ERROR_CODE_CELL] = code;
-      row.cells[ERROR_MESSAGE_CELL] = message;
-      row.cells[REPEATS_CELL] = repeats ?? null;
-    }
+    row.tail = {
+      ...(row.tail ?? payableTail()),
+      status: rowStates.duplicate,
+      errorCode: code,
+      errorMessage: message,
+      repeats: repeats ?? null,
+    };
     row.held = true;
     this.heldRows++;
     this.heldMinor += toMinorUnits(row.amount);

@@ -1,7 +1,8 @@
 import { toMinorUnits } from '../../money/money.ts';
 import { ACCOUNT_CHANGED, accountChangedMessage, markOf, payeeMarks, type PaidAccount, type PayeeMark } from '../../payees/payee-marks.ts';
 import { rowStates } from '../states/row-states.ts';
-import { ERROR_CODE_CELL, ERROR_MESSAGE_CELL, PAYEE_LAST_PAID_CELL, PAYEE_MARK_CELL, STATUS_CELL, type PendingRow } from './row-cells.ts';
+import type { PendingRow } from './row-cells.ts';
+import { payableTail } from './item-lines.ts';
 import type { RowProblem } from './validate-row.ts';
 
 /** How one import's rows with a payee column were marked, and what is held for a changed account. */
@@ -45,10 +46,7 @@ export function markPayees(
     if (row.payeeId === undefined || row.accountKeys === undefined) continue;
     const { mark, lastPaidAt } = markOf(accounts.get(row.payeeId), row.accountKeys);
     tally.count(mark, lastPaidAt);
-    if (row.cells !== undefined) {
-      row.cells[PAYEE_MARK_CELL] = mark;
-      row.cells[PAYEE_LAST_PAID_CELL] = lastPaidAt?.toISOString() ?? null;
-    }
+    row.tail = { ...(row.tail ?? payableTail()), payeeMark: mark, payeeLastPaidAt: lastPaidAt?.toISOString() ?? null };
     if (mark !== payeeMarks.ACCOUNT_CHANGED || lastPaidAt === null) continue;
     const message = accountChangedMessage(row.payeeId, lastPaidAt);
     const repeat = row.held === true;
@@ -56,13 +54,11 @@ export function markPayees(
       tally.changedOnly++;
       tally.changedOnlyMinor += toMinorUnits(row.amount);
     }
-    if (row.cells !== undefined) {
-      row.cells[STATUS_CELL] = rowStates.duplicate;
-      // A row that also repeats a payment keeps that problem's words; its mark says the rest.
-      if (!repeat) {
-        row.cells[ERROR_CODE_CELL] = ACCOUNT_CHANGED;
-        row.cells[ERROR_MESSAGE_CELL] = message;
-      }
+    row.tail.status = rowStates.duplicate;
+    // A row that also repeats a payment keeps that problem's words; its mark says the rest.
+    if (!repeat) {
+      row.tail.errorCode = ACCOUNT_CHANGED;
+      row.tail.errorMessage = message;
     }
     problems.push({ line: row.line, column: 'payee', code: ACCOUNT_CHANGED, severity: 'warning', message });
   }

@@ -1,32 +1,36 @@
-/**
- * Where a row's cells sit in the import's COPY of BatchItem (import-state.ts itemTable's
- * column order): shared by the import state and the steps that mark rows (held, payees),
- * so neither imports the other. Change them with itemTable.
- */
-export const STATUS_CELL = 9;
-export const ERROR_CODE_CELL = 10;
-export const ERROR_MESSAGE_CELL = 11;
-export const REPEATS_CELL = 14;
-export const PAYEE_MARK_CELL = 17;
-export const PAYEE_LAST_PAID_CELL = 18;
+import type { BatchItemStatus, PayeeMark } from '../../db/generated/client.ts';
 
-/** A row read and checked, waiting for its chunk's look-up of earlier payments. */
+/**
+ * The cells of a row that the chunk's look-ups may still change (held as a repeat, marked
+ * for its payee): the last cells of its line in the import's COPY (item-lines.ts), so the
+ * rest of the line is encoded as the row is read and only these are written again.
+ */
+export interface RowTail {
+  status: BatchItemStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The paymentId of the row it repeats (BatchItem.repeatsPaymentId). */
+  repeats: string | null;
+  payeeMark: PayeeMark | null;
+  payeeLastPaidAt: string | null;
+}
+
+/** A payable row read and checked, waiting for its chunk's look-up of earlier payments. */
 export interface PendingRow {
   line: number;
   amount: string;
   reference: string | undefined;
-  /**
-   * The row as it will be written (itemTable's cells), made as the row is read so that the
-   * parsed row can be collected at once; holding it changes its status and error cells.
-   * None when nothing is written (validation only).
-   */
-  cells?: Array<string | null>;
-  /** Payable rows only: the payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
+  /** The payee's keyed hashes (the stored one first) and the first line of this file it repeats. */
   payeeKeys?: string[];
   sameFileLine?: number | undefined;
-  /** Payable rows with a payee column: the payee's id and the account's keyed hashes (the stored one first). */
+  /** Rows with a payee column: the payee's id and the account's keyed hashes (the stored one first). */
   payeeId?: string;
   accountKeys?: string[];
-  /** Held as a repeat (validation only, where no cells say so). */
+  /** Held as a repeat (validation only, where no line says so). */
   held?: boolean;
+  /** Where the row's tail starts and its line ends in the chunk's text; none when nothing is written (validation only). */
+  tailAt?: number;
+  lineEnd?: number;
+  /** Set once a look-up changes the row: its tail is written again. */
+  tail?: RowTail;
 }

@@ -44,16 +44,19 @@ export async function scanFile(source: AsyncIterable<Uint8Array>, state: ImportS
   try {
     const csv = await openPayrollFile(source, { maxBytes: deps.limits.maxBytes });
     empty = csv.emptyRows;
-    for await (const row of csv.rows) {
-      if (state.abandoned) throw new ImportAbandoned();
-      if (state.rows >= deps.limits.maxRows) {
-        state.fileProblem('file.too-many-rows', `the file has more than ${deps.limits.maxRows} rows`);
-        break;
+    const batches = csv.batches ?? oneByOne(csv.rows);
+    reading: for await (const batch of batches) {
+      for (const row of batch) {
+        if (state.abandoned) throw new ImportAbandoned();
+        if (state.rows >= deps.limits.maxRows) {
+          state.fileProblem('file.too-many-rows', `the file has more than ${deps.limits.maxRows} rows`);
+          break reading;
+        }
+        const { valid, problems } = validateRow(row, providers);
+        // Only a full chunk waits (for the chunk before it to be written).
+        const written = state.add(row.line, row.cells.reference, valid, problems);
+        if (written !== undefined) await written;
       }
-      const { valid, problems } = validateRow(row, providers);
-      // Only a full chunk waits (for the chunk before it to be written).
-      const written = state.add(row.line, row.cells.reference, valid, problems);
-      if (written !== undefined) await written;
     }
   } catch (error) {
     if (!(error instanceof CsvFileError)) throw error;
@@ -65,6 +68,10 @@ export async function scanFile(source: AsyncIterable<Uint8Array>, state: ImportS
   if (readable) await fileChecks(state, deps.client);
   await state.flush();
   return readable;
+}
+
+async function* oneByOne<T>(items: AsyncIterable<T>): AsyncGenerator<T[]> {
+  for await (const item of items) yield [item];
 }
 
 /** The checks of the file as a whole, once every row is read: rows to pay, and the balance against them. */
