@@ -25,11 +25,9 @@ import { CallSlots, type CallSlotOptions } from './call-slots.ts';
 import type { FundsCheck } from '../funds/funds-check.ts';
 import { RowPayer } from './pay-row.ts';
 import { RowWrites, type HeldRow } from './row-writes.ts';
-import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
-import { stillShort } from '../funds/sql/note-shortfall.ts';
 import { pauseUnfundedBatches } from '../funds/sql/pause-unfunded-batches.ts';
-import { resumeFunded } from '../funds/sql/resume-funded.ts';
-import { takeFundsChecks } from '../funds/sql/take-funds-checks.ts';
+import { resumeFundedBatches } from '../funds/resume-funded-batches.ts';
+import { FUNDS_FIRST_CHECK_MS } from '../funds/funds-check.ts';
 
 export interface WorkerOptions extends CallSlotOptions {
   /** How long a claim holds without a heartbeat; a dead worker's rows are taken over after this. */
@@ -83,8 +81,6 @@ const IN_PROGRESS_FIRST_CHECK_MS = 2_000;
 /** A row read back for as long as the partner cannot settle it is read at least this often. */
 const MAX_RETRY_DELAY_MS = 60_000;
 const IN_PROGRESS_MAX_CHECK_MS = 60_000;
-/** A batch paused for funds has its balance read less and less often, up to a minute (first after FUNDS_FIRST_CHECK_MS). */
-const FUNDS_MAX_CHECK_MS = 60_000;
 /** How often this worker looks for batches whose balance check is due, while it works (idle, the due timer wakes it). */
 const FUNDS_LOOK_MS = 1_000;
 /** While the partner breaker is open, how often the worker asks whether its probe is due (as it polled before issue 41). */
@@ -262,37 +258,12 @@ export class BatchWorker {
     });
   }
 
-  /**
-   * Batches paused for lack of funds whose check is due (one process takes each): resumed
-   * once the balance covers the rows left and their commission, else looked at again later.
-   */
+  /** Batches paused for lack of funds whose check is due (funds/resume-funded-batches.ts), looked for at most once a second. */
   private async resumeFundedBatches(): Promise<void> {
     const funds = this.deps.funds;
     if (funds === undefined || Date.now() - this.fundsLookedAt < FUNDS_LOOK_MS || this.deps.breaker?.isOpen === true) return;
     this.fundsLookedAt = Date.now();
-    for (const due of await takeFundsChecks(this.deps.query, FUNDS_MAX_CHECK_MS)) {
-      const pausedMs = Date.now() - due.pausedAt.getTime();
-      const next = Math.min(FUNDS_MAX_CHECK_MS, Math.max(FUNDS_FIRST_CHECK_MS, Math.round(pausedMs / 4)));
-      try {
-        const picture = await funds.forResume(due.id);
-        if (picture.shortfallMinor > 0n) {
-          await stillShort(this.deps.query, due.id, picture.shortfallMinor, next);
-          // The shortfall as now read, to the batch's page and its subscribers.
-          this.deps.batchEvents.publish(due.id);
-          continue;
-        }
-        if (await resumeFunded(this.deps.query, due.id)) {
-          this.deps.logger.info({ batchId: due.id }, 'batch resumed: the balance covers the rows left');
-          this.deps.batchEvents.publish(due.id);
-        }
-      } catch (error) {
-        this.deps.logger.warn(
-          { err: error, batchId: due.id },
-          'could not read the balance for a batch paused for funds; trying again later',
-        );
-        await stillShort(this.deps.query, due.id, null, next);
-      }
-    }
+    await resumeFundedBatches({ ...this.deps, funds });
   }
 
   /** True while the partner breaker is open: rows wait in their states, with no retry spent. */
