@@ -4,6 +4,7 @@ import { textSource, tokenPayroll } from '../support/batch.ts';
 import { testDatabaseKinds } from '../support/database.ts';
 import { deployment, type Deployment } from '../support/deployment.ts';
 import { eventually } from '../support/eventually.ts';
+import { takeBudgetTimes } from '../../src/partner/budget/sql/budget-times.ts';
 
 /**
  * Issue 41: one partner budget for every process on one database. Two workers (two
@@ -68,5 +69,18 @@ describe.each(testDatabaseKinds())('the partner budget, on $name', (kind) => {
     const during = d.sb.sandbox.testFeatures.callsBetween(new Date(throttledAt).toISOString(), new Date(pausedUntil - 50).toISOString());
     expect(during.total).toBe(0);
     expect(d.sb.sandbox.testFeatures.calls().byKind.balance).toBe(3);
+  });
+
+  it('grants send times one after another on the database clock, each grant after the last', async () => {
+    const d = (current = await deployment(kind, {}));
+    const started = performance.now();
+    const first = await takeBudgetTimes(d.test.db.query, 'agent-times', 5, 100);
+    const second = await takeBudgetTimes(d.test.db.query, 'agent-times', 5, 100);
+    const tookMs = performance.now() - started;
+    // The first grant starts now; the second where the first's five times (100 ms apart) end,
+    // less the time that passed between them (at most what both calls took).
+    expect(first).toBeLessThan(1);
+    expect(second).toBeLessThanOrEqual(first + 500);
+    expect(second).toBeGreaterThanOrEqual(first + 500 - tookMs);
   });
 });

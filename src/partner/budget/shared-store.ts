@@ -75,7 +75,16 @@ export class SharedBudgetStore implements BudgetStore {
 
   async takeTimes(n: number): Promise<{ firstInMs: number }> {
     const intervalMs = 1000 / this.settings.callsPerSecond;
-    return { firstInMs: await takeBudgetTimes(this.options.query, this.options.agentId, n, intervalMs) };
+    try {
+      return { firstInMs: await takeBudgetTimes(this.options.query, this.options.agentId, n, intervalMs) };
+    } catch (error) {
+      // The caller spaces this process's calls alone meanwhile (call-budget.ts): said, so a budget not shared is seen.
+      this.options.logger.warn(
+        { err: error },
+        'partner budget: could not take send times from the database; this process spaces its own calls',
+      );
+      throw error;
+    }
   }
 
   async pause(ms: number): Promise<void> {

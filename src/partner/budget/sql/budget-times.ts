@@ -8,10 +8,10 @@ import type { SqlQuery } from '../../../db/database.ts';
  */
 export async function takeBudgetTimes(query: SqlQuery, agentId: string, n: number, intervalMs: number): Promise<number> {
   const [row] = await query<{ firstInMs: number }>(
-    `INSERT INTO "PartnerBudget" AS b ("agentId", "nextAt") VALUES ($1, clock_timestamp() + $2 * $3 * interval '1 millisecond')
+    `INSERT INTO "PartnerBudget" AS b ("agentId", "nextAt") VALUES ($1, clock_timestamp() + $2::int * $3::float8 * interval '1 millisecond')
      ON CONFLICT ("agentId") DO UPDATE SET
-       "nextAt" = GREATEST(b."nextAt", clock_timestamp(), COALESCE(b."pausedUntil", '-infinity')) + $2 * $3 * interval '1 millisecond'
-     RETURNING (EXTRACT(EPOCH FROM (b."nextAt" - $2 * $3 * interval '1 millisecond' - clock_timestamp())) * 1000)::float8 AS "firstInMs"`,
+       "nextAt" = GREATEST(b."nextAt", clock_timestamp(), COALESCE(b."pausedUntil", '-infinity')) + $2::int * $3::float8 * interval '1 millisecond'
+     RETURNING (EXTRACT(EPOCH FROM (b."nextAt" - $2::int * $3::float8 * interval '1 millisecond' - clock_timestamp())) * 1000)::float8 AS "firstInMs"`,
     [agentId, n, intervalMs],
   );
   return Math.max(0, row?.firstInMs ?? 0);
@@ -21,9 +21,9 @@ export async function takeBudgetTimes(query: SqlQuery, agentId: string, n: numbe
 export async function pauseBudget(query: SqlQuery, agentId: string, ms: number): Promise<void> {
   await query(
     `INSERT INTO "PartnerBudget" AS b ("agentId", "nextAt", "pausedUntil")
-     VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond', clock_timestamp() + $2 * interval '1 millisecond')
+     VALUES ($1, clock_timestamp() + $2::float8 * interval '1 millisecond', clock_timestamp() + $2::float8 * interval '1 millisecond')
      ON CONFLICT ("agentId") DO UPDATE SET
-       "pausedUntil" = GREATEST(COALESCE(b."pausedUntil", '-infinity'), clock_timestamp() + $2 * interval '1 millisecond')`,
+       "pausedUntil" = GREATEST(COALESCE(b."pausedUntil", '-infinity'), clock_timestamp() + $2::float8 * interval '1 millisecond')`,
     [agentId, ms],
   );
 }
