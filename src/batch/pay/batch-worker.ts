@@ -85,11 +85,7 @@ const IN_PROGRESS_MAX_CHECK_MS = 60_000;
 const FUNDS_LOOK_MS = 1_000;
 /** While the partner breaker is open, how often the worker asks whether its probe is due (as it polled before issue 41). */
 const BREAKER_LOOK_MS = 500;
-/**
- * Idle, a worker sweeps unasked once in this many safety polls (a minute by default: settle
- * rows from payments seen final elsewhere, finish batches, reject dead imports, scrub card
- * data); at once when its work ends, at a notice and when something comes due.
- */
+/** Idle, a worker sweeps unasked once in this many safety polls (a minute by default); at once when its work ends, at a notice and when something comes due. */
 const POLLS_PER_SWEEP = 6;
 /** A due time already past (a row due between the claim and the look): the least wait before claiming again. */
 const MIN_IDLE_MS = 20;
@@ -131,7 +127,12 @@ export class BatchWorker {
       delay: (retry) => backoffDelay(retry, { baseMs: this.options.retryBaseMs, maxMs: MAX_RETRY_DELAY_MS }),
       inProgressDelay: (check) => backoffCeiling(check, { baseMs: IN_PROGRESS_FIRST_CHECK_MS, maxMs: IN_PROGRESS_MAX_CHECK_MS }),
     };
-    const writes = new RowWrites({ ...deps, agentId: deps.client.agentId }, this.tasks, () => this.notify());
+    const writes = new RowWrites(
+      { ...deps, agentId: deps.client.agentId },
+      this.tasks,
+      () => this.notify(),
+      (batchId, except) => [...this.held.values()].some((row) => row.batchId === batchId && !except.has(row.id)),
+    );
     this.payer = new RowPayer(deps, policy, new CallSlots(this.options), writes);
   }
 
