@@ -9,15 +9,15 @@ export interface ReadBackOptions {
   batchSize: number;
 }
 
+/** With no payment waiting for a read-back, the next pass looks after this (a payment moved into such a state here arms it sooner). */
+const IDLE_PASS_MS = 60_000;
+
 /**
  * Settles payments left IN_PROGRESS (or UNKNOWN) when no webhook arrives, by reading
  * them back with growing delays between reads of the same payment (payment-records.ts).
  * Not to be confused with a reconciliation (src/reconciliation/), which compares a day of
  * payments with the upstream's list.
  */
-/** With no payment waiting for a read-back, the next pass looks after this (a payment moved into such a state here arms it sooner). */
-const IDLE_PASS_MS = 60_000;
-
 export class ReadBack {
   private timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires (epoch ms). */
